@@ -1,0 +1,655 @@
+// Tests of validate.ts: the field cases of area response-validator, read from fixtures/cases, and
+// table-driven rows of {description, schema, data, findings}.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import {
+  check, checkRequestBody, checkResponse, compareWithFixture, fieldPresence, inferShape, instancePath,
+  resolvePointer, schemaFor,
+} from './validate.ts';
+import type { Finding } from './validate.ts';
+
+/** The cases name finding kinds their own way; this is the one mapping to ours. */
+const KIND = {
+  missing_required: 'missing',
+  wrong_type: 'wrongType',
+  undocumented_field: 'undocumented',
+  not_in_enum: 'enum',
+  constraint: 'constraint',
+  writeonly_in_response: 'writeOnly',
+  undocumented_status: 'undocumentedStatus',
+} as const;
+
+/** Fields of a finding that a case may name; each named field is compared exactly. */
+const COMPARED = ['kind', 'path', 'expected', 'actual', 'allowed', 'keyword', 'severity'] as const;
+
+type CaseFinding = Record<string, unknown> & { kind: keyof typeof KIND };
+type Json = any;
+
+function readCase(id: string): Json {
+  return JSON.parse(readFileSync(new URL(`./fixtures/cases/${id}.json`, import.meta.url), 'utf8'));
+}
+
+/** Expected case findings in our vocabulary, sorted as `check` sorts (by path, then kind). */
+function expectedOf(list: CaseFinding[]): Record<string, unknown>[] {
+  return list.map((f) => {
+    const out: Record<string, unknown> = {};
+    for (const k of COMPARED) if (k in f) out[k] = k === 'kind' ? KIND[f.kind] : f[k];
+    return out;
+  }).sort((a, b) => String(a.path).localeCompare(String(b.path)) || String(a.kind).localeCompare(String(b.kind)));
+}
+
+/** Our findings projected onto the fields the case names. */
+function projected(findings: Finding[], expected: Record<string, unknown>[]): Record<string, unknown>[] {
+  const keys = new Set(expected.flatMap((e) => Object.keys(e)));
+  keys.add('kind');
+  if (expected.length === 0) keys.add('path');
+  return findings.map((f) => {
+    const out: Record<string, unknown> = {};
+    for (const k of COMPARED) if (keys.has(k) && (f as Record<string, unknown>)[k] !== undefined) out[k] = (f as Record<string, unknown>)[k];
+    return out;
+  });
+}
+
+function assertCase(findings: Finding[], expected: CaseFinding[]): void {
+  const exp = expectedOf(expected);
+  assert.deepStrictEqual(projected(findings, exp), exp);
+}
+
+function respond(doc: unknown, body: unknown, status = 200, contentType = 'application/json', method = 'get', path = '/things') {
+  return checkResponse(doc, method, path, { status, contentType, body });
+}
+
+describe('field cases (area response-validator)', () => {
+  const c18 = readCase('18-val-nullable-inside-ref-target');
+  for (const k of ['A', 'B', 'C', 'D']) {
+    it(`case 18-val-nullable-inside-ref-target body ${k}: nullable inside the $ref target admits null`, () => {
+      const r = respond(c18.input.openapi, c18.input.bodies[k]);
+      assert.equal(r.validated, true);
+      assertCase(r.findings, c18.expected[k]);
+    });
+  }
+
+  const c19 = readCase('19-val-nullable-enum');
+  for (const v of ['variant_30', 'variant_30_fixed', 'variant_31']) {
+    it(`case 19-val-nullable-enum ${v}: an enum without null rejects null`, () => {
+      assertCase(respond(c19.input[v].openapi, c19.input[v].body).findings, c19.expected[v]);
+    });
+  }
+  it('case 19-val-nullable-enum: the enum finding says the document probably omits null', () => {
+    const [f] = respond(c19.input.variant_30.openapi, c19.input.variant_30.body).findings;
+    assert.match(f.message, /document probably omits null from the enum/);
+  });
+
+  const c21 = readCase('21-val-31-type-arrays');
+  for (const k of ['A', 'B', 'C', 'D']) {
+    it(`case 21-val-31-type-arrays body ${k}: a 3.1 type array admits any listed type`, () => {
+      assertCase(respond(c21.input.variant_main.openapi, c21.input.variant_main.bodies[k]).findings, c21.expected[k]);
+    });
+  }
+  it('case 21-val-31-type-arrays variant_nullable_in_31: nullable is no keyword in 3.1, and the message says so', () => {
+    const { findings } = respond(c21.input.variant_nullable_in_31.openapi, c21.input.variant_nullable_in_31.body);
+    assertCase(findings, c21.expected.variant_nullable_in_31);
+    assert.match(findings[0].message, /`nullable` is not an OpenAPI 3.1 keyword; use type: \["string","null"\]/);
+  });
+
+  const c22 = readCase('22-val-allof-documented-union');
+  for (const k of ['A', 'B', 'C']) {
+    it(`case 22-val-allof-documented-union variant_branch ${k}: a field in any allOf branch is documented`, () => {
+      assertCase(respond(c22.input.variant_branch.openapi, c22.input.variant_branch.bodies[k]).findings, c22.expected.variant_branch[k]);
+    });
+  }
+  it('case 22-val-allof-documented-union variant_top_level: additionalProperties false beside allOf sees the union', () => {
+    assertCase(respond(c22.input.variant_top_level.openapi, c22.input.variant_top_level.body).findings, c22.expected.variant_top_level);
+  });
+
+  const c24 = readCase('24-val-integer-vs-number');
+  it('case 24-val-integer-vs-number: 10.0 and 1e2 are integers, format float says nothing about sign', () => {
+    assertCase(respond(c24.input.openapi, JSON.parse(c24.input.raw_body_text)).findings, c24.expected.findings);
+  });
+
+  const c26 = readCase('26-val-additionalproperties-map');
+  for (const k of ['A', 'B', 'C', 'D']) {
+    it(`case 26-val-additionalproperties-map variant_map ${k}: map entries are documented and their values checked`, () => {
+      assertCase(respond(c26.input.variant_map.openapi, c26.input.variant_map.bodies[k]).findings, c26.expected.variant_map[k]);
+    });
+  }
+  it('case 26-val-additionalproperties-map variant_not_nullable: nullable false leaves type unchanged', () => {
+    assertCase(respond(c26.input.variant_not_nullable.openapi, c26.input.variant_not_nullable.body).findings, c26.expected.variant_not_nullable);
+  });
+  it('case 26-val-additionalproperties-map variant_explicit_open: additionalProperties true documents any key', () => {
+    assertCase(respond(c26.input.variant_explicit_open.openapi, c26.input.variant_explicit_open.body).findings, c26.expected.variant_explicit_open.should);
+  });
+
+  const c27 = readCase('27-val-media-type-parameters');
+  c27.input.responses.forEach((resp: Json, i: number) => {
+    it(`case 27-val-media-type-parameters response ${i} (${resp.content_type}): matches the media-type essence`, () => {
+      const r = respond(c27.input.openapi, resp.body, 200, resp.content_type);
+      assert.equal(r.validated, true);
+      assert.equal(r.target?.mediaType, 'application/json');
+      assertCase(r.findings, c27.expected.responses[i]);
+    });
+  });
+  it('case 27-val-media-type-parameters variant_spec_key_has_params: a content key with parameters still matches', () => {
+    const doc = structuredClone(c27.input.openapi);
+    const content = doc.paths['/things'].get.responses['200'].content;
+    content['application/json; charset=utf-8'] = content['application/json'];
+    delete content['application/json'];
+    const v = c27.input.variant_spec_key_has_params;
+    const r = respond(doc, v.body, 200, v.content_type);
+    assert.equal(r.validated, true);
+    assert.equal(r.target?.mediaType, 'application/json; charset=utf-8');
+    assertCase(r.findings, c27.expected.variant_spec_key_has_params);
+  });
+
+  const c28 = readCase('28-val-status-code-ranges');
+  c28.input.responses.forEach((resp: Json, i: number) => {
+    it(`case 28-val-status-code-ranges response ${i} (status ${resp.status}): exact, then range, then default`, () => {
+      const r = respond(c28.input.openapi, resp.body, resp.status);
+      assert.equal(r.validated, true);
+      assertCase(r.findings, c28.expected.responses[i]);
+    });
+  });
+  it('case 28-val-status-code-ranges variant_no_default: a status no entry covers is an undocumentedStatus finding', () => {
+    const doc = structuredClone(c28.input.openapi);
+    delete doc.paths['/things'].get.responses.default;
+    const v = c28.input.variant_no_default;
+    const r = respond(doc, v.body, v.status);
+    assert.equal(r.validated, false);
+    const [exp] = c28.expected.variant_no_default;
+    assertCase(r.findings, c28.expected.variant_no_default);
+    assert.match(r.findings[0].message, new RegExp(`^status ${exp.status} is not documented`));
+  });
+
+  const c35 = readCase('35-resp-writeonly-scoping-30');
+  c35.input.checks.forEach((chk: Json, i: number) => {
+    it(`case 35-resp-writeonly-scoping-30 check ${i} (${chk.kind}): writeOnly is required in requests only`, () => {
+      const r = chk.kind === 'response'
+        ? respond(c35.input.openapi, chk.body, chk.status, 'application/json', 'post', '/accounts/a1')
+        : checkRequestBody(c35.input.openapi, 'post', '/accounts/a1', chk.body, 'application/json');
+      assert.equal(r.validated, true);
+      assertCase(r.findings, c35.expected[i]);
+    });
+  });
+});
+
+/** A 3.0.3 document whose components the table rows point into. */
+const DOC30 = {
+  openapi: '3.0.3',
+  info: { title: 'rows', version: '1' },
+  paths: {},
+  components: {
+    schemas: {
+      'a/b~c': { type: 'object', properties: { 'x/y': { type: 'integer' }, 'm~n': { type: 'string' } } },
+      'with space': { type: 'string' },
+      '~1': { type: 'boolean' },
+      A: { $ref: '#/components/schemas/B' },
+      B: { $ref: '#/components/schemas/A' },
+      Loop: { allOf: [{ $ref: '#/components/schemas/Loop' }], type: 'object', required: ['id'] },
+      Node: {
+        type: 'object',
+        required: ['value'],
+        properties: { value: { type: 'integer' }, children: { type: 'array', items: { $ref: '#/components/schemas/Node' } } },
+      },
+      Cat: { type: 'object', required: ['petType', 'meow'], properties: { petType: { type: 'string' }, meow: { type: 'boolean' } } },
+      Dog: { type: 'object', required: ['petType', 'bark'], properties: { petType: { type: 'string' }, bark: { type: 'boolean' } } },
+      Bird: { type: 'object', required: ['petType', 'wings'], properties: { petType: { type: 'string' }, wings: { type: 'integer' } } },
+      Pet: {
+        oneOf: [{ $ref: '#/components/schemas/Cat' }, { $ref: '#/components/schemas/Dog' }, { $ref: '#/components/schemas/Bird' }],
+      },
+      TypedPet: {
+        oneOf: [{ $ref: '#/components/schemas/Cat' }, { $ref: '#/components/schemas/Dog' }, { $ref: '#/components/schemas/Bird' }],
+        discriminator: { propertyName: 'petType', mapping: { dog: '#/components/schemas/Dog', cat: 'Cat' } },
+      },
+      Title: { type: 'string' },
+    },
+  },
+};
+
+type Row = { description: string; doc?: unknown; schema: unknown; data: unknown; findings: Finding[]; direction?: 'response' | 'request' };
+
+const DOC31 = { openapi: '3.1.0', info: { title: 'rows', version: '1' }, paths: {} };
+
+const ROWS: Row[] = [
+  {
+    description: "follows a $ref whose pointer escapes `/` as ~1 and `~` as ~0, and quotes such names in instance paths",
+    schema: {"$ref":"#/components/schemas/a~1b~0c"},
+    data: {"x/y":"s","m~n":1,"ok":1},
+    findings: [
+      {"kind":"wrongType","severity":"error","path":"$['m~n']","schemaPath":"#/components/schemas/a~1b~0c/properties/m~0n/type","expected":"string","actual":"integer","message":"is integer, expected string"},
+      {"kind":"undocumented","severity":"warning","path":"$.ok","schemaPath":"#/components/schemas/a~1b~0c/properties","message":"is present but not documented in the schema"},
+      {"kind":"wrongType","severity":"error","path":"$['x/y']","schemaPath":"#/components/schemas/a~1b~0c/properties/x~1y/type","expected":"integer","actual":"string","message":"is string, expected integer"},
+    ],
+  },
+  {
+    description: "percent-decodes a $ref URI fragment before reading the pointer",
+    schema: {"$ref":"#/components/schemas/with%20space"},
+    data: 5,
+    findings: [
+      {"kind":"wrongType","severity":"error","path":"$","schemaPath":"#/components/schemas/with%20space/type","expected":"string","actual":"integer","message":"is integer, expected string"},
+    ],
+  },
+  {
+    description: "decodes ~01 as the name ~1, not as /",
+    schema: {"$ref":"#/components/schemas/~01"},
+    data: "x",
+    findings: [
+      {"kind":"wrongType","severity":"error","path":"$","schemaPath":"#/components/schemas/~01/type","expected":"boolean","actual":"string","message":"is string, expected boolean"},
+    ],
+  },
+  {
+    description: "stops a $ref cycle without progress (A -> B -> A) with no finding",
+    schema: {"$ref":"#/components/schemas/A"},
+    data: 1,
+    findings: [],
+  },
+  {
+    description: "still applies the siblings of an allOf that refers to its own schema",
+    schema: {"$ref":"#/components/schemas/Loop"},
+    data: {},
+    findings: [
+      {"kind":"missing","severity":"error","path":"$.id","schemaPath":"#/components/schemas/Loop/required","message":"is required but missing"},
+    ],
+  },
+  {
+    description: "validates recursive data against a recursive schema at every depth",
+    schema: {"$ref":"#/components/schemas/Node"},
+    data: {"value":1,"children":[{"value":2,"children":[{"value":"x"},{}]}]},
+    findings: [
+      {"kind":"wrongType","severity":"error","path":"$.children[0].children[0].value","schemaPath":"#/components/schemas/Node/properties/value/type","expected":"integer","actual":"string","message":"is string, expected integer"},
+      {"kind":"missing","severity":"error","path":"$.children[0].children[1].value","schemaPath":"#/components/schemas/Node/required","message":"is required but missing"},
+    ],
+  },
+  {
+    description: "judges a failing oneOf by its closest branch and names it in the message",
+    schema: {"$ref":"#/components/schemas/Pet"},
+    data: {"petType":"cat","meow":"yes"},
+    findings: [
+      {"kind":"wrongType","severity":"error","path":"$.meow","schemaPath":"#/components/schemas/Cat/properties/meow/type","expected":"boolean","actual":"string","message":"is string, expected boolean (closest of 3 oneOf branches: #/components/schemas/Cat)"},
+    ],
+  },
+  {
+    description: "reports nothing when one oneOf branch matches",
+    schema: {"$ref":"#/components/schemas/Pet"},
+    data: {"petType":"dog","bark":true},
+    findings: [],
+  },
+  {
+    description: "lets discriminator.mapping pick the oneOf branch even when another branch is closer",
+    schema: {"$ref":"#/components/schemas/TypedPet"},
+    data: {"petType":"dog","meow":true},
+    findings: [
+      {"kind":"missing","severity":"error","path":"$.bark","schemaPath":"#/components/schemas/Dog/required","message":"is required but missing (oneOf branch chosen by discriminator petType=\"dog\": #/components/schemas/Dog)"},
+      {"kind":"undocumented","severity":"warning","path":"$.meow","schemaPath":"#/components/schemas/Dog/properties","message":"is present but not documented in the schema (oneOf branch chosen by discriminator petType=\"dog\": #/components/schemas/Dog)"},
+    ],
+  },
+  {
+    description: "accepts a bare schema name as a discriminator mapping value",
+    schema: {"$ref":"#/components/schemas/TypedPet"},
+    data: {"petType":"cat","meow":1},
+    findings: [
+      {"kind":"wrongType","severity":"error","path":"$.meow","schemaPath":"#/components/schemas/Cat/properties/meow/type","expected":"boolean","actual":"integer","message":"is integer, expected boolean (oneOf branch chosen by discriminator petType=\"cat\": #/components/schemas/Cat)"},
+    ],
+  },
+  {
+    description: "reports malformed date-time, date, uuid, email, ipv4, uri and an int32 overflow as format findings, ignoring unknown formats",
+    schema: {"type":"object","properties":{"at":{"type":"string","format":"date-time"},"day":{"type":"string","format":"date"},"id":{"type":"string","format":"uuid"},"mail":{"type":"string","format":"email"},"ip":{"type":"string","format":"ipv4"},"ip6":{"type":"string","format":"ipv6"},"link":{"type":"string","format":"uri"},"n":{"type":"integer","format":"int32"},"other":{"type":"string","format":"color"}}},
+    data: {"at":"2024-02-30T10:00:00Z","day":"2024-13-01","id":"not-a-uuid","mail":"nobody","ip":"256.1.1.1","ip6":"::1","link":"example.com","n":2147483648,"other":"x"},
+    findings: [
+      {"kind":"format","severity":"info","path":"$.at","schemaPath":"#/properties/at/format","keyword":"date-time","message":"is \"2024-02-30T10:00:00Z\", not a valid date-time (RFC 3339 date-time: a field is out of range)"},
+      {"kind":"format","severity":"info","path":"$.day","schemaPath":"#/properties/day/format","keyword":"date","message":"is \"2024-13-01\", not a valid date (RFC 3339 full-date: month or day out of range)"},
+      {"kind":"format","severity":"info","path":"$.id","schemaPath":"#/properties/id/format","keyword":"uuid","message":"is \"not-a-uuid\", not a valid uuid (RFC 9562 UUID, 8-4-4-4-12 hex digits)"},
+      {"kind":"format","severity":"info","path":"$.ip","schemaPath":"#/properties/ip/format","keyword":"ipv4","message":"is \"256.1.1.1\", not a valid ipv4 (dotted-quad IPv4 address)"},
+      {"kind":"format","severity":"info","path":"$.link","schemaPath":"#/properties/link/format","keyword":"uri","message":"is \"example.com\", not a valid uri (RFC 3986 absolute URI with a scheme)"},
+      {"kind":"format","severity":"info","path":"$.mail","schemaPath":"#/properties/mail/format","keyword":"email","message":"is \"nobody\", not a valid email (RFC 5321 mailbox, e.g. user@example.com)"},
+      {"kind":"format","severity":"info","path":"$.n","schemaPath":"#/properties/n/format","keyword":"int32","message":"is 2147483648, outside the int32 range -2147483648..2147483647"},
+    ],
+  },
+  {
+    description: "accepts a leap day, a leap second and a numeric offset",
+    schema: {"type":"object","properties":{"at":{"type":"string","format":"date-time"},"day":{"type":"string","format":"date"}}},
+    data: {"at":"2024-02-29T23:59:60.5+01:00","day":"2024-02-29"},
+    findings: [],
+  },
+  {
+    description: "reports minLength, pattern, minimum, 3.0 boolean exclusiveMinimum, multipleOf, minItems, uniqueItems and maxProperties",
+    schema: {"type":"object","properties":{"s":{"type":"string","minLength":3,"pattern":"^[a-z]+$"},"lo":{"type":"number","minimum":0},"ex":{"type":"number","minimum":0,"exclusiveMinimum":true},"m":{"type":"number","multipleOf":0.01},"list":{"type":"array","minItems":3,"uniqueItems":true},"obj":{"type":"object","maxProperties":1}}},
+    data: {"s":"A1","lo":-1,"ex":0,"m":0.015,"list":[1,1],"obj":{"a":1,"b":2}},
+    findings: [
+      {"kind":"constraint","severity":"warning","path":"$.ex","schemaPath":"#/properties/ex/exclusiveMinimum","keyword":"exclusiveMinimum","message":"is 0, must be greater than 0"},
+      {"kind":"constraint","severity":"warning","path":"$.list","schemaPath":"#/properties/list/minItems","keyword":"minItems","message":"has 2 items, fewer than minItems 3"},
+      {"kind":"constraint","severity":"warning","path":"$.list","schemaPath":"#/properties/list/uniqueItems","keyword":"uniqueItems","message":"has item 1 equal to item 0, but uniqueItems is true"},
+      {"kind":"constraint","severity":"warning","path":"$.lo","schemaPath":"#/properties/lo/minimum","keyword":"minimum","message":"is -1, less than minimum 0"},
+      {"kind":"constraint","severity":"warning","path":"$.m","schemaPath":"#/properties/m/multipleOf","keyword":"multipleOf","message":"is 0.015, not a multiple of 0.01"},
+      {"kind":"constraint","severity":"warning","path":"$.obj","schemaPath":"#/properties/obj/maxProperties","keyword":"maxProperties","message":"has 2 properties, more than maxProperties 1"},
+      {"kind":"constraint","severity":"warning","path":"$.s","schemaPath":"#/properties/s/minLength","keyword":"minLength","message":"is 2 characters long, fewer than minLength 3"},
+      {"kind":"constraint","severity":"warning","path":"$.s","schemaPath":"#/properties/s/pattern","keyword":"pattern","message":"is \"A1\", which does not match the pattern \"^[a-z]+$\""},
+    ],
+  },
+  {
+    description: "tolerates binary rounding in multipleOf and counts string length in code points",
+    schema: {"type":"object","properties":{"m":{"type":"number","multipleOf":0.01},"s":{"type":"string","maxLength":2}}},
+    data: {"m":0.07,"s":"😀😀"},
+    findings: [],
+  },
+  {
+    description: "ignores nullable beside $ref in 3.0 and says the document likely omits null",
+    schema: {"type":"object","properties":{"t":{"$ref":"#/components/schemas/Title","nullable":true}}},
+    data: {"t":null},
+    findings: [
+      {"kind":"wrongType","severity":"error","path":"$.t","schemaPath":"#/components/schemas/Title/type","expected":"string","actual":"null","message":"is null, expected string (`nullable: true` beside `$ref` has no effect in OpenAPI 3.0.3: siblings of $ref are ignored; the document likely omits null here, the API may be right)"},
+    ],
+  },
+  {
+    description: "reports a remote $ref and a dangling one as unresolvedRef without fetching",
+    schema: {"type":"object","properties":{"t":{"$ref":"other.yaml#/Title"},"u":{"$ref":"#/components/schemas/Nope"}}},
+    data: {"t":1,"u":2},
+    findings: [
+      {"kind":"unresolvedRef","severity":"warning","path":"$.t","schemaPath":"#/properties/t","message":"was not checked: `$ref: other.yaml#/Title` is not a local JSON Pointer (external references must be bundled into the document)"},
+      {"kind":"unresolvedRef","severity":"warning","path":"$.u","schemaPath":"#/properties/u","message":"was not checked: `$ref: #/components/schemas/Nope` points nowhere in the document"},
+    ],
+  },
+  {
+    description: "reports each key an additionalProperties:false object does not declare",
+    schema: {"type":"object","properties":{"a":{"type":"string"}},"additionalProperties":false},
+    data: {"a":"x","b":1,"x-id":2},
+    findings: [
+      {"kind":"undocumented","severity":"warning","path":"$.b","schemaPath":"#/additionalProperties","message":"is present but not documented, and the schema closes the object with additionalProperties: false"},
+      {"kind":"undocumented","severity":"warning","path":"$['x-id']","schemaPath":"#/additionalProperties","message":"is present but not documented, and the schema closes the object with additionalProperties: false"},
+    ],
+  },
+  {
+    description: "reports no undocumented field for a free-form object that declares no properties",
+    schema: {"type":"object"},
+    data: {"a":1},
+    findings: [],
+  },
+  {
+    description: "in a request, does not require a readOnly field and reports one that is sent",
+    direction: 'request',
+    schema: {"type":"object","required":["id","name"],"properties":{"id":{"type":"string","readOnly":true},"name":{"type":"string"}}},
+    data: {"id":"x"},
+    findings: [
+      {"kind":"readOnly","severity":"warning","path":"$.id","schemaPath":"#/properties/id/readOnly","message":"is readOnly but is sent in a request; the server should ignore or reject it"},
+      {"kind":"missing","severity":"error","path":"$.name","schemaPath":"#/required","message":"is required but missing"},
+    ],
+  },
+  {
+    description: "checks 3.1 const and the number form of exclusiveMaximum",
+    doc: DOC31,
+    schema: {"type":"object","properties":{"c":{"const":"x"},"n":{"type":"number","exclusiveMaximum":10}}},
+    data: {"c":"y","n":10},
+    findings: [
+      {"kind":"enum","severity":"error","path":"$.c","schemaPath":"#/properties/c/const","allowed":["x"],"message":"is \"y\", but the schema requires the constant \"x\""},
+      {"kind":"constraint","severity":"warning","path":"$.n","schemaPath":"#/properties/n/exclusiveMaximum","keyword":"exclusiveMaximum","message":"is 10, must be less than 10"},
+    ],
+  },
+  {
+    description: "treats 10.0 as an integer and reports 2.5 as actual type number",
+    doc: DOC31,
+    schema: {"type":"array","items":{"type":"integer"}},
+    data: [10,2.5],
+    findings: [
+      {"kind":"wrongType","severity":"error","path":"$[1]","schemaPath":"#/items/type","expected":"integer","actual":"number","message":"is number, expected integer"},
+    ],
+  },
+];
+
+describe('check (table)', () => {
+  for (const row of ROWS) {
+    it(row.description, () => {
+      assert.deepStrictEqual(check(row.doc ?? DOC30, row.schema, row.data, { direction: row.direction }), row.findings);
+    });
+  }
+});
+
+describe('instancePath', () => {
+  const rows: { description: string; segments: (string | number)[]; path: string }[] = [
+    { description: 'is $ for the root', segments: [], path: '$' },
+    { description: 'joins identifier names with dots and indexes with brackets', segments: ['a', 0, 'b_1'], path: '$.a[0].b_1' },
+    { description: 'quotes names that are not identifiers', segments: ['a', 0, 'x-id'], path: "$.a[0]['x-id']" },
+    { description: 'quotes names with / and ~ and a leading digit', segments: ['x/y', 'm~n', '1st'], path: "$['x/y']['m~n']['1st']" },
+    { description: 'escapes a quote and a backslash inside a quoted name', segments: ["it's", 'a\\b'], path: "$['it\\'s']['a\\\\b']" },
+  ];
+  for (const r of rows) it(r.description, () => assert.equal(instancePath(r.segments), r.path));
+});
+
+describe('resolvePointer', () => {
+  const doc = { a: { 'x/y': { 'm~n': [10, 20] }, '~1': 'tilde-one', 'sp ace': 's', '%': 'pct' } };
+  const rows: { description: string; ref: string; value: unknown }[] = [
+    { description: 'returns the whole document for #', ref: '#', value: doc },
+    { description: 'decodes ~1 to / and ~0 to ~ and indexes arrays', ref: '#/a/x~1y/m~0n/1', value: 20 },
+    { description: 'decodes ~01 to ~1 (~1 is decoded before ~0)', ref: '#/a/~01', value: 'tilde-one' },
+    { description: 'percent-decodes the URI fragment', ref: '#/a/sp%20ace', value: 's' },
+    { description: 'percent-decodes %25 to %', ref: '#/a/%25', value: 'pct' },
+    { description: 'accepts a bare pointer without #', ref: '/a/x~1y/m~0n/0', value: 10 },
+  ];
+  for (const r of rows) it(r.description, () => assert.deepStrictEqual(resolvePointer(doc, r.ref), r.value));
+  it('throws naming the pointer when it points nowhere', () => {
+    assert.throws(() => resolvePointer(doc, '#/a/missing'), { message: 'Cannot resolve `#/a/missing`: nothing at `missing`' });
+  });
+  it('throws for an array index past the end', () => {
+    assert.throws(() => resolvePointer(doc, '#/a/x~1y/m~0n/2'), { message: 'Cannot resolve `#/a/x~1y/m~0n/2`: nothing at `2`' });
+  });
+  it('throws for a remote reference instead of fetching it', () => {
+    assert.throws(() => resolvePointer(doc, 'https://example.com/s.json#/a'), /not a local JSON Pointer/);
+  });
+});
+
+describe('schemaFor', () => {
+  const doc = {
+    openapi: '3.0.3',
+    info: { title: 's', version: '1' },
+    paths: {
+      '/meters/{id}': {
+        get: {
+          responses: {
+            200: { description: 'ok', content: { 'text/plain': { schema: { type: 'string' } }, 'application/json': { schema: { $ref: '#/components/schemas/Meter' } } } },
+            '4xx': { $ref: '#/components/responses/Problem' },
+            default: { description: 'other', content: { '*/*': { schema: { type: 'string' } } } },
+          },
+        },
+      },
+    },
+    components: {
+      schemas: { Meter: { type: 'object' } },
+      responses: { Problem: { description: 'problem', content: { 'application/problem+json': { schema: { type: 'object', required: ['title'] } } } } },
+    },
+  };
+  it('prefers application/json without a content type and gives the JSON Pointer of the schema', () => {
+    assert.deepStrictEqual(schemaFor(doc, 'GET', '/meters/{id}', 200), {
+      schema: { $ref: '#/components/schemas/Meter' },
+      schemaPath: '#/paths/~1meters~1{id}/get/responses/200/content/application~1json/schema',
+      statusKey: '200',
+      mediaType: 'application/json',
+    });
+  });
+  it('picks the content entry by the essence of the content type', () => {
+    assert.equal(schemaFor(doc, 'get', '/meters/{id}', 200, 'TEXT/Plain; charset=utf-8')?.mediaType, 'text/plain');
+  });
+  it('falls back to a lower-case range key and follows the response $ref, preferring +json', () => {
+    assert.deepStrictEqual(schemaFor(doc, 'get', '/meters/{id}', 404), {
+      schema: { type: 'object', required: ['title'] },
+      schemaPath: '#/components/responses/Problem/content/application~1problem+json/schema',
+      statusKey: '4xx',
+      mediaType: 'application/problem+json',
+    });
+  });
+  it('falls back to default and matches */* for any content type', () => {
+    assert.deepStrictEqual(schemaFor(doc, 'get', '/meters/{id}', 500, 'text/html'), {
+      schema: { type: 'string' },
+      schemaPath: '#/paths/~1meters~1{id}/get/responses/default/content/*~1*/schema',
+      statusKey: 'default',
+      mediaType: '*/*',
+    });
+  });
+  it('returns undefined for an unknown operation or an undocumented media type', () => {
+    assert.deepStrictEqual([schemaFor(doc, 'post', '/meters/{id}', 200), schemaFor(doc, 'get', '/meters/{id}', 200, 'application/xml')], [undefined, undefined]);
+  });
+  it('reads responses[code].schema in Swagger 2.0 and widens type with x-nullable', () => {
+    const swagger = {
+      swagger: '2.0',
+      info: { title: 's', version: '1' },
+      paths: { '/things': { get: { responses: { 200: { description: 'ok', schema: { $ref: '#/definitions/Thing' } } } } } },
+      definitions: { Thing: { type: 'object', required: ['name'], properties: { name: { type: 'string', 'x-nullable': true }, size: { type: 'integer' } } } },
+    };
+    assert.deepStrictEqual(schemaFor(swagger, 'get', '/things', 200), {
+      schema: { $ref: '#/definitions/Thing' }, schemaPath: '#/paths/~1things/get/responses/200/schema', statusKey: '200',
+    });
+    assert.deepStrictEqual(checkResponse(swagger, 'get', '/things', { status: 200, body: { name: null, size: null } }).findings, [
+      { kind: 'wrongType', severity: 'error', path: '$.size', schemaPath: '#/definitions/Thing/properties/size/type', expected: 'integer', actual: 'null', message: 'is null, expected integer' },
+    ]);
+  });
+});
+
+describe('checkResponse', () => {
+  const doc = {
+    openapi: '3.1.0',
+    info: { title: 'r', version: '1' },
+    paths: { '/things': { get: { responses: { 200: { description: 'ok', content: { 'application/json': { schema: { type: 'object' } } } }, 204: { description: 'none' } } } } },
+  };
+  it('does not validate a status whose response declares no content, and says why', () => {
+    assert.deepStrictEqual(checkResponse(doc, 'get', '/things', { status: 204, body: undefined }), {
+      validated: false,
+      reason: "the '204' response of GET /things declares no content, so there is no body schema to check against.",
+      findings: [],
+    });
+  });
+  it('does not validate a content type the response does not document, and lists the documented ones', () => {
+    assert.deepStrictEqual(checkResponse(doc, 'get', '/things', { status: 200, contentType: 'text/html', body: '<p>' }), {
+      validated: false,
+      reason: "Content-Type text/html is not documented for the '200' response of GET /things (documented: application/json); the body was not checked.",
+      findings: [],
+    });
+  });
+  it('reports an undocumented status as a finding at $', () => {
+    assert.deepStrictEqual(checkResponse(doc, 'get', '/things', { status: 503, body: {} }), {
+      validated: false,
+      reason: 'Status 503 is not documented for GET /things, so the body was not checked.',
+      findings: [{
+        kind: 'undocumentedStatus', severity: 'error', path: '$', schemaPath: '#/paths/~1things/get/responses',
+        message: "status 503 is not documented for GET /things: responses has no '503', '5XX' or 'default' entry",
+      }],
+    });
+  });
+  it('does not validate an operation the document lacks', () => {
+    assert.deepStrictEqual(checkResponse(doc, 'delete', '/things', { status: 200, body: {} }), {
+      validated: false, reason: 'The document has no operation DELETE /things.', findings: [],
+    });
+  });
+});
+
+describe('fieldPresence', () => {
+  const doc = {
+    openapi: '3.0.3',
+    components: {
+      schemas: {
+        Meter: {
+          type: 'object',
+          required: ['id', 'secret'],
+          properties: {
+            id: { type: 'string' },
+            note: { type: 'string' },
+            secret: { type: 'string', writeOnly: true },
+            readings: { type: 'array', items: { type: 'object', required: ['at'], properties: { at: { type: 'string' }, kwh: { type: 'number' } } } },
+          },
+        },
+      },
+    },
+  };
+  it('counts each field across bodies, array element fields per element, and declared fields never seen', () => {
+    const bodies = [
+      { id: 'a', readings: [{ at: 't1', kwh: 1 }, { at: 't2' }] },
+      { id: 'b', note: 'x', extra: true },
+      { id: 'c', readings: [{ at: 't3', kwh: null }] },
+    ];
+    assert.deepStrictEqual(fieldPresence(doc, { $ref: '#/components/schemas/Meter' }, bodies), [
+      { path: '$.extra', required: false, documented: false, present: 1, of: 3, text: 'present in 1 of 3' },
+      { path: '$.id', required: true, documented: true, present: 3, of: 3, text: 'present in 3 of 3' },
+      { path: '$.note', required: false, documented: true, present: 1, of: 3, text: 'present in 1 of 3' },
+      { path: '$.readings', required: false, documented: true, present: 2, of: 3, text: 'present in 2 of 3' },
+      { path: '$.readings[].at', required: true, documented: true, present: 3, of: 3, text: 'present in 3 of 3' },
+      { path: '$.readings[].kwh', required: false, documented: true, present: 2, of: 3, text: 'present in 2 of 3' },
+      { path: '$.secret', required: false, documented: true, present: 0, of: 3, text: 'present in 0 of 3' },
+    ]);
+  });
+  it('counts a required writeOnly field as required in requests', () => {
+    const rows = fieldPresence(doc, { $ref: '#/components/schemas/Meter' }, [{ id: 'a', secret: 's' }], { direction: 'request' });
+    assert.deepStrictEqual(rows.find((r) => r.path === '$.secret'), { path: '$.secret', required: true, documented: true, present: 1, of: 1, text: 'present in 1 of 1' });
+  });
+  it('does not unroll a recursive schema into rows', () => {
+    const rec = { openapi: '3.1.0', components: { schemas: { N: { type: 'object', properties: { kids: { type: 'array', items: { $ref: '#/components/schemas/N' } } } } } } };
+    assert.deepStrictEqual(fieldPresence(rec, { $ref: '#/components/schemas/N' }, [{ kids: [{}] }]).map((r) => r.path), ['$.kids']);
+  });
+});
+
+describe('inferShape', () => {
+  const first = { id: 1, name: 'a', tags: ['x'], owner: { id: 2 }, items: [{ a: 1 }, { a: 2.5, b: null }] };
+  it('writes the closed, all-required schema a naive client would infer from one body', () => {
+    assert.deepStrictEqual(inferShape(first), {
+      type: 'object',
+      properties: {
+        id: { type: 'integer' },
+        name: { type: 'string' },
+        tags: { type: 'array', items: { type: 'string' } },
+        owner: { type: 'object', properties: { id: { type: 'integer' } }, required: ['id'], additionalProperties: false },
+        items: {
+          type: 'array',
+          items: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'null' } }, required: ['a'], additionalProperties: false },
+        },
+      },
+      required: ['id', 'name', 'tags', 'owner', 'items'],
+      additionalProperties: false,
+    });
+  });
+  it('lets check say what that shape gets wrong about another body', () => {
+    const other = { id: '1', tags: [], owner: null, items: [{ a: 1, b: 'x' }], extra: 1 };
+    assert.deepStrictEqual(check({}, inferShape(first), other), [
+      { kind: 'undocumented', severity: 'warning', path: '$.extra', schemaPath: '#/additionalProperties', message: 'is present but not documented, and the schema closes the object with additionalProperties: false' },
+      { kind: 'wrongType', severity: 'error', path: '$.id', schemaPath: '#/properties/id/type', expected: 'integer', actual: 'string', message: 'is string, expected integer' },
+      { kind: 'wrongType', severity: 'error', path: '$.items[0].b', schemaPath: '#/properties/items/items/properties/b/type', expected: 'null', actual: 'string', message: 'is string, expected null' },
+      { kind: 'missing', severity: 'error', path: '$.name', schemaPath: '#/required', message: 'is required but missing' },
+      { kind: 'wrongType', severity: 'error', path: '$.owner', schemaPath: '#/properties/owner/type', expected: 'object', actual: 'null', message: 'is null, expected object' },
+    ]);
+  });
+  it('gives an empty array no items and a scalar its type', () => {
+    assert.deepStrictEqual([inferShape([]), inferShape(null), inferShape(1e2), inferShape(0.5)], [
+      { type: 'array' }, { type: 'null' }, { type: 'integer' }, { type: 'number' },
+    ]);
+  });
+});
+
+describe('compareWithFixture', () => {
+  it('lists fields only live, only in the fixture, and changed values, by instance path', () => {
+    const fixture = { id: 1, list: [1, 2, 3], o: { a: 1, gone: true }, t: 'x', n: null };
+    const live = { id: 2, list: [1, 5], o: { a: 1, 'x-new': 1 }, t: { v: 1 }, n: null, added: [] };
+    assert.deepStrictEqual(compareWithFixture(fixture, live), {
+      onlyLive: ['$.added', "$.o['x-new']"],
+      onlyFixture: ['$.list[2]', '$.o.gone'],
+      changed: [
+        { path: '$.id', fixture: 1, live: 2 },
+        { path: '$.list[1]', fixture: 2, live: 5 },
+        { path: '$.t', fixture: 'x', live: { v: 1 } },
+      ],
+    });
+  });
+  it('finds nothing between equal bodies', () => {
+    assert.deepStrictEqual(compareWithFixture({ a: [1, { b: 2 }] }, { a: [1, { b: 2 }] }), { onlyLive: [], onlyFixture: [], changed: [] });
+  });
+});
+
+describe('check (input handling)', () => {
+  it('throws a TypeError on a document that is not an object', () => {
+    assert.throws(() => check(null, { type: 'string' }, 'x'), { name: 'TypeError', message: 'Expected `doc` to be a parsed OpenAPI document object, got null' });
+  });
+  it('prefixes schema paths with options.at', () => {
+    assert.deepStrictEqual(check({ openapi: '3.1.0' }, { type: 'string' }, 1, { at: '#/paths/~1x/get/responses/200/content/application~1json/schema' }), [
+      { kind: 'wrongType', severity: 'error', path: '$', schemaPath: '#/paths/~1x/get/responses/200/content/application~1json/schema/type', expected: 'string', actual: 'integer', message: 'is integer, expected string' },
+    ]);
+  });
+  it('survives deeply nested data against a recursive schema', () => {
+    let data: unknown = { value: 1 };
+    for (let i = 0; i < 2000; i++) data = { value: 1, children: [data] };
+    assert.deepStrictEqual(check(DOC30, { $ref: '#/components/schemas/Node' }, data), []);
+  });
+});

@@ -1,0 +1,1232 @@
+// Schema checks for openapi-probe: `$ref` resolution, findings. No MCP, no HTTP.
+//
+// Works on a parsed OpenAPI document (Swagger 2.0, OpenAPI 3.0.x, OpenAPI 3.1.x) whose `$ref`s are local
+// JSON Pointers (RFC 6901) into the same document. A remote `$ref` yields an `unresolvedRef` finding; nothing
+// is ever fetched.
+import { isIPv4, isIPv6 } from 'node:net';
+
+/** How much a finding matters; the table is `SEVERITY`. */
+export type Severity = 'error' | 'warning' | 'info';
+/** What a finding is about; see `SEVERITY` for each kind's severity. */
+export type FindingKind = 'missing' | 'wrongType' | 'undocumented' | 'enum' | 'constraint' | 'format'
+  | 'writeOnly' | 'readOnly' | 'undocumentedStatus' | 'unresolvedRef';
+/** One reported discrepancy between a body and the document. */
+export type Finding = {
+  kind: FindingKind;
+  severity: Severity;
+  path: string;            // instance path of the field itself: '$.lastReading', '$[0].title', "$['x-id']"
+  schemaPath: string;      // the rule after $ref resolution: '#/components/schemas/Meter/required'
+  expected?: string;       // wrongType: 'string or null', 'integer', 'array or null'
+  actual?: string;         // wrongType: 'integer' | 'number' | 'string' | 'boolean' | 'null' | 'object' | 'array'
+  allowed?: unknown[];     // enum (and const, as a one-element list)
+  keyword?: string;        // constraint: 'maxLength', 'minimum', 'pattern', ...; format: 'date-time' etc
+  message: string;         // agent-facing sentence, e.g. 'is required but missing'
+};
+/** Options of `check` and `fieldPresence`. */
+export type CheckOptions = {
+  direction?: 'response' | 'request';  // default 'response': readOnly/writeOnly scoping (OAS 3.0.3 Schema Object)
+  at?: string;                          // schema path of the `schema` argument, default '#'
+};
+/** Where a body schema was found in the document. */
+export type ResponseTarget = {
+  schema: unknown;          // the schema object found (may be a {$ref})
+  schemaPath: string;       // its JSON Pointer, e.g. '#/paths/~1meters~1{id}/get/responses/200/content/application~1json/schema'
+  statusKey: string;        // the responses key used: '200' | '2XX' | 'default'; 'requestBody' for request bodies
+  mediaType?: string;       // the content key used (3.x)
+};
+/** Result of `checkResponse` / `checkRequestBody`. */
+export type ResponseCheck = {
+  validated: boolean;       // false when there was nothing to check against
+  reason?: string;          // why not validated, agent-facing
+  target?: ResponseTarget;
+  findings: Finding[];      // includes {kind: 'undocumentedStatus'} when no exact/range/default entry covers the status
+};
+/** One row of `fieldPresence`: `text` reads 'present in 2 of 3'. */
+export type FieldPresence = { path: string; required: boolean; documented: boolean; present: number; of: number; text: string };
+/** Result of `compareWithFixture`: instance paths, sorted. */
+export type FixtureDiff = { onlyLive: string[]; onlyFixture: string[]; changed: { path: string; fixture: unknown; live: unknown }[] };
+
+/**
+ * Severity of each finding kind. `error`: the body breaks an assertion the document makes about types,
+ * presence or allowed values, or the status is not documented at all. `warning`: worth a look but often a
+ * document gap rather than an API bug (an undocumented field, a leaked writeOnly / sent readOnly field, a
+ * length/range/pattern constraint, a `$ref` that could not be followed). `info`: `format`, an annotation by
+ * default in JSON Schema 2020-12 (section 7.2).
+ */
+export const SEVERITY = {
+  missing: 'error',
+  wrongType: 'error',
+  enum: 'error',
+  undocumentedStatus: 'error',
+  undocumented: 'warning',
+  writeOnly: 'warning',
+  readOnly: 'warning',
+  constraint: 'warning',
+  unresolvedRef: 'warning',
+  format: 'info',
+} as const satisfies Record<FindingKind, Severity>;
+
+type Seg = string | number;
+type Obj = Record<string, unknown>;
+type Dialect = '2.0' | '3.0' | '3.1';
+type Direction = 'response' | 'request';
+type Ctx = { doc: Obj; dialect: Dialect; direction: Direction; active: Set<string>; depth: number };
+type Loc = { schema: unknown; sp: string };
+/** The union of what a schema and its allOf branches document about one object (see `collect`). */
+type Documented = {
+  names: Map<string, Loc[]>;
+  patterns: { re: RegExp; loc: Loc }[];
+  additional: Loc[];          // additionalProperties schemas (a documented map)
+  open: boolean;              // additionalProperties true or a schema: any key is documented
+  declares: boolean;          // properties/patternProperties/additionalProperties:false seen: keys are checked
+  closedAt?: string;          // schema path of an additionalProperties:false
+  required: Set<string>;
+};
+type Mode = { owner: boolean; extra?: Documented; union?: Documented };
+type IF = Finding & { segs: Seg[] };
+
+// Nesting limits that keep the walk within the default stack: deeper data is not checked further.
+const MAX_REF_DEPTH = 256;
+const MAX_INSTANCE_DEPTH = 256;
+
+// ---------------------------------------------------------------- small helpers
+
+function isObj(v: unknown): v is Obj {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function hasOwn(o: object, k: string): boolean {
+  return Object.prototype.hasOwnProperty.call(o, k);
+}
+
+/** JSON type of a value as findings report it; integral numbers are 'integer' (JSON Schema 2020-12 §6.1.1). */
+function jsonType(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number';
+  if (typeof v === 'object') return 'object';
+  return typeof v; // string, boolean (undefined, function, bigint: not JSON)
+}
+
+function matchesType(t: string, v: unknown): boolean {
+  switch (t) {
+    case 'null': return v === null;
+    case 'boolean': return typeof v === 'boolean';
+    case 'string': return typeof v === 'string';
+    case 'integer': return typeof v === 'number' && Number.isInteger(v);
+    case 'number': return typeof v === 'number' && Number.isFinite(v);
+    case 'object': return isObj(v);
+    case 'array': return Array.isArray(v);
+    default: return true; // unknown type names (Swagger 2.0 'file') constrain nothing here
+  }
+}
+
+function canonicalOf(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalOf).join(',')}]`;
+  if (isObj(v)) return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonicalOf(v[k])}`).join(',')}}`;
+  return JSON.stringify(v) ?? 'undefined';
+}
+
+/** JSON text with sorted keys, for equality; data too deep for the stack gets a unique key (compares unequal). */
+function canonical(v: unknown): string {
+  try {
+    return canonicalOf(v);
+  } catch {
+    return `\u0000deep${Math.random()}`;
+  }
+}
+
+function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false;
+  return canonical(a) === canonical(b);
+}
+
+function escapePointer(token: string): string {
+  return token.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+function orList(items: string[]): string {
+  if (items.length <= 1) return items.join('');
+  return `${items.slice(0, -1).join(', ')} or ${items[items.length - 1]}`;
+}
+
+function show(v: unknown): string {
+  const s = JSON.stringify(v) ?? String(v);
+  return s.length > 80 ? `${s.slice(0, 77)}...` : s;
+}
+
+function compareSegs(a: Seg[], b: Seg[]): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a[i];
+    const y = b[i];
+    if (x === y) continue;
+    if (typeof x === 'number' && typeof y === 'number') return x - y;
+    if (typeof x === 'number') return -1;
+    if (typeof y === 'number') return 1;
+    return x < y ? -1 : 1;
+  }
+  return a.length - b.length;
+}
+
+/**
+ * Formats an instance path: `$` then `.name` for identifier-like names, `[0]` for array indexes and
+ * `['x-id']` (single quotes, `\` and `'` backslash-escaped) for any other name.
+ * @param segments Property names and array indexes from the root, e.g. `['a', 0, 'x-id']`.
+ * @returns The path, e.g. `$.a[0]['x-id']`; `$` for no segments. Never throws.
+ */
+export function instancePath(segments: (string | number)[]): string {
+  let out = '$';
+  for (const s of segments) {
+    if (typeof s === 'number') out += `[${s}]`;
+    else if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(s)) out += `.${s}`;
+    else out += `['${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}']`;
+  }
+  return out;
+}
+
+/**
+ * Resolves a local JSON Pointer reference within a document (RFC 6901; as a URI fragment per RFC 6901
+ * section 6, so `#/a%20b` is percent-decoded first). In each token `~1` becomes `/` and then `~0` becomes
+ * `~`, so `~01` is the name `~1`. Array elements are addressed by decimal index.
+ * @param ref `#`, `#/components/schemas/Pet`, or a bare pointer `/components/schemas/Pet`.
+ * @returns The value pointed at (may be any JSON value).
+ * @throws Error naming the pointer when it is not local (`other.yaml#/X`, `https://...`), is malformed,
+ *   or points nowhere.
+ */
+export function resolvePointer(doc: unknown, ref: string): unknown {
+  let pointer: string;
+  if (ref.startsWith('#')) {
+    try {
+      pointer = decodeURIComponent(ref.slice(1));
+    } catch {
+      throw new Error(`Cannot resolve \`${ref}\`: malformed percent-encoding in the URI fragment`);
+    }
+  } else if (ref === '' || ref.startsWith('/')) {
+    pointer = ref;
+  } else {
+    throw new Error(`Cannot resolve \`${ref}\`: not a local JSON Pointer (expected \`#/...\`); external references must be bundled first`);
+  }
+  if (pointer === '') return doc;
+  if (!pointer.startsWith('/')) throw new Error(`Cannot resolve \`${ref}\`: a JSON Pointer must start with \`/\``);
+  let node: unknown = doc;
+  for (const raw of pointer.slice(1).split('/')) {
+    const token = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (Array.isArray(node) && /^(0|[1-9][0-9]*)$/.test(token) && Number(token) < node.length) {
+      node = node[Number(token)];
+    } else if (isObj(node) && hasOwn(node, token)) {
+      node = node[token];
+    } else {
+      throw new Error(`Cannot resolve \`${ref}\`: nothing at \`${token}\``);
+    }
+  }
+  return node;
+}
+
+function dialectOf(doc: Obj): Dialect {
+  const oa = doc.openapi;
+  if (typeof oa === 'string' && oa.startsWith('3.0')) return '3.0';
+  if (typeof oa === 'string') return '3.1';
+  if (typeof doc.swagger === 'string' && doc.swagger.startsWith('2')) return '2.0';
+  return '3.1'; // plain JSON Schema (e.g. inferShape output) reads as 2020-12
+}
+
+function mk(kind: FindingKind, segs: Seg[], schemaPath: string, message: string, extra?: Partial<Finding>): IF {
+  return { kind, severity: SEVERITY[kind], path: instancePath(segs), schemaPath, ...extra, message, segs };
+}
+
+function finish(list: IF[]): Finding[] {
+  const seen = new Set<string>();
+  const unique: IF[] = [];
+  for (const f of list) {
+    const key = `${f.kind}\u0000${f.path}\u0000${f.message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    unique.push(f);
+  }
+  unique.sort((a, b) => compareSegs(a.segs, b.segs) || (a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : 0));
+  return unique.map(({ segs: _segs, ...f }) => {
+    void _segs;
+    return f;
+  });
+}
+
+/**
+ * Whether a finding is a failed assertion (JSON Schema sense), used to decide whether a subschema matches
+ * (not, if, contains, propertyNames, oneOf/anyOf branches). Annotations (format), writeOnly/readOnly
+ * scoping and undocumented keys of an open object are reports, not failures.
+ */
+function fails(f: Finding): boolean {
+  return f.kind === 'missing' || f.kind === 'wrongType' || f.kind === 'enum' || f.kind === 'constraint' ||
+    (f.kind === 'undocumented' && /\/(additionalProperties|unevaluatedProperties)$/.test(f.schemaPath));
+}
+
+function addHint(list: IF[], segs: Seg[], kind: FindingKind, hint: string): IF[] {
+  const at = instancePath(segs);
+  return list.map((f) => (f.kind === kind && f.path === at && !f.message.includes(hint) ? { ...f, message: f.message + hint } : f));
+}
+
+// ---------------------------------------------------------------- documented union
+
+function emptyDocumented(): Documented {
+  return { names: new Map(), patterns: [], additional: [], open: false, declares: false, required: new Set() };
+}
+
+function mergeDocumented(a: Documented | undefined, b: Documented): Documented {
+  if (!a) return b;
+  const names = new Map(a.names);
+  for (const [k, v] of b.names) names.set(k, [...(names.get(k) ?? []), ...v]);
+  return {
+    names,
+    patterns: [...a.patterns, ...b.patterns],
+    additional: [...a.additional, ...b.additional],
+    open: a.open || b.open,
+    declares: a.declares || b.declares,
+    closedAt: a.closedAt ?? b.closedAt,
+    required: new Set([...a.required, ...b.required]),
+  };
+}
+
+function makeRegExp(p: string): RegExp | undefined {
+  try {
+    return new RegExp(p, 'u');
+  } catch {
+    try {
+      return new RegExp(p);
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+/**
+ * Collects what a schema documents about an object: its own properties, patternProperties and
+ * additionalProperties, and those of every allOf branch after `$ref` (case 22: the undocumented check
+ * uses the union of the composition). oneOf/anyOf branches are included only when `alternatives`.
+ */
+function collect(ctx: Ctx, schema: unknown, sp: string, alternatives: boolean, acc: Documented, visited: Set<string>): void {
+  if (!isObj(schema)) return;
+  if (typeof schema.$ref === 'string') {
+    const ref = schema.$ref;
+    if (!visited.has(ref)) {
+      visited.add(ref);
+      let target: unknown;
+      try {
+        target = resolvePointer(ctx.doc, ref);
+      } catch {
+        target = undefined;
+      }
+      collect(ctx, target, ref, true, acc, visited);
+    }
+    if (ctx.dialect !== '3.1') return; // OAS 3.0.3 Reference Object: siblings of $ref are ignored
+  }
+  if (isObj(schema.properties)) {
+    acc.declares = true;
+    for (const [k, v] of Object.entries(schema.properties)) {
+      const list = acc.names.get(k) ?? [];
+      list.push({ schema: v, sp: `${sp}/properties/${escapePointer(k)}` });
+      acc.names.set(k, list);
+    }
+  }
+  if (isObj(schema.patternProperties)) {
+    acc.declares = true;
+    for (const [p, v] of Object.entries(schema.patternProperties)) {
+      const re = makeRegExp(p);
+      if (re) acc.patterns.push({ re, loc: { schema: v, sp: `${sp}/patternProperties/${escapePointer(p)}` } });
+    }
+  }
+  for (const kw of ['additionalProperties', 'unevaluatedProperties']) {
+    const ap = schema[kw];
+    if (ap === false) {
+      acc.declares = true;
+      acc.closedAt ??= `${sp}/${kw}`;
+    } else if (ap === true || isObj(ap)) {
+      acc.open = true;
+      if (isObj(ap) && kw === 'additionalProperties') acc.additional.push({ schema: ap, sp: `${sp}/${kw}` });
+    }
+  }
+  if (Array.isArray(schema.required)) for (const r of schema.required) if (typeof r === 'string') acc.required.add(r);
+  if (Array.isArray(schema.allOf)) schema.allOf.forEach((b, i) => collect(ctx, b, `${sp}/allOf/${i}`, true, acc, visited));
+  if (alternatives) {
+    for (const kw of ['oneOf', 'anyOf']) {
+      const list = schema[kw];
+      if (Array.isArray(list)) list.forEach((b, i) => collect(ctx, b, `${sp}/${kw}/${i}`, true, acc, visited));
+    }
+  }
+}
+
+function documentedOf(ctx: Ctx, schema: unknown, sp: string, alternatives: boolean, extra: Loc[] = []): Documented {
+  const acc = emptyDocumented();
+  const visited = new Set<string>();
+  collect(ctx, schema, sp, alternatives, acc, visited);
+  for (const e of extra) collect(ctx, e.schema, e.sp, true, acc, visited);
+  return acc;
+}
+
+/** Schema path of the first `flag: true` (readOnly / writeOnly) on a property schema, following $ref and allOf. */
+function flagAt(ctx: Ctx, schema: unknown, sp: string, flag: string, depth = 0): string | undefined {
+  if (!isObj(schema) || depth > 16) return undefined;
+  if (schema[flag] === true) return `${sp}/${flag}`;
+  if (typeof schema.$ref === 'string') {
+    try {
+      const hit = flagAt(ctx, resolvePointer(ctx.doc, schema.$ref), schema.$ref, flag, depth + 1);
+      if (hit) return hit;
+    } catch {
+      // an unresolvable $ref is reported by the type walk, not here
+    }
+  }
+  if (Array.isArray(schema.allOf)) {
+    for (let i = 0; i < schema.allOf.length; i++) {
+      const hit = flagAt(ctx, schema.allOf[i], `${sp}/allOf/${i}`, flag, depth + 1);
+      if (hit) return hit;
+    }
+  }
+  return undefined;
+}
+
+function scopedFlag(ctx: Ctx, u: Documented, name: string): string | undefined {
+  const flag = ctx.direction === 'response' ? 'writeOnly' : 'readOnly';
+  for (const loc of u.names.get(name) ?? []) {
+    const hit = flagAt(ctx, loc.schema, loc.sp, flag);
+    if (hit) return hit;
+  }
+  return undefined;
+}
+
+// ---------------------------------------------------------------- the walk
+
+const ANNOTATIONS = new Set(['description', 'summary', 'title', '$comment', 'example', 'examples', 'deprecated', 'default']);
+
+function evalSchema(ctx: Ctx, schema: unknown, sp: string, value: unknown, segs: Seg[], mode: Mode): IF[] {
+  if (schema === true || schema === undefined || schema === null) return [];
+  if (schema === false) {
+    return [mk('wrongType', segs, sp, `is ${jsonType(value)}, but the schema is \`false\` and allows no value here`,
+      { expected: 'nothing (schema false)', actual: jsonType(value) })];
+  }
+  if (!isObj(schema) || segs.length > MAX_INSTANCE_DEPTH) return [];
+  const ref = schema.$ref;
+  if (typeof ref !== 'string') return evalNode(ctx, schema, sp, value, segs, mode, []);
+  const siblings = Object.keys(schema).some((k) => k !== '$ref' && !ANNOTATIONS.has(k));
+  if (ctx.dialect === '3.1' && siblings) {
+    // JSON Schema 2020-12 §8.2.3.1: $ref is an applicator beside its siblings, like one more allOf branch.
+    const fromRef = enterRef(ctx, ref, sp, value, segs, { owner: false, union: mode.union });
+    const rest: Obj = { ...schema };
+    delete rest.$ref;
+    return [...fromRef, ...evalNode(ctx, rest, sp, value, segs, mode, [{ schema: { $ref: ref }, sp }])];
+  }
+  let out = enterRef(ctx, ref, sp, value, segs, mode);
+  if (value === null && ctx.dialect === '3.0' && schema.nullable === true) {
+    out = addHint(out, segs, 'wrongType', ' (`nullable: true` beside `$ref` has no effect in OpenAPI 3.0.3: siblings of $ref are ignored; the document likely omits null here, the API may be right)');
+  }
+  return out;
+}
+
+function enterRef(ctx: Ctx, ref: string, sp: string, value: unknown, segs: Seg[], mode: Mode): IF[] {
+  if (!ref.startsWith('#')) {
+    return [mk('unresolvedRef', segs, sp, `was not checked: \`$ref: ${ref}\` is not a local JSON Pointer (external references must be bundled into the document)`)];
+  }
+  let target: unknown;
+  try {
+    target = resolvePointer(ctx.doc, ref);
+  } catch {
+    return [mk('unresolvedRef', segs, sp, `was not checked: \`$ref: ${ref}\` points nowhere in the document`)];
+  }
+  const key = `${ref}\u0000${JSON.stringify(segs)}`;
+  // Same $ref at the same instance location again: a cycle that makes no progress (A -> B -> A).
+  if (ctx.active.has(key) || ctx.depth > MAX_REF_DEPTH) return [];
+  ctx.active.add(key);
+  ctx.depth++;
+  try {
+    return evalSchema(ctx, target, ref, value, segs, mode);
+  } finally {
+    ctx.active.delete(key);
+    ctx.depth--;
+  }
+}
+
+function typeList(ctx: Ctx, s: Obj): string[] | undefined {
+  const t = s.type;
+  let list: string[];
+  if (typeof t === 'string') list = [t];
+  else if (Array.isArray(t)) list = t.filter((x): x is string => typeof x === 'string');
+  else return undefined;
+  // OAS 3.0.3 Schema Object: nullable adds null to `type` in the same Schema Object only.
+  if (ctx.dialect === '3.0' && s.nullable === true && !list.includes('null')) list = [...list, 'null'];
+  if (ctx.dialect === '2.0' && s['x-nullable'] === true && !list.includes('null')) list = [...list, 'null'];
+  return list;
+}
+
+function evalNode(ctx: Ctx, s: Obj, sp: string, value: unknown, segs: Seg[], mode: Mode, refParts: Loc[]): IF[] {
+  let out: IF[] = [];
+  const push = (f: IF): void => {
+    out.push(f);
+  };
+
+  // type (JSON Schema 2020-12 §6.1.1)
+  const types = typeList(ctx, s);
+  let typeOk = true;
+  if (types && types.length > 0 && !types.some((t) => matchesType(t, value))) {
+    typeOk = false;
+    const expected = orList(types);
+    const actual = jsonType(value);
+    let message = `is ${actual}, expected ${expected}`;
+    if (value === null && s.nullable === true && ctx.dialect === '3.1') {
+      message += ` (\`nullable\` is not an OpenAPI 3.1 keyword; use type: ${JSON.stringify([...types, 'null'])}; the document likely omits null, the API may be right)`;
+    } else if (value === null && s.nullable === true && ctx.dialect === '2.0') {
+      message += ' (Swagger 2.0 has no `nullable`; the vendor extension `x-nullable: true` is the usual spelling; the document likely omits null)';
+    }
+    push(mk('wrongType', segs, `${sp}/type`, message, { expected, actual }));
+  }
+
+  // enum / const: independent assertions (OAS 3.0.3 nullable does not extend enum; 2020-12 §6.1.2-3)
+  if (typeOk && Array.isArray(s.enum) && !s.enum.some((e) => deepEqual(e, value))) {
+    let message = `is ${show(value)}, not one of the allowed values ${show(s.enum)}`;
+    if (value === null) {
+      message = `is null, but the enum ${show(s.enum)} does not list null although the type allows null; ` +
+        'the document probably omits null from the enum (nullable / a null type does not extend enum), so the API may be right';
+    }
+    push(mk('enum', segs, `${sp}/enum`, message, { allowed: s.enum }));
+  }
+  if (typeOk && hasOwn(s, 'const') && !deepEqual(s.const, value)) {
+    push(mk('enum', segs, `${sp}/const`, `is ${show(value)}, but the schema requires the constant ${show(s.const)}`, { allowed: [s.const] }));
+  }
+
+  if (typeof value === 'string') checkString(s, sp, value, segs, push);
+  if (typeof value === 'number') checkNumber(s, sp, value, segs, push);
+  if (Array.isArray(value)) checkArray(ctx, s, sp, value, segs, push);
+
+  let union: Documented | undefined;
+  if (isObj(value)) {
+    union = mode.union ?? mergeDocumented(mode.extra, documentedOf(ctx, s, sp, true, refParts));
+    checkObject(ctx, s, sp, value, segs, union, push);
+  }
+
+  // allOf: every branch applies to the same instance; the undocumented check is the owner's, on the union.
+  const branchMode: Mode = { owner: false, union };
+  if (Array.isArray(s.allOf)) {
+    s.allOf.forEach((b, i) => {
+      out.push(...evalSchema(ctx, b, `${sp}/allOf/${i}`, value, segs, branchMode));
+    });
+  }
+  const hasAlternatives = Array.isArray(s.oneOf) || Array.isArray(s.anyOf);
+  for (const kw of ['oneOf', 'anyOf'] as const) {
+    if (!Array.isArray(s[kw])) continue;
+    const altMode: Mode = mode.owner && isObj(value)
+      ? { owner: true, extra: mergeDocumented(mode.extra, documentedOf(ctx, s, sp, false, refParts)) }
+      : branchMode;
+    out.push(...evalAlternatives(ctx, s, kw, sp, value, segs, altMode));
+  }
+  if (hasOwn(s, 'not')) {
+    const sub = evalSchema(ctx, s.not, `${sp}/not`, value, segs, branchMode);
+    if (!sub.some(fails)) {
+      push(mk('constraint', segs, `${sp}/not`, 'matches the schema under `not`, which it must not match', { keyword: 'not' }));
+    }
+  }
+  if (hasOwn(s, 'if') && (hasOwn(s, 'then') || hasOwn(s, 'else'))) {
+    const cond = evalSchema(ctx, s.if, `${sp}/if`, value, segs, branchMode);
+    const branch = cond.some(fails) ? 'else' : 'then';
+    if (hasOwn(s, branch)) out.push(...evalSchema(ctx, s[branch], `${sp}/${branch}`, value, segs, branchMode));
+  }
+
+  // The owner of this instance location reports undocumented / writeOnly / readOnly fields once.
+  if (mode.owner && union && isObj(value) && !hasAlternatives) {
+    checkDocumented(ctx, sp, value, segs, union, push);
+  }
+  if (value === null && ctx.dialect === '3.0' && s.nullable === true && s.type === undefined) {
+    out = addHint(out, segs, 'wrongType', ' (`nullable: true` only widens `type` in the same Schema Object, OAS 3.0.3; here it has no `type`, so the document likely omits null, the API may be right)');
+  }
+  return out;
+}
+
+function checkString(s: Obj, sp: string, v: string, segs: Seg[], push: (f: IF) => void): void {
+  const len = [...v].length; // code points, JSON Schema 2020-12 §6.3.1
+  if (typeof s.maxLength === 'number' && len > s.maxLength) {
+    push(mk('constraint', segs, `${sp}/maxLength`, `is ${len} characters long, more than maxLength ${s.maxLength}`, { keyword: 'maxLength' }));
+  }
+  if (typeof s.minLength === 'number' && len < s.minLength) {
+    push(mk('constraint', segs, `${sp}/minLength`, `is ${len} characters long, fewer than minLength ${s.minLength}`, { keyword: 'minLength' }));
+  }
+  if (typeof s.pattern === 'string') {
+    const re = makeRegExp(s.pattern);
+    if (re && !re.test(v)) {
+      push(mk('constraint', segs, `${sp}/pattern`, `is ${show(v)}, which does not match the pattern ${show(s.pattern)}`, { keyword: 'pattern' }));
+    }
+  }
+  if (typeof s.format === 'string') {
+    const problem = stringFormatProblem(s.format, v);
+    if (problem) push(mk('format', segs, `${sp}/format`, `is ${show(v)}, not a valid ${s.format} (${problem})`, { keyword: s.format }));
+  }
+}
+
+function validDate(y: number, m: number, d: number): boolean {
+  if (m < 1 || m > 12 || d < 1) return false;
+  const leap = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+  return d <= days[m - 1];
+}
+
+/** Why a string fails a known format, or undefined (also for unknown formats, which are ignored). */
+function stringFormatProblem(format: string, v: string): string | undefined {
+  switch (format) {
+    case 'date-time': {
+      const m = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-](\d{2}):(\d{2}))$/.exec(v);
+      if (!m) return 'RFC 3339 date-time, e.g. 2024-05-01T10:00:00Z';
+      if (!validDate(+m[1], +m[2], +m[3]) || +m[4] > 23 || +m[5] > 59 || +m[6] > 60) return 'RFC 3339 date-time: a field is out of range';
+      if (m[9] !== undefined && (+m[9] > 23 || +m[10] > 59)) return 'RFC 3339 date-time: the offset is out of range';
+      return undefined;
+    }
+    case 'date': {
+      const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v);
+      if (!m) return 'RFC 3339 full-date, e.g. 2024-05-01';
+      return validDate(+m[1], +m[2], +m[3]) ? undefined : 'RFC 3339 full-date: month or day out of range';
+    }
+    case 'email':
+      return /^[^\s@]+@[^\s@]+$/.test(v) ? undefined : 'RFC 5321 mailbox, e.g. user@example.com';
+    case 'uuid':
+      return /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/.test(v) ? undefined : 'RFC 9562 UUID, 8-4-4-4-12 hex digits';
+    case 'uri':
+      return /^[A-Za-z][A-Za-z0-9+.-]*:[^\s]*$/.test(v) ? undefined : 'RFC 3986 absolute URI with a scheme';
+    case 'ipv4':
+      return isIPv4(v) ? undefined : 'dotted-quad IPv4 address';
+    case 'ipv6':
+      return isIPv6(v) ? undefined : 'RFC 4291 IPv6 address';
+    default:
+      return undefined;
+  }
+}
+
+function checkNumber(s: Obj, sp: string, v: number, segs: Seg[], push: (f: IF) => void): void {
+  const c = (keyword: string, message: string): void => {
+    push(mk('constraint', segs, `${sp}/${keyword}`, message, { keyword }));
+  };
+  if (typeof s.minimum === 'number') {
+    if (s.exclusiveMinimum === true) { // OAS 3.0 / draft 4 boolean form
+      if (!(v > s.minimum)) c('exclusiveMinimum', `is ${v}, must be greater than ${s.minimum}`);
+    } else if (v < s.minimum) c('minimum', `is ${v}, less than minimum ${s.minimum}`);
+  }
+  if (typeof s.maximum === 'number') {
+    if (s.exclusiveMaximum === true) {
+      if (!(v < s.maximum)) c('exclusiveMaximum', `is ${v}, must be less than ${s.maximum}`);
+    } else if (v > s.maximum) c('maximum', `is ${v}, more than maximum ${s.maximum}`);
+  }
+  // OAS 3.1 / JSON Schema 2020-12 number form
+  if (typeof s.exclusiveMinimum === 'number' && !(v > s.exclusiveMinimum)) c('exclusiveMinimum', `is ${v}, must be greater than ${s.exclusiveMinimum}`);
+  if (typeof s.exclusiveMaximum === 'number' && !(v < s.exclusiveMaximum)) c('exclusiveMaximum', `is ${v}, must be less than ${s.exclusiveMaximum}`);
+  if (typeof s.multipleOf === 'number' && s.multipleOf > 0) {
+    const q = v / s.multipleOf;
+    const ok = Number.isFinite(q) && Math.abs(q - Math.round(q)) <= 1e-9 * Math.max(1, Math.abs(q));
+    if (!ok) c('multipleOf', `is ${v}, not a multiple of ${s.multipleOf}`);
+  }
+  // int32/int64 are ranges (OAS 3.0.3 Data Types); float/double constrain precision only, not sign (case 24).
+  if (s.format === 'int32' || s.format === 'int64') {
+    const [lo, hi] = s.format === 'int32' ? [-2147483648, 2147483647] : [-9223372036854775808, 9223372036854775807];
+    if (!Number.isInteger(v)) push(mk('format', segs, `${sp}/format`, `is ${v}, not an integer as ${s.format} requires`, { keyword: s.format }));
+    else if (v < lo || v > hi) push(mk('format', segs, `${sp}/format`, `is ${v}, outside the ${s.format} range ${lo}..${hi}`, { keyword: s.format }));
+  }
+}
+
+function checkArray(ctx: Ctx, s: Obj, sp: string, v: unknown[], segs: Seg[], push: (f: IF) => void): void {
+  const c = (keyword: string, message: string): void => {
+    push(mk('constraint', segs, `${sp}/${keyword}`, message, { keyword }));
+  };
+  if (typeof s.maxItems === 'number' && v.length > s.maxItems) c('maxItems', `has ${v.length} items, more than maxItems ${s.maxItems}`);
+  if (typeof s.minItems === 'number' && v.length < s.minItems) c('minItems', `has ${v.length} items, fewer than minItems ${s.minItems}`);
+  if (s.uniqueItems === true) {
+    const seen = new Map<string, number>();
+    for (let i = 0; i < v.length; i++) {
+      const k = canonical(v[i]);
+      const first = seen.get(k);
+      if (first !== undefined) {
+        c('uniqueItems', `has item ${i} equal to item ${first}, but uniqueItems is true`);
+        break;
+      }
+      seen.set(k, i);
+    }
+  }
+  const own: Mode = { owner: true };
+  let start = 0;
+  const tuple = Array.isArray(s.prefixItems) ? { list: s.prefixItems, kw: 'prefixItems' } : Array.isArray(s.items) ? { list: s.items, kw: 'items' } : undefined;
+  if (tuple) {
+    start = tuple.list.length;
+    for (let i = 0; i < Math.min(tuple.list.length, v.length); i++) {
+      for (const f of evalSchema(ctx, tuple.list[i], `${sp}/${tuple.kw}/${i}`, v[i], [...segs, i], own)) push(f);
+    }
+  }
+  const rest = tuple?.kw === 'items' ? s.additionalItems : s.items;
+  const restKw = tuple?.kw === 'items' ? 'additionalItems' : 'items';
+  if (rest === false && v.length > start) {
+    c(restKw, `has ${v.length} items, but the schema allows only ${start}`);
+  } else if (rest !== undefined && !Array.isArray(rest)) {
+    for (let i = start; i < v.length; i++) {
+      for (const f of evalSchema(ctx, rest, `${sp}/${restKw}`, v[i], [...segs, i], own)) push(f);
+    }
+  }
+  if (hasOwn(s, 'contains')) {
+    let n = 0;
+    for (let i = 0; i < v.length; i++) {
+      if (!evalSchema(ctx, s.contains, `${sp}/contains`, v[i], [...segs, i], own).some(fails)) n++;
+    }
+    const min = typeof s.minContains === 'number' ? s.minContains : 1;
+    if (n < min) c(typeof s.minContains === 'number' ? 'minContains' : 'contains', `has ${n} items matching \`contains\`, fewer than ${min}`);
+    if (typeof s.maxContains === 'number' && n > s.maxContains) c('maxContains', `has ${n} items matching \`contains\`, more than maxContains ${s.maxContains}`);
+  }
+}
+
+function checkObject(ctx: Ctx, s: Obj, sp: string, v: Obj, segs: Seg[], union: Documented, push: (f: IF) => void): void {
+  const keys = Object.keys(v);
+  if (Array.isArray(s.required)) {
+    for (const name of s.required) {
+      if (typeof name !== 'string' || hasOwn(v, name)) continue;
+      // OAS 3.0.3 Schema Object readOnly/writeOnly: a required writeOnly property is required in requests only.
+      if (scopedFlag(ctx, union, name)) continue;
+      push(mk('missing', [...segs, name], `${sp}/required`, 'is required but missing'));
+    }
+  }
+  if (isObj(s.dependentRequired)) {
+    for (const [trigger, deps] of Object.entries(s.dependentRequired)) {
+      if (!hasOwn(v, trigger) || !Array.isArray(deps)) continue;
+      for (const d of deps) {
+        if (typeof d === 'string' && !hasOwn(v, d)) {
+          push(mk('missing', [...segs, d], `${sp}/dependentRequired/${escapePointer(trigger)}`, `is required when ${show(trigger)} is present, but missing`));
+        }
+      }
+    }
+  }
+  if (typeof s.maxProperties === 'number' && keys.length > s.maxProperties) {
+    push(mk('constraint', segs, `${sp}/maxProperties`, `has ${keys.length} properties, more than maxProperties ${s.maxProperties}`, { keyword: 'maxProperties' }));
+  }
+  if (typeof s.minProperties === 'number' && keys.length < s.minProperties) {
+    push(mk('constraint', segs, `${sp}/minProperties`, `has ${keys.length} properties, fewer than minProperties ${s.minProperties}`, { keyword: 'minProperties' }));
+  }
+  const props = isObj(s.properties) ? s.properties : undefined;
+  const patterns: { re: RegExp; schema: unknown; sp: string }[] = [];
+  if (isObj(s.patternProperties)) {
+    for (const [p, sch] of Object.entries(s.patternProperties)) {
+      const re = makeRegExp(p);
+      if (re) patterns.push({ re, schema: sch, sp: `${sp}/patternProperties/${escapePointer(p)}` });
+    }
+  }
+  const own: Mode = { owner: true };
+  for (const k of keys) {
+    const child = [...segs, k];
+    let covered = false;
+    if (props && hasOwn(props, k)) {
+      covered = true;
+      for (const f of evalSchema(ctx, props[k], `${sp}/properties/${escapePointer(k)}`, v[k], child, own)) push(f);
+    }
+    for (const p of patterns) {
+      if (!p.re.test(k)) continue;
+      covered = true;
+      for (const f of evalSchema(ctx, p.schema, p.sp, v[k], child, own)) push(f);
+    }
+    // additionalProperties as a schema declares a map: its values are checked, its keys documented (case 26).
+    if (!covered && isObj(s.additionalProperties)) {
+      for (const f of evalSchema(ctx, s.additionalProperties, `${sp}/additionalProperties`, v[k], child, own)) push(f);
+    }
+    if (hasOwn(s, 'propertyNames')) {
+      const bad = evalSchema(ctx, s.propertyNames, `${sp}/propertyNames`, k, child, { owner: false });
+      if (bad.some(fails)) {
+        push(mk('constraint', child, `${sp}/propertyNames`, `has a name ${show(k)} that the propertyNames schema rejects`, { keyword: 'propertyNames' }));
+      }
+    }
+  }
+  if (isObj(s.dependentSchemas)) {
+    for (const [trigger, dep] of Object.entries(s.dependentSchemas)) {
+      if (!hasOwn(v, trigger)) continue;
+      for (const f of evalSchema(ctx, dep, `${sp}/dependentSchemas/${escapePointer(trigger)}`, v, segs, { owner: false, union })) push(f);
+    }
+  }
+}
+
+function checkDocumented(ctx: Ctx, sp: string, v: Obj, segs: Seg[], u: Documented, push: (f: IF) => void): void {
+  for (const k of Object.keys(v)) {
+    const child = [...segs, k];
+    if (u.names.has(k)) {
+      const hit = scopedFlag(ctx, u, k);
+      if (hit && ctx.direction === 'response') {
+        push(mk('writeOnly', child, hit, 'is writeOnly but appears in a response: a write-only value (such as a password) is leaking'));
+      } else if (hit) {
+        push(mk('readOnly', child, hit, 'is readOnly but is sent in a request; the server should ignore or reject it'));
+      }
+      continue;
+    }
+    if (!u.declares || u.open || u.patterns.some((p) => p.re.test(k))) continue;
+    push(mk('undocumented', child, u.closedAt ?? `${sp}/properties`, u.closedAt
+      ? 'is present but not documented, and the schema closes the object with additionalProperties: false'
+      : 'is present but not documented in the schema'));
+  }
+}
+
+function evalAlternatives(ctx: Ctx, s: Obj, kw: 'oneOf' | 'anyOf', sp: string, value: unknown, segs: Seg[], mode: Mode): IF[] {
+  const branches = s[kw] as unknown[];
+  const label = (i: number): string => {
+    const b = branches[i];
+    return isObj(b) && typeof b.$ref === 'string' ? b.$ref : `${sp}/${kw}/${i}`;
+  };
+  // OAS 3.0.3 Discriminator Object: the property value picks the branch through mapping, or the schema name.
+  const disc = s.discriminator;
+  if (isObj(disc) && typeof disc.propertyName === 'string' && isObj(value) && typeof value[disc.propertyName] === 'string') {
+    const dv = value[disc.propertyName] as string;
+    const mapped = isObj(disc.mapping) && typeof disc.mapping[dv] === 'string' ? disc.mapping[dv] as string : undefined;
+    const idx = branches.findIndex((b) => {
+      if (!isObj(b) || typeof b.$ref !== 'string') return false;
+      if (mapped === undefined) return b.$ref.endsWith(`/${escapePointer(dv)}`);
+      return mapped.includes('/') ? b.$ref === mapped : b.$ref.endsWith(`/${mapped}`);
+    });
+    if (idx >= 0) {
+      const suffix = ` (${kw} branch chosen by discriminator ${disc.propertyName}=${JSON.stringify(dv)}: ${label(idx)})`;
+      return evalSchema(ctx, branches[idx], `${sp}/${kw}/${idx}`, value, segs, mode).map((f) => ({ ...f, message: f.message + suffix }));
+    }
+  }
+  const results = branches.map((b, i) => evalSchema(ctx, b, `${sp}/${kw}/${i}`, value, segs, mode));
+  if (results.length === 0 || results.some((r) => r.length === 0)) return [];
+  // Closest: fewest error findings, then fewest failed assertions, then fewest findings; first on a tie.
+  const rank = (r: IF[]): number[] => [r.filter((f) => f.severity === 'error').length, r.filter(fails).length, r.length];
+  let best = 0;
+  for (let i = 1; i < results.length; i++) {
+    const a = rank(results[i]);
+    const b = rank(results[best]);
+    const d = a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
+    if (d < 0) best = i;
+  }
+  const suffix = ` (closest of ${branches.length} ${kw} branches: ${label(best)})`;
+  return results[best].map((f) => ({ ...f, message: f.message + suffix }));
+}
+
+function makeCtx(doc: unknown, direction: Direction | undefined): Ctx {
+  if (!isObj(doc)) throw new TypeError(`Expected \`doc\` to be a parsed OpenAPI document object, got ${jsonType(doc)}`);
+  return { doc, dialect: dialectOf(doc), direction: direction ?? 'response', active: new Set(), depth: 0 };
+}
+
+/**
+ * Validates a value against a schema of the document and lists what is wrong.
+ *
+ * Dialect from the document: `openapi: 3.1.x` reads schemas as JSON Schema 2020-12 (type arrays, `const`,
+ * `$ref` siblings apply, no `nullable`); `3.0.x` as the OAS 3.0.3 Schema Object (`nullable` widens `type` in
+ * the same object only, `$ref` siblings ignored); `swagger: 2.0` likewise with `x-nullable`. A document with
+ * neither (e.g. `{}`) reads as 2020-12.
+ *
+ * Severities (the `SEVERITY` table): missing, wrongType, enum, undocumentedStatus = error; undocumented,
+ * writeOnly (in a response), readOnly (in a request), constraint, unresolvedRef = warning; format = info.
+ *
+ * Composition: allOf branches all apply, and a field declared in ANY branch is documented (the union).
+ * oneOf/anyOf: if some branch yields no finding, none are reported; otherwise the findings of the closest
+ * branch (fewest error findings, then fewest failed assertions, then fewest findings; or the branch a
+ * discriminator's propertyName + mapping picks), each message naming it, e.g. `(closest of 3 oneOf
+ * branches: #/components/schemas/Cat)`. oneOf is not checked for "more than one branch matches".
+ * not / if / contains / propertyNames judge a subschema as matching when it has no failed assertion
+ * (missing, wrongType, enum, constraint, or an undocumented key under additionalProperties: false).
+ *
+ * @param schema A Schema Object, `{$ref}`, or a boolean schema.
+ * @param value The parsed JSON value to check.
+ * @param options `direction` (default 'response') scopes readOnly/writeOnly (OAS 3.0.3 Schema Object);
+ *   `at` is the schema path of `schema` (default `#`), the prefix of every finding's `schemaPath`.
+ * @returns Findings sorted by instance path (parents first, indexes numerically), then kind; `[]` when valid.
+ *   Never throws on data; a `$ref` cycle without progress is cut, a remote or dangling `$ref` is a finding;
+ *   values nested deeper than 256 levels are not checked (stack safety).
+ * @throws TypeError when `doc` is not an object (unusable input).
+ */
+export function check(doc: unknown, schema: unknown, value: unknown, options?: CheckOptions): Finding[] {
+  const ctx = makeCtx(doc, options?.direction);
+  return finish(evalSchema(ctx, schema, options?.at ?? '#', value, [], { owner: true }));
+}
+
+// ---------------------------------------------------------------- operations, responses, media types
+
+type OpInfo = { op: Obj; opPath: string; item: Obj; itemPath: string };
+
+function follow(doc: Obj, node: unknown, path: string): { node: unknown; path: string; error?: string } {
+  for (let i = 0; i < 32 && isObj(node) && typeof node.$ref === 'string'; i++) {
+    const ref = node.$ref;
+    try {
+      node = resolvePointer(doc, ref);
+      path = ref;
+    } catch (e) {
+      return { node: undefined, path, error: (e as Error).message };
+    }
+  }
+  return { node, path };
+}
+
+function findOp(doc: Obj, method: string, pathTemplate: string): OpInfo | undefined {
+  if (!isObj(doc.paths)) return undefined;
+  const p = doc.paths[pathTemplate];
+  if (p === undefined || !hasOwn(doc.paths, pathTemplate)) return undefined;
+  const itemF = follow(doc, p, `#/paths/${escapePointer(pathTemplate)}`);
+  if (!isObj(itemF.node)) return undefined;
+  const m = method.toLowerCase();
+  const op = itemF.node[m];
+  if (!isObj(op)) return undefined;
+  return { op, opPath: `${itemF.path}/${m}`, item: itemF.node, itemPath: itemF.path };
+}
+
+function statusKeys(status: number): string[] {
+  const c = String(Math.trunc(status / 100));
+  return [String(status), `${c}XX`, `${c}xx`, 'default'];
+}
+
+type ResponseEntry = { statusKey: string; response: unknown; path: string; error?: string };
+
+function findResponse(doc: Obj, info: OpInfo, status: number): ResponseEntry | undefined {
+  const responses = info.op.responses;
+  if (!isObj(responses)) return undefined;
+  for (const key of statusKeys(status)) {
+    if (!hasOwn(responses, key)) continue;
+    const f = follow(doc, responses[key], `${info.opPath}/responses/${escapePointer(key)}`);
+    return { statusKey: key, response: f.node, path: f.path, error: f.error };
+  }
+  return undefined;
+}
+
+function essence(mediaType: string): string {
+  return mediaType.split(';')[0].trim().toLowerCase();
+}
+
+/**
+ * Picks a content key for a response's Content-Type (RFC 9110 §8.3.1: type and subtype compare
+ * case-insensitively, parameters such as charset carry no meaning for JSON): the exact key first,
+ * then keys with the same essence (one that declares a schema preferred), then `type/*`, then
+ * `application/json` for any `+json` type, then `*\/*`.
+ */
+function pickMedia(content: Obj, contentType: string | undefined): string | undefined {
+  const keys = Object.keys(content);
+  const hasSchema = (k: string): boolean => isObj(content[k]) && (content[k] as Obj).schema !== undefined;
+  const byEssence = (e: string): string | undefined => {
+    const same = keys.filter((k) => essence(k) === e);
+    return same.find(hasSchema) ?? same[0];
+  };
+  const normalized = (t: string): string => t.toLowerCase().replace(/\s+/g, '');
+  if (contentType !== undefined && contentType.trim() !== '') {
+    const want = essence(contentType);
+    const exact = keys.find((k) => normalized(k) === normalized(contentType) && hasSchema(k));
+    const jsonFallback = /^application\/[^/]+\+json$/.test(want) ? byEssence('application/json') : undefined;
+    return exact ?? byEssence(want) ?? byEssence(`${want.split('/')[0]}/*`) ?? jsonFallback ?? byEssence('*/*');
+  }
+  return byEssence('application/json') ?? keys.find((k) => /^application\/[^/]+\+json$/.test(essence(k))) ?? byEssence('*/*');
+}
+
+type Located = { target?: ResponseTarget; reason?: string; finding?: Finding };
+
+function locateInContainer(doc: Obj, container: Obj, containerPath: string, key: string, contentType: string | undefined, what: string): Located {
+  if (dialectOf(doc) === '2.0') {
+    if (container.schema === undefined) return { reason: `${what} declares no schema, so there is nothing to check the body against.` };
+    return { target: { schema: container.schema, schemaPath: `${containerPath}/schema`, statusKey: key } };
+  }
+  const content = container.content;
+  if (!isObj(content) || Object.keys(content).length === 0) {
+    return { reason: `${what} declares no content, so there is no body schema to check against.` };
+  }
+  const mediaKey = pickMedia(content, contentType);
+  const listed = Object.keys(content).join(', ');
+  if (mediaKey === undefined) {
+    return {
+      reason: contentType
+        ? `Content-Type ${contentType} is not documented for ${what} (documented: ${listed}); the body was not checked.`
+        : `${what} documents no JSON media type (documented: ${listed}); the body was not checked.`,
+    };
+  }
+  const media = content[mediaKey];
+  if (!isObj(media) || media.schema === undefined) {
+    return { reason: `${what} declares ${mediaKey} without a schema, so there is nothing to check the body against.` };
+  }
+  return { target: { schema: media.schema, schemaPath: `${containerPath}/content/${escapePointer(mediaKey)}/schema`, statusKey: key, mediaType: mediaKey } };
+}
+
+function locateResponse(doc: Obj, method: string, pathTemplate: string, status: number, contentType: string | undefined): Located {
+  const M = method.toUpperCase();
+  const info = findOp(doc, method, pathTemplate);
+  if (!info) return { reason: `The document has no operation ${M} ${pathTemplate}.` };
+  const entry = findResponse(doc, info, status);
+  if (!entry) {
+    const c = String(Math.trunc(status / 100));
+    const message = `status ${status} is not documented for ${M} ${pathTemplate}: responses has no '${status}', '${c}XX' or 'default' entry`;
+    return {
+      reason: `Status ${status} is not documented for ${M} ${pathTemplate}, so the body was not checked.`,
+      finding: { kind: 'undocumentedStatus', severity: SEVERITY.undocumentedStatus, path: '$', schemaPath: `${info.opPath}/responses`, message },
+    };
+  }
+  if (entry.error || !isObj(entry.response)) {
+    const message = `was not checked: the '${entry.statusKey}' response could not be resolved (${entry.error ?? 'not an object'})`;
+    return {
+      reason: `The '${entry.statusKey}' response of ${M} ${pathTemplate} could not be resolved.`,
+      finding: { kind: 'unresolvedRef', severity: SEVERITY.unresolvedRef, path: '$', schemaPath: entry.path, message },
+    };
+  }
+  return locateInContainer(doc, entry.response, entry.path, entry.statusKey, contentType, `the '${entry.statusKey}' response of ${M} ${pathTemplate}`);
+}
+
+/**
+ * Finds the schema of the response an operation documents for a status (OAS 3.0.3 / 3.1.0 Responses
+ * Object): the exact code, then the range `NXX` (also `Nxx`), then `default`. Response `$ref`s are followed
+ * (`#/components/responses/...`, `#/responses/...`). For 3.x the content entry is picked by media-type
+ * essence (type/subtype, case-insensitive, parameters ignored; RFC 9110 §8.3.1): with `contentType`
+ * exact, then `type/*`, then `*\/*`; without it `application/json`, then any `application/*+json`, then
+ * `*\/*`. Swagger 2.0: `responses[code].schema`.
+ * @param method HTTP method, any case. @param pathTemplate The Paths Object key, e.g. `/meters/{id}`.
+ * @param status HTTP status code. @param contentType The response Content-Type header, if any.
+ * @returns The schema and its JSON Pointer, or `undefined` when there is no such operation, no entry covers
+ *   the status, no content entry matches, or the entry has no schema. Never throws on a usable document.
+ * @throws TypeError when `doc` is not an object.
+ */
+export function schemaFor(doc: unknown, method: string, pathTemplate: string, status: number, contentType?: string): ResponseTarget | undefined {
+  makeCtx(doc, 'response');
+  return locateResponse(doc as Obj, method, pathTemplate, status, contentType).target;
+}
+
+/**
+ * Checks a response against the document: finds its schema with `schemaFor` and runs `check` with
+ * direction 'response' (a writeOnly field present is a finding; a required writeOnly field is not required).
+ * @param response `status`, the Content-Type header if any, and the parsed body (`undefined`: no body).
+ * @returns `validated: false` with an agent-facing `reason` when there is nothing to check against (no such
+ *   operation, undocumented status, no matching media type, no schema, no body); an undocumented status also
+ *   yields one `undocumentedStatus` finding at `$`. Never throws on data.
+ * @throws TypeError when `doc` is not an object.
+ */
+export function checkResponse(doc: unknown, method: string, pathTemplate: string,
+  response: { status: number; contentType?: string; body: unknown }): ResponseCheck {
+  makeCtx(doc, 'response');
+  const loc = locateResponse(doc as Obj, method, pathTemplate, response.status, response.contentType);
+  return finishCheck(doc, loc, response.body, 'response');
+}
+
+function finishCheck(doc: unknown, loc: Located, body: unknown, direction: Direction): ResponseCheck {
+  if (!loc.target) return { validated: false, reason: loc.reason, findings: loc.finding ? [loc.finding] : [] };
+  if (body === undefined) {
+    return { validated: false, reason: 'There is no body to check (empty, or not parsed as JSON).', target: loc.target, findings: [] };
+  }
+  return { validated: true, target: loc.target, findings: check(doc, loc.target.schema, body, { direction, at: loc.target.schemaPath }) };
+}
+
+/**
+ * Checks a request body against the operation's requestBody (OAS 3.x, `$ref` to
+ * `#/components/requestBodies/...` followed; media type picked as in `schemaFor`) or its `in: body`
+ * parameter (Swagger 2.0), with direction 'request' (a readOnly field sent is a finding; a required
+ * readOnly field is not required). The target's `statusKey` is `'requestBody'`.
+ * @returns As `checkResponse`; `validated: false` with a reason when the operation declares no body schema.
+ * @throws TypeError when `doc` is not an object.
+ */
+export function checkRequestBody(doc: unknown, method: string, pathTemplate: string, body: unknown, contentType?: string): ResponseCheck {
+  const ctx = makeCtx(doc, 'request');
+  const M = method.toUpperCase();
+  const info = findOp(ctx.doc, method, pathTemplate);
+  if (!info) return { validated: false, reason: `The document has no operation ${M} ${pathTemplate}.`, findings: [] };
+  const what = `the request body of ${M} ${pathTemplate}`;
+  if (ctx.dialect === '2.0') {
+    const params: { p: unknown; path: string }[] = [];
+    if (Array.isArray(info.item.parameters)) info.item.parameters.forEach((p, i) => params.push({ p, path: `${info.itemPath}/parameters/${i}` }));
+    if (Array.isArray(info.op.parameters)) info.op.parameters.forEach((p, i) => params.push({ p, path: `${info.opPath}/parameters/${i}` }));
+    for (const { p, path } of params) {
+      const f = follow(ctx.doc, p, path);
+      if (isObj(f.node) && f.node.in === 'body') {
+        return finishCheck(doc, locateInContainer(ctx.doc, f.node, f.path, 'requestBody', contentType, what), body, 'request');
+      }
+    }
+    return { validated: false, reason: `${M} ${pathTemplate} declares no body parameter.`, findings: [] };
+  }
+  if (info.op.requestBody === undefined) return { validated: false, reason: `${M} ${pathTemplate} declares no requestBody.`, findings: [] };
+  const f = follow(ctx.doc, info.op.requestBody, `${info.opPath}/requestBody`);
+  if (!isObj(f.node)) {
+    return {
+      validated: false, reason: `The requestBody of ${M} ${pathTemplate} could not be resolved.`,
+      findings: [{ kind: 'unresolvedRef', severity: SEVERITY.unresolvedRef, path: '$', schemaPath: f.path, message: `was not checked: the requestBody could not be resolved (${f.error ?? 'not an object'})` }],
+    };
+  }
+  return finishCheck(doc, locateInContainer(ctx.doc, f.node, f.path, 'requestBody', contentType, what), body, 'request');
+}
+
+// ---------------------------------------------------------------- across probes
+
+function pathStep(base: string, key: string | '[]'): string {
+  if (key === '[]') return `${base}[]`;
+  return instancePath([key]).replace(/^\$/, base);
+}
+
+function itemsOf(ctx: Ctx, schema: unknown, depth = 0): { schema: unknown; sp?: string } | undefined {
+  if (!isObj(schema) || depth > 16) return undefined;
+  if (typeof schema.$ref === 'string') {
+    try {
+      const hit = itemsOf(ctx, resolvePointer(ctx.doc, schema.$ref), depth + 1);
+      if (hit) return hit;
+    } catch {
+      return undefined;
+    }
+  }
+  if (schema.items !== undefined && !Array.isArray(schema.items)) return { schema: schema.items };
+  for (const kw of ['allOf', 'oneOf', 'anyOf']) {
+    const list = schema[kw];
+    if (!Array.isArray(list)) continue;
+    for (const b of list) {
+      const hit = itemsOf(ctx, b, depth + 1);
+      if (hit) return hit;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Counts how often each field appears across several bodies of ONE operation.
+ * @param schema The body schema (may be `{$ref}`), or `undefined` to count fields only.
+ * @param bodies Parsed bodies, one per probe.
+ * @param options `direction` scopes `required` as in `check` (a required writeOnly field is not required in
+ *   a response).
+ * @returns One row per field seen in any body or declared in the schema (also nested object fields, and
+ *   fields of array elements as `$.items[].name`, counted per element); `of` is how many times the parent
+ *   object was seen; `documented` means a property, patternProperties or additionalProperties covers it;
+ *   `text` reads `present in 2 of 3`. Sorted by path. Never throws on data.
+ * @throws TypeError when `doc` is not an object.
+ */
+export function fieldPresence(doc: unknown, schema: unknown, bodies: unknown[], options?: CheckOptions): FieldPresence[] {
+  const ctx = makeCtx(doc, options?.direction);
+  const rows = new Map<string, { parent: string; documented: boolean; required: boolean; present: number }>();
+  const parents = new Map<string, number>();
+  const row = (path: string, parent: string) => {
+    let r = rows.get(path);
+    if (!r) {
+      r = { parent, documented: false, required: false, present: 0 };
+      rows.set(path, r);
+    }
+    return r;
+  };
+  // Declared fields, without unrolling recursive schemas: a schema already being declared above stops the walk.
+  const declaring = new Set<unknown>();
+  const declare = (schemaNode: unknown, sp: string, P: string, depth: number): void => {
+    const resolved = follow(ctx.doc, schemaNode, sp).node;
+    if (depth > 16 || resolved === undefined || declaring.has(resolved)) return;
+    declaring.add(resolved);
+    const u = documentedOf(ctx, schemaNode, sp, true);
+    for (const [name, locs] of u.names) {
+      const F = pathStep(P, name);
+      const r = row(F, P);
+      r.documented = true;
+      if (u.required.has(name) && !scopedFlag(ctx, u, name)) r.required = true;
+      declare(locs[0].schema, locs[0].sp, F, depth + 1);
+    }
+    const items = itemsOf(ctx, schemaNode);
+    if (items) declare(items.schema, '#', `${P}[]`, depth + 1);
+    declaring.delete(resolved);
+  };
+  const walk = (value: unknown, schemaNode: unknown, P: string, depth: number): void => {
+    if (depth > 64) return;
+    if (Array.isArray(value)) {
+      const items = schemaNode === undefined ? undefined : itemsOf(ctx, schemaNode);
+      for (const el of value) walk(el, items?.schema, `${P}[]`, depth + 1);
+      return;
+    }
+    if (!isObj(value)) return;
+    parents.set(P, (parents.get(P) ?? 0) + 1);
+    const u = schemaNode === undefined ? undefined : documentedOf(ctx, schemaNode, '#', true);
+    for (const k of Object.keys(value)) {
+      const F = pathStep(P, k);
+      const r = row(F, P);
+      r.present++;
+      let child: unknown;
+      if (u) {
+        const locs = u.names.get(k);
+        const pat = u.patterns.find((p) => p.re.test(k));
+        if (locs || pat || u.open) r.documented = true;
+        if (u.required.has(k) && !scopedFlag(ctx, u, k)) r.required = true;
+        child = locs?.[0].schema ?? pat?.loc.schema ?? u.additional[0]?.schema;
+      }
+      walk(value[k], child, F, depth + 1);
+    }
+  };
+  if (schema !== undefined) declare(schema, options?.at ?? '#', '$', 0);
+  for (const b of bodies) walk(b, schema, '$', 0);
+  return [...rows].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([path, r]) => {
+    const of = parents.get(r.parent) ?? 0;
+    return { path, required: r.required, documented: r.documented, present: r.present, of, text: `present in ${r.present} of ${of}` };
+  });
+}
+
+function mergeShapes(a: Obj, b: Obj): Obj {
+  const ta = Array.isArray(a.type) ? a.type as string[] : [a.type as string];
+  const tb = Array.isArray(b.type) ? b.type as string[] : [b.type as string];
+  let types = [...ta];
+  for (const t of tb) if (!types.includes(t)) types.push(t);
+  if (types.includes('number')) types = types.filter((t) => t !== 'integer'); // an integer is a number
+  const out: Obj = { type: types.length === 1 ? types[0] : types };
+  if (isObj(a.properties) || isObj(b.properties)) {
+    const pa = isObj(a.properties) ? a.properties : undefined;
+    const pb = isObj(b.properties) ? b.properties : undefined;
+    const props: Obj = {};
+    for (const k of new Set([...Object.keys(pa ?? {}), ...Object.keys(pb ?? {})])) {
+      const x = pa?.[k];
+      const y = pb?.[k];
+      props[k] = isObj(x) && isObj(y) ? mergeShapes(x, y) : (x ?? y);
+    }
+    out.properties = props;
+    // a key is required only if every object seen had it; a side that was not an object does not vote
+    const ra = pa ? new Set(a.required as string[]) : undefined;
+    const rb = pb ? new Set(b.required as string[]) : undefined;
+    out.required = Object.keys(props).filter((k) => (ra ? ra.has(k) : true) && (rb ? rb.has(k) : true));
+    out.additionalProperties = false;
+  }
+  if (isObj(a.items) || isObj(b.items)) {
+    out.items = isObj(a.items) && isObj(b.items) ? mergeShapes(a.items, b.items) : (a.items ?? b.items);
+  }
+  return out;
+}
+
+/**
+ * The JSON Schema a naive client would write from ONE example body: every field seen is required, types
+ * as seen (`null` gives type 'null', integral numbers 'integer'), objects closed with
+ * `additionalProperties: false`, array `items` from the first element merged with the others (types
+ * united, a field required only if every element had it). An empty array gets no `items`.
+ * Check another body with `check({}, inferShape(first), other)` to see what that client gets wrong.
+ * @returns A JSON Schema 2020-12 object. Never throws on JSON data.
+ */
+export function inferShape(body: unknown): unknown {
+  return shapeOf(body, 0);
+}
+
+function shapeOf(v: unknown, depth: number): Obj {
+  if (depth > 256) return {};
+  if (Array.isArray(v)) {
+    const out: Obj = { type: 'array' };
+    if (v.length > 0) out.items = v.slice(1).reduce<Obj>((acc, el) => mergeShapes(acc, shapeOf(el, depth + 1)), shapeOf(v[0], depth + 1));
+    return out;
+  }
+  if (isObj(v)) {
+    const properties: Obj = {};
+    for (const k of Object.keys(v)) properties[k] = shapeOf(v[k], depth + 1);
+    return { type: 'object', properties, required: Object.keys(v), additionalProperties: false };
+  }
+  return { type: jsonType(v) };
+}
+
+/**
+ * Compares a recorded fixture with a live body, field by field.
+ * @returns `onlyLive` / `onlyFixture`: instance paths of fields or array elements present on one side only
+ *   (the topmost such path, not its descendants); `changed`: paths where both have a value but it differs
+ *   (a primitive, or a change of JSON type), with both values. Each list sorted by instance path. Never throws.
+ */
+export function compareWithFixture(fixture: unknown, live: unknown): FixtureDiff {
+  const onlyLive: Seg[][] = [];
+  const onlyFixture: Seg[][] = [];
+  const changed: { segs: Seg[]; fixture: unknown; live: unknown }[] = [];
+  const walk = (f: unknown, l: unknown, segs: Seg[], depth: number): void => {
+    if (isObj(f) && isObj(l) && depth < 256) {
+      for (const k of Object.keys(f)) {
+        if (!hasOwn(l, k)) onlyFixture.push([...segs, k]);
+        else walk(f[k], l[k], [...segs, k], depth + 1);
+      }
+      for (const k of Object.keys(l)) if (!hasOwn(f, k)) onlyLive.push([...segs, k]);
+    } else if (Array.isArray(f) && Array.isArray(l) && depth < 256) {
+      for (let i = 0; i < Math.max(f.length, l.length); i++) {
+        if (i >= l.length) onlyFixture.push([...segs, i]);
+        else if (i >= f.length) onlyLive.push([...segs, i]);
+        else walk(f[i], l[i], [...segs, i], depth + 1);
+      }
+    } else if (!deepEqual(f, l)) {
+      changed.push({ segs, fixture: f, live: l });
+    }
+  };
+  walk(fixture, live, [], 0);
+  const paths = (list: Seg[][]): string[] => list.sort(compareSegs).map(instancePath);
+  return {
+    onlyLive: paths(onlyLive),
+    onlyFixture: paths(onlyFixture),
+    changed: changed.sort((a, b) => compareSegs(a.segs, b.segs)).map((c) => ({ path: instancePath(c.segs), fixture: c.fixture, live: c.live })),
+  };
+}
