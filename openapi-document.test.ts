@@ -1,0 +1,706 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  DocumentError,
+  checkPathParams,
+  createDocumentSource,
+  indexOperations,
+  loadDocument,
+  matchOperation,
+  parseDocumentText,
+} from './openapi-document.ts';
+import type { LoadedDocument, PathMatch } from './openapi-document.ts';
+
+const ROOT = import.meta.dirname;
+const DOCS = join(ROOT, 'fixtures', 'documents');
+const CASES = join(ROOT, 'fixtures', 'cases');
+const OAS_EXAMPLES = join(ROOT, 'node_modules', '@readme', 'oas-examples');
+const GITHUB = join(ROOT, 'node_modules', '@octokit', 'openapi', 'generated', 'api.github.com.json');
+
+let scratch = '';
+before(async () => {
+  scratch = await mkdtemp(join(tmpdir(), 'openapi-document-test-'));
+});
+after(async () => {
+  await rm(scratch, { recursive: true, force: true });
+});
+
+let counter = 0;
+async function writeScratch(name: string, content: string): Promise<string> {
+  const dir = join(scratch, String(counter++));
+  await mkdir(dir, { recursive: true });
+  const file = join(dir, name);
+  await writeFile(file, content);
+  return file;
+}
+
+async function loadObject(doc: unknown): Promise<LoadedDocument> {
+  return loadDocument(await writeScratch('openapi.json', JSON.stringify(doc)));
+}
+
+/** Resolves with the DocumentError a promise rejects with (fails when it resolves). */
+async function documentError(promise: Promise<unknown>): Promise<DocumentError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof DocumentError, `expected DocumentError, got ${String(error)}`);
+    return error;
+  }
+  assert.fail('expected a DocumentError');
+}
+
+function summary(match: PathMatch): { operation: string | null; params?: Record<string, string>; note?: string } {
+  if (!match.operation) return { operation: null };
+  const out: { operation: string; params: Record<string, string>; note?: string } = {
+    operation: `${match.operation.method} ${match.operation.pathTemplate}`,
+    params: match.params,
+  };
+  if (match.note !== undefined) out.note = match.note;
+  return out;
+}
+
+function allRefs(root: unknown): string[] {
+  const refs: string[] = [];
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (node === null || typeof node !== 'object') continue;
+    for (const [key, value] of Object.entries(node)) {
+      if (key === '$ref' && typeof value === 'string') refs.push(value);
+      else stack.push(value);
+    }
+  }
+  return refs.sort();
+}
+
+describe('DocumentError', () => {
+  test('names the file, the pointer and the reason in its message', () => {
+    const error = new DocumentError('api.json', '#/paths', 'broken');
+    assert.deepEqual(
+      { name: error.name, file: error.file, pointer: error.pointer, reason: error.reason, message: error.message },
+      { name: 'DocumentError', file: 'api.json', pointer: '#/paths', reason: 'broken', message: 'Cannot load OpenAPI document api.json at #/paths: broken' },
+    );
+  });
+});
+
+describe('parseDocumentText', () => {
+  test('parses YAML content that is not JSON even without a YAML extension', async () => {
+    assert.deepEqual(await parseDocumentText('openapi: 3.0.3\ninfo: {title: t, version: "1"}\n', 'doc.txt'), {
+      openapi: '3.0.3',
+      info: { title: 't', version: '1' },
+    });
+  });
+
+  test('tells how to get YAML support when the yaml package cannot be imported', async () => {
+    const error = await documentError(
+      parseDocumentText('openapi: 3.0.3\n', 'api.yaml', () => Promise.reject(new Error("Cannot find package 'yaml'"))),
+    );
+    assert.deepEqual([error.file, error.pointer, error.reason], [
+      'api.yaml',
+      '#',
+      'install the optional `yaml` package beside the server (`npm install yaml`) or convert the document to JSON',
+    ]);
+  });
+
+  test('rejects invalid JSON in a .json file', async () => {
+    const error = await documentError(parseDocumentText('{"openapi": ', 'api.json'));
+    assert.deepEqual([error.file, error.pointer, error.reason.startsWith('invalid JSON: ')], ['api.json', '#', true]);
+  });
+
+  test('rejects invalid YAML', async () => {
+    const error = await documentError(parseDocumentText('a: b\na: c\n', 'api.yaml'));
+    assert.deepEqual([error.file, error.pointer, error.reason.startsWith('invalid YAML: ')], ['api.yaml', '#', true]);
+  });
+});
+
+describe('loadDocument from files', () => {
+  test('loads Swagger 2.0 JSON natively (definitions, in: body, produces, basePath)', async () => {
+    const doc = await loadDocument(join(OAS_EXAMPLES, '2.0', 'json', 'petstore.json'));
+    assert.deepEqual(
+      [doc.version, doc.title, doc.infoVersion, doc.basePaths, doc.operations.length, doc.problems],
+      ['2.0', 'Swagger Petstore', '1.0.0', ['/v2'], 20, []],
+    );
+    const addPet = doc.operations.find((o) => o.operationId === 'addPet');
+    assert.deepEqual(addPet?.requestBody, {
+      content: {
+        'application/json': { schema: { $ref: '#/definitions/Pet' } },
+        'application/xml': { schema: { $ref: '#/definitions/Pet' } },
+      },
+      description: 'Pet object that needs to be added to the store',
+      required: true,
+    });
+    const getPet = doc.operations.find((o) => o.operationId === 'getPetById');
+    assert.deepEqual(getPet?.parameters, [
+      {
+        name: 'petId',
+        in: 'path',
+        required: true,
+        pointer: '#/paths/~1pet~1{petId}/get/parameters/0',
+        schema: { type: 'integer', format: 'int64' },
+        description: 'ID of pet to return',
+      },
+    ]);
+    assert.deepEqual(getPet?.responses['200'], {
+      description: 'successful operation',
+      schema: { $ref: '#/definitions/Pet' },
+      content: {
+        'application/xml': { schema: { $ref: '#/definitions/Pet' } },
+        'application/json': { schema: { $ref: '#/definitions/Pet' } },
+      },
+    });
+    assert.deepEqual(summary(matchOperation(doc, 'GET', '/v2/pet/42')), {
+      operation: 'GET /pet/{petId}',
+      params: { petId: '42' },
+      note: 'base path /v2 stripped',
+    });
+  });
+
+  test('loads an OpenAPI 3.1 YAML document', async () => {
+    const doc = await loadDocument(join(OAS_EXAMPLES, '3.1', 'yaml', 'train-travel.yaml'));
+    assert.deepEqual(
+      [doc.version, doc.title, doc.infoVersion, doc.basePaths, doc.problems],
+      ['3.1', 'Train Travel API', '1.0.0', [], []],
+    );
+    assert.deepEqual(doc.operations.map((o) => `${o.method} ${o.pathTemplate} ${o.operationId}`), [
+      'GET /stations get-stations',
+      'GET /trips get-trips',
+      'GET /bookings get-bookings',
+      'POST /bookings create-booking',
+      'GET /bookings/{bookingId} get-booking',
+      'DELETE /bookings/{bookingId} delete-booking',
+      'POST /bookings/{bookingId}/payment create-booking-payment',
+    ]);
+  });
+
+  test('loads a Swagger 2.0 YAML document', async () => {
+    const doc = await loadDocument(join(OAS_EXAMPLES, '2.0', 'yaml', 'petstore.yaml'));
+    assert.deepEqual([doc.version, doc.title, doc.basePaths, doc.operations.length], ['2.0', 'Swagger Petstore', ['/v2'], 20]);
+  });
+
+  test('substitutes server variable defaults into base paths', async () => {
+    const doc = await loadDocument(join(OAS_EXAMPLES, '3.0', 'yaml', 'server-variables.yaml'));
+    assert.deepEqual([doc.version, doc.basePaths], ['3.0', ['/v2', '/v1']]);
+  });
+
+  test('rejects a missing file', async () => {
+    const file = join(DOCS, 'no-such-file.json');
+    const error = await documentError(loadDocument(file));
+    assert.deepEqual([error.file, error.pointer, error.reason.startsWith('cannot read file: ENOENT')], [file, '#', true]);
+  });
+
+  test('rejects a document that is not OpenAPI 3.x or Swagger 2.0', async () => {
+    const file = join(DOCS, 'not-openapi.json');
+    const error = await documentError(loadDocument(file));
+    assert.deepEqual([error.file, error.pointer, error.reason], [
+      file,
+      '#/openapi',
+      'not an OpenAPI document: expected `openapi: 3.x` or `swagger: "2.0"`, found openapi: "2.5.0"',
+    ]);
+  });
+
+  test('rejects a top level without openapi or swagger', async () => {
+    const file = await writeScratch('package.json', '{"name": "x"}');
+    const error = await documentError(loadDocument(file));
+    assert.deepEqual([error.pointer, error.reason], ['#', 'not an OpenAPI document: expected `openapi: 3.x` or `swagger: "2.0"`, found neither field']);
+  });
+
+  test('rejects a local $ref that points nowhere, naming file, pointer and reason', async () => {
+    const file = join(DOCS, 'dangling-ref.json');
+    const error = await documentError(loadDocument(file));
+    assert.deepEqual([error.file, error.pointer, error.reason], [
+      file,
+      '#/paths/~1x/get/responses/200/content/application~1json/schema',
+      '$ref #/components/schemas/Missing points nowhere',
+    ]);
+  });
+
+  test('survives 5000-deep nesting with a circular $ref at the bottom', async () => {
+    const depth = 5000;
+    const deep = '{"type":"object","properties":{"a":'.repeat(depth) + '{"$ref":"#/components/schemas/Deep"}' + '}}'.repeat(depth);
+    const text =
+      '{"openapi":"3.0.3","info":{"title":"deep","version":"1"},' +
+      '"paths":{"/deep":{"get":{"responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Deep"}}}}}}}},' +
+      `"components":{"schemas":{"Deep":${deep}}}}`;
+    const doc = await loadDocument(await writeScratch('deep.json', text));
+    assert.deepEqual([doc.operations.map((o) => o.pointer), doc.problems], [['#/paths/~1deep/get'], []]);
+  });
+
+  test('names the 5000-deep pointer of a dangling $ref', async () => {
+    const depth = 5000;
+    const deep = '{"properties":{"a":'.repeat(depth) + '{"$ref":"#/nowhere"}' + '}}'.repeat(depth);
+    const text = `{"openapi":"3.1.0","info":{"title":"deep","version":"1"},"paths":{},"components":{"schemas":{"Deep":${deep}}}}`;
+    const error = await documentError(loadDocument(await writeScratch('deep.json', text)));
+    assert.deepEqual([error.pointer, error.reason], ['#/components/schemas/Deep' + '/properties/a'.repeat(depth), '$ref #/nowhere points nowhere']);
+  });
+
+  test('reports a 5000-long $ref chain that loops as a problem, once', async () => {
+    const schemas: Record<string, unknown> = {};
+    for (let i = 0; i < 5000; i++) schemas[`S${i}`] = { $ref: `#/components/schemas/S${(i + 1) % 5000}` };
+    const doc = await loadObject({
+      openapi: '3.0.3',
+      info: { title: 'chain', version: '1' },
+      paths: { '/c': { get: { responses: { '200': { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/S0' } } } } } } } },
+      components: { schemas },
+    });
+    assert.deepEqual(doc.problems, [
+      '$ref #/components/schemas/S0 at #/paths/~1c/get/responses/200/content/application~1json/schema is part of a $ref cycle that never reaches a value',
+    ]);
+  });
+});
+
+describe('loadDocument bundling of file $refs', () => {
+  let doc: LoadedDocument;
+  before(async () => {
+    doc = await loadDocument(join(DOCS, 'bundle', 'openapi.json'));
+  });
+
+  test('copies referenced files under x-bundled and rewrites refs to local pointers', () => {
+    assert.deepEqual(Object.keys(doc.doc['x-bundled']).sort(), ['common.json', 'schemas/pet.yaml']);
+    assert.deepEqual(doc.doc.paths['/pets/{petId}'].parameters, [{ $ref: '#/x-bundled/common.json/components/parameters/PetId' }]);
+    assert.deepEqual(doc.doc['x-bundled']['schemas/pet.yaml'].properties, {
+      id: { type: 'integer' },
+      name: { type: 'string' },
+      tag: { $ref: '#/x-bundled/schemas~1pet.yaml/definitions/Tag' },
+      error: { $ref: '#/x-bundled/common.json/components/schemas/Error' },
+      owner: { $ref: '#/components/schemas/Owner' },
+    });
+  });
+
+  test('leaves only the remote and the outside $refs non-local, each named in problems', () => {
+    assert.deepEqual(allRefs(doc.doc).filter((ref) => !ref.startsWith('#/')), [
+      '../../cases/29-path-concrete-beats-template.json',
+      'https://schemas.example.test/thing.json#/Thing',
+    ]);
+    assert.deepEqual(doc.problems, [
+      'remote $ref https://schemas.example.test/thing.json#/Thing at #/paths/~1remote/get/responses/200/content/application~1json/schema not fetched',
+      "$ref ../../cases/29-path-concrete-beats-template.json at #/paths/~1outside/get/responses/200/content/application~1json/schema points outside the document's directory; not read",
+    ]);
+  });
+
+  test('resolves parameter and response $refs into bundled files', () => {
+    const op = doc.operations.find((o) => o.operationId === 'getPet');
+    assert.deepEqual(op?.parameters, [
+      {
+        name: 'petId',
+        in: 'path',
+        required: true,
+        schema: { type: 'integer', minimum: 1 },
+        pointer: '#/x-bundled/common.json/components/parameters/PetId',
+      },
+    ]);
+    assert.deepEqual(op?.responses.default, {
+      description: 'error',
+      content: { 'application/json': { schema: { $ref: '#/x-bundled/common.json/components/schemas/Error' } } },
+    });
+    assert.deepEqual(doc.basePaths, ['/v1']);
+  });
+
+  test('rejects a dangling local $ref inside a bundled file, naming that file', async () => {
+    const root = await writeScratch(
+      'openapi.json',
+      JSON.stringify({ openapi: '3.0.3', info: { title: 't', version: '1' }, paths: {}, components: { schemas: { A: { $ref: 'a.json' } } } }),
+    );
+    const aFile = join(root, '..', 'a.json');
+    await writeFile(aFile, JSON.stringify({ type: 'object', properties: { b: { $ref: '#/nope' } } }));
+    const error = await documentError(loadDocument(root));
+    assert.deepEqual([error.file, error.pointer, error.reason], [aFile, '#/properties/b', '$ref #/nope points nowhere']);
+  });
+
+  test('rejects a $ref to a missing sibling file', async () => {
+    const root = await writeScratch(
+      'openapi.json',
+      JSON.stringify({ openapi: '3.0.3', info: { title: 't', version: '1' }, paths: {}, components: { schemas: { A: { $ref: 'missing.json' } } } }),
+    );
+    const error = await documentError(loadDocument(root));
+    assert.deepEqual([error.file, error.pointer, error.reason.startsWith('$ref missing.json: cannot read ')], [root, '#/components/schemas/A', true]);
+  });
+});
+
+describe('loadDocument from URLs', () => {
+  let server: Server;
+  let base = '';
+  const hits: Record<string, number> = {};
+  const petstore = (title: string) => JSON.stringify({ openapi: '3.0.3', info: { title, version: '1' }, paths: { '/pets': { get: { responses: { '200': { description: 'ok' } } } } } });
+  before(async () => {
+    server = createServer((req, res) => {
+      const url = req.url ?? '';
+      hits[url] = (hits[url] ?? 0) + 1;
+      if (url === '/openapi.json') {
+        setTimeout(() => res.end(petstore(`hit ${hits[url]}`)), 20);
+      } else if (url === '/spec') {
+        res.end('openapi: 3.1.0\ninfo:\n  title: yaml over http\n  version: "7"\npaths: {}\n');
+      } else if (url === '/relative.json') {
+        res.end(JSON.stringify({ openapi: '3.0.3', info: { title: 'r', version: '1' }, paths: {}, components: { schemas: { A: { $ref: 'other.json#/B' } } } }));
+      } else if (url === '/slow.json') {
+        // never answers; the client must give up
+      } else {
+        res.statusCode = 404;
+        res.end('not here');
+      }
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  test('loads JSON from an http URL', async () => {
+    const doc = await loadDocument(`${base}/openapi.json`);
+    assert.deepEqual([doc.source, doc.version, doc.title.startsWith('hit '), doc.operations.map((o) => o.pointer)], [
+      `${base}/openapi.json`,
+      '3.0',
+      true,
+      ['#/paths/~1pets/get'],
+    ]);
+  });
+
+  test('loads YAML from a URL without an extension', async () => {
+    const doc = await loadDocument(`${base}/spec`);
+    assert.deepEqual([doc.version, doc.title, doc.infoVersion], ['3.1', 'yaml over http', '7']);
+  });
+
+  test('does not fetch relative $refs of a document loaded from a URL', async () => {
+    const doc = await loadDocument(`${base}/relative.json`);
+    assert.deepEqual([doc.problems, hits['/other.json']], [
+      ['relative $ref other.json#/B at #/components/schemas/A not fetched (the document was loaded from a URL)'],
+      undefined,
+    ]);
+  });
+
+  test('rejects an HTTP error status', async () => {
+    const error = await documentError(loadDocument(`${base}/missing.json`));
+    assert.deepEqual([error.file, error.pointer, error.reason], [`${base}/missing.json`, '#', 'HTTP 404 Not Found']);
+  });
+
+  test('gives up after timeoutMs', async () => {
+    const error = await documentError(loadDocument(`${base}/slow.json`, { timeoutMs: 100 }));
+    assert.deepEqual([error.file, error.reason], [`${base}/slow.json`, 'no complete response within 100 ms']);
+  });
+
+  test('uses the injected fetch', async () => {
+    const seen: string[] = [];
+    const fakeFetch = (async (input: string | URL | Request) => {
+      seen.push(String(input));
+      return new Response(petstore('injected'), { status: 200 });
+    }) as typeof fetch;
+    const doc = await loadDocument('https://api.example.test/openapi.json', { fetch: fakeFetch });
+    assert.deepEqual([doc.title, seen], ['injected', ['https://api.example.test/openapi.json']]);
+  });
+
+  test('createDocumentSource shares one download between concurrent gets and caches it for ttlMs', async () => {
+    const url = `${base}/openapi.json`;
+    const before = hits['/openapi.json'] ?? 0;
+    const source = createDocumentSource(url, { ttlMs: 200 });
+    const [a, b, c] = await Promise.all([source.get(), source.get(), source.get()]);
+    const d = await source.get();
+    assert.deepEqual([a === b, b === c, c === d, (hits['/openapi.json'] ?? 0) - before], [true, true, true, 1]);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const e = await source.get();
+    assert.deepEqual([e === a, (hits['/openapi.json'] ?? 0) - before], [false, 2]);
+  });
+});
+
+describe('createDocumentSource for files', () => {
+  test('re-reads the file only when its size or mtime changes', async () => {
+    const file = await writeScratch('openapi.json', JSON.stringify({ openapi: '3.0.3', info: { title: 'one', version: '1' }, paths: {} }));
+    const source = createDocumentSource(file);
+    const first = await source.get();
+    const again = await source.get();
+    await writeFile(file, JSON.stringify({ openapi: '3.0.3', info: { title: 'second', version: '1' }, paths: {} }));
+    const changed = await source.get();
+    assert.deepEqual([first === again, first.title, changed === first, changed.title], [true, 'one', false, 'second']);
+  });
+
+  test('re-reads when a bundled file changes', async () => {
+    const file = await writeScratch(
+      'openapi.json',
+      JSON.stringify({ openapi: '3.0.3', info: { title: 't', version: '1' }, paths: {}, components: { schemas: { A: { $ref: 'a.json' } } } }),
+    );
+    const aFile = join(file, '..', 'a.json');
+    await writeFile(aFile, '{"type":"string"}');
+    const source = createDocumentSource(file);
+    const first = await source.get();
+    await writeFile(aFile, '{"type":"integer"}');
+    const second = await source.get();
+    assert.deepEqual([first.doc['x-bundled']['a.json'], second.doc['x-bundled']['a.json']], [{ type: 'string' }, { type: 'integer' }]);
+  });
+
+  test('rejects with DocumentError and recovers when the file is fixed', async () => {
+    const file = await writeScratch('openapi.json', '{');
+    const source = createDocumentSource(file);
+    const error = await documentError(source.get());
+    await writeFile(file, JSON.stringify({ openapi: '3.0.3', info: { title: 'fixed', version: '1' }, paths: {} }));
+    assert.deepEqual([error.file, (await source.get()).title], [file, 'fixed']);
+  });
+});
+
+describe('indexOperations', () => {
+  test('merges path-level parameters (operation wins) and resolves $ref parameters and responses', async () => {
+    const doc = await loadDocument(join(DOCS, 'paths.json'));
+    const getFile = doc.operations.find((o) => o.operationId === 'getFile');
+    assert.deepEqual(getFile, {
+      method: 'GET',
+      pathTemplate: '/files/{name}',
+      operationId: 'getFile',
+      tags: ['files'],
+      deprecated: false,
+      parameters: [
+        { name: 'X-Trace', in: 'header', required: false, schema: { type: 'string' }, pointer: '#/paths/~1files~1{name}/parameters/1' },
+        {
+          name: 'name',
+          in: 'path',
+          required: true,
+          schema: { type: 'string', maxLength: 20 },
+          description: 'operation-level',
+          pointer: '#/paths/~1files~1{name}/get/parameters/0',
+        },
+        { name: 'limit', in: 'query', required: false, schema: { type: 'integer' }, pointer: '#/components/parameters/Limit' },
+      ],
+      responses: { '200': { description: 'a file' } },
+      pointer: '#/paths/~1files~1{name}/get',
+    });
+    const deleteFile = doc.operations.find((o) => o.operationId === 'deleteFile');
+    assert.deepEqual([deleteFile?.deprecated, deleteFile?.parameters.map((p) => p.description ?? p.name)], [true, ['path-level', 'X-Trace']]);
+  });
+
+  test('lists all eight methods in order and skips extensions', () => {
+    const ok = { responses: { '200': { description: 'ok' } } };
+    const ops = indexOperations(
+      {
+        openapi: '3.1.0',
+        paths: {
+          'x-ignored': { get: ok },
+          '/m': { trace: ok, patch: ok, head: ok, options: ok, delete: ok, post: ok, put: ok, get: ok, summary: 'not an op', 'x-foo': ok },
+        },
+      },
+      '3.1',
+    );
+    assert.deepEqual(ops.map((o) => o.method), ['GET', 'PUT', 'POST', 'DELETE', 'OPTIONS', 'HEAD', 'PATCH', 'TRACE']);
+  });
+
+  test('resolves a 3.x requestBody $ref one level', () => {
+    const body = { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/Pet' } } } };
+    const ops = indexOperations(
+      {
+        openapi: '3.0.3',
+        paths: { '/pets': { post: { requestBody: { $ref: '#/components/requestBodies/Pet' }, responses: {} } } },
+        components: { requestBodies: { Pet: body }, schemas: { Pet: { type: 'object' } } },
+      },
+      '3.0',
+    );
+    assert.deepEqual(ops[0].requestBody, body);
+  });
+});
+
+describe('matchOperation', () => {
+  let doc: LoadedDocument;
+  before(async () => {
+    doc = await loadDocument(join(DOCS, 'paths.json'));
+  });
+
+  const rows: Array<[string, string, ReturnType<typeof summary>]> = [
+    ['GET', '/files/report.json', { operation: 'GET /files/{name}.json', params: { name: 'report' } }],
+    ['GET', '/files/report.txt', { operation: 'GET /files/{name}', params: { name: 'report.txt' } }],
+    ['GET', '/range/1-5', { operation: 'GET /range/{from}-{to}', params: { from: '1', to: '5' } }],
+    ['get', '/files/a?x=1#frag', { operation: 'GET /files/{name}', params: { name: 'a' } }],
+    ['GET', '/v1/files/a', { operation: 'GET /files/{name}', params: { name: 'a' }, note: 'base path /v1 stripped' }],
+    ['GET', '/v1', { operation: 'GET /', params: {}, note: 'base path /v1 stripped' }],
+    ['GET', '/v1x/files/a', { operation: null }],
+    ['GET', 'http://localhost:8080/v1/files/a%20b', { operation: 'GET /files/{name}', params: { name: 'a b' }, note: 'base path /v1 stripped' }],
+    ['GET', '/a/b/c', { operation: 'GET /a/b/{y}', params: { y: 'c' } }],
+    ['GET', '/a/z/c', { operation: 'GET /a/{x}/c', params: { x: 'z' } }],
+    ['GET', '/', { operation: 'GET /', params: {} }],
+  ];
+  for (const [method, path, expected] of rows) {
+    test(`matches ${method} ${path} as ${expected.operation}`, () => {
+      assert.deepEqual(summary(matchOperation(doc, method, path)), expected);
+    });
+  }
+
+  test('prefers the leftmost literal whatever the document order', () => {
+    const ok = { get: { responses: {} } };
+    for (const keys of [['/a/{x}/c', '/a/b/{y}'], ['/a/b/{y}', '/a/{x}/c']]) {
+      const paths = Object.fromEntries(keys.map((k) => [k, ok]));
+      const loaded = { ...doc, operations: indexOperations({ openapi: '3.1.0', paths }, '3.1'), basePaths: [] };
+      assert.deepEqual(summary(matchOperation(loaded, 'GET', '/a/b/c')), { operation: 'GET /a/b/{y}', params: { y: 'c' } });
+    }
+  });
+
+  test('says when only the method differs and lists the path methods', () => {
+    assert.deepEqual(matchOperation(doc, 'POST', '/files/a'), {
+      operation: undefined,
+      nearest: ['GET /files/{name}', 'DELETE /files/{name}'],
+      note: '/files/{name} matches the path but documents no POST; it documents GET, DELETE',
+    });
+  });
+
+  test('lists up to 3 nearest operations when nothing matches', () => {
+    assert.deepEqual(matchOperation(doc, 'GET', '/filez/a'), {
+      operation: undefined,
+      nearest: ['GET /files/{name}', 'GET /files/{name}.json', 'GET /range/{from}-{to}'],
+    });
+  });
+});
+
+describe('path cases', () => {
+  for (const id of ['29-path-concrete-beats-template', '31-path-percent-encoded-params', '32-path-trailing-slash-policy']) {
+    describe(id, () => {
+      let fixture: any;
+      let doc: LoadedDocument;
+      before(async () => {
+        fixture = JSON.parse(await readFile(join(CASES, `${id}.json`), 'utf8'));
+        doc = await loadObject(fixture.input.openapi);
+      });
+
+      test(`case ${id}: every request matches its expected operation and params`, () => {
+        for (const request of fixture.input.requests as string[]) {
+          const expected = fixture.expected[request];
+          if (expected.no_exception) continue; // the malformed rows are checked below
+          const [method, path] = request.split(' ');
+          const got = summary(matchOperation(doc, method, path));
+          const want: Record<string, unknown> = { operation: expected.operation };
+          if (expected.params) want.params = expected.params;
+          const compared: Record<string, unknown> = { operation: got.operation };
+          if (expected.params) compared.params = got.params;
+          assert.deepEqual(compared, want, request);
+          if (expected.findings) {
+            const match = matchOperation(doc, method, path);
+            assert.deepEqual(checkPathParams(doc, match), expected.findings, request);
+          }
+        }
+      });
+    });
+  }
+
+  test('case 29: /users/me is matched with no note and /users/ gives no match', async () => {
+    const fixture = JSON.parse(await readFile(join(CASES, '29-path-concrete-beats-template.json'), 'utf8'));
+    const doc = await loadObject(fixture.input.openapi);
+    assert.deepEqual(matchOperation(doc, 'GET', '/users/me').note, undefined);
+    assert.deepEqual(matchOperation(doc, 'GET', '/users/'), {
+      operation: undefined,
+      nearest: ['GET /users/{id}', 'GET /users/me'],
+    });
+  });
+
+  test('case 31: malformed percent-encoding keeps the raw value with a note and never throws', async () => {
+    const fixture = JSON.parse(await readFile(join(CASES, '31-path-percent-encoded-params.json'), 'utf8'));
+    const doc = await loadObject(fixture.input.openapi);
+    assert.deepEqual(summary(matchOperation(doc, 'GET', '/files/%ZZ')), {
+      operation: 'GET /files/{name}',
+      params: { name: '%ZZ' },
+      note: 'malformed percent-encoding in "%ZZ"; raw value kept',
+    });
+    assert.deepEqual(summary(matchOperation(doc, 'GET', '/files/%E2%82')), {
+      operation: 'GET /files/{name}',
+      params: { name: '%E2%82' },
+      note: 'malformed percent-encoding in "%E2%82"; raw value kept',
+    });
+  });
+
+  test('case 32: the trailing slash fallback carries a note', async () => {
+    const fixture = JSON.parse(await readFile(join(CASES, '32-path-trailing-slash-policy.json'), 'utf8'));
+    const doc = await loadObject(fixture.input.openapi);
+    assert.deepEqual(
+      ['/jobs/', '/jobs/j1/', '/api/user/notes', '/pets/', '/jobs'].map((p) => summary(matchOperation(doc, 'GET', p))),
+      [
+        { operation: 'GET /jobs', params: {}, note: 'matched without the trailing slash' },
+        { operation: 'GET /jobs/{id}', params: { id: 'j1' }, note: 'matched without the trailing slash' },
+        { operation: 'GET /api/user/notes/', params: {}, note: 'matched with a trailing slash added' },
+        { operation: 'GET /pets/', params: {} },
+        { operation: 'GET /jobs', params: {} },
+      ],
+    );
+  });
+});
+
+describe('checkPathParams', () => {
+  let doc: LoadedDocument;
+  before(async () => {
+    const fixture = JSON.parse(await readFile(join(CASES, '31-path-percent-encoded-params.json'), 'utf8'));
+    doc = await loadObject(fixture.input.openapi);
+  });
+
+  test('case 31: reports maxLength against the decoded value /resource/ab', () => {
+    assert.deepEqual(checkPathParams(doc, matchOperation(doc, 'GET', '/resource/ab')), [
+      { name: 'param', value: 'ab', problem: 'is longer than maxLength 1 (2 characters)' },
+    ]);
+  });
+
+  test('case 31: reports a value outside the enum', () => {
+    assert.deepEqual(checkPathParams(doc, matchOperation(doc, 'GET', '/kinds/foo%2Fbaz')), [
+      { name: 'kind', value: 'foo/baz', problem: 'is not one of ["foo/bar","a b"]' },
+    ]);
+  });
+
+  test('checks type, minLength, pattern and minimum', async () => {
+    const loaded = await loadObject({
+      openapi: '3.1.0',
+      info: { title: 't', version: '1' },
+      paths: {
+        '/n/{n}/{code}': {
+          get: {
+            parameters: [
+              { name: 'n', in: 'path', required: true, schema: { $ref: '#/components/schemas/Count' } },
+              { name: 'code', in: 'path', required: true, schema: { type: ['string', 'null'], minLength: 3, pattern: '^[a-z]+$' } },
+            ],
+            responses: {},
+          },
+        },
+      },
+      components: { schemas: { Count: { type: 'integer', minimum: 1 } } },
+    });
+    assert.deepEqual(checkPathParams(loaded, matchOperation(loaded, 'GET', '/n/x/ab')), [
+      { name: 'n', value: 'x', problem: 'is not of type integer' },
+      { name: 'code', value: 'ab', problem: 'is shorter than minLength 3 (2 characters)' },
+    ]);
+    assert.deepEqual(checkPathParams(loaded, matchOperation(loaded, 'GET', '/n/0/AB9')), [
+      { name: 'n', value: '0', problem: 'is less than minimum 1' },
+      { name: 'code', value: 'AB9', problem: 'does not match pattern ^[a-z]+$' },
+    ]);
+    assert.deepEqual(checkPathParams(loaded, matchOperation(loaded, 'GET', '/n/7/abc')), []);
+  });
+
+  test('returns no problems when nothing matched', () => {
+    assert.deepEqual(checkPathParams(doc, matchOperation(doc, 'GET', '/nothing/here/at/all')), []);
+  });
+});
+
+describe('the GitHub REST API description', () => {
+  let doc: LoadedDocument;
+  let loadMs = 0;
+  before(async () => {
+    const started = performance.now();
+    doc = await loadDocument(GITHUB);
+    loadMs = performance.now() - started;
+  });
+
+  test('loads and indexes every operation without problems', (t) => {
+    t.diagnostic(`GitHub description: loaded and indexed in ${Math.round(loadMs)} ms`);
+    assert.deepEqual([doc.version, doc.basePaths, doc.problems, doc.operations.length > 1000], ['3.0', [], [], true]);
+  });
+
+  test('matches /issues/comments to the literal template, not {issue_number}', () => {
+    const match = matchOperation(doc, 'GET', '/repos/octocat/hello-world/issues/comments');
+    assert.deepEqual([summary(match), match.operation?.operationId], [
+      { operation: 'GET /repos/{owner}/{repo}/issues/comments', params: { owner: 'octocat', repo: 'hello-world' } },
+      'issues/list-comments-for-repo',
+    ]);
+  });
+
+  test('matches /issues/42 to {issue_number}', () => {
+    const match = matchOperation(doc, 'GET', '/repos/octocat/hello-world/issues/42');
+    assert.deepEqual([summary(match), match.operation?.operationId], [
+      { operation: 'GET /repos/{owner}/{repo}/issues/{issue_number}', params: { owner: 'octocat', repo: 'hello-world', issue_number: '42' } },
+      'issues/get',
+    ]);
+    assert.deepEqual(checkPathParams(doc, match), []);
+  });
+});

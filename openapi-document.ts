@@ -1,0 +1,1031 @@
+// Loading, bundling and indexing OpenAPI documents, and matching concrete paths to operations.
+// No MCP, no probing: plain data in, plain data out. Only `node:` imports (plus the optional `yaml`
+// package, imported dynamically when a YAML document is met).
+
+import { readFile, stat } from 'node:fs/promises';
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * A parameter of an operation after `$ref` resolution. `schema` is the Schema Object (3.x `schema`,
+ * the first `content` entry's schema, or for Swagger 2.0 non-body parameters the inline keywords
+ * gathered into one). `pointer` is where the resolved Parameter Object lives (RFC 6901 fragment).
+ */
+export type Parameter = {
+  name: string;
+  in: 'path' | 'query' | 'header' | 'cookie' | 'body' | 'formData';
+  required: boolean;
+  schema?: unknown;
+  description?: string;
+  pointer: string;
+};
+
+/**
+ * One method + path template of the document (OpenAPI 3.1.0, Operation Object). `method` is upper
+ * case; `pathTemplate` the `paths` key as written; `pointer` the RFC 6901 fragment of the Operation
+ * Object (`#/paths/~1pets~1{petId}/get`). `responses` maps status codes to Response Objects with
+ * one `$ref` level resolved (Swagger 2.0 responses gain `content[<produces>].schema`).
+ */
+export type Operation = {
+  method: string;
+  pathTemplate: string;
+  operationId?: string;
+  summary?: string;
+  description?: string;
+  tags: string[];
+  deprecated: boolean;
+  parameters: Parameter[];
+  requestBody?: unknown;
+  responses: Record<string, unknown>;
+  pointer: string;
+};
+
+/**
+ * A loaded document. `doc` has sibling-file `$ref`s bundled under `x-bundled` (every followed
+ * `$ref` is local); `basePaths` are path prefixes from `servers[].url` or 2.0 `basePath` (`''` left
+ * out); `problems` lists non-fatal issues such as remote `$ref`s that were not fetched.
+ */
+export type LoadedDocument = {
+  source: string;
+  doc: any;
+  version: '2.0' | '3.0' | '3.1';
+  title: string;
+  infoVersion: string;
+  loadedAt: string;
+  basePaths: string[];
+  operations: Operation[];
+  problems: string[];
+};
+
+/**
+ * Thrown when a document cannot be used: it cannot be read or parsed, it is not OpenAPI 3.x or
+ * Swagger 2.0, or a local `$ref` points nowhere (RFC 6901 pointer that resolves to nothing).
+ * `file` is the file path or URL, `pointer` the JSON Pointer in URI fragment form (`#/paths/~1pets/get`,
+ * `#` for the whole document), `reason` what went wrong; the message names all three.
+ */
+export class DocumentError extends Error {
+  file: string;
+  pointer: string;
+  reason: string;
+  constructor(file: string, pointer: string, reason: string) {
+    super(`Cannot load OpenAPI document ${file} at ${pointer}: ${reason}`);
+    this.name = 'DocumentError';
+    this.file = file;
+    this.pointer = pointer;
+    this.reason = reason;
+  }
+}
+
+const DEFAULT_TIMEOUT_MS = 15_000;
+const DEFAULT_TTL_MS = 60_000;
+const MAX_REF_HOPS = 64;
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+const YAML_MISSING =
+  'install the optional `yaml` package beside the server (`npm install yaml`) or convert the document to JSON';
+
+// Keys whose values are plain data (JSON Schema `const`/`enum`/`default`/`example`), so a `$ref`
+// inside them is not a reference. They are only data when they are not names in a map such as
+// `properties` or `responses` (`responses: {default: ...}` is a Response Object).
+const DATA_KEYS = new Set(['example', 'const', 'default', 'enum']);
+const NAME_MAPS = new Set([
+  'properties', 'patternProperties', 'definitions', '$defs', 'dependentSchemas', 'schemas', 'parameters',
+  'responses', 'headers', 'examples', 'requestBodies', 'securitySchemes', 'links', 'callbacks', 'pathItems',
+  'content', 'encoding', 'paths', 'webhooks', 'x-bundled', 'securityDefinitions', 'variables',
+]);
+
+// ---------------------------------------------------------------------------------------------
+// JSON Pointer (RFC 6901) helpers
+
+/** Escapes one reference token: `~` becomes `~0`, `/` becomes `~1` (RFC 6901 section 3). */
+function escapeToken(token: string): string {
+  return token.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+function unescapeToken(token: string): string {
+  return token.replace(/~1/g, '/').replace(/~0/g, '~');
+}
+
+function safeDecode(text: string): string | undefined {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Resolves a URI-fragment JSON Pointer (`#/components/schemas/Pet`, percent-encoding allowed,
+ * RFC 6901 section 6) against `root`. Iterative, so deep documents do not overflow the stack.
+ */
+function resolvePointer(root: unknown, ref: string): { found: boolean; value: unknown } {
+  if (!ref.startsWith('#')) return { found: false, value: undefined };
+  const fragment = safeDecode(ref.slice(1)) ?? ref.slice(1);
+  if (fragment === '') return { found: true, value: root };
+  if (!fragment.startsWith('/')) return { found: false, value: undefined };
+  let value: unknown = root;
+  for (const raw of fragment.slice(1).split('/')) {
+    const token = unescapeToken(raw);
+    if (Array.isArray(value)) {
+      if (!/^(0|[1-9][0-9]*)$/.test(token) || Number(token) >= value.length) return { found: false, value: undefined };
+      value = value[Number(token)];
+    } else if (value !== null && typeof value === 'object' && Object.prototype.hasOwnProperty.call(value, token)) {
+      value = (value as Record<string, unknown>)[token];
+    } else {
+      return { found: false, value: undefined };
+    }
+  }
+  return { found: true, value };
+}
+
+function isObject(value: unknown): value is Record<string, any> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** Follows a chain of local `$ref`s; returns the target and its pointer (undefined if not a ref). */
+function follow(doc: unknown, value: unknown): { value: unknown; pointer?: string } {
+  let pointer: string | undefined;
+  for (let hops = 0; hops < MAX_REF_HOPS && isObject(value) && typeof value.$ref === 'string'; hops++) {
+    const target = resolvePointer(doc, value.$ref);
+    if (!target.found) break;
+    pointer = value.$ref;
+    value = target.value;
+  }
+  return { value, pointer };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parsing
+
+/**
+ * Parses document text as JSON or YAML. `.json` files are JSON; `.yaml`/`.yml` files, and other
+ * text that does not start with `{` or `[`, are YAML (YAML 1.2 via the optional `yaml` package,
+ * imported on demand by `importYaml`, default `import('yaml')`).
+ * @returns The parsed value. Throws DocumentError (pointer `#`) on a syntax error or, for YAML,
+ *   when the `yaml` package cannot be imported.
+ */
+export async function parseDocumentText(
+  text: string,
+  file: string,
+  importYaml: () => Promise<any> = () => {
+    const name = 'yaml'; // a variable, so type checkers and bundlers leave the optional import alone
+    return import(name);
+  },
+): Promise<unknown> {
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  const ext = extensionOf(file);
+  const trimmed = text.trimStart();
+  const asJson = ext === '.json' || (ext !== '.yaml' && ext !== '.yml' && (trimmed.startsWith('{') || trimmed.startsWith('[')));
+  if (asJson) {
+    try {
+      return JSON.parse(text);
+    } catch (error) {
+      throw new DocumentError(file, '#', `invalid JSON: ${(error as Error).message}`);
+    }
+  }
+  let yaml: any;
+  try {
+    yaml = await importYaml();
+  } catch {
+    throw new DocumentError(file, '#', YAML_MISSING);
+  }
+  const parse = yaml?.parse ?? yaml?.default?.parse;
+  if (typeof parse !== 'function') throw new DocumentError(file, '#', YAML_MISSING);
+  try {
+    return parse(text, { merge: true, maxAliasCount: 10_000 });
+  } catch (error) {
+    throw new DocumentError(file, '#', `invalid YAML: ${(error as Error).message.split('\n')[0]}`);
+  }
+}
+
+function extensionOf(file: string): string {
+  let path = file;
+  if (/^https?:\/\//i.test(file)) {
+    try {
+      path = new URL(file).pathname;
+    } catch {
+      // keep the raw text
+    }
+  }
+  const match = /\.[A-Za-z0-9]+$/.exec(path);
+  return match ? match[0].toLowerCase() : '';
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bundling external file refs
+
+type FileContext = { abs: string | undefined; display: string; prefix: string };
+type Entry = { node: any; key: string; parent: Entry | undefined };
+type RefSite = { holder: Record<string, any>; original: string; file: FileContext; entry: Entry };
+
+function pointerOf(entry: Entry): string {
+  const tokens: string[] = [];
+  for (let e: Entry | undefined = entry; e && e.parent; e = e.parent) tokens.push(escapeToken(e.key));
+  return '#' + tokens.reverse().map((t) => '/' + t).join('');
+}
+
+function docPointer(site: { file: FileContext; entry: Entry }): string {
+  return site.file.prefix + pointerOf(site.entry).slice(1);
+}
+
+/**
+ * Walks `root` iteratively, rewriting `$ref`s to local pointers, loading sibling files on the way.
+ * Returns every ref site (for verification) and the absolute paths of the bundled files.
+ */
+async function bundle(
+  root: any,
+  rootFile: FileContext,
+  problems: string[],
+): Promise<{ sites: RefSite[]; files: string[] }> {
+  const rootDir = rootFile.abs ? dirname(rootFile.abs) : undefined;
+  const bundled: Record<string, unknown> = {};
+  const contexts = new Map<string, FileContext>();
+  if (rootFile.abs) contexts.set(rootFile.abs, rootFile);
+  const jobs: Array<{ node: unknown; file: FileContext }> = [{ node: root, file: rootFile }];
+  const visited = new Set<object>();
+  const sites: RefSite[] = [];
+
+  while (jobs.length > 0) {
+    const job = jobs.pop()!;
+    const stack: Entry[] = [{ node: job.node, key: '', parent: undefined }];
+    while (stack.length > 0) {
+      const entry = stack.pop()!;
+      const node = entry.node;
+      if (node === null || typeof node !== 'object' || visited.has(node)) continue;
+      visited.add(node);
+      if (!Array.isArray(node) && typeof node.$ref === 'string') {
+        await rewriteRef(node, entry, job.file);
+      }
+      if (Array.isArray(node)) {
+        for (let i = node.length - 1; i >= 0; i--) stack.push({ node: node[i], key: String(i), parent: entry });
+      } else {
+        const inMap = NAME_MAPS.has(entry.key) && !(entry.parent && NAME_MAPS.has(entry.parent.key));
+        for (const key of Object.keys(node).reverse()) {
+          if (key === '$ref') continue;
+          if (DATA_KEYS.has(key) && !inMap) continue;
+          if (key === 'value' && entry.parent?.key === 'examples') continue;
+          stack.push({ node: node[key], key, parent: entry });
+        }
+      }
+    }
+  }
+
+  async function rewriteRef(holder: Record<string, any>, entry: Entry, file: FileContext): Promise<void> {
+    const original: string = holder.$ref;
+    const hash = original.indexOf('#');
+    const uriPart = hash < 0 ? original : original.slice(0, hash);
+    const fragment = hash < 0 ? '' : original.slice(hash + 1);
+    const site: RefSite = { holder, original, file, entry };
+    if (uriPart === '') {
+      if (file.prefix !== '#' && (fragment === '' || fragment.startsWith('/'))) holder.$ref = file.prefix + fragment;
+      sites.push(site);
+      return;
+    }
+    if (/^[A-Za-z][A-Za-z0-9+.-]*:/.test(uriPart)) {
+      // Never fetched: a document must not make the server request hosts of its choosing.
+      const kind = /^https?:/i.test(uriPart) ? 'remote' : 'non-file';
+      problems.push(`${kind} $ref ${original} at ${docPointer(site)} not fetched`);
+      return;
+    }
+    if (!file.abs || !rootDir) {
+      problems.push(`relative $ref ${original} at ${docPointer(site)} not fetched (the document was loaded from a URL)`);
+      return;
+    }
+    if (fragment !== '' && !fragment.startsWith('/')) {
+      problems.push(`$ref ${original} at ${docPointer(site)} uses a plain-name fragment; not bundled`);
+      return;
+    }
+    const target = resolve(dirname(file.abs), safeDecode(uriPart) ?? uriPart);
+    const rel = relative(rootDir, target);
+    if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) {
+      if (target !== rootFile.abs) {
+        problems.push(`$ref ${original} at ${docPointer(site)} points outside the document's directory; not read`);
+        return;
+      }
+    }
+    let context = contexts.get(target);
+    if (!context) {
+      const name = rel.split(sep).join('/');
+      let text: string;
+      try {
+        text = await readFile(target, 'utf8');
+      } catch (error) {
+        throw new DocumentError(file.display, pointerOf(entry), `$ref ${original}: cannot read ${target}: ${(error as Error).message}`);
+      }
+      const content = await parseDocumentText(text, target);
+      context = { abs: target, display: target, prefix: '#/x-bundled/' + escapeToken(name) };
+      contexts.set(target, context);
+      bundled[name] = content;
+      jobs.push({ node: content, file: context });
+    }
+    holder.$ref = context.prefix + fragment;
+    sites.push(site);
+  }
+
+  const names = Object.keys(bundled);
+  if (names.length > 0) {
+    const existing = isObject(root['x-bundled']) ? root['x-bundled'] : {};
+    root['x-bundled'] = { ...existing, ...bundled };
+  }
+  return { sites, files: [...contexts.keys()].filter((f) => f !== rootFile.abs) };
+}
+
+/** Throws DocumentError for a local ref that points nowhere; notes pure `$ref` cycles as problems. */
+function verifyRefs(doc: unknown, sites: RefSite[], problems: string[]): void {
+  const status = new Map<string, 'ok' | 'cycle' | 'broken'>();
+  for (const site of sites) {
+    const ref: string = site.holder.$ref;
+    if (typeof ref !== 'string' || !ref.startsWith('#') || (ref !== '#' && !ref.startsWith('#/'))) continue;
+    if (!resolvePointer(doc, ref).found) {
+      throw new DocumentError(site.file.display, pointerOf(site.entry), `$ref ${site.original} points nowhere`);
+    }
+    // Follow ref-to-ref chains; a chain that loops never reaches a schema (validators would spin).
+    const chain: string[] = [];
+    let current = ref;
+    let outcome: 'ok' | 'cycle' | 'broken' = 'ok';
+    let newCycle = false;
+    const seen = new Set<string>();
+    for (;;) {
+      const known = status.get(current);
+      if (known) {
+        outcome = known;
+        break;
+      }
+      if (seen.has(current)) {
+        outcome = 'cycle';
+        newCycle = true;
+        break;
+      }
+      seen.add(current);
+      chain.push(current);
+      const target = resolvePointer(doc, current);
+      if (!target.found) {
+        outcome = 'broken';
+        break;
+      }
+      if (isObject(target.value) && typeof target.value.$ref === 'string' && target.value.$ref.startsWith('#/')) {
+        current = target.value.$ref;
+      } else {
+        break;
+      }
+    }
+    for (const pointer of chain) status.set(pointer, outcome);
+    // Reported once per cycle, at the first site that leads into it.
+    if (newCycle) {
+      problems.push(`$ref ${ref} at ${docPointer(site)} is part of a $ref cycle that never reaches a value`);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Loading
+
+type LoadResult = { loaded: LoadedDocument; files: string[] };
+
+async function readSource(
+  source: string,
+  options: { fetch?: typeof fetch; timeoutMs?: number },
+): Promise<{ text: string; abs: string | undefined }> {
+  if (/^https?:\/\//i.test(source)) {
+    const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const fetchFn = options.fetch ?? globalThis.fetch;
+    try {
+      const response = await fetchFn(source, { signal: AbortSignal.timeout(timeoutMs), redirect: 'follow' });
+      if (!response.ok) throw new DocumentError(source, '#', `HTTP ${response.status} ${response.statusText}`.trim());
+      return { text: await response.text(), abs: undefined };
+    } catch (error) {
+      if (error instanceof DocumentError) throw error;
+      const name = (error as Error).name;
+      if (name === 'TimeoutError' || name === 'AbortError') {
+        throw new DocumentError(source, '#', `no complete response within ${timeoutMs} ms`);
+      }
+      throw new DocumentError(source, '#', `download failed: ${(error as Error).message}`);
+    }
+  }
+  const abs = source.startsWith('file:') ? fileURLToPath(source) : resolve(source);
+  try {
+    return { text: await readFile(abs, 'utf8'), abs };
+  } catch (error) {
+    throw new DocumentError(source, '#', `cannot read file: ${(error as Error).message}`);
+  }
+}
+
+function detectVersion(doc: unknown, source: string, problems: string[]): '2.0' | '3.0' | '3.1' {
+  if (!isObject(doc)) throw new DocumentError(source, '#', 'not an OpenAPI document: the top level is not an object');
+  if (typeof doc.openapi === 'string' && /^3\.\d+(\.\d+)?/.test(doc.openapi)) {
+    if (/^3\.0(\.|$)/.test(doc.openapi)) return '3.0';
+    if (!/^3\.1(\.|$)/.test(doc.openapi)) problems.push(`openapi ${doc.openapi} read as 3.1`);
+    return '3.1';
+  }
+  if (doc.swagger === '2.0') return '2.0';
+  const found = 'openapi' in doc ? `openapi: ${JSON.stringify(doc.openapi)}` : 'swagger' in doc ? `swagger: ${JSON.stringify(doc.swagger)}` : 'neither field';
+  throw new DocumentError(
+    source,
+    'openapi' in doc ? '#/openapi' : 'swagger' in doc ? '#/swagger' : '#',
+    `not an OpenAPI document: expected \`openapi: 3.x\` or \`swagger: "2.0"\`, found ${found}`,
+  );
+}
+
+/** Path prefixes from `servers[].url` (3.x, variables' defaults substituted) or `basePath` (2.0). */
+function basePathsOf(doc: any, version: '2.0' | '3.0' | '3.1'): string[] {
+  const prefixes: string[] = [];
+  const add = (path: string) => {
+    let p = path.replace(/\/+$/, '');
+    if (p !== '' && !p.startsWith('/')) p = '/' + p;
+    if (p !== '' && !prefixes.includes(p)) prefixes.push(p);
+  };
+  if (version === '2.0') {
+    if (typeof doc.basePath === 'string') add(doc.basePath);
+    return prefixes;
+  }
+  for (const server of Array.isArray(doc.servers) ? doc.servers : []) {
+    if (!isObject(server) || typeof server.url !== 'string') continue;
+    const variables = isObject(server.variables) ? server.variables : {};
+    const url = server.url.replace(/\{([^}]*)\}/g, (whole: string, name: string) => {
+      const v = variables[name];
+      return isObject(v) && v.default !== undefined ? String(v.default) : whole;
+    });
+    const withoutQuery = url.replace(/[?#].*$/, '');
+    const authority = /^(?:[A-Za-z][A-Za-z0-9+.-]*:)?\/\/[^/]*/.exec(withoutQuery);
+    add(authority ? withoutQuery.slice(authority[0].length) : withoutQuery);
+  }
+  return prefixes;
+}
+
+async function loadInternal(
+  source: string,
+  options: { fetch?: typeof fetch; timeoutMs?: number },
+): Promise<LoadResult> {
+  const { text, abs } = await readSource(source, options);
+  const doc: any = await parseDocumentText(text, source);
+  const problems: string[] = [];
+  const version = detectVersion(doc, source, problems);
+  const { sites, files } = await bundle(doc, { abs, display: source, prefix: '#' }, problems);
+  verifyRefs(doc, sites, problems);
+  const info = isObject(doc.info) ? doc.info : {};
+  const loaded: LoadedDocument = {
+    source,
+    doc,
+    version,
+    title: typeof info.title === 'string' ? info.title : '',
+    infoVersion: info.version === undefined ? '' : String(info.version),
+    loadedAt: new Date().toISOString(),
+    basePaths: basePathsOf(doc, version),
+    operations: indexOperations(doc, version),
+    problems,
+  };
+  return { loaded, files };
+}
+
+/**
+ * Loads an OpenAPI 3.0.x / 3.1.x or Swagger 2.0 document (JSON, or YAML through the optional
+ * `yaml` package) from a file path, `file:` URL or http(s) URL.
+ * URLs are fetched with `options.fetch` (default global fetch) and abort after `options.timeoutMs`
+ * (default 15000 ms). `$ref`s to files beside the document are bundled under `doc['x-bundled'][name]`
+ * (name: path relative to the document's directory) and rewritten to local pointers, so every
+ * followed `$ref` in `doc` is local (`#/...`). Remote `$ref`s are never fetched; each is listed in
+ * `problems`, as are refs outside the document's directory and `$ref` cycles that never reach a value.
+ * @returns The document, its version, title, base paths and indexed operations.
+ * @throws DocumentError when the source cannot be read or parsed, is not OpenAPI/Swagger, or a
+ *   local `$ref` points nowhere (RFC 6901).
+ */
+export async function loadDocument(
+  source: string,
+  options: { fetch?: typeof fetch; timeoutMs?: number } = {},
+): Promise<LoadedDocument> {
+  return (await loadInternal(source, options)).loaded;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Indexing
+
+const SWAGGER_SCHEMA_KEYS = [
+  'type', 'format', 'items', 'enum', 'default', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum',
+  'maxLength', 'minLength', 'pattern', 'maxItems', 'minItems', 'uniqueItems', 'multipleOf',
+] as const;
+const PARAMETER_LOCATIONS = ['path', 'query', 'header', 'cookie', 'body', 'formData'] as const;
+
+function readParameter(doc: any, raw: unknown, pointer: string, version: '2.0' | '3.0' | '3.1'): Parameter | undefined {
+  const resolved = follow(doc, raw);
+  const p = resolved.value;
+  if (!isObject(p) || typeof p.name !== 'string' || typeof p.$ref === 'string') return undefined;
+  const location = PARAMETER_LOCATIONS.find((l) => l === p.in);
+  if (!location) return undefined;
+  const parameter: Parameter = {
+    name: p.name,
+    in: location,
+    required: p.required === true || location === 'path',
+    pointer: resolved.pointer ?? pointer,
+  };
+  if (p.schema !== undefined) {
+    parameter.schema = p.schema;
+  } else if (isObject(p.content)) {
+    const first = Object.values(p.content)[0];
+    if (isObject(first) && first.schema !== undefined) parameter.schema = first.schema;
+  } else if (version === '2.0') {
+    // Swagger 2.0 non-body parameters carry their schema keywords inline (Swagger 2.0, Parameter Object).
+    const schema: Record<string, unknown> = {};
+    for (const key of SWAGGER_SCHEMA_KEYS) if (p[key] !== undefined) schema[key] = p[key];
+    if (Object.keys(schema).length > 0) parameter.schema = schema;
+  }
+  if (typeof p.description === 'string') parameter.description = p.description;
+  return parameter;
+}
+
+function mediaTypes(value: unknown, fallback: unknown): string[] {
+  const list = Array.isArray(value) ? value : Array.isArray(fallback) ? fallback : [];
+  const types = list.filter((t): t is string => typeof t === 'string');
+  return types.length > 0 ? types : ['application/json'];
+}
+
+/**
+ * Lists the operations of a document in document order: for each path template (keys of `paths`,
+ * path item `$ref`s followed) the methods get, put, post, delete, options, head, patch, trace.
+ * Path-level `parameters` are merged with the operation's (operation wins on the same name + in;
+ * path-level ones first, then the operation's in their order), parameter `$ref`s are resolved and
+ * `Parameter.pointer` names the resolved definition. `requestBody` and each response are resolved
+ * one `$ref` level. Swagger 2.0 is read natively: the `in: body` parameter becomes
+ * `requestBody.content[<consumes>].schema`, responses get `content[<produces>].schema`
+ * (default media type `application/json`), inline parameter keywords become `schema`.
+ * @returns Operations; never throws on malformed parts (they are skipped). OpenAPI 3.1.0 Paths,
+ *   Path Item and Operation Objects; Swagger 2.0 Paths Object.
+ */
+export function indexOperations(doc: any, version: '2.0' | '3.0' | '3.1'): Operation[] {
+  const operations: Operation[] = [];
+  if (!isObject(doc) || !isObject(doc.paths)) return operations;
+  for (const pathTemplate of Object.keys(doc.paths)) {
+    if (pathTemplate.startsWith('x-')) continue;
+    const itemPointer = '#/paths/' + escapeToken(pathTemplate);
+    const item = follow(doc, doc.paths[pathTemplate]).value;
+    if (!isObject(item)) continue;
+    const pathParameters = (Array.isArray(item.parameters) ? item.parameters : [])
+      .map((raw: unknown, i: number) => readParameter(doc, raw, `${itemPointer}/parameters/${i}`, version))
+      .filter((p: Parameter | undefined): p is Parameter => p !== undefined);
+    for (const method of METHODS) {
+      const op = item[method];
+      if (!isObject(op)) continue;
+      const pointer = `${itemPointer}/${method}`;
+      const own = (Array.isArray(op.parameters) ? op.parameters : [])
+        .map((raw: unknown, i: number) => readParameter(doc, raw, `${pointer}/parameters/${i}`, version))
+        .filter((p: Parameter | undefined): p is Parameter => p !== undefined);
+      const parameters = [
+        ...pathParameters.filter((p: Parameter) => !own.some((o: Parameter) => o.name === p.name && o.in === p.in)),
+        ...own,
+      ];
+      const operation: Operation = {
+        method: method.toUpperCase(),
+        pathTemplate,
+        tags: Array.isArray(op.tags) ? op.tags.filter((t: unknown): t is string => typeof t === 'string') : [],
+        deprecated: op.deprecated === true,
+        parameters,
+        responses: {},
+        pointer,
+      };
+      if (typeof op.operationId === 'string') operation.operationId = op.operationId;
+      if (typeof op.summary === 'string') operation.summary = op.summary;
+      if (typeof op.description === 'string') operation.description = op.description;
+      const responses = isObject(op.responses) ? op.responses : {};
+      if (version === '2.0') {
+        const body = parameters.find((p) => p.in === 'body');
+        if (body) {
+          const requestBody: Record<string, unknown> = { content: {} };
+          for (const type of mediaTypes(op.consumes, doc.consumes)) {
+            (requestBody.content as Record<string, unknown>)[type] = { schema: body.schema };
+          }
+          if (body.description !== undefined) requestBody.description = body.description;
+          requestBody.required = body.required;
+          operation.requestBody = requestBody;
+        }
+        const produces = mediaTypes(op.produces, doc.produces);
+        for (const status of Object.keys(responses)) {
+          const response = follow(doc, responses[status]).value;
+          if (!isObject(response)) continue;
+          const shaped: Record<string, unknown> = { ...response };
+          if (response.schema !== undefined) {
+            const content: Record<string, unknown> = {};
+            for (const type of produces) content[type] = { schema: response.schema };
+            shaped.content = content;
+          }
+          operation.responses[status] = shaped;
+        }
+      } else {
+        if (op.requestBody !== undefined) operation.requestBody = follow(doc, op.requestBody).value;
+        for (const status of Object.keys(responses)) operation.responses[status] = follow(doc, responses[status]).value;
+      }
+      operations.push(operation);
+    }
+  }
+  return operations;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Document source with caching
+
+/**
+ * A cached document. For a file, `get()` re-reads when the size or mtime of the document or of a
+ * bundled file changes. For an http(s) URL, a download is reused for `options.ttlMs` (default 60000
+ * ms) and concurrent `get()`s share one download; a failed load is not cached.
+ * `get()` rejects with DocumentError as `loadDocument` does.
+ */
+export type DocumentSource = { get(): Promise<LoadedDocument> };
+
+/**
+ * Creates a DocumentSource for `source` (file path or http(s) URL); `timeoutMs` and `fetch` are
+ * passed to `loadDocument`. Nothing is read until the first `get()`.
+ */
+export function createDocumentSource(
+  source: string,
+  options: { ttlMs?: number; timeoutMs?: number; fetch?: typeof fetch } = {},
+): DocumentSource {
+  const isUrl = /^https?:\/\//i.test(source);
+  const ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
+  let cached: { result: LoadResult; at: number; stamp: string } | undefined;
+  let inFlight: Promise<LoadedDocument> | undefined;
+
+  async function stampOf(files: string[]): Promise<string> {
+    const parts: string[] = [];
+    for (const file of files) {
+      try {
+        const s = await stat(file);
+        parts.push(`${file}:${s.size}:${s.mtimeMs}`);
+      } catch {
+        parts.push(`${file}:missing`);
+      }
+    }
+    return parts.join('|');
+  }
+
+  async function reload(): Promise<LoadedDocument> {
+    const root = source.startsWith('file:') ? fileURLToPath(source) : resolve(source);
+    // Stamp before reading, so a change during the read triggers another read next time.
+    const before = isUrl ? '' : await stampOf([root]);
+    const result = await loadInternal(source, options);
+    const stamp = isUrl ? '' : before + '|' + (await stampOf(result.files));
+    cached = { result, at: Date.now(), stamp };
+    return result.loaded;
+  }
+
+  async function fresh(): Promise<boolean> {
+    if (!cached) return false;
+    if (isUrl) return Date.now() - cached.at < ttlMs;
+    const root = source.startsWith('file:') ? fileURLToPath(source) : resolve(source);
+    return (await stampOf([root])) + '|' + (await stampOf(cached.result.files)) === cached.stamp;
+  }
+
+  return {
+    get(): Promise<LoadedDocument> {
+      if (inFlight) return inFlight;
+      inFlight = (async () => {
+        try {
+          if (await fresh()) return cached!.result.loaded;
+          return await reload();
+        } finally {
+          inFlight = undefined;
+        }
+      })();
+      return inFlight;
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Path matching
+
+type Segment =
+  | { kind: 'literal'; text: string }
+  | { kind: 'param'; name: string }
+  | { kind: 'mixed'; re: RegExp; names: string[]; literalChars: number };
+type Route = { template: string; segments: Segment[]; ops: Map<string, Operation> };
+type Matcher = { routes: Route[]; byCount: Map<number, Route[]> };
+
+const matchers = new WeakMap<LoadedDocument, { operations: Operation[]; matcher: Matcher }>();
+
+function compileSegment(text: string): Segment {
+  const whole = /^\{([^{}]+)\}$/.exec(text);
+  if (whole) return { kind: 'param', name: whole[1] };
+  if (!/\{[^{}]+\}/.test(text)) return { kind: 'literal', text: safeDecode(text) ?? text };
+  const names: string[] = [];
+  let source = '';
+  let literalChars = 0;
+  for (const part of text.split(/(\{[^{}]+\})/)) {
+    const param = /^\{([^{}]+)\}$/.exec(part);
+    if (param) {
+      names.push(param[1]);
+      source += '(.+?)';
+    } else {
+      literalChars += part.length;
+      source += part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    }
+  }
+  return { kind: 'mixed', re: new RegExp(`^${source}$`, 's'), names, literalChars };
+}
+
+const SEGMENT_SCORE = { literal: 2, mixed: 1, param: 0 } as const;
+
+/** Higher rank first: more literal segments, then leftmost literal, then more literal text. */
+function compareRoutes(a: Route, b: Route): number {
+  const literals = (r: Route) => r.segments.filter((s) => s.kind === 'literal').length;
+  const diff = literals(b) - literals(a);
+  if (diff !== 0) return diff;
+  for (let i = 0; i < a.segments.length; i++) {
+    const d = SEGMENT_SCORE[b.segments[i].kind] - SEGMENT_SCORE[a.segments[i].kind];
+    if (d !== 0) return d;
+  }
+  const chars = (r: Route) => r.segments.reduce((n, s) => n + (s.kind === 'mixed' ? s.literalChars : 0), 0);
+  const c = chars(b) - chars(a);
+  if (c !== 0) return c;
+  return a.template < b.template ? -1 : a.template > b.template ? 1 : 0;
+}
+
+function splitPath(path: string): string[] {
+  return (path.startsWith('/') ? path.slice(1) : path).split('/');
+}
+
+function matcherFor(doc: LoadedDocument): Matcher {
+  const cached = matchers.get(doc);
+  if (cached && cached.operations === doc.operations) return cached.matcher;
+  const byTemplate = new Map<string, Route>();
+  for (const op of doc.operations) {
+    let route = byTemplate.get(op.pathTemplate);
+    if (!route) {
+      route = { template: op.pathTemplate, segments: splitPath(op.pathTemplate).map(compileSegment), ops: new Map() };
+      byTemplate.set(op.pathTemplate, route);
+    }
+    route.ops.set(op.method.toUpperCase(), op);
+  }
+  const routes = [...byTemplate.values()];
+  const byCount = new Map<number, Route[]>();
+  for (const route of routes) {
+    const list = byCount.get(route.segments.length) ?? [];
+    list.push(route);
+    byCount.set(route.segments.length, list);
+  }
+  for (const list of byCount.values()) list.sort(compareRoutes);
+  const matcher = { routes, byCount };
+  matchers.set(doc, { operations: doc.operations, matcher });
+  return matcher;
+}
+
+type SegmentValue = { raw: string; decoded: string | undefined };
+
+function matchRoute(route: Route, values: SegmentValue[], malformed: Set<string>): Record<string, string> | undefined {
+  const params: Record<string, string> = {};
+  const bad: string[] = [];
+  for (let i = 0; i < route.segments.length; i++) {
+    const segment = route.segments[i];
+    const value = values[i];
+    if (segment.kind === 'literal') {
+      if ((value.decoded ?? value.raw) !== segment.text && value.raw !== segment.text) return undefined;
+    } else if (segment.kind === 'param') {
+      // A path parameter fills exactly one non-empty segment (OAS 3.1.0, Path Templating).
+      if (value.raw === '') return undefined;
+      params[segment.name] = value.decoded ?? value.raw;
+      if (value.decoded === undefined) bad.push(value.raw);
+    } else {
+      // Match the raw segment, so an encoded delimiter (%2D for '-') stays data; decode each capture.
+      const m = segment.re.exec(value.raw);
+      if (!m) return undefined;
+      segment.names.forEach((name, k) => {
+        const decoded = safeDecode(m[k + 1]);
+        params[name] = decoded ?? m[k + 1];
+        if (decoded === undefined) bad.push(m[k + 1]);
+      });
+    }
+  }
+  for (const raw of bad) malformed.add(raw);
+  return params;
+}
+
+function segmentValues(path: string): SegmentValue[] {
+  // Split on literal '/' first, then percent-decode each segment (RFC 3986 section 2.4).
+  return splitPath(path).map((raw) => ({ raw, decoded: safeDecode(raw) }));
+}
+
+function editDistance(a: string, b: string): number {
+  a = a.slice(0, 64);
+  b = b.slice(0, 64);
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[b.length];
+}
+
+/**
+ * Similarity key, larger is nearer: leading fitting segments, then fewer character edits over all
+ * positions (a parameter fits any non-empty segment), then a closer segment count, then more fitting segments.
+ */
+function similarity(route: Route, values: SegmentValue[]): number[] {
+  const text = (v: SegmentValue) => v.decoded ?? v.raw;
+  const fits = (i: number) => {
+    const s = route.segments[i];
+    const v = values[i];
+    if (!s || !v) return false;
+    if (s.kind === 'literal') return text(v) === s.text;
+    if (s.kind === 'param') return v.raw !== '';
+    return s.re.test(v.raw);
+  };
+  let leading = 0;
+  while (leading < values.length && fits(leading)) leading++;
+  let positional = 0;
+  let edits = 0;
+  for (let i = 0; i < Math.max(values.length, route.segments.length); i++) {
+    if (fits(i)) {
+      positional++;
+      continue;
+    }
+    const s = route.segments[i];
+    const v = values[i];
+    const literal = !s ? '' : s.kind === 'literal' ? s.text : s.kind === 'param' ? '' : route.template.split('/')[i + 1].replace(/\{[^{}]*\}/g, '');
+    edits += v ? editDistance(literal, text(v)) : Math.max(literal.length, 1);
+  }
+  return [leading, -edits, -Math.abs(route.segments.length - values.length), positional];
+}
+
+function compareKeys(a: number[], b: number[]): number {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return b[i] - a[i];
+  return 0;
+}
+
+function nearestOperations(matcher: Matcher, method: string, paths: string[]): string[] {
+  const valueLists = paths.map(segmentValues);
+  const scored = matcher.routes.map((route) => {
+    let best: number[] | undefined;
+    for (const values of valueLists) {
+      const key = similarity(route, values);
+      if (!best || compareKeys(key, best) < 0) best = key;
+    }
+    return { route, best: best! };
+  });
+  scored.sort((a, b) => {
+    const k = compareKeys(a.best, b.best);
+    if (k !== 0) return k;
+    const am = a.route.ops.has(method) ? 0 : 1;
+    const bm = b.route.ops.has(method) ? 0 : 1;
+    if (am !== bm) return am - bm;
+    return a.route.template < b.route.template ? -1 : a.route.template > b.route.template ? 1 : 0;
+  });
+  return scored.slice(0, 3).map(({ route }) => {
+    const m = route.ops.has(method) ? method : [...route.ops.keys()][0];
+    return `${m} ${route.template}`;
+  });
+}
+
+/**
+ * Result of matchOperation: the operation with decoded path parameters, or `operation: undefined`
+ * with up to 3 nearest `METHOD /template` (all of the path's methods when only the method differs).
+ * `note` explains a fallback (trailing slash, base path stripped, malformed percent-encoding).
+ */
+export type PathMatch =
+  | { operation: Operation; params: Record<string, string>; note?: string }
+  | { operation: undefined; nearest: string[]; note?: string };
+
+/**
+ * Finds the operation for a request. `concretePath` is the request path (an absolute URL's origin,
+ * the query string and the fragment are dropped), e.g. `/v1/pets/42?x=1`.
+ * Tried in order: the path as is, then with each base path stripped at a segment boundary (longest
+ * first); if none matches exactly, the same again with the trailing slash toggled once. Matching is
+ * segment by segment with equal segment counts; segments are split on '/' and then percent-decoded
+ * (RFC 3986 section 2.4), so `%2F` is data. Literal templates beat templated ones regardless of
+ * document order (OpenAPI 3.1.0, Paths Object): more literal segments first, then the leftmost
+ * literal. A `{param}` fills one non-empty segment; text around braces (`{name}.json`) is matched.
+ * The method is compared case-insensitively.
+ * @returns The operation with decoded path parameters (`{petId: '42'}`) and a note for fallbacks
+ *   (trailing slash, base path stripped, malformed percent-encoding kept raw); or `operation:
+ *   undefined` with `nearest` — the path's documented methods when only the method differs
+ *   (explained in `note`), otherwise up to 3 `METHOD /template` by similarity. Never throws.
+ */
+export function matchOperation(doc: LoadedDocument, method: string, concretePath: string): PathMatch {
+  const matcher = matcherFor(doc);
+  const wanted = method.toUpperCase();
+  let path = concretePath;
+  const origin = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/.exec(path);
+  if (origin) path = path.slice(origin[0].length);
+  path = path.replace(/#.*$/s, '').replace(/\?.*$/s, '');
+  if (!path.startsWith('/')) path = '/' + path;
+
+  const candidates: Array<{ path: string; note?: string }> = [{ path }];
+  for (const base of [...doc.basePaths].sort((a, b) => b.length - a.length)) {
+    if (path === base || path.startsWith(base + '/')) {
+      candidates.push({ path: path.slice(base.length) || '/', note: `base path ${base} stripped` });
+    }
+  }
+
+  let methodMiss: Route | undefined;
+  for (const toggled of [false, true]) {
+    for (const candidate of candidates) {
+      let tried = candidate.path;
+      let slashNote: string | undefined;
+      if (toggled) {
+        if (tried === '/') continue;
+        if (tried.endsWith('/')) {
+          tried = tried.slice(0, -1);
+          slashNote = 'matched without the trailing slash';
+        } else {
+          tried = tried + '/';
+          slashNote = 'matched with a trailing slash added';
+        }
+      }
+      const values = segmentValues(tried);
+      for (const route of matcher.byCount.get(values.length) ?? []) {
+        const malformed = new Set<string>();
+        const params = matchRoute(route, values, malformed);
+        if (!params) continue;
+        const operation = route.ops.get(wanted);
+        if (!operation) {
+          methodMiss ??= route;
+          continue;
+        }
+        const notes = [candidate.note, slashNote];
+        if (malformed.size > 0) {
+          notes.push(`malformed percent-encoding in ${[...malformed].map((m) => JSON.stringify(m)).join(', ')}; raw value kept`);
+        }
+        const note = notes.filter((n) => n !== undefined).join('; ');
+        return note ? { operation, params, note } : { operation, params };
+      }
+    }
+  }
+  if (methodMiss) {
+    const methods = [...methodMiss.ops.keys()];
+    return {
+      operation: undefined,
+      nearest: methods.map((m) => `${m} ${methodMiss!.template}`),
+      note: `${methodMiss.template} matches the path but documents no ${wanted}; it documents ${methods.join(', ')}`,
+    };
+  }
+  return { operation: undefined, nearest: nearestOperations(matcher, wanted, candidates.map((c) => c.path)) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Path parameter checks
+
+function typeMatches(type: string, value: string): boolean {
+  switch (type) {
+    case 'string':
+      return true;
+    case 'integer':
+      return /^-?(0|[1-9][0-9]*)$/.test(value);
+    case 'number':
+      return /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/.test(value);
+    case 'boolean':
+      return value === 'true' || value === 'false';
+    default:
+      return false; // object, array and null cannot be a simple path segment
+  }
+}
+
+/**
+ * Checks the decoded path parameter values of a match against their schemas: `type` (a string, or a
+ * 3.1 type array), `enum`, `minLength`/`maxLength` (in Unicode code points, JSON Schema 2020-12
+ * section 6.3), `pattern` (ECMA-262, unanchored), `minimum`/`maximum` for numbers. Schema `$ref`s
+ * are followed locally. Self-contained: not a full JSON Schema validator.
+ * @returns One entry per failed keyword, in parameter order; `[]` when all pass or there is no
+ *   operation. Never throws (an invalid `pattern` is reported as a problem).
+ */
+export function checkPathParams(
+  doc: LoadedDocument,
+  match: PathMatch,
+): { name: string; value: string; problem: string }[] {
+  const found: { name: string; value: string; problem: string }[] = [];
+  if (!match.operation) return found;
+  for (const parameter of match.operation.parameters) {
+    if (parameter.in !== 'path') continue;
+    const value = match.params[parameter.name];
+    if (value === undefined) {
+      found.push({ name: parameter.name, value: '', problem: `is not a segment of ${match.operation.pathTemplate}` });
+      continue;
+    }
+    const schema = follow(doc.doc, parameter.schema).value;
+    if (!isObject(schema)) continue;
+    const report = (problem: string) => found.push({ name: parameter.name, value, problem });
+    const types = typeof schema.type === 'string' ? [schema.type] : Array.isArray(schema.type) ? schema.type : [];
+    if (types.length > 0 && !types.some((t: unknown) => typeof t === 'string' && typeMatches(t, value))) {
+      report(`is not of type ${types.join(' or ')}`);
+      continue;
+    }
+    if (Array.isArray(schema.enum) && !schema.enum.some((e: unknown) => (typeof e === 'number' ? Number(value) === e : String(e) === value))) {
+      report(`is not one of ${JSON.stringify(schema.enum)}`);
+    }
+    const length = [...value].length;
+    if (typeof schema.maxLength === 'number' && length > schema.maxLength) {
+      report(`is longer than maxLength ${schema.maxLength} (${length} characters)`);
+    }
+    if (typeof schema.minLength === 'number' && length < schema.minLength) {
+      report(`is shorter than minLength ${schema.minLength} (${length} characters)`);
+    }
+    if (typeof schema.pattern === 'string') {
+      try {
+        if (!new RegExp(schema.pattern, 'u').test(value)) report(`does not match pattern ${schema.pattern}`);
+      } catch {
+        report(`cannot be checked: invalid pattern ${schema.pattern}`);
+      }
+    }
+    const number = Number(value);
+    if (typeof schema.minimum === 'number' && value !== '' && number < schema.minimum) report(`is less than minimum ${schema.minimum}`);
+    if (typeof schema.maximum === 'number' && value !== '' && number > schema.maximum) report(`is greater than maximum ${schema.maximum}`);
+  }
+  return found;
+}
