@@ -1,0 +1,131 @@
+/**
+ * The walkthrough: `node demo.ts` (Node >= 22.18) or `npm run demo` (Node 20).
+ *
+ * Starts the stand-in API on 127.0.0.1, spawns `probe-server.ts` over stdio exactly as an editor
+ * would, and prints what an agent sees: the tools, three probes with their findings, how often each
+ * optional field was present, what a shape inferred from the first probe says of the third, how a
+ * fixture recorded last month differs from today's record, what the server refuses, and the
+ * requests the API actually received. Every block is compared with what the stand-in scripts;
+ * the exit code is 1 when any block differs.
+ */
+import { readFileSync } from 'node:fs';
+import { isDeepStrictEqual } from 'node:util';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { start, METERS } from './stand-in-api.ts';
+import { spawnServer } from './stdio-client.ts';
+
+const HERE = fileURLToPath(new URL('.', import.meta.url));
+const KEY = 'demo-key-7f3a9c';
+
+const mismatches: string[] = [];
+function expect(block: string, actual: unknown, expected: unknown): void {
+  if (!isDeepStrictEqual(actual, expected)) {
+    mismatches.push(`${block}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`);
+  }
+}
+
+function heading(text: string): void {
+  process.stdout.write(`\n== ${text}\n`);
+}
+
+function line(text: string): void {
+  process.stdout.write(`   ${text}\n`);
+}
+
+type Finding = { kind: string; path: string; severity: string; message: string };
+
+/** Runs the walkthrough, printing to stdout; resolves with the exit code (0 when every block is as scripted). */
+export async function run(): Promise<number> {
+  const api = await start({ key: KEY });
+  const server = spawnServer({ API_BASE_URL: api.url, API_KEY: KEY, OPENAPI_DOC: `${HERE}openapi.json` });
+  try {
+    const init = await server.initialize();
+    heading(`Connected to ${init.serverInfo.name} ${init.serverInfo.version} (MCP ${init.protocolVersion}); API at ${api.url}`);
+
+    heading('1. Tools the agent gets');
+    const { result: listed } = await server.request('tools/list');
+    for (const tool of listed.tools) {
+      const hints = Object.entries(tool.annotations ?? {}).filter(([name]) => name.endsWith('Hint')).map(([name, value]) => `${name}=${value}`);
+      line(`${tool.name.padEnd(16)} ${hints.join(' ')}`);
+    }
+    expect('tools', listed.tools.map((tool: { name: string }) => tool.name), ['probe', 'field_presence', 'compare_fixture']);
+    expect('probe hints', [listed.tools[0].annotations.readOnlyHint, listed.tools[0].annotations.destructiveHint, listed.tools[0].annotations.openWorldHint], [true, false, true]);
+    expect('no method parameter', Object.keys(listed.tools[0].inputSchema.properties), ['path', 'query']);
+
+    heading('2. Three probes of GET /meters/{meterId}, each checked against openapi.json');
+    const probes = [];
+    for (const id of ['mtr_1', 'mtr_2', 'mtr_3']) {
+      const called = await server.callTool('probe', { path: `/meters/${id}` });
+      const result = called.structuredContent;
+      probes.push(result);
+      line(`GET /meters/${id} -> ${result.status}, ${result.bytes} bytes, operation ${result.operation?.operationId}, matchesContract=${result.matchesContract}`);
+      for (const finding of result.findings as Finding[]) line(`   ${finding.kind} ${finding.path}: ${finding.message}`);
+    }
+    const undocumentedOnly = [{ kind: 'undocumented', path: '$.firmwareVersion' }];
+    for (const [index, result] of probes.entries()) {
+      expect(`probe ${index + 1} status`, result.status, 200);
+      expect(`probe ${index + 1} findings`, (result.findings as Finding[]).map(({ kind, path }) => ({ kind, path })), undocumentedOnly);
+      expect(`probe ${index + 1} contract`, result.matchesContract, true);
+    }
+    expect('probe bytes', probes.map((result) => result.bytes), Object.values(METERS).map((meter) => Buffer.byteLength(JSON.stringify(meter))));
+
+    heading('3. Optional fields across the three probes');
+    const presence = (await server.callTool('field_presence', { operation: 'getMeter' })).structuredContent;
+    for (const text of presence.optionalFields) line(`optional      ${text}`);
+    for (const text of presence.undocumentedFields) line(`undocumented  ${text}`);
+    expect('optional fields', presence.optionalFields, [
+      '$.lastReading.source: present in 2 of 2',
+      '$.location: present in 2 of 3',
+      '$.location.floor: present in 2 of 2',
+      '$.note: present in 0 of 3',
+    ]);
+    expect('undocumented fields', presence.undocumentedFields, ['$.firmwareVersion: present in 3 of 3']);
+
+    heading('4. A shape inferred from the first probe alone, applied to the third');
+    const third = presence.inferredFromFirst.against.find((entry: { path: string }) => entry.path === '/meters/mtr_3');
+    line(`inferred from ${presence.inferredFromFirst.from}: every field seen is required, every type as seen`);
+    for (const finding of third.findings as Finding[]) line(`   ${finding.kind} ${finding.path}: ${finding.message}`);
+    line('The document allows all of this (location is optional, lastReading is nullable): a client built from one example would reject a valid record.');
+    expect('inferred vs third', (third.findings as Finding[]).map(({ kind, path }) => ({ kind, path })), [
+      { kind: 'wrongType', path: '$.lastReading' },
+      { kind: 'missing', path: '$.location' },
+    ]);
+
+    heading('5. A fixture recorded last month against today\'s record of mtr_1');
+    const fixture = JSON.parse(readFileSync(`${HERE}fixtures/mtr_1.recorded.json`, 'utf8'));
+    const diff = (await server.callTool('compare_fixture', { path: '/meters/mtr_1', fixture })).structuredContent;
+    for (const path of diff.onlyLive) line(`only live     ${path}`);
+    for (const path of diff.onlyFixture) line(`only fixture  ${path}`);
+    for (const change of diff.changed) line(`moved         ${change.path}: ${JSON.stringify(change.fixture)} -> ${JSON.stringify(change.live)}`);
+    expect('fixture only live', diff.onlyLive, ['$.firmwareVersion']);
+    expect('fixture only fixture', diff.onlyFixture, []);
+    expect('fixture moved', diff.changed.map((change: { path: string }) => change.path), ['$.lastReading.kwh', '$.lastReading.takenAt']);
+
+    heading('6. What the server refuses (nothing is sent)');
+    const refused = ['https://evil.example/meters', '//evil.example/meters', '/meters\\mtr_1', '/meters/../../admin'];
+    for (const path of refused) {
+      const called = await server.callTool('probe', { path });
+      line(`${JSON.stringify(path).padEnd(32)} isError=${called.isError}: ${called.content[0].text.slice(0, 110)}...`);
+      expect(`refusal ${path}`, [called.isError, called.content[0].text.startsWith('Refused, nothing was sent')], [true, true]);
+    }
+
+    heading('7. Requests the API received');
+    for (const seen of api.requests) line(`${seen.method} ${seen.path}  key accepted: ${seen.authorized}`);
+    expect('requests seen', api.requests, ['mtr_1', 'mtr_2', 'mtr_3'].map((id) => ({ method: 'GET', path: `/v2/meters/${id}`, authorized: true })));
+    const everything = server.stdoutLines.join('\n') + server.stderr();
+    expect('key never shown', everything.includes(KEY), false);
+  } finally {
+    const code = await server.close();
+    expect('server exit code', code, 0);
+    await api.close();
+  }
+  heading(mismatches.length === 0 ? 'Every block is as the stand-in scripts it.' : `${mismatches.length} block(s) differ:`);
+  for (const mismatch of mismatches) line(mismatch);
+  return mismatches.length === 0 ? 0 : 1;
+}
+
+async function main(): Promise<void> {
+  process.exitCode = await run();
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) main();

@@ -1,0 +1,631 @@
+/**
+ * The server end to end: URL building and refusals, the capped read, configuration, dispatch,
+ * and the stdio transport with a spawned `probe-server.ts`. Cases from fixtures/cases are named
+ * by id. Every spawned server runs with a canary key; the last test asserts the canary appears in
+ * no byte of any stdout or stderr.
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { readFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { buildProbeUrl, probe, readConfig, redactor, createHandler, ProbeError, MAX_BODY_BUDGET } from './probe-server.ts';
+import { spawnServer, nodeArgsFor } from './stdio-client.ts';
+import type { StdioClient } from './stdio-client.ts';
+import { start as startStandIn, METERS } from './stand-in-api.ts';
+import type { StandIn } from './stand-in-api.ts';
+
+const HERE = fileURLToPath(new URL('.', import.meta.url));
+const CANARY = 'canary-9c41e7d2-must-never-print';
+const spawned: StdioClient[] = [];
+
+function caseFile(id: string): any {
+  return JSON.parse(readFileSync(`${HERE}fixtures/cases/${id}.json`, 'utf8'));
+}
+
+/** A throwaway HTTP server on 127.0.0.1:0; `hits` counts requests. */
+async function listen(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ url: string; server: Server; hits: () => number; close: () => Promise<void> }> {
+  let hits = 0;
+  const server = createServer((req, res) => {
+    hits++;
+    handler(req, res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    server,
+    hits: () => hits,
+    close: () => new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    }),
+  };
+}
+
+function start(env: Record<string, string>): StdioClient {
+  const client = spawnServer({ API_KEY: CANARY, ...env });
+  spawned.push(client);
+  return client;
+}
+
+/** Resolves when the client has `count` stdout lines, or rejects after `ms`. */
+async function linesAfter(client: StdioClient, count: number, ms = 5000): Promise<any[]> {
+  const deadline = Date.now() + ms;
+  while (client.stdoutLines.length < count) {
+    if (Date.now() > deadline) throw new Error(`expected ${count} lines, got ${client.stdoutLines.length}: ${client.stdoutLines.join('\n')} stderr: ${client.stderr()}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return client.stdoutLines.map((line) => JSON.parse(line));
+}
+
+function byId(messages: any[], id: unknown): any {
+  return messages.find((message) => message.id === id);
+}
+
+const INIT = '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"case-runner","version":"0.0.0"}}}';
+
+describe('buildProbeUrl', () => {
+  it('appends the path to the base as text, keeping the prefix (case 10-probe-base-path-preserved)', () => {
+    const data = caseFile('10-probe-base-path-preserved');
+    for (const { base_url } of data.input.configs) {
+      const built = Object.fromEntries(data.input.paths.map((path: string) => {
+        const decision = buildProbeUrl(new URL(base_url), path);
+        return [path, 'url' in decision ? decision.url.href : decision.refusal];
+      }));
+      assert.deepEqual(built, data.expected.request_urls_for_both_configs, base_url);
+    }
+  });
+
+  it('refuses every backslash variant and names the backslash (case 11-probe-backslash-variants)', () => {
+    const data = caseFile('11-probe-backslash-variants');
+    for (const { path } of data.input.paths) {
+      const decision = buildProbeUrl(new URL(data.input.base_url), path);
+      assert.ok('refusal' in decision, path);
+      assert.match(decision.refusal, /backslash \(raw or %5C\)/, path);
+    }
+  });
+
+  it('refuses inputs the parser reads as another authority (case 12-probe-authority-changing-inputs)', () => {
+    const data = caseFile('12-probe-authority-changing-inputs');
+    const reasons = data.input.paths.map(({ path }: { path: string }) => {
+      const decision = buildProbeUrl(new URL(data.input.base_url), path);
+      return 'refusal' in decision ? /starts with "\/\/"|leading or trailing spaces|control character|absolute URL/.exec(decision.refusal)?.[0] : decision.url.href;
+    });
+    assert.deepEqual(reasons, ['starts with "//"', 'leading or trailing spaces', 'control character', 'control character', 'absolute URL', 'absolute URL', 'absolute URL', 'absolute URL', 'starts with "//"', 'starts with "//"', 'starts with "//"']);
+  });
+
+  it('refuses dot segments in every spelling, even behind %2F (case 14-probe-dot-segments-escape-prefix)', () => {
+    const data = caseFile('14-probe-dot-segments-escape-prefix');
+    const base = new URL(data.input.base_url);
+    const all = [...data.expected.must_refuse, ...data.expected.should_refuse.paths, ...Object.keys(data.expected.either_refused_or_exact)];
+    const outcomes = all.map((path: string) => {
+      const decision = buildProbeUrl(base, path);
+      return 'refusal' in decision && /dot segment/.test(decision.refusal);
+    });
+    assert.deepEqual(outcomes, all.map(() => true));
+  });
+
+  it('refuses a result outside the prefix by segment, not by string prefix', () => {
+    const decision = buildProbeUrl(new URL('https://api.example.com/v2'), '/x');
+    assert.equal('url' in decision && decision.url.href, 'https://api.example.com/v2/x');
+    assert.deepEqual(buildProbeUrl(new URL('https://api.example.com/v2'), '/%2e%2e/v2-admin/keys'), {
+      refusal: '`path` "/%2e%2e/v2-admin/keys" has the dot segment "%2e%2e", which would climb out of the API\'s base path; name the resource directly.',
+    });
+  });
+
+  it('keeps @, percent-encoded slashes and unicode inside the base path', () => {
+    const base = new URL('https://api.example.com/v2/');
+    const hrefs = ['/@evil.example/x', '/files/a%2Fb', '/users/zoë'].map((path) => {
+      const decision = buildProbeUrl(base, path);
+      return 'url' in decision ? decision.url.href : decision.refusal;
+    });
+    assert.deepEqual(hrefs, ['https://api.example.com/v2/@evil.example/x', 'https://api.example.com/v2/files/a%2Fb', 'https://api.example.com/v2/users/zo%C3%AB']);
+  });
+
+  it('appends query parameters after those in the path', () => {
+    const decision = buildProbeUrl(new URL('https://api.example.com/v2'), '/meters?status=active', { limit: '5', page: 2 });
+    assert.equal('url' in decision && decision.url.href, 'https://api.example.com/v2/meters?status=active&limit=5&page=2');
+  });
+
+  it('names the argument and the expected type for a path that is not a string', () => {
+    assert.deepEqual(buildProbeUrl(new URL('https://api.example.com'), 42), { refusal: '`path` must be a string such as "/meters/mtr_1", got a number.' });
+    assert.deepEqual(buildProbeUrl(new URL('https://api.example.com'), '/x', ['a']), { refusal: '`query` must be an object of name to string value, such as {"status": "active"}, got an array.' });
+  });
+
+  it('refuses a fragment, tabs and newlines', () => {
+    const base = new URL('https://api.example.com');
+    const refused = ['/x#y', '/x\ty', '/x\ny'].map((path) => 'refusal' in buildProbeUrl(base, path));
+    assert.deepEqual(refused, [true, true, true]);
+  });
+});
+
+describe('readConfig', () => {
+  it('throws a message naming API_BASE_URL when it is missing or malformed', () => {
+    assert.throws(() => readConfig({}, '/nonexistent'), /API_BASE_URL is not set/);
+    assert.throws(() => readConfig({ API_BASE_URL: 'api.example.com' }, '/nonexistent'), /API_BASE_URL must be an absolute http\(s\) URL/);
+    assert.throws(() => readConfig({ API_BASE_URL: 'ftp://api.example.com' }, '/nonexistent'), /must use http or https/);
+    assert.throws(() => readConfig({ API_BASE_URL: 'https://u:p@api.example.com' }, '/nonexistent'), /must not carry credentials/);
+  });
+
+  it('applies the documented defaults and finds openapi.json in the working directory', () => {
+    const config = readConfig({ API_BASE_URL: 'https://api.example.com/v2' }, HERE.replace(/\/$/, ''));
+    assert.deepEqual(
+      { maxBytes: config.maxBytes, timeoutMs: config.timeoutMs, ttl: config.documentTtlMs, doc: config.openapiDoc, key: config.apiKey, header: config.apiKeyHeader },
+      { maxBytes: 16384, timeoutMs: 15000, ttl: 60000, doc: `${HERE}openapi.json`, key: undefined, header: undefined },
+    );
+  });
+
+  it('rejects a byte budget above the limit', () => {
+    assert.throws(() => readConfig({ API_BASE_URL: 'https://a.example', PROBE_MAX_BYTES: String(MAX_BODY_BUDGET + 1) }, '/nonexistent'), /PROBE_MAX_BYTES must be a whole number from 1 to 524288/);
+  });
+});
+
+describe('probe', () => {
+  const BUDGET = 65536;
+  let upstream: Awaited<ReturnType<typeof listen>>;
+  let served: Record<string, number> = {};
+  let closedEarly: Record<string, boolean> = {};
+
+  before(async () => {
+    upstream = await listen((req, res) => {
+      const name = req.url ?? '';
+      if (name === '/chunked') {
+        // 5 MiB of [{"id":1},{"id":2},...] without Content-Length (case 17, variant chunked).
+        res.writeHead(200, { 'content-type': 'application/json' });
+        let id = 1;
+        let sent = 0;
+        res.write('[');
+        const pump = () => {
+          while (sent < 5 * 1024 * 1024) {
+            const piece = `{"id":${id++}},`;
+            sent += piece.length;
+            if (!res.write(piece)) return res.once('drain', pump);
+          }
+          res.end('{"id":0}]');
+        };
+        res.on('close', () => { served[name] = sent; closedEarly[name] = !res.writableFinished; });
+        pump();
+      } else if (name === '/gzip-bomb') {
+        const body = gzipSync(Buffer.alloc(20971520, 0x20));
+        res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': body.length });
+        res.end(body);
+      } else if (name === '/declared-large') {
+        res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': 5242880 });
+        const block = Buffer.alloc(65536, 0x61);
+        let sent = 0;
+        const pump = () => {
+          while (sent < 5242880) {
+            sent += block.length;
+            if (!res.write(block)) return res.once('drain', pump);
+          }
+          res.end();
+        };
+        res.on('close', () => { closedEarly[name] = !res.writableFinished; });
+        pump();
+      } else if (name === '/redirect') {
+        res.writeHead(302, { location: 'https://elsewhere.example/login' });
+        res.end();
+      } else if (name === '/slow') {
+        setTimeout(() => { res.writeHead(200); res.end('late'); }, 2000);
+      } else if (name === '/euro') {
+        res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
+        res.end('€'.repeat(10));
+      } else if (name === '/headers') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ authorization: req.headers.authorization ?? null, xkey: req.headers['x-api-key'] ?? null }));
+      } else {
+        res.writeHead(404, { 'content-type': 'application/json' });
+        res.end('{"message":"nope"}');
+      }
+    });
+  });
+  after(() => upstream.close());
+
+  const options = { headers: {}, timeoutMs: 5000, maxBytes: BUDGET };
+
+  it('stops reading a chunked body after the budget and says it was cut (case 17-probe-response-byte-cap)', async () => {
+    const result = await probe(new URL(`${upstream.url}/chunked`), options);
+    assert.deepEqual([result.truncated, (result.body as string).length <= BUDGET, Buffer.byteLength(result.body as string) <= BUDGET, result.bytes > BUDGET], [true, true, true, true]);
+    assert.match(result.note!, /cut there and not parsed or checked/);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.deepEqual([closedEarly['/chunked'], served['/chunked']! < 5 * 1024 * 1024], [true, true]);
+  });
+
+  it('counts decoded bytes of a gzip body, not the bytes on the wire (case 17, gzip bomb)', async () => {
+    const result = await probe(new URL(`${upstream.url}/gzip-bomb`), options);
+    assert.deepEqual([result.truncated, Buffer.byteLength(result.body as string) <= BUDGET, result.bytes > BUDGET, result.bytes < 20971520], [true, true, true, true]);
+  });
+
+  it('does not trust a large Content-Length and stops early (case 17, declared large)', async () => {
+    const result = await probe(new URL(`${upstream.url}/declared-large`), options);
+    assert.deepEqual([result.truncated, result.body, result.bytes > BUDGET, result.bytes < 5242880], [true, null, true, true]);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.equal(closedEarly['/declared-large'], true);
+  });
+
+  it('returns a redirect as it is, with its location, without following it', async () => {
+    const result = await probe(new URL(`${upstream.url}/redirect`), options);
+    assert.deepEqual({ status: result.status, location: result.location, bytes: result.bytes, truncated: result.truncated }, { status: 302, location: 'https://elsewhere.example/login', bytes: 0, truncated: false });
+  });
+
+  it('gives an exact byte count and parsed JSON for a complete body', async () => {
+    const result = await probe(new URL(`${upstream.url}/missing`), options);
+    assert.deepEqual(result, { url: `${upstream.url}/missing`, status: 404, contentType: 'application/json', bytes: 18, truncated: false, body: { message: 'nope' } });
+  });
+
+  it('cuts a text body without splitting a UTF-8 character', async () => {
+    const result = await probe(new URL(`${upstream.url}/euro`), { ...options, maxBytes: 7 });
+    assert.deepEqual([result.body, result.bytes, result.truncated], ['€€', 30, true]);
+  });
+
+  it('throws a ProbeError naming the URL and the limit on timeout', async () => {
+    await assert.rejects(probe(new URL(`${upstream.url}/slow`), { ...options, timeoutMs: 200 }), (error: Error) => {
+      assert.ok(error instanceof ProbeError);
+      assert.equal(error.message, `GET ${upstream.url}/slow timed out after 200 ms (PROBE_TIMEOUT_MS). The API may be slow or unreachable; try again, or raise PROBE_TIMEOUT_MS.`);
+      return true;
+    });
+  });
+
+  it('throws a ProbeError naming a refused connection', async () => {
+    const closed = await listen(() => {});
+    const url = closed.url;
+    await closed.close();
+    await assert.rejects(probe(new URL(`${url}/x`), options), { message: `GET ${url}/x failed: connection refused (ECONNREFUSED). Check that API_BASE_URL is right and the API is up.` });
+  });
+});
+
+describe('redactor', () => {
+  it('removes the raw and the JSON-escaped key', () => {
+    const redact = redactor('se"cret');
+    assert.equal(redact('a se"cret b "se\\"cret"'), 'a [redacted] b "[redacted]"');
+  });
+});
+
+describe('createHandler (dispatch)', () => {
+  const config = readConfig({ API_BASE_URL: 'http://127.0.0.1:9/v2', OPENAPI_DOC: `${HERE}openapi.json` });
+  const handler = createHandler(config);
+
+  it('answers an unknown method with -32601, before initialize too', async () => {
+    assert.deepEqual(await handler.handleMessage({ jsonrpc: '2.0', id: 0, method: 'server/discover' }), { jsonrpc: '2.0', id: 0, error: { code: -32601, message: 'Method not found: server/discover' } });
+  });
+
+  it('echoes the client\'s protocol version when supported and offers the latest otherwise', async () => {
+    const versions = [];
+    for (const asked of ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2099-01-01']) {
+      const reply: any = await createHandler(config).handleMessage({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: asked, capabilities: {}, clientInfo: { name: 't', version: '0' } } });
+      versions.push(reply.result.protocolVersion);
+    }
+    assert.deepEqual(versions, ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2025-11-25']);
+  });
+
+  it('leaves out annotations, titles and outputSchema for revisions that lack them', async () => {
+    const old = createHandler(config);
+    await old.handleMessage({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 't', version: '0' } } });
+    const listed: any = await old.handleMessage({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    assert.deepEqual(Object.keys(listed.result.tools[0]), ['name', 'description', 'inputSchema']);
+  });
+
+  it('lists probe with the read-only hints and no method parameter', async () => {
+    const listed: any = await handler.handleMessage({ jsonrpc: '2.0', id: 'list', method: 'tools/list' });
+    const probeTool = listed.result.tools[0];
+    assert.deepEqual([probeTool.name, probeTool.annotations, Object.keys(probeTool.inputSchema.properties)], [
+      'probe',
+      { title: 'Probe the API (read-only GET)', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+      ['path', 'query'],
+    ]);
+  });
+
+  it('answers an unknown tool with -32602 and lists the tools', async () => {
+    assert.deepEqual(await handler.handleMessage({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'delete_everything', arguments: {} } }), {
+      jsonrpc: '2.0', id: 3, error: { code: -32602, message: 'Unknown tool: delete_everything. Available: probe, field_presence, compare_fixture.' },
+    });
+  });
+
+  it('answers bad arguments to a known tool with an isError result naming the argument', async () => {
+    const replies: any[] = [];
+    for (const args of [{}, { path: '/x', method: 'DELETE' }, { path: 7 }]) replies.push(await handler.handleMessage({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'probe', arguments: args } }));
+    assert.deepEqual(replies.map((reply) => [reply.result.isError, reply.result.content[0].text]), [
+      [true, 'Refused, nothing was sent: `path` is required: the path after the base URL, such as "/meters/mtr_1".'],
+      [true, 'Unknown argument for probe: method. It takes: path, query.'],
+      [true, 'Refused, nothing was sent: `path` must be a string such as "/meters/mtr_1", got a number.'],
+    ]);
+  });
+
+  it('keeps 20 and "20" apart and never answers a notification', async () => {
+    const replies = await Promise.all([
+      handler.handleMessage({ jsonrpc: '2.0', id: 20, method: 'ping' }),
+      handler.handleMessage({ jsonrpc: '2.0', id: '20', method: 'ping' }),
+      handler.handleMessage({ jsonrpc: '2.0', method: 'ping' }),
+      handler.handleMessage({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    ]);
+    assert.deepEqual(replies, [{ jsonrpc: '2.0', id: 20, result: {} }, { jsonrpc: '2.0', id: '20', result: {} }, undefined, undefined]);
+  });
+
+  it('answers valid JSON that is not a request with -32600', async () => {
+    const replies = await Promise.all([42, 'x', { jsonrpc: '2.0', id: 5 }, { jsonrpc: '1.0', id: 6, method: 'ping' }, { jsonrpc: '2.0', id: { a: 1 }, method: 'ping' }, []].map((message) => handler.handleMessage(message)));
+    assert.deepEqual(replies.map((reply: any) => [reply.id, reply.error.code]), [[null, -32600], [null, -32600], [5, -32600], [6, -32600], [null, -32600], [null, -32600]]);
+  });
+
+  it('answers a batch element by element', async () => {
+    assert.deepEqual(await handler.handleMessage([{ jsonrpc: '2.0', id: 1, method: 'ping' }, { jsonrpc: '2.0', method: 'notifications/initialized' }, { jsonrpc: '2.0', id: 2, method: 'nope' }]), [
+      { jsonrpc: '2.0', id: 1, result: {} },
+      { jsonrpc: '2.0', id: 2, error: { code: -32601, message: 'Method not found: nope' } },
+    ]);
+  });
+
+  it('answers a handler that throws with -32603 and its message', async () => {
+    const broken = createHandler(config, { documents: { get: async () => ({ operations: null }) as any }, fetch: async () => new Response('{}', { headers: { 'content-type': 'application/json' } }) });
+    const reply: any = await broken.handleMessage({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'probe', arguments: { path: '/meters' } } });
+    assert.deepEqual([reply.id, reply.error.code, reply.error.message.startsWith('Internal error: ')], [9, -32603, true]);
+  });
+
+  it('sends no response to a cancelled call (MCP Cancellation)', async () => {
+    let release: () => void = () => {};
+    const slow = createHandler(config, {
+      fetch: (_url, init) => new Promise((_resolve, reject) => {
+        init?.signal?.addEventListener('abort', () => reject(new Error('aborted')));
+        release = () => reject(new Error('never'));
+      }),
+    });
+    const pending = slow.handleMessage({ jsonrpc: '2.0', id: 'slow', method: 'tools/call', params: { name: 'probe', arguments: { path: '/meters' } } });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await slow.handleMessage({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'slow', reason: 'user' } });
+    assert.equal(await pending, undefined);
+    release();
+  });
+});
+
+describe('stdio transport (spawned probe-server.ts)', () => {
+  let api: StandIn;
+  before(async () => {
+    api = await startStandIn({ key: CANARY });
+  });
+  after(() => api.close());
+
+  it('reassembles messages split across writes, with a pause (case 01-stdio-chunk-boundaries)', async () => {
+    const data = caseFile('01-stdio-chunk-boundaries');
+    const client = start({ API_BASE_URL: api.url });
+    client.child.stdin.write(data.input.stdin_chunks[0].text);
+    await new Promise((resolve) => setTimeout(resolve, data.input.stdin_chunks[1].pause_ms_before));
+    client.child.stdin.write(data.input.stdin_chunks[1].text);
+    const messages = await linesAfter(client, 3);
+    assert.deepEqual([messages.length, byId(messages, 1).result.serverInfo.name, byId(messages, 2).result, byId(messages, 3).result.tools.some((tool: any) => tool.name === 'probe')], [3, 'openapi-probe', {}, true]);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal(client.child.exitCode, null);
+    assert.equal(await client.close(), 0);
+  });
+
+  it('reassembles the same bytes written one byte at a time (case 01, variant B)', async () => {
+    const data = caseFile('01-stdio-chunk-boundaries');
+    const client = start({ API_BASE_URL: api.url });
+    const bytes = Buffer.from(data.input.stdin_chunks.map((chunk: any) => chunk.text).join(''));
+    for (const byte of bytes) client.child.stdin.write(Buffer.from([byte]));
+    const messages = await linesAfter(client, 3);
+    assert.deepEqual(messages.map((message) => [message.id, 'result' in message]), [[1, true], [2, true], [3, true]]);
+    assert.equal(await client.close(), 0);
+  });
+
+  it('reads a UTF-8 character split between two writes', async () => {
+    const client = start({ API_BASE_URL: api.url });
+    const bytes = Buffer.from('{"jsonrpc":"2.0","id":"\u00e9\u20ac","method":"ping"}\n');
+    const cut = bytes.indexOf(0xe2) + 1;
+    client.child.stdin.write(bytes.subarray(0, cut));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    client.child.stdin.write(bytes.subarray(cut));
+    assert.deepEqual(await linesAfter(client, 1), [{ jsonrpc: '2.0', id: 'é€', result: {} }]);
+    await client.close();
+  });
+
+  it('accepts CRLF and blank lines and writes LF only (case 03-stdio-crlf-line-endings)', async () => {
+    const data = caseFile('03-stdio-crlf-line-endings');
+    const client = start({ API_BASE_URL: api.url });
+    client.child.stdin.write(data.input.stdin_text);
+    const messages = await linesAfter(client, 2);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.deepEqual(messages.map((message) => [message.id, 'result' in message]), [[1, true], [2, true]]);
+    assert.equal(client.child.exitCode, null);
+    assert.equal(await client.close(), 0);
+    assert.equal(client.stdoutLines.join('\n').includes('\r'), false);
+  });
+
+  it('answers malformed lines with -32700 and id null and keeps going; a BOM is ignored (case 04-stdio-parse-error-keeps-running)', async () => {
+    const data = caseFile('04-stdio-parse-error-keeps-running');
+    const client = start({ API_BASE_URL: api.url });
+    for (const entry of data.input.stdin_lines_in_order) {
+      const bytes = typeof entry === 'string' ? Buffer.from(entry) : Buffer.concat([Buffer.from(entry.hex_prefix, 'hex'), Buffer.from(entry.then_text)]);
+      client.child.stdin.write(Buffer.concat([bytes, Buffer.from('\n')]));
+    }
+    const messages = await linesAfter(client, 6);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Replies may come in any order (JSON-RPC 2.0, 5); compare them sorted.
+    const replies = messages.map((message) => [message.id, message.error?.code ?? 'result']).sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+    assert.deepEqual(replies, [[1, 'result'], [2, 'result'], [3, 'result'], [4, 'result'], [null, -32700], [null, -32700]]);
+    assert.equal(client.child.exitCode, null);
+    await client.close();
+  });
+
+  it('echoes falsy ids with their type and answers a null id with -32600 (case 06-stdio-falsy-and-null-ids)', async () => {
+    const data = caseFile('06-stdio-falsy-and-null-ids');
+    const client = start({ API_BASE_URL: api.url });
+    client.child.stdin.write(data.input.stdin_lines_in_order.join('\n') + '\n');
+    const messages = await linesAfter(client, 4);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.deepEqual(messages.map((message) => [message.id, message.error?.code ?? 'result']), [[0, 'result'], ['', 'result'], [null, -32600], [42, 'result']]);
+    assert.equal(client.stdoutLines.length, data.expected.stdout_message_count);
+    await client.close();
+  });
+
+  it('exits 0 when stdin is already at EOF (case 07-stdio-exit-on-stdin-eof, A)', async () => {
+    const child = spawn(process.execPath, nodeArgsFor(`${HERE}probe-server.ts`), { cwd: HERE, env: { PATH: process.env.PATH, API_BASE_URL: api.url, API_KEY: CANARY }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const began = Date.now();
+    const code = await new Promise((resolve) => child.on('exit', resolve));
+    assert.deepEqual([code, Date.now() - began < 4000], [0, true]);
+  });
+
+  it('writes every answer, then exits 0 when stdin closes (case 07, B)', async () => {
+    const client = start({ API_BASE_URL: api.url });
+    client.child.stdin.write(`${INIT}\n{"jsonrpc":"2.0","method":"notifications/initialized"}\n{"jsonrpc":"2.0","id":2,"method":"ping"}\n`);
+    await linesAfter(client, 2);
+    const began = Date.now();
+    assert.equal(await client.close(), 0);
+    assert.ok(Date.now() - began < 2000);
+  });
+
+  it('exits 0 on stdin close though a keep-alive socket is open (case 07, C)', async () => {
+    const keepAlive = await listen((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', connection: 'keep-alive', 'keep-alive': 'timeout=60' });
+      res.end('{}');
+    });
+    const client = start({ API_BASE_URL: `${keepAlive.url}/`, OPENAPI_DOC: `${HERE}openapi.json` });
+    await client.initialize('2025-06-18');
+    const called = await client.callTool('probe', { path: '/meters' });
+    assert.equal(called.structuredContent.status, 200);
+    const began = Date.now();
+    assert.equal(await client.close(), 0);
+    assert.ok(Date.now() - began < 2000);
+    await keepAlive.close();
+  });
+
+  it('writes nothing but JSON-RPC to stdout, on refusals and network failures too (case 08-stdio-stdout-only-jsonrpc)', async () => {
+    const data = caseFile('08-stdio-stdout-only-jsonrpc');
+    const client = start({ API_BASE_URL: data.input.config.base_url });
+    client.child.stdin.write(data.input.stdin_lines_in_order.join('\n') + '\n');
+    const messages = await linesAfter(client, 4);
+    assert.equal(await client.close(), 0);
+    assert.equal(client.stdoutLines.length, 4);
+    assert.ok(client.stdoutLines.every((line) => line.startsWith('{')));
+    assert.deepEqual(messages.map((message) => [message.jsonrpc, message.id, 'result' in message]), [['2.0', 1, true], ['2.0', 2, true], ['2.0', 3, true], ['2.0', 4, true]]);
+    assert.deepEqual([byId(messages, 3).result.isError, byId(messages, 4).result.isError], [true, true]);
+    assert.match(byId(messages, 4).result.content[0].text, /^GET http:\/\/127\.0\.0\.1:9\/meters failed: fetch will not connect to this port \(WHATWG Fetch, "bad port" list/);
+    assert.match(client.stderr(), /serving http:\/\/127\.0\.0\.1:9 \(GET only\)/);
+  });
+
+  it('handles a single 5 MB line', async () => {
+    const client = start({ API_BASE_URL: api.url });
+    const id = 'x'.repeat(5 * 1024 * 1024);
+    client.child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id, method: 'ping' }) + '\n');
+    const [message] = await linesAfter(client, 1, 15000);
+    assert.deepEqual([message.id.length, message.result], [id.length, {}]);
+    await client.close();
+  });
+
+  it('answers concurrent requests as they finish, each with its own id', async () => {
+    const slow = await listen((_req, res) => setTimeout(() => { res.writeHead(200, { 'content-type': 'application/json' }); res.end('{"slow":true}'); }, 500));
+    const client = start({ API_BASE_URL: slow.url });
+    client.child.stdin.write('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"probe","arguments":{"path":"/slow"}}}\n{"jsonrpc":"2.0","id":2,"method":"ping"}\n');
+    const messages = await linesAfter(client, 2);
+    assert.deepEqual(messages.map((message) => message.id), [2, 1]);
+    assert.deepEqual(messages[1].result.structuredContent.body, { slow: true });
+    await client.close();
+    await slow.close();
+  });
+
+  it('finishes a call in flight before exiting on stdin close', async () => {
+    const slow = await listen((_req, res) => setTimeout(() => { res.writeHead(200, { 'content-type': 'application/json' }); res.end('[]'); }, 300));
+    const client = start({ API_BASE_URL: slow.url });
+    client.child.stdin.write('{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"probe","arguments":{"path":"/x"}}}\n');
+    assert.equal(await client.close(), 0);
+    assert.deepEqual(JSON.parse(client.stdoutLines[0]!).result.structuredContent.body, []);
+    await slow.close();
+  });
+
+  it('exits 2 with a message on stderr and nothing on stdout when API_BASE_URL is missing', async () => {
+    const child = spawn(process.execPath, nodeArgsFor(`${HERE}probe-server.ts`), { cwd: HERE, env: { PATH: process.env.PATH, API_KEY: CANARY }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.stderr.on('data', (chunk) => (err += chunk));
+    const code = await new Promise((resolve) => child.on('exit', resolve));
+    assert.deepEqual([code, out, err], [2, '', 'openapi-probe: API_BASE_URL is not set. Set it to the API\'s base URL, e.g. API_BASE_URL=https://api.example.com/v2\n']);
+  });
+});
+
+describe('probe against the stand-in API (spawned server)', () => {
+  let api: StandIn;
+  let client: StdioClient;
+  before(async () => {
+    api = await startStandIn({ key: CANARY });
+    client = start({ API_BASE_URL: api.url, OPENAPI_DOC: `${HERE}openapi.json` });
+    await client.initialize();
+  });
+  after(async () => {
+    await client.close();
+    await api.close();
+  });
+
+  it('returns the body, the operation and the findings of one meter', async () => {
+    const called = await client.callTool('probe', { path: '/meters/mtr_1' });
+    const result = called.structuredContent;
+    assert.deepEqual(JSON.parse(called.content[0].text), result);
+    assert.deepEqual(
+      { status: result.status, contentType: result.contentType, bytes: result.bytes, truncated: result.truncated, body: result.body, operation: result.operation, matchesContract: result.matchesContract, kinds: result.findings.map((finding: any) => [finding.kind, finding.path, finding.severity]) },
+      {
+        status: 200, contentType: 'application/json; charset=utf-8', bytes: Buffer.byteLength(JSON.stringify(METERS.mtr_1)), truncated: false, body: METERS.mtr_1,
+        operation: { method: 'GET', pathTemplate: '/meters/{meterId}', operationId: 'getMeter' }, matchesContract: true,
+        kinds: [['undocumented', '$.firmwareVersion', 'warning']],
+      },
+    );
+    assert.equal(called.isError, undefined);
+  });
+
+  it('keeps the base prefix and sends the key as a bearer token', async () => {
+    await client.callTool('probe', { path: 'meters', query: { status: 'inactive' } });
+    assert.deepEqual(api.requests.at(-1), { method: 'GET', path: '/v2/meters?status=inactive', authorized: true });
+  });
+
+  it('marks a 404 as isError and checks it against the documented error response', async () => {
+    const called = await client.callTool('probe', { path: '/meters/mtr_9' });
+    assert.deepEqual([called.isError, called.structuredContent.status, called.structuredContent.findings, called.structuredContent.matchesContract], [true, 404, [], true]);
+  });
+
+  it('says which operations are nearest when none matches', async () => {
+    const called = await client.callTool('probe', { path: '/meter/mtr_1' });
+    assert.deepEqual([called.structuredContent.status, called.structuredContent.operation, called.structuredContent.validated], [404, null, false]);
+    assert.match(called.structuredContent.validationNote, /^No GET operation in the document matches \/meter\/mtr_1\. Nearest: /);
+  });
+
+  it('sends nothing for a refused path', async () => {
+    const before = api.requests.length;
+    const called = await client.callTool('probe', { path: '//127.0.0.1/v2/meters' });
+    assert.deepEqual([called.isError, api.requests.length], [true, before]);
+  });
+
+  it('sends the key raw in API_KEY_HEADER when set', async () => {
+    const echo = await listen((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ authorization: req.headers.authorization ?? null, hasKey: req.headers['x-api-key'] === CANARY }));
+    });
+    const other = start({ API_BASE_URL: echo.url, API_KEY_HEADER: 'X-API-Key' });
+    await other.initialize();
+    const called = await other.callTool('probe', { path: '/' });
+    assert.deepEqual(called.structuredContent.body, { authorization: null, hasKey: true });
+    await other.close();
+    await echo.close();
+  });
+
+  it('redacts the key when the API echoes it back', async () => {
+    const echo = await listen((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ youSent: req.headers.authorization }));
+    });
+    const other = start({ API_BASE_URL: echo.url });
+    await other.initialize();
+    const called = await other.callTool('probe', { path: '/echo' });
+    assert.deepEqual(called.structuredContent.body, { youSent: 'Bearer [redacted]' });
+    await other.close();
+    await echo.close();
+  });
+});
+
+describe('the API key', () => {
+  it('appears in no byte of any stdout or stderr of this file\'s servers', () => {
+    assert.ok(spawned.length >= 15);
+    const leaks = spawned.filter((client) => (client.stdoutLines.join('\n') + client.stderr()).includes(CANARY)).length;
+    assert.equal(leaks, 0);
+  });
+});
