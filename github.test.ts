@@ -1,0 +1,450 @@
+// Real traffic against a real contract: every recorded api.github.com GET with a JSON 2xx body
+// (@octokit/fixtures, recorded 2017-2024) is matched to an operation of GitHub's current OpenAPI 3.0.3
+// description (@octokit/openapi) and checked by validate.ts. Two independent oracles:
+//   1. ajv (JSON Schema draft-07 with OpenAPI's `nullable`) decides valid/invalid on the same schema;
+//   2. a walk written here, independent of validate.ts, lists the undocumented fields.
+// The recordings are older than the document, so real drift is expected and counted, not failed.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { Ajv } from 'ajv';
+import type { ValidateFunction } from 'ajv';
+import { loadDocument, matchOperation } from './openapi-document.ts';
+import type { LoadedDocument } from './openapi-document.ts';
+import { check, checkResponse, resolvePointer, schemaFor } from './validate.ts';
+import type { Finding, ResponseCheck } from './validate.ts';
+import { recordedGets, start } from './github-replay.ts';
+import type { RecordedGet } from './github-replay.ts';
+
+const GITHUB_DOC = fileURLToPath(new URL('./node_modules/@octokit/openapi/generated/api.github.com.json', import.meta.url));
+const AJV_ID = 'https://openapi-probe.invalid/api.github.com.json';
+
+type Case = {
+  rec: RecordedGet;
+  operationId?: string;
+  pathTemplate?: string;
+  checked?: ResponseCheck;
+};
+
+type Obj = Record<string, unknown>;
+function isObj(v: unknown): v is Obj {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+// ---------------------------------------------------------------- ajv side
+
+/**
+ * A copy of the document that ajv reads with OAS 3.0.3 meaning: siblings of `$ref` are dropped (OAS 3.0.3
+ * Reference Object: "additional properties SHALL be ignored"; ajv 8 would apply them), and `nullable`
+ * without `type` is dropped (it widens nothing, OAS 3.0.3 Schema Object; ajv refuses to compile it).
+ * Values of data keywords are left alone.
+ */
+function forAjv(doc: unknown): unknown {
+  const DATA = new Set(['example', 'examples', 'default', 'enum', 'const']);
+  const walk = (node: unknown, inMap: boolean): unknown => {
+    if (Array.isArray(node)) return node.map((n) => walk(n, false));
+    if (!isObj(node)) return node;
+    if (!inMap && typeof node.$ref === 'string') return { $ref: node.$ref };
+    const out: Obj = {};
+    for (const [k, v] of Object.entries(node)) {
+      if (!inMap && k === 'nullable' && node.type === undefined) continue;
+      out[k] = !inMap && DATA.has(k) ? v : walk(v, !inMap && (k === 'properties' || k === 'schemas' || k === 'paths' || k === 'responses' || k === 'content'));
+    }
+    return out;
+  };
+  return walk(doc, false);
+}
+
+/**
+ * Our verdict in ajv's terms. A response is invalid when validate.ts reports a failed JSON Schema assertion:
+ * kinds missing, wrongType, enum (errors) and constraint (a warning in the product, but an assertion:
+ * maxLength, pattern, minimum, not...), plus an undocumented field in an object closed by
+ * `additionalProperties: false` (its schemaPath ends in /additionalProperties). Not counted: undocumented
+ * fields of open objects (JSON Schema allows them), format (ajv runs with validateFormats: false; formats
+ * are annotations by default, 2020-12 section 7.2), writeOnly/readOnly (annotations for ajv),
+ * undocumentedStatus (not a schema assertion; only documented 2xx statuses are compared here).
+ */
+function ourValid(findings: Finding[]): boolean {
+  return !findings.some((f) =>
+    f.kind === 'missing' || f.kind === 'wrongType' || f.kind === 'enum' || f.kind === 'constraint' ||
+    (f.kind === 'undocumented' && /\/additionalProperties$/.test(f.schemaPath)));
+}
+
+// ---------------------------------------------------------------- independent undocumented walk
+
+/**
+ * Lists undocumented fields with plain JSON Schema reading, written without looking at validate.ts
+ * internals, under the product's documented rules: a key is documented when `properties` of the schema
+ * or of any allOf branch (after `$ref`, transitively; oneOf/anyOf branches included) names it, a
+ * `patternProperties` regex matches it, or `additionalProperties` is true/a schema there; an object whose
+ * schemas declare nothing about keys is not checked. Values are walked through every declaring
+ * location (properties, matching patternProperties, else additionalProperties) and arrays through
+ * `items`. Where the schema at an object or array itself offers alternatives (oneOf/anyOf), which fields
+ * count depends on which branch the value matches; that subtree is not compared and its instance path
+ * is added to `skipped`.
+ */
+function walkUndocumented(doc: unknown, schema: unknown, value: unknown): { paths: Set<string>; skipped: string[] } {
+  const paths = new Set<string>();
+  const skipped: string[] = [];
+  const deref = (s: unknown): unknown => {
+    for (let i = 0; i < 64 && isObj(s) && typeof s.$ref === 'string'; i++) s = resolvePointer(doc, s.$ref);
+    return s;
+  };
+  // The schema objects that apply together to one instance: s and its allOf branches, $refs followed.
+  const closure = (s: unknown, out: Obj[], seen: Set<unknown>): Obj[] => {
+    const t = deref(s);
+    if (!isObj(t) || seen.has(t)) return out;
+    seen.add(t);
+    out.push(t);
+    if (Array.isArray(t.allOf)) for (const b of t.allOf) closure(b, out, seen);
+    return out;
+  };
+  const nameOf = (k: string) => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(k) ? `.${k}` : `['${k.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}']`);
+  const walk = (s: unknown, v: unknown, path: string): void => {
+    const top = deref(s);
+    if (!isObj(top)) return;
+    const all = closure(top, [], new Set());
+    if (Array.isArray(v) && all.some((part) => Array.isArray(part.oneOf) || Array.isArray(part.anyOf))) {
+      skipped.push(path);
+      return;
+    }
+    if (Array.isArray(v)) {
+      for (const part of all) {
+        if (part.items !== undefined) v.forEach((item, i) => walk(part.items, item, `${path}[${i}]`));
+      }
+      return;
+    }
+    if (!isObj(v)) return;
+    if (Array.isArray(top.oneOf) || Array.isArray(top.anyOf)) {
+      skipped.push(path);
+      return;
+    }
+    // Alternatives deeper in the allOf closure: their branches' names are documented too.
+    const names = new Set<string>();
+    const patterns: RegExp[] = [];
+    let open = false;
+    let declares = false;
+    const gather = (parts: Obj[]): void => {
+      for (const part of parts) {
+        if (isObj(part.properties)) {
+          declares = true;
+          for (const k of Object.keys(part.properties)) names.add(k);
+        }
+        if (isObj(part.patternProperties)) {
+          declares = true;
+          for (const p of Object.keys(part.patternProperties)) patterns.push(new RegExp(p, 'u'));
+        }
+        if (part.additionalProperties === false) declares = true;
+        if (part.additionalProperties === true || isObj(part.additionalProperties)) open = true;
+        for (const kw of ['oneOf', 'anyOf']) {
+          const list = part[kw];
+          if (Array.isArray(list)) for (const b of list) gather(closure(b, [], new Set()));
+        }
+      }
+    };
+    gather(all);
+    let nested = false;
+    for (const part of all) if (part !== top && (Array.isArray(part.oneOf) || Array.isArray(part.anyOf))) nested = true;
+    for (const [k, child] of Object.entries(v)) {
+      const at = path + nameOf(k);
+      if (!names.has(k) && declares && !open && !patterns.some((re) => re.test(k))) paths.add(at);
+      for (const part of all) {
+        const props = isObj(part.properties) ? part.properties : {};
+        let covered = false;
+        if (Object.prototype.hasOwnProperty.call(props, k)) {
+          covered = true;
+          walk(props[k], child, at);
+        }
+        if (isObj(part.patternProperties)) {
+          for (const [p, ps] of Object.entries(part.patternProperties)) {
+            if (new RegExp(p, 'u').test(k)) {
+              covered = true;
+              walk(ps, child, at);
+            }
+          }
+        }
+        if (!covered && isObj(part.additionalProperties)) walk(part.additionalProperties, child, at);
+      }
+      // A value typed only inside an alternative of an allOf branch: which branch applies is the validator's call.
+      if (nested && !all.some((part) => isObj(part.properties) && Object.prototype.hasOwnProperty.call(part.properties, k)) && isObj(child)) {
+        skipped.push(at);
+      }
+    }
+  };
+  walk(schema, value, '$');
+  return { paths, skipped };
+}
+
+function under(path: string, prefixes: string[]): boolean {
+  return prefixes.some((p) => path === p || path.startsWith(p + '.') || path.startsWith(p + '[') );
+}
+
+// ---------------------------------------------------------------- the tests
+
+/**
+ * Recorded GETs that match no GET operation of the current document, with why. None is a matcher gap:
+ * `/contents/` leaves the `{path}` segment empty, which case 29 rules out (a path parameter fills one
+ * non-empty segment), and the toggled `/contents` has no template; `/repositories/{id}` aliases were never
+ * documented; `GET /repos/{owner}/{repo}/git/refs` and classic project cards were removed from the document.
+ */
+const EXPECTED_UNMATCHED = [
+  '/projects/columns/1000/cards',
+  '/projects/columns/cards/1000',
+  '/repos/octokit-fixture-org/git-refs/git/refs/',
+  '/repos/octokit-fixture-org/git-refs/git/refs/',
+  '/repos/octokit-fixture-org/hello-world/contents/',
+  '/repositories/1000',
+  '/repositories/1000/issues?per_page=3&page=2',
+  '/repositories/1000/issues?per_page=3&page=3',
+  '/repositories/1000/issues?per_page=3&page=4',
+  '/repositories/1000/issues?per_page=3&page=5',
+];
+
+type Sample = { label: string; operationId?: string; schemaPath: string; schema: unknown; body: unknown; findings: Finding[] };
+
+/** Differential checks shared by both corpora; returns figures for the report. */
+function compareWithOracles(doc: unknown, ajv: Ajv, samples: Sample[]): { ajvMs: number; compared: number; skipped: number } {
+  const t = performance.now();
+  const ours = samples.map((s) => ({ sample: s.label, valid: ourValid(s.findings) }));
+  const theirs = samples.map((s) => ({ sample: s.label, valid: ajv.compile({ $ref: AJV_ID + s.schemaPath })(s.body) as boolean }));
+  const ajvMs = performance.now() - t;
+  assert.deepEqual(ours.filter((o, i) => o.valid !== theirs[i].valid), theirs.filter((o, i) => o.valid !== ours[i].valid).map((o) => ({ ...o, valid: !o.valid })));
+  let compared = 0;
+  let skipped = 0;
+  for (const s of samples) {
+    const walked = walkUndocumented(doc, s.schema, s.body);
+    const mine = s.findings.filter((f) => f.kind === 'undocumented' && !under(f.path, walked.skipped)).map((f) => f.path);
+    const independent = [...walked.paths].filter((p) => !under(p, walked.skipped));
+    assert.deepEqual({ sample: s.label, undocumented: [...new Set(mine)].sort() }, { sample: s.label, undocumented: independent.sort() });
+    compared += independent.length;
+    skipped += walked.skipped.length;
+  }
+  return { ajvMs, compared, skipped };
+}
+
+function kindCounts(samples: Sample[]): string {
+  const kinds = new Map<string, number>();
+  for (const s of samples) for (const f of s.findings) kinds.set(`${f.kind} (${f.severity})`, (kinds.get(`${f.kind} (${f.severity})`) ?? 0) + 1);
+  return [...kinds].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([k, n]) => `${k} ${n}`).join(', ') || 'none';
+}
+
+let shared: Promise<{ loaded: LoadedDocument; ajv: Ajv; loadMs: number; ajvSetupMs: number }> | undefined;
+/** Loads the 13 MB document once for the whole file, and gives ajv its OAS 3.0.3 reading. */
+function github(): Promise<{ loaded: LoadedDocument; ajv: Ajv; loadMs: number; ajvSetupMs: number }> {
+  shared ??= (async () => {
+    let t = performance.now();
+    const loaded = await loadDocument(GITHUB_DOC);
+    const loadMs = performance.now() - t;
+    t = performance.now();
+    const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false });
+    ajv.addSchema({ ...(forAjv(loaded.doc) as Obj), $id: AJV_ID });
+    return { loaded, ajv, loadMs, ajvSetupMs: performance.now() - t };
+  })();
+  return shared;
+}
+
+describe('GitHub recorded responses against GitHub OpenAPI 3.0.3', () => {
+  let loaded: LoadedDocument;
+  let ajv: Ajv;
+  const cases: Case[] = [];
+  const figures: string[] = [];
+  const timings: Record<string, number> = {};
+
+  before(async () => {
+    const g = await github();
+    loaded = g.loaded;
+    ajv = g.ajv;
+    timings.loadMs = g.loadMs;
+    timings.ajvSetupMs = g.ajvSetupMs;
+    const t = performance.now();
+    for (const rec of recordedGets()) {
+      const c: Case = { rec };
+      const match = matchOperation(loaded, 'GET', rec.path);
+      if (match.operation) {
+        c.operationId = match.operation.operationId;
+        c.pathTemplate = match.operation.pathTemplate;
+        c.checked = checkResponse(loaded.doc, 'GET', match.operation.pathTemplate, {
+          status: rec.status, contentType: rec.contentType, body: rec.body,
+        });
+      }
+      cases.push(c);
+    }
+    timings.checkMs = performance.now() - t;
+  });
+
+  const samples = (): Sample[] => cases.filter((c) => c.checked?.target).map((c) => ({
+    label: `${c.operationId} ${c.rec.path}`,
+    operationId: c.operationId,
+    schemaPath: c.checked!.target!.schemaPath,
+    schema: c.checked!.target!.schema,
+    body: c.rec.body,
+    findings: c.checked!.findings,
+  }));
+
+  it('reads 27 recorded GETs with a JSON 2xx body from 14 scenarios', () => {
+    assert.equal(cases.length, 27);
+    assert.equal(new Set(cases.map((c) => c.rec.scenario)).size, 14);
+  });
+
+  it('matches every recorded GET to an operation except those the document does not describe', () => {
+    const unmatched = cases.filter((c) => !c.pathTemplate).map((c) => c.rec.path).sort();
+    assert.deepEqual(unmatched, EXPECTED_UNMATCHED);
+  });
+
+  it('finds a response schema for every matched recording and validates it', () => {
+    const notValidated = cases.filter((c) => c.checked && !c.checked.validated).map((c) => `${c.rec.path}: ${c.checked!.reason}`);
+    assert.deepEqual(notValidated, []);
+    assert.equal(samples().length, 17);
+  });
+
+  it('agrees with ajv on valid/invalid and with an independent walk on undocumented fields', () => {
+    const r = compareWithOracles(loaded.doc, ajv, samples());
+    timings.ajvMs = r.ajvMs;
+    figures.push(`undocumented paths compared with the independent walk: ${r.compared}; subtrees not compared (oneOf/anyOf): ${r.skipped}`);
+  });
+
+  it('reports the drift of the 2017-2024 recordings from the current document', () => {
+    const drift = samples().filter((s) => s.findings.some((f) => f.severity === 'error'))
+      .map((s) => `${s.label}: ${s.findings.filter((f) => f.severity === 'error').map((f) => `${f.kind} ${f.path}`).join(', ')}`);
+    assert.deepEqual(drift, [
+      'orgs/get /orgs/octokit-fixture-org: missing $.archived_at',
+      'repos/get /repos/octokit-fixture-org/hello-world: missing $.has_discussions',
+      'issues/list-for-repo /repos/octokit-fixture-org/paginate-issues/issues?per_page=3: enum $[0].state_reason, enum $[1].state_reason, enum $[2].state_reason',
+      'repos/list-release-assets /repos/octokit-fixture-org/release-assets/releases/1000/assets: missing $[0].digest',
+      'repos/get-release-asset /repos/octokit-fixture-org/release-assets/releases/assets/1000: missing $.digest',
+      'repos/list-release-assets /repos/octokit-fixture-org/release-assets-conflict/releases/1000/assets: missing $[0].digest',
+      'search/issues-and-pull-requests /search/issues?q=sesame%20repo%3Aoctokit-fixture-org%2Fsearch-issues: missing $.search_type',
+    ]);
+  });
+
+  after(() => {
+    const matched = samples();
+    console.log([
+      'GitHub recorded traffic vs @octokit/openapi api.github.com.json:',
+      `  recorded JSON 2xx GETs: ${cases.length}; matched: ${matched.length}; unmatched: ${cases.length - matched.length}`,
+      `  distinct operations: ${new Set(matched.map((s) => s.operationId)).size}`,
+      `  responses with findings (drift): ${matched.filter((s) => s.findings.length > 0).length}; with error findings: ${matched.filter((s) => s.findings.some((f) => f.severity === 'error')).length}`,
+      `  finding kinds: ${kindCounts(matched)}`,
+      ...figures.map((f) => `  ${f}`),
+      `  ms: load ${timings.loadMs?.toFixed(0)}, match+check ${timings.checkMs?.toFixed(0)}, ajv setup ${timings.ajvSetupMs?.toFixed(0)}, ajv compile+validate ${timings.ajvMs?.toFixed(0)}`,
+    ].join('\n'));
+  });
+});
+
+describe('GitHub documented response examples against their own schemas', () => {
+  // Every `examples` value of a GET 2xx application/json response in the document: 600+ bodies written
+  // by GitHub for the same schemas, many of them out of step with the schema.
+  const samples: Sample[] = [];
+  let loaded: LoadedDocument;
+  let ajv: Ajv;
+  let checkMs = 0;
+  let r: { ajvMs: number; compared: number; skipped: number } | undefined;
+
+  before(async () => {
+    ({ loaded, ajv } = await github());
+    const t = performance.now();
+    for (const op of loaded.operations) {
+      if (op.method !== 'GET') continue;
+      for (const [status, response] of Object.entries(op.responses)) {
+        if (!/^2\d\d$/.test(status) || !isObj(response) || !isObj(response.content)) continue;
+        const media = response.content['application/json'];
+        if (!isObj(media) || !isObj(media.examples)) continue;
+        const target = schemaFor(loaded.doc, 'GET', op.pathTemplate, Number(status), 'application/json');
+        if (!target) continue;
+        for (const [name, raw] of Object.entries(media.examples)) {
+          const example = isObj(raw) && typeof raw.$ref === 'string' ? resolvePointer(loaded.doc, raw.$ref) : raw;
+          if (!isObj(example) || example.value === undefined) continue;
+          samples.push({
+            label: `${op.operationId} ${status} ${name}`,
+            operationId: op.operationId,
+            schemaPath: target.schemaPath,
+            schema: target.schema,
+            body: example.value,
+            findings: check(loaded.doc, target.schema, example.value, { at: target.schemaPath }),
+          });
+        }
+      }
+    }
+    checkMs = performance.now() - t;
+  });
+
+  it('checks 636 examples of 614 GET operations', () => {
+    assert.equal(samples.length, 636);
+    assert.equal(new Set(samples.map((s) => s.operationId)).size, 614);
+  });
+
+  it('agrees with ajv on valid/invalid and with an independent walk on undocumented fields', () => {
+    r = compareWithOracles(loaded.doc, ajv, samples);
+  });
+
+  it('finds 108 of the examples invalid against their own schema', () => {
+    assert.equal(samples.filter((s) => !ourValid(s.findings)).length, 108);
+  });
+
+  after(() => {
+    console.log([
+      'GitHub documented examples vs their schemas:',
+      `  examples: ${samples.length}; operations: ${new Set(samples.map((s) => s.operationId)).size}`,
+      `  examples with findings: ${samples.filter((s) => s.findings.length > 0).length}; with error findings: ${samples.filter((s) => s.findings.some((f) => f.severity === 'error')).length}; invalid for ajv and us: ${samples.filter((s) => !ourValid(s.findings)).length}`,
+      `  finding kinds: ${kindCounts(samples)}`,
+      r ? `  undocumented paths compared with the independent walk: ${r.compared}; subtrees not compared (oneOf/anyOf): ${r.skipped}` : '  (oracle comparison did not finish)',
+      `  ms: check ${checkMs.toFixed(0)}, ajv compile+validate ${r?.ajvMs.toFixed(0)}`,
+    ].join('\n'));
+  });
+});
+
+describe('github-replay', () => {
+  let replay: Awaited<ReturnType<typeof start>>;
+  before(async () => {
+    replay = await start();
+  });
+  after(async () => {
+    await replay.close();
+  });
+
+  it('answers a recorded GET with its recorded status, content type and body', async () => {
+    const response = await fetch(`${replay.url}/repos/octokit-fixture-org/labels/labels/test-label`);
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get('content-type'), 'application/json; charset=utf-8');
+    const recorded = recordedGets().find((g) => g.path === '/repos/octokit-fixture-org/labels/labels/test-label');
+    assert.deepEqual(await response.json(), recorded?.body);
+  });
+
+  it('matches the query regardless of parameter order and of + versus %20', async () => {
+    const a = await fetch(`${replay.url}/repositories/1000/issues?page=2&per_page=3`);
+    const b = await fetch(`${replay.url}/search/issues?q=sesame+repo:octokit-fixture-org/search-issues`);
+    assert.deepEqual([a.status, b.status], [200, 200]);
+    assert.equal(((await a.json()) as unknown[]).length, 3);
+    assert.equal(((await b.json()) as { total_count: number }).total_count, 2);
+  });
+
+  it('serves the recordings of one path in turn, cycling', async () => {
+    const path = '/repos/octokit-fixture-org/add-and-remove-repository-collaborator/collaborators';
+    const lengths: number[] = [];
+    for (let i = 0; i < 3; i++) lengths.push(((await (await fetch(replay.url + path)).json()) as unknown[]).length);
+    assert.deepEqual(lengths, [2, 1, 2]);
+  });
+
+  it('rewrites a recorded Location header to the replay server and does not follow it', async () => {
+    const response = await fetch(`${replay.url}/repos/octokit-fixture-org/rename-repository`, { redirect: 'manual' });
+    assert.equal(response.status, 301);
+    assert.equal(response.headers.get('location'), `${replay.url}/repositories/1000`);
+  });
+
+  it('answers 404 with a JSON message for anything not recorded, POST included', async () => {
+    const get = await fetch(`${replay.url}/repos/octokit-fixture-org/nothing`);
+    const post = await fetch(`${replay.url}/repos/octokit-fixture-org/labels/labels`, { method: 'POST', body: '{}' });
+    assert.deepEqual(
+      [get.status, ((await get.json()) as { message: string }).message, post.status, ((await post.json()) as { message: string }).message],
+      [404, 'No recording for GET /repos/octokit-fixture-org/nothing', 404, 'No recording for POST /repos/octokit-fixture-org/labels/labels'],
+    );
+  });
+
+  it('logs every request received, method and path with query', () => {
+    assert.deepEqual(replay.requests.slice(0, 3), [
+      { method: 'GET', path: '/repos/octokit-fixture-org/labels/labels/test-label' },
+      { method: 'GET', path: '/repositories/1000/issues?page=2&per_page=3' },
+      { method: 'GET', path: '/search/issues?q=sesame+repo:octokit-fixture-org/search-issues' },
+    ]);
+  });
+});
