@@ -2,6 +2,7 @@
 // (@octokit/fixtures, replayed on 127.0.0.1) against GitHub's current OpenAPI description
 // (@octokit/openapi, OpenAPI 3.0.3). Run: `npm run demo:github` (or `node --import tsx demo-github.ts`).
 // Exits 1 when the server fails (no reply, a protocol error, a crash, an unexpected exit code).
+import { realpathSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { start } from './github-replay.ts';
 import { spawnServer } from './stdio-client.ts';
@@ -145,4 +146,4 @@ export async function main(): Promise<number> {
   return process.exitCode;
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) main();
+if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) main();

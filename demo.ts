@@ -8,7 +8,7 @@
  * requests the API actually received. Every block is compared with what the stand-in scripts;
  * the exit code is 1 when any block differs.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { start, METERS } from './stand-in-api.ts';
@@ -128,4 +128,4 @@ async function main(): Promise<void> {
   process.exitCode = await run();
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) main();
+if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) main();

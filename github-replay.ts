@@ -1,7 +1,7 @@
 // Replays the real api.github.com traffic recorded in `@octokit/fixtures` from a local HTTP server, so
 // tests and the GitHub demo can probe real GitHub responses without the network.
 // Dev-only: it reads a dev dependency from node_modules; product files never import it.
-import { readFileSync, readdirSync, existsSync } from 'node:fs';
+import { readFileSync, readdirSync, existsSync, realpathSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -185,4 +185,4 @@ async function main(): Promise<void> {
   for (const g of recordedGets()) process.stderr.write(`  ${g.status} GET ${g.path}\n`);
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) main();
+if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) main();

@@ -815,8 +815,10 @@ function editDistance(a: string, b: string): number {
 }
 
 /**
- * Similarity key, larger is nearer: leading fitting segments, then fewer character edits over all
- * positions (a parameter fits any non-empty segment), then a closer segment count, then more fitting segments.
+ * Similarity key, larger is nearer: more literal segments equal to the path's at the same position
+ * (a template made only of parameters fits anything, so it must not win on fit alone), then fewer
+ * character edits over all positions (a parameter fits any non-empty segment), then a closer segment
+ * count, then leading fitting segments, then more fitting segments.
  */
 function similarity(route: Route, values: SegmentValue[]): number[] {
   const text = (v: SegmentValue) => v.decoded ?? v.raw;
@@ -842,7 +844,11 @@ function similarity(route: Route, values: SegmentValue[]): number[] {
     const literal = !s ? '' : s.kind === 'literal' ? s.text : s.kind === 'param' ? '' : route.template.split('/')[i + 1].replace(/\{[^{}]*\}/g, '');
     edits += v ? editDistance(literal, text(v)) : Math.max(literal.length, 1);
   }
-  return [leading, -edits, -Math.abs(route.segments.length - values.length), positional];
+  let literals = 0;
+  route.segments.forEach((segment, i) => {
+    if (segment.kind === 'literal' && values[i] && text(values[i]) === segment.text) literals++;
+  });
+  return [literals, -edits, -Math.abs(route.segments.length - values.length), leading, positional];
 }
 
 function compareKeys(a: number[], b: number[]): number {

@@ -10,6 +10,7 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 
 /** The three meters the stand-in serves, keyed by id. Fixed values so tests can assert exact bytes. */
@@ -122,4 +123,4 @@ async function main(): Promise<void> {
   process.stderr.write(`stand-in API listening at ${standIn.url} (key from API_KEY, default demo-key); Ctrl-C stops it\n`);
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) main();
+if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) main();
