@@ -127,7 +127,8 @@ export async function main(): Promise<number> {
       const fields = (sc.fields ?? []) as { path: string; text: string; documented: boolean; required: boolean }[];
       const varying = fields.filter((f) => !/^present in (\d+) of \1\b/.test(f.text));
       console.log(`    ${fields.length} fields; optional (documented, not required): ${sc.optionalFields?.length ?? 0}; undocumented: ${sc.undocumentedFields?.length ?? 0}`);
-      for (const f of varying.slice(0, 12)) console.log(`      ${f.path}: ${f.text}`);
+      if (varying.length) console.log('    fields not present in every record:');
+      for (const f of varying.slice(0, 12)) console.log(`      ${f.path}: ${f.text}${f.required ? ' (the document requires it)' : f.documented ? '' : ' (undocumented)'}`);
       if (varying.length > 12) console.log(`      ... ${varying.length - 12} more fields not present in every record`);
       console.log('');
     }
