@@ -484,7 +484,8 @@ async function probeTool(args: Record<string, unknown>, context: ToolContext): P
       if (probed.truncated) {
         structured.validated = false;
         structured.validationNote = 'The body was truncated, so it was not checked: a cut-off JSON text says nothing about the contract.';
-      } else if (probed.note && probed.body !== null && typeof probed.body === 'string') {
+      } else if (probed.note) {
+        // Binary, or JSON that does not parse: nothing a schema can be checked against.
         structured.validated = false;
         structured.validationNote = probed.note;
       } else {

@@ -622,6 +622,32 @@ describe('probe against the stand-in API (spawned server)', () => {
   });
 });
 
+describe('probe with a document that cannot be used', () => {
+  it('starts, probes, and says why nothing was checked', async () => {
+    const api = await startStandIn({ key: CANARY });
+    const client = start({ API_BASE_URL: api.url, OPENAPI_DOC: `${HERE}fixtures/documents/dangling-ref.json` });
+    await client.initialize();
+    const result = (await client.callTool('probe', { path: '/meters/mtr_2' })).structuredContent;
+    assert.deepEqual([result.status, result.body, result.validated, result.findings], [200, METERS.mtr_2, false, undefined]);
+    assert.match(result.validationNote, /^The OpenAPI document could not be loaded, so the response was not checked: Cannot load OpenAPI document .*dangling-ref\.json at #\//);
+    await client.close();
+    assert.match(client.stderr(), /document not loaded, probes go unchecked: Cannot load OpenAPI document/);
+    await api.close();
+  });
+
+  it('does not check a binary body against a schema', async () => {
+    const png = await listen((_req, res) => {
+      res.writeHead(200, { 'content-type': 'image/png' });
+      res.end(Buffer.from([0x89, 0x50, 0x4e, 0x47]));
+    });
+    const handler = createHandler(readConfig({ API_BASE_URL: `${png.url}/v2`, OPENAPI_DOC: `${HERE}openapi.json` }));
+    const reply: any = await handler.handleMessage({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'probe', arguments: { path: '/meters/mtr_1' } } });
+    const result = reply.result.structuredContent;
+    assert.deepEqual([result.bytes, result.body, result.validated, result.validationNote, result.findings], [4, null, false, 'Binary body (image/png), not shown.', undefined]);
+    await png.close();
+  });
+});
+
 describe('the API key', () => {
   it('appears in no byte of any stdout or stderr of this file\'s servers', () => {
     assert.ok(spawned.length >= 15);

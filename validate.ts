@@ -615,7 +615,10 @@ function checkNumber(s: Obj, sp: string, v: number, segs: Seg[], push: (f: IF) =
   if (typeof s.exclusiveMaximum === 'number' && !(v < s.exclusiveMaximum)) c('exclusiveMaximum', `is ${v}, must be less than ${s.exclusiveMaximum}`);
   if (typeof s.multipleOf === 'number' && s.multipleOf > 0) {
     const q = v / s.multipleOf;
-    const ok = Number.isFinite(q) && Math.abs(q - Math.round(q)) <= 1e-9 * Math.max(1, Math.abs(q));
+    // A quotient that overflows (1e308 / 0.5) still decides for an integer value when 1 is a multiple of multipleOf.
+    const ok = Number.isFinite(q)
+      ? Math.abs(q - Math.round(q)) <= 1e-9 * Math.max(1, Math.abs(q))
+      : Number.isInteger(v) && Number.isInteger(1 / s.multipleOf);
     if (!ok) c('multipleOf', `is ${v}, not a multiple of ${s.multipleOf}`);
   }
   // int32/int64 are ranges (OAS 3.0.3 Data Types); float/double constrain precision only, not sign (case 24).
