@@ -6,8 +6,11 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { gzipSync } from 'node:zlib';
 import {
   DocumentError,
+  MAX_DOCUMENT_BYTES,
   checkPathParams,
   createDocumentSource,
   indexOperations,
@@ -326,6 +329,11 @@ describe('loadDocument from URLs', () => {
   let server: Server;
   let base = '';
   const hits: Record<string, number> = {};
+  // 4 KiB of JSON that gzip squeezes below 1 KiB: the limit must count decoded bytes.
+  const gzipBody = gzipSync(JSON.stringify({ openapi: '3.0.3', info: { title: 'x'.repeat(4096), version: '1' }, paths: {} }));
+  let other: Server;
+  let otherBase = '';
+  const otherHits: string[] = [];
   const petstore = (title: string) => JSON.stringify({ openapi: '3.0.3', info: { title, version: '1' }, paths: { '/pets': { get: { responses: { '200': { description: 'ok' } } } } } });
   before(async () => {
     server = createServer((req, res) => {
@@ -339,6 +347,30 @@ describe('loadDocument from URLs', () => {
         res.end(JSON.stringify({ openapi: '3.0.3', info: { title: 'r', version: '1' }, paths: {}, components: { schemas: { A: { $ref: 'other.json#/B' } } } }));
       } else if (url === '/slow.json') {
         // never answers; the client must give up
+      } else if (url === '/endless.json') {
+        // an endless body: writes until the client hangs up
+        res.writeHead(200, { 'content-type': 'application/json' });
+        const chunk = ' '.repeat(64 * 1024);
+        let open = true;
+        res.on('close', () => {
+          open = false;
+        });
+        const pump = (): void => {
+          while (open && res.write(chunk));
+          if (open) res.once('drain', pump);
+        };
+        res.write('{"openapi":"3.0.3",');
+        pump();
+      } else if (url === '/gzip.json') {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+        res.end(gzipBody);
+      } else if (/^\/redirect\/\d+$/.test(url)) {
+        const n = Number(url.slice('/redirect/'.length));
+        res.writeHead(n % 2 === 0 ? 302 : 301, { location: n > 1 ? `/redirect/${n - 1}` : `${base}/spec` });
+        res.end();
+      } else if (url === '/away.json') {
+        res.writeHead(302, { location: `${otherBase}/openapi.json` });
+        res.end();
       } else {
         res.statusCode = 404;
         res.end('not here');
@@ -346,10 +378,19 @@ describe('loadDocument from URLs', () => {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    // Another origin (same host, another port) that must never be asked.
+    other = createServer((req, res) => {
+      otherHits.push(req.url ?? '');
+      res.end(petstore('elsewhere'));
+    });
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    otherBase = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
   });
   after(async () => {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    for (const s of [server, other]) {
+      s.closeAllConnections();
+      await new Promise<void>((resolve) => s.close(() => resolve()));
+    }
   });
 
   test('loads JSON from an http URL', async () => {
@@ -385,6 +426,50 @@ describe('loadDocument from URLs', () => {
     assert.deepEqual([error.file, error.reason], [`${base}/slow.json`, 'no complete response within 100 ms']);
   });
 
+  test('caps a document at 128 MiB by default', () => {
+    assert.equal(MAX_DOCUMENT_BYTES, 134217728);
+  });
+
+  test('stops reading an endless body at maxBytes and names the limit in bytes', async () => {
+    const error = await documentError(loadDocument(`${base}/endless.json`, { maxBytes: 1024 * 1024 }));
+    assert.deepEqual([error.file, error.pointer, error.reason], [`${base}/endless.json`, '#', 'the document is larger than the limit of 1048576 bytes']);
+  });
+
+  test('counts decoded bytes of a gzip body against maxBytes', async () => {
+    const error = await documentError(loadDocument(`${base}/gzip.json`, { maxBytes: 1024 }));
+    const loaded = await loadDocument(`${base}/gzip.json`, { maxBytes: 8192 });
+    assert.deepEqual([gzipBody.length < 1024, error.reason, loaded.title.length], [true, 'the document is larger than the limit of 1024 bytes', 4096]);
+  });
+
+  test('follows up to 5 redirects on the same origin, relative and absolute', async () => {
+    const doc = await loadDocument(`${base}/redirect/5`);
+    assert.deepEqual([doc.source, doc.title, hits['/redirect/1']], [`${base}/redirect/5`, 'yaml over http', 1]);
+  });
+
+  test('refuses a sixth redirect', async () => {
+    const error = await documentError(loadDocument(`${base}/redirect/6`));
+    assert.deepEqual([error.file, error.reason], [`${base}/redirect/6`, 'more than 5 redirects; set OPENAPI_DOC to the final URL']);
+  });
+
+  test('refuses a redirect to another origin without contacting it, naming that origin', async () => {
+    const error = await documentError(loadDocument(`${base}/away.json`));
+    assert.deepEqual([error.file, error.reason, otherHits], [
+      `${base}/away.json`,
+      `redirected to another origin (${otherBase}); cross-origin redirects are not followed: set OPENAPI_DOC to the final URL`,
+      [],
+    ]);
+  });
+
+  test('passes redirect: manual to the injected fetch', async () => {
+    const seen: (RequestRedirect | undefined)[] = [];
+    const fakeFetch = (async (_input: string | URL | Request, init?: RequestInit) => {
+      seen.push(init?.redirect);
+      return new Response(petstore('manual'), { status: 200 });
+    }) as typeof fetch;
+    await loadDocument('https://api.example.test/openapi.json', { fetch: fakeFetch });
+    assert.deepEqual(seen, ['manual']);
+  });
+
   test('uses the injected fetch', async () => {
     const seen: string[] = [];
     const fakeFetch = (async (input: string | URL | Request) => {
@@ -405,6 +490,45 @@ describe('loadDocument from URLs', () => {
     await new Promise((resolve) => setTimeout(resolve, 250));
     const e = await source.get();
     assert.deepEqual([e === a, (hits['/openapi.json'] ?? 0) - before], [false, 2]);
+  });
+});
+
+describe('loadDocument sources and size limits', () => {
+  test('refuses a URL scheme other than http, https and file instead of reading it as a path', async () => {
+    const error = await documentError(loadDocument('ftp://x/y.json'));
+    assert.deepEqual([error.file, error.pointer, error.reason], [
+      'ftp://x/y.json', '#', 'unsupported URL scheme ftp: only http(s) URLs and file paths (or file: URLs) are supported',
+    ]);
+  });
+
+  test('refuses an unsupported scheme from createDocumentSource too', async () => {
+    const error = await documentError(createDocumentSource('ftp://x/y.json').get());
+    assert.equal(error.reason, 'unsupported URL scheme ftp: only http(s) URLs and file paths (or file: URLs) are supported');
+  });
+
+  test('reads a file: URL as a local file', async () => {
+    const file = await writeScratch('openapi.json', JSON.stringify({ openapi: '3.1.0', info: { title: 'by file URL', version: '1' }, paths: {} }));
+    const doc = await loadDocument(pathToFileURL(file).href);
+    assert.deepEqual([doc.version, doc.title], ['3.1', 'by file URL']);
+  });
+
+  test('refuses a local file larger than maxBytes, naming the limit in bytes', async () => {
+    const text = JSON.stringify({ openapi: '3.1.0', info: { title: 'x'.repeat(2000), version: '1' }, paths: {} });
+    const file = await writeScratch('openapi.json', text);
+    const error = await documentError(loadDocument(file, { maxBytes: 1000 }));
+    const loaded = await loadDocument(file, { maxBytes: text.length });
+    assert.deepEqual([error.file, error.pointer, error.reason, loaded.title.length], [file, '#', 'the document is larger than the limit of 1000 bytes', 2000]);
+  });
+
+  test('refuses a bundled sibling file larger than maxBytes', async () => {
+    const file = await writeScratch(
+      'openapi.json',
+      JSON.stringify({ openapi: '3.0.3', info: { title: 't', version: '1' }, paths: {}, components: { schemas: { A: { $ref: 'big.json' } } } }),
+    );
+    const big = join(file, '..', 'big.json');
+    await writeFile(big, JSON.stringify({ description: 'x'.repeat(2000) }));
+    const error = await documentError(loadDocument(file, { maxBytes: 1000 }));
+    assert.deepEqual([error.pointer, error.reason], ['#/components/schemas/A', `$ref big.json: cannot read ${big}: the document is larger than the limit of 1000 bytes`]);
   });
 });
 
@@ -524,6 +648,13 @@ describe('matchOperation', () => {
       assert.deepEqual(summary(matchOperation(doc, method, path)), expected);
     });
   }
+
+  test('tries the path only as given with stripBasePaths: false', () => {
+    assert.deepEqual(
+      [summary(matchOperation(doc, 'GET', '/v1/files/a', { stripBasePaths: false })), summary(matchOperation(doc, 'GET', '/files/a', { stripBasePaths: false }))],
+      [{ operation: null }, { operation: 'GET /files/{name}', params: { name: 'a' } }],
+    );
+  });
 
   test('prefers the leftmost literal whatever the document order', () => {
     const ok = { get: { responses: {} } };

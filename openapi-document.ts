@@ -2,7 +2,7 @@
 // No MCP, no probing: plain data in, plain data out. Only `node:` imports (plus the optional `yaml`
 // package, imported dynamically when a YAML document is met).
 
-import { readFile, stat } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -76,7 +76,24 @@ export class DocumentError extends Error {
   }
 }
 
+/**
+ * Largest document accepted, in bytes (128 MiB): decoded bytes of an http(s) body (after fetch undoes
+ * gzip/deflate/br), or the size of a local file and of each bundled sibling file. A larger source is a
+ * DocumentError naming the limit; the default of the `maxBytes` option of `loadDocument` and
+ * `createDocumentSource`.
+ */
+export const MAX_DOCUMENT_BYTES = 128 * 1024 * 1024;
+
+/** Options of `loadDocument` (and, with `ttlMs`, of `createDocumentSource`). */
+export type LoadOptions = {
+  fetch?: typeof fetch;   // default global fetch
+  timeoutMs?: number;     // whole download including redirects and body, default 15000 ms
+  maxBytes?: number;      // size limit in bytes, default MAX_DOCUMENT_BYTES
+};
+
 const DEFAULT_TIMEOUT_MS = 15_000;
+const MAX_REDIRECTS = 5;
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const DEFAULT_TTL_MS = 60_000;
 const MAX_REF_HOPS = 64;
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
@@ -235,6 +252,7 @@ async function bundle(
   root: any,
   rootFile: FileContext,
   problems: string[],
+  maxBytes: number,
 ): Promise<{ sites: RefSite[]; files: string[] }> {
   const rootDir = rootFile.abs ? dirname(rootFile.abs) : undefined;
   const bundled: Record<string, unknown> = {};
@@ -307,7 +325,7 @@ async function bundle(
       const name = rel.split(sep).join('/');
       let text: string;
       try {
-        text = await readFile(target, 'utf8');
+        text = await readCapped(target, maxBytes);
       } catch (error) {
         throw new DocumentError(file.display, pointerOf(entry), `$ref ${original}: cannot read ${target}: ${(error as Error).message}`);
       }
@@ -381,31 +399,128 @@ function verifyRefs(doc: unknown, sites: RefSite[], problems: string[]): void {
 
 type LoadResult = { loaded: LoadedDocument; files: string[] };
 
-async function readSource(
-  source: string,
-  options: { fetch?: typeof fetch; timeoutMs?: number },
-): Promise<{ text: string; abs: string | undefined }> {
-  if (/^https?:\/\//i.test(source)) {
+/** The size-limit failure text, shared by URL bodies and files. */
+function tooLarge(maxBytes: number): string {
+  return `the document is larger than the limit of ${maxBytes} bytes`;
+}
+
+/**
+ * Reads a local file as UTF-8, failing (plain Error) when it holds more than `maxBytes` bytes: the size
+ * from stat first, then a bounded read, so a device or a growing file cannot fill the memory either.
+ */
+async function readCapped(path: string, maxBytes: number): Promise<string> {
+  const handle = await open(path, 'r');
+  try {
+    if ((await handle.stat()).size > maxBytes) throw new Error(tooLarge(maxBytes));
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const buffer = Buffer.alloc(Math.min(1024 * 1024, maxBytes + 1 - total));
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
+      if (bytesRead === 0) break;
+      total += bytesRead;
+      if (total > maxBytes) throw new Error(tooLarge(maxBytes));
+      chunks.push(buffer.subarray(0, bytesRead));
+    }
+    return Buffer.concat(chunks).toString('utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Reads a response body up to `maxBytes` decoded bytes; cancels the stream and throws DocumentError past it. */
+async function readBody(response: Response, source: string, maxBytes: number): Promise<string> {
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      throw new DocumentError(source, '#', tooLarge(maxBytes));
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * What a source names: an http(s) URL, or a local file (a path, or a `file:` URL turned into a path).
+ * Any other `scheme://` is a DocumentError rather than being read as a relative path.
+ */
+function sourceKind(source: string): { url: true } | { url: false; path: string } {
+  if (/^https?:\/\//i.test(source)) return { url: true };
+  if (/^file:/i.test(source)) {
+    try {
+      return { url: false, path: fileURLToPath(source) };
+    } catch (error) {
+      throw new DocumentError(source, '#', `not a usable file URL: ${(error as Error).message}`);
+    }
+  }
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(source);
+  if (scheme) {
+    throw new DocumentError(source, '#', `unsupported URL scheme ${scheme[1]}: only http(s) URLs and file paths (or file: URLs) are supported`);
+  }
+  return { url: false, path: resolve(source) };
+}
+
+async function readSource(source: string, options: LoadOptions): Promise<{ text: string; abs: string | undefined }> {
+  const kind = sourceKind(source);
+  const maxBytes = options.maxBytes ?? MAX_DOCUMENT_BYTES;
+  if (kind.url) {
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const fetchFn = options.fetch ?? globalThis.fetch;
+    const signal = AbortSignal.timeout(timeoutMs);
+    const origin = new URL(source).origin;
     try {
-      const response = await fetchFn(source, { signal: AbortSignal.timeout(timeoutMs), redirect: 'follow' });
-      if (!response.ok) throw new DocumentError(source, '#', `HTTP ${response.status} ${response.statusText}`.trim());
-      return { text: await response.text(), abs: undefined };
+      let url = source;
+      for (let redirects = 0; ; redirects++) {
+        // Redirects are followed by hand, and only within the configured origin: a document URL must
+        // not send the server to hosts of someone else's choosing (RFC 9110 section 15.4).
+        const response = await fetchFn(url, { signal, redirect: 'manual' });
+        if (REDIRECT_STATUSES.has(response.status)) {
+          await response.body?.cancel().catch(() => undefined);
+          const location = response.headers.get('location');
+          if (location === null) throw new DocumentError(source, '#', `HTTP ${response.status} redirect without a Location header from ${url}`);
+          let next: URL;
+          try {
+            next = new URL(location, url);
+          } catch {
+            throw new DocumentError(source, '#', `HTTP ${response.status} redirect to an invalid Location ${JSON.stringify(location)}`);
+          }
+          if (next.origin !== origin) {
+            throw new DocumentError(source, '#',
+              `redirected to another origin (${next.origin}); cross-origin redirects are not followed: set OPENAPI_DOC to the final URL`);
+          }
+          if (redirects >= MAX_REDIRECTS) {
+            throw new DocumentError(source, '#', `more than ${MAX_REDIRECTS} redirects; set OPENAPI_DOC to the final URL`);
+          }
+          url = next.href;
+          continue;
+        }
+        if (!response.ok) {
+          await response.body?.cancel().catch(() => undefined);
+          throw new DocumentError(source, '#', `HTTP ${response.status} ${response.statusText}`.trim());
+        }
+        return { text: await readBody(response, source, maxBytes), abs: undefined };
+      }
     } catch (error) {
       if (error instanceof DocumentError) throw error;
       const name = (error as Error).name;
-      if (name === 'TimeoutError' || name === 'AbortError') {
+      if (name === 'TimeoutError' || name === 'AbortError' || signal.aborted) {
         throw new DocumentError(source, '#', `no complete response within ${timeoutMs} ms`);
       }
       throw new DocumentError(source, '#', `download failed: ${(error as Error).message}`);
     }
   }
-  const abs = source.startsWith('file:') ? fileURLToPath(source) : resolve(source);
   try {
-    return { text: await readFile(abs, 'utf8'), abs };
+    return { text: await readCapped(kind.path, maxBytes), abs: kind.path };
   } catch (error) {
-    throw new DocumentError(source, '#', `cannot read file: ${(error as Error).message}`);
+    const message = (error as Error).message;
+    throw new DocumentError(source, '#', message === tooLarge(maxBytes) ? message : `cannot read file: ${message}`);
   }
 }
 
@@ -451,15 +566,12 @@ function basePathsOf(doc: any, version: '2.0' | '3.0' | '3.1'): string[] {
   return prefixes;
 }
 
-async function loadInternal(
-  source: string,
-  options: { fetch?: typeof fetch; timeoutMs?: number },
-): Promise<LoadResult> {
+async function loadInternal(source: string, options: LoadOptions): Promise<LoadResult> {
   const { text, abs } = await readSource(source, options);
   const doc: any = await parseDocumentText(text, source);
   const problems: string[] = [];
   const version = detectVersion(doc, source, problems);
-  const { sites, files } = await bundle(doc, { abs, display: source, prefix: '#' }, problems);
+  const { sites, files } = await bundle(doc, { abs, display: source, prefix: '#' }, problems, options.maxBytes ?? MAX_DOCUMENT_BYTES);
   verifyRefs(doc, sites, problems);
   const info = isObject(doc.info) ? doc.info : {};
   const loaded: LoadedDocument = {
@@ -478,20 +590,22 @@ async function loadInternal(
 
 /**
  * Loads an OpenAPI 3.0.x / 3.1.x or Swagger 2.0 document (JSON, or YAML through the optional
- * `yaml` package) from a file path, `file:` URL or http(s) URL.
+ * `yaml` package) from a file path, `file:` URL or http(s) URL; any other `scheme://` is refused.
  * URLs are fetched with `options.fetch` (default global fetch) and abort after `options.timeoutMs`
- * (default 15000 ms). `$ref`s to files beside the document are bundled under `doc['x-bundled'][name]`
+ * (default 15000 ms, for all redirects and the body together). Up to 5 redirects are followed while
+ * they stay on the origin (scheme, host, port) of `source`; a redirect elsewhere is refused. The body
+ * is streamed and refused past `options.maxBytes` decoded bytes (default MAX_DOCUMENT_BYTES, 128 MiB);
+ * files, and each bundled file, past that many bytes. `$ref`s to files beside the document are bundled under `doc['x-bundled'][name]`
  * (name: path relative to the document's directory) and rewritten to local pointers, so every
  * followed `$ref` in `doc` is local (`#/...`). Remote `$ref`s are never fetched; each is listed in
  * `problems`, as are refs outside the document's directory and `$ref` cycles that never reach a value.
  * @returns The document, its version, title, base paths and indexed operations.
  * @throws DocumentError when the source cannot be read or parsed, is not OpenAPI/Swagger, or a
- *   local `$ref` points nowhere (RFC 6901).
+ *   local `$ref` points nowhere (RFC 6901); when its scheme is not http, https or file; when it is
+ *   larger than `maxBytes` (the reason names the limit in bytes); when a redirect leaves the origin
+ *   (the reason names the Location's origin) or there are more than 5.
  */
-export async function loadDocument(
-  source: string,
-  options: { fetch?: typeof fetch; timeoutMs?: number } = {},
-): Promise<LoadedDocument> {
+export async function loadDocument(source: string, options: LoadOptions = {}): Promise<LoadedDocument> {
   return (await loadInternal(source, options)).loaded;
 }
 
@@ -629,13 +743,11 @@ export function indexOperations(doc: any, version: '2.0' | '3.0' | '3.1'): Opera
 export type DocumentSource = { get(): Promise<LoadedDocument> };
 
 /**
- * Creates a DocumentSource for `source` (file path or http(s) URL); `timeoutMs` and `fetch` are
- * passed to `loadDocument`. Nothing is read until the first `get()`.
+ * Creates a DocumentSource for `source` (file path, `file:` URL or http(s) URL); `timeoutMs`, `fetch`
+ * and `maxBytes` are passed to `loadDocument`. Nothing is read until the first `get()`, which also
+ * rejects an unsupported scheme with DocumentError.
  */
-export function createDocumentSource(
-  source: string,
-  options: { ttlMs?: number; timeoutMs?: number; fetch?: typeof fetch } = {},
-): DocumentSource {
+export function createDocumentSource(source: string, options: LoadOptions & { ttlMs?: number } = {}): DocumentSource {
   const isUrl = /^https?:\/\//i.test(source);
   const ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
   let cached: { result: LoadResult; at: number; stamp: string } | undefined;
@@ -654,20 +766,26 @@ export function createDocumentSource(
     return parts.join('|');
   }
 
+  // A local path, or undefined for a URL; throws DocumentError for an unsupported scheme.
+  const localPath = (): string | undefined => {
+    const kind = sourceKind(source);
+    return kind.url ? undefined : kind.path;
+  };
+
   async function reload(): Promise<LoadedDocument> {
-    const root = source.startsWith('file:') ? fileURLToPath(source) : resolve(source);
+    const root = localPath();
     // Stamp before reading, so a change during the read triggers another read next time.
-    const before = isUrl ? '' : await stampOf([root]);
+    const before = root === undefined ? '' : await stampOf([root]);
     const result = await loadInternal(source, options);
-    const stamp = isUrl ? '' : before + '|' + (await stampOf(result.files));
+    const stamp = root === undefined ? '' : before + '|' + (await stampOf(result.files));
     cached = { result, at: Date.now(), stamp };
     return result.loaded;
   }
 
   async function fresh(): Promise<boolean> {
     if (!cached) return false;
-    if (isUrl) return Date.now() - cached.at < ttlMs;
-    const root = source.startsWith('file:') ? fileURLToPath(source) : resolve(source);
+    const root = localPath();
+    if (isUrl || root === undefined) return Date.now() - cached.at < ttlMs;
     return (await stampOf([root])) + '|' + (await stampOf(cached.result.files)) === cached.stamp;
   }
 
@@ -903,8 +1021,15 @@ export type PathMatch =
  *   (trailing slash, base path stripped, malformed percent-encoding kept raw); or `operation:
  *   undefined` with `nearest` — the path's documented methods when only the method differs
  *   (explained in `note`), otherwise up to 3 `METHOD /template` by similarity. Never throws.
+ * @param options `stripBasePaths` (default true): false tries the path as given only, for a path that is
+ *   already relative to the base path.
  */
-export function matchOperation(doc: LoadedDocument, method: string, concretePath: string): PathMatch {
+export function matchOperation(
+  doc: LoadedDocument,
+  method: string,
+  concretePath: string,
+  options: { stripBasePaths?: boolean } = {},
+): PathMatch {
   const matcher = matcherFor(doc);
   const wanted = method.toUpperCase();
   let path = concretePath;
@@ -914,7 +1039,7 @@ export function matchOperation(doc: LoadedDocument, method: string, concretePath
   if (!path.startsWith('/')) path = '/' + path;
 
   const candidates: Array<{ path: string; note?: string }> = [{ path }];
-  for (const base of [...doc.basePaths].sort((a, b) => b.length - a.length)) {
+  for (const base of options.stripBasePaths === false ? [] : [...doc.basePaths].sort((a, b) => b.length - a.length)) {
     if (path === base || path.startsWith(base + '/')) {
       candidates.push({ path: path.slice(base.length) || '/', note: `base path ${base} stripped` });
     }

@@ -90,13 +90,24 @@ export function readConfig(env: Record<string, string | undefined>, cwd = proces
   }
   return {
     baseUrl,
-    apiKey: env.API_KEY || undefined,
+    apiKey: readKey(env.API_KEY),
     apiKeyHeader: header,
     openapiDoc,
     maxBytes: readInteger(env, 'PROBE_MAX_BYTES', 16384, 1, MAX_BODY_BUDGET),
     timeoutMs: readInteger(env, 'PROBE_TIMEOUT_MS', 15000, 1, 600000),
     documentTtlMs: readInteger(env, 'OPENAPI_TTL_S', 60, 0, 86400) * 1000,
   };
+}
+
+/** The key as fetch will send it: trimmed (RFC 9110, 5.5: no leading or trailing whitespace in a field value). */
+function readKey(raw: string | undefined): string | undefined {
+  const key = raw?.trim();
+  if (!key) return undefined;
+  // A header value is a byte string without control characters (RFC 9110, 5.5); fetch rejects anything else.
+  if (/[\u0000-\u001f\u007f]|[^\u0000-\u00ff]/.test(key)) {
+    throw new Error('API_KEY holds a control character or a character outside Latin-1, which cannot travel in an HTTP header; check the value (it is not shown here)');
+  }
+  return key;
 }
 
 function readInteger(env: Record<string, string | undefined>, name: string, fallback: number, min: number, max: number): number {
@@ -263,7 +274,7 @@ export async function probe(
   } catch (error) {
     if (timedOut) throw new ProbeError(`GET ${shown} timed out after ${options.timeoutMs} ms (PROBE_TIMEOUT_MS). The API may be slow or unreachable; try again, or raise PROBE_TIMEOUT_MS.`);
     if (options.signal?.aborted) throw new ProbeError(`GET ${shown} was cancelled.`);
-    throw new ProbeError(`GET ${shown} failed: ${networkCause(error)}. Check that API_BASE_URL is right and the API is up.`);
+    throw new ProbeError(`GET ${shown} failed: ${networkCause(error).replace(/\.$/, '')}. Check that API_BASE_URL is right and the API is up.`);
   } finally {
     clearTimeout(timer);
     options.signal?.removeEventListener('abort', onAbort);
@@ -331,12 +342,52 @@ function decodeBody(held: Uint8Array, contentType: string | null, truncated: boo
   if (held.length === 0) return { body: '' };
   if (isJsonType(contentType) || type === '') {
     try {
-      return { body: JSON.parse(text) };
+      const parsed: unknown = JSON.parse(text);
+      if (nestingDepth(parsed) > MAX_BODY_DEPTH) {
+        return { body: text, note: `The JSON body nests deeper than ${MAX_BODY_DEPTH} levels; shown as text and not checked.` };
+      }
+      const inexact = inexactNumbers(text);
+      return inexact.length ? { body: parsed, note: `${inexact.length} number(s) cannot be held exactly in a double and are shown changed (${inexact.slice(0, 3).join(', ')}): read such ids as strings or BigInt.` } : { body: parsed };
     } catch (error) {
       if (isJsonType(contentType)) return { body: text, note: `Content-Type says JSON but the body does not parse: ${(error as Error).message}.` };
     }
   }
   return { body: text };
+}
+
+/** How deep parsed JSON may nest before it is returned as text: deeper values overflow the stack of JSON.stringify and the checks. */
+export const MAX_BODY_DEPTH = 256;
+
+/** Depth of nested arrays and objects, counted without recursion. */
+function nestingDepth(value: unknown): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length) {
+    const [current, depth] = stack.pop()!;
+    if (current === null || typeof current !== 'object') continue;
+    deepest = Math.max(deepest, depth + 1);
+    if (deepest > MAX_BODY_DEPTH) return deepest;
+    for (const inner of Object.values(current)) stack.push([inner, depth + 1]);
+  }
+  return deepest;
+}
+
+/**
+ * Number literals of a JSON text that JSON.parse changes: integers beyond 2^53 (rounded) and values
+ * beyond the double range (Infinity, shown as null). Returns `"9007199254740993 -> 9007199254740992"` rows.
+ */
+function inexactNumbers(text: string): string[] {
+  const rows: string[] = [];
+  // Numbers outside strings: skip string literals, then look at each number token (RFC 8259, 6).
+  const token = /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
+  for (let match = token.exec(text); match; match = token.exec(text)) {
+    const literal = match[0];
+    if (literal.startsWith('"')) continue;
+    const parsed = Number(literal);
+    if (!Number.isFinite(parsed)) rows.push(`${literal} -> null`);
+    else if (/^-?\d{16,}$/.test(literal) && BigInt(literal) !== BigInt(parsed)) rows.push(`${literal} -> ${parsed}`);
+  }
+  return rows;
 }
 
 function networkCause(error: unknown): string {
@@ -359,15 +410,52 @@ function networkCause(error: unknown): string {
   return cause?.message ?? (error as Error)?.message ?? String(error);
 }
 
+/** Removes the API key from text and from every string of a message; see `redactor`. */
+export type Redactor = {
+  /** Every occurrence of the key, in each form it may take, replaced by `[redacted]`. */
+  text(text: string): string;
+  /**
+   * A copy of a JSON value with `text` applied to every string value; numbers, booleans and null
+   * untouched. With `keys`, object keys too: for data that came from the API, never for a protocol
+   * message, whose own keys (`result`, `text`) must stay as they are.
+   */
+  value<T>(value: T, keys?: boolean): T;
+  /** `text`, then a cut-off start of the key at the very end (a truncated body) replaced too. */
+  tail(text: string): string;
+};
+
 /**
- * Returns a function that removes every occurrence of `secret` (raw and JSON-escaped) from a
- * text. Defence in depth: the key is never put into output on purpose, but an API may echo it.
- * Secrets shorter than 4 characters are left alone (they would mangle ordinary text).
+ * Builds the redactor for the API key. The key is never put into output on purpose; this catches
+ * an API that echoes it. Forms removed: the key itself, JSON-escaped once and twice (a JSON text
+ * inside a string), and percent-encoded (RFC 3986, upper- and lower-case hex). Redaction works on
+ * string values, never on serialized JSON, so no key, however short or odd, can corrupt a message.
+ * @param secret The key, already trimmed; undefined or empty gives a redactor that changes nothing.
  */
-export function redactor(secret: string | undefined): (text: string) => string {
-  if (!secret || secret.length < 4) return (text) => text;
-  const forms = [...new Set([secret, JSON.stringify(secret).slice(1, -1)])];
-  return (text) => forms.reduce((out, form) => out.split(form).join('[redacted]'), text);
+export function redactor(secret: string | undefined): Redactor {
+  if (!secret) return { text: (input) => input, value: (input) => input, tail: (input) => input };
+  const once = JSON.stringify(secret).slice(1, -1);
+  const twice = JSON.stringify(once).slice(1, -1);
+  const encoded = encodeURIComponent(secret);
+  const forms = [...new Set([secret, once, twice, encoded, encoded.replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase())])].sort((a, b) => b.length - a.length);
+  const text = (input: string) => (input.length < secret.length ? input : forms.reduce((out, form) => out.split(form).join('[redacted]'), input));
+  const value = <T,>(input: T, keys = false): T => {
+    if (typeof input === 'string') return text(input) as T;
+    if (Array.isArray(input)) return input.map((inner) => value(inner, keys)) as T;
+    if (input !== null && typeof input === 'object') {
+      const copy: Record<string, unknown> = {};
+      for (const [key, inner] of Object.entries(input)) copy[keys ? text(key) : key] = value(inner, keys);
+      return copy as T;
+    }
+    return input;
+  };
+  const tail = (input: string) => {
+    const out = text(input);
+    for (let length = Math.min(secret.length - 1, out.length); length >= Math.min(4, secret.length - 1) && length > 0; length--) {
+      if (out.endsWith(secret.slice(0, length))) return `${out.slice(0, -length)}[redacted]`;
+    }
+    return out;
+  };
+  return { text, value, tail };
 }
 
 /** A complete JSON 2xx body seen by a probe in this session, kept for `field_presence` and `compare_fixture`. */
@@ -409,6 +497,7 @@ export type ToolResult = {
 
 type ToolContext = {
   config: Config;
+  redact: Redactor;
   documents?: DocumentSource;
   log: ProbeLog;
   fetch?: typeof fetch;
@@ -444,13 +533,22 @@ async function loadDocumentState(context: ToolContext): Promise<DocumentState> {
   }
 }
 
-/** Matches a probe path (relative to the base URL) to an operation, trying it with the base's path prefix too. */
-function findOperation(loaded: LoadedDocument, config: Config, path: string) {
-  const first = matchOperation(loaded, 'GET', path);
+/**
+ * Matches a probe to an operation: the whole request path first (the document's base path, from
+ * `servers` or `basePath`, stripped), then the path relative to API_BASE_URL as it is, for a document
+ * without a matching base path. Never strips twice: `/v1` + `/v1/x` is `/v1/v1/x`, not `/x`.
+ */
+function findOperation(loaded: LoadedDocument, config: Config, requestPath: string, relativePath: string) {
   const prefix = trimSlash(config.baseUrl.pathname);
-  if (first.operation || !prefix) return first;
-  const second = matchOperation(loaded, 'GET', prefix + path);
-  return second.operation ? second : first;
+  const whole = matchOperation(loaded, 'GET', requestPath);
+  if (whole.operation) {
+    // Stripping the base URL's own prefix is the normal case, not worth a note.
+    const note = whole.note?.split('; ').filter((part) => part !== `base path ${prefix} stripped`).join('; ');
+    return { ...whole, note: note || undefined };
+  }
+  if (prefix === '') return whole;
+  const relative = matchOperation(loaded, 'GET', relativePath, { stripBasePaths: false });
+  return relative.operation ? relative : whole;
 }
 
 async function probeTool(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
@@ -469,49 +567,78 @@ async function probeTool(args: Record<string, unknown>, context: ToolContext): P
     if (error instanceof ProbeError) return failure(error.message);
     throw error;
   }
+  // Whatever the API sent is cleaned of the key here, before anything (findings, session memory) derives from it;
+  // a body cut at the budget may also end in the first characters of an echoed key.
+  probed = context.redact.value(probed, true);
+  if (probed.truncated && typeof probed.body === 'string') probed.body = context.redact.tail(probed.body);
   const structured: Record<string, unknown> = { ...probed };
   const relativePath = decision.url.pathname.slice(trimSlash(config.baseUrl.pathname).length) || '/';
+  const seen: Seen = { path: relativePath + decision.url.search, status: probed.status, body: probed.body, at: new Date().toISOString() };
+  const remember = !probed.truncated && !probed.note && probed.status >= 200 && probed.status < 300 && probed.body !== null && typeof probed.body === 'object';
   const state = await loadDocumentState(context);
-  if (state.loaded) {
-    const loaded = state.loaded;
-    structured.document = { title: loaded.title, version: loaded.infoVersion, loadedAt: loaded.loadedAt };
-    const match = findOperation(loaded, config, relativePath);
-    if (match.operation) {
-      structured.operation = summarize(match.operation);
-      if (match.note) structured.matchNote = match.note;
-      const parameterProblems = checkPathParams(loaded, match);
-      if (parameterProblems.length) structured.parameterProblems = parameterProblems;
-      if (probed.truncated) {
-        structured.validated = false;
-        structured.validationNote = 'The body was truncated, so it was not checked: a cut-off JSON text says nothing about the contract.';
-      } else if (probed.note) {
-        // Binary, or JSON that does not parse: nothing a schema can be checked against.
-        structured.validated = false;
-        structured.validationNote = probed.note;
-      } else {
-        const checked = checkResponse(loaded.doc, 'GET', match.operation.pathTemplate, { status: probed.status, contentType: probed.contentType ?? undefined, body: probed.body });
-        structured.validated = checked.validated;
-        if (!checked.validated && checked.reason) structured.validationNote = checked.reason;
-        if (checked.target) structured.schemaPath = checked.target.schemaPath;
-        structured.findings = checked.findings;
-        structured.matchesContract = checked.validated && !checked.findings.some((finding) => finding.severity === 'error');
-      }
-      if (!probed.truncated && probed.status >= 200 && probed.status < 300 && isJsonType(probed.contentType) && typeof probed.body === 'object') {
-        context.log.add(operationKey(match.operation), { path: relativePath, status: probed.status, body: probed.body, at: new Date().toISOString() });
-      }
-    } else {
-      structured.operation = null;
-      structured.validationNote = `No GET operation in the document matches ${relativePath}${match.nearest.length ? `. Nearest: ${match.nearest.join(', ')}` : ''}${match.note ? `. ${match.note}` : ''}.`;
-      structured.validated = false;
-    }
-  } else {
+  if (!state.loaded) {
     structured.validated = false;
     structured.validationNote = state.problem;
+    if (remember) context.log.add(undefined, seen);
+    return result(structured, probed.status >= 400);
   }
-  if (!state.loaded && !probed.truncated && probed.status >= 200 && probed.status < 300 && typeof probed.body === 'object') {
-    context.log.add(undefined, { path: relativePath, status: probed.status, body: probed.body, at: new Date().toISOString() });
+  const loaded = state.loaded;
+  structured.document = { title: loaded.title, version: loaded.infoVersion, loadedAt: loaded.loadedAt };
+  const match = findOperation(loaded, config, decision.url.pathname, relativePath);
+  if (!match.operation) {
+    structured.operation = null;
+    structured.validated = false;
+    structured.validationNote = `No GET operation in the document matches ${relativePath}${match.nearest.length ? `. Nearest: ${match.nearest.join(', ')}` : ''}${match.note ? `. ${match.note}` : ''}.`;
+    if (remember) context.log.add(undefined, seen);
+    return result(structured, probed.status >= 400);
   }
+  structured.operation = summarize(match.operation);
+  if (match.note) structured.matchNote = match.note;
+  const parameterProblems = checkPathParams(loaded, match);
+  if (parameterProblems.length) structured.parameterProblems = parameterProblems;
+  Object.assign(structured, judge(loaded, match.operation, probed));
+  if (remember) context.log.add(operationKey(match.operation), seen);
   return result(structured, probed.status >= 400);
+}
+
+/**
+ * Checks a probe's body against the operation's documented response. A body that is cut, binary,
+ * unparsable or too deep is not checked (`validated: false` and why). An empty body is judged by
+ * what the document declares for the status: nothing (fine) or content (a `missing` finding at `$`).
+ * `matchesContract` is given once there is a verdict: checked with no `error` finding.
+ */
+function judge(loaded: LoadedDocument, operation: Operation, probed: ProbeResult): Record<string, unknown> {
+  if (probed.truncated) {
+    return { validated: false, validationNote: 'The body was truncated, so it was not checked: a cut-off JSON text says nothing about the contract.' };
+  }
+  const unparsed = probed.body === null || (typeof probed.body === 'string' && isJsonType(probed.contentType));
+  if (probed.note && unparsed) return { validated: false, validationNote: probed.note };
+  const empty = probed.bytes === 0;
+  const checked = checkResponse(loaded.doc, 'GET', operation.pathTemplate, { status: probed.status, contentType: probed.contentType ?? undefined, body: empty ? undefined : probed.body });
+  const findings: Finding[] = [...checked.findings];
+  let validated = checked.validated;
+  let validationNote = checked.validated ? undefined : checked.reason;
+  if (empty && !findings.some((finding) => finding.kind === 'undocumentedStatus')) {
+    validated = true;
+    validationNote = undefined;
+    if (checked.target) {
+      findings.push({
+        kind: 'missing',
+        severity: 'error',
+        path: '$',
+        schemaPath: checked.target.schemaPath,
+        message: `the body is empty, but the document declares ${checked.target.mediaType ?? 'a'} content for status ${checked.target.statusKey}`,
+      });
+    }
+  }
+  const errors = findings.some((finding) => finding.severity === 'error');
+  return {
+    validated,
+    ...(validationNote ? { validationNote } : {}),
+    ...(checked.target ? { schemaPath: checked.target.schemaPath } : {}),
+    findings,
+    ...(validated || errors ? { matchesContract: validated && !errors } : {}),
+  };
 }
 
 /** Resolves `operation` (operationId, "GET /template" or a concrete path) to an operation of the document. */
@@ -524,7 +651,7 @@ function resolveOperation(loaded: LoadedDocument, config: Config, operation: str
   const exact = loaded.operations.find((candidate) => candidate.method === method && candidate.pathTemplate === path);
   if (exact) return exact;
   if (method === 'GET' && path.startsWith('/')) {
-    const match = findOperation(loaded, config, path);
+    const match = findOperation(loaded, config, trimSlash(config.baseUrl.pathname) + path, path);
     if (match.operation) return match.operation;
     return `No GET operation matches ${path}${match.nearest.length ? `. Nearest: ${match.nearest.join(', ')}` : ''}.`;
   }
@@ -576,9 +703,10 @@ async function compareFixtureTool(args: Record<string, unknown>, context: ToolCo
       return failure('`fixture` is a string that does not parse as JSON; pass the recorded body itself (an object or array).');
     }
   }
+  if (nestingDepth(fixture) > MAX_BODY_DEPTH) return failure(`\`fixture\` nests deeper than ${MAX_BODY_DEPTH} levels; compare a smaller part of the record.`);
   const decision = buildProbeUrl(context.config.baseUrl, args.path);
   if ('refusal' in decision) return failure(`Refused, nothing was sent: ${decision.refusal}`);
-  const relativePath = decision.url.pathname.slice(trimSlash(context.config.baseUrl.pathname).length) || '/';
+  const relativePath = (decision.url.pathname.slice(trimSlash(context.config.baseUrl.pathname).length) || '/') + decision.url.search;
   let seen = context.log.byPath.get(relativePath);
   let probedNow = false;
   if (!seen) {
@@ -735,6 +863,7 @@ export type Handler = {
 export function createHandler(config: Config, options: { fetch?: typeof fetch; documents?: DocumentSource; log?: (line: string) => void } = {}): Handler {
   const documents = options.documents ?? (config.openapiDoc ? createDocumentSource(config.openapiDoc, { ttlMs: config.documentTtlMs }) : undefined);
   const probeLog = new ProbeLog();
+  const redact = redactor(config.apiKey);
   const log = options.log ?? (() => {});
   let negotiated: string = PROTOCOL_VERSIONS[0];
   const inFlight = new Map<string, AbortController>();
@@ -778,7 +907,7 @@ export function createHandler(config: Config, options: { fetch?: typeof fetch; d
         if (unknown.length) {
           return { ...failure(`Unknown argument${unknown.length > 1 ? 's' : ''} for ${name}: ${unknown.join(', ')}. It takes: ${Object.keys(tool.inputSchema.properties as object).join(', ')}.`) };
         }
-        const called = await tool.handler(args as Record<string, unknown>, { config, documents, log: probeLog, fetch: options.fetch, signal });
+        const called = redact.value(await tool.handler(args as Record<string, unknown>, { config, redact, documents, log: probeLog, fetch: options.fetch, signal }));
         if (olderThan(negotiated, '2025-06-18')) delete called.structuredContent;
         return { ...called };
       }
@@ -815,7 +944,7 @@ export function createHandler(config: Config, options: { fetch?: typeof fetch; d
       }
       return undefined;
     }
-    if (!validId) return errorResponse(null, ERROR_CODES.invalidRequest, 'Invalid Request: `id` must be a string or an integer, not null (MCP 2025-11-25, Base Protocol).');
+    if (!validId) return errorResponse(null, ERROR_CODES.invalidRequest, `Invalid Request: \`id\` must be a string or an integer, got ${describeType(id)} (MCP 2025-11-25, Base Protocol).`);
     const requestId = id as RequestId;
     if (params !== undefined && (params === null || typeof params !== 'object' || Array.isArray(params))) {
       return errorResponse(requestId, ERROR_CODES.invalidParams, 'Invalid params: `params` must be an object.');
@@ -880,21 +1009,28 @@ export const MAX_LINE = 32 * 1024 * 1024;
  * dropped, blank lines ignored), hands each message to `handler` without waiting for earlier ones,
  * and writes each response as one line of `JSON.stringify` plus LF to `output`. A line that is not
  * JSON gets -32700 with id null.
- * @param redact Applied to every line written (removes the API key should the API echo it).
+ * @param redact Applied to every message before it is serialized (removes the API key should the API echo it).
  * @returns A promise that settles when `input` has ended, every call in flight has answered and
  *   the last response has been flushed.
  */
-export function serve(handler: Handler, options: { input?: Readable; output?: Writable; redact?: (text: string) => string } = {}): Promise<void> {
+export function serve(handler: Handler, options: { input?: Readable; output?: Writable; redact?: Redactor } = {}): Promise<void> {
   const input = options.input ?? process.stdin;
   const output = options.output ?? process.stdout;
-  const redact = options.redact ?? ((text: string) => text);
+  const redact = options.redact ?? redactor(undefined);
   const decoder = new StringDecoder('utf8');
   let buffer = '';
   let dropping = false;
   let lastWrite: Promise<void> = Promise.resolve();
 
   const write = (message: unknown) => {
-    const line = redact(JSON.stringify(message)) + '\n';
+    let line: string;
+    try {
+      line = JSON.stringify(redact.value(message)) + '\n';
+    } catch (error) {
+      // Never let one unserializable answer take the server down: answer its id with -32603.
+      const id = (message as { id?: RequestId | null }).id ?? null;
+      line = JSON.stringify(errorResponse(id, ERROR_CODES.internalError, `Internal error: the answer could not be serialized (${(error as Error).message}).`)) + '\n';
+    }
     lastWrite = new Promise<void>((resolve) => {
       output.write(line, () => resolve());
     });
@@ -958,7 +1094,7 @@ export async function main(): Promise<void> {
     process.exit(2);
   }
   const redact = redactor(config.apiKey);
-  const log = (line: string) => process.stderr.write(redact(`openapi-probe: ${line}\n`));
+  const log = (line: string) => process.stderr.write(redact.text(`openapi-probe: ${line}\n`));
   const documents = config.openapiDoc ? createDocumentSource(config.openapiDoc, { ttlMs: config.documentTtlMs }) : undefined;
   const handler = createHandler(config, { log, documents });
   log(`serving ${config.baseUrl.origin}${trimSlash(config.baseUrl.pathname)} (GET only) on stdio; document: ${config.openapiDoc ?? 'none'}`);

@@ -280,9 +280,26 @@ describe('probe', () => {
 });
 
 describe('redactor', () => {
-  it('removes the raw and the JSON-escaped key', () => {
-    const redact = redactor('se"cret');
-    assert.equal(redact('a se"cret b "se\\"cret"'), 'a [redacted] b "[redacted]"');
+  it('removes the raw, JSON-escaped, doubly escaped and percent-encoded key from text', () => {
+    const redact = redactor('se"c/r\\et+1');
+    const inText = 'a se"c/r\\et+1 b "se\\"c/r\\\\et+1" c se\\\\\\"c/r\\\\\\\\et+1 d ?k=se%22c%2Fr%5Cet%2B1 e se%22c%2fr%5cet%2b1';
+    assert.equal(redact.text(inText), 'a [redacted] b "[redacted]" c [redacted] d ?k=[redacted] e [redacted]');
+  });
+
+  it('redacts string values of a message and never touches its keys or JSON syntax, whatever the key', () => {
+    for (const key of ['false', 'result', 'null', '1', 'text']) {
+      const message = { jsonrpc: '2.0', id: 1, result: { ok: false, none: null, n: 1, text: `x ${key} y` } };
+      const line = JSON.stringify(redactor(key).value(message));
+      assert.deepEqual(JSON.parse(line), { jsonrpc: '2.0', id: 1, result: { ok: false, none: null, n: 1, text: 'x [redacted] y' } }, key);
+    }
+  });
+
+  it('redacts object keys too in data from the API', () => {
+    assert.deepEqual(redactor('sk_live_9').value({ sk_live_9: { echo: 'Bearer sk_live_9' } }, true), { '[redacted]': { echo: 'Bearer [redacted]' } });
+  });
+
+  it('redacts the start of the key at the end of a truncated text', () => {
+    assert.deepEqual([redactor('sk_canary_SECRET123').tail('Bearer sk_canary_SECRET12'), redactor('sk_canary_SECRET123').tail('Bearer sk_c')], ['Bearer [redacted]', 'Bearer [redacted]']);
   });
 });
 
@@ -648,7 +665,100 @@ describe('probe with a document that cannot be used', () => {
   });
 });
 
+describe('judging bodies (dispatch with an injected fetch)', () => {
+  const call = async (response: () => Response, path = '/jobs/j1', doc = 'fixtures/documents/empty-bodies.json') => {
+    const handler = createHandler(readConfig({ API_BASE_URL: 'https://api.example.com', OPENAPI_DOC: `${HERE}${doc}` }), { fetch: async () => response() });
+    const reply: any = await handler.handleMessage({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'probe', arguments: { path } } });
+    return reply.result.structuredContent;
+  };
+  const pick = (result: any) => ({ status: result.status, bytes: result.bytes, validated: result.validated, matchesContract: result.matchesContract, findings: result.findings?.map((finding: any) => [finding.kind, finding.path, finding.message]) });
+
+  it('accepts an empty body where the document declares no content', async () => {
+    assert.deepEqual(pick(await call(() => new Response(null, { status: 202 }))), { status: 202, bytes: 0, validated: true, matchesContract: true, findings: [] });
+  });
+
+  it('reports an empty body where the document declares JSON content as missing at $', async () => {
+    assert.deepEqual(pick(await call(() => new Response('', { status: 200, headers: { 'content-type': 'application/json' } }))), {
+      status: 200, bytes: 0, validated: true, matchesContract: false,
+      findings: [['missing', '$', 'the body is empty, but the document declares application/json content for status 200']],
+    });
+  });
+
+  it('reports an undocumented status of an empty response', async () => {
+    assert.deepEqual(pick(await call(() => new Response(null, { status: 204 }))), {
+      status: 204, bytes: 0, validated: false, matchesContract: false,
+      findings: [['undocumentedStatus', '$', "status 204 is not documented for GET /jobs/{id}: responses has no '204', '2XX' or 'default' entry"]],
+    });
+  });
+
+  it('returns JSON nested deeper than 256 levels as text, unchecked, instead of failing', async () => {
+    const deep = '['.repeat(5000) + ']'.repeat(5000);
+    const result = await call(() => new Response(deep, { headers: { 'content-type': 'application/json' } }));
+    assert.deepEqual([result.body.length, result.validated, result.validationNote], [10000, false, 'The JSON body nests deeper than 256 levels; shown as text and not checked.']);
+  });
+
+  it('says which numbers JSON.parse changed', async () => {
+    const result = await call(() => new Response('{"id":"j1","big":9007199254740993,"huge":1e400,"fine":12345}', { headers: { 'content-type': 'application/json' } }));
+    assert.deepEqual([result.body, result.note, result.matchesContract], [
+      { id: 'j1', big: 9007199254740992, huge: Infinity, fine: 12345 },
+      '2 number(s) cannot be held exactly in a double and are shown changed (9007199254740993 -> 9007199254740992, 1e400 -> null): read such ids as strings or BigInt.',
+      true,
+    ]);
+  });
+
+  it('does not strip the document base path from a path that already repeats the base prefix', async () => {
+    const handler = createHandler(readConfig({ API_BASE_URL: 'https://api.example.com/v2', OPENAPI_DOC: `${HERE}openapi.json` }), {
+      fetch: async () => new Response('{"code":"not_found","message":"No route."}', { status: 404, headers: { 'content-type': 'application/json' } }),
+    });
+    const reply: any = await handler.handleMessage({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'probe', arguments: { path: '/v2/meters/mtr_1' } } });
+    const result = reply.result.structuredContent;
+    assert.deepEqual([result.url, result.operation, result.findings], ['https://api.example.com/v2/v2/meters/mtr_1', null, undefined]);
+  });
+});
+
 describe('the API key', () => {
+  it('is refused at start-up when it cannot travel in a header, without being shown', () => {
+    assert.throws(() => readConfig({ API_BASE_URL: 'https://a.example', API_KEY: 'sk_abc\ndef' }, '/nonexistent'), (error: Error) => {
+      assert.equal(error.message, 'API_KEY holds a control character or a character outside Latin-1, which cannot travel in an HTTP header; check the value (it is not shown here)');
+      return true;
+    });
+  });
+
+  it('is trimmed as fetch sends it, and redacted when echoed, percent-encoded, or cut at the budget', async () => {
+    const echo = await listen((req, res) => {
+      const sent = String(req.headers.authorization).slice('Bearer '.length);
+      if (req.url === '/redirect') {
+        res.writeHead(302, { location: `https://login.example/?k=${encodeURIComponent(sent)}` });
+        return res.end();
+      }
+      res.writeHead(200, { 'content-type': req.url === '/cut' ? 'text/plain' : 'application/json' });
+      res.end(req.url === '/cut' ? 'x'.repeat(975) + `Bearer ${sent}` : JSON.stringify({ [sent]: `Bearer ${sent}` }));
+    });
+    const key = ` ${CANARY}/+"\\ `;
+    const client = start({ API_BASE_URL: echo.url, API_KEY: key, PROBE_MAX_BYTES: '1000' });
+    await client.initialize();
+    const bodies = [];
+    for (const path of ['/json', '/redirect', '/cut']) {
+      const called = await client.callTool('probe', { path });
+      bodies.push([called.structuredContent.body, called.structuredContent.location, JSON.parse(called.content[0].text).body]);
+    }
+    assert.deepEqual(bodies[0], [{ '[redacted]': 'Bearer [redacted]' }, undefined, { '[redacted]': 'Bearer [redacted]' }]);
+    assert.deepEqual(bodies[1], ['', 'https://login.example/?k=[redacted]', '']);
+    assert.deepEqual([bodies[2][0].endsWith('x'.repeat(10) + 'Bearer [redacted]'), bodies[2][0] === bodies[2][2]], [true, true]);
+    const output = client.stdoutLines.join('\n') + client.stderr();
+    assert.deepEqual([output.includes(CANARY), output.includes(CANARY.slice(0, 12))], [false, false]);
+    await client.close();
+    await echo.close();
+  });
+
+  it('that is a JSON word never corrupts a message', async () => {
+    const client = start({ API_BASE_URL: 'http://127.0.0.1:9', API_KEY: 'false' });
+    const init = await client.initialize();
+    assert.deepEqual(init.capabilities, { tools: { listChanged: false } });
+    await client.close();
+  });
+
+
   it('appears in no byte of any stdout or stderr of this file\'s servers', () => {
     assert.ok(spawned.length >= 15);
     const leaks = spawned.filter((client) => (client.stdoutLines.join('\n') + client.stderr()).includes(CANARY)).length;

@@ -238,10 +238,29 @@ const ROWS: Row[] = [
     ],
   },
   {
-    description: "stops a $ref cycle without progress (A -> B -> A) with no finding",
+    description: "reports a $ref chain that loops without reaching a schema (A -> B -> A) as one unresolvedRef, naming the pointers",
     schema: {"$ref":"#/components/schemas/A"},
     data: 1,
-    findings: [],
+    findings: [
+      {"kind":"unresolvedRef","severity":"warning","path":"$","schemaPath":"#","message":"was not checked: the $ref chain #/components/schemas/A -> #/components/schemas/B -> #/components/schemas/A loops without reaching a schema"},
+    ],
+  },
+  {
+    description: "reports a looping $ref chain under a property at the property's instance path",
+    schema: {"type":"object","properties":{"a":{"$ref":"#/components/schemas/A"}}},
+    data: {"a":1},
+    findings: [
+      {"kind":"unresolvedRef","severity":"warning","path":"$.a","schemaPath":"#/properties/a","message":"was not checked: the $ref chain #/components/schemas/A -> #/components/schemas/B -> #/components/schemas/A loops without reaching a schema"},
+    ],
+  },
+  {
+    description: "does not call a 3.1 $ref cycle a loop when a $ref has an asserting sibling, and applies the sibling",
+    doc: { openapi: '3.1.0', components: { schemas: { A: { $ref: '#/components/schemas/B', type: 'object' }, B: { $ref: '#/components/schemas/A' } } } },
+    schema: {"$ref":"#/components/schemas/A"},
+    data: 1,
+    findings: [
+      {"kind":"wrongType","severity":"error","path":"$","schemaPath":"#/components/schemas/A/type","expected":"object","actual":"integer","message":"is integer, expected object"},
+    ],
   },
   {
     description: "still applies the siblings of an allOf that refers to its own schema",
@@ -266,6 +285,39 @@ const ROWS: Row[] = [
     data: {"petType":"cat","meow":"yes"},
     findings: [
       {"kind":"wrongType","severity":"error","path":"$.meow","schemaPath":"#/components/schemas/Cat/properties/meow/type","expected":"boolean","actual":"string","message":"is string, expected boolean (closest of 3 oneOf branches: #/components/schemas/Cat)"},
+    ],
+  },
+  {
+    description: "judges a failing anyOf by the branch whose type admits the value, not by the one rejecting its JSON type",
+    schema: {"anyOf":[{"type":"string"},{"type":"object","properties":{"a":{"type":"integer"}}}]},
+    data: {"a":"x"},
+    findings: [
+      {"kind":"wrongType","severity":"error","path":"$.a","schemaPath":"#/anyOf/1/properties/a/type","expected":"integer","actual":"string","message":"is string, expected integer (closest of 2 anyOf branches: #/anyOf/1)"},
+    ],
+  },
+  {
+    description: "ranks a branch rejecting the root type farthest even when it has fewer error findings",
+    schema: {"anyOf":[{"type":"string"},{"type":"object","required":["a","b"]}]},
+    data: {},
+    findings: [
+      {"kind":"missing","severity":"error","path":"$.a","schemaPath":"#/anyOf/1/required","message":"is required but missing (closest of 2 anyOf branches: #/anyOf/1)"},
+      {"kind":"missing","severity":"error","path":"$.b","schemaPath":"#/anyOf/1/required","message":"is required but missing (closest of 2 anyOf branches: #/anyOf/1)"},
+    ],
+  },
+  {
+    description: "breaks a tie in error findings by the total number of findings",
+    schema: {"oneOf":[{"type":"object","required":["a"],"minProperties":3},{"type":"object","required":["c"]}]},
+    data: {"b":1},
+    findings: [
+      {"kind":"missing","severity":"error","path":"$.c","schemaPath":"#/oneOf/1/required","message":"is required but missing (closest of 2 oneOf branches: #/oneOf/1)"},
+    ],
+  },
+  {
+    description: "picks the first branch in document order on a full tie",
+    schema: {"oneOf":[{"required":["a"]},{"required":["b"]}]},
+    data: {},
+    findings: [
+      {"kind":"missing","severity":"error","path":"$.a","schemaPath":"#/oneOf/0/required","message":"is required but missing (closest of 2 oneOf branches: #/oneOf/0)"},
     ],
   },
   {
@@ -529,6 +581,62 @@ describe('checkResponse', () => {
       findings: [{
         kind: 'undocumentedStatus', severity: 'error', path: '$', schemaPath: '#/paths/~1things/get/responses',
         message: "status 503 is not documented for GET /things: responses has no '503', '5XX' or 'default' entry",
+      }],
+    });
+  });
+  const looping = {
+    openapi: '3.0.3',
+    info: { title: 'loops', version: '1' },
+    paths: {
+      '/things': {
+        get: {
+          responses: {
+            200: { $ref: '#/components/responses/A' },
+            201: { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/A' } } } },
+          },
+        },
+      },
+    },
+    components: {
+      responses: { A: { $ref: '#/components/responses/B' }, B: { $ref: '#/components/responses/A' } },
+      schemas: { A: { $ref: '#/components/schemas/B' }, B: { $ref: '#/components/schemas/A' } },
+    },
+  };
+  it('says a response whose $ref chain loops could not be resolved, naming the pointers', () => {
+    assert.deepStrictEqual([schemaFor(looping, 'get', '/things', 200), checkResponse(looping, 'get', '/things', { status: 200, body: {} })], [undefined, {
+      validated: false,
+      reason: "The '200' response of GET /things could not be resolved: the $ref chain #/components/responses/A -> #/components/responses/B -> #/components/responses/A loops without reaching an object.",
+      findings: [{
+        kind: 'unresolvedRef', severity: 'warning', path: '$', schemaPath: '#/paths/~1things/get/responses/200',
+        message: "was not checked: the '200' response could not be resolved (the $ref chain #/components/responses/A -> #/components/responses/B -> #/components/responses/A loops without reaching an object)",
+      }],
+    }]);
+  });
+  it('reports a response schema that is a looping $ref chain instead of passing it unchecked', () => {
+    assert.deepStrictEqual(checkResponse(looping, 'get', '/things', { status: 201, contentType: 'application/json', body: { any: 1 } }), {
+      validated: true,
+      target: {
+        schema: { $ref: '#/components/schemas/A' }, schemaPath: '#/paths/~1things/get/responses/201/content/application~1json/schema',
+        statusKey: '201', mediaType: 'application/json',
+      },
+      findings: [{
+        kind: 'unresolvedRef', severity: 'warning', path: '$', schemaPath: '#/paths/~1things/get/responses/201/content/application~1json/schema',
+        message: 'was not checked: the $ref chain #/components/schemas/A -> #/components/schemas/B -> #/components/schemas/A loops without reaching a schema',
+      }],
+    });
+  });
+  it('says a requestBody whose $ref chain loops could not be resolved, naming the pointers', () => {
+    const doc = {
+      openapi: '3.0.3',
+      paths: { '/things': { post: { requestBody: { $ref: '#/components/requestBodies/A' }, responses: {} } } },
+      components: { requestBodies: { A: { $ref: '#/components/requestBodies/A' } } },
+    };
+    assert.deepStrictEqual(checkRequestBody(doc, 'post', '/things', {}), {
+      validated: false,
+      reason: 'The requestBody of POST /things could not be resolved: the $ref chain #/components/requestBodies/A -> #/components/requestBodies/A loops without reaching an object.',
+      findings: [{
+        kind: 'unresolvedRef', severity: 'warning', path: '$', schemaPath: '#/paths/~1things/post/requestBody',
+        message: 'was not checked: the requestBody could not be resolved (the $ref chain #/components/requestBodies/A -> #/components/requestBodies/A loops without reaching an object)',
       }],
     });
   });

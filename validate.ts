@@ -70,7 +70,8 @@ type Seg = string | number;
 type Obj = Record<string, unknown>;
 type Dialect = '2.0' | '3.0' | '3.1';
 type Direction = 'response' | 'request';
-type Ctx = { doc: Obj; dialect: Dialect; direction: Direction; active: Set<string>; depth: number };
+// `loops` caches, per $ref, the pointer chain when following it through pure `$ref`s loops (null: it does not).
+type Ctx = { doc: Obj; dialect: Dialect; direction: Direction; active: Set<string>; depth: number; loops: Map<string, string[] | null> };
 type Loc = { schema: unknown; sp: string };
 /** The union of what a schema and its allOf branches document about one object (see `collect`). */
 type Documented = {
@@ -407,8 +408,7 @@ function evalSchema(ctx: Ctx, schema: unknown, sp: string, value: unknown, segs:
   if (!isObj(schema) || segs.length > MAX_INSTANCE_DEPTH) return [];
   const ref = schema.$ref;
   if (typeof ref !== 'string') return evalNode(ctx, schema, sp, value, segs, mode, []);
-  const siblings = Object.keys(schema).some((k) => k !== '$ref' && !ANNOTATIONS.has(k));
-  if (ctx.dialect === '3.1' && siblings) {
+  if (!isPureRef(ctx, schema)) {
     // JSON Schema 2020-12 §8.2.3.1: $ref is an applicator beside its siblings, like one more allOf branch.
     const fromRef = enterRef(ctx, ref, sp, value, segs, { owner: false, union: mode.union });
     const rest: Obj = { ...schema };
@@ -422,6 +422,43 @@ function evalSchema(ctx: Ctx, schema: unknown, sp: string, value: unknown, segs:
   return out;
 }
 
+/**
+ * Whether a `{$ref}` schema is nothing but the reference: OAS 3.0.3 and Swagger 2.0 ignore siblings of
+ * `$ref`; in 2020-12 (§8.2.3.1) only annotation siblings leave it a pure reference.
+ */
+function isPureRef(ctx: Ctx, schema: Obj): boolean {
+  return ctx.dialect !== '3.1' || !Object.keys(schema).some((k) => k !== '$ref' && !ANNOTATIONS.has(k));
+}
+
+/**
+ * The pointer chain when following `ref` through schemas that are pure `$ref`s comes back to a pointer
+ * already in the chain (A -> B -> A), so it never reaches a schema that asserts anything; else undefined.
+ */
+function refLoop(ctx: Ctx, ref: string): string[] | undefined {
+  const known = ctx.loops.get(ref);
+  if (known !== undefined) return known ?? undefined;
+  const chain = [ref];
+  let loop: string[] | null = null;
+  for (let current = ref; chain.length <= MAX_REF_DEPTH;) {
+    let target: unknown;
+    try {
+      target = resolvePointer(ctx.doc, current);
+    } catch {
+      break; // a dangling $ref further down is reported when the walk gets there
+    }
+    if (!isObj(target) || typeof target.$ref !== 'string' || !target.$ref.startsWith('#') || !isPureRef(ctx, target)) break;
+    current = target.$ref;
+    const seen = chain.includes(current);
+    chain.push(current);
+    if (seen) {
+      loop = chain;
+      break;
+    }
+  }
+  ctx.loops.set(ref, loop);
+  return loop ?? undefined;
+}
+
 function enterRef(ctx: Ctx, ref: string, sp: string, value: unknown, segs: Seg[], mode: Mode): IF[] {
   if (!ref.startsWith('#')) {
     return [mk('unresolvedRef', segs, sp, `was not checked: \`$ref: ${ref}\` is not a local JSON Pointer (external references must be bundled into the document)`)];
@@ -431,6 +468,11 @@ function enterRef(ctx: Ctx, ref: string, sp: string, value: unknown, segs: Seg[]
     target = resolvePointer(ctx.doc, ref);
   } catch {
     return [mk('unresolvedRef', segs, sp, `was not checked: \`$ref: ${ref}\` points nowhere in the document`)];
+  }
+  // A chain of nothing but $refs that loops (A -> B -> A) never reaches a schema: say so rather than pass.
+  const loop = refLoop(ctx, ref);
+  if (loop) {
+    return [mk('unresolvedRef', segs, sp, `was not checked: the $ref chain ${loop.join(' -> ')} loops without reaching a schema`)];
   }
   const key = `${ref}\u0000${JSON.stringify(segs)}`;
   // Same $ref at the same instance location again: a cycle that makes no progress (A -> B -> A).
@@ -784,8 +826,14 @@ function evalAlternatives(ctx: Ctx, s: Obj, kw: 'oneOf' | 'anyOf', sp: string, v
   }
   const results = branches.map((b, i) => evalSchema(ctx, b, `${sp}/${kw}/${i}`, value, segs, mode));
   if (results.length === 0 || results.some((r) => r.length === 0)) return [];
-  // Closest: fewest error findings, then fewest failed assertions, then fewest findings; first on a tie.
-  const rank = (r: IF[]): number[] => [r.filter((f) => f.severity === 'error').length, r.filter(fails).length, r.length];
+  // Closest: a branch whose type admits the value's JSON type at this instance location (no wrongType
+  // here), then fewest error findings, then fewest findings; the first in document order on a tie.
+  const at = instancePath(segs);
+  const rank = (r: IF[]): number[] => [
+    r.some((f) => f.kind === 'wrongType' && f.path === at) ? 1 : 0,
+    r.filter((f) => f.severity === 'error').length,
+    r.length,
+  ];
   let best = 0;
   for (let i = 1; i < results.length; i++) {
     const a = rank(results[i]);
@@ -799,7 +847,7 @@ function evalAlternatives(ctx: Ctx, s: Obj, kw: 'oneOf' | 'anyOf', sp: string, v
 
 function makeCtx(doc: unknown, direction: Direction | undefined): Ctx {
   if (!isObj(doc)) throw new TypeError(`Expected \`doc\` to be a parsed OpenAPI document object, got ${jsonType(doc)}`);
-  return { doc, dialect: dialectOf(doc), direction: direction ?? 'response', active: new Set(), depth: 0 };
+  return { doc, dialect: dialectOf(doc), direction: direction ?? 'response', active: new Set(), depth: 0, loops: new Map() };
 }
 
 /**
@@ -815,9 +863,10 @@ function makeCtx(doc: unknown, direction: Direction | undefined): Ctx {
  *
  * Composition: allOf branches all apply, and a field declared in ANY branch is documented (the union).
  * oneOf/anyOf: if some branch yields no finding, none are reported; otherwise the findings of the closest
- * branch (fewest error findings, then fewest failed assertions, then fewest findings; or the branch a
- * discriminator's propertyName + mapping picks), each message naming it, e.g. `(closest of 3 oneOf
- * branches: #/components/schemas/Cat)`. oneOf is not checked for "more than one branch matches".
+ * branch, each message naming it, e.g. `(closest of 3 oneOf branches: #/components/schemas/Cat)`: the
+ * branch a discriminator's propertyName + mapping picks; else a branch whose type admits the value's JSON
+ * type at its root (one that rejects it is farthest), then fewest error findings, then fewest findings,
+ * then document order. oneOf is not checked for "more than one branch matches".
  * not / if / contains / propertyNames judge a subschema as matching when it has no failed assertion
  * (missing, wrongType, enum, constraint, or an undocumented key under additionalProperties: false).
  *
@@ -826,7 +875,9 @@ function makeCtx(doc: unknown, direction: Direction | undefined): Ctx {
  * @param options `direction` (default 'response') scopes readOnly/writeOnly (OAS 3.0.3 Schema Object);
  *   `at` is the schema path of `schema` (default `#`), the prefix of every finding's `schemaPath`.
  * @returns Findings sorted by instance path (parents first, indexes numerically), then kind; `[]` when valid.
- *   Never throws on data; a `$ref` cycle without progress is cut, a remote or dangling `$ref` is a finding;
+ *   Never throws on data. A remote or dangling `$ref` is an `unresolvedRef` finding, and so is a chain of
+ *   nothing but `$ref`s that loops (A -> B -> A) and never reaches a schema; any other `$ref` cycle that
+ *   comes back to the same instance location is cut there;
  *   values nested deeper than 256 levels are not checked (stack safety).
  * @throws TypeError when `doc` is not an object (unusable input).
  */
@@ -839,9 +890,20 @@ export function check(doc: unknown, schema: unknown, value: unknown, options?: C
 
 type OpInfo = { op: Obj; opPath: string; item: Obj; itemPath: string };
 
+/**
+ * Follows a chain of `$ref`s to the object it names (a Response, Request Body, Parameter or Path Item).
+ * `error` says why there is none: a pointer that resolves to nothing (`path`: where that `$ref` sits), or a
+ * chain that loops (A -> B -> A; `path`: where the chain starts).
+ */
 function follow(doc: Obj, node: unknown, path: string): { node: unknown; path: string; error?: string } {
+  const chain: string[] = [];
+  const start = path;
   for (let i = 0; i < 32 && isObj(node) && typeof node.$ref === 'string'; i++) {
     const ref = node.$ref;
+    if (chain.includes(ref)) {
+      return { node: undefined, path: start, error: `the $ref chain ${[...chain, ref].join(' -> ')} loops without reaching an object` };
+    }
+    chain.push(ref);
     try {
       node = resolvePointer(doc, ref);
       path = ref;
@@ -952,7 +1014,7 @@ function locateResponse(doc: Obj, method: string, pathTemplate: string, status: 
   if (entry.error || !isObj(entry.response)) {
     const message = `was not checked: the '${entry.statusKey}' response could not be resolved (${entry.error ?? 'not an object'})`;
     return {
-      reason: `The '${entry.statusKey}' response of ${M} ${pathTemplate} could not be resolved.`,
+      reason: `The '${entry.statusKey}' response of ${M} ${pathTemplate} could not be resolved: ${entry.error ?? 'not an object'}.`,
       finding: { kind: 'unresolvedRef', severity: SEVERITY.unresolvedRef, path: '$', schemaPath: entry.path, message },
     };
   }
@@ -983,7 +1045,8 @@ export function schemaFor(doc: unknown, method: string, pathTemplate: string, st
  * @param response `status`, the Content-Type header if any, and the parsed body (`undefined`: no body).
  * @returns `validated: false` with an agent-facing `reason` when there is nothing to check against (no such
  *   operation, undocumented status, no matching media type, no schema, no body); an undocumented status also
- *   yields one `undocumentedStatus` finding at `$`. Never throws on data.
+ *   yields one `undocumentedStatus` finding at `$`, and a response `$ref` that points nowhere or whose chain
+ *   loops (the reason names the pointers) one `unresolvedRef` finding at `$`. Never throws on data.
  * @throws TypeError when `doc` is not an object.
  */
 export function checkResponse(doc: unknown, method: string, pathTemplate: string,
@@ -1031,7 +1094,7 @@ export function checkRequestBody(doc: unknown, method: string, pathTemplate: str
   const f = follow(ctx.doc, info.op.requestBody, `${info.opPath}/requestBody`);
   if (!isObj(f.node)) {
     return {
-      validated: false, reason: `The requestBody of ${M} ${pathTemplate} could not be resolved.`,
+      validated: false, reason: `The requestBody of ${M} ${pathTemplate} could not be resolved: ${f.error ?? 'not an object'}.`,
       findings: [{ kind: 'unresolvedRef', severity: SEVERITY.unresolvedRef, path: '$', schemaPath: f.path, message: `was not checked: the requestBody could not be resolved (${f.error ?? 'not an object'})` }],
     };
   }
