@@ -442,9 +442,8 @@ export function redactor(secret: string | undefined): Redactor {
     if (typeof input === 'string') return text(input) as T;
     if (Array.isArray(input)) return input.map((inner) => value(inner, keys)) as T;
     if (input !== null && typeof input === 'object') {
-      const copy: Record<string, unknown> = {};
-      for (const [key, inner] of Object.entries(input)) copy[keys ? text(key) : key] = value(inner, keys);
-      return copy as T;
+      // fromEntries defines own properties, so a body key "__proto__" stays a key.
+      return Object.fromEntries(Object.entries(input).map(([key, inner]) => [keys ? text(key) : key, value(inner, keys)])) as T;
     }
     return input;
   };
@@ -574,7 +573,7 @@ async function probeTool(args: Record<string, unknown>, context: ToolContext): P
   const structured: Record<string, unknown> = { ...probed };
   const relativePath = decision.url.pathname.slice(trimSlash(config.baseUrl.pathname).length) || '/';
   const seen: Seen = { path: relativePath + decision.url.search, status: probed.status, body: probed.body, at: new Date().toISOString() };
-  const remember = !probed.truncated && !probed.note && probed.status >= 200 && probed.status < 300 && probed.body !== null && typeof probed.body === 'object';
+  const remember = !probed.truncated && probed.status >= 200 && probed.status < 300 && probed.body !== null && typeof probed.body === 'object';
   const state = await loadDocumentState(context);
   if (!state.loaded) {
     structured.validated = false;

@@ -706,6 +706,11 @@ describe('judging bodies (dispatch with an injected fetch)', () => {
     ]);
   });
 
+  it('keeps a body key named __proto__ as a key', async () => {
+    const result = await call(() => new Response('{"id":"j1","__proto__":{"admin":true}}', { headers: { 'content-type': 'application/json' } }));
+    assert.deepEqual([Object.keys(result.body), result.body.admin, result.findings.map((finding: any) => [finding.kind, finding.path])], [['id', '__proto__'], undefined, [['undocumented', '$.__proto__']]]);
+  });
+
   it('does not strip the document base path from a path that already repeats the base prefix', async () => {
     const handler = createHandler(readConfig({ API_BASE_URL: 'https://api.example.com/v2', OPENAPI_DOC: `${HERE}openapi.json` }), {
       fetch: async () => new Response('{"code":"not_found","message":"No route."}', { status: 404, headers: { 'content-type': 'application/json' } }),
