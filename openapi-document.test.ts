@@ -493,6 +493,23 @@ describe('loadDocument from URLs', () => {
   });
 });
 
+describe('createDocumentSource failures', () => {
+  test('remembers a failed download for ttlMs instead of fetching it on every get', async () => {
+    let calls = 0;
+    const failing = (async () => {
+      calls++;
+      return new Response('not found', { status: 404 });
+    }) as typeof fetch;
+    const source = createDocumentSource('https://api.example.test/missing.json', { ttlMs: 200, fetch: failing });
+    const first = await documentError(source.get());
+    const second = await documentError(source.get());
+    assert.deepEqual([first === second, calls], [true, 1]);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    await documentError(source.get());
+    assert.equal(calls, 2);
+  });
+});
+
 describe('loadDocument sources and size limits', () => {
   test('refuses a URL scheme other than http, https and file instead of reading it as a path', async () => {
     const error = await documentError(loadDocument('ftp://x/y.json'));
@@ -648,6 +665,20 @@ describe('matchOperation', () => {
       assert.deepEqual(summary(matchOperation(doc, method, path)), expected);
     });
   }
+
+  test('strips the base path before trying the path as given, so a leading template does not swallow it', async () => {
+    const templated = await loadObject({
+      openapi: '3.0.3',
+      info: { title: 't', version: '1' },
+      servers: [{ url: 'https://api.example.com/v2' }],
+      paths: Object.fromEntries(['/meters/{id}', '/status', '/{org}/{project}', '/{org}/{project}/{item}'].map((path) => [path, { get: { responses: { 200: { description: 'ok' } } } }])),
+    });
+    assert.deepEqual(['/v2/meters/1', '/v2/status', '/v2/acme/web'].map((path) => summary(matchOperation(templated, 'GET', path))), [
+      { operation: 'GET /meters/{id}', params: { id: '1' }, note: 'base path /v2 stripped' },
+      { operation: 'GET /status', params: {}, note: 'base path /v2 stripped' },
+      { operation: 'GET /{org}/{project}', params: { org: 'acme', project: 'web' }, note: 'base path /v2 stripped' },
+    ]);
+  });
 
   test('tries the path only as given with stripBasePaths: false', () => {
     assert.deepEqual(

@@ -737,7 +737,8 @@ export function indexOperations(doc: any, version: '2.0' | '3.0' | '3.1'): Opera
 /**
  * A cached document. For a file, `get()` re-reads when the size or mtime of the document or of a
  * bundled file changes. For an http(s) URL, a download is reused for `options.ttlMs` (default 60000
- * ms) and concurrent `get()`s share one download; a failed load is not cached.
+ * ms) and concurrent `get()`s share one download; a failed download is remembered for the same
+ * time (its error is thrown again without a request), so a huge or stalled URL is not fetched per probe.
  * `get()` rejects with DocumentError as `loadDocument` does.
  */
 export type DocumentSource = { get(): Promise<LoadedDocument> };
@@ -751,6 +752,9 @@ export function createDocumentSource(source: string, options: LoadOptions & { tt
   const isUrl = /^https?:\/\//i.test(source);
   const ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
   let cached: { result: LoadResult; at: number; stamp: string } | undefined;
+  // A URL that failed is not fetched again until the TTL has passed: a huge or stalled document
+  // would otherwise cost its full download or timeout on every probe. A file is cheap to re-read.
+  let failed: { error: unknown; at: number } | undefined;
   let inFlight: Promise<LoadedDocument> | undefined;
 
   async function stampOf(files: string[]): Promise<string> {
@@ -795,7 +799,15 @@ export function createDocumentSource(source: string, options: LoadOptions & { tt
       inFlight = (async () => {
         try {
           if (await fresh()) return cached!.result.loaded;
-          return await reload();
+          if (isUrl && failed && Date.now() - failed.at < ttlMs) throw failed.error;
+          try {
+            const loaded = await reload();
+            failed = undefined;
+            return loaded;
+          } catch (error) {
+            failed = { error, at: Date.now() };
+            throw error;
+          }
         } finally {
           inFlight = undefined;
         }
@@ -1010,8 +1022,8 @@ export type PathMatch =
 /**
  * Finds the operation for a request. `concretePath` is the request path (an absolute URL's origin,
  * the query string and the fragment are dropped), e.g. `/v1/pets/42?x=1`.
- * Tried in order: the path as is, then with each base path stripped at a segment boundary (longest
- * first); if none matches exactly, the same again with the trailing slash toggled once. Matching is
+ * Tried in order: with each base path stripped at a segment boundary (longest first), then the path
+ * as is (the document's paths are relative to its base path); if none matches exactly, the same again with the trailing slash toggled once. Matching is
  * segment by segment with equal segment counts; segments are split on '/' and then percent-decoded
  * (RFC 3986 section 2.4), so `%2F` is data. Literal templates beat templated ones regardless of
  * document order (OpenAPI 3.1.0, Paths Object): more literal segments first, then the leftmost
@@ -1038,12 +1050,16 @@ export function matchOperation(
   path = path.replace(/#.*$/s, '').replace(/\?.*$/s, '');
   if (!path.startsWith('/')) path = '/' + path;
 
-  const candidates: Array<{ path: string; note?: string }> = [{ path }];
+  // The document's paths are relative to its base path, so a path under it is matched without it
+  // first (longest base first); the path as given comes last, for a document without that base.
+  // Trying it as given first would let `/v2/meters/1` fit a template such as `/{org}/{project}/{item}`.
+  const candidates: Array<{ path: string; note?: string }> = [];
   for (const base of options.stripBasePaths === false ? [] : [...doc.basePaths].sort((a, b) => b.length - a.length)) {
     if (path === base || path.startsWith(base + '/')) {
       candidates.push({ path: path.slice(base.length) || '/', note: `base path ${base} stripped` });
     }
   }
+  candidates.push({ path });
 
   let methodMiss: Route | undefined;
   for (const toggled of [false, true]) {

@@ -113,7 +113,7 @@ function readKey(raw: string | undefined): string | undefined {
 function readInteger(env: Record<string, string | undefined>, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name]?.trim();
   if (!raw) return fallback;
-  const value = Number(raw);
+  const value = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
   if (!Number.isInteger(value) || value < min || value > max) {
     throw new Error(`${name} must be a whole number from ${min} to ${max}, got \`${raw}\``);
   }
@@ -177,12 +177,20 @@ export function buildProbeUrl(base: URL, path: unknown, query?: unknown): UrlDec
   } catch {
     return { refusal: `\`path\` ${JSON.stringify(path)} does not form a valid URL with API_BASE_URL.` };
   }
-  for (const [name, value] of base.searchParams) if (!url.searchParams.has(name)) url.searchParams.append(name, value);
-  for (const [name, value] of Object.entries((query ?? {}) as Record<string, unknown>)) {
-    if (typeof value === 'number' || typeof value === 'boolean') url.searchParams.append(name, String(value));
-    else if (typeof value === 'string') url.searchParams.append(name, value);
-    else return { refusal: `\`query.${name}\` must be a string (or number or boolean), got ${describeType(value)}.` };
+  // Query text is appended, never re-serialized: the path's own query goes out as the agent wrote it
+  // (URLSearchParams would turn `?flag` into `?flag=` and %20 into +).
+  const extra: string[] = [];
+  const named = new Set(url.searchParams.keys());
+  for (const pair of base.search.slice(1).split('&')) {
+    if (pair && !named.has(new URLSearchParams(pair).keys().next().value ?? '')) extra.push(pair);
   }
+  for (const [name, value] of Object.entries((query ?? {}) as Record<string, unknown>)) {
+    if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
+      return { refusal: `\`query.${name}\` must be a string (or number or boolean), got ${describeType(value)}.` };
+    }
+    extra.push(`${encodeURIComponent(name)}=${encodeURIComponent(String(value))}`);
+  }
+  if (extra.length) url.search = [url.search.slice(1), ...extra].filter(Boolean).join('&');
   const inside = prefix === '' || url.pathname === prefix || url.pathname.startsWith(`${prefix}/`);
   if (url.origin !== base.origin || url.username || url.password || !inside) {
     return { refusal: `\`path\` ${JSON.stringify(path)} resolves to ${url.origin}${url.pathname}, outside API_BASE_URL (${base.origin}${prefix}); it is refused.` };
@@ -410,36 +418,63 @@ function networkCause(error: unknown): string {
   return cause?.message ?? (error as Error)?.message ?? String(error);
 }
 
-/** Removes the API key from text and from every string of a message; see `redactor`. */
+/** Removes the API key from data that came from the API, and from what the server writes; see `redactor`. */
 export type Redactor = {
-  /** Every occurrence of the key, in each form it may take, replaced by `[redacted]`. */
+  /** Every occurrence of the key, in any of the forms `redactor` lists, replaced by `[redacted]`. */
   text(text: string): string;
   /**
-   * A copy of a JSON value with `text` applied to every string value; numbers, booleans and null
-   * untouched. With `keys`, object keys too: for data that came from the API, never for a protocol
-   * message, whose own keys (`result`, `text`) must stay as they are.
+   * A copy of a JSON value with `text` applied to every string value, and a number that spells the
+   * key replaced; booleans and null untouched. With `keys`, object keys too: for data from the API.
    */
   value<T>(value: T, keys?: boolean): T;
-  /** `text`, then a cut-off start of the key at the very end (a truncated body) replaced too. */
+  /** `text`, then a cut-off start of the key (4 characters or more, in any form) at the very end replaced too. */
   tail(text: string): string;
+  /**
+   * A JSON-RPC message with `text` applied to the strings of a tool result's `content` and
+   * `structuredContent` and of an error's `message`, never to protocol fields (`jsonrpc`, `id`,
+   * `type`...). Defence in depth behind the redaction of API data at its source; skipped for keys
+   * shorter than 8 characters, which would match ordinary words of the server's own text.
+   */
+  message<T>(message: T): T;
 };
 
+const NO_REDACTION: Redactor = { text: (input) => input, value: (input) => input, tail: (input) => input, message: (input) => input };
+
+/** The ways one character of the key can be written in text that has been escaped or encoded. */
+function characterForms(character: string): string[] {
+  const literal = character.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+  const hex = (value: number, width: number) => [...value.toString(16).padStart(width, '0')].map((digit) => (/[a-f]/.test(digit) ? `[${digit}${digit.toUpperCase()}]` : digit)).join('');
+  const forms = new Set([literal]);
+  // Percent-encoding of its UTF-8 bytes, either case of hex (RFC 3986, 2.1); a space as '+' (forms).
+  forms.add([...Buffer.from(character, 'utf8')].map((byte) => `%${hex(byte, 2)}`).join(''));
+  if (character === ' ') forms.add('\\+');
+  // JSON: \uXXXX for any character (RFC 8259, 7); quote, backslash and solidus escaped once or twice.
+  forms.add([...character].map((unit) => `\\\\u${hex(unit.charCodeAt(0), 4)}`).join(''));
+  if (character === '"' || character === '/') forms.add(`\\\\${literal}`).add(`\\\\\\\\\\\\${literal}`);
+  if (character === '\\') forms.add('\\\\\\\\').add('\\\\\\\\\\\\\\\\');
+  return [...forms];
+}
+
 /**
- * Builds the redactor for the API key. The key is never put into output on purpose; this catches
- * an API that echoes it. Forms removed: the key itself, JSON-escaped once and twice (a JSON text
- * inside a string), and percent-encoded (RFC 3986, upper- and lower-case hex). Redaction works on
- * string values, never on serialized JSON, so no key, however short or odd, can corrupt a message.
+ * Builds the redactor for the API key. The key is never put into output on purpose; this catches an
+ * API that echoes it. It matches the key written in any mix of these forms: plain; percent-encoded
+ * with either case of hex, or `+` for a space; JSON-escaped once or twice (`\"`, `\\`, `\/`, `\uXXXX`).
+ * It works on string values, never on serialized JSON, so no key, however short, can corrupt a message.
  * @param secret The key, already trimmed; undefined or empty gives a redactor that changes nothing.
  */
 export function redactor(secret: string | undefined): Redactor {
-  if (!secret) return { text: (input) => input, value: (input) => input, tail: (input) => input };
-  const once = JSON.stringify(secret).slice(1, -1);
-  const twice = JSON.stringify(once).slice(1, -1);
-  const encoded = encodeURIComponent(secret);
-  const forms = [...new Set([secret, once, twice, encoded, encoded.replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase())])].sort((a, b) => b.length - a.length);
-  const text = (input: string) => (input.length < secret.length ? input : forms.reduce((out, form) => out.split(form).join('[redacted]'), input));
+  if (!secret) return NO_REDACTION;
+  const characters = [...secret].map((character) => `(?:${characterForms(character).join('|')})`);
+  const whole = new RegExp(characters.join(''), 'g');
+  // A start of the key at the end of a text: 4 characters (fewer for a shorter key), then optionally more.
+  const minimum = Math.min(4, characters.length - 1);
+  let optional = '';
+  for (let index = characters.length - 2; index >= minimum; index--) optional = `(?:${characters[index]}${optional})?`;
+  const cut = minimum > 0 ? new RegExp(`${characters.slice(0, minimum).join('')}${optional}$`) : undefined;
+  const text = (input: string) => input.replace(whole, '[redacted]');
   const value = <T,>(input: T, keys = false): T => {
     if (typeof input === 'string') return text(input) as T;
+    if (typeof input === 'number' && String(input) === secret) return '[redacted]' as T;
     if (Array.isArray(input)) return input.map((inner) => value(inner, keys)) as T;
     if (input !== null && typeof input === 'object') {
       // fromEntries defines own properties, so a body key "__proto__" stays a key.
@@ -449,12 +484,20 @@ export function redactor(secret: string | undefined): Redactor {
   };
   const tail = (input: string) => {
     const out = text(input);
-    for (let length = Math.min(secret.length - 1, out.length); length >= Math.min(4, secret.length - 1) && length > 0; length--) {
-      if (out.endsWith(secret.slice(0, length))) return `${out.slice(0, -length)}[redacted]`;
-    }
-    return out;
+    return cut ? out.replace(cut, '[redacted]') : out;
   };
-  return { text, value, tail };
+  const message = <T,>(input: T): T => {
+    if (secret.length < 8 || input === null || typeof input !== 'object') return input;
+    const copy = { ...(input as Record<string, any>) };
+    if (copy.result && typeof copy.result === 'object') {
+      copy.result = { ...copy.result };
+      if (Array.isArray(copy.result.content)) copy.result.content = copy.result.content.map((block: Record<string, unknown>) => (typeof block?.text === 'string' ? { ...block, text: text(block.text) } : block));
+      if (copy.result.structuredContent) copy.result.structuredContent = value(copy.result.structuredContent);
+    }
+    if (copy.error && typeof copy.error.message === 'string') copy.error = { ...copy.error, message: text(copy.error.message) };
+    return copy as T;
+  };
+  return { text, value, tail, message };
 }
 
 /** A complete JSON 2xx body seen by a probe in this session, kept for `field_presence` and `compare_fixture`. */
@@ -613,10 +656,17 @@ function judge(loaded: LoadedDocument, operation: Operation, probed: ProbeResult
   const unparsed = probed.body === null || (typeof probed.body === 'string' && isJsonType(probed.contentType));
   if (probed.note && unparsed) return { validated: false, validationNote: probed.note };
   const empty = probed.bytes === 0;
-  const checked = checkResponse(loaded.doc, 'GET', operation.pathTemplate, { status: probed.status, contentType: probed.contentType ?? undefined, body: empty ? undefined : probed.body });
+  // An empty body has no media type worth the name: judge it against what the status declares at all.
+  const checked = checkResponse(loaded.doc, 'GET', operation.pathTemplate, empty ? { status: probed.status, body: undefined } : { status: probed.status, contentType: probed.contentType ?? undefined, body: probed.body });
   const findings: Finding[] = [...checked.findings];
   let validated = checked.validated;
   let validationNote = checked.validated ? undefined : checked.reason;
+  const unresolvedRoot = findings.find((finding) => finding.kind === 'unresolvedRef' && finding.path === '$');
+  if (validated && unresolvedRoot) {
+    // The schema itself could not be followed: nothing was checked, whatever the findings say.
+    validated = false;
+    validationNote = `The response schema could not be followed, so the body was not checked: ${unresolvedRoot.message}`;
+  }
   if (empty && !findings.some((finding) => finding.kind === 'undocumentedStatus')) {
     validated = true;
     validationNote = undefined;
@@ -902,11 +952,11 @@ export function createHandler(config: Config, options: { fetch?: typeof fetch; d
         if (args === null || typeof args !== 'object' || Array.isArray(args)) {
           return { ...failure(`\`arguments\` for ${name} must be an object, got ${describeType(args)}.`) };
         }
-        const unknown = Object.keys(args).filter((key) => !(key in ((tool.inputSchema.properties as object) ?? {})));
+        const unknown = Object.keys(args).filter((key) => !Object.hasOwn(tool.inputSchema.properties as object, key));
         if (unknown.length) {
           return { ...failure(`Unknown argument${unknown.length > 1 ? 's' : ''} for ${name}: ${unknown.join(', ')}. It takes: ${Object.keys(tool.inputSchema.properties as object).join(', ')}.`) };
         }
-        const called = redact.value(await tool.handler(args as Record<string, unknown>, { config, redact, documents, log: probeLog, fetch: options.fetch, signal }));
+        const called = await tool.handler(args as Record<string, unknown>, { config, redact, documents, log: probeLog, fetch: options.fetch, signal });
         if (olderThan(negotiated, '2025-06-18')) delete called.structuredContent;
         return { ...called };
       }
@@ -922,7 +972,8 @@ export function createHandler(config: Config, options: { fetch?: typeof fetch; d
     const record = message as Record<string, unknown>;
     const hasId = 'id' in record;
     const id = record.id;
-    const validId = typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id));
+    // MCP 2025-11-25, Base Protocol: a request id is a string or an integer.
+    const validId = typeof id === 'string' || Number.isSafeInteger(id);
     if (typeof record.method !== 'string') {
       // A response from the client (we send no requests) or junk.
       if (!('result' in record) && !('error' in record)) {
@@ -1015,7 +1066,7 @@ export const MAX_LINE = 32 * 1024 * 1024;
 export function serve(handler: Handler, options: { input?: Readable; output?: Writable; redact?: Redactor } = {}): Promise<void> {
   const input = options.input ?? process.stdin;
   const output = options.output ?? process.stdout;
-  const redact = options.redact ?? redactor(undefined);
+  const redact = options.redact ?? NO_REDACTION;
   const decoder = new StringDecoder('utf8');
   let buffer = '';
   let dropping = false;
@@ -1024,7 +1075,7 @@ export function serve(handler: Handler, options: { input?: Readable; output?: Wr
   const write = (message: unknown) => {
     let line: string;
     try {
-      line = JSON.stringify(redact.value(message)) + '\n';
+      line = JSON.stringify(Array.isArray(message) ? message.map(redact.message) : redact.message(message)) + '\n';
     } catch (error) {
       // Never let one unserializable answer take the server down: answer its id with -32603.
       const id = (message as { id?: RequestId | null }).id ?? null;

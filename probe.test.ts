@@ -132,6 +132,11 @@ describe('buildProbeUrl', () => {
     assert.equal('url' in decision && decision.url.href, 'https://api.example.com/v2/meters?status=active&limit=5&page=2');
   });
 
+  it('sends the path\'s own query as written and appends the base\'s and the extra ones', () => {
+    const decision = buildProbeUrl(new URL('https://api.example.com/v2?api-version=1'), '/x?flag&q=a%20b~c', { z: '1 2' });
+    assert.equal('url' in decision && decision.url.href, 'https://api.example.com/v2/x?flag&q=a%20b~c&api-version=1&z=1%202');
+  });
+
   it('names the argument and the expected type for a path that is not a string', () => {
     assert.deepEqual(buildProbeUrl(new URL('https://api.example.com'), 42), { refusal: '`path` must be a string such as "/meters/mtr_1", got a number.' });
     assert.deepEqual(buildProbeUrl(new URL('https://api.example.com'), '/x', ['a']), { refusal: '`query` must be an object of name to string value, such as {"status": "active"}, got an array.' });
@@ -158,6 +163,11 @@ describe('readConfig', () => {
       { maxBytes: config.maxBytes, timeoutMs: config.timeoutMs, ttl: config.documentTtlMs, doc: config.openapiDoc, key: config.apiKey, header: config.apiKeyHeader },
       { maxBytes: 16384, timeoutMs: 15000, ttl: 60000, doc: `${HERE}openapi.json`, key: undefined, header: undefined },
     );
+  });
+
+  it('accepts only plain digits for the numeric settings', () => {
+    assert.throws(() => readConfig({ API_BASE_URL: 'https://a.example', PROBE_MAX_BYTES: '1e3' }, '/nonexistent'), /PROBE_MAX_BYTES must be a whole number from 1 to 524288, got `1e3`/);
+    assert.throws(() => readConfig({ API_BASE_URL: 'https://a.example', PROBE_TIMEOUT_MS: '0x10' }, '/nonexistent'), /PROBE_TIMEOUT_MS must be a whole number/);
   });
 
   it('rejects a byte budget above the limit', () => {
@@ -286,12 +296,16 @@ describe('redactor', () => {
     assert.equal(redact.text(inText), 'a [redacted] b "[redacted]" c [redacted] d ?k=[redacted] e [redacted]');
   });
 
-  it('redacts string values of a message and never touches its keys or JSON syntax, whatever the key', () => {
-    for (const key of ['false', 'result', 'null', '1', 'text']) {
-      const message = { jsonrpc: '2.0', id: 1, result: { ok: false, none: null, n: 1, text: `x ${key} y` } };
-      const line = JSON.stringify(redactor(key).value(message));
-      assert.deepEqual(JSON.parse(line), { jsonrpc: '2.0', id: 1, result: { ok: false, none: null, n: 1, text: 'x [redacted] y' } }, key);
-    }
+  it('redacts only tool-result text, structured content and error messages of a protocol message', () => {
+    const key = 'sk_live_0123456789';
+    const message = { jsonrpc: '2.0', id: key, result: { content: [{ type: 'text', text: `a ${key}` }], structuredContent: { body: { [key]: key } } } };
+    assert.deepEqual(redactor(key).message(message), { jsonrpc: '2.0', id: key, result: { content: [{ type: 'text', text: 'a [redacted]' }], structuredContent: { body: { [key]: '[redacted]' } } } });
+    assert.deepEqual(redactor(key).message({ jsonrpc: '2.0', id: 1, error: { code: -32603, message: `boom ${key}` } }), { jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'boom [redacted]' } });
+  });
+
+  it('leaves protocol messages alone for a key shorter than 8 characters', () => {
+    const message = { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: '{"type":"text"}' }] } };
+    assert.deepEqual(redactor('text').message(message), message);
   });
 
   it('redacts object keys too in data from the API', () => {
@@ -366,6 +380,19 @@ describe('createHandler (dispatch)', () => {
   it('answers valid JSON that is not a request with -32600', async () => {
     const replies = await Promise.all([42, 'x', { jsonrpc: '2.0', id: 5 }, { jsonrpc: '1.0', id: 6, method: 'ping' }, { jsonrpc: '2.0', id: { a: 1 }, method: 'ping' }, []].map((message) => handler.handleMessage(message)));
     assert.deepEqual(replies.map((reply: any) => [reply.id, reply.error.code]), [[null, -32600], [null, -32600], [5, -32600], [6, -32600], [null, -32600], [null, -32600]]);
+  });
+
+  it('answers a fractional or oversized numeric id with -32600', async () => {
+    const replies = await Promise.all([1.5, 1e300].map((id) => handler.handleMessage({ jsonrpc: '2.0', id, method: 'ping' })));
+    assert.deepEqual(replies.map((reply: any) => [reply.id, reply.error.code, reply.error.message]), [
+      [null, -32600, 'Invalid Request: `id` must be a string or an integer, got a number (MCP 2025-11-25, Base Protocol).'],
+      [null, -32600, 'Invalid Request: `id` must be a string or an integer, got a number (MCP 2025-11-25, Base Protocol).'],
+    ]);
+  });
+
+  it('treats inherited names such as __proto__ and toString as unknown arguments', async () => {
+    const reply: any = await handler.handleMessage(JSON.parse('{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"probe","arguments":{"path":"/x","toString":1,"__proto__":{}}}}'));
+    assert.deepEqual([reply.result.isError, reply.result.content[0].text], [true, 'Unknown arguments for probe: toString, __proto__. It takes: path, query.']);
   });
 
   it('answers a batch element by element', async () => {
@@ -706,6 +733,17 @@ describe('judging bodies (dispatch with an injected fetch)', () => {
     ]);
   });
 
+  it('does not call a body checked when the response schema is a $ref loop', async () => {
+    const result = await call(() => new Response('{"a":1}', { headers: { 'content-type': 'application/json' } }), '/loop', 'fixtures/documents/ref-loop.json');
+    assert.deepEqual([result.validated, result.matchesContract, result.findings.map((finding: any) => finding.kind)], [false, undefined, ['unresolvedRef']]);
+    assert.match(result.validationNote, /^The response schema could not be followed, so the body was not checked: .*loops/);
+  });
+
+  it('judges an empty body the same whatever its Content-Type', async () => {
+    const results = await Promise.all(['text/plain', 'application/json', null].map((type) => call(() => new Response('', { status: 200, headers: type ? { 'content-type': type } : {} }))));
+    assert.deepEqual(results.map((result) => result.findings.map((finding: any) => [finding.kind, finding.path])), [[['missing', '$']], [['missing', '$']], [['missing', '$']]]);
+  });
+
   it('keeps a body key named __proto__ as a key', async () => {
     const result = await call(() => new Response('{"id":"j1","__proto__":{"admin":true}}', { headers: { 'content-type': 'application/json' } }));
     assert.deepEqual([Object.keys(result.body), result.body.admin, result.findings.map((finding: any) => [finding.kind, finding.path])], [['id', '__proto__'], undefined, [['undocumented', '$.__proto__']]]);
@@ -756,13 +794,24 @@ describe('the API key', () => {
     await echo.close();
   });
 
-  it('that is a JSON word never corrupts a message', async () => {
-    const client = start({ API_BASE_URL: 'http://127.0.0.1:9', API_KEY: 'false' });
-    const init = await client.initialize();
-    assert.deepEqual(init.capabilities, { tools: { listChanged: false } });
-    await client.close();
+  it('never corrupts a protocol message, however short or word-like', async () => {
+    for (const key of ['false', '0', '2.0', 'text', 'result']) {
+      const client = start({ API_BASE_URL: 'http://127.0.0.1:9', API_KEY: key });
+      const init = await client.initialize();
+      const called = await client.callTool('probe', { path: '/x' });
+      await client.close();
+      const envelopes = client.stdoutLines.map((line) => JSON.parse(line)).map((message) => [message.jsonrpc, message.id]);
+      assert.deepEqual([init.capabilities, called.content[0].type, called.isError, envelopes], [{ tools: { listChanged: false } }, 'text', true, [['2.0', 1], ['2.0', 2]]], key);
+    }
   });
 
+  it('is redacted in mixed encodings: escaped solidus, partial percent-encoding, form encoding', () => {
+    const key = 'sk_live_ab/cd+e f';
+    const redact = redactor(key);
+    const echoes = ['sk_live_ab\\/cd+e f', 'sk_live_ab/cd%2Be%20f', new URLSearchParams({ k: key }).toString(), `{"k":"${key}"}`];
+    assert.deepEqual(echoes.map(redact.text), ['[redacted]', '[redacted]', 'k=[redacted]', '{"k":"[redacted]"}']);
+    assert.deepEqual([redact.tail('Bearer sk_live_ab%2Fc'), redactor('1234567890123').value({ k: 1234567890123 }, true)], ['Bearer [redacted]', { k: '[redacted]' }]);
+  });
 
   it('appears in no byte of any stdout or stderr of this file\'s servers', () => {
     assert.ok(spawned.length >= 15);
