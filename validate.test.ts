@@ -368,14 +368,14 @@ const ROWS: Row[] = [
     schema: {"type":"object","properties":{"s":{"type":"string","minLength":3,"pattern":"^[a-z]+$"},"lo":{"type":"number","minimum":0},"ex":{"type":"number","minimum":0,"exclusiveMinimum":true},"m":{"type":"number","multipleOf":0.01},"list":{"type":"array","minItems":3,"uniqueItems":true},"obj":{"type":"object","maxProperties":1}}},
     data: {"s":"A1","lo":-1,"ex":0,"m":0.015,"list":[1,1],"obj":{"a":1,"b":2}},
     findings: [
-      {"kind":"constraint","severity":"warning","path":"$.ex","schemaPath":"#/properties/ex/exclusiveMinimum","keyword":"exclusiveMinimum","message":"is 0, must be greater than 0"},
-      {"kind":"constraint","severity":"warning","path":"$.list","schemaPath":"#/properties/list/minItems","keyword":"minItems","message":"has 2 items, fewer than minItems 3"},
-      {"kind":"constraint","severity":"warning","path":"$.list","schemaPath":"#/properties/list/uniqueItems","keyword":"uniqueItems","message":"has item 1 equal to item 0, but uniqueItems is true"},
-      {"kind":"constraint","severity":"warning","path":"$.lo","schemaPath":"#/properties/lo/minimum","keyword":"minimum","message":"is -1, less than minimum 0"},
-      {"kind":"constraint","severity":"warning","path":"$.m","schemaPath":"#/properties/m/multipleOf","keyword":"multipleOf","message":"is 0.015, not a multiple of 0.01"},
-      {"kind":"constraint","severity":"warning","path":"$.obj","schemaPath":"#/properties/obj/maxProperties","keyword":"maxProperties","message":"has 2 properties, more than maxProperties 1"},
-      {"kind":"constraint","severity":"warning","path":"$.s","schemaPath":"#/properties/s/minLength","keyword":"minLength","message":"is 2 characters long, fewer than minLength 3"},
-      {"kind":"constraint","severity":"warning","path":"$.s","schemaPath":"#/properties/s/pattern","keyword":"pattern","message":"is \"A1\", which does not match the pattern \"^[a-z]+$\""},
+      {"kind":"constraint","severity":"error","path":"$.ex","schemaPath":"#/properties/ex/exclusiveMinimum","keyword":"exclusiveMinimum","message":"is 0, must be greater than 0"},
+      {"kind":"constraint","severity":"error","path":"$.list","schemaPath":"#/properties/list/minItems","keyword":"minItems","message":"has 2 items, fewer than minItems 3"},
+      {"kind":"constraint","severity":"error","path":"$.list","schemaPath":"#/properties/list/uniqueItems","keyword":"uniqueItems","message":"has item 1 equal to item 0, but uniqueItems is true"},
+      {"kind":"constraint","severity":"error","path":"$.lo","schemaPath":"#/properties/lo/minimum","keyword":"minimum","message":"is -1, less than minimum 0"},
+      {"kind":"constraint","severity":"error","path":"$.m","schemaPath":"#/properties/m/multipleOf","keyword":"multipleOf","message":"is 0.015, not a multiple of 0.01"},
+      {"kind":"constraint","severity":"error","path":"$.obj","schemaPath":"#/properties/obj/maxProperties","keyword":"maxProperties","message":"has 2 properties, more than maxProperties 1"},
+      {"kind":"constraint","severity":"error","path":"$.s","schemaPath":"#/properties/s/minLength","keyword":"minLength","message":"is 2 characters long, fewer than minLength 3"},
+      {"kind":"constraint","severity":"error","path":"$.s","schemaPath":"#/properties/s/pattern","keyword":"pattern","message":"is \"A1\", which does not match the pattern \"^[a-z]+$\""},
     ],
   },
   {
@@ -406,8 +406,8 @@ const ROWS: Row[] = [
     schema: {"type":"object","properties":{"a":{"type":"string"}},"additionalProperties":false},
     data: {"a":"x","b":1,"x-id":2},
     findings: [
-      {"kind":"undocumented","severity":"warning","path":"$.b","schemaPath":"#/additionalProperties","message":"is present but not documented, and the schema closes the object with additionalProperties: false"},
-      {"kind":"undocumented","severity":"warning","path":"$['x-id']","schemaPath":"#/additionalProperties","message":"is present but not documented, and the schema closes the object with additionalProperties: false"},
+      {"kind":"undocumented","severity":"error","path":"$.b","schemaPath":"#/additionalProperties","message":"is present but not documented, and the schema closes the object with additionalProperties: false"},
+      {"kind":"undocumented","severity":"error","path":"$['x-id']","schemaPath":"#/additionalProperties","message":"is present but not documented, and the schema closes the object with additionalProperties: false"},
     ],
   },
   {
@@ -433,7 +433,7 @@ const ROWS: Row[] = [
     data: {"c":"y","n":10},
     findings: [
       {"kind":"enum","severity":"error","path":"$.c","schemaPath":"#/properties/c/const","allowed":["x"],"message":"is \"y\", but the schema requires the constant \"x\""},
-      {"kind":"constraint","severity":"warning","path":"$.n","schemaPath":"#/properties/n/exclusiveMaximum","keyword":"exclusiveMaximum","message":"is 10, must be less than 10"},
+      {"kind":"constraint","severity":"error","path":"$.n","schemaPath":"#/properties/n/exclusiveMaximum","keyword":"exclusiveMaximum","message":"is 10, must be less than 10"},
     ],
   },
   {
@@ -713,7 +713,7 @@ describe('inferShape', () => {
   it('lets check say what that shape gets wrong about another body', () => {
     const other = { id: '1', tags: [], owner: null, items: [{ a: 1, b: 'x' }], extra: 1 };
     assert.deepStrictEqual(check({}, inferShape(first), other), [
-      { kind: 'undocumented', severity: 'warning', path: '$.extra', schemaPath: '#/additionalProperties', message: 'is present but not documented, and the schema closes the object with additionalProperties: false' },
+      { kind: 'undocumented', severity: 'error', path: '$.extra', schemaPath: '#/additionalProperties', message: 'is present but not documented, and the schema closes the object with additionalProperties: false' },
       { kind: 'wrongType', severity: 'error', path: '$.id', schemaPath: '#/properties/id/type', expected: 'integer', actual: 'string', message: 'is string, expected integer' },
       { kind: 'wrongType', severity: 'error', path: '$.items[0].b', schemaPath: '#/properties/items/items/properties/b/type', expected: 'null', actual: 'string', message: 'is string, expected null' },
       { kind: 'missing', severity: 'error', path: '$.name', schemaPath: '#/required', message: 'is required but missing' },

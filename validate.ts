@@ -48,20 +48,21 @@ export type FixtureDiff = { onlyLive: string[]; onlyFixture: string[]; changed: 
 
 /**
  * Severity of each finding kind. `error`: the body breaks an assertion the document makes about types,
- * presence or allowed values, or the status is not documented at all. `warning`: worth a look but often a
- * document gap rather than an API bug (an undocumented field, a leaked writeOnly / sent readOnly field, a
- * length/range/pattern constraint, a `$ref` that could not be followed). `info`: `format`, an annotation by
- * default in JSON Schema 2020-12 (section 7.2).
+ * presence, allowed values or lengths, ranges and patterns, or the status is not documented at all (an
+ * undocumented field under `additionalProperties: false` is an error too). `warning`: worth a look but
+ * often a document gap rather than an API bug (an undocumented field of an open object, a leaked
+ * writeOnly / sent readOnly field, a `$ref` that could not be followed). `info`: `format`, an annotation
+ * by default in JSON Schema 2020-12 (section 7.2).
  */
 export const SEVERITY = {
   missing: 'error',
   wrongType: 'error',
   enum: 'error',
   undocumentedStatus: 'error',
+  constraint: 'error',
   undocumented: 'warning',
   writeOnly: 'warning',
   readOnly: 'warning',
-  constraint: 'warning',
   unresolvedRef: 'warning',
   format: 'info',
 } as const satisfies Record<FindingKind, Severity>;
@@ -797,9 +798,10 @@ function checkDocumented(ctx: Ctx, sp: string, v: Obj, segs: Seg[], u: Documente
       continue;
     }
     if (!u.declares || u.open || u.patterns.some((p) => p.re.test(k))) continue;
-    push(mk('undocumented', child, u.closedAt ?? `${sp}/properties`, u.closedAt
-      ? 'is present but not documented, and the schema closes the object with additionalProperties: false'
-      : 'is present but not documented in the schema'));
+    // Under additionalProperties: false an extra field breaks an assertion the document makes: an error.
+    push(u.closedAt
+      ? mk('undocumented', child, u.closedAt, 'is present but not documented, and the schema closes the object with additionalProperties: false', { severity: 'error' })
+      : mk('undocumented', child, `${sp}/properties`, 'is present but not documented in the schema'));
   }
 }
 
