@@ -8,7 +8,6 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
-import type { ValidateFunction } from 'ajv';
 import { loadDocument, matchOperation } from './openapi-document.ts';
 import type { LoadedDocument } from './openapi-document.ts';
 import { check, checkResponse, resolvePointer, schemaFor } from './validate.ts';
