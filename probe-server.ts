@@ -680,6 +680,17 @@ function judge(loaded: LoadedDocument, operation: Operation, probed: ProbeResult
       });
     }
   }
+  const declared = documentedResponse(operation, probed.status);
+  if (!empty && declared && !hasContent(declared.response)) {
+    // A body the document says this status never has: drift worth seeing, though nothing to check it against.
+    findings.push({
+      kind: 'undocumented',
+      severity: 'warning',
+      path: '$',
+      schemaPath: `${operation.pointer}/responses/${declared.key.replace(/~/g, '~0').replace(/\//g, '~1')}`,
+      message: `a ${probed.bytes}-byte body was sent, but the document declares no content for status ${declared.key}`,
+    });
+  }
   const errors = findings.some((finding) => finding.severity === 'error');
   return {
     validated,
@@ -688,6 +699,20 @@ function judge(loaded: LoadedDocument, operation: Operation, probed: ProbeResult
     findings,
     ...(validated || errors ? { matchesContract: validated && !errors } : {}),
   };
+}
+
+/** The response entry for a status: exact code, then `NXX`, then `default` (OpenAPI 3.0.3, Responses Object). */
+function documentedResponse(operation: Operation, status: number): { key: string; response: unknown } | undefined {
+  const range = `${Math.floor(status / 100)}XX`;
+  for (const key of [String(status), range, range.toLowerCase(), 'default']) {
+    if (Object.hasOwn(operation.responses, key)) return { key, response: operation.responses[key] };
+  }
+  return undefined;
+}
+
+function hasContent(response: unknown): boolean {
+  const content = (response as { content?: unknown } | null)?.content;
+  return content !== null && typeof content === 'object' && Object.keys(content).length > 0;
 }
 
 /** Resolves `operation` (operationId, "GET /template" or a concrete path) to an operation of the document. */

@@ -711,6 +711,13 @@ describe('judging bodies (dispatch with an injected fetch)', () => {
     });
   });
 
+  it('flags a body sent for a status the document declares without content', async () => {
+    assert.deepEqual(pick(await call(() => new Response('{"x":1}', { status: 202, headers: { 'content-type': 'application/json' } }))), {
+      status: 202, bytes: 7, validated: false, matchesContract: undefined,
+      findings: [['undocumented', '$', 'a 7-byte body was sent, but the document declares no content for status 202']],
+    });
+  });
+
   it('reports an undocumented status of an empty response', async () => {
     assert.deepEqual(pick(await call(() => new Response(null, { status: 204 }))), {
       status: 204, bytes: 0, validated: false, matchesContract: false,
