@@ -5,6 +5,7 @@
 import { open, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { escapePointerToken, unescapePointerToken } from './validate.ts';
 
 /**
  * A parameter of an operation after `$ref` resolution. `schema` is the Schema Object (3.x `schema`,
@@ -113,15 +114,6 @@ const NAME_MAPS = new Set([
 // ---------------------------------------------------------------------------------------------
 // JSON Pointer (RFC 6901) helpers
 
-/** Escapes one reference token: `~` becomes `~0`, `/` becomes `~1` (RFC 6901 section 3). */
-function escapeToken(token: string): string {
-  return token.replace(/~/g, '~0').replace(/\//g, '~1');
-}
-
-function unescapeToken(token: string): string {
-  return token.replace(/~1/g, '/').replace(/~0/g, '~');
-}
-
 function safeDecode(text: string): string | undefined {
   try {
     return decodeURIComponent(text);
@@ -141,7 +133,7 @@ function resolvePointer(root: unknown, ref: string): { found: boolean; value: un
   if (!fragment.startsWith('/')) return { found: false, value: undefined };
   let value: unknown = root;
   for (const raw of fragment.slice(1).split('/')) {
-    const token = unescapeToken(raw);
+    const token = unescapePointerToken(raw);
     if (Array.isArray(value)) {
       if (!/^(0|[1-9][0-9]*)$/.test(token) || Number(token) >= value.length) return { found: false, value: undefined };
       value = value[Number(token)];
@@ -236,7 +228,7 @@ type RefSite = { holder: Record<string, any>; original: string; file: FileContex
 
 function pointerOf(entry: Entry): string {
   const tokens: string[] = [];
-  for (let e: Entry | undefined = entry; e && e.parent; e = e.parent) tokens.push(escapeToken(e.key));
+  for (let e: Entry | undefined = entry; e && e.parent; e = e.parent) tokens.push(escapePointerToken(e.key));
   return '#' + tokens.reverse().map((t) => '/' + t).join('');
 }
 
@@ -330,7 +322,7 @@ async function bundle(
         throw new DocumentError(file.display, pointerOf(entry), `$ref ${original}: cannot read ${target}: ${(error as Error).message}`);
       }
       const content = await parseDocumentText(text, target);
-      context = { abs: target, display: target, prefix: '#/x-bundled/' + escapeToken(name) };
+      context = { abs: target, display: target, prefix: '#/x-bundled/' + escapePointerToken(name) };
       contexts.set(target, context);
       bundled[name] = content;
       jobs.push({ node: content, file: context });
@@ -668,7 +660,7 @@ export function indexOperations(doc: any, version: '2.0' | '3.0' | '3.1'): Opera
   if (!isObject(doc) || !isObject(doc.paths)) return operations;
   for (const pathTemplate of Object.keys(doc.paths)) {
     if (pathTemplate.startsWith('x-')) continue;
-    const itemPointer = '#/paths/' + escapeToken(pathTemplate);
+    const itemPointer = '#/paths/' + escapePointerToken(pathTemplate);
     const item = follow(doc, doc.paths[pathTemplate]).value;
     if (!isObject(item)) continue;
     const pathParameters = (Array.isArray(item.parameters) ? item.parameters : [])

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { pathToFileURL } from 'node:url';
 import type { Readable, Writable } from 'node:stream';
-import { checkResponse, compareWithFixture, fieldPresence, inferShape, check, schemaFor } from './validate.ts';
+import { checkResponse, compareWithFixture, fieldPresence, inferShape, check, schemaFor, escapePointerToken, isJsonMediaType, mediaTypeEssence } from './validate.ts';
 import type { Finding, FieldPresence, FixtureDiff } from './validate.ts';
 import { createDocumentSource, matchOperation, checkPathParams } from './openapi-document.ts';
 import type { DocumentSource, LoadedDocument, Operation } from './openapi-document.ts';
@@ -328,18 +328,8 @@ function cutAtCharBoundary(buffer: Uint8Array, limit: number): Uint8Array {
 
 const TEXTUAL = /^(text\/|application\/(.*[+/])?(json|xml|javascript|x-www-form-urlencoded|yaml|x-yaml|graphql)$|application\/problem\+json$)/;
 
-/** The media type essence (type/subtype, lower case, parameters dropped), RFC 9110 8.3.1. */
-function essence(contentType: string | null): string {
-  return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
-}
-
-function isJsonType(contentType: string | null): boolean {
-  const type = essence(contentType);
-  return type === 'application/json' || /^application\/[^/]+\+json$/.test(type);
-}
-
 function decodeBody(held: Uint8Array, contentType: string | null, truncated: boolean, maxBytes: number): { body: unknown; note?: string } {
-  const type = essence(contentType);
+  const type = mediaTypeEssence(contentType);
   if (type && !TEXTUAL.test(type)) {
     return { body: null, note: `Binary body (${type}), not shown.` };
   }
@@ -348,7 +338,7 @@ function decodeBody(held: Uint8Array, contentType: string | null, truncated: boo
     return { body: text, note: `Body longer than ${maxBytes} bytes (PROBE_MAX_BYTES); cut there and not parsed or checked. Probe a smaller resource (a page size or filter parameter) to see it whole.` };
   }
   if (held.length === 0) return { body: '' };
-  if (isJsonType(contentType) || type === '') {
+  if (isJsonMediaType(contentType) || type === '') {
     try {
       const parsed: unknown = JSON.parse(text);
       if (nestingDepth(parsed) > MAX_BODY_DEPTH) {
@@ -357,7 +347,7 @@ function decodeBody(held: Uint8Array, contentType: string | null, truncated: boo
       const inexact = inexactNumbers(text);
       return inexact.length ? { body: parsed, note: `${inexact.length} number(s) cannot be held exactly in a double and are shown changed (${inexact.slice(0, 3).join(', ')}): read such ids as strings or BigInt.` } : { body: parsed };
     } catch (error) {
-      if (isJsonType(contentType)) return { body: text, note: `Content-Type says JSON but the body does not parse: ${(error as Error).message}.` };
+      if (isJsonMediaType(contentType)) return { body: text, note: `Content-Type says JSON but the body does not parse: ${(error as Error).message}.` };
     }
   }
   return { body: text };
@@ -653,7 +643,7 @@ function judge(loaded: LoadedDocument, operation: Operation, probed: ProbeResult
   if (probed.truncated) {
     return { validated: false, validationNote: 'The body was truncated, so it was not checked: a cut-off JSON text says nothing about the contract.' };
   }
-  const unparsed = probed.body === null || (typeof probed.body === 'string' && isJsonType(probed.contentType));
+  const unparsed = probed.body === null || (typeof probed.body === 'string' && isJsonMediaType(probed.contentType));
   if (probed.note && unparsed) return { validated: false, validationNote: probed.note };
   const empty = probed.bytes === 0;
   // An empty body has no media type worth the name: judge it against what the status declares at all.
@@ -687,7 +677,7 @@ function judge(loaded: LoadedDocument, operation: Operation, probed: ProbeResult
       kind: 'undocumented',
       severity: 'warning',
       path: '$',
-      schemaPath: `${operation.pointer}/responses/${declared.key.replace(/~/g, '~0').replace(/\//g, '~1')}`,
+      schemaPath: `${operation.pointer}/responses/${escapePointerToken(declared.key)}`,
       message: `a ${probed.bytes}-byte body was sent, but the document declares no content for status ${declared.key}`,
     });
   }
@@ -933,11 +923,12 @@ export type Handler = {
  * @param config From `readConfig`.
  * @param options.fetch Injected fetch for tests.
  * @param options.documents Document source; default built from `config.openapiDoc`.
+ * @param options.redact The key redactor; default built from `config.apiKey` (pass the one the transport uses, to build it once).
  */
-export function createHandler(config: Config, options: { fetch?: typeof fetch; documents?: DocumentSource; log?: (line: string) => void } = {}): Handler {
+export function createHandler(config: Config, options: { fetch?: typeof fetch; documents?: DocumentSource; log?: (line: string) => void; redact?: Redactor } = {}): Handler {
   const documents = options.documents ?? (config.openapiDoc ? createDocumentSource(config.openapiDoc, { ttlMs: config.documentTtlMs }) : undefined);
   const probeLog = new ProbeLog();
-  const redact = redactor(config.apiKey);
+  const redact = options.redact ?? redactor(config.apiKey);
   const log = options.log ?? (() => {});
   let negotiated: string = PROTOCOL_VERSIONS[0];
   const inFlight = new Map<string, AbortController>();
@@ -1171,7 +1162,7 @@ export async function main(): Promise<void> {
   const redact = redactor(config.apiKey);
   const log = (line: string) => process.stderr.write(redact.text(`openapi-probe: ${line}\n`));
   const documents = config.openapiDoc ? createDocumentSource(config.openapiDoc, { ttlMs: config.documentTtlMs }) : undefined;
-  const handler = createHandler(config, { log, documents });
+  const handler = createHandler(config, { log, documents, redact });
   log(`serving ${config.baseUrl.origin}${trimSlash(config.baseUrl.pathname)} (GET only) on stdio; document: ${config.openapiDoc ?? 'none'}`);
   if (documents) {
     documents

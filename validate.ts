@@ -144,8 +144,14 @@ function deepEqual(a: unknown, b: unknown): boolean {
   return canonical(a) === canonical(b);
 }
 
-function escapePointer(token: string): string {
+/** Escapes one JSON Pointer reference token: `~` becomes `~0`, then `/` becomes `~1` (RFC 6901, 3). */
+export function escapePointerToken(token: string): string {
   return token.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+/** Unescapes one JSON Pointer reference token: `~1` becomes `/`, then `~0` becomes `~`, so `~01` is `~1` (RFC 6901, 4). */
+export function unescapePointerToken(token: string): string {
+  return token.replace(/~1/g, '/').replace(/~0/g, '~');
 }
 
 function orList(items: string[]): string {
@@ -214,7 +220,7 @@ export function resolvePointer(doc: unknown, ref: string): unknown {
   if (!pointer.startsWith('/')) throw new Error(`Cannot resolve \`${ref}\`: a JSON Pointer must start with \`/\``);
   let node: unknown = doc;
   for (const raw of pointer.slice(1).split('/')) {
-    const token = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    const token = unescapePointerToken(raw);
     if (Array.isArray(node) && /^(0|[1-9][0-9]*)$/.test(token) && Number(token) < node.length) {
       node = node[Number(token)];
     } else if (isObj(node) && hasOwn(node, token)) {
@@ -327,7 +333,7 @@ function collect(ctx: Ctx, schema: unknown, sp: string, alternatives: boolean, a
     acc.declares = true;
     for (const [k, v] of Object.entries(schema.properties)) {
       const list = acc.names.get(k) ?? [];
-      list.push({ schema: v, sp: `${sp}/properties/${escapePointer(k)}` });
+      list.push({ schema: v, sp: `${sp}/properties/${escapePointerToken(k)}` });
       acc.names.set(k, list);
     }
   }
@@ -335,7 +341,7 @@ function collect(ctx: Ctx, schema: unknown, sp: string, alternatives: boolean, a
     acc.declares = true;
     for (const [p, v] of Object.entries(schema.patternProperties)) {
       const re = makeRegExp(p);
-      if (re) acc.patterns.push({ re, loc: { schema: v, sp: `${sp}/patternProperties/${escapePointer(p)}` } });
+      if (re) acc.patterns.push({ re, loc: { schema: v, sp: `${sp}/patternProperties/${escapePointerToken(p)}` } });
     }
   }
   for (const kw of ['additionalProperties', 'unevaluatedProperties']) {
@@ -734,7 +740,7 @@ function checkObject(ctx: Ctx, s: Obj, sp: string, v: Obj, segs: Seg[], union: D
       if (!hasOwn(v, trigger) || !Array.isArray(deps)) continue;
       for (const d of deps) {
         if (typeof d === 'string' && !hasOwn(v, d)) {
-          push(mk('missing', [...segs, d], `${sp}/dependentRequired/${escapePointer(trigger)}`, `is required when ${show(trigger)} is present, but missing`));
+          push(mk('missing', [...segs, d], `${sp}/dependentRequired/${escapePointerToken(trigger)}`, `is required when ${show(trigger)} is present, but missing`));
         }
       }
     }
@@ -750,7 +756,7 @@ function checkObject(ctx: Ctx, s: Obj, sp: string, v: Obj, segs: Seg[], union: D
   if (isObj(s.patternProperties)) {
     for (const [p, sch] of Object.entries(s.patternProperties)) {
       const re = makeRegExp(p);
-      if (re) patterns.push({ re, schema: sch, sp: `${sp}/patternProperties/${escapePointer(p)}` });
+      if (re) patterns.push({ re, schema: sch, sp: `${sp}/patternProperties/${escapePointerToken(p)}` });
     }
   }
   const own: Mode = { owner: true };
@@ -759,7 +765,7 @@ function checkObject(ctx: Ctx, s: Obj, sp: string, v: Obj, segs: Seg[], union: D
     let covered = false;
     if (props && hasOwn(props, k)) {
       covered = true;
-      for (const f of evalSchema(ctx, props[k], `${sp}/properties/${escapePointer(k)}`, v[k], child, own)) push(f);
+      for (const f of evalSchema(ctx, props[k], `${sp}/properties/${escapePointerToken(k)}`, v[k], child, own)) push(f);
     }
     for (const p of patterns) {
       if (!p.re.test(k)) continue;
@@ -780,7 +786,7 @@ function checkObject(ctx: Ctx, s: Obj, sp: string, v: Obj, segs: Seg[], union: D
   if (isObj(s.dependentSchemas)) {
     for (const [trigger, dep] of Object.entries(s.dependentSchemas)) {
       if (!hasOwn(v, trigger)) continue;
-      for (const f of evalSchema(ctx, dep, `${sp}/dependentSchemas/${escapePointer(trigger)}`, v, segs, { owner: false, union })) push(f);
+      for (const f of evalSchema(ctx, dep, `${sp}/dependentSchemas/${escapePointerToken(trigger)}`, v, segs, { owner: false, union })) push(f);
     }
   }
 }
@@ -818,7 +824,7 @@ function evalAlternatives(ctx: Ctx, s: Obj, kw: 'oneOf' | 'anyOf', sp: string, v
     const mapped = isObj(disc.mapping) && typeof disc.mapping[dv] === 'string' ? disc.mapping[dv] as string : undefined;
     const idx = branches.findIndex((b) => {
       if (!isObj(b) || typeof b.$ref !== 'string') return false;
-      if (mapped === undefined) return b.$ref.endsWith(`/${escapePointer(dv)}`);
+      if (mapped === undefined) return b.$ref.endsWith(`/${escapePointerToken(dv)}`);
       return mapped.includes('/') ? b.$ref === mapped : b.$ref.endsWith(`/${mapped}`);
     });
     if (idx >= 0) {
@@ -920,7 +926,7 @@ function findOp(doc: Obj, method: string, pathTemplate: string): OpInfo | undefi
   if (!isObj(doc.paths)) return undefined;
   const p = doc.paths[pathTemplate];
   if (p === undefined || !hasOwn(doc.paths, pathTemplate)) return undefined;
-  const itemF = follow(doc, p, `#/paths/${escapePointer(pathTemplate)}`);
+  const itemF = follow(doc, p, `#/paths/${escapePointerToken(pathTemplate)}`);
   if (!isObj(itemF.node)) return undefined;
   const m = method.toLowerCase();
   const op = itemF.node[m];
@@ -940,14 +946,21 @@ function findResponse(doc: Obj, info: OpInfo, status: number): ResponseEntry | u
   if (!isObj(responses)) return undefined;
   for (const key of statusKeys(status)) {
     if (!hasOwn(responses, key)) continue;
-    const f = follow(doc, responses[key], `${info.opPath}/responses/${escapePointer(key)}`);
+    const f = follow(doc, responses[key], `${info.opPath}/responses/${escapePointerToken(key)}`);
     return { statusKey: key, response: f.node, path: f.path, error: f.error };
   }
   return undefined;
 }
 
-function essence(mediaType: string): string {
-  return mediaType.split(';')[0].trim().toLowerCase();
+/** The essence of a media type: type/subtype in lower case, parameters dropped (RFC 9110, 8.3.1); '' for none. */
+export function mediaTypeEssence(mediaType: string | null | undefined): string {
+  return (mediaType ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+/** True for `application/json` and any `application/*+json` (RFC 6839, 3.1), parameters ignored. */
+export function isJsonMediaType(mediaType: string | null | undefined): boolean {
+  const type = mediaTypeEssence(mediaType);
+  return type === 'application/json' || /^application\/[^/]+\+json$/.test(type);
 }
 
 /**
@@ -960,17 +973,17 @@ function pickMedia(content: Obj, contentType: string | undefined): string | unde
   const keys = Object.keys(content);
   const hasSchema = (k: string): boolean => isObj(content[k]) && (content[k] as Obj).schema !== undefined;
   const byEssence = (e: string): string | undefined => {
-    const same = keys.filter((k) => essence(k) === e);
+    const same = keys.filter((k) => mediaTypeEssence(k) === e);
     return same.find(hasSchema) ?? same[0];
   };
   const normalized = (t: string): string => t.toLowerCase().replace(/\s+/g, '');
   if (contentType !== undefined && contentType.trim() !== '') {
-    const want = essence(contentType);
+    const want = mediaTypeEssence(contentType);
     const exact = keys.find((k) => normalized(k) === normalized(contentType) && hasSchema(k));
     const jsonFallback = /^application\/[^/]+\+json$/.test(want) ? byEssence('application/json') : undefined;
     return exact ?? byEssence(want) ?? byEssence(`${want.split('/')[0]}/*`) ?? jsonFallback ?? byEssence('*/*');
   }
-  return byEssence('application/json') ?? keys.find((k) => /^application\/[^/]+\+json$/.test(essence(k))) ?? byEssence('*/*');
+  return byEssence('application/json') ?? keys.find((k) => /^application\/[^/]+\+json$/.test(mediaTypeEssence(k))) ?? byEssence('*/*');
 }
 
 type Located = { target?: ResponseTarget; reason?: string; finding?: Finding };
@@ -997,7 +1010,7 @@ function locateInContainer(doc: Obj, container: Obj, containerPath: string, key:
   if (!isObj(media) || media.schema === undefined) {
     return { reason: `${what} declares ${mediaKey} without a schema, so there is nothing to check the body against.` };
   }
-  return { target: { schema: media.schema, schemaPath: `${containerPath}/content/${escapePointer(mediaKey)}/schema`, statusKey: key, mediaType: mediaKey } };
+  return { target: { schema: media.schema, schemaPath: `${containerPath}/content/${escapePointerToken(mediaKey)}/schema`, statusKey: key, mediaType: mediaKey } };
 }
 
 function locateResponse(doc: Obj, method: string, pathTemplate: string, status: number, contentType: string | undefined): Located {
