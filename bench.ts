@@ -7,12 +7,12 @@
  */
 import { spawn } from 'node:child_process';
 import { realpathSync } from 'node:fs';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { probe, MAX_BODY_BUDGET } from './probe-server.ts';
 import { loadDocument, matchOperation } from './openapi-document.ts';
 import { checkResponse } from './validate.ts';
+import { githubDescriptionPath } from './fixture-documents.ts';
 
-const HERE = fileURLToPath(new URL('.', import.meta.url));
 const MiB = 1024 * 1024;
 
 /** The upstream runs in a child process, so its send buffers do not count in this process's memory. */
@@ -73,7 +73,7 @@ async function memory(): Promise<void> {
 }
 
 async function github(): Promise<void> {
-  const file = `${HERE}node_modules/@octokit/openapi/generated/api.github.com.json`;
+  const file = githubDescriptionPath();
   let began = performance.now();
   const loaded = await loadDocument(file);
   console.log(`\nGitHub description: loaded and indexed ${loaded.operations.length} operations in ${(performance.now() - began).toFixed(0)} ms`);

@@ -3,14 +3,13 @@
 // (@octokit/openapi, OpenAPI 3.0.3). Run: `npm run demo:github` (or `node --import tsx demo-github.ts`).
 // Exits 1 when the server fails (no reply, a protocol error, a crash, an unexpected exit code).
 import { realpathSync } from 'node:fs';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { start } from './github-replay.ts';
 import { spawnServer } from './stdio-client.ts';
+import { githubDescriptionPath } from './fixture-documents.ts';
 
-/** GitHub's OpenAPI 3.0.3 description as shipped by @octokit/openapi (13 MB, 800+ path templates). */
-export const GITHUB_DOC = fileURLToPath(
-  new URL('./node_modules/@octokit/openapi/generated/api.github.com.json', import.meta.url),
-);
+/** GitHub's OpenAPI 3.0.3 description as shipped by @octokit/openapi (13 MB, 800+ path templates), from `fixtures/real/`. */
+export const GITHUB_DOC = githubDescriptionPath();
 
 /** One probe as an agent would send it: path relative to the base URL, optional query. */
 export type DemoProbe = { path: string; query?: Record<string, string>; why: string };

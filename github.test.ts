@@ -6,7 +6,6 @@
 // The recordings are older than the document, so real drift is expected and counted, not failed.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import { loadDocument, matchOperation } from './openapi-document.ts';
 import type { LoadedDocument } from './openapi-document.ts';
@@ -14,8 +13,9 @@ import { check, checkResponse, resolvePointer, schemaFor } from './validate.ts';
 import type { Finding, ResponseCheck } from './validate.ts';
 import { recordedGets, start } from './github-replay.ts';
 import type { RecordedGet } from './github-replay.ts';
+import { githubDescriptionPath } from './fixture-documents.ts';
 
-const GITHUB_DOC = fileURLToPath(new URL('./node_modules/@octokit/openapi/generated/api.github.com.json', import.meta.url));
+const GITHUB_DOC = githubDescriptionPath();
 const AJV_ID = 'https://openapi-probe.invalid/api.github.com.json';
 
 type Case = {

@@ -19,12 +19,13 @@ import {
   parseDocumentText,
 } from './openapi-document.ts';
 import type { LoadedDocument, PathMatch } from './openapi-document.ts';
+import { githubDescriptionPath } from './fixture-documents.ts';
 
 const ROOT = import.meta.dirname;
 const DOCS = join(ROOT, 'fixtures', 'documents');
 const CASES = join(ROOT, 'fixtures', 'cases');
 const OAS_EXAMPLES = join(ROOT, 'node_modules', '@readme', 'oas-examples');
-const GITHUB = join(ROOT, 'node_modules', '@octokit', 'openapi', 'generated', 'api.github.com.json');
+const GITHUB = githubDescriptionPath();
 
 let scratch = '';
 before(async () => {

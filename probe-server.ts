@@ -14,10 +14,11 @@ import { join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { pathToFileURL } from 'node:url';
 import type { Readable, Writable } from 'node:stream';
-import { checkResponse, compareWithFixture, fieldPresence, inferShape, check, schemaFor, escapePointerToken, isJsonMediaType, mediaTypeEssence } from './validate.ts';
-import type { Finding, FieldPresence, FixtureDiff } from './validate.ts';
-import { createDocumentSource, matchOperation, checkPathParams } from './openapi-document.ts';
-import type { DocumentSource, LoadedDocument, Operation } from './openapi-document.ts';
+import { compareWithFixture, fieldPresence, inferShape, check, schemaFor, isJsonMediaType, mediaTypeEssence } from './validate.ts';
+import type { FieldPresence, FixtureDiff } from './validate.ts';
+import { createDocumentSource, checkPathParams } from './openapi-document.ts';
+import { findOperation, judge, operationKey, resolveOperation, summarize } from './contract.ts';
+import type { DocumentSource, LoadedDocument } from './openapi-document.ts';
 
 // ───────────────────────────── 1. Logic ─────────────────────────────
 
@@ -510,14 +511,6 @@ class ProbeLog {
   }
 }
 
-function operationKey(operation: Operation): string {
-  return `${operation.method} ${operation.pathTemplate}`;
-}
-
-function summarize(operation: Operation): { method: string; pathTemplate: string; operationId?: string } {
-  return { method: operation.method, pathTemplate: operation.pathTemplate, ...(operation.operationId ? { operationId: operation.operationId } : {}) };
-}
-
 // ───────────────────────────── 2. Tool table ─────────────────────────────
 
 /** What a tool handler returns: an MCP CallToolResult (MCP 2025-11-25, Tools). */
@@ -565,24 +558,6 @@ async function loadDocumentState(context: ToolContext): Promise<DocumentState> {
   }
 }
 
-/**
- * Matches a probe to an operation: the whole request path first (the document's base path, from
- * `servers` or `basePath`, stripped), then the path relative to API_BASE_URL as it is, for a document
- * without a matching base path. Never strips twice: `/v1` + `/v1/x` is `/v1/v1/x`, not `/x`.
- */
-function findOperation(loaded: LoadedDocument, config: Config, requestPath: string, relativePath: string) {
-  const prefix = trimSlash(config.baseUrl.pathname);
-  const whole = matchOperation(loaded, 'GET', requestPath);
-  if (whole.operation) {
-    // Stripping the base URL's own prefix is the normal case, not worth a note.
-    const note = whole.note?.split('; ').filter((part) => part !== `base path ${prefix} stripped`).join('; ');
-    return { ...whole, note: note || undefined };
-  }
-  if (prefix === '') return whole;
-  const relative = matchOperation(loaded, 'GET', relativePath, { stripBasePaths: false });
-  return relative.operation ? relative : whole;
-}
-
 async function probeTool(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
   const decision = buildProbeUrl(context.config.baseUrl, args.path, args.query);
   if ('refusal' in decision) return failure(`Refused, nothing was sent: ${decision.refusal}`);
@@ -616,7 +591,7 @@ async function probeTool(args: Record<string, unknown>, context: ToolContext): P
   }
   const loaded = state.loaded;
   structured.document = { title: loaded.title, version: loaded.infoVersion, loadedAt: loaded.loadedAt };
-  const match = findOperation(loaded, config, decision.url.pathname, relativePath);
+  const match = findOperation(loaded, trimSlash(config.baseUrl.pathname), decision.url.pathname, relativePath);
   if (!match.operation) {
     structured.operation = null;
     structured.validated = false;
@@ -633,102 +608,13 @@ async function probeTool(args: Record<string, unknown>, context: ToolContext): P
   return result(structured, probed.status >= 400);
 }
 
-/**
- * Checks a probe's body against the operation's documented response. A body that is cut, binary,
- * unparsable or too deep is not checked (`validated: false` and why). An empty body is judged by
- * what the document declares for the status: nothing (fine) or content (a `missing` finding at `$`).
- * `matchesContract` is given once there is a verdict: checked with no `error` finding.
- */
-function judge(loaded: LoadedDocument, operation: Operation, probed: ProbeResult): Record<string, unknown> {
-  if (probed.truncated) {
-    return { validated: false, validationNote: 'The body was truncated, so it was not checked: a cut-off JSON text says nothing about the contract.' };
-  }
-  const unparsed = probed.body === null || (typeof probed.body === 'string' && isJsonMediaType(probed.contentType));
-  if (probed.note && unparsed) return { validated: false, validationNote: probed.note };
-  const empty = probed.bytes === 0;
-  // An empty body has no media type worth the name: judge it against what the status declares at all.
-  const checked = checkResponse(loaded.doc, 'GET', operation.pathTemplate, empty ? { status: probed.status, body: undefined } : { status: probed.status, contentType: probed.contentType ?? undefined, body: probed.body });
-  const findings: Finding[] = [...checked.findings];
-  let validated = checked.validated;
-  let validationNote = checked.validated ? undefined : checked.reason;
-  const unresolvedRoot = findings.find((finding) => finding.kind === 'unresolvedRef' && finding.path === '$');
-  if (validated && unresolvedRoot) {
-    // The schema itself could not be followed: nothing was checked, whatever the findings say.
-    validated = false;
-    validationNote = `The response schema could not be followed, so the body was not checked: ${unresolvedRoot.message}`;
-  }
-  if (empty && !findings.some((finding) => finding.kind === 'undocumentedStatus')) {
-    validated = true;
-    validationNote = undefined;
-    if (checked.target) {
-      findings.push({
-        kind: 'missing',
-        severity: 'error',
-        path: '$',
-        schemaPath: checked.target.schemaPath,
-        message: `the body is empty, but the document declares ${checked.target.mediaType ?? 'a'} content for status ${checked.target.statusKey}`,
-      });
-    }
-  }
-  const declared = documentedResponse(operation, probed.status);
-  if (!empty && declared && !hasContent(declared.response)) {
-    // A body the document says this status never has: drift worth seeing, though nothing to check it against.
-    findings.push({
-      kind: 'undocumented',
-      severity: 'warning',
-      path: '$',
-      schemaPath: `${operation.pointer}/responses/${escapePointerToken(declared.key)}`,
-      message: `a ${probed.bytes}-byte body was sent, but the document declares no content for status ${declared.key}`,
-    });
-  }
-  const errors = findings.some((finding) => finding.severity === 'error');
-  return {
-    validated,
-    ...(validationNote ? { validationNote } : {}),
-    ...(checked.target ? { schemaPath: checked.target.schemaPath } : {}),
-    findings,
-    ...(validated || errors ? { matchesContract: validated && !errors } : {}),
-  };
-}
-
-/** The response entry for a status: exact code, then `NXX`, then `default` (OpenAPI 3.0.3, Responses Object). */
-function documentedResponse(operation: Operation, status: number): { key: string; response: unknown } | undefined {
-  const range = `${Math.floor(status / 100)}XX`;
-  for (const key of [String(status), range, range.toLowerCase(), 'default']) {
-    if (Object.hasOwn(operation.responses, key)) return { key, response: operation.responses[key] };
-  }
-  return undefined;
-}
-
-function hasContent(response: unknown): boolean {
-  const content = (response as { content?: unknown } | null)?.content;
-  return content !== null && typeof content === 'object' && Object.keys(content).length > 0;
-}
-
-/** Resolves `operation` (operationId, "GET /template" or a concrete path) to an operation of the document. */
-function resolveOperation(loaded: LoadedDocument, config: Config, operation: string): Operation | string {
-  const byId = loaded.operations.find((candidate) => candidate.operationId === operation);
-  if (byId) return byId;
-  const spaced = /^([A-Za-z]+)\s+(\/.*)$/.exec(operation.trim());
-  const method = spaced ? spaced[1]!.toUpperCase() : 'GET';
-  const path = spaced ? spaced[2]! : operation.trim();
-  const exact = loaded.operations.find((candidate) => candidate.method === method && candidate.pathTemplate === path);
-  if (exact) return exact;
-  if (method === 'GET' && path.startsWith('/')) {
-    const match = findOperation(loaded, config, trimSlash(config.baseUrl.pathname) + path, path);
-    if (match.operation) return match.operation;
-    return `No GET operation matches ${path}${match.nearest.length ? `. Nearest: ${match.nearest.join(', ')}` : ''}.`;
-  }
-  return `No operation \`${operation}\` in the document: give an operationId, "GET /path/{template}" or a concrete path such as /meters/mtr_1.`;
-}
-
 async function fieldPresenceTool(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
   if (typeof args.operation !== 'string' || !args.operation.trim()) {
     return failure('`operation` must be a string: an operationId ("getMeter"), "GET /meters/{meterId}", or a concrete path probed before ("/meters/mtr_1").');
   }
   const state = await loadDocumentState(context);
   if (!state.loaded) return failure(`field_presence needs the OpenAPI document. ${state.problem}`);
-  const operation = resolveOperation(state.loaded, context.config, args.operation);
+  const operation = resolveOperation(state.loaded, trimSlash(context.config.baseUrl.pathname), args.operation);
   if (typeof operation === 'string') return failure(operation);
   const seen = context.log.byOperation.get(operationKey(operation)) ?? [];
   if (seen.length === 0) {
