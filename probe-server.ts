@@ -18,6 +18,7 @@ import { compareWithFixture, check, instancePath, isJsonMediaType, mediaTypeEsse
 import type { Finding, FixtureDiff } from './validate.ts';
 import { createDocumentSource, checkPathParams } from './openapi-document.ts';
 import { analyzeSample, findOperation, judge, operationKey, resolveOperation, summarize } from './contract.ts';
+import type { SampleRecord } from './contract.ts';
 import type { DocumentSource, LoadedDocument, Operation } from './openapi-document.ts';
 
 // ───────────────────────────── 1. Logic ─────────────────────────────
@@ -699,6 +700,17 @@ async function probeSampleTool(args: Record<string, unknown>, context: ToolConte
     if ('refusal' in decision) return failure(`Refused, nothing was sent: ${decision.refusal}`);
     urls.push(decision.url);
   }
+  // In flight from before the first await, so a field_presence in the same burst waits for the whole sample.
+  const finish = context.log.begin(urls.map((url) => destinationOf(url, context.config)));
+  try {
+    return await sampleOperation(paths, urls, context);
+  } finally {
+    finish();
+  }
+}
+
+/** `probe_sample` once every URL is accepted: one operation for all, then the probes one after another, then the analysis. */
+async function sampleOperation(paths: string[], urls: URL[], context: ToolContext): Promise<ToolResult> {
   const state = await loadDocumentState(context);
   if (!state.loaded) return failure(`probe_sample needs the OpenAPI document to tell which operation the paths belong to; nothing was sent. ${state.problem}`);
   const loaded = state.loaded;
@@ -720,43 +732,40 @@ async function probeSampleTool(args: Record<string, unknown>, context: ToolConte
     const listed = [...groups].map(([key, members]) => `${key}: ${members.join(', ')}`).join('; ');
     return failure(`The paths belong to ${groups.size} different operations (${listed}); nothing was sent. A sample compares records of one operation: call probe_sample once per operation.`);
   }
-  const finish = context.log.begin(urls.map((url) => destinationOf(url, context.config)));
   const probes: SampleProbe[] = [];
-  const records: { path: string; status: number; body: unknown }[] = [];
-  try {
-    for (const url of urls) {
-      if (context.signal?.aborted) break;
-      const probed = await sendProbe({ url }, context);
-      const structured = probed.structuredContent;
-      const path = destinationOf(url, context.config).relativePath + url.search;
-      if (!structured) {
-        probes.push({ path, error: probed.content[0]!.text });
-        continue;
-      }
-      const entry: SampleProbe = { path, status: structured.status as number, bytes: structured.bytes as number };
-      for (const name of ['validated', 'matchesContract', 'findings', 'note'] as const) {
-        if (structured[name] !== undefined) Object.assign(entry, { [name]: structured[name] });
-      }
-      if (typeof structured.validationNote === 'string') entry.note = [entry.note, structured.validationNote].filter(Boolean).join(' ');
-      probes.push(entry);
-      const status = structured.status as number;
-      const body = structured.body;
-      if (!structured.truncated && status >= 200 && status < 300 && body !== null && typeof body === 'object') records.push({ path, status, body });
+  const records: SampleRecord[] = [];
+  const skipped: string[] = [];
+  for (const url of urls) {
+    if (context.signal?.aborted) break;
+    const probed = await sendProbe({ url }, context);
+    const structured = probed.structuredContent;
+    const path = destinationOf(url, context.config).relativePath + url.search;
+    if (!structured) {
+      probes.push({ path, error: probed.content[0]!.text });
+      skipped.push(`${path} (no response)`);
+      continue;
     }
-  } finally {
-    finish();
+    const entry: SampleProbe = { path, status: structured.status as number, bytes: structured.bytes as number };
+    for (const name of ['validated', 'matchesContract', 'findings', 'note'] as const) {
+      if (structured[name] !== undefined) Object.assign(entry, { [name]: structured[name] });
+    }
+    if (typeof structured.validationNote === 'string') entry.note = [entry.note, structured.validationNote].filter(Boolean).join(' ');
+    probes.push(entry);
+    const status = structured.status as number;
+    const body = structured.body;
+    if (!structured.truncated && status >= 200 && status < 300 && body !== null && typeof body === 'object') records.push({ path, status, body });
+    else skipped.push(`${path} (status ${status}${structured.truncated ? ', cut at PROBE_MAX_BYTES' : ''})`);
   }
   const summary = summarize(operation);
   if (records.length === 0) {
     return result({ operation: summary, probes, note: `None of the ${probes.length} probes returned a complete JSON 2xx body, so there is nothing to compare. Check the paths (ids of existing records) and each probe's status or error.` }, true);
   }
-  const { probes: analysed, ...analysis } = analyzeSample(loaded, operation, records);
-  const left = probes.length - analysed.length;
+  const { probes: compared, ...analysis } = analyzeSample(loaded, operation, records);
   return result({
     operation: summary,
     probes,
     ...analysis,
-    ...(left ? { note: `${analysed.length} of ${probes.length} probes returned a complete JSON 2xx body and are compared; the other ${left} are not (see their status or error).` } : {}),
+    ...(skipped.length ? { note: `${compared.length} of ${probes.length} probes returned a complete JSON 2xx body and are compared; not compared: ${skipped.join(', ')}.` } : {}),
   });
 }
 
