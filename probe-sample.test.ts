@@ -364,6 +364,20 @@ describe('field_presence waits for probes in flight (issue 6)', () => {
       isError: true,
     }, true, undefined]);
   });
+
+  it('stops waiting after PROBE_TIMEOUT_MS and says the running probe is not counted', async () => {
+    // A fetch that never settles, even when aborted: only the wait's own bound can end it.
+    const stuck = () => new Promise<Response>(() => {});
+    const handler = createHandler(readConfig({ API_BASE_URL: api.url, API_KEY: KEY, OPENAPI_DOC: DOCUMENT, PROBE_TIMEOUT_MS: '300' }), { fetch: stuck as typeof fetch });
+    void handler.handleMessage({ jsonrpc: '2.0', id: 'p', method: 'tools/call', params: { name: 'probe', arguments: { path: '/meters/mtr_1' } } });
+    const began = Date.now();
+    const presence: any = await handler.handleMessage({ jsonrpc: '2.0', id: 'f', method: 'tools/call', params: { name: 'field_presence', arguments: { operation: 'getMeter' } } });
+    const waited = Date.now() - began;
+    assert.deepEqual([presence.result, waited >= 290 && waited < 3000], [{
+      content: [{ type: 'text', text: 'No complete JSON 2xx response of GET /meters/{meterId} has been probed in this session. 1 probe(s) of GET /meters/{meterId} still running after 300 ms (PROBE_TIMEOUT_MS) are not counted. Probe it first (several records, e.g. different ids), or call probe_sample with their paths.' }],
+      isError: true,
+    }, true]);
+  });
 });
 
 describe('probe_sample through the official MCP SDK client', () => {

@@ -523,17 +523,25 @@ class ProbeLog {
   /**
    * Waits until no probe in flight that `concerns` selects is left, probes started meanwhile included.
    * @param timeoutMs Upper bound on the wait, in ms.
-   * @returns How many selected probes are still in flight when it stops: 0, or more after `timeoutMs`.
+   * @param signal Stops the wait early (the call was cancelled).
+   * @returns How many selected probes are still in flight when it stops: 0, or more after `timeoutMs` or cancellation.
    */
-  async settle(concerns: (destination: Destination) => boolean, timeoutMs: number): Promise<number> {
+  async settle(concerns: (destination: Destination) => boolean, timeoutMs: number, signal?: AbortSignal): Promise<number> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const waiting = [...this.inFlight].filter(concerns);
       const left = deadline - Date.now();
-      if (waiting.length === 0 || left <= 0) return waiting.length;
+      if (waiting.length === 0 || left <= 0 || signal?.aborted) return waiting.length;
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([Promise.all(waiting.map((entry) => entry.done)), new Promise<void>((resolve) => (timer = setTimeout(resolve, left)))]);
+      let stop = () => {};
+      const stopped = new Promise<void>((resolve) => {
+        stop = resolve;
+        timer = setTimeout(resolve, left);
+        signal?.addEventListener('abort', stop, { once: true });
+      });
+      await Promise.race([Promise.all(waiting.map((entry) => entry.done)), stopped]);
       clearTimeout(timer);
+      signal?.removeEventListener('abort', stop);
     }
   }
 
@@ -679,7 +687,7 @@ async function fieldPresenceTool(args: Record<string, unknown>, context: ToolCon
   const unfinished = await context.log.settle((destination) => {
     const match = findOperation(loaded, basePrefix, destination.requestPath, destination.relativePath);
     return match.operation !== undefined && operationKey(match.operation) === key;
-  }, context.config.timeoutMs);
+  }, context.config.timeoutMs, context.signal);
   const stillRunning = unfinished ? `${unfinished} probe(s) of ${key} still running after ${context.config.timeoutMs} ms (PROBE_TIMEOUT_MS) are not counted.` : undefined;
   const seen = context.log.byOperation.get(key) ?? [];
   if (seen.length === 0) {
