@@ -860,8 +860,7 @@ export const TOOLS: readonly Tool[] = [
     description:
       'Sends no request. For one operation probed in this session, lists each field with how often it was present ("present in 2 ' +
       'of 3"), whether the document requires it, and fields it never mentions; then what a shape inferred from the first probe ' +
-      'alone gets wrong. Waits for probes of that operation still running. `operation`: an operationId, "GET /path/{template}", ' +
-      'or a concrete path.',
+      'alone gets wrong. Waits for probes of that operation still running.',
     inputSchema: {
       type: 'object',
       properties: {
