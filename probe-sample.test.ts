@@ -268,7 +268,7 @@ describe('probe_sample end to end (spawned server, stand-in API)', () => {
   it('refuses the whole sample when one path is refused, before any request', async () => {
     const before = api.requests.length;
     const called = await client.callTool('probe_sample', { paths: ['/meters/mtr_1', '/meters/../admin'] });
-    assert.deepEqual([called.isError, called.content[0].text, api.requests.length], [true, 'Refused, nothing was sent: `path` "/meters/../admin" has the dot segment "..", which would climb out of the API\'s base path; name the resource directly.', before]);
+    assert.deepEqual([called.isError, called.content[0].text, api.requests.length], [true, 'Refused, nothing was sent: `paths[1]` "/meters/../admin" has the dot segment "..", which would climb out of the API\'s base path; name the resource directly.', before]);
   });
 
   it('compares only the 2xx records and says which were left out', async () => {

@@ -703,9 +703,10 @@ type SampleProbe = { path: string; status?: number; bytes?: number; validated?: 
 async function probeSampleTool(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
   const paths = args.paths as string[];
   const urls: URL[] = [];
-  for (const path of paths) {
+  for (const [index, path] of paths.entries()) {
     const decision = buildProbeUrl(context.config.baseUrl, path, args.query);
-    if ('refusal' in decision) return failure(`Refused, nothing was sent: ${decision.refusal}`);
+    // The refusal names `path`; here the argument is an element of `paths`.
+    if ('refusal' in decision) return failure(`Refused, nothing was sent: ${decision.refusal.replace(/^`path`/, `\`paths[${index}]\``)}`);
     urls.push(decision.url);
   }
   // In flight from before the first await, so a field_presence in the same burst waits for the whole sample.
