@@ -3,8 +3,8 @@
  * document. No MCP, no HTTP: plain data in, plain data out. The server and the CLI sit on top of it;
  * it sits on the schema checks (`validate.ts`) and the document core (`openapi-document.ts`).
  */
-import { checkResponse, escapePointerToken, isJsonMediaType } from './validate.ts';
-import type { Finding } from './validate.ts';
+import { check, checkResponse, escapePointerToken, fieldPresence, inferShape, isJsonMediaType, schemaFor } from './validate.ts';
+import type { FieldPresence, Finding } from './validate.ts';
 import { matchOperation } from './openapi-document.ts';
 import type { LoadedDocument, Operation, PathMatch } from './openapi-document.ts';
 
@@ -146,4 +146,64 @@ export function resolveOperation(loaded: LoadedDocument, basePrefix: string, ope
     return `No GET operation matches ${path}${match.nearest.length ? `. Nearest: ${match.nearest.join(', ')}` : ''}.`;
   }
   return `No operation \`${operation}\` in the document: give an operationId, "GET /path/{template}" or a concrete path such as /meters/mtr_1.`;
+}
+
+/** One record of a sample: a complete JSON 2xx response of one operation. */
+export type SampleRecord = {
+  /** The concrete path probed, query included, relative to API_BASE_URL: `/meters/mtr_1`. */
+  path: string;
+  status: number;
+  /** The parsed JSON body. */
+  body: unknown;
+};
+
+/** What several records of one operation show together; see `analyzeSample`. */
+export type SampleAnalysis = {
+  /** The concrete paths analysed, in probe order. */
+  probes: string[];
+  /** Every field seen or declared, with how often it was present: `present in 2 of 3`. */
+  fields: FieldPresence[];
+  /** Fields the document declares but does not require, as `$.location: present in 2 of 3`. */
+  optionalFields: string[];
+  /** Fields the document never mentions, same form. */
+  undocumentedFields: string[];
+  /** The shape a client would infer from the first record alone, and what each later record breaks in it. */
+  inferredFromFirst: {
+    from: string;
+    note: string;
+    /** JSON Schema 2020-12 written from the first body (`inferShape`). */
+    shape: unknown;
+    against: { path: string; findings: Finding[] }[];
+  };
+};
+
+/**
+ * Analyses several records of ONE operation: field presence against the response schema the document
+ * gives for the first record's status (`application/json`), the fields it never mentions, and the
+ * findings a shape inferred from the first record alone (every field seen required, types as seen)
+ * yields on each later record. Those findings are not API faults: the document is the contract.
+ * Used by `probe_sample` (records probed in one call) and `field_presence` (records of the session).
+ * @param records At least one record, in probe order.
+ * @returns The analysis; never throws on data.
+ * @throws RangeError when `records` is empty (a caller's mistake, not data).
+ */
+export function analyzeSample(loaded: LoadedDocument, operation: Operation, records: SampleRecord[]): SampleAnalysis {
+  const first = records[0];
+  if (!first) throw new RangeError('analyzeSample needs at least one record');
+  const target = schemaFor(loaded.doc, operation.method, operation.pathTemplate, first.status, 'application/json');
+  const bodies = records.map((record) => record.body);
+  const fields = fieldPresence(loaded.doc, target?.schema ?? {}, bodies, target ? { at: target.schemaPath } : undefined);
+  const shape = inferShape(first.body);
+  return {
+    probes: records.map((record) => record.path),
+    fields,
+    optionalFields: fields.filter((field) => field.documented && !field.required).map((field) => `${field.path}: ${field.text}`),
+    undocumentedFields: fields.filter((field) => !field.documented).map((field) => `${field.path}: ${field.text}`),
+    inferredFromFirst: {
+      from: first.path,
+      note: 'What a client would get wrong if it took the first probe as the shape (every field seen made required, every type as seen). The document is the contract; these are not API faults.',
+      shape,
+      against: records.slice(1).map((record) => ({ path: record.path, findings: check({}, shape, record.body) })),
+    },
+  };
 }

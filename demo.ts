@@ -48,7 +48,7 @@ export async function run(): Promise<number> {
       const hints = Object.entries(tool.annotations ?? {}).filter(([name]) => name.endsWith('Hint')).map(([name, value]) => `${name}=${value}`);
       line(`${tool.name.padEnd(16)} ${hints.join(' ')}`);
     }
-    expect('tools', listed.tools.map((tool: { name: string }) => tool.name), ['probe', 'field_presence', 'compare_fixture']);
+    expect('tools', listed.tools.map((tool: { name: string }) => tool.name), ['probe', 'field_presence', 'compare_fixture', 'probe_sample']);
     expect('probe hints', [listed.tools[0].annotations.readOnlyHint, listed.tools[0].annotations.destructiveHint, listed.tools[0].annotations.openWorldHint], [true, false, true]);
     expect('no method parameter', Object.keys(listed.tools[0].inputSchema.properties), ['path', 'query']);
 
@@ -114,6 +114,8 @@ export async function run(): Promise<number> {
     expect('requests seen', api.requests, ['mtr_1', 'mtr_2', 'mtr_3'].map((id) => ({ method: 'GET', path: `/v2/meters/${id}`, authorized: true })));
     const everything = server.stdoutLines.join('\n') + server.stderr();
     expect('key never shown', everything.includes(KEY), false);
+
+    await sampleBlock(server, api);
   } finally {
     const code = await server.close();
     expect('server exit code', code, 0);
@@ -122,6 +124,41 @@ export async function run(): Promise<number> {
   heading(mismatches.length === 0 ? 'Every block is as the stand-in scripts it.' : `${mismatches.length} block(s) differ:`);
   for (const mismatch of mismatches) line(mismatch);
   return mismatches.length === 0 ? 0 : 1;
+}
+
+/**
+ * The `probe_sample` block: the three meters in one call (for clients that start a new server per
+ * call, where field_presence never sees earlier probes), then a sample mixing two operations, refused.
+ */
+async function sampleBlock(server: ReturnType<typeof spawnServer>, api: Awaited<ReturnType<typeof start>>): Promise<void> {
+  heading('8. probe_sample: the three meters in one call');
+  const before = api.requests.length;
+  const called = await server.callTool('probe_sample', { paths: ['/meters/mtr_1', '/meters/mtr_2', '/meters/mtr_3'] });
+  const sample = called.structuredContent;
+  for (const probed of sample.probes) line(`${probed.path} -> ${probed.status}, ${probed.bytes} bytes, ${probed.findings.length} finding(s)`);
+  for (const text of sample.optionalFields) line(`optional      ${text}`);
+  for (const text of sample.undocumentedFields) line(`undocumented  ${text}`);
+  for (const entry of sample.inferredFromFirst.against) {
+    for (const finding of entry.findings as Finding[]) line(`shape of ${sample.inferredFromFirst.from} vs ${entry.path}: ${finding.kind} ${finding.path}`);
+  }
+  expect('sample operation', sample.operation.operationId, 'getMeter');
+  expect('sample statuses', sample.probes.map((probed: { status: number }) => probed.status), [200, 200, 200]);
+  expect('sample optional fields', sample.optionalFields, [
+    '$.lastReading.source: present in 2 of 2',
+    '$.location: present in 2 of 3',
+    '$.location.floor: present in 2 of 2',
+    '$.note: present in 0 of 3',
+  ]);
+  expect('sample undocumented fields', sample.undocumentedFields, ['$.firmwareVersion: present in 3 of 3']);
+  expect('sample vs first shape', sample.inferredFromFirst.against.map((entry: { path: string; findings: Finding[] }) => [entry.path, entry.findings.map(({ kind, path }) => `${kind} ${path}`)]), [
+    ['/meters/mtr_2', []],
+    ['/meters/mtr_3', ['wrongType $.lastReading', 'missing $.location']],
+  ]);
+  const mixed = await server.callTool('probe_sample', { paths: ['/meters/mtr_1', '/meters'] });
+  line(`["/meters/mtr_1", "/meters"] isError=${mixed.isError}: ${mixed.content[0].text}`);
+  expect('sample of two operations refused', mixed.isError, true);
+  expect('sample requests', api.requests.slice(before).map((seen) => seen.path), ['/v2/meters/mtr_1', '/v2/meters/mtr_2', '/v2/meters/mtr_3']);
+  expect('key never shown in the sample', (server.stdoutLines.join('\n') + server.stderr()).includes(KEY), false);
 }
 
 async function main(): Promise<void> {

@@ -14,11 +14,12 @@ import { join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { pathToFileURL } from 'node:url';
 import type { Readable, Writable } from 'node:stream';
-import { compareWithFixture, fieldPresence, inferShape, check, schemaFor, isJsonMediaType, mediaTypeEssence } from './validate.ts';
-import type { FieldPresence, FixtureDiff } from './validate.ts';
+import { compareWithFixture, check, instancePath, isJsonMediaType, mediaTypeEssence } from './validate.ts';
+import type { Finding, FixtureDiff } from './validate.ts';
 import { createDocumentSource, checkPathParams } from './openapi-document.ts';
-import { findOperation, judge, operationKey, resolveOperation, summarize } from './contract.ts';
-import type { DocumentSource, LoadedDocument } from './openapi-document.ts';
+import { analyzeSample, findOperation, judge, operationKey, resolveOperation, summarize } from './contract.ts';
+import type { SampleRecord } from './contract.ts';
+import type { DocumentSource, LoadedDocument, Operation } from './openapi-document.ts';
 
 // ───────────────────────────── 1. Logic ─────────────────────────────
 
@@ -494,10 +495,56 @@ export function redactor(secret: string | undefined): Redactor {
 /** A complete JSON 2xx body seen by a probe in this session, kept for `field_presence` and `compare_fixture`. */
 type Seen = { path: string; status: number; body: unknown; at: string };
 
-/** Per-session memory of probes, bounded: the newest 50 per operation and 200 per concrete path. */
+/** Where a probe in flight goes: the whole request path (`/v2/meters/mtr_1`) and the part after the base URL's prefix. */
+type Destination = { requestPath: string; relativePath: string };
+
+/**
+ * Per-session memory of probes, bounded: the newest 50 per operation and 200 per concrete path; and
+ * the probes in flight, so `field_presence` can wait for those of the operation it is asked about
+ * (issue 6: a `field_presence` sent in the same burst as a probe must not answer "nothing probed yet").
+ */
 class ProbeLog {
   byOperation = new Map<string, Seen[]>();
   byPath = new Map<string, Seen>();
+  inFlight = new Set<Destination & { done: Promise<void> }>();
+
+  /** Marks probes to these destinations as in flight; call the returned function once they have all settled. */
+  begin(destinations: Destination[]): () => void {
+    let finish = () => {};
+    const done = new Promise<void>((resolve) => (finish = resolve));
+    const entries = destinations.map((destination) => ({ ...destination, done }));
+    for (const entry of entries) this.inFlight.add(entry);
+    return () => {
+      for (const entry of entries) this.inFlight.delete(entry);
+      finish();
+    };
+  }
+
+  /**
+   * Waits until no probe in flight that `concerns` selects is left, probes started meanwhile included.
+   * @param timeoutMs Upper bound on the wait, in ms.
+   * @param signal Stops the wait early (the call was cancelled).
+   * @returns How many selected probes are still in flight when it stops: 0, or more after `timeoutMs` or cancellation.
+   */
+  async settle(concerns: (destination: Destination) => boolean, timeoutMs: number, signal?: AbortSignal): Promise<number> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const waiting = [...this.inFlight].filter(concerns);
+      const left = deadline - Date.now();
+      if (waiting.length === 0 || left <= 0 || signal?.aborted) return waiting.length;
+      let timer: NodeJS.Timeout | undefined;
+      let stop = () => {};
+      const stopped = new Promise<void>((resolve) => {
+        stop = resolve;
+        timer = setTimeout(resolve, left);
+        signal?.addEventListener('abort', stop, { once: true });
+      });
+      await Promise.race([Promise.all(waiting.map((entry) => entry.done)), stopped]);
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', stop);
+    }
+  }
+
   add(operationKey: string | undefined, seen: Seen): void {
     if (operationKey) {
       const list = this.byOperation.get(operationKey) ?? [];
@@ -561,6 +608,26 @@ async function loadDocumentState(context: ToolContext): Promise<DocumentState> {
 async function probeTool(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
   const decision = buildProbeUrl(context.config.baseUrl, args.path, args.query);
   if ('refusal' in decision) return failure(`Refused, nothing was sent: ${decision.refusal}`);
+  // Marked in flight before the first await, so a field_presence handled right after this call waits for it.
+  const finish = context.log.begin([destinationOf(decision.url, context.config)]);
+  try {
+    return await sendProbe(decision, context);
+  } finally {
+    finish();
+  }
+}
+
+/** Where a probe URL goes, as `ProbeLog` tracks it. */
+function destinationOf(url: URL, config: Config): Destination {
+  return { requestPath: url.pathname, relativePath: url.pathname.slice(trimSlash(config.baseUrl.pathname).length) || '/' };
+}
+
+/**
+ * The probe behind the `probe` tool (and `probe_sample`, one URL after another), once the URL is
+ * accepted: sends the GET, redacts, judges the response against the document, remembers a complete
+ * JSON 2xx body. Returns the tool result: isError for a network failure or an HTTP status >= 400.
+ */
+async function sendProbe(decision: { url: URL }, context: ToolContext): Promise<ToolResult> {
   const { config } = context;
   const headers: Record<string, string> = { accept: 'application/json, */*;q=0.5', 'user-agent': `${SERVER_INFO.name}/${SERVER_INFO.version}` };
   if (config.apiKey) {
@@ -609,35 +676,105 @@ async function probeTool(args: Record<string, unknown>, context: ToolContext): P
 }
 
 async function fieldPresenceTool(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
-  if (typeof args.operation !== 'string' || !args.operation.trim()) {
-    return failure('`operation` must be a string: an operationId ("getMeter"), "GET /meters/{meterId}", or a concrete path probed before ("/meters/mtr_1").');
-  }
   const state = await loadDocumentState(context);
   if (!state.loaded) return failure(`field_presence needs the OpenAPI document. ${state.problem}`);
-  const operation = resolveOperation(state.loaded, trimSlash(context.config.baseUrl.pathname), args.operation);
+  const loaded = state.loaded;
+  const basePrefix = trimSlash(context.config.baseUrl.pathname);
+  const operation = resolveOperation(loaded, basePrefix, String(args.operation));
   if (typeof operation === 'string') return failure(operation);
-  const seen = context.log.byOperation.get(operationKey(operation)) ?? [];
+  const key = operationKey(operation);
+  // Probes of this operation still in flight (sent in the same burst, or by probe_sample) count: wait for them.
+  const unfinished = await context.log.settle((destination) => {
+    const match = findOperation(loaded, basePrefix, destination.requestPath, destination.relativePath);
+    return match.operation !== undefined && operationKey(match.operation) === key;
+  }, context.config.timeoutMs, context.signal);
+  const stillRunning = unfinished ? `${unfinished} probe(s) of ${key} still running after ${context.config.timeoutMs} ms (PROBE_TIMEOUT_MS) are not counted.` : undefined;
+  const seen = context.log.byOperation.get(key) ?? [];
   if (seen.length === 0) {
-    return failure(`No complete JSON 2xx response of ${operationKey(operation)} has been probed in this session. Probe it first (several records, e.g. different ids), then ask again.`);
+    return failure(`No complete JSON 2xx response of ${key} has been probed in this session. ${stillRunning ? `${stillRunning} ` : ''}Probe it first (several records, e.g. different ids), or call probe_sample with their paths.`);
   }
-  const status = seen[0]!.status;
-  const target = schemaFor(state.loaded.doc, operation.method, operation.pathTemplate, status, 'application/json');
-  const bodies = seen.map((entry) => entry.body);
-  const fields: FieldPresence[] = fieldPresence(state.loaded.doc, target?.schema ?? {}, bodies, target ? { at: target.schemaPath } : undefined);
-  const shape = inferShape(bodies[0]);
-  const inferred = seen.slice(1).map((entry) => ({ path: entry.path, findings: check({}, shape, entry.body) }));
+  const { probes, ...analysis } = analyzeSample(loaded, operation, seen);
+  return result({ operation: summarize(operation), probes, ...analysis, ...(stillRunning ? { note: stillRunning } : {}) });
+}
+
+/** One probe of a `probe_sample` call as the result lists it: the body left out, the verdict kept. */
+type SampleProbe = { path: string; status?: number; bytes?: number; validated?: boolean; matchesContract?: boolean; findings?: Finding[]; note?: string; error?: string };
+
+async function probeSampleTool(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
+  const paths = args.paths as string[];
+  const urls: URL[] = [];
+  for (const [index, path] of paths.entries()) {
+    const decision = buildProbeUrl(context.config.baseUrl, path, args.query);
+    // The refusal names `path`; here the argument is an element of `paths`.
+    if ('refusal' in decision) return failure(`Refused, nothing was sent: ${decision.refusal.replace(/^`path`/, `\`paths[${index}]\``)}`);
+    urls.push(decision.url);
+  }
+  // In flight from before the first await, so a field_presence in the same burst waits for the whole sample.
+  const finish = context.log.begin(urls.map((url) => destinationOf(url, context.config)));
+  try {
+    return await sampleOperation(paths, urls, context);
+  } finally {
+    finish();
+  }
+}
+
+/** `probe_sample` once every URL is accepted: one operation for all, then the probes one after another, then the analysis. */
+async function sampleOperation(paths: string[], urls: URL[], context: ToolContext): Promise<ToolResult> {
+  const state = await loadDocumentState(context);
+  if (!state.loaded) return failure(`probe_sample needs the OpenAPI document to tell which operation the paths belong to; nothing was sent. ${state.problem}`);
+  const loaded = state.loaded;
+  const basePrefix = trimSlash(context.config.baseUrl.pathname);
+  // Every path must name a record of the same operation before anything is sent (one operation per sample).
+  const groups = new Map<string, string[]>();
+  let operation: Operation | undefined;
+  for (const [index, url] of urls.entries()) {
+    const destination = destinationOf(url, context.config);
+    const match = findOperation(loaded, basePrefix, destination.requestPath, destination.relativePath);
+    if (!match.operation) {
+      return failure(`No GET operation in the document matches ${paths[index]}${match.nearest.length ? `. Nearest: ${match.nearest.join(', ')}` : ''}; nothing was sent. Give paths of records of one documented GET operation.`);
+    }
+    operation ??= match.operation;
+    const key = operationKey(match.operation);
+    groups.set(key, [...(groups.get(key) ?? []), paths[index]!]);
+  }
+  if (groups.size > 1 || !operation) {
+    const listed = [...groups].map(([key, members]) => `${key}: ${members.join(', ')}`).join('; ');
+    return failure(`The paths belong to ${groups.size} different operations (${listed}); nothing was sent. A sample compares records of one operation: call probe_sample once per operation.`);
+  }
+  const probes: SampleProbe[] = [];
+  const records: SampleRecord[] = [];
+  const skipped: string[] = [];
+  for (const url of urls) {
+    if (context.signal?.aborted) break;
+    const probed = await sendProbe({ url }, context);
+    const structured = probed.structuredContent;
+    const path = destinationOf(url, context.config).relativePath + url.search;
+    if (!structured) {
+      probes.push({ path, error: probed.content[0]!.text });
+      skipped.push(`${path} (no response)`);
+      continue;
+    }
+    const entry: SampleProbe = { path, status: structured.status as number, bytes: structured.bytes as number };
+    for (const name of ['validated', 'matchesContract', 'findings', 'note'] as const) {
+      if (structured[name] !== undefined) Object.assign(entry, { [name]: structured[name] });
+    }
+    if (typeof structured.validationNote === 'string') entry.note = [entry.note, structured.validationNote].filter(Boolean).join(' ');
+    probes.push(entry);
+    const status = structured.status as number;
+    const body = structured.body;
+    if (!structured.truncated && status >= 200 && status < 300 && body !== null && typeof body === 'object') records.push({ path, status, body });
+    else skipped.push(`${path} (status ${status}${structured.truncated ? ', cut at PROBE_MAX_BYTES' : ''})`);
+  }
+  const summary = summarize(operation);
+  if (records.length === 0) {
+    return result({ operation: summary, probes, note: `None of the ${probes.length} probes returned a complete JSON 2xx body, so there is nothing to compare. Check the paths (ids of existing records) and each probe's status or error.` }, true);
+  }
+  const { probes: compared, ...analysis } = analyzeSample(loaded, operation, records);
   return result({
-    operation: summarize(operation),
-    probes: seen.map((entry) => entry.path),
-    fields,
-    optionalFields: fields.filter((field) => field.documented && !field.required).map((field) => `${field.path}: ${field.text}`),
-    undocumentedFields: fields.filter((field) => !field.documented).map((field) => `${field.path}: ${field.text}`),
-    inferredFromFirst: {
-      from: seen[0]!.path,
-      note: 'What a client would get wrong if it took the first probe as the shape (every field seen made required, every type as seen). The document is the contract; these are not API faults.',
-      shape,
-      against: inferred,
-    },
+    operation: summary,
+    probes,
+    ...analysis,
+    ...(skipped.length ? { note: `${compared.length} of ${probes.length} probes returned a complete JSON 2xx body and are compared; not compared: ${skipped.join(', ')}.` } : {}),
   });
 }
 
@@ -687,17 +824,16 @@ export const TOOLS: readonly Tool[] = [
     name: 'probe',
     title: 'Probe the API (read-only GET)',
     description:
-      'Sends one GET to the configured API (there is no other method) and returns status, content type, body size in bytes, ' +
-      'whether the body was cut at the byte budget, and the body (parsed JSON when complete). When an OpenAPI document is configured, ' +
-      'the response is checked against the operation the path matches: `findings` lists missing required fields, wrong types, enum ' +
-      'violations and fields the document never mentions, each at an instance path such as $.items[0].id. The API key is added by ' +
-      'the server and never shown. `path` is relative to the base URL, e.g. "/meters/mtr_1"; absolute URLs, "//host", backslashes ' +
-      'and ".." are refused. Probe several records of one operation, then call field_presence to see which fields are really optional.',
+      'Sends one GET to the configured API (the only method; the server adds the key and never shows it) and returns status, ' +
+      'content type, body bytes, whether the body was cut at the byte budget, and the body. With an OpenAPI document, `findings` ' +
+      'lists where the response breaks the matched operation\'s schema (missing required fields, wrong types, enum violations, ' +
+      'undocumented fields), each at an instance path such as $.items[0].id. Absolute URLs, "//host", backslashes and ".." are ' +
+      'refused. A field absent in one record may be optional: compare records with probe_sample.',
     inputSchema: {
       type: 'object',
       properties: {
         path: { type: 'string', description: 'Path after the base URL, with a single leading "/", e.g. "/meters/mtr_1" or "/meters?status=active".' },
-        query: { type: 'object', additionalProperties: { type: 'string' }, description: 'Query parameters to add, name to value, e.g. {"limit": "5"}.' },
+        query: { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean'] }, description: 'Query parameters to add, name to value, e.g. {"limit": 5}.' },
       },
       required: ['path'],
       additionalProperties: false,
@@ -723,14 +859,13 @@ export const TOOLS: readonly Tool[] = [
     name: 'field_presence',
     title: 'Optional fields across probes',
     description:
-      'For one operation probed several times in this session, lists every field with how often it was present ("present in 2 of 3"), ' +
-      'whether the document requires it, and fields the document never mentions; then shows what a client would get wrong if it ' +
-      'inferred the shape from the first probe alone (every field seen made required). Sends no request. `operation` is an ' +
-      'operationId, "GET /path/{template}", or a concrete path probed before.',
+      'Sends no request. For one operation probed in this session, lists each field with how often it was present ("present in 2 ' +
+      'of 3"), whether the document requires it, and fields it never mentions; then what a shape inferred from the first probe ' +
+      'alone gets wrong. Waits for probes of that operation still running.',
     inputSchema: {
       type: 'object',
       properties: {
-        operation: { type: 'string', description: 'operationId ("getMeter"), "GET /meters/{meterId}", or a concrete path ("/meters/mtr_1").' },
+        operation: { type: 'string', minLength: 1, description: 'operationId ("getMeter"), "GET /meters/{meterId}", or a concrete path ("/meters/mtr_1").' },
       },
       required: ['operation'],
       additionalProperties: false,
@@ -742,9 +877,9 @@ export const TOOLS: readonly Tool[] = [
     name: 'compare_fixture',
     title: 'Compare a saved fixture with the live record',
     description:
-      'Compares a saved response body (a test fixture recorded earlier) with the live response of the same path: fields only the ' +
-      'live response has, fields only the fixture has, and values that moved, each at an instance path. Uses the newest probe of that ' +
-      'exact path in this session, or probes it now (GET, same rules as probe).',
+      'Compares a saved body (a test fixture) with the live response of the same path: fields only live, fields only in the ' +
+      'fixture, and values that changed, each at an instance path. Uses this session\'s newest probe of that exact path, or ' +
+      'probes it now (GET, as probe does).',
     inputSchema: {
       type: 'object',
       properties: {
@@ -756,6 +891,44 @@ export const TOOLS: readonly Tool[] = [
     },
     annotations: { title: 'Compare a saved fixture with the live record', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
     handler: compareFixtureTool,
+  },
+  {
+    name: 'probe_sample',
+    title: 'Sample records of one operation',
+    description:
+      'Probes 2-10 records of ONE GET operation in turn, as probe does. Returns per probe status, bytes and findings (no bodies); ' +
+      'each field\'s presence ("present in 2 of 3") and whether the document requires it; undocumented fields; what a shape ' +
+      'inferred from the first record alone gets wrong. Paths of different operations are refused, nothing sent.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        paths: {
+          type: 'array',
+          items: { type: 'string' },
+          minItems: 2,
+          maxItems: 10,
+          uniqueItems: true,
+          description: 'Paths of records of one operation, e.g. ["/meters/mtr_1", "/meters/mtr_2"].',
+        },
+        query: { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean'] }, description: 'Query parameters added to every path, e.g. {"limit": 5}.' },
+      },
+      required: ['paths'],
+      additionalProperties: false,
+    },
+    outputSchema: {
+      type: 'object',
+      properties: {
+        operation: { type: 'object' },
+        probes: { type: 'array' },
+        fields: { type: 'array' },
+        undocumentedFields: { type: 'array' },
+        inferredFromFirst: { type: 'object' },
+      },
+      required: ['operation', 'probes'],
+    },
+    // destructiveHint and idempotentHint only mean something when readOnlyHint is false (MCP 2025-11-25, ToolAnnotations).
+    annotations: { title: 'Sample records of one operation', readOnlyHint: true, openWorldHint: true },
+    handler: probeSampleTool,
   },
 ];
 
@@ -854,10 +1027,8 @@ export function createHandler(config: Config, options: { fetch?: typeof fetch; d
         if (args === null || typeof args !== 'object' || Array.isArray(args)) {
           return { ...failure(`\`arguments\` for ${name} must be an object, got ${describeType(args)}.`) };
         }
-        const unknown = Object.keys(args).filter((key) => !Object.hasOwn(tool.inputSchema.properties as object, key));
-        if (unknown.length) {
-          return { ...failure(`Unknown argument${unknown.length > 1 ? 's' : ''} for ${name}: ${unknown.join(', ')}. It takes: ${Object.keys(tool.inputSchema.properties as object).join(', ')}.`) };
-        }
+        const problem = argumentProblem(tool, args as Record<string, unknown>);
+        if (problem) return { ...failure(problem) };
         const called = await tool.handler(args as Record<string, unknown>, { config, redact, documents, log: probeLog, fetch: options.fetch, signal });
         if (olderThan(negotiated, '2025-06-18')) delete called.structuredContent;
         return { ...called };
@@ -936,6 +1107,51 @@ export function createHandler(config: Config, options: { fetch?: typeof fetch; d
       while (pending.size) await Promise.allSettled([...pending]);
     },
   };
+}
+
+/**
+ * Checks a tool's arguments against that tool's own `inputSchema` with the schema checks of
+ * `validate.ts` (JSON Schema 2020-12), so what `tools/list` declares and what is accepted cannot
+ * disagree (issue 6). Every inputSchema closes its object (`additionalProperties: false`), so unknown
+ * names are caught by the same check. Bad arguments are tool failures (MCP 2025-11-25, Tools, Error Handling).
+ * @param args The call's `arguments`, already known to be an object.
+ * @returns `undefined` when the arguments conform; else the failure text, in words: unknown names as
+ *   `Unknown argument for probe: method. It takes: path, query.`, other problems after
+ *   `Refused, nothing was sent:` one sentence each, naming the argument (`paths[0]`), what is wrong, and
+ *   the first time an argument is named, its description from the schema.
+ */
+function argumentProblem(tool: Tool, args: Record<string, unknown>): string | undefined {
+  const findings = check({}, tool.inputSchema, args).filter((finding) => finding.severity === 'error');
+  if (findings.length === 0) return undefined;
+  const properties = (tool.inputSchema.properties ?? {}) as Record<string, { description?: string }>;
+  // Unknown names in the order the client wrote them.
+  const unknown = Object.keys(args).filter((key) => findings.some((finding) => finding.kind === 'undocumented' && finding.path === instancePath([key])));
+  const sentences: string[] = [];
+  const described = new Set<string>();
+  for (const finding of findings) {
+    if (finding.kind === 'undocumented' && unknown.some((key) => finding.path === instancePath([key]))) continue;
+    const shown = finding.path.startsWith('$.') ? finding.path.slice(2) : finding.path.slice(1);
+    const top = /^[A-Za-z_][A-Za-z0-9_]*/.exec(shown)?.[0] ?? '';
+    let sentence = `\`${shown}\` `;
+    if (finding.kind === 'missing') sentence += 'is required';
+    else if (finding.kind === 'wrongType') sentence += `must be ${withArticle(finding.expected ?? 'another type')}, got ${withArticle(finding.actual ?? 'another type')}`;
+    else sentence += finding.message;
+    const description = properties[top]?.description;
+    if (description && !described.has(top)) {
+      described.add(top);
+      sentence += ` (${top}: ${description.replace(/\.$/, '')})`;
+    }
+    sentences.push(`${sentence}.`);
+  }
+  const unknownText = unknown.length ? `Unknown argument${unknown.length > 1 ? 's' : ''} for ${tool.name}: ${unknown.join(', ')}. It takes: ${Object.keys(properties).join(', ')}.` : '';
+  if (sentences.length === 0) return unknownText;
+  return `Refused, nothing was sent: ${[...sentences, unknownText].filter(Boolean).join(' ')}`;
+}
+
+/** `string` -> `a string`, `integer` -> `an integer`, `null` -> `null`; a JSON type name as a noun phrase. */
+function withArticle(type: string): string {
+  if (type === 'null') return 'null';
+  return `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
 }
 
 class RpcError extends Error {

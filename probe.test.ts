@@ -353,7 +353,7 @@ describe('createHandler (dispatch)', () => {
 
   it('answers an unknown tool with -32602 and lists the tools', async () => {
     assert.deepEqual(await handler.handleMessage({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'delete_everything', arguments: {} } }), {
-      jsonrpc: '2.0', id: 3, error: { code: -32602, message: 'Unknown tool: delete_everything. Available: probe, field_presence, compare_fixture.' },
+      jsonrpc: '2.0', id: 3, error: { code: -32602, message: 'Unknown tool: delete_everything. Available: probe, field_presence, compare_fixture, probe_sample.' },
     });
   });
 
@@ -361,9 +361,9 @@ describe('createHandler (dispatch)', () => {
     const replies: any[] = [];
     for (const args of [{}, { path: '/x', method: 'DELETE' }, { path: 7 }]) replies.push(await handler.handleMessage({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'probe', arguments: args } }));
     assert.deepEqual(replies.map((reply) => [reply.result.isError, reply.result.content[0].text]), [
-      [true, 'Refused, nothing was sent: `path` is required: the path after the base URL, such as "/meters/mtr_1".'],
+      [true, 'Refused, nothing was sent: `path` is required (path: Path after the base URL, with a single leading "/", e.g. "/meters/mtr_1" or "/meters?status=active").'],
       [true, 'Unknown argument for probe: method. It takes: path, query.'],
-      [true, 'Refused, nothing was sent: `path` must be a string such as "/meters/mtr_1", got a number.'],
+      [true, 'Refused, nothing was sent: `path` must be a string, got an integer (path: Path after the base URL, with a single leading "/", e.g. "/meters/mtr_1" or "/meters?status=active").'],
     ]);
   });
 
