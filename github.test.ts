@@ -14,6 +14,7 @@ import type { Finding, ResponseCheck } from './validate.ts';
 import { recordedGets, start } from './github-replay.ts';
 import type { RecordedGet } from './github-replay.ts';
 import { githubDescriptionPath } from './fixture-documents.ts';
+import { forAjv } from './ajv-oracle.ts';
 
 const GITHUB_DOC = githubDescriptionPath();
 const AJV_ID = 'https://openapi-probe.invalid/api.github.com.json';
@@ -31,28 +32,6 @@ function isObj(v: unknown): v is Obj {
 }
 
 // ---------------------------------------------------------------- ajv side
-
-/**
- * A copy of the document that ajv reads with OAS 3.0.3 meaning: siblings of `$ref` are dropped (OAS 3.0.3
- * Reference Object: "additional properties SHALL be ignored"; ajv 8 would apply them), and `nullable`
- * without `type` is dropped (it widens nothing, OAS 3.0.3 Schema Object; ajv refuses to compile it).
- * Values of data keywords are left alone.
- */
-function forAjv(doc: unknown): unknown {
-  const DATA = new Set(['example', 'examples', 'default', 'enum', 'const']);
-  const walk = (node: unknown, inMap: boolean): unknown => {
-    if (Array.isArray(node)) return node.map((n) => walk(n, false));
-    if (!isObj(node)) return node;
-    if (!inMap && typeof node.$ref === 'string') return { $ref: node.$ref };
-    const out: Obj = {};
-    for (const [k, v] of Object.entries(node)) {
-      if (!inMap && k === 'nullable' && node.type === undefined) continue;
-      out[k] = !inMap && DATA.has(k) ? v : walk(v, !inMap && (k === 'properties' || k === 'schemas' || k === 'paths' || k === 'responses' || k === 'content'));
-    }
-    return out;
-  };
-  return walk(doc, false);
-}
 
 /**
  * Our verdict in ajv's terms. A response is invalid when validate.ts reports a failed JSON Schema assertion:
