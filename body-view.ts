@@ -96,7 +96,8 @@ export type Selector = { segments: (string | number)[]; shown: string } | { prob
 export function parseSelect(select: string): Selector {
   if (select === '' || select === '$') return { segments: [], shown: '$' };
   if (select.startsWith('/')) {
-    const segments = select.slice(1).split('/').map((token) => unescapePointerToken(token));
+    // An all-digit token indexes an array; `selectPart` also reads it as a member name of an object.
+    const segments = select.slice(1).split('/').map((token) => unescapePointerToken(token)).map((token) => (/^(0|[1-9]\d{0,8})$/.test(token) ? Number(token) : token));
     return { segments, shown: instancePath(segments) };
   }
   if (!select.startsWith('$')) return { problem: `\`select\` ${JSON.stringify(select)} is neither an instance path ("$.items[0]") nor a JSON Pointer ("/items/0").` };

@@ -142,7 +142,7 @@ export function decodeBody(held: Uint8Array, contentType: string | null, options
       decoder = new TextDecoder('utf-8');
       notes.push(`The charset ${JSON.stringify(charset)} is unknown (WHATWG Encoding); decoded as UTF-8.`);
     }
-    text = decoder.decode(bytes);
+    text = decoder.encoding === 'windows-1252' ? decodeWindows1252(bytes) : decoder.decode(bytes);
   }
   const finish = (decoded: DecodedBody): DecodedBody => {
     if (decoded.note) notes.push(decoded.note);
@@ -207,6 +207,19 @@ function decodeJsonLines(text: string, contentType: string | null, options: Deco
     warnings,
     records,
   };
+}
+
+/** WHATWG index-windows-1252 for bytes 0x80 to 0x9F; the other bytes are their own code points. */
+const WINDOWS_1252 = '\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f'
+  + '\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178';
+
+/**
+ * Decodes windows-1252, the encoding WHATWG gives the labels `iso-8859-1`, `latin1`, `ascii` and
+ * `windows-1252`. Written out because Node 20's TextDecoder reads it as ISO-8859-1 (0x93 as U+0093,
+ * not a curly quote); Node 22 and later agree with this table.
+ */
+function decodeWindows1252(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1').replace(/[\u0080-\u009f]/g, (character) => WINDOWS_1252[character.charCodeAt(0) - 0x80]!);
 }
 
 /** Strict UTF-8 decoding; undefined when the bytes are not UTF-8. */

@@ -546,7 +546,7 @@ async function probeTool(args: Record<string, unknown>, context: ToolContext): P
       cut: view.cut,
       bytes: view.bytes,
       note: [
-        selector && !part.found ? `\`select\` ${selector.shown} matched nothing (${(part as { problem: string }).problem}); body is null.` : selector ? `Only ${selector.shown} is shown.` : '',
+        selector && !part.found ? `\`select\` ${selector.shown} matched nothing (${(part as { problem: string }).problem.replace(/\.$/, '')}); body is null.` : selector ? `Only ${selector.shown} is shown.` : '',
         view.cut ? `Cut to fit PROBE_MAX_BYTES (${config.maxBytes} bytes): arrays, objects and strings end where marked ("… 27 more items"). The body is ${probed.bytes} bytes; use \`select\` ("$.items[3]" or "/items/3") to see one part whole.` : '',
         probed.truncated ? '' : 'Findings cover the whole body.',
       ].filter(Boolean).join(' '),
