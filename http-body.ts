@@ -222,6 +222,12 @@ function decodeWindows1252(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1').replace(/[\u0080-\u009f]/g, (character) => WINDOWS_1252[character.charCodeAt(0) - 0x80]!);
 }
 
+/** The member name of the string literal text[start, end), unescaped only when it holds a backslash. */
+function memberName(text: string, start: number, end: number): string {
+  const raw = text.slice(start + 1, end - 1);
+  return raw.includes('\\') ? (JSON.parse(text.slice(start, end)) as string) : raw;
+}
+
 /** Strict UTF-8 decoding; undefined when the bytes are not UTF-8. */
 function utf8Text(bytes: Uint8Array): string | undefined {
   try {
@@ -284,9 +290,15 @@ export function scanJson(text: string, redact: (text: string) => string = (value
     }
   };
   /** Scans a string literal starting at `index` (a quote); returns false on a grammar error. */
+  const plainRun = /[^"\\\u0000-\u001f]*/y;
   const scanString = (): boolean => {
     index++;
     while (index < length) {
+      // Skip a run of ordinary characters in one step.
+      plainRun.lastIndex = index;
+      plainRun.exec(text);
+      index = plainRun.lastIndex;
+      if (index >= length) break;
       const code = text.charCodeAt(index);
       if (code === 0x22) {
         index++;
@@ -349,7 +361,7 @@ export function scanJson(text: string, redact: (text: string) => string = (value
         const keyStart = index;
         if (!scanString()) return fail('malformed string');
         const frame = stack[stack.length - 1]!;
-        frame.key = JSON.parse(text.slice(keyStart, index)) as string;
+        frame.key = memberName(text, keyStart, index);
         skipSpace();
         if (text.charCodeAt(index) !== 0x3a) return fail('expected ":"');
         index++;
@@ -412,7 +424,7 @@ export function scanJson(text: string, redact: (text: string) => string = (value
         if (text.charCodeAt(index) !== 0x22) return fail('expected a member name in quotes');
         const keyStart = index;
         if (!scanString()) return fail('malformed string');
-        frame.key = JSON.parse(text.slice(keyStart, index)) as string;
+        frame.key = memberName(text, keyStart, index);
         skipSpace();
         if (text.charCodeAt(index) !== 0x3a) return fail('expected ":"');
         index++;
