@@ -667,7 +667,8 @@ export const TOOLS: readonly Tool[] = [
     title: 'Probe the API (read-only GET)',
     description:
       'Sends one GET to the configured API (there is no other method) and returns status, content type, body size in bytes, ' +
-      'whether the body was cut at the byte budget, and the body (parsed JSON when complete). When an OpenAPI document is configured, ' +
+      'whether the body was cut at the read budget, and the body (parsed JSON when complete; a large body comes back as a view cut to ' +
+      'fit, marked "… 27 more items"; `select` such as "$.items[3]" returns one part whole). When an OpenAPI document is configured, ' +
       'the response is checked against the operation the path matches: `findings` lists missing required fields, wrong types, enum ' +
       'violations and fields the document never mentions, each at an instance path such as $.items[0].id. The API key is added by ' +
       'the server and never shown. `path` is relative to the base URL, e.g. "/meters/mtr_1"; absolute URLs, "//host", backslashes ' +
