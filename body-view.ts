@@ -66,12 +66,12 @@ export function fitView(value: unknown, maxBytes: number): BodyView {
   if (whole <= maxBytes) return { value, cut: false, bytes: whole };
   if (typeof value === 'string') {
     const marker = ` more characters`;
-    // Leave room for the marker and the JSON escapes of the kept text.
-    let characters = Math.max(0, Math.floor(maxBytes / 2));
+    // Start from the budget less room for the marker, then shrink by the measured ratio (escapes and multi-byte characters).
+    let characters = Math.max(0, maxBytes - 40);
     let shown = cutString(value, characters);
-    while (characters > 0 && jsonBytes(shown) > maxBytes) {
-      characters = Math.floor(characters * 0.8);
-      shown = cutString(value, characters);
+    for (let bytes = jsonBytes(shown); characters > 0 && bytes > maxBytes; bytes = jsonBytes(shown)) {
+      characters = Math.min(characters - 1, Math.floor((characters * (maxBytes - 40)) / bytes));
+      shown = cutString(value, Math.max(0, characters));
     }
     if (jsonBytes(shown) > maxBytes) shown = `… ${value.length}${marker}`.slice(0, Math.max(0, maxBytes - 2));
     return { value: shown, cut: true, bytes: jsonBytes(shown) };

@@ -80,6 +80,8 @@ describe('bodies as the API sent them (issue 7)', () => {
       '/meters/m1': send(200, { 'content-type': 'application/json' }, caseFile('45-probe-duplicate-json-member-names').input.response.body_text),
       '/unparsable': send(200, { 'content-type': 'application/json' }, `{"n": ${KEY}}`),
       '/dup-key': send(200, { 'content-type': 'application/json' }, `{"id":"m1","id":"${KEY}"}`),
+      '/utf16': send(200, { 'content-type': 'text/plain; charset=utf-16le' }, Buffer.from('Grüße €', 'utf16le')),
+      '/klingon': send(200, { 'content-type': 'text/plain; charset=x-klingon' }, 'qapla\''),
     });
   });
   after(() => api.close());
@@ -95,6 +97,15 @@ describe('bodies as the API sent them (issue 7)', () => {
       [500, '<p>“quote” cafe é</p>', undefined],
       [200, { name: 'café' }, 'JSON is always UTF-8 (RFC 8259, 8.1); the charset label iso-8859-1 is ignored.'],
     ]);
+  });
+
+  it('case 39: decodes UTF-16 text, and falls back to UTF-8 with a note for an unknown charset', async () => {
+    const results = [];
+    for (const path of ['/utf16', '/klingon']) {
+      const { structuredContent: result } = await callProbe({ API_BASE_URL: api.url }, { path });
+      results.push([result.body, result.note]);
+    }
+    assert.deepEqual(results, [['Grüße €', undefined], ["qapla'", 'The charset "x-klingon" is unknown (WHATWG Encoding); decoded as UTF-8.']]);
   });
 
   it('case 39: skips a UTF-8 byte order mark before JSON and says so', async () => {
@@ -192,7 +203,14 @@ describe('check the whole body, return what fits (issue 6)', () => {
   const items = Array.from({ length: 400 }, (_, index) => ({ id: `r${index}`, value: index === 350 ? 'high' : index, label: 'x'.repeat(20) }));
   const page = JSON.stringify({ items });
   before(async () => {
-    api = await listen({ '/readings': send(200, { 'content-type': 'application/json' }, page) });
+    const wrong = JSON.stringify({ items: Array.from({ length: 300 }, (_, index) => ({ id: index, value: index })) });
+    api = await listen({
+      '/readings': (req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(req.url?.endsWith('?wrong') ? wrong : page);
+      },
+      '/long-text': send(200, { 'content-type': 'text/plain' }, 'z'.repeat(5000)),
+    });
   });
   after(() => api.close());
   const env = () => ({ API_BASE_URL: api.url, OPENAPI_DOC: `${HERE}fixtures/documents/bodies.json` });
@@ -238,6 +256,16 @@ describe('check the whole body, return what fits (issue 6)', () => {
     const result = called.structuredContent;
     assert.deepEqual([result.truncated, result.validated, Buffer.byteLength(JSON.stringify(result.body)) <= 1024, result.note], [true, false, true,
       `Body longer than 2048 bytes (PROBE_CHECK_MAX_BYTES); cut there and not parsed or checked. Probe a smaller resource (a page size or filter parameter), or raise PROBE_CHECK_MAX_BYTES; PROBE_MAX_BYTES (1024) only limits what is shown. Its last ${redactor(KEY).withheld} characters are withheld whatever they are (marked ${WITHHELD_MARK}), so a cut never shows the start of the API key.`]);
+  });
+
+  it('lists the first 200 findings of a whole body and counts them all', async () => {
+    const { structuredContent: result } = await callProbe(env(), { path: '/readings?wrong' });
+    assert.deepEqual([result.findingCount, result.findings.length, result.findings[199].path, result.matchesContract], [300, 200, '$.items[199].id', false]);
+  });
+
+  it('cuts a long text body to PROBE_MAX_BYTES, marked with the characters left out', async () => {
+    const { structuredContent: result } = await callProbe({ ...env(), PROBE_MAX_BYTES: '1000' }, { path: '/long-text' });
+    assert.deepEqual([result.body, result.view.cut, result.truncated], [`${'z'.repeat(960)}… 4040 more characters`, true, false]);
   });
 
   it('fits views by size alone: arrays, objects and strings cut with what was left out', () => {
