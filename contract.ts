@@ -5,6 +5,7 @@
  */
 import { check, checkResponse, escapePointerToken, fieldPresence, inferShape, isJsonMediaType, schemaFor } from './validate.ts';
 import type { FieldPresence, Finding } from './validate.ts';
+import type { BodyWarning } from './http-body.ts';
 import { matchOperation } from './openapi-document.ts';
 import type { LoadedDocument, Operation, PathMatch } from './openapi-document.ts';
 
@@ -21,6 +22,10 @@ export type ProbedResponse = {
   body: unknown;
   /** Set when the body could not be read as the media type says (binary, cut, unparsable JSON). */
   note?: string;
+  /** Remarks about the JSON text itself (duplicate names, changed numbers, depth): added to the findings as they are. */
+  warnings?: BodyWarning[];
+  /** Line-framed JSON (NDJSON, JSON Lines, json-seq): each record parsed; checked one by one against the schema. */
+  records?: { line: number; value?: unknown; problem?: string }[];
 };
 
 /** The operation's key in session memory: `GET /meters/{meterId}`. */
@@ -61,8 +66,20 @@ export function findOperation(loaded: LoadedDocument, basePrefix: string, reques
  * unparsable or too deep is not checked (`validated: false` and why). An empty body is judged by
  * what the document declares for the status: nothing (fine) or content (a `missing` finding at `$`).
  * `matchesContract` is given once there is a verdict: checked with no `error` finding.
+ * Line-framed JSON (`records`) is checked record by record against the media type's schema, each
+ * finding's path prefixed with the record's index (`$[2].id`); a record that does not parse is an
+ * `error` finding of kind `wrongType` at `$[n]`. The body's own `warnings` (RFC 8259: duplicate
+ * names, changed numbers, depth) follow the schema findings.
  */
 export function judge(loaded: LoadedDocument, operation: Operation, probed: ProbedResponse): Record<string, unknown> {
+  const verdict = judgeBody(loaded, operation, probed);
+  if (!probed.warnings?.length) return verdict;
+  const findings = [...((verdict.findings as (Finding | BodyWarning)[] | undefined) ?? []), ...probed.warnings];
+  return { ...verdict, findings };
+}
+
+function judgeBody(loaded: LoadedDocument, operation: Operation, probed: ProbedResponse): Record<string, unknown> {
+  if (probed.records && !probed.truncated) return judgeRecords(loaded, operation, probed, probed.records);
   if (probed.truncated) {
     return { validated: false, validationNote: 'The body was truncated, so it was not checked: a cut-off JSON text says nothing about the contract.' };
   }
@@ -112,6 +129,28 @@ export function judge(loaded: LoadedDocument, operation: Operation, probed: Prob
     findings,
     ...(validated || errors ? { matchesContract: validated && !errors } : {}),
   };
+}
+
+/** Checks line-framed JSON record by record (NDJSON, JSON Lines, json-seq; case 40). */
+function judgeRecords(loaded: LoadedDocument, operation: Operation, probed: ProbedResponse, records: NonNullable<ProbedResponse['records']>): Record<string, unknown> {
+  const findings: Finding[] = [];
+  let schemaPath: string | undefined;
+  for (let index = 0; index < records.length; index++) {
+    const record = records[index]!;
+    const at = `$[${index}]`;
+    if (record.problem !== undefined) {
+      findings.push({ kind: 'wrongType', severity: 'error', path: at, schemaPath: schemaPath ?? '', expected: 'one JSON text', actual: 'text that does not parse', message: `line ${record.line} is not JSON: ${record.problem}` });
+      continue;
+    }
+    const checked = checkResponse(loaded.doc, 'GET', operation.pathTemplate, { status: probed.status, contentType: probed.contentType ?? undefined, body: record.value });
+    if (!checked.validated) {
+      return { validated: false, validationNote: `The records could not be checked: ${checked.reason}`, findings: checked.findings };
+    }
+    schemaPath ??= checked.target?.schemaPath;
+    for (const finding of checked.findings) findings.push({ ...finding, path: finding.path.replace(/^\$/, at) });
+  }
+  const errors = findings.some((finding) => finding.severity === 'error');
+  return { validated: true, ...(schemaPath ? { schemaPath } : {}), findings, matchesContract: !errors };
 }
 
 /** The response entry for a status: exact code, then `NXX`, then `default` (OpenAPI 3.0.3, Responses Object). */

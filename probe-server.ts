@@ -14,12 +14,21 @@ import { join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { pathToFileURL } from 'node:url';
 import type { Readable, Writable } from 'node:stream';
-import { compareWithFixture, check, instancePath, isJsonMediaType, mediaTypeEssence } from './validate.ts';
+import { compareWithFixture, check, instancePath } from './validate.ts';
 import type { Finding, FixtureDiff } from './validate.ts';
 import { createDocumentSource, checkPathParams } from './openapi-document.ts';
 import { analyzeSample, findOperation, judge, operationKey, resolveOperation, summarize } from './contract.ts';
 import type { SampleRecord } from './contract.ts';
 import type { DocumentSource, LoadedDocument, Operation } from './openapi-document.ts';
+import { decodeBody, MAX_BODY_DEPTH } from './http-body.ts';
+import type { BodyWarning } from './http-body.ts';
+import { redactor, displaySource, hideSourceSecrets, NO_REDACTION, WITHHELD_MARK } from './redaction.ts';
+import type { Redactor } from './redaction.ts';
+import { fitView, parseSelect, selectPart } from './body-view.ts';
+import type { Selector } from './body-view.ts';
+
+export { redactor, displaySource, MAX_BODY_DEPTH };
+export type { Redactor };
 
 // ───────────────────────────── 1. Logic ─────────────────────────────
 
@@ -42,6 +51,12 @@ export const PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '202
 /** Upper bound for `PROBE_MAX_BYTES`, in bytes: keeps every stdout line far below the 10 MiB at which real clients drop the connection. */
 export const MAX_BODY_BUDGET = 512 * 1024;
 
+/** Default of `PROBE_CHECK_MAX_BYTES`, in bytes: a body up to this size is read whole and checked (issue 6). */
+export const DEFAULT_CHECK_BUDGET = 8 * 1024 * 1024;
+
+/** Upper bound for `PROBE_CHECK_MAX_BYTES`, in bytes: per-probe memory stays a few times this. */
+export const MAX_CHECK_BUDGET = 64 * 1024 * 1024;
+
 export type Config = {
   /** The API's base URL; its path prefix (such as `/v2`) is kept in every probe. */
   baseUrl: URL;
@@ -50,8 +65,10 @@ export type Config = {
   apiKeyHeader?: string;
   /** Path or http(s) URL of the OpenAPI document, if any. */
   openapiDoc?: string;
-  /** Body budget per probe, in bytes. */
+  /** What of the body goes back to the agent, per probe, in bytes of JSON (`PROBE_MAX_BYTES`). */
   maxBytes: number;
+  /** How much of the body is read and checked, per probe, in bytes (`PROBE_CHECK_MAX_BYTES`); memory is bounded by it. */
+  checkMaxBytes: number;
   /** Time limit per probe (connect, headers and body), in ms. */
   timeoutMs: number;
   /** How long a document fetched from a URL is reused, in ms. */
@@ -61,8 +78,9 @@ export type Config = {
 /**
  * Reads the configuration from environment variables: `API_BASE_URL` (required, absolute http(s)
  * URL, may carry a path prefix), `API_KEY`, `API_KEY_HEADER`, `OPENAPI_DOC` (default `openapi.json`
- * in `cwd` when that file exists), `PROBE_MAX_BYTES` (default 16384, at most 524288),
- * `PROBE_TIMEOUT_MS` (default 15000), `OPENAPI_TTL_S` (default 60).
+ * in `cwd` when that file exists), `PROBE_MAX_BYTES` (bytes returned to the agent, default 16384,
+ * at most 524288), `PROBE_CHECK_MAX_BYTES` (bytes read and checked, default 8388608, at most
+ * 67108864, at least `PROBE_MAX_BYTES`), `PROBE_TIMEOUT_MS` (default 15000), `OPENAPI_TTL_S` (default 60).
  * @throws Error with a message naming the variable, the value (never the key) and what it must be.
  */
 export function readConfig(env: Record<string, string | undefined>, cwd = process.cwd()): Config {
@@ -90,12 +108,18 @@ export function readConfig(env: Record<string, string | undefined>, cwd = proces
     // Without a document probes still work, unchecked.
     if (existsSync(join(cwd, 'openapi.json'))) openapiDoc = join(cwd, 'openapi.json');
   }
+  const maxBytes = readInteger(env, 'PROBE_MAX_BYTES', 16384, 1, MAX_BODY_BUDGET);
+  const checkMaxBytes = readInteger(env, 'PROBE_CHECK_MAX_BYTES', Math.max(DEFAULT_CHECK_BUDGET, maxBytes), 1, MAX_CHECK_BUDGET);
+  if (checkMaxBytes < maxBytes) {
+    throw new Error(`PROBE_CHECK_MAX_BYTES (${checkMaxBytes}) must be at least PROBE_MAX_BYTES (${maxBytes}): the body is read and checked before a view of it is returned`);
+  }
   return {
     baseUrl,
     apiKey: readKey(env.API_KEY),
     apiKeyHeader: header,
     openapiDoc,
-    maxBytes: readInteger(env, 'PROBE_MAX_BYTES', 16384, 1, MAX_BODY_BUDGET),
+    maxBytes,
+    checkMaxBytes,
     timeoutMs: readInteger(env, 'PROBE_TIMEOUT_MS', 15000, 1, 600000),
     documentTtlMs: readInteger(env, 'OPENAPI_TTL_S', 60, 0, 86400) * 1000,
   };
@@ -164,9 +188,25 @@ export function buildProbeUrl(base: URL, path: unknown, query?: unknown): UrlDec
   const relative = path.startsWith('/') ? path : `/${path}`;
   const queryStart = relative.indexOf('?');
   const pathname = queryStart === -1 ? relative : relative.slice(0, queryStart);
+  if (/%(?:c0|c1)|%e0%[89]|%f0%8/i.test(path)) {
+    return { refusal: `\`path\` ${JSON.stringify(path)} holds an overlong UTF-8 percent-encoding (such as %c0%ae for "." or %c0%af for "/"), which lenient decoders read as a dot or slash; it is refused. Percent-encode characters as their shortest UTF-8 bytes.` };
+  }
+  if (/%25(?:25)*(?:2f|5c)/i.test(path)) {
+    return { refusal: `\`path\` ${JSON.stringify(path)} holds a percent-encoded "%" that decodes to a slash or backslash (%252f, %255c) on a backend that decodes twice; it is refused. Name the resource directly.` };
+  }
   for (const segment of pathname.split('/')) {
+    // Tomcat and Spring drop a ";parameter" from a segment before normalising, so "..;x" is "..".
+    const named = segment.split(';')[0]!;
+    let decoded = named;
+    for (let round = 0; round < 4 && /%25/i.test(decoded); round++) decoded = decoded.replace(/%25/gi, '%');
     if (isDotSegment(segment)) {
       return { refusal: `\`path\` ${JSON.stringify(path)} has the dot segment "${segment}", which would climb out of the API's base path; name the resource directly.` };
+    }
+    if (isDotSegment(named)) {
+      return { refusal: `\`path\` ${JSON.stringify(path)} has the segment "${segment}", which Tomcat and Spring read as the dot segment "${named}" (a ";parameter" is dropped before normalising) and which would climb out of the API's base path; name the resource directly.` };
+    }
+    if (isDotSegment(decoded)) {
+      return { refusal: `\`path\` ${JSON.stringify(path)} has the segment "${segment}", a dot segment percent-encoded twice (%252e), which a backend that decodes twice reads as "${decoded.replace(/%2e/gi, '.')}" and which would climb out of the API's base path; name the resource directly.` };
     }
   }
   if (query !== undefined && (query === null || typeof query !== 'object' || Array.isArray(query))) {
@@ -182,14 +222,17 @@ export function buildProbeUrl(base: URL, path: unknown, query?: unknown): UrlDec
   // Query text is appended, never re-serialized: the path's own query goes out as the agent wrote it
   // (URLSearchParams would turn `?flag` into `?flag=` and %20 into +).
   const extra: string[] = [];
-  const named = new Set(url.searchParams.keys());
-  for (const pair of base.search.slice(1).split('&')) {
-    if (pair && !named.has(new URLSearchParams(pair).keys().next().value ?? '')) extra.push(pair);
+  // The base URL's query (`?tenant=acme`) is part of the configuration: always sent, never overridden.
+  const fixed = new Set(new URLSearchParams(base.search).keys());
+  for (const name of url.searchParams.keys()) {
+    if (fixed.has(name)) return { refusal: `\`path\` ${JSON.stringify(path)} sets the query parameter "${name}", which API_BASE_URL fixes; it cannot be overridden. Leave it out.` };
   }
+  for (const pair of base.search.slice(1).split('&')) if (pair) extra.push(pair);
   for (const [name, value] of Object.entries((query ?? {}) as Record<string, unknown>)) {
     if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
       return { refusal: `\`query.${name}\` must be a string (or number or boolean), got ${describeType(value)}.` };
     }
+    if (fixed.has(name)) return { refusal: `\`query.${name}\` is fixed by API_BASE_URL and cannot be overridden; leave it out.` };
     extra.push(`${encodeURIComponent(name)}=${encodeURIComponent(String(value))}`);
   }
   if (extra.length) url.search = [url.search.slice(1), ...extra].filter(Boolean).join('&');
@@ -234,8 +277,12 @@ export type ProbeResult = {
   body: unknown;
   /** For a 3xx: where the API points. Redirects are never followed. */
   location?: string;
-  /** Set when something about the body needs saying (binary, cut, JSON that does not parse). */
+  /** Set when something about the body needs saying (binary, cut, JSON that does not parse, a broken content coding). */
   note?: string;
+  /** Remarks about the JSON text itself (duplicate names, changed numbers, depth), each at an instance path. */
+  warnings?: BodyWarning[];
+  /** Line-framed JSON (NDJSON, JSON Lines): each record parsed, for the record-by-record check; never shown. */
+  records?: { line: number; value?: unknown; problem?: string }[];
 };
 
 /** A probe failure the agent can act on (timeout, refused connection, DNS); the message names URL and cause. */
@@ -245,18 +292,24 @@ export class ProbeError extends Error {}
  * Sends one GET and reads at most `maxBytes` of the body (plus one network chunk, to know whether
  * it ended), counting decoded bytes as they stream: a chunked, gzip-inflated or endless body costs
  * no more than a few budgets of memory (RFC 9110, 8.4 and 8.6: Content-Length counts bytes on the
- * wire, not decoded ones, so it is never trusted). Redirects are not followed.
+ * wire, not decoded ones, so it is never trusted). Redirects are not followed. The body is decoded
+ * by `decodeBody` (http-body.ts): charset, JSON always UTF-8, warnings about the JSON text. A body
+ * whose content coding breaks while it is read (`Content-Encoding: gzip` over plain bytes) is a
+ * result with the status, the content type, `body: null` and a note naming the coding problem: the
+ * API answered (RFC 9110, 8.4; case 41).
  * @param url The absolute URL from `buildProbeUrl`.
  * @param options.headers Request headers (the key among them).
  * @param options.timeoutMs Limit for the whole exchange, in ms.
- * @param options.maxBytes Body budget, in bytes.
+ * @param options.maxBytes Read budget, in bytes (the server passes `PROBE_CHECK_MAX_BYTES`).
+ * @param options.cutNote The note of a body cut at the budget; default names `maxBytes`.
+ * @param options.redact Applied to values quoted in warnings before they are shortened.
  * @param options.fetch Injected fetch (tests); default the global one.
  * @param options.signal Aborts the probe (MCP cancellation).
- * @throws ProbeError naming the URL and the cause, on timeout, DNS or connection failure.
+ * @throws ProbeError naming the URL and the cause, on timeout, DNS or connection failure before the status line.
  */
 export async function probe(
   url: URL,
-  options: { headers: Record<string, string>; timeoutMs: number; maxBytes: number; fetch?: typeof fetch; signal?: AbortSignal },
+  options: { headers: Record<string, string>; timeoutMs: number; maxBytes: number; cutNote?: string; redact?: Redactor; fetch?: typeof fetch; signal?: AbortSignal },
 ): Promise<ProbeResult> {
   const controller = new AbortController();
   let timedOut = false;
@@ -274,12 +327,25 @@ export async function probe(
       redirect: 'manual',
       signal: controller.signal,
     });
-    const { held, bytes, truncated } = await readCapped(response, options.maxBytes);
+    const { held, bytes, truncated, failure } = await readCapped(response, options.maxBytes);
+    if (failure && (timedOut || options.signal?.aborted)) throw failure;
     const contentType = response.headers.get('content-type');
     const result: ProbeResult = { url: shown, status: response.status, contentType, bytes, truncated, body: null };
     const location = response.headers.get('location');
     if (location !== null && response.status >= 300 && response.status < 400) result.location = location;
-    Object.assign(result, decodeBody(held, contentType, truncated, options.maxBytes));
+    const contentEncoding = response.headers.get('content-encoding');
+    if (failure) {
+      const cause = networkCause(failure).replace(/\.$/, '');
+      result.note = contentEncoding
+        ? `The body could not be decoded: it is labelled Content-Encoding ${contentEncoding}, but decoding failed after ${bytes} byte(s) (${cause}). The API sent a wrong Content-Encoding header or a broken stream; the raw bytes cannot be recovered through the decoder, so the body is not shown or checked.`
+        : `The connection broke after ${bytes} byte(s) of the body (${cause}); the status and headers above are what the API sent, the body is not shown or checked.`;
+      return result;
+    }
+    const decoded = decodeBody(held, contentType, { truncated, maxBytes: options.maxBytes, cutNote: options.cutNote, redact: options.redact?.text, contentEncoding });
+    result.body = decoded.body;
+    if (decoded.note) result.note = decoded.note;
+    if (decoded.warnings?.length) result.warnings = decoded.warnings;
+    if (decoded.records) result.records = decoded.records;
     return result;
   } catch (error) {
     if (timedOut) throw new ProbeError(`GET ${shown} timed out after ${options.timeoutMs} ms (PROBE_TIMEOUT_MS). The API may be slow or unreachable; try again, or raise PROBE_TIMEOUT_MS.`);
@@ -291,27 +357,34 @@ export async function probe(
   }
 }
 
-async function readCapped(response: Response, maxBytes: number): Promise<{ held: Uint8Array; bytes: number; truncated: boolean }> {
+/** Reads at most `maxBytes` (plus one chunk); an error while reading is returned as `failure` with what arrived before it. */
+async function readCapped(response: Response, maxBytes: number): Promise<{ held: Uint8Array; bytes: number; truncated: boolean; failure?: unknown }> {
   const chunks: Uint8Array[] = [];
   let bytes = 0;
   let truncated = false;
+  let failure: unknown;
   if (response.body) {
     const reader = response.body.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      bytes += value.byteLength;
-      chunks.push(value);
-      if (bytes > maxBytes) {
-        truncated = true;
-        // Stop reading: the rest of the body is never pulled off the socket.
-        await reader.cancel().catch(() => {});
-        break;
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        bytes += value.byteLength;
+        chunks.push(value);
+        if (bytes > maxBytes) {
+          truncated = true;
+          // Stop reading: the rest of the body is never pulled off the socket.
+          await reader.cancel().catch(() => {});
+          break;
+        }
       }
+    } catch (error) {
+      failure = error;
+      await reader.cancel().catch(() => {});
     }
   }
   const all = Buffer.concat(chunks);
-  return { held: truncated ? cutAtCharBoundary(all, maxBytes) : all, bytes, truncated };
+  return { held: truncated ? cutAtCharBoundary(all, maxBytes) : all, bytes, truncated, ...(failure === undefined ? {} : { failure }) };
 }
 
 /** Cuts a UTF-8 buffer at `limit` bytes without splitting a character. */
@@ -328,36 +401,6 @@ function cutAtCharBoundary(buffer: Uint8Array, limit: number): Uint8Array {
   return buffer.subarray(0, end);
 }
 
-const TEXTUAL = /^(text\/|application\/(.*[+/])?(json|xml|javascript|x-www-form-urlencoded|yaml|x-yaml|graphql)$|application\/problem\+json$)/;
-
-function decodeBody(held: Uint8Array, contentType: string | null, truncated: boolean, maxBytes: number): { body: unknown; note?: string } {
-  const type = mediaTypeEssence(contentType);
-  if (type && !TEXTUAL.test(type)) {
-    return { body: null, note: `Binary body (${type}), not shown.` };
-  }
-  const text = new TextDecoder().decode(held);
-  if (truncated) {
-    return { body: text, note: `Body longer than ${maxBytes} bytes (PROBE_MAX_BYTES); cut there and not parsed or checked. Probe a smaller resource (a page size or filter parameter) to see it whole.` };
-  }
-  if (held.length === 0) return { body: '' };
-  if (isJsonMediaType(contentType) || type === '') {
-    try {
-      const parsed: unknown = JSON.parse(text);
-      if (nestingDepth(parsed) > MAX_BODY_DEPTH) {
-        return { body: text, note: `The JSON body nests deeper than ${MAX_BODY_DEPTH} levels; shown as text and not checked.` };
-      }
-      const inexact = inexactNumbers(text);
-      return inexact.length ? { body: parsed, note: `${inexact.length} number(s) cannot be held exactly in a double and are shown changed (${inexact.slice(0, 3).join(', ')}): read such ids as strings or BigInt.` } : { body: parsed };
-    } catch (error) {
-      if (isJsonMediaType(contentType)) return { body: text, note: `Content-Type says JSON but the body does not parse: ${(error as Error).message}.` };
-    }
-  }
-  return { body: text };
-}
-
-/** How deep parsed JSON may nest before it is returned as text: deeper values overflow the stack of JSON.stringify and the checks. */
-export const MAX_BODY_DEPTH = 256;
-
 /** Depth of nested arrays and objects, counted without recursion. */
 function nestingDepth(value: unknown): number {
   let deepest = 0;
@@ -370,24 +413,6 @@ function nestingDepth(value: unknown): number {
     for (const inner of Object.values(current)) stack.push([inner, depth + 1]);
   }
   return deepest;
-}
-
-/**
- * Number literals of a JSON text that JSON.parse changes: integers beyond 2^53 (rounded) and values
- * beyond the double range (Infinity, shown as null). Returns `"9007199254740993 -> 9007199254740992"` rows.
- */
-function inexactNumbers(text: string): string[] {
-  const rows: string[] = [];
-  // Numbers outside strings: skip string literals, then look at each number token (RFC 8259, 6).
-  const token = /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
-  for (let match = token.exec(text); match; match = token.exec(text)) {
-    const literal = match[0];
-    if (literal.startsWith('"')) continue;
-    const parsed = Number(literal);
-    if (!Number.isFinite(parsed)) rows.push(`${literal} -> null`);
-    else if (/^-?\d{16,}$/.test(literal) && BigInt(literal) !== BigInt(parsed)) rows.push(`${literal} -> ${parsed}`);
-  }
-  return rows;
 }
 
 function networkCause(error: unknown): string {
@@ -408,88 +433,6 @@ function networkCause(error: unknown): string {
   }
   if (code) return `${cause?.message ?? 'network error'} (${code})`;
   return cause?.message ?? (error as Error)?.message ?? String(error);
-}
-
-/** Removes the API key from data that came from the API, and from what the server writes; see `redactor`. */
-export type Redactor = {
-  /** Every occurrence of the key, in any of the forms `redactor` lists, replaced by `[redacted]`. */
-  text(text: string): string;
-  /**
-   * A copy of a JSON value with `text` applied to every string value, and a number that spells the
-   * key replaced; booleans and null untouched. With `keys`, object keys too: for data from the API.
-   */
-  value<T>(value: T, keys?: boolean): T;
-  /** `text`, then a cut-off start of the key (4 characters or more, in any form) at the very end replaced too. */
-  tail(text: string): string;
-  /**
-   * A JSON-RPC message with `text` applied to the strings of a tool result's `content` and
-   * `structuredContent` and of an error's `message`, never to protocol fields (`jsonrpc`, `id`,
-   * `type`...). Defence in depth behind the redaction of API data at its source; skipped for keys
-   * shorter than 8 characters, which would match ordinary words of the server's own text.
-   */
-  message<T>(message: T): T;
-};
-
-const NO_REDACTION: Redactor = { text: (input) => input, value: (input) => input, tail: (input) => input, message: (input) => input };
-
-/** The ways one character of the key can be written in text that has been escaped or encoded. */
-function characterForms(character: string): string[] {
-  const literal = character.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
-  const hex = (value: number, width: number) => [...value.toString(16).padStart(width, '0')].map((digit) => (/[a-f]/.test(digit) ? `[${digit}${digit.toUpperCase()}]` : digit)).join('');
-  const forms = new Set([literal]);
-  // Percent-encoding of its UTF-8 bytes, either case of hex (RFC 3986, 2.1); a space as '+' (forms).
-  forms.add([...Buffer.from(character, 'utf8')].map((byte) => `%${hex(byte, 2)}`).join(''));
-  if (character === ' ') forms.add('\\+');
-  // JSON: \uXXXX for any character (RFC 8259, 7); quote, backslash and solidus escaped once or twice.
-  forms.add([...character].map((unit) => `\\\\u${hex(unit.charCodeAt(0), 4)}`).join(''));
-  if (character === '"' || character === '/') forms.add(`\\\\${literal}`).add(`\\\\\\\\\\\\${literal}`);
-  if (character === '\\') forms.add('\\\\\\\\').add('\\\\\\\\\\\\\\\\');
-  return [...forms];
-}
-
-/**
- * Builds the redactor for the API key. The key is never put into output on purpose; this catches an
- * API that echoes it. It matches the key written in any mix of these forms: plain; percent-encoded
- * with either case of hex, or `+` for a space; JSON-escaped once or twice (`\"`, `\\`, `\/`, `\uXXXX`).
- * It works on string values, never on serialized JSON, so no key, however short, can corrupt a message.
- * @param secret The key, already trimmed; undefined or empty gives a redactor that changes nothing.
- */
-export function redactor(secret: string | undefined): Redactor {
-  if (!secret) return NO_REDACTION;
-  const characters = [...secret].map((character) => `(?:${characterForms(character).join('|')})`);
-  const whole = new RegExp(characters.join(''), 'g');
-  // A start of the key at the end of a text: 4 characters (fewer for a shorter key), then optionally more.
-  const minimum = Math.min(4, characters.length - 1);
-  let optional = '';
-  for (let index = characters.length - 2; index >= minimum; index--) optional = `(?:${characters[index]}${optional})?`;
-  const cut = minimum > 0 ? new RegExp(`${characters.slice(0, minimum).join('')}${optional}$`) : undefined;
-  const text = (input: string) => input.replace(whole, '[redacted]');
-  const value = <T,>(input: T, keys = false): T => {
-    if (typeof input === 'string') return text(input) as T;
-    if (typeof input === 'number' && String(input) === secret) return '[redacted]' as T;
-    if (Array.isArray(input)) return input.map((inner) => value(inner, keys)) as T;
-    if (input !== null && typeof input === 'object') {
-      // fromEntries defines own properties, so a body key "__proto__" stays a key.
-      return Object.fromEntries(Object.entries(input).map(([key, inner]) => [keys ? text(key) : key, value(inner, keys)])) as T;
-    }
-    return input;
-  };
-  const tail = (input: string) => {
-    const out = text(input);
-    return cut ? out.replace(cut, '[redacted]') : out;
-  };
-  const message = <T,>(input: T): T => {
-    if (secret.length < 8 || input === null || typeof input !== 'object') return input;
-    const copy = { ...(input as Record<string, any>) };
-    if (copy.result && typeof copy.result === 'object') {
-      copy.result = { ...copy.result };
-      if (Array.isArray(copy.result.content)) copy.result.content = copy.result.content.map((block: Record<string, unknown>) => (typeof block?.text === 'string' ? { ...block, text: text(block.text) } : block));
-      if (copy.result.structuredContent) copy.result.structuredContent = value(copy.result.structuredContent);
-    }
-    if (copy.error && typeof copy.error.message === 'string') copy.error = { ...copy.error, message: text(copy.error.message) };
-    return copy as T;
-  };
-  return { text, value, tail, message };
 }
 
 /** A complete JSON 2xx body seen by a probe in this session, kept for `field_presence` and `compare_fixture`. */
@@ -601,17 +544,26 @@ async function loadDocumentState(context: ToolContext): Promise<DocumentState> {
   try {
     return { loaded: await context.documents.get() };
   } catch (error) {
-    return { problem: `The OpenAPI document could not be loaded, so the response was not checked: ${(error as Error).message}` };
+    // The message may name OPENAPI_DOC; its password or token never goes out (issue 8).
+    return { problem: `The OpenAPI document could not be loaded, so the response was not checked: ${hideSourceSecrets((error as Error).message, context.config.openapiDoc)}` };
   }
 }
+
+/** At most this many findings are listed in a probe's result; `findingCount` then gives them all. */
+const MAX_FINDINGS_SHOWN = 200;
+
+/** Bodies larger than this (bytes) are checked but not kept in session memory, which holds up to 250 bodies. */
+const REMEMBER_MAX_BYTES = 1024 * 1024;
 
 async function probeTool(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
   const decision = buildProbeUrl(context.config.baseUrl, args.path, args.query);
   if ('refusal' in decision) return failure(`Refused, nothing was sent: ${decision.refusal}`);
+  const selector = args.select === undefined ? undefined : typeof args.select === 'string' ? parseSelect(args.select) : { problem: `\`select\` must be a string such as "$.items[0]" or "/items/0", got ${describeType(args.select)}.` };
+  if (selector && 'problem' in selector) return failure(`Refused, nothing was sent: ${selector.problem}`);
   // Marked in flight before the first await, so a field_presence handled right after this call waits for it.
   const finish = context.log.begin([destinationOf(decision.url, context.config)]);
   try {
-    return await sendProbe(decision, context);
+    return await sendProbe(decision, context, selector);
   } finally {
     finish();
   }
@@ -627,7 +579,7 @@ function destinationOf(url: URL, config: Config): Destination {
  * accepted: sends the GET, redacts, judges the response against the document, remembers a complete
  * JSON 2xx body. Returns the tool result: isError for a network failure or an HTTP status >= 400.
  */
-async function sendProbe(decision: { url: URL }, context: ToolContext): Promise<ToolResult> {
+async function sendProbe(decision: { url: URL }, context: ToolContext, selector?: Exclude<Selector, { problem: string }>): Promise<ToolResult> {
   const { config } = context;
   const headers: Record<string, string> = { accept: 'application/json, */*;q=0.5', 'user-agent': `${SERVER_INFO.name}/${SERVER_INFO.version}` };
   if (config.apiKey) {
@@ -636,19 +588,41 @@ async function sendProbe(decision: { url: URL }, context: ToolContext): Promise<
   }
   let probed: ProbeResult;
   try {
-    probed = await probe(decision.url, { headers, timeoutMs: config.timeoutMs, maxBytes: config.maxBytes, fetch: context.fetch, signal: context.signal });
+    const cutNote = `Body longer than ${config.checkMaxBytes} bytes (PROBE_CHECK_MAX_BYTES); cut there and not parsed or checked. Probe a smaller resource (a page size or filter parameter), or raise PROBE_CHECK_MAX_BYTES; PROBE_MAX_BYTES (${config.maxBytes}) only limits what is shown.`;
+    probed = await probe(decision.url, { headers, timeoutMs: config.timeoutMs, maxBytes: config.checkMaxBytes, cutNote, redact: context.redact, fetch: context.fetch, signal: context.signal });
   } catch (error) {
     if (error instanceof ProbeError) return failure(error.message);
     throw error;
   }
-  // Whatever the API sent is cleaned of the key here, before anything (findings, session memory) derives from it;
-  // a body cut at the budget may also end in the first characters of an echoed key.
+  // Whatever the API sent is cleaned of the key here, before anything (findings, notes, session memory) derives from
+  // it. A body cut at the budget may end in the first characters of an echoed key: its end is withheld whatever it
+  // holds, so what is shown never depends on whether a guess matches part of the key (issue 8, case 49).
   probed = context.redact.value(probed, true);
-  if (probed.truncated && typeof probed.body === 'string') probed.body = context.redact.tail(probed.body);
-  const structured: Record<string, unknown> = { ...probed };
+  if (probed.truncated && typeof probed.body === 'string' && context.redact.withheld > 0) {
+    probed.body = context.redact.tail(probed.body);
+    probed.note = `${probed.note ?? ''} Its last ${context.redact.withheld} characters are withheld whatever they are (marked ${WITHHELD_MARK}), so a cut never shows the start of the API key.`.trim();
+  }
+  const { records, warnings, ...shown } = probed;
+  const structured: Record<string, unknown> = { ...shown };
+  if (warnings?.length) structured.findings = warnings;
+  const part = selector ? (typeof probed.body === 'object' && probed.body !== null ? selectPart(probed.body, selector.segments) : { found: false as const, problem: 'the body is not parsed JSON' }) : { found: true as const, value: probed.body };
+  const view = fitView(part.found ? part.value : null, config.maxBytes);
+  structured.body = view.value;
+  if (selector || view.cut) {
+    structured.view = {
+      ...(selector ? { select: selector.shown, found: part.found } : {}),
+      cut: view.cut,
+      bytes: view.bytes,
+      note: [
+        selector && !part.found ? `\`select\` ${selector.shown} matched nothing (${(part as { problem: string }).problem.replace(/\.$/, '')}); body is null.` : selector ? `Only ${selector.shown} is shown.` : '',
+        view.cut ? `Cut to fit PROBE_MAX_BYTES (${config.maxBytes} bytes): arrays, objects and strings end where marked ("… 27 more items"). The body is ${probed.bytes} bytes; use \`select\` ("$.items[3]" or "/items/3") to see one part whole.` : '',
+        probed.truncated ? '' : 'Findings cover the whole body.',
+      ].filter(Boolean).join(' '),
+    };
+  }
   const relativePath = decision.url.pathname.slice(trimSlash(config.baseUrl.pathname).length) || '/';
   const seen: Seen = { path: relativePath + decision.url.search, status: probed.status, body: probed.body, at: new Date().toISOString() };
-  const remember = !probed.truncated && probed.status >= 200 && probed.status < 300 && probed.body !== null && typeof probed.body === 'object';
+  const remember = !probed.truncated && probed.bytes <= Math.max(config.maxBytes, REMEMBER_MAX_BYTES) && probed.status >= 200 && probed.status < 300 && probed.body !== null && typeof probed.body === 'object';
   const state = await loadDocumentState(context);
   if (!state.loaded) {
     structured.validated = false;
@@ -671,6 +645,12 @@ async function sendProbe(decision: { url: URL }, context: ToolContext): Promise<
   const parameterProblems = checkPathParams(loaded, match);
   if (parameterProblems.length) structured.parameterProblems = parameterProblems;
   Object.assign(structured, judge(loaded, match.operation, probed));
+  const findings = structured.findings as unknown[] | undefined;
+  if (findings && findings.length > MAX_FINDINGS_SHOWN) {
+    // A whole 8 MiB body can hold a finding per item: list the first ones, count them all, keep the line small.
+    structured.findingCount = findings.length;
+    structured.findings = findings.slice(0, MAX_FINDINGS_SHOWN);
+  }
   if (remember) context.log.add(operationKey(match.operation), seen);
   return result(structured, probed.status >= 400);
 }
@@ -825,15 +805,17 @@ export const TOOLS: readonly Tool[] = [
     title: 'Probe the API (read-only GET)',
     description:
       'Sends one GET to the configured API (the only method; the server adds the key and never shows it) and returns status, ' +
-      'content type, body bytes, whether the body was cut at the byte budget, and the body. With an OpenAPI document, `findings` ' +
-      'lists where the response breaks the matched operation\'s schema (missing required fields, wrong types, enum violations, ' +
-      'undocumented fields), each at an instance path such as $.items[0].id. Absolute URLs, "//host", backslashes and ".." are ' +
-      'refused. A field absent in one record may be optional: compare records with probe_sample.',
+      'content type, body bytes and the body (a large body as a view cut to fit, marked "… 27 more items"; `select` such as ' +
+      '"$.items[3]" returns one part whole). With an OpenAPI document, `findings` lists where the whole response breaks the ' +
+      'matched operation\'s schema (missing required fields, wrong types, enum violations, undocumented fields), each at an ' +
+      'instance path such as $.items[0].id. Absolute URLs, "//host", backslashes and ".." are refused. A field absent in one ' +
+      'record may be optional: compare records with probe_sample.',
     inputSchema: {
       type: 'object',
       properties: {
         path: { type: 'string', description: 'Path after the base URL, with a single leading "/", e.g. "/meters/mtr_1" or "/meters?status=active".' },
         query: { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean'] }, description: 'Query parameters to add, name to value, e.g. {"limit": 5}.' },
+        select: { type: 'string', description: 'Return only this part of the JSON body: "$.items[0]" or "/items/0". Findings still cover the whole body.' },
       },
       required: ['path'],
       additionalProperties: false,
@@ -847,6 +829,7 @@ export const TOOLS: readonly Tool[] = [
         bytes: { type: 'integer' },
         truncated: { type: 'boolean' },
         body: {},
+        view: { type: 'object', description: 'Present when `body` is a part (select) or was cut to PROBE_MAX_BYTES.' },
         findings: { type: 'array', items: FINDING_SCHEMA },
         matchesContract: { type: 'boolean' },
       },

@@ -312,8 +312,8 @@ describe('redactor', () => {
     assert.deepEqual(redactor('sk_live_9').value({ sk_live_9: { echo: 'Bearer sk_live_9' } }, true), { '[redacted]': { echo: 'Bearer [redacted]' } });
   });
 
-  it('redacts the start of the key at the end of a truncated text', () => {
-    assert.deepEqual([redactor('sk_canary_SECRET123').tail('Bearer sk_canary_SECRET12'), redactor('sk_canary_SECRET123').tail('Bearer sk_c')], ['Bearer [redacted]', 'Bearer [redacted]']);
+  it('withholds the end of a truncated text whatever it holds, so a key prefix and a wrong guess look alike (case 49)', () => {
+    assert.deepEqual([redactor('sk_canary_SECRET123').tail('Bearer sk_canary_SECRET12'), redactor('sk_canary_SECRET123').tail('Bearer sk_cxxx')], ['[…end withheld]', '[…end withheld]']);
   });
 });
 
@@ -347,7 +347,7 @@ describe('createHandler (dispatch)', () => {
     assert.deepEqual([probeTool.name, probeTool.annotations, Object.keys(probeTool.inputSchema.properties)], [
       'probe',
       { title: 'Probe the API (read-only GET)', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
-      ['path', 'query'],
+      ['path', 'query', 'select'],
     ]);
   });
 
@@ -362,7 +362,7 @@ describe('createHandler (dispatch)', () => {
     for (const args of [{}, { path: '/x', method: 'DELETE' }, { path: 7 }]) replies.push(await handler.handleMessage({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'probe', arguments: args } }));
     assert.deepEqual(replies.map((reply) => [reply.result.isError, reply.result.content[0].text]), [
       [true, 'Refused, nothing was sent: `path` is required (path: Path after the base URL, with a single leading "/", e.g. "/meters/mtr_1" or "/meters?status=active").'],
-      [true, 'Unknown argument for probe: method. It takes: path, query.'],
+      [true, 'Unknown argument for probe: method. It takes: path, query, select.'],
       [true, 'Refused, nothing was sent: `path` must be a string, got an integer (path: Path after the base URL, with a single leading "/", e.g. "/meters/mtr_1" or "/meters?status=active").'],
     ]);
   });
@@ -392,7 +392,7 @@ describe('createHandler (dispatch)', () => {
 
   it('treats inherited names such as __proto__ and toString as unknown arguments', async () => {
     const reply: any = await handler.handleMessage(JSON.parse('{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"probe","arguments":{"path":"/x","toString":1,"__proto__":{}}}}'));
-    assert.deepEqual([reply.result.isError, reply.result.content[0].text], [true, 'Unknown arguments for probe: toString, __proto__. It takes: path, query.']);
+    assert.deepEqual([reply.result.isError, reply.result.content[0].text], [true, 'Unknown arguments for probe: toString, __proto__. It takes: path, query, select.']);
   });
 
   it('answers a batch element by element', async () => {
@@ -733,10 +733,15 @@ describe('judging bodies (dispatch with an injected fetch)', () => {
 
   it('says which numbers JSON.parse changed', async () => {
     const result = await call(() => new Response('{"id":"j1","big":9007199254740993,"huge":1e400,"fine":12345}', { headers: { 'content-type': 'application/json' } }));
-    assert.deepEqual([result.body, result.note, result.matchesContract], [
+    // Issue 7 / case 45: the note became one warning per number, at its instance path.
+    assert.deepEqual([result.body, result.note, result.matchesContract, result.findings.filter((finding: any) => finding.kind === 'inexactNumber')], [
       { id: 'j1', big: 9007199254740992, huge: Infinity, fine: 12345 },
-      '2 number(s) cannot be held exactly in a double and are shown changed (9007199254740993 -> 9007199254740992, 1e400 -> null): read such ids as strings or BigInt.',
+      undefined,
       true,
+      [
+        { kind: 'inexactNumber', severity: 'warning', path: '$.big', rule: 'RFC 8259, 6', values: ['9007199254740993', '9007199254740992'], message: 'the number 9007199254740993 cannot be held exactly in a double and reads as 9007199254740992: read it as a string or BigInt' },
+        { kind: 'inexactNumber', severity: 'warning', path: '$.huge', rule: 'RFC 8259, 6', values: ['1e400', 'null'], message: 'the number 1e400 cannot be held exactly in a double and reads as null: read it as a string or BigInt' },
+      ],
     ]);
   });
 
@@ -817,7 +822,7 @@ describe('the API key', () => {
     const redact = redactor(key);
     const echoes = ['sk_live_ab\\/cd+e f', 'sk_live_ab/cd%2Be%20f', new URLSearchParams({ k: key }).toString(), `{"k":"${key}"}`];
     assert.deepEqual(echoes.map(redact.text), ['[redacted]', '[redacted]', 'k=[redacted]', '{"k":"[redacted]"}']);
-    assert.deepEqual([redact.tail('Bearer sk_live_ab%2Fc'), redactor('1234567890123').value({ k: 1234567890123 }, true)], ['Bearer [redacted]', { k: '[redacted]' }]);
+    assert.deepEqual([redact.tail('Bearer sk_live_ab%2Fc'), redactor('1234567890123').value({ k: 1234567890123 }, true)], ['[…end withheld]', { k: '[redacted]' }]);
   });
 
   it('appears in no byte of any stdout or stderr of this file\'s servers', () => {
