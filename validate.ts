@@ -4,6 +4,11 @@
 // JSON Pointers (RFC 6901) into the same document. A remote `$ref` yields an `unresolvedRef` finding; nothing
 // is ever fetched.
 import { isIPv4, isIPv6 } from 'node:net';
+import { escapePointerToken, follow, indexOperations, pickMediaType, resolvePointer, responseForStatus } from './openapi-document.ts';
+import type { Operation } from './openapi-document.ts';
+
+// The document core owns JSON Pointer, `$ref` following and media types; re-exported for existing callers.
+export { escapePointerToken, resolvePointer, isJsonMediaType, mediaTypeEssence, unescapePointerToken } from './openapi-document.ts';
 
 /** How much a finding matters; the table is `SEVERITY`. */
 export type Severity = 'error' | 'warning' | 'info';
@@ -67,25 +72,35 @@ export const SEVERITY = {
   format: 'info',
 } as const satisfies Record<FindingKind, Severity>;
 
-type Seg = string | number;
-type Obj = Record<string, unknown>;
+/** One step of an instance path: a property name or an array index. */
+type Segment = string | number;
+type JsonObject = Record<string, unknown>;
 type Dialect = '2.0' | '3.0' | '3.1';
 type Direction = 'response' | 'request';
 // `loops` caches, per $ref, the pointer chain when following it through pure `$ref`s loops (null: it does not).
-type Ctx = { doc: Obj; dialect: Dialect; direction: Direction; active: Set<string>; depth: number; loops: Map<string, string[] | null> };
-type Loc = { schema: unknown; sp: string };
+type Context = { doc: JsonObject; dialect: Dialect; direction: Direction; active: Set<string>; depth: number; loops: Map<string, string[] | null> };
+/** A schema and its schema path (JSON Pointer after `$ref`). */
+type SchemaLocation = { schema: unknown; schemaPath: string };
 /** The union of what a schema and its allOf branches document about one object (see `collect`). */
 type Documented = {
-  names: Map<string, Loc[]>;
-  patterns: { re: RegExp; loc: Loc }[];
-  additional: Loc[];          // additionalProperties schemas (a documented map)
+  names: Map<string, SchemaLocation[]>;
+  patterns: { re: RegExp; loc: SchemaLocation }[];
+  additional: SchemaLocation[];          // additionalProperties schemas (a documented map)
   open: boolean;              // additionalProperties true or a schema: any key is documented
   declares: boolean;          // properties/patternProperties/additionalProperties:false seen: keys are checked
   closedAt?: string;          // schema path of an additionalProperties:false
   required: Set<string>;
 };
+/**
+ * How a schema is applied at one instance location. `owner`: this schema owns the location and reports
+ * its undocumented / writeOnly / readOnly fields (a property's schema, the root; not an allOf branch or a
+ * `$ref` sibling, which only assert). `extra`: what enclosing schemas document beside oneOf/anyOf
+ * branches, merged into each branch's own union. `union`: the documented union already computed by the
+ * owner, passed to allOf branches so they check `required` scoping against the whole composition.
+ */
 type Mode = { owner: boolean; extra?: Documented; union?: Documented };
-type IF = Finding & { segs: Seg[] };
+/** A finding with its instance path as segments, for sorting before `path` is printed. */
+type InternalFinding = Finding & { segments: Segment[] };
 
 // Nesting limits that keep the walk within the default stack: deeper data is not checked further.
 const MAX_REF_DEPTH = 256;
@@ -93,7 +108,7 @@ const MAX_INSTANCE_DEPTH = 256;
 
 // ---------------------------------------------------------------- small helpers
 
-function isObj(v: unknown): v is Obj {
+function isObj(v: unknown): v is JsonObject {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
@@ -144,16 +159,6 @@ function deepEqual(a: unknown, b: unknown): boolean {
   return canonical(a) === canonical(b);
 }
 
-/** Escapes one JSON Pointer reference token: `~` becomes `~0`, then `/` becomes `~1` (RFC 6901, 3). */
-export function escapePointerToken(token: string): string {
-  return token.replace(/~/g, '~0').replace(/\//g, '~1');
-}
-
-/** Unescapes one JSON Pointer reference token: `~1` becomes `/`, then `~0` becomes `~`, so `~01` is `~1` (RFC 6901, 4). */
-export function unescapePointerToken(token: string): string {
-  return token.replace(/~1/g, '/').replace(/~0/g, '~');
-}
-
 function orList(items: string[]): string {
   if (items.length <= 1) return items.join('');
   return `${items.slice(0, -1).join(', ')} or ${items[items.length - 1]}`;
@@ -164,7 +169,7 @@ function show(v: unknown): string {
   return s.length > 80 ? `${s.slice(0, 77)}...` : s;
 }
 
-function compareSegs(a: Seg[], b: Seg[]): number {
+function compareSegments(a: Segment[], b: Segment[]): number {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {
     const x = a[i];
@@ -194,45 +199,7 @@ export function instancePath(segments: (string | number)[]): string {
   return out;
 }
 
-/**
- * Resolves a local JSON Pointer reference within a document (RFC 6901; as a URI fragment per RFC 6901
- * section 6, so `#/a%20b` is percent-decoded first). In each token `~1` becomes `/` and then `~0` becomes
- * `~`, so `~01` is the name `~1`. Array elements are addressed by decimal index.
- * @param ref `#`, `#/components/schemas/Pet`, or a bare pointer `/components/schemas/Pet`.
- * @returns The value pointed at (may be any JSON value).
- * @throws Error naming the pointer when it is not local (`other.yaml#/X`, `https://...`), is malformed,
- *   or points nowhere.
- */
-export function resolvePointer(doc: unknown, ref: string): unknown {
-  let pointer: string;
-  if (ref.startsWith('#')) {
-    try {
-      pointer = decodeURIComponent(ref.slice(1));
-    } catch {
-      throw new Error(`Cannot resolve \`${ref}\`: malformed percent-encoding in the URI fragment`);
-    }
-  } else if (ref === '' || ref.startsWith('/')) {
-    pointer = ref;
-  } else {
-    throw new Error(`Cannot resolve \`${ref}\`: not a local JSON Pointer (expected \`#/...\`); external references must be bundled first`);
-  }
-  if (pointer === '') return doc;
-  if (!pointer.startsWith('/')) throw new Error(`Cannot resolve \`${ref}\`: a JSON Pointer must start with \`/\``);
-  let node: unknown = doc;
-  for (const raw of pointer.slice(1).split('/')) {
-    const token = unescapePointerToken(raw);
-    if (Array.isArray(node) && /^(0|[1-9][0-9]*)$/.test(token) && Number(token) < node.length) {
-      node = node[Number(token)];
-    } else if (isObj(node) && hasOwn(node, token)) {
-      node = node[token];
-    } else {
-      throw new Error(`Cannot resolve \`${ref}\`: nothing at \`${token}\``);
-    }
-  }
-  return node;
-}
-
-function dialectOf(doc: Obj): Dialect {
+function dialectOf(doc: JsonObject): Dialect {
   const oa = doc.openapi;
   if (typeof oa === 'string' && oa.startsWith('3.0')) return '3.0';
   if (typeof oa === 'string') return '3.1';
@@ -240,22 +207,22 @@ function dialectOf(doc: Obj): Dialect {
   return '3.1'; // plain JSON Schema (e.g. inferShape output) reads as 2020-12
 }
 
-function mk(kind: FindingKind, segs: Seg[], schemaPath: string, message: string, extra?: Partial<Finding>): IF {
-  return { kind, severity: SEVERITY[kind], path: instancePath(segs), schemaPath, ...extra, message, segs };
+function makeFinding(kind: FindingKind, segments: Segment[], schemaPath: string, message: string, extra?: Partial<Finding>): InternalFinding {
+  return { kind, severity: SEVERITY[kind], path: instancePath(segments), schemaPath, ...extra, message, segments };
 }
 
-function finish(list: IF[]): Finding[] {
+function finish(list: InternalFinding[]): Finding[] {
   const seen = new Set<string>();
-  const unique: IF[] = [];
+  const unique: InternalFinding[] = [];
   for (const f of list) {
     const key = `${f.kind}\u0000${f.path}\u0000${f.message}`;
     if (seen.has(key)) continue;
     seen.add(key);
     unique.push(f);
   }
-  unique.sort((a, b) => compareSegs(a.segs, b.segs) || (a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : 0));
-  return unique.map(({ segs: _segs, ...f }) => {
-    void _segs;
+  unique.sort((a, b) => compareSegments(a.segments, b.segments) || (a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : 0));
+  return unique.map(({ segments: _segments, ...f }) => {
+    void _segments;
     return f;
   });
 }
@@ -270,8 +237,8 @@ function fails(f: Finding): boolean {
     (f.kind === 'undocumented' && /\/(additionalProperties|unevaluatedProperties)$/.test(f.schemaPath));
 }
 
-function addHint(list: IF[], segs: Seg[], kind: FindingKind, hint: string): IF[] {
-  const at = instancePath(segs);
+function addHint(list: InternalFinding[], segments: Segment[], kind: FindingKind, hint: string): InternalFinding[] {
+  const at = instancePath(segments);
   return list.map((f) => (f.kind === kind && f.path === at && !f.message.includes(hint) ? { ...f, message: f.message + hint } : f));
 }
 
@@ -313,7 +280,7 @@ function makeRegExp(p: string): RegExp | undefined {
  * additionalProperties, and those of every allOf branch after `$ref` (case 22: the undocumented check
  * uses the union of the composition). oneOf/anyOf branches are included only when `alternatives`.
  */
-function collect(ctx: Ctx, schema: unknown, sp: string, alternatives: boolean, acc: Documented, visited: Set<string>): void {
+function collect(ctx: Context, schema: unknown, schemaPath: string, alternatives: boolean, acc: Documented, visited: Set<string>): void {
   if (!isObj(schema)) return;
   if (typeof schema.$ref === 'string') {
     const ref = schema.$ref;
@@ -333,7 +300,7 @@ function collect(ctx: Ctx, schema: unknown, sp: string, alternatives: boolean, a
     acc.declares = true;
     for (const [k, v] of Object.entries(schema.properties)) {
       const list = acc.names.get(k) ?? [];
-      list.push({ schema: v, sp: `${sp}/properties/${escapePointerToken(k)}` });
+      list.push({ schema: v, schemaPath: `${schemaPath}/properties/${escapePointerToken(k)}` });
       acc.names.set(k, list);
     }
   }
@@ -341,41 +308,41 @@ function collect(ctx: Ctx, schema: unknown, sp: string, alternatives: boolean, a
     acc.declares = true;
     for (const [p, v] of Object.entries(schema.patternProperties)) {
       const re = makeRegExp(p);
-      if (re) acc.patterns.push({ re, loc: { schema: v, sp: `${sp}/patternProperties/${escapePointerToken(p)}` } });
+      if (re) acc.patterns.push({ re, loc: { schema: v, schemaPath: `${schemaPath}/patternProperties/${escapePointerToken(p)}` } });
     }
   }
   for (const kw of ['additionalProperties', 'unevaluatedProperties']) {
     const ap = schema[kw];
     if (ap === false) {
       acc.declares = true;
-      acc.closedAt ??= `${sp}/${kw}`;
+      acc.closedAt ??= `${schemaPath}/${kw}`;
     } else if (ap === true || isObj(ap)) {
       acc.open = true;
-      if (isObj(ap) && kw === 'additionalProperties') acc.additional.push({ schema: ap, sp: `${sp}/${kw}` });
+      if (isObj(ap) && kw === 'additionalProperties') acc.additional.push({ schema: ap, schemaPath: `${schemaPath}/${kw}` });
     }
   }
   if (Array.isArray(schema.required)) for (const r of schema.required) if (typeof r === 'string') acc.required.add(r);
-  if (Array.isArray(schema.allOf)) schema.allOf.forEach((b, i) => collect(ctx, b, `${sp}/allOf/${i}`, true, acc, visited));
+  if (Array.isArray(schema.allOf)) schema.allOf.forEach((b, i) => collect(ctx, b, `${schemaPath}/allOf/${i}`, true, acc, visited));
   if (alternatives) {
     for (const kw of ['oneOf', 'anyOf']) {
       const list = schema[kw];
-      if (Array.isArray(list)) list.forEach((b, i) => collect(ctx, b, `${sp}/${kw}/${i}`, true, acc, visited));
+      if (Array.isArray(list)) list.forEach((b, i) => collect(ctx, b, `${schemaPath}/${kw}/${i}`, true, acc, visited));
     }
   }
 }
 
-function documentedOf(ctx: Ctx, schema: unknown, sp: string, alternatives: boolean, extra: Loc[] = []): Documented {
+function documentedOf(ctx: Context, schema: unknown, schemaPath: string, alternatives: boolean, extra: SchemaLocation[] = []): Documented {
   const acc = emptyDocumented();
   const visited = new Set<string>();
-  collect(ctx, schema, sp, alternatives, acc, visited);
-  for (const e of extra) collect(ctx, e.schema, e.sp, true, acc, visited);
+  collect(ctx, schema, schemaPath, alternatives, acc, visited);
+  for (const e of extra) collect(ctx, e.schema, e.schemaPath, true, acc, visited);
   return acc;
 }
 
 /** Schema path of the first `flag: true` (readOnly / writeOnly) on a property schema, following $ref and allOf. */
-function flagAt(ctx: Ctx, schema: unknown, sp: string, flag: string, depth = 0): string | undefined {
+function flagAt(ctx: Context, schema: unknown, schemaPath: string, flag: string, depth = 0): string | undefined {
   if (!isObj(schema) || depth > 16) return undefined;
-  if (schema[flag] === true) return `${sp}/${flag}`;
+  if (schema[flag] === true) return `${schemaPath}/${flag}`;
   if (typeof schema.$ref === 'string') {
     try {
       const hit = flagAt(ctx, resolvePointer(ctx.doc, schema.$ref), schema.$ref, flag, depth + 1);
@@ -386,17 +353,17 @@ function flagAt(ctx: Ctx, schema: unknown, sp: string, flag: string, depth = 0):
   }
   if (Array.isArray(schema.allOf)) {
     for (let i = 0; i < schema.allOf.length; i++) {
-      const hit = flagAt(ctx, schema.allOf[i], `${sp}/allOf/${i}`, flag, depth + 1);
+      const hit = flagAt(ctx, schema.allOf[i], `${schemaPath}/allOf/${i}`, flag, depth + 1);
       if (hit) return hit;
     }
   }
   return undefined;
 }
 
-function scopedFlag(ctx: Ctx, u: Documented, name: string): string | undefined {
+function scopedFlag(ctx: Context, documented: Documented, name: string): string | undefined {
   const flag = ctx.direction === 'response' ? 'writeOnly' : 'readOnly';
-  for (const loc of u.names.get(name) ?? []) {
-    const hit = flagAt(ctx, loc.schema, loc.sp, flag);
+  for (const loc of documented.names.get(name) ?? []) {
+    const hit = flagAt(ctx, loc.schema, loc.schemaPath, flag);
     if (hit) return hit;
   }
   return undefined;
@@ -406,25 +373,25 @@ function scopedFlag(ctx: Ctx, u: Documented, name: string): string | undefined {
 
 const ANNOTATIONS = new Set(['description', 'summary', 'title', '$comment', 'example', 'examples', 'deprecated', 'default']);
 
-function evalSchema(ctx: Ctx, schema: unknown, sp: string, value: unknown, segs: Seg[], mode: Mode): IF[] {
+function evalSchema(ctx: Context, schema: unknown, schemaPath: string, value: unknown, segments: Segment[], mode: Mode): InternalFinding[] {
   if (schema === true || schema === undefined || schema === null) return [];
   if (schema === false) {
-    return [mk('wrongType', segs, sp, `is ${jsonType(value)}, but the schema is \`false\` and allows no value here`,
+    return [makeFinding('wrongType', segments, schemaPath, `is ${jsonType(value)}, but the schema is \`false\` and allows no value here`,
       { expected: 'nothing (schema false)', actual: jsonType(value) })];
   }
-  if (!isObj(schema) || segs.length > MAX_INSTANCE_DEPTH) return [];
+  if (!isObj(schema) || segments.length > MAX_INSTANCE_DEPTH) return [];
   const ref = schema.$ref;
-  if (typeof ref !== 'string') return evalNode(ctx, schema, sp, value, segs, mode, []);
+  if (typeof ref !== 'string') return evalNode(ctx, schema, schemaPath, value, segments, mode, []);
   if (!isPureRef(ctx, schema)) {
     // JSON Schema 2020-12 §8.2.3.1: $ref is an applicator beside its siblings, like one more allOf branch.
-    const fromRef = enterRef(ctx, ref, sp, value, segs, { owner: false, union: mode.union });
-    const rest: Obj = { ...schema };
+    const fromRef = enterRef(ctx, ref, schemaPath, value, segments, { owner: false, union: mode.union });
+    const rest: JsonObject = { ...schema };
     delete rest.$ref;
-    return [...fromRef, ...evalNode(ctx, rest, sp, value, segs, mode, [{ schema: { $ref: ref }, sp }])];
+    return [...fromRef, ...evalNode(ctx, rest, schemaPath, value, segments, mode, [{ schema: { $ref: ref }, schemaPath }])];
   }
-  let out = enterRef(ctx, ref, sp, value, segs, mode);
+  let out = enterRef(ctx, ref, schemaPath, value, segments, mode);
   if (value === null && ctx.dialect === '3.0' && schema.nullable === true) {
-    out = addHint(out, segs, 'wrongType', ' (`nullable: true` beside `$ref` has no effect in OpenAPI 3.0.3: siblings of $ref are ignored; the document likely omits null here, the API may be right)');
+    out = addHint(out, segments, 'wrongType', ' (`nullable: true` beside `$ref` has no effect in OpenAPI 3.0.3: siblings of $ref are ignored; the document likely omits null here, the API may be right)');
   }
   return out;
 }
@@ -433,7 +400,7 @@ function evalSchema(ctx: Ctx, schema: unknown, sp: string, value: unknown, segs:
  * Whether a `{$ref}` schema is nothing but the reference: OAS 3.0.3 and Swagger 2.0 ignore siblings of
  * `$ref`; in 2020-12 (§8.2.3.1) only annotation siblings leave it a pure reference.
  */
-function isPureRef(ctx: Ctx, schema: Obj): boolean {
+function isPureRef(ctx: Context, schema: JsonObject): boolean {
   return ctx.dialect !== '3.1' || !Object.keys(schema).some((k) => k !== '$ref' && !ANNOTATIONS.has(k));
 }
 
@@ -441,7 +408,7 @@ function isPureRef(ctx: Ctx, schema: Obj): boolean {
  * The pointer chain when following `ref` through schemas that are pure `$ref`s comes back to a pointer
  * already in the chain (A -> B -> A), so it never reaches a schema that asserts anything; else undefined.
  */
-function refLoop(ctx: Ctx, ref: string): string[] | undefined {
+function refLoop(ctx: Context, ref: string): string[] | undefined {
   const known = ctx.loops.get(ref);
   if (known !== undefined) return known ?? undefined;
   const chain = [ref];
@@ -466,145 +433,145 @@ function refLoop(ctx: Ctx, ref: string): string[] | undefined {
   return loop ?? undefined;
 }
 
-function enterRef(ctx: Ctx, ref: string, sp: string, value: unknown, segs: Seg[], mode: Mode): IF[] {
+function enterRef(ctx: Context, ref: string, schemaPath: string, value: unknown, segments: Segment[], mode: Mode): InternalFinding[] {
   if (!ref.startsWith('#')) {
-    return [mk('unresolvedRef', segs, sp, `was not checked: \`$ref: ${ref}\` is not a local JSON Pointer (external references must be bundled into the document)`)];
+    return [makeFinding('unresolvedRef', segments, schemaPath, `was not checked: \`$ref: ${ref}\` is not a local JSON Pointer (external references must be bundled into the document)`)];
   }
   let target: unknown;
   try {
     target = resolvePointer(ctx.doc, ref);
   } catch {
-    return [mk('unresolvedRef', segs, sp, `was not checked: \`$ref: ${ref}\` points nowhere in the document`)];
+    return [makeFinding('unresolvedRef', segments, schemaPath, `was not checked: \`$ref: ${ref}\` points nowhere in the document`)];
   }
   // A chain of nothing but $refs that loops (A -> B -> A) never reaches a schema: say so rather than pass.
   const loop = refLoop(ctx, ref);
   if (loop) {
-    return [mk('unresolvedRef', segs, sp, `was not checked: the $ref chain ${loop.join(' -> ')} loops without reaching a schema`)];
+    return [makeFinding('unresolvedRef', segments, schemaPath, `was not checked: the $ref chain ${loop.join(' -> ')} loops without reaching a schema`)];
   }
-  const key = `${ref}\u0000${JSON.stringify(segs)}`;
+  const key = `${ref}\u0000${JSON.stringify(segments)}`;
   // Same $ref at the same instance location again: a cycle that makes no progress (A -> B -> A).
   if (ctx.active.has(key) || ctx.depth > MAX_REF_DEPTH) return [];
   ctx.active.add(key);
   ctx.depth++;
   try {
-    return evalSchema(ctx, target, ref, value, segs, mode);
+    return evalSchema(ctx, target, ref, value, segments, mode);
   } finally {
     ctx.active.delete(key);
     ctx.depth--;
   }
 }
 
-function typeList(ctx: Ctx, s: Obj): string[] | undefined {
-  const t = s.type;
+function typeList(ctx: Context, schema: JsonObject): string[] | undefined {
+  const t = schema.type;
   let list: string[];
   if (typeof t === 'string') list = [t];
   else if (Array.isArray(t)) list = t.filter((x): x is string => typeof x === 'string');
   else return undefined;
   // OAS 3.0.3 Schema Object: nullable adds null to `type` in the same Schema Object only.
-  if (ctx.dialect === '3.0' && s.nullable === true && !list.includes('null')) list = [...list, 'null'];
-  if (ctx.dialect === '2.0' && s['x-nullable'] === true && !list.includes('null')) list = [...list, 'null'];
+  if (ctx.dialect === '3.0' && schema.nullable === true && !list.includes('null')) list = [...list, 'null'];
+  if (ctx.dialect === '2.0' && schema['x-nullable'] === true && !list.includes('null')) list = [...list, 'null'];
   return list;
 }
 
-function evalNode(ctx: Ctx, s: Obj, sp: string, value: unknown, segs: Seg[], mode: Mode, refParts: Loc[]): IF[] {
-  let out: IF[] = [];
-  const push = (f: IF): void => {
+function evalNode(ctx: Context, schema: JsonObject, schemaPath: string, value: unknown, segments: Segment[], mode: Mode, refParts: SchemaLocation[]): InternalFinding[] {
+  let out: InternalFinding[] = [];
+  const push = (f: InternalFinding): void => {
     out.push(f);
   };
 
   // type (JSON Schema 2020-12 §6.1.1)
-  const types = typeList(ctx, s);
+  const types = typeList(ctx, schema);
   let typeOk = true;
   if (types && types.length > 0 && !types.some((t) => matchesType(t, value))) {
     typeOk = false;
     const expected = orList(types);
     const actual = jsonType(value);
     let message = `is ${actual}, expected ${expected}`;
-    if (value === null && s.nullable === true && ctx.dialect === '3.1') {
+    if (value === null && schema.nullable === true && ctx.dialect === '3.1') {
       message += ` (\`nullable\` is not an OpenAPI 3.1 keyword; use type: ${JSON.stringify([...types, 'null'])}; the document likely omits null, the API may be right)`;
-    } else if (value === null && s.nullable === true && ctx.dialect === '2.0') {
+    } else if (value === null && schema.nullable === true && ctx.dialect === '2.0') {
       message += ' (Swagger 2.0 has no `nullable`; the vendor extension `x-nullable: true` is the usual spelling; the document likely omits null)';
     }
-    push(mk('wrongType', segs, `${sp}/type`, message, { expected, actual }));
+    push(makeFinding('wrongType', segments, `${schemaPath}/type`, message, { expected, actual }));
   }
 
   // enum / const: independent assertions (OAS 3.0.3 nullable does not extend enum; 2020-12 §6.1.2-3)
-  if (typeOk && Array.isArray(s.enum) && !s.enum.some((e) => deepEqual(e, value))) {
-    let message = `is ${show(value)}, not one of the allowed values ${show(s.enum)}`;
+  if (typeOk && Array.isArray(schema.enum) && !schema.enum.some((e) => deepEqual(e, value))) {
+    let message = `is ${show(value)}, not one of the allowed values ${show(schema.enum)}`;
     if (value === null) {
-      message = `is null, but the enum ${show(s.enum)} does not list null although the type allows null; ` +
+      message = `is null, but the enum ${show(schema.enum)} does not list null although the type allows null; ` +
         'the document probably omits null from the enum (nullable / a null type does not extend enum), so the API may be right';
     }
-    push(mk('enum', segs, `${sp}/enum`, message, { allowed: s.enum }));
+    push(makeFinding('enum', segments, `${schemaPath}/enum`, message, { allowed: schema.enum }));
   }
-  if (typeOk && hasOwn(s, 'const') && !deepEqual(s.const, value)) {
-    push(mk('enum', segs, `${sp}/const`, `is ${show(value)}, but the schema requires the constant ${show(s.const)}`, { allowed: [s.const] }));
+  if (typeOk && hasOwn(schema, 'const') && !deepEqual(schema.const, value)) {
+    push(makeFinding('enum', segments, `${schemaPath}/const`, `is ${show(value)}, but the schema requires the constant ${show(schema.const)}`, { allowed: [schema.const] }));
   }
 
-  if (typeof value === 'string') checkString(s, sp, value, segs, push);
-  if (typeof value === 'number') checkNumber(s, sp, value, segs, push);
-  if (Array.isArray(value)) checkArray(ctx, s, sp, value, segs, push);
+  if (typeof value === 'string') checkString(schema, schemaPath, value, segments, push);
+  if (typeof value === 'number') checkNumber(schema, schemaPath, value, segments, push);
+  if (Array.isArray(value)) checkArray(ctx, schema, schemaPath, value, segments, push);
 
   let union: Documented | undefined;
   if (isObj(value)) {
-    union = mode.union ?? mergeDocumented(mode.extra, documentedOf(ctx, s, sp, true, refParts));
-    checkObject(ctx, s, sp, value, segs, union, push);
+    union = mode.union ?? mergeDocumented(mode.extra, documentedOf(ctx, schema, schemaPath, true, refParts));
+    checkObject(ctx, schema, schemaPath, value, segments, union, push);
   }
 
   // allOf: every branch applies to the same instance; the undocumented check is the owner's, on the union.
   const branchMode: Mode = { owner: false, union };
-  if (Array.isArray(s.allOf)) {
-    s.allOf.forEach((b, i) => {
-      out.push(...evalSchema(ctx, b, `${sp}/allOf/${i}`, value, segs, branchMode));
+  if (Array.isArray(schema.allOf)) {
+    schema.allOf.forEach((b, i) => {
+      out.push(...evalSchema(ctx, b, `${schemaPath}/allOf/${i}`, value, segments, branchMode));
     });
   }
-  const hasAlternatives = Array.isArray(s.oneOf) || Array.isArray(s.anyOf);
+  const hasAlternatives = Array.isArray(schema.oneOf) || Array.isArray(schema.anyOf);
   for (const kw of ['oneOf', 'anyOf'] as const) {
-    if (!Array.isArray(s[kw])) continue;
+    if (!Array.isArray(schema[kw])) continue;
     const altMode: Mode = mode.owner && isObj(value)
-      ? { owner: true, extra: mergeDocumented(mode.extra, documentedOf(ctx, s, sp, false, refParts)) }
+      ? { owner: true, extra: mergeDocumented(mode.extra, documentedOf(ctx, schema, schemaPath, false, refParts)) }
       : branchMode;
-    out.push(...evalAlternatives(ctx, s, kw, sp, value, segs, altMode));
+    out.push(...evalAlternatives(ctx, schema, kw, schemaPath, value, segments, altMode));
   }
-  if (hasOwn(s, 'not')) {
-    const sub = evalSchema(ctx, s.not, `${sp}/not`, value, segs, branchMode);
+  if (hasOwn(schema, 'not')) {
+    const sub = evalSchema(ctx, schema.not, `${schemaPath}/not`, value, segments, branchMode);
     if (!sub.some(fails)) {
-      push(mk('constraint', segs, `${sp}/not`, 'matches the schema under `not`, which it must not match', { keyword: 'not' }));
+      push(makeFinding('constraint', segments, `${schemaPath}/not`, 'matches the schema under `not`, which it must not match', { keyword: 'not' }));
     }
   }
-  if (hasOwn(s, 'if') && (hasOwn(s, 'then') || hasOwn(s, 'else'))) {
-    const cond = evalSchema(ctx, s.if, `${sp}/if`, value, segs, branchMode);
+  if (hasOwn(schema, 'if') && (hasOwn(schema, 'then') || hasOwn(schema, 'else'))) {
+    const cond = evalSchema(ctx, schema.if, `${schemaPath}/if`, value, segments, branchMode);
     const branch = cond.some(fails) ? 'else' : 'then';
-    if (hasOwn(s, branch)) out.push(...evalSchema(ctx, s[branch], `${sp}/${branch}`, value, segs, branchMode));
+    if (hasOwn(schema, branch)) out.push(...evalSchema(ctx, schema[branch], `${schemaPath}/${branch}`, value, segments, branchMode));
   }
 
   // The owner of this instance location reports undocumented / writeOnly / readOnly fields once.
   if (mode.owner && union && isObj(value) && !hasAlternatives) {
-    checkDocumented(ctx, sp, value, segs, union, push);
+    checkDocumented(ctx, schemaPath, value, segments, union, push);
   }
-  if (value === null && ctx.dialect === '3.0' && s.nullable === true && s.type === undefined) {
-    out = addHint(out, segs, 'wrongType', ' (`nullable: true` only widens `type` in the same Schema Object, OAS 3.0.3; here it has no `type`, so the document likely omits null, the API may be right)');
+  if (value === null && ctx.dialect === '3.0' && schema.nullable === true && schema.type === undefined) {
+    out = addHint(out, segments, 'wrongType', ' (`nullable: true` only widens `type` in the same Schema Object, OAS 3.0.3; here it has no `type`, so the document likely omits null, the API may be right)');
   }
   return out;
 }
 
-function checkString(s: Obj, sp: string, v: string, segs: Seg[], push: (f: IF) => void): void {
-  const len = [...v].length; // code points, JSON Schema 2020-12 §6.3.1
-  if (typeof s.maxLength === 'number' && len > s.maxLength) {
-    push(mk('constraint', segs, `${sp}/maxLength`, `is ${len} characters long, more than maxLength ${s.maxLength}`, { keyword: 'maxLength' }));
+function checkString(schema: JsonObject, schemaPath: string, value: string, segments: Segment[], push: (f: InternalFinding) => void): void {
+  const len = [...value].length; // code points, JSON Schema 2020-12 §6.3.1
+  if (typeof schema.maxLength === 'number' && len > schema.maxLength) {
+    push(makeFinding('constraint', segments, `${schemaPath}/maxLength`, `is ${len} characters long, more than maxLength ${schema.maxLength}`, { keyword: 'maxLength' }));
   }
-  if (typeof s.minLength === 'number' && len < s.minLength) {
-    push(mk('constraint', segs, `${sp}/minLength`, `is ${len} characters long, fewer than minLength ${s.minLength}`, { keyword: 'minLength' }));
+  if (typeof schema.minLength === 'number' && len < schema.minLength) {
+    push(makeFinding('constraint', segments, `${schemaPath}/minLength`, `is ${len} characters long, fewer than minLength ${schema.minLength}`, { keyword: 'minLength' }));
   }
-  if (typeof s.pattern === 'string') {
-    const re = makeRegExp(s.pattern);
-    if (re && !re.test(v)) {
-      push(mk('constraint', segs, `${sp}/pattern`, `is ${show(v)}, which does not match the pattern ${show(s.pattern)}`, { keyword: 'pattern' }));
+  if (typeof schema.pattern === 'string') {
+    const re = makeRegExp(schema.pattern);
+    if (re && !re.test(value)) {
+      push(makeFinding('constraint', segments, `${schemaPath}/pattern`, `is ${show(value)}, which does not match the pattern ${show(schema.pattern)}`, { keyword: 'pattern' }));
     }
   }
-  if (typeof s.format === 'string') {
-    const problem = stringFormatProblem(s.format, v);
-    if (problem) push(mk('format', segs, `${sp}/format`, `is ${show(v)}, not a valid ${s.format} (${problem})`, { keyword: s.format }));
+  if (typeof schema.format === 'string') {
+    const problem = stringFormatProblem(schema.format, value);
+    if (problem) push(makeFinding('format', segments, `${schemaPath}/format`, `is ${show(value)}, not a valid ${schema.format} (${problem})`, { keyword: schema.format }));
   }
 }
 
@@ -616,78 +583,78 @@ function validDate(y: number, m: number, d: number): boolean {
 }
 
 /** Why a string fails a known format, or undefined (also for unknown formats, which are ignored). */
-function stringFormatProblem(format: string, v: string): string | undefined {
+function stringFormatProblem(format: string, value: string): string | undefined {
   switch (format) {
     case 'date-time': {
-      const m = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-](\d{2}):(\d{2}))$/.exec(v);
+      const m = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-](\d{2}):(\d{2}))$/.exec(value);
       if (!m) return 'RFC 3339 date-time, e.g. 2024-05-01T10:00:00Z';
       if (!validDate(+m[1], +m[2], +m[3]) || +m[4] > 23 || +m[5] > 59 || +m[6] > 60) return 'RFC 3339 date-time: a field is out of range';
       if (m[9] !== undefined && (+m[9] > 23 || +m[10] > 59)) return 'RFC 3339 date-time: the offset is out of range';
       return undefined;
     }
     case 'date': {
-      const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v);
+      const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
       if (!m) return 'RFC 3339 full-date, e.g. 2024-05-01';
       return validDate(+m[1], +m[2], +m[3]) ? undefined : 'RFC 3339 full-date: month or day out of range';
     }
     case 'email':
-      return /^[^\s@]+@[^\s@]+$/.test(v) ? undefined : 'RFC 5321 mailbox, e.g. user@example.com';
+      return /^[^\s@]+@[^\s@]+$/.test(value) ? undefined : 'RFC 5321 mailbox, e.g. user@example.com';
     case 'uuid':
-      return /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/.test(v) ? undefined : 'RFC 9562 UUID, 8-4-4-4-12 hex digits';
+      return /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/.test(value) ? undefined : 'RFC 9562 UUID, 8-4-4-4-12 hex digits';
     case 'uri':
-      return /^[A-Za-z][A-Za-z0-9+.-]*:[^\s]*$/.test(v) ? undefined : 'RFC 3986 absolute URI with a scheme';
+      return /^[A-Za-z][A-Za-z0-9+.-]*:[^\s]*$/.test(value) ? undefined : 'RFC 3986 absolute URI with a scheme';
     case 'ipv4':
-      return isIPv4(v) ? undefined : 'dotted-quad IPv4 address';
+      return isIPv4(value) ? undefined : 'dotted-quad IPv4 address';
     case 'ipv6':
-      return isIPv6(v) ? undefined : 'RFC 4291 IPv6 address';
+      return isIPv6(value) ? undefined : 'RFC 4291 IPv6 address';
     default:
       return undefined;
   }
 }
 
-function checkNumber(s: Obj, sp: string, v: number, segs: Seg[], push: (f: IF) => void): void {
+function checkNumber(schema: JsonObject, schemaPath: string, value: number, segments: Segment[], push: (f: InternalFinding) => void): void {
   const c = (keyword: string, message: string): void => {
-    push(mk('constraint', segs, `${sp}/${keyword}`, message, { keyword }));
+    push(makeFinding('constraint', segments, `${schemaPath}/${keyword}`, message, { keyword }));
   };
-  if (typeof s.minimum === 'number') {
-    if (s.exclusiveMinimum === true) { // OAS 3.0 / draft 4 boolean form
-      if (!(v > s.minimum)) c('exclusiveMinimum', `is ${v}, must be greater than ${s.minimum}`);
-    } else if (v < s.minimum) c('minimum', `is ${v}, less than minimum ${s.minimum}`);
+  if (typeof schema.minimum === 'number') {
+    if (schema.exclusiveMinimum === true) { // OAS 3.0 / draft 4 boolean form
+      if (!(value > schema.minimum)) c('exclusiveMinimum', `is ${value}, must be greater than ${schema.minimum}`);
+    } else if (value < schema.minimum) c('minimum', `is ${value}, less than minimum ${schema.minimum}`);
   }
-  if (typeof s.maximum === 'number') {
-    if (s.exclusiveMaximum === true) {
-      if (!(v < s.maximum)) c('exclusiveMaximum', `is ${v}, must be less than ${s.maximum}`);
-    } else if (v > s.maximum) c('maximum', `is ${v}, more than maximum ${s.maximum}`);
+  if (typeof schema.maximum === 'number') {
+    if (schema.exclusiveMaximum === true) {
+      if (!(value < schema.maximum)) c('exclusiveMaximum', `is ${value}, must be less than ${schema.maximum}`);
+    } else if (value > schema.maximum) c('maximum', `is ${value}, more than maximum ${schema.maximum}`);
   }
   // OAS 3.1 / JSON Schema 2020-12 number form
-  if (typeof s.exclusiveMinimum === 'number' && !(v > s.exclusiveMinimum)) c('exclusiveMinimum', `is ${v}, must be greater than ${s.exclusiveMinimum}`);
-  if (typeof s.exclusiveMaximum === 'number' && !(v < s.exclusiveMaximum)) c('exclusiveMaximum', `is ${v}, must be less than ${s.exclusiveMaximum}`);
-  if (typeof s.multipleOf === 'number' && s.multipleOf > 0) {
-    const q = v / s.multipleOf;
+  if (typeof schema.exclusiveMinimum === 'number' && !(value > schema.exclusiveMinimum)) c('exclusiveMinimum', `is ${value}, must be greater than ${schema.exclusiveMinimum}`);
+  if (typeof schema.exclusiveMaximum === 'number' && !(value < schema.exclusiveMaximum)) c('exclusiveMaximum', `is ${value}, must be less than ${schema.exclusiveMaximum}`);
+  if (typeof schema.multipleOf === 'number' && schema.multipleOf > 0) {
+    const q = value / schema.multipleOf;
     // A quotient that overflows (1e308 / 0.5) still decides for an integer value when 1 is a multiple of multipleOf.
     const ok = Number.isFinite(q)
       ? Math.abs(q - Math.round(q)) <= 1e-9 * Math.max(1, Math.abs(q))
-      : Number.isInteger(v) && Number.isInteger(1 / s.multipleOf);
-    if (!ok) c('multipleOf', `is ${v}, not a multiple of ${s.multipleOf}`);
+      : Number.isInteger(value) && Number.isInteger(1 / schema.multipleOf);
+    if (!ok) c('multipleOf', `is ${value}, not a multiple of ${schema.multipleOf}`);
   }
   // int32/int64 are ranges (OAS 3.0.3 Data Types); float/double constrain precision only, not sign (case 24).
-  if (s.format === 'int32' || s.format === 'int64') {
-    const [lo, hi] = s.format === 'int32' ? [-2147483648, 2147483647] : [-9223372036854775808, 9223372036854775807];
-    if (!Number.isInteger(v)) push(mk('format', segs, `${sp}/format`, `is ${v}, not an integer as ${s.format} requires`, { keyword: s.format }));
-    else if (v < lo || v > hi) push(mk('format', segs, `${sp}/format`, `is ${v}, outside the ${s.format} range ${lo}..${hi}`, { keyword: s.format }));
+  if (schema.format === 'int32' || schema.format === 'int64') {
+    const [lo, hi] = schema.format === 'int32' ? [-2147483648, 2147483647] : [-9223372036854775808, 9223372036854775807];
+    if (!Number.isInteger(value)) push(makeFinding('format', segments, `${schemaPath}/format`, `is ${value}, not an integer as ${schema.format} requires`, { keyword: schema.format }));
+    else if (value < lo || value > hi) push(makeFinding('format', segments, `${schemaPath}/format`, `is ${value}, outside the ${schema.format} range ${lo}..${hi}`, { keyword: schema.format }));
   }
 }
 
-function checkArray(ctx: Ctx, s: Obj, sp: string, v: unknown[], segs: Seg[], push: (f: IF) => void): void {
+function checkArray(ctx: Context, schema: JsonObject, schemaPath: string, value: unknown[], segments: Segment[], push: (f: InternalFinding) => void): void {
   const c = (keyword: string, message: string): void => {
-    push(mk('constraint', segs, `${sp}/${keyword}`, message, { keyword }));
+    push(makeFinding('constraint', segments, `${schemaPath}/${keyword}`, message, { keyword }));
   };
-  if (typeof s.maxItems === 'number' && v.length > s.maxItems) c('maxItems', `has ${v.length} items, more than maxItems ${s.maxItems}`);
-  if (typeof s.minItems === 'number' && v.length < s.minItems) c('minItems', `has ${v.length} items, fewer than minItems ${s.minItems}`);
-  if (s.uniqueItems === true) {
+  if (typeof schema.maxItems === 'number' && value.length > schema.maxItems) c('maxItems', `has ${value.length} items, more than maxItems ${schema.maxItems}`);
+  if (typeof schema.minItems === 'number' && value.length < schema.minItems) c('minItems', `has ${value.length} items, fewer than minItems ${schema.minItems}`);
+  if (schema.uniqueItems === true) {
     const seen = new Map<string, number>();
-    for (let i = 0; i < v.length; i++) {
-      const k = canonical(v[i]);
+    for (let i = 0; i < value.length; i++) {
+      const k = canonical(value[i]);
       const first = seen.get(k);
       if (first !== undefined) {
         c('uniqueItems', `has item ${i} equal to item ${first}, but uniqueItems is true`);
@@ -698,127 +665,127 @@ function checkArray(ctx: Ctx, s: Obj, sp: string, v: unknown[], segs: Seg[], pus
   }
   const own: Mode = { owner: true };
   let start = 0;
-  const tuple = Array.isArray(s.prefixItems) ? { list: s.prefixItems, kw: 'prefixItems' } : Array.isArray(s.items) ? { list: s.items, kw: 'items' } : undefined;
+  const tuple = Array.isArray(schema.prefixItems) ? { list: schema.prefixItems, kw: 'prefixItems' } : Array.isArray(schema.items) ? { list: schema.items, kw: 'items' } : undefined;
   if (tuple) {
     start = tuple.list.length;
-    for (let i = 0; i < Math.min(tuple.list.length, v.length); i++) {
-      for (const f of evalSchema(ctx, tuple.list[i], `${sp}/${tuple.kw}/${i}`, v[i], [...segs, i], own)) push(f);
+    for (let i = 0; i < Math.min(tuple.list.length, value.length); i++) {
+      for (const f of evalSchema(ctx, tuple.list[i], `${schemaPath}/${tuple.kw}/${i}`, value[i], [...segments, i], own)) push(f);
     }
   }
-  const rest = tuple?.kw === 'items' ? s.additionalItems : s.items;
+  const rest = tuple?.kw === 'items' ? schema.additionalItems : schema.items;
   const restKw = tuple?.kw === 'items' ? 'additionalItems' : 'items';
-  if (rest === false && v.length > start) {
-    c(restKw, `has ${v.length} items, but the schema allows only ${start}`);
+  if (rest === false && value.length > start) {
+    c(restKw, `has ${value.length} items, but the schema allows only ${start}`);
   } else if (rest !== undefined && !Array.isArray(rest)) {
-    for (let i = start; i < v.length; i++) {
-      for (const f of evalSchema(ctx, rest, `${sp}/${restKw}`, v[i], [...segs, i], own)) push(f);
+    for (let i = start; i < value.length; i++) {
+      for (const f of evalSchema(ctx, rest, `${schemaPath}/${restKw}`, value[i], [...segments, i], own)) push(f);
     }
   }
-  if (hasOwn(s, 'contains')) {
+  if (hasOwn(schema, 'contains')) {
     let n = 0;
-    for (let i = 0; i < v.length; i++) {
-      if (!evalSchema(ctx, s.contains, `${sp}/contains`, v[i], [...segs, i], own).some(fails)) n++;
+    for (let i = 0; i < value.length; i++) {
+      if (!evalSchema(ctx, schema.contains, `${schemaPath}/contains`, value[i], [...segments, i], own).some(fails)) n++;
     }
-    const min = typeof s.minContains === 'number' ? s.minContains : 1;
-    if (n < min) c(typeof s.minContains === 'number' ? 'minContains' : 'contains', `has ${n} items matching \`contains\`, fewer than ${min}`);
-    if (typeof s.maxContains === 'number' && n > s.maxContains) c('maxContains', `has ${n} items matching \`contains\`, more than maxContains ${s.maxContains}`);
+    const min = typeof schema.minContains === 'number' ? schema.minContains : 1;
+    if (n < min) c(typeof schema.minContains === 'number' ? 'minContains' : 'contains', `has ${n} items matching \`contains\`, fewer than ${min}`);
+    if (typeof schema.maxContains === 'number' && n > schema.maxContains) c('maxContains', `has ${n} items matching \`contains\`, more than maxContains ${schema.maxContains}`);
   }
 }
 
-function checkObject(ctx: Ctx, s: Obj, sp: string, v: Obj, segs: Seg[], union: Documented, push: (f: IF) => void): void {
-  const keys = Object.keys(v);
-  if (Array.isArray(s.required)) {
-    for (const name of s.required) {
-      if (typeof name !== 'string' || hasOwn(v, name)) continue;
+function checkObject(ctx: Context, schema: JsonObject, schemaPath: string, value: JsonObject, segments: Segment[], union: Documented, push: (f: InternalFinding) => void): void {
+  const keys = Object.keys(value);
+  if (Array.isArray(schema.required)) {
+    for (const name of schema.required) {
+      if (typeof name !== 'string' || hasOwn(value, name)) continue;
       // OAS 3.0.3 Schema Object readOnly/writeOnly: a required writeOnly property is required in requests only.
       if (scopedFlag(ctx, union, name)) continue;
-      push(mk('missing', [...segs, name], `${sp}/required`, 'is required but missing'));
+      push(makeFinding('missing', [...segments, name], `${schemaPath}/required`, 'is required but missing'));
     }
   }
-  if (isObj(s.dependentRequired)) {
-    for (const [trigger, deps] of Object.entries(s.dependentRequired)) {
-      if (!hasOwn(v, trigger) || !Array.isArray(deps)) continue;
+  if (isObj(schema.dependentRequired)) {
+    for (const [trigger, deps] of Object.entries(schema.dependentRequired)) {
+      if (!hasOwn(value, trigger) || !Array.isArray(deps)) continue;
       for (const d of deps) {
-        if (typeof d === 'string' && !hasOwn(v, d)) {
-          push(mk('missing', [...segs, d], `${sp}/dependentRequired/${escapePointerToken(trigger)}`, `is required when ${show(trigger)} is present, but missing`));
+        if (typeof d === 'string' && !hasOwn(value, d)) {
+          push(makeFinding('missing', [...segments, d], `${schemaPath}/dependentRequired/${escapePointerToken(trigger)}`, `is required when ${show(trigger)} is present, but missing`));
         }
       }
     }
   }
-  if (typeof s.maxProperties === 'number' && keys.length > s.maxProperties) {
-    push(mk('constraint', segs, `${sp}/maxProperties`, `has ${keys.length} properties, more than maxProperties ${s.maxProperties}`, { keyword: 'maxProperties' }));
+  if (typeof schema.maxProperties === 'number' && keys.length > schema.maxProperties) {
+    push(makeFinding('constraint', segments, `${schemaPath}/maxProperties`, `has ${keys.length} properties, more than maxProperties ${schema.maxProperties}`, { keyword: 'maxProperties' }));
   }
-  if (typeof s.minProperties === 'number' && keys.length < s.minProperties) {
-    push(mk('constraint', segs, `${sp}/minProperties`, `has ${keys.length} properties, fewer than minProperties ${s.minProperties}`, { keyword: 'minProperties' }));
+  if (typeof schema.minProperties === 'number' && keys.length < schema.minProperties) {
+    push(makeFinding('constraint', segments, `${schemaPath}/minProperties`, `has ${keys.length} properties, fewer than minProperties ${schema.minProperties}`, { keyword: 'minProperties' }));
   }
-  const props = isObj(s.properties) ? s.properties : undefined;
-  const patterns: { re: RegExp; schema: unknown; sp: string }[] = [];
-  if (isObj(s.patternProperties)) {
-    for (const [p, sch] of Object.entries(s.patternProperties)) {
+  const props = isObj(schema.properties) ? schema.properties : undefined;
+  const patterns: { re: RegExp; schema: unknown; schemaPath: string }[] = [];
+  if (isObj(schema.patternProperties)) {
+    for (const [p, sch] of Object.entries(schema.patternProperties)) {
       const re = makeRegExp(p);
-      if (re) patterns.push({ re, schema: sch, sp: `${sp}/patternProperties/${escapePointerToken(p)}` });
+      if (re) patterns.push({ re, schema: sch, schemaPath: `${schemaPath}/patternProperties/${escapePointerToken(p)}` });
     }
   }
   const own: Mode = { owner: true };
   for (const k of keys) {
-    const child = [...segs, k];
+    const child = [...segments, k];
     let covered = false;
     if (props && hasOwn(props, k)) {
       covered = true;
-      for (const f of evalSchema(ctx, props[k], `${sp}/properties/${escapePointerToken(k)}`, v[k], child, own)) push(f);
+      for (const f of evalSchema(ctx, props[k], `${schemaPath}/properties/${escapePointerToken(k)}`, value[k], child, own)) push(f);
     }
     for (const p of patterns) {
       if (!p.re.test(k)) continue;
       covered = true;
-      for (const f of evalSchema(ctx, p.schema, p.sp, v[k], child, own)) push(f);
+      for (const f of evalSchema(ctx, p.schema, p.schemaPath, value[k], child, own)) push(f);
     }
     // additionalProperties as a schema declares a map: its values are checked, its keys documented (case 26).
-    if (!covered && isObj(s.additionalProperties)) {
-      for (const f of evalSchema(ctx, s.additionalProperties, `${sp}/additionalProperties`, v[k], child, own)) push(f);
+    if (!covered && isObj(schema.additionalProperties)) {
+      for (const f of evalSchema(ctx, schema.additionalProperties, `${schemaPath}/additionalProperties`, value[k], child, own)) push(f);
     }
-    if (hasOwn(s, 'propertyNames')) {
-      const bad = evalSchema(ctx, s.propertyNames, `${sp}/propertyNames`, k, child, { owner: false });
+    if (hasOwn(schema, 'propertyNames')) {
+      const bad = evalSchema(ctx, schema.propertyNames, `${schemaPath}/propertyNames`, k, child, { owner: false });
       if (bad.some(fails)) {
-        push(mk('constraint', child, `${sp}/propertyNames`, `has a name ${show(k)} that the propertyNames schema rejects`, { keyword: 'propertyNames' }));
+        push(makeFinding('constraint', child, `${schemaPath}/propertyNames`, `has a name ${show(k)} that the propertyNames schema rejects`, { keyword: 'propertyNames' }));
       }
     }
   }
-  if (isObj(s.dependentSchemas)) {
-    for (const [trigger, dep] of Object.entries(s.dependentSchemas)) {
-      if (!hasOwn(v, trigger)) continue;
-      for (const f of evalSchema(ctx, dep, `${sp}/dependentSchemas/${escapePointerToken(trigger)}`, v, segs, { owner: false, union })) push(f);
+  if (isObj(schema.dependentSchemas)) {
+    for (const [trigger, dep] of Object.entries(schema.dependentSchemas)) {
+      if (!hasOwn(value, trigger)) continue;
+      for (const f of evalSchema(ctx, dep, `${schemaPath}/dependentSchemas/${escapePointerToken(trigger)}`, value, segments, { owner: false, union })) push(f);
     }
   }
 }
 
-function checkDocumented(ctx: Ctx, sp: string, v: Obj, segs: Seg[], u: Documented, push: (f: IF) => void): void {
-  for (const k of Object.keys(v)) {
-    const child = [...segs, k];
-    if (u.names.has(k)) {
-      const hit = scopedFlag(ctx, u, k);
+function checkDocumented(ctx: Context, schemaPath: string, value: JsonObject, segments: Segment[], documented: Documented, push: (f: InternalFinding) => void): void {
+  for (const k of Object.keys(value)) {
+    const child = [...segments, k];
+    if (documented.names.has(k)) {
+      const hit = scopedFlag(ctx, documented, k);
       if (hit && ctx.direction === 'response') {
-        push(mk('writeOnly', child, hit, 'is writeOnly but appears in a response: a write-only value (such as a password) is leaking'));
+        push(makeFinding('writeOnly', child, hit, 'is writeOnly but appears in a response: a write-only value (such as a password) is leaking'));
       } else if (hit) {
-        push(mk('readOnly', child, hit, 'is readOnly but is sent in a request; the server should ignore or reject it'));
+        push(makeFinding('readOnly', child, hit, 'is readOnly but is sent in a request; the server should ignore or reject it'));
       }
       continue;
     }
-    if (!u.declares || u.open || u.patterns.some((p) => p.re.test(k))) continue;
+    if (!documented.declares || documented.open || documented.patterns.some((p) => p.re.test(k))) continue;
     // Under additionalProperties: false an extra field breaks an assertion the document makes: an error.
-    push(u.closedAt
-      ? mk('undocumented', child, u.closedAt, 'is present but not documented, and the schema closes the object with additionalProperties: false', { severity: 'error' })
-      : mk('undocumented', child, `${sp}/properties`, 'is present but not documented in the schema'));
+    push(documented.closedAt
+      ? makeFinding('undocumented', child, documented.closedAt, 'is present but not documented, and the schema closes the object with additionalProperties: false', { severity: 'error' })
+      : makeFinding('undocumented', child, `${schemaPath}/properties`, 'is present but not documented in the schema'));
   }
 }
 
-function evalAlternatives(ctx: Ctx, s: Obj, kw: 'oneOf' | 'anyOf', sp: string, value: unknown, segs: Seg[], mode: Mode): IF[] {
-  const branches = s[kw] as unknown[];
+function evalAlternatives(ctx: Context, schema: JsonObject, kw: 'oneOf' | 'anyOf', schemaPath: string, value: unknown, segments: Segment[], mode: Mode): InternalFinding[] {
+  const branches = schema[kw] as unknown[];
   const label = (i: number): string => {
     const b = branches[i];
-    return isObj(b) && typeof b.$ref === 'string' ? b.$ref : `${sp}/${kw}/${i}`;
+    return isObj(b) && typeof b.$ref === 'string' ? b.$ref : `${schemaPath}/${kw}/${i}`;
   };
   // OAS 3.0.3 Discriminator Object: the property value picks the branch through mapping, or the schema name.
-  const disc = s.discriminator;
+  const disc = schema.discriminator;
   if (isObj(disc) && typeof disc.propertyName === 'string' && isObj(value) && typeof value[disc.propertyName] === 'string') {
     const dv = value[disc.propertyName] as string;
     const mapped = isObj(disc.mapping) && typeof disc.mapping[dv] === 'string' ? disc.mapping[dv] as string : undefined;
@@ -829,15 +796,15 @@ function evalAlternatives(ctx: Ctx, s: Obj, kw: 'oneOf' | 'anyOf', sp: string, v
     });
     if (idx >= 0) {
       const suffix = ` (${kw} branch chosen by discriminator ${disc.propertyName}=${JSON.stringify(dv)}: ${label(idx)})`;
-      return evalSchema(ctx, branches[idx], `${sp}/${kw}/${idx}`, value, segs, mode).map((f) => ({ ...f, message: f.message + suffix }));
+      return evalSchema(ctx, branches[idx], `${schemaPath}/${kw}/${idx}`, value, segments, mode).map((f) => ({ ...f, message: f.message + suffix }));
     }
   }
-  const results = branches.map((b, i) => evalSchema(ctx, b, `${sp}/${kw}/${i}`, value, segs, mode));
+  const results = branches.map((b, i) => evalSchema(ctx, b, `${schemaPath}/${kw}/${i}`, value, segments, mode));
   if (results.length === 0 || results.some((r) => r.length === 0)) return [];
   // Closest: a branch whose type admits the value's JSON type at this instance location (no wrongType
   // here), then fewest error findings, then fewest findings; the first in document order on a tie.
-  const at = instancePath(segs);
-  const rank = (r: IF[]): number[] => [
+  const at = instancePath(segments);
+  const rank = (r: InternalFinding[]): number[] => [
     r.some((f) => f.kind === 'wrongType' && f.path === at) ? 1 : 0,
     r.filter((f) => f.severity === 'error').length,
     r.length,
@@ -853,7 +820,7 @@ function evalAlternatives(ctx: Ctx, s: Obj, kw: 'oneOf' | 'anyOf', sp: string, v
   return results[best].map((f) => ({ ...f, message: f.message + suffix }));
 }
 
-function makeCtx(doc: unknown, direction: Direction | undefined): Ctx {
+function makeCtx(doc: unknown, direction: Direction | undefined): Context {
   if (!isObj(doc)) throw new TypeError(`Expected \`doc\` to be a parsed OpenAPI document object, got ${jsonType(doc)}`);
   return { doc, dialect: dialectOf(doc), direction: direction ?? 'response', active: new Set(), depth: 0, loops: new Map() };
 }
@@ -866,8 +833,9 @@ function makeCtx(doc: unknown, direction: Direction | undefined): Ctx {
  * the same object only, `$ref` siblings ignored); `swagger: 2.0` likewise with `x-nullable`. A document with
  * neither (e.g. `{}`) reads as 2020-12.
  *
- * Severities (the `SEVERITY` table): missing, wrongType, enum, undocumentedStatus = error; undocumented,
- * writeOnly (in a response), readOnly (in a request), constraint, unresolvedRef = warning; format = info.
+ * Severities (the `SEVERITY` table): missing, wrongType, enum, constraint, undocumentedStatus = error;
+ * undocumented (an error under `additionalProperties: false`), writeOnly (in a response), readOnly (in a
+ * request), unresolvedRef = warning; format = info.
  *
  * Composition: allOf branches all apply, and a field declared in ANY branch is documented (the union).
  * oneOf/anyOf: if some branch yields no finding, none are reported; otherwise the findings of the closest
@@ -896,99 +864,50 @@ export function check(doc: unknown, schema: unknown, value: unknown, options?: C
 
 // ---------------------------------------------------------------- operations, responses, media types
 
-type OpInfo = { op: Obj; opPath: string; item: Obj; itemPath: string };
+type OpInfo = { op: JsonObject; opPath: string; item: JsonObject; itemPath: string };
 
 /**
- * Follows a chain of `$ref`s to the object it names (a Response, Request Body, Parameter or Path Item).
- * `error` says why there is none: a pointer that resolves to nothing (`path`: where that `$ref` sits), or a
- * chain that loops (A -> B -> A; `path`: where the chain starts).
+ * Follows a chain of `$ref`s from `path` with the core's `follow`, keeping where the target lives for
+ * schema paths. `error` says why there is none: a pointer that resolves to nothing (`path`: where that
+ * `$ref` sits), or a chain that loops (A -> B -> A; `path`: where the chain starts).
  */
-function follow(doc: Obj, node: unknown, path: string): { node: unknown; path: string; error?: string } {
-  const chain: string[] = [];
-  const start = path;
-  for (let i = 0; i < 32 && isObj(node) && typeof node.$ref === 'string'; i++) {
-    const ref = node.$ref;
-    if (chain.includes(ref)) {
-      return { node: undefined, path: start, error: `the $ref chain ${[...chain, ref].join(' -> ')} loops without reaching an object` };
-    }
-    chain.push(ref);
-    try {
-      node = resolvePointer(doc, ref);
-      path = ref;
-    } catch (e) {
-      return { node: undefined, path, error: (e as Error).message };
-    }
+function followAt(doc: JsonObject, node: unknown, path: string): { node: unknown; path: string; error?: string } {
+  const hit = follow(doc, node);
+  if (hit.error) return { node: undefined, path: hit.looped ? path : hit.pointer ?? path, error: hit.error };
+  return { node: hit.value, path: hit.pointer ?? path };
+}
+
+// The core's operation index, built once per document object.
+const operationIndexes = new WeakMap<object, Operation[]>();
+
+function findOp(doc: JsonObject, method: string, pathTemplate: string): OpInfo | undefined {
+  let operations = operationIndexes.get(doc);
+  if (!operations) {
+    operations = indexOperations(doc, dialectOf(doc));
+    operationIndexes.set(doc, operations);
   }
-  return { node, path };
-}
-
-function findOp(doc: Obj, method: string, pathTemplate: string): OpInfo | undefined {
-  if (!isObj(doc.paths)) return undefined;
-  const p = doc.paths[pathTemplate];
-  if (p === undefined || !hasOwn(doc.paths, pathTemplate)) return undefined;
-  const itemF = follow(doc, p, `#/paths/${escapePointerToken(pathTemplate)}`);
-  if (!isObj(itemF.node)) return undefined;
-  const m = method.toLowerCase();
-  const op = itemF.node[m];
-  if (!isObj(op)) return undefined;
-  return { op, opPath: `${itemF.path}/${m}`, item: itemF.node, itemPath: itemF.path };
-}
-
-function statusKeys(status: number): string[] {
-  const c = String(Math.trunc(status / 100));
-  return [String(status), `${c}XX`, `${c}xx`, 'default'];
+  const upper = method.toUpperCase();
+  const operation = operations.find((candidate) => candidate.method === upper && candidate.pathTemplate === pathTemplate);
+  if (!operation) return undefined;
+  // The index keeps the Operation Object's location; its raw objects give schema paths after `$ref`.
+  const item = followAt(doc, (doc.paths as JsonObject)[pathTemplate], `#/paths/${escapePointerToken(pathTemplate)}`);
+  const lower = method.toLowerCase();
+  if (!isObj(item.node) || !isObj(item.node[lower])) return undefined;
+  return { op: item.node[lower] as JsonObject, opPath: `${item.path}/${lower}`, item: item.node, itemPath: item.path };
 }
 
 type ResponseEntry = { statusKey: string; response: unknown; path: string; error?: string };
 
-function findResponse(doc: Obj, info: OpInfo, status: number): ResponseEntry | undefined {
-  const responses = info.op.responses;
-  if (!isObj(responses)) return undefined;
-  for (const key of statusKeys(status)) {
-    if (!hasOwn(responses, key)) continue;
-    const f = follow(doc, responses[key], `${info.opPath}/responses/${escapePointerToken(key)}`);
-    return { statusKey: key, response: f.node, path: f.path, error: f.error };
-  }
-  return undefined;
-}
-
-/** The essence of a media type: type/subtype in lower case, parameters dropped (RFC 9110, 8.3.1); '' for none. */
-export function mediaTypeEssence(mediaType: string | null | undefined): string {
-  return (mediaType ?? '').split(';')[0]!.trim().toLowerCase();
-}
-
-/** True for `application/json` and any `application/*+json` (RFC 6839, 3.1), parameters ignored. */
-export function isJsonMediaType(mediaType: string | null | undefined): boolean {
-  const type = mediaTypeEssence(mediaType);
-  return type === 'application/json' || /^application\/[^/]+\+json$/.test(type);
-}
-
-/**
- * Picks a content key for a response's Content-Type (RFC 9110 §8.3.1: type and subtype compare
- * case-insensitively, parameters such as charset carry no meaning for JSON): the exact key first,
- * then keys with the same essence (one that declares a schema preferred), then `type/*`, then
- * `application/json` for any `+json` type, then `*\/*`.
- */
-function pickMedia(content: Obj, contentType: string | undefined): string | undefined {
-  const keys = Object.keys(content);
-  const hasSchema = (k: string): boolean => isObj(content[k]) && (content[k] as Obj).schema !== undefined;
-  const byEssence = (e: string): string | undefined => {
-    const same = keys.filter((k) => mediaTypeEssence(k) === e);
-    return same.find(hasSchema) ?? same[0];
-  };
-  const normalized = (t: string): string => t.toLowerCase().replace(/\s+/g, '');
-  if (contentType !== undefined && contentType.trim() !== '') {
-    const want = mediaTypeEssence(contentType);
-    const exact = keys.find((k) => normalized(k) === normalized(contentType) && hasSchema(k));
-    const jsonFallback = /^application\/[^/]+\+json$/.test(want) ? byEssence('application/json') : undefined;
-    return exact ?? byEssence(want) ?? byEssence(`${want.split('/')[0]}/*`) ?? jsonFallback ?? byEssence('*/*');
-  }
-  return byEssence('application/json') ?? keys.find((k) => /^application\/[^/]+\+json$/.test(mediaTypeEssence(k))) ?? byEssence('*/*');
+function findResponse(doc: JsonObject, info: OpInfo, status: number): ResponseEntry | undefined {
+  const entry = responseForStatus(info.op.responses, status);
+  if (!entry) return undefined;
+  const hit = followAt(doc, entry.response, `${info.opPath}/responses/${escapePointerToken(entry.key)}`);
+  return { statusKey: entry.key, response: hit.node, path: hit.path, error: hit.error };
 }
 
 type Located = { target?: ResponseTarget; reason?: string; finding?: Finding };
 
-function locateInContainer(doc: Obj, container: Obj, containerPath: string, key: string, contentType: string | undefined, what: string): Located {
+function locateInContainer(doc: JsonObject, container: JsonObject, containerPath: string, key: string, contentType: string | undefined, what: string): Located {
   if (dialectOf(doc) === '2.0') {
     if (container.schema === undefined) return { reason: `${what} declares no schema, so there is nothing to check the body against.` };
     return { target: { schema: container.schema, schemaPath: `${containerPath}/schema`, statusKey: key } };
@@ -997,7 +916,7 @@ function locateInContainer(doc: Obj, container: Obj, containerPath: string, key:
   if (!isObj(content) || Object.keys(content).length === 0) {
     return { reason: `${what} declares no content, so there is no body schema to check against.` };
   }
-  const mediaKey = pickMedia(content, contentType);
+  const mediaKey = pickMediaType(content, contentType);
   const listed = Object.keys(content).join(', ');
   if (mediaKey === undefined) {
     return {
@@ -1013,27 +932,27 @@ function locateInContainer(doc: Obj, container: Obj, containerPath: string, key:
   return { target: { schema: media.schema, schemaPath: `${containerPath}/content/${escapePointerToken(mediaKey)}/schema`, statusKey: key, mediaType: mediaKey } };
 }
 
-function locateResponse(doc: Obj, method: string, pathTemplate: string, status: number, contentType: string | undefined): Located {
-  const M = method.toUpperCase();
+function locateResponse(doc: JsonObject, method: string, pathTemplate: string, status: number, contentType: string | undefined): Located {
+  const upperMethod = method.toUpperCase();
   const info = findOp(doc, method, pathTemplate);
-  if (!info) return { reason: `The document has no operation ${M} ${pathTemplate}.` };
+  if (!info) return { reason: `The document has no operation ${upperMethod} ${pathTemplate}.` };
   const entry = findResponse(doc, info, status);
   if (!entry) {
     const c = String(Math.trunc(status / 100));
-    const message = `status ${status} is not documented for ${M} ${pathTemplate}: responses has no '${status}', '${c}XX' or 'default' entry`;
+    const message = `status ${status} is not documented for ${upperMethod} ${pathTemplate}: responses has no '${status}', '${c}XX' or 'default' entry`;
     return {
-      reason: `Status ${status} is not documented for ${M} ${pathTemplate}, so the body was not checked.`,
+      reason: `Status ${status} is not documented for ${upperMethod} ${pathTemplate}, so the body was not checked.`,
       finding: { kind: 'undocumentedStatus', severity: SEVERITY.undocumentedStatus, path: '$', schemaPath: `${info.opPath}/responses`, message },
     };
   }
   if (entry.error || !isObj(entry.response)) {
     const message = `was not checked: the '${entry.statusKey}' response could not be resolved (${entry.error ?? 'not an object'})`;
     return {
-      reason: `The '${entry.statusKey}' response of ${M} ${pathTemplate} could not be resolved: ${entry.error ?? 'not an object'}.`,
+      reason: `The '${entry.statusKey}' response of ${upperMethod} ${pathTemplate} could not be resolved: ${entry.error ?? 'not an object'}.`,
       finding: { kind: 'unresolvedRef', severity: SEVERITY.unresolvedRef, path: '$', schemaPath: entry.path, message },
     };
   }
-  return locateInContainer(doc, entry.response, entry.path, entry.statusKey, contentType, `the '${entry.statusKey}' response of ${M} ${pathTemplate}`);
+  return locateInContainer(doc, entry.response, entry.path, entry.statusKey, contentType, `the '${entry.statusKey}' response of ${upperMethod} ${pathTemplate}`);
 }
 
 /**
@@ -1051,7 +970,7 @@ function locateResponse(doc: Obj, method: string, pathTemplate: string, status: 
  */
 export function schemaFor(doc: unknown, method: string, pathTemplate: string, status: number, contentType?: string): ResponseTarget | undefined {
   makeCtx(doc, 'response');
-  return locateResponse(doc as Obj, method, pathTemplate, status, contentType).target;
+  return locateResponse(doc as JsonObject, method, pathTemplate, status, contentType).target;
 }
 
 /**
@@ -1067,7 +986,7 @@ export function schemaFor(doc: unknown, method: string, pathTemplate: string, st
 export function checkResponse(doc: unknown, method: string, pathTemplate: string,
   response: { status: number; contentType?: string; body: unknown }): ResponseCheck {
   makeCtx(doc, 'response');
-  const loc = locateResponse(doc as Obj, method, pathTemplate, response.status, response.contentType);
+  const loc = locateResponse(doc as JsonObject, method, pathTemplate, response.status, response.contentType);
   return finishCheck(doc, loc, response.body, 'response');
 }
 
@@ -1089,27 +1008,27 @@ function finishCheck(doc: unknown, loc: Located, body: unknown, direction: Direc
  */
 export function checkRequestBody(doc: unknown, method: string, pathTemplate: string, body: unknown, contentType?: string): ResponseCheck {
   const ctx = makeCtx(doc, 'request');
-  const M = method.toUpperCase();
+  const upperMethod = method.toUpperCase();
   const info = findOp(ctx.doc, method, pathTemplate);
-  if (!info) return { validated: false, reason: `The document has no operation ${M} ${pathTemplate}.`, findings: [] };
-  const what = `the request body of ${M} ${pathTemplate}`;
+  if (!info) return { validated: false, reason: `The document has no operation ${upperMethod} ${pathTemplate}.`, findings: [] };
+  const what = `the request body of ${upperMethod} ${pathTemplate}`;
   if (ctx.dialect === '2.0') {
     const params: { p: unknown; path: string }[] = [];
     if (Array.isArray(info.item.parameters)) info.item.parameters.forEach((p, i) => params.push({ p, path: `${info.itemPath}/parameters/${i}` }));
     if (Array.isArray(info.op.parameters)) info.op.parameters.forEach((p, i) => params.push({ p, path: `${info.opPath}/parameters/${i}` }));
     for (const { p, path } of params) {
-      const f = follow(ctx.doc, p, path);
+      const f = followAt(ctx.doc, p, path);
       if (isObj(f.node) && f.node.in === 'body') {
         return finishCheck(doc, locateInContainer(ctx.doc, f.node, f.path, 'requestBody', contentType, what), body, 'request');
       }
     }
-    return { validated: false, reason: `${M} ${pathTemplate} declares no body parameter.`, findings: [] };
+    return { validated: false, reason: `${upperMethod} ${pathTemplate} declares no body parameter.`, findings: [] };
   }
-  if (info.op.requestBody === undefined) return { validated: false, reason: `${M} ${pathTemplate} declares no requestBody.`, findings: [] };
-  const f = follow(ctx.doc, info.op.requestBody, `${info.opPath}/requestBody`);
+  if (info.op.requestBody === undefined) return { validated: false, reason: `${upperMethod} ${pathTemplate} declares no requestBody.`, findings: [] };
+  const f = followAt(ctx.doc, info.op.requestBody, `${info.opPath}/requestBody`);
   if (!isObj(f.node)) {
     return {
-      validated: false, reason: `The requestBody of ${M} ${pathTemplate} could not be resolved: ${f.error ?? 'not an object'}.`,
+      validated: false, reason: `The requestBody of ${upperMethod} ${pathTemplate} could not be resolved: ${f.error ?? 'not an object'}.`,
       findings: [{ kind: 'unresolvedRef', severity: SEVERITY.unresolvedRef, path: '$', schemaPath: f.path, message: `was not checked: the requestBody could not be resolved (${f.error ?? 'not an object'})` }],
     };
   }
@@ -1123,7 +1042,7 @@ function pathStep(base: string, key: string | '[]'): string {
   return instancePath([key]).replace(/^\$/, base);
 }
 
-function itemsOf(ctx: Ctx, schema: unknown, depth = 0): { schema: unknown; sp?: string } | undefined {
+function itemsOf(ctx: Context, schema: unknown, depth = 0): { schema: unknown; schemaPath?: string } | undefined {
   if (!isObj(schema) || depth > 16) return undefined;
   if (typeof schema.$ref === 'string') {
     try {
@@ -1171,45 +1090,45 @@ export function fieldPresence(doc: unknown, schema: unknown, bodies: unknown[], 
   };
   // Declared fields, without unrolling recursive schemas: a schema already being declared above stops the walk.
   const declaring = new Set<unknown>();
-  const declare = (schemaNode: unknown, sp: string, P: string, depth: number): void => {
-    const resolved = follow(ctx.doc, schemaNode, sp).node;
+  const declare = (schemaNode: unknown, schemaPath: string, parentPath: string, depth: number): void => {
+    const resolved = followAt(ctx.doc, schemaNode, schemaPath).node;
     if (depth > 16 || resolved === undefined || declaring.has(resolved)) return;
     declaring.add(resolved);
-    const u = documentedOf(ctx, schemaNode, sp, true);
-    for (const [name, locs] of u.names) {
-      const F = pathStep(P, name);
-      const r = row(F, P);
+    const documented = documentedOf(ctx, schemaNode, schemaPath, true);
+    for (const [name, locs] of documented.names) {
+      const fieldPath = pathStep(parentPath, name);
+      const r = row(fieldPath, parentPath);
       r.documented = true;
-      if (u.required.has(name) && !scopedFlag(ctx, u, name)) r.required = true;
-      declare(locs[0].schema, locs[0].sp, F, depth + 1);
+      if (documented.required.has(name) && !scopedFlag(ctx, documented, name)) r.required = true;
+      declare(locs[0].schema, locs[0].schemaPath, fieldPath, depth + 1);
     }
     const items = itemsOf(ctx, schemaNode);
-    if (items) declare(items.schema, '#', `${P}[]`, depth + 1);
+    if (items) declare(items.schema, '#', `${parentPath}[]`, depth + 1);
     declaring.delete(resolved);
   };
-  const walk = (value: unknown, schemaNode: unknown, P: string, depth: number): void => {
+  const walk = (value: unknown, schemaNode: unknown, parentPath: string, depth: number): void => {
     if (depth > 64) return;
     if (Array.isArray(value)) {
       const items = schemaNode === undefined ? undefined : itemsOf(ctx, schemaNode);
-      for (const el of value) walk(el, items?.schema, `${P}[]`, depth + 1);
+      for (const el of value) walk(el, items?.schema, `${parentPath}[]`, depth + 1);
       return;
     }
     if (!isObj(value)) return;
-    parents.set(P, (parents.get(P) ?? 0) + 1);
-    const u = schemaNode === undefined ? undefined : documentedOf(ctx, schemaNode, '#', true);
+    parents.set(parentPath, (parents.get(parentPath) ?? 0) + 1);
+    const documented = schemaNode === undefined ? undefined : documentedOf(ctx, schemaNode, '#', true);
     for (const k of Object.keys(value)) {
-      const F = pathStep(P, k);
-      const r = row(F, P);
+      const fieldPath = pathStep(parentPath, k);
+      const r = row(fieldPath, parentPath);
       r.present++;
       let child: unknown;
-      if (u) {
-        const locs = u.names.get(k);
-        const pat = u.patterns.find((p) => p.re.test(k));
-        if (locs || pat || u.open) r.documented = true;
-        if (u.required.has(k) && !scopedFlag(ctx, u, k)) r.required = true;
-        child = locs?.[0].schema ?? pat?.loc.schema ?? u.additional[0]?.schema;
+      if (documented) {
+        const locs = documented.names.get(k);
+        const pat = documented.patterns.find((p) => p.re.test(k));
+        if (locs || pat || documented.open) r.documented = true;
+        if (documented.required.has(k) && !scopedFlag(ctx, documented, k)) r.required = true;
+        child = locs?.[0].schema ?? pat?.loc.schema ?? documented.additional[0]?.schema;
       }
-      walk(value[k], child, F, depth + 1);
+      walk(value[k], child, fieldPath, depth + 1);
     }
   };
   if (schema !== undefined) declare(schema, options?.at ?? '#', '$', 0);
@@ -1220,17 +1139,17 @@ export function fieldPresence(doc: unknown, schema: unknown, bodies: unknown[], 
   });
 }
 
-function mergeShapes(a: Obj, b: Obj): Obj {
+function mergeShapes(a: JsonObject, b: JsonObject): JsonObject {
   const ta = Array.isArray(a.type) ? a.type as string[] : [a.type as string];
   const tb = Array.isArray(b.type) ? b.type as string[] : [b.type as string];
   let types = [...ta];
   for (const t of tb) if (!types.includes(t)) types.push(t);
   if (types.includes('number')) types = types.filter((t) => t !== 'integer'); // an integer is a number
-  const out: Obj = { type: types.length === 1 ? types[0] : types };
+  const out: JsonObject = { type: types.length === 1 ? types[0] : types };
   if (isObj(a.properties) || isObj(b.properties)) {
     const pa = isObj(a.properties) ? a.properties : undefined;
     const pb = isObj(b.properties) ? b.properties : undefined;
-    const props: Obj = {};
+    const props: JsonObject = {};
     for (const k of new Set([...Object.keys(pa ?? {}), ...Object.keys(pb ?? {})])) {
       const x = pa?.[k];
       const y = pb?.[k];
@@ -1261,15 +1180,15 @@ export function inferShape(body: unknown): unknown {
   return shapeOf(body, 0);
 }
 
-function shapeOf(v: unknown, depth: number): Obj {
+function shapeOf(v: unknown, depth: number): JsonObject {
   if (depth > 256) return {};
   if (Array.isArray(v)) {
-    const out: Obj = { type: 'array' };
-    if (v.length > 0) out.items = v.slice(1).reduce<Obj>((acc, el) => mergeShapes(acc, shapeOf(el, depth + 1)), shapeOf(v[0], depth + 1));
+    const out: JsonObject = { type: 'array' };
+    if (v.length > 0) out.items = v.slice(1).reduce<JsonObject>((acc, el) => mergeShapes(acc, shapeOf(el, depth + 1)), shapeOf(v[0], depth + 1));
     return out;
   }
   if (isObj(v)) {
-    const properties: Obj = {};
+    const properties: JsonObject = {};
     for (const k of Object.keys(v)) properties[k] = shapeOf(v[k], depth + 1);
     return { type: 'object', properties, required: Object.keys(v), additionalProperties: false };
   }
@@ -1283,31 +1202,31 @@ function shapeOf(v: unknown, depth: number): Obj {
  *   (a primitive, or a change of JSON type), with both values. Each list sorted by instance path. Never throws.
  */
 export function compareWithFixture(fixture: unknown, live: unknown): FixtureDiff {
-  const onlyLive: Seg[][] = [];
-  const onlyFixture: Seg[][] = [];
-  const changed: { segs: Seg[]; fixture: unknown; live: unknown }[] = [];
-  const walk = (f: unknown, l: unknown, segs: Seg[], depth: number): void => {
+  const onlyLive: Segment[][] = [];
+  const onlyFixture: Segment[][] = [];
+  const changed: { segments: Segment[]; fixture: unknown; live: unknown }[] = [];
+  const walk = (f: unknown, l: unknown, segments: Segment[], depth: number): void => {
     if (isObj(f) && isObj(l) && depth < 256) {
       for (const k of Object.keys(f)) {
-        if (!hasOwn(l, k)) onlyFixture.push([...segs, k]);
-        else walk(f[k], l[k], [...segs, k], depth + 1);
+        if (!hasOwn(l, k)) onlyFixture.push([...segments, k]);
+        else walk(f[k], l[k], [...segments, k], depth + 1);
       }
-      for (const k of Object.keys(l)) if (!hasOwn(f, k)) onlyLive.push([...segs, k]);
+      for (const k of Object.keys(l)) if (!hasOwn(f, k)) onlyLive.push([...segments, k]);
     } else if (Array.isArray(f) && Array.isArray(l) && depth < 256) {
       for (let i = 0; i < Math.max(f.length, l.length); i++) {
-        if (i >= l.length) onlyFixture.push([...segs, i]);
-        else if (i >= f.length) onlyLive.push([...segs, i]);
-        else walk(f[i], l[i], [...segs, i], depth + 1);
+        if (i >= l.length) onlyFixture.push([...segments, i]);
+        else if (i >= f.length) onlyLive.push([...segments, i]);
+        else walk(f[i], l[i], [...segments, i], depth + 1);
       }
     } else if (!deepEqual(f, l)) {
-      changed.push({ segs, fixture: f, live: l });
+      changed.push({ segments, fixture: f, live: l });
     }
   };
   walk(fixture, live, [], 0);
-  const paths = (list: Seg[][]): string[] => list.sort(compareSegs).map(instancePath);
+  const paths = (list: Segment[][]): string[] => list.sort(compareSegments).map(instancePath);
   return {
     onlyLive: paths(onlyLive),
     onlyFixture: paths(onlyFixture),
-    changed: changed.sort((a, b) => compareSegs(a.segs, b.segs)).map((c) => ({ path: instancePath(c.segs), fixture: c.fixture, live: c.live })),
+    changed: changed.sort((a, b) => compareSegments(a.segments, b.segments)).map((c) => ({ path: instancePath(c.segments), fixture: c.fixture, live: c.live })),
   };
 }
