@@ -5,6 +5,7 @@
 import { open, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
 
 /**
  * A parameter of an operation after `$ref` resolution. `schema` is the Schema Object (3.x `schema`,
@@ -269,6 +270,156 @@ export function pickMediaType(content: Record<string, unknown>, contentType: str
     return exact ?? byEssence(want) ?? byEssence(`${want.split('/')[0]}/*`) ?? jsonFallback ?? byEssence('*/*');
   }
   return byEssence('application/json') ?? keys.find((key) => /^application\/[^/]+\+json$/.test(mediaTypeEssence(key))) ?? byEssence('*/*');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Document patterns (issue 8: a pattern from the document never runs with backtracking on API data)
+
+// V8's non-backtracking engine (the `l` flag) runs a pattern in time linear in the value. Node 20 and 24
+// ship it behind this flag; where it is missing, `new RegExp(p, 'l')` throws and only provably safe
+// patterns run (see `compilePattern`).
+try {
+  setFlagsFromString('--enable-experimental-regexp-engine');
+} catch {
+  // a runtime without V8 flags: the backtracking fallback below still refuses risky patterns
+}
+
+/** Longest value (UTF-16 code units) tested with the linear-time engine. */
+export const MAX_PATTERN_VALUE_LENGTH = 1_000_000;
+/** Longest value (UTF-16 code units) tested with the backtracking engine, for patterns `compilePattern` judges safe. */
+export const MAX_BACKTRACKING_VALUE_LENGTH = 4096;
+
+/**
+ * A document pattern ready to test values: `test` answers true / false, or `{notChecked}` with an
+ * agent-facing reason when this value cannot be tested safely (too long, or astral characters the
+ * linear engine would count as two).
+ */
+export type CompiledPattern = { engine: 'linear' | 'backtracking'; test(value: string): boolean | { notChecked: string } };
+
+const compiledPatterns = new Map<string, CompiledPattern | { reason: string }>();
+
+/**
+ * Whether a pattern cannot backtrack catastrophically: no quantified group that holds a quantifier or
+ * an alternation (`(a+)+`, `(a|a)+`), and at most two quantifiers in all (`\d*\d*\d*` is cubic).
+ * Conservative: false means "not proven safe". Escapes and character classes are skipped as units.
+ */
+function backtrackingIsSafe(pattern: string): boolean {
+  const groups: { risky: boolean }[] = [];
+  let quantifiers = 0;
+  let lastGroupRisky = false;
+  let previous: 'atom' | 'group' | 'none' = 'none';
+  for (let i = 0; i < pattern.length; i++) {
+    const ch = pattern[i]!;
+    if (ch === '\\') {
+      i++;
+      previous = 'atom';
+      continue;
+    }
+    if (ch === '[') {
+      for (i++; i < pattern.length && pattern[i] !== ']'; i++) if (pattern[i] === '\\') i++;
+      previous = 'atom';
+      continue;
+    }
+    if (ch === '(') {
+      groups.push({ risky: false });
+      previous = 'none';
+      continue;
+    }
+    if (ch === ')') {
+      lastGroupRisky = groups.pop()?.risky ?? true;
+      previous = 'group';
+      continue;
+    }
+    const quantifier = ch === '*' || ch === '+' || ch === '?' || (ch === '{' && /^\{\d+(,\d*)?\}/.test(pattern.slice(i)));
+    if (quantifier) {
+      if (ch === '{') i = pattern.indexOf('}', i);
+      if (pattern[i + 1] === '?') i++; // lazy
+      if (previous === 'group' && lastGroupRisky) return false;
+      if (ch !== '?') quantifiers++;
+      for (const group of groups) group.risky = true;
+      previous = 'none';
+      continue;
+    }
+    if (ch === '|') for (const group of groups) group.risky = true;
+    previous = 'atom';
+  }
+  return quantifiers <= 2;
+}
+
+/**
+ * Compiles a pattern from the document (JSON Schema 2020-12 section 6.3.3 `pattern`, `patternProperties`
+ * keys, parameter patterns: ECMA-262, unanchored) so that testing an untrusted value can never stall the
+ * thread. The pattern runs on V8's linear-time engine (`l` flag) when it can: that engine has no `u` flag,
+ * so a pattern that needs Unicode mode (`\p{..}`, `\u{..}`) or a value with astral characters goes to the
+ * backtracking engine, which is used only when `backtrackingIsSafe` proves the pattern cannot backtrack
+ * catastrophically, and only for values up to `MAX_BACKTRACKING_VALUE_LENGTH`. Results are cached by pattern.
+ * @returns The compiled pattern, or `{reason}` (agent-facing) when it is invalid or could only run with
+ *   unbounded backtracking (backreferences or lookarounds around nested quantifiers). Never throws.
+ */
+export function compilePattern(pattern: string): CompiledPattern | { reason: string } {
+  const known = compiledPatterns.get(pattern);
+  if (known) return known;
+  const made = makePattern(pattern);
+  if (compiledPatterns.size >= 1000) compiledPatterns.clear();
+  compiledPatterns.set(pattern, made);
+  return made;
+}
+
+function makePattern(pattern: string): CompiledPattern | { reason: string } {
+  let unicode: RegExp | undefined;
+  try {
+    unicode = new RegExp(pattern, 'u');
+  } catch {
+    unicode = undefined;
+  }
+  let legacy: RegExp | undefined;
+  try {
+    legacy = new RegExp(pattern);
+  } catch {
+    legacy = undefined;
+  }
+  const backtracking = unicode ?? legacy;
+  if (!backtracking) return { reason: `the pattern ${JSON.stringify(pattern)} is not a valid ECMA-262 regular expression` };
+  const safe = backtrackingIsSafe(pattern);
+  const tooLong = (value: string, limit: number): { notChecked: string } => ({
+    notChecked: `the value is ${value.length} characters long, past the ${limit}-character limit for testing this pattern`,
+  });
+  const runBacktracking = (value: string): boolean | { notChecked: string } => {
+    if (value.length > MAX_BACKTRACKING_VALUE_LENGTH) return tooLong(value, MAX_BACKTRACKING_VALUE_LENGTH);
+    backtracking.lastIndex = 0;
+    return backtracking.test(value);
+  };
+  // Unicode mode changes what the pattern means (`\p{L}` is a property, not `p{L}`): then the legacy
+  // reading is not the same pattern, and the linear engine (no `u`) cannot run it.
+  const needsUnicode = unicode !== undefined && (legacy === undefined || /\\[pP]\{|\\u\{|[\uD800-\uDFFF]/.test(pattern));
+  let linear: RegExp | undefined;
+  if (!needsUnicode) {
+    try {
+      linear = new RegExp(pattern, 'l');
+    } catch {
+      linear = undefined; // backreferences, lookarounds, or no linear engine in this runtime
+    }
+  }
+  if (linear) {
+    const engine = linear;
+    return {
+      engine: 'linear',
+      test(value: string) {
+        if (value.length > MAX_PATTERN_VALUE_LENGTH) return tooLong(value, MAX_PATTERN_VALUE_LENGTH);
+        // Without `u`, an astral character is two code units to `.` and classes: only a safe pattern runs on it.
+        if (unicode && /[\uD800-\uDFFF]/.test(value)) {
+          return safe ? runBacktracking(value) : { notChecked: 'the value has characters outside the Basic Multilingual Plane and the pattern can only be run safely without Unicode mode' };
+        }
+        engine.lastIndex = 0;
+        return engine.test(value);
+      },
+    };
+  }
+  if (safe) return { engine: 'backtracking', test: runBacktracking };
+  return {
+    reason: `the pattern ${JSON.stringify(pattern)} cannot run in linear time (it needs Unicode mode, a backreference or a lookaround) ` +
+      'and may backtrack catastrophically, so it is not run on API data',
+  };
 }
 
 // ---------------------------------------------------------------------------------------------

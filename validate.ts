@@ -4,17 +4,22 @@
 // JSON Pointers (RFC 6901) into the same document. A remote `$ref` yields an `unresolvedRef` finding; nothing
 // is ever fetched.
 import { isIPv4, isIPv6 } from 'node:net';
-import { escapePointerToken, follow, indexOperations, pickMediaType, resolvePointer, responseForStatus } from './openapi-document.ts';
+import {
+  compilePattern, escapePointerToken, follow, indexOperations, lookupPointer, MAX_REF_HOPS, pickMediaType, resolvePointer, responseForStatus,
+} from './openapi-document.ts';
 import type { Operation } from './openapi-document.ts';
 
 // The document core owns JSON Pointer, `$ref` following and media types; re-exported for existing callers.
-export { escapePointerToken, resolvePointer, isJsonMediaType, mediaTypeEssence, unescapePointerToken } from './openapi-document.ts';
+export {
+  compilePattern, escapePointerToken, isJsonMediaType, mediaTypeEssence, resolvePointer, unescapePointerToken,
+} from './openapi-document.ts';
+export type { CompiledPattern } from './openapi-document.ts';
 
 /** How much a finding matters; the table is `SEVERITY`. */
 export type Severity = 'error' | 'warning' | 'info';
 /** What a finding is about; see `SEVERITY` for each kind's severity. */
 export type FindingKind = 'missing' | 'wrongType' | 'undocumented' | 'enum' | 'constraint' | 'format'
-  | 'writeOnly' | 'readOnly' | 'undocumentedStatus' | 'unresolvedRef';
+  | 'writeOnly' | 'readOnly' | 'undocumentedStatus' | 'unresolvedRef' | 'notChecked';
 /** One reported discrepancy between a body and the document. */
 export type Finding = {
   kind: FindingKind;
@@ -31,7 +36,16 @@ export type Finding = {
 export type CheckOptions = {
   direction?: 'response' | 'request';  // default 'response': readOnly/writeOnly scoping (OAS 3.0.3 Schema Object)
   at?: string;                          // schema path of the `schema` argument, default '#'
+  maxSteps?: number;                    // schema applications before the check stops, default DEFAULT_MAX_STEPS
+  timeoutMs?: number;                   // milliseconds before the check stops, default DEFAULT_CHECK_TIMEOUT_MS
 };
+
+/** Default step budget of one check: schema applications (`$ref`, property, branch) before it stops. */
+export const DEFAULT_MAX_STEPS = 200_000;
+/** Default time budget of one check, in milliseconds. */
+export const DEFAULT_CHECK_TIMEOUT_MS = 1000;
+/** The budget options of `checkResponse` / `checkRequestBody` (see `CheckOptions`). */
+export type CheckBudget = { maxSteps?: number; timeoutMs?: number };
 /** Where a body schema was found in the document. */
 export type ResponseTarget = {
   schema: unknown;          // the schema object found (may be a {$ref})
@@ -56,7 +70,8 @@ export type FixtureDiff = { onlyLive: string[]; onlyFixture: string[]; changed: 
  * presence, allowed values or lengths, ranges and patterns, or the status is not documented at all (an
  * undocumented field under `additionalProperties: false` is an error too). `warning`: worth a look but
  * often a document gap rather than an API bug (an undocumented field of an open object, a leaked
- * writeOnly / sent readOnly field, a `$ref` that could not be followed). `info`: `format`, an annotation
+ * writeOnly / sent readOnly field, a `$ref` that could not be followed, a part the check could not
+ * cover: `notChecked`, which also makes `checkResponse` answer `validated: false`). `info`: `format`, an annotation
  * by default in JSON Schema 2020-12 (section 7.2).
  */
 export const SEVERITY = {
@@ -69,6 +84,7 @@ export const SEVERITY = {
   writeOnly: 'warning',
   readOnly: 'warning',
   unresolvedRef: 'warning',
+  notChecked: 'warning',
   format: 'info',
 } as const satisfies Record<FindingKind, Severity>;
 
@@ -77,14 +93,23 @@ type Segment = string | number;
 type JsonObject = Record<string, unknown>;
 type Dialect = '2.0' | '3.0' | '3.1';
 type Direction = 'response' | 'request';
-// `loops` caches, per $ref, the pointer chain when following it through pure `$ref`s loops (null: it does not).
-type Context = { doc: JsonObject; dialect: Dialect; direction: Direction; active: Set<string>; depth: number; loops: Map<string, string[] | null> };
+/**
+ * One check's state. `active`: `$ref` + instance location pairs being evaluated (cycle cut); `depth`:
+ * nested `$ref` entries; `steps` / `maxSteps` / `deadline` (performance.now() ms): the budget, and
+ * `stopped` the reason once it ran out; `memo`: results per value, then per `$ref` + instance location +
+ * mode, so the same subschema on the same value is evaluated once (issue 8: `anyOf: [S, S]` nesting).
+ */
+type Context = {
+  doc: JsonObject; dialect: Dialect; direction: Direction; active: Set<string>; depth: number;
+  steps: number; maxSteps: number; started: number; deadline: number; stopped?: string;
+  memo: Map<unknown, Map<string, InternalFinding[]>>; ids: Map<object, number>;
+};
 /** A schema and its schema path (JSON Pointer after `$ref`). */
 type SchemaLocation = { schema: unknown; schemaPath: string };
 /** The union of what a schema and its allOf branches document about one object (see `collect`). */
 type Documented = {
   names: Map<string, SchemaLocation[]>;
-  patterns: { re: RegExp; loc: SchemaLocation }[];
+  patterns: { test: NameTest; loc: SchemaLocation }[];
   additional: SchemaLocation[];          // additionalProperties schemas (a documented map)
   open: boolean;              // additionalProperties true or a schema: any key is documented
   declares: boolean;          // properties/patternProperties/additionalProperties:false seen: keys are checked
@@ -102,7 +127,7 @@ type Mode = { owner: boolean; extra?: Documented; union?: Documented };
 /** A finding with its instance path as segments, for sorting before `path` is printed. */
 type InternalFinding = Finding & { segments: Segment[] };
 
-// Nesting limits that keep the walk within the default stack: deeper data is not checked further.
+// Nesting limits that keep the walk within the default stack: deeper parts are reported as `notChecked`.
 const MAX_REF_DEPTH = 256;
 const MAX_INSTANCE_DEPTH = 256;
 
@@ -211,6 +236,17 @@ function makeFinding(kind: FindingKind, segments: Segment[], schemaPath: string,
   return { kind, severity: SEVERITY[kind], path: instancePath(segments), schemaPath, ...extra, message, segments };
 }
 
+function unique(list: InternalFinding[]): InternalFinding[] {
+  if (list.length < 2) return list;
+  const seen = new Set<string>();
+  return list.filter((finding) => {
+    const key = `${finding.kind}\u0000${finding.path}\u0000${finding.schemaPath}\u0000${finding.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
 function finish(list: InternalFinding[]): Finding[] {
   const seen = new Set<string>();
   const unique: InternalFinding[] = [];
@@ -263,16 +299,21 @@ function mergeDocumented(a: Documented | undefined, b: Documented): Documented {
   };
 }
 
-function makeRegExp(p: string): RegExp | undefined {
-  try {
-    return new RegExp(p, 'u');
-  } catch {
-    try {
-      return new RegExp(p);
-    } catch {
-      return undefined;
-    }
+/**
+ * A `patternProperties` key pattern as a name test (through `compilePattern`, so API names never meet a
+ * backtracking engine): true / false, or a reason when the name cannot be tested safely. `undefined` for a
+ * pattern that is not a valid regular expression (ignored, as before).
+ */
+type NameTest = (name: string) => boolean | { notChecked: string };
+
+function nameTest(pattern: string): NameTest | undefined {
+  const compiled = compilePattern(pattern);
+  if ('reason' in compiled) {
+    if (compiled.reason.endsWith('not a valid ECMA-262 regular expression')) return undefined;
+    const reason = compiled.reason;
+    return () => ({ notChecked: reason });
   }
+  return (name) => compiled.test(name);
 }
 
 /**
@@ -307,8 +348,8 @@ function collect(ctx: Context, schema: unknown, schemaPath: string, alternatives
   if (isObj(schema.patternProperties)) {
     acc.declares = true;
     for (const [p, v] of Object.entries(schema.patternProperties)) {
-      const re = makeRegExp(p);
-      if (re) acc.patterns.push({ re, loc: { schema: v, schemaPath: `${schemaPath}/patternProperties/${escapePointerToken(p)}` } });
+      const test = nameTest(p);
+      if (test) acc.patterns.push({ test, loc: { schema: v, schemaPath: `${schemaPath}/patternProperties/${escapePointerToken(p)}` } });
     }
   }
   for (const kw of ['additionalProperties', 'unevaluatedProperties']) {
@@ -374,12 +415,27 @@ function scopedFlag(ctx: Context, documented: Documented, name: string): string 
 const ANNOTATIONS = new Set(['description', 'summary', 'title', '$comment', 'example', 'examples', 'deprecated', 'default']);
 
 function evalSchema(ctx: Context, schema: unknown, schemaPath: string, value: unknown, segments: Segment[], mode: Mode): InternalFinding[] {
+  if (ctx.stopped) return [];
+  // The budget (issue 8): steps always, the clock every 256 steps.
+  ctx.steps++;
+  if (ctx.steps > ctx.maxSteps) {
+    ctx.stopped = `it ran out of its step budget (${ctx.maxSteps} schema applications)`;
+    return [];
+  }
+  if ((ctx.steps & 255) === 0 && performance.now() > ctx.deadline) {
+    ctx.stopped = `it ran out of its time budget (${Math.round(ctx.deadline - ctx.started)} ms)`;
+    return [];
+  }
   if (schema === true || schema === undefined || schema === null) return [];
   if (schema === false) {
     return [makeFinding('wrongType', segments, schemaPath, `is ${jsonType(value)}, but the schema is \`false\` and allows no value here`,
       { expected: 'nothing (schema false)', actual: jsonType(value) })];
   }
-  if (!isObj(schema) || segments.length > MAX_INSTANCE_DEPTH) return [];
+  if (!isObj(schema)) return [];
+  if (segments.length > MAX_INSTANCE_DEPTH) {
+    // Reported once, at the deepest location still checked (findings are unique by kind, path and message).
+    return [makeFinding('notChecked', segments.slice(0, MAX_INSTANCE_DEPTH), schemaPath, `was not checked below this point: the value nests deeper than ${MAX_INSTANCE_DEPTH} levels (too deep to check)`)];
+  }
   const ref = schema.$ref;
   if (typeof ref !== 'string') return evalNode(ctx, schema, schemaPath, value, segments, mode, []);
   if (!isPureRef(ctx, schema)) {
@@ -404,59 +460,70 @@ function isPureRef(ctx: Context, schema: JsonObject): boolean {
   return ctx.dialect !== '3.1' || !Object.keys(schema).some((k) => k !== '$ref' && !ANNOTATIONS.has(k));
 }
 
-/**
- * The pointer chain when following `ref` through schemas that are pure `$ref`s comes back to a pointer
- * already in the chain (A -> B -> A), so it never reaches a schema that asserts anything; else undefined.
- */
-function refLoop(ctx: Context, ref: string): string[] | undefined {
-  const known = ctx.loops.get(ref);
-  if (known !== undefined) return known ?? undefined;
-  const chain = [ref];
-  let loop: string[] | null = null;
-  for (let current = ref; chain.length <= MAX_REF_DEPTH;) {
-    let target: unknown;
-    try {
-      target = resolvePointer(ctx.doc, current);
-    } catch {
-      break; // a dangling $ref further down is reported when the walk gets there
-    }
-    if (!isObj(target) || typeof target.$ref !== 'string' || !target.$ref.startsWith('#') || !isPureRef(ctx, target)) break;
-    current = target.$ref;
-    const seen = chain.includes(current);
-    chain.push(current);
-    if (seen) {
-      loop = chain;
-      break;
-    }
+/** A small number naming an object for memo keys (`undefined` is 0). */
+function idOf(ctx: Context, object: object | undefined): number {
+  if (!object) return 0;
+  let id = ctx.ids.get(object);
+  if (id === undefined) {
+    id = ctx.ids.size + 1;
+    ctx.ids.set(object, id);
   }
-  ctx.loops.set(ref, loop);
-  return loop ?? undefined;
+  return id;
 }
 
 function enterRef(ctx: Context, ref: string, schemaPath: string, value: unknown, segments: Segment[], mode: Mode): InternalFinding[] {
   if (!ref.startsWith('#')) {
     return [makeFinding('unresolvedRef', segments, schemaPath, `was not checked: \`$ref: ${ref}\` is not a local JSON Pointer (external references must be bundled into the document)`)];
   }
+  // A chain of schemas that are nothing but `$ref`s is followed here, in a loop, to its end whatever its
+  // length (case 51: a 300-hop chain was cut at 256 and passed); one that loops never reaches a schema.
+  const chain = [ref];
+  const seen = new Set(chain);
+  let current = ref;
+  let holder = schemaPath;
   let target: unknown;
-  try {
-    target = resolvePointer(ctx.doc, ref);
-  } catch {
-    return [makeFinding('unresolvedRef', segments, schemaPath, `was not checked: \`$ref: ${ref}\` points nowhere in the document`)];
+  for (;;) {
+    const hit = lookupPointer(ctx.doc, current);
+    if (!hit.found) return [makeFinding('unresolvedRef', segments, holder, `was not checked: \`$ref: ${current}\` points nowhere in the document`)];
+    target = hit.value;
+    if (!isObj(target) || typeof target.$ref !== 'string' || !isPureRef(ctx, target)) break;
+    const next = target.$ref;
+    if (!next.startsWith('#')) break; // reported by evalSchema below as not local
+    if (seen.has(next)) {
+      return [makeFinding('unresolvedRef', segments, schemaPath, `was not checked: the $ref chain ${[...chain, next].join(' -> ')} loops without reaching a schema`)];
+    }
+    if (chain.length >= MAX_REF_HOPS) {
+      return [makeFinding('notChecked', segments, schemaPath, `was not checked: the $ref chain from ${ref} is longer than ${MAX_REF_HOPS} hops (too deep to check)`)];
+    }
+    seen.add(next);
+    chain.push(next);
+    holder = current;
+    current = next;
   }
-  // A chain of nothing but $refs that loops (A -> B -> A) never reaches a schema: say so rather than pass.
-  const loop = refLoop(ctx, ref);
-  if (loop) {
-    return [makeFinding('unresolvedRef', segments, schemaPath, `was not checked: the $ref chain ${loop.join(' -> ')} loops without reaching a schema`)];
-  }
-  const key = `${ref}\u0000${JSON.stringify(segments)}`;
+  const location = `${current}\u0000${JSON.stringify(segments)}`;
   // Same $ref at the same instance location again: a cycle that makes no progress (A -> B -> A).
-  if (ctx.active.has(key) || ctx.depth > MAX_REF_DEPTH) return [];
-  ctx.active.add(key);
+  if (ctx.active.has(location)) return [];
+  if (ctx.depth >= MAX_REF_DEPTH) {
+    return [makeFinding('notChecked', segments, current, `was not checked: the schema nests more than ${MAX_REF_DEPTH} \`$ref\`s deep here (too deep to check)`)];
+  }
+  const key = `${location}\u0000${mode.owner ? 1 : 0}:${idOf(ctx, mode.extra)}:${idOf(ctx, mode.union)}`;
+  let byValue = ctx.memo.get(value);
+  const known = byValue?.get(key);
+  if (known) return [...known];
+  ctx.active.add(location);
   ctx.depth++;
   try {
-    return evalSchema(ctx, target, ref, value, segments, mode);
+    const out = evalSchema(ctx, target, current, value, segments, mode);
+    if (!ctx.stopped) {
+      if (!byValue) {
+        byValue = new Map();
+        ctx.memo.set(value, byValue);
+      }
+      byValue.set(key, out);
+    }
+    return [...out];
   } finally {
-    ctx.active.delete(key);
+    ctx.active.delete(location);
     ctx.depth--;
   }
 }
@@ -535,13 +602,17 @@ function evalNode(ctx: Context, schema: JsonObject, schemaPath: string, value: u
   }
   if (hasOwn(schema, 'not')) {
     const sub = evalSchema(ctx, schema.not, `${schemaPath}/not`, value, segments, branchMode);
-    if (!sub.some(fails)) {
+    const undecided = sub.filter((f) => f.kind === 'notChecked');
+    // A subschema that could not be fully checked decides nothing: say so instead of guessing.
+    if (!sub.some(fails) && undecided.length > 0) out.push(...undecided);
+    else if (!sub.some(fails)) {
       push(makeFinding('constraint', segments, `${schemaPath}/not`, 'matches the schema under `not`, which it must not match', { keyword: 'not' }));
     }
   }
   if (hasOwn(schema, 'if') && (hasOwn(schema, 'then') || hasOwn(schema, 'else'))) {
     const cond = evalSchema(ctx, schema.if, `${schemaPath}/if`, value, segments, branchMode);
     const branch = cond.some(fails) ? 'else' : 'then';
+    if (branch === 'then') out.push(...cond.filter((f) => f.kind === 'notChecked'));
     if (hasOwn(schema, branch)) out.push(...evalSchema(ctx, schema[branch], `${schemaPath}/${branch}`, value, segments, branchMode));
   }
 
@@ -549,6 +620,8 @@ function evalNode(ctx: Context, schema: JsonObject, schemaPath: string, value: u
   if (mode.owner && union && isObj(value) && !hasAlternatives) {
     checkDocumented(ctx, schemaPath, value, segments, union, push);
   }
+  // The same finding reached through several branches (allOf: [S, S]) is kept once, so nesting cannot double it.
+  out = unique(out);
   if (value === null && ctx.dialect === '3.0' && schema.nullable === true && schema.type === undefined) {
     out = addHint(out, segments, 'wrongType', ' (`nullable: true` only widens `type` in the same Schema Object, OAS 3.0.3; here it has no `type`, so the document likely omits null, the API may be right)');
   }
@@ -564,9 +637,13 @@ function checkString(schema: JsonObject, schemaPath: string, value: string, segm
     push(makeFinding('constraint', segments, `${schemaPath}/minLength`, `is ${len} characters long, fewer than minLength ${schema.minLength}`, { keyword: 'minLength' }));
   }
   if (typeof schema.pattern === 'string') {
-    const re = makeRegExp(schema.pattern);
-    if (re && !re.test(value)) {
+    // Document patterns run through `compilePattern`: linear time, or not run at all (issue 8, case 50).
+    const compiled = compilePattern(schema.pattern);
+    const result = 'reason' in compiled ? { notChecked: compiled.reason } : compiled.test(value);
+    if (result === false) {
       push(makeFinding('constraint', segments, `${schemaPath}/pattern`, `is ${show(value)}, which does not match the pattern ${show(schema.pattern)}`, { keyword: 'pattern' }));
+    } else if (result !== true) {
+      push(makeFinding('notChecked', segments, `${schemaPath}/pattern`, `was not checked against the pattern: ${result.notChecked}`, { keyword: 'pattern' }));
     }
   }
   if (typeof schema.format === 'string') {
@@ -719,11 +796,11 @@ function checkObject(ctx: Context, schema: JsonObject, schemaPath: string, value
     push(makeFinding('constraint', segments, `${schemaPath}/minProperties`, `has ${keys.length} properties, fewer than minProperties ${schema.minProperties}`, { keyword: 'minProperties' }));
   }
   const props = isObj(schema.properties) ? schema.properties : undefined;
-  const patterns: { re: RegExp; schema: unknown; schemaPath: string }[] = [];
+  const patterns: { test: NameTest; schema: unknown; schemaPath: string }[] = [];
   if (isObj(schema.patternProperties)) {
     for (const [p, sch] of Object.entries(schema.patternProperties)) {
-      const re = makeRegExp(p);
-      if (re) patterns.push({ re, schema: sch, schemaPath: `${schemaPath}/patternProperties/${escapePointerToken(p)}` });
+      const test = nameTest(p);
+      if (test) patterns.push({ test, schema: sch, schemaPath: `${schemaPath}/patternProperties/${escapePointerToken(p)}` });
     }
   }
   const own: Mode = { owner: true };
@@ -735,8 +812,13 @@ function checkObject(ctx: Context, schema: JsonObject, schemaPath: string, value
       for (const f of evalSchema(ctx, props[k], `${schemaPath}/properties/${escapePointerToken(k)}`, value[k], child, own)) push(f);
     }
     for (const p of patterns) {
-      if (!p.re.test(k)) continue;
+      const matched = p.test(k);
+      if (matched === false) continue;
       covered = true;
+      if (matched !== true) {
+        push(makeFinding('notChecked', child, p.schemaPath, `was not checked: whether its name matches the patternProperties pattern is unknown (${matched.notChecked})`));
+        continue;
+      }
       for (const f of evalSchema(ctx, p.schema, p.schemaPath, value[k], child, own)) push(f);
     }
     // additionalProperties as a schema declares a map: its values are checked, its keys documented (case 26).
@@ -770,7 +852,7 @@ function checkDocumented(ctx: Context, schemaPath: string, value: JsonObject, se
       }
       continue;
     }
-    if (!documented.declares || documented.open || documented.patterns.some((p) => p.re.test(k))) continue;
+    if (!documented.declares || documented.open || documented.patterns.some((p) => p.test(k) !== false)) continue;
     // Under additionalProperties: false an extra field breaks an assertion the document makes: an error.
     push(documented.closedAt
       ? makeFinding('undocumented', child, documented.closedAt, 'is present but not documented, and the schema closes the object with additionalProperties: false', { severity: 'error' })
@@ -817,12 +899,19 @@ function evalAlternatives(ctx: Context, schema: JsonObject, kw: 'oneOf' | 'anyOf
     if (d < 0) best = i;
   }
   const suffix = ` (closest of ${branches.length} ${kw} branches: ${label(best)})`;
-  return results[best].map((f) => ({ ...f, message: f.message + suffix }));
+  // Nested alternatives name the innermost branch only, so 40 levels do not make a 2 KB message.
+  return results[best].map((f) => (f.message.includes(' (closest of ') ? f : { ...f, message: f.message + suffix }));
 }
 
-function makeCtx(doc: unknown, direction: Direction | undefined): Context {
+function makeCtx(doc: unknown, direction: Direction | undefined, options?: CheckOptions): Context {
   if (!isObj(doc)) throw new TypeError(`Expected \`doc\` to be a parsed OpenAPI document object, got ${jsonType(doc)}`);
-  return { doc, dialect: dialectOf(doc), direction: direction ?? 'response', active: new Set(), depth: 0, loops: new Map() };
+  const started = performance.now();
+  const maxSteps = options?.maxSteps ?? DEFAULT_MAX_STEPS;
+  const timeoutMs = options?.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
+  return {
+    doc, dialect: dialectOf(doc), direction: direction ?? 'response', active: new Set(), depth: 0,
+    steps: 0, maxSteps, started, deadline: started + timeoutMs, memo: new Map(), ids: new Map(),
+  };
 }
 
 /**
@@ -849,17 +938,36 @@ function makeCtx(doc: unknown, direction: Direction | undefined): Context {
  * @param schema A Schema Object, `{$ref}`, or a boolean schema.
  * @param value The parsed JSON value to check.
  * @param options `direction` (default 'response') scopes readOnly/writeOnly (OAS 3.0.3 Schema Object);
- *   `at` is the schema path of `schema` (default `#`), the prefix of every finding's `schemaPath`.
+ *   `at` is the schema path of `schema` (default `#`), the prefix of every finding's `schemaPath`;
+ *   `maxSteps` (default `DEFAULT_MAX_STEPS`) and `timeoutMs` (default `DEFAULT_CHECK_TIMEOUT_MS`, ms) bound
+ *   the work. Results are memoised per `$ref` target, instance location and value, so `anyOf: [S, S]`
+ *   nested 40 deep costs 40 evaluations, not 2^40.
  * @returns Findings sorted by instance path (parents first, indexes numerically), then kind; `[]` when valid.
  *   Never throws on data. A remote or dangling `$ref` is an `unresolvedRef` finding, and so is a chain of
- *   nothing but `$ref`s that loops (A -> B -> A) and never reaches a schema; any other `$ref` cycle that
- *   comes back to the same instance location is cut there;
- *   values nested deeper than 256 levels are not checked (stack safety).
+ *   nothing but `$ref`s that loops (A -> B -> A) and never reaches a schema; a finite chain is followed to
+ *   its end (up to `MAX_REF_HOPS`); any other `$ref` cycle that comes back to the same instance location
+ *   is cut there. What could not be checked is a `notChecked` finding (severity warning) saying why:
+ *   values nested deeper than 256 levels, schemas nested more than 256 `$ref`s or too deep for the stack,
+ *   a pattern that cannot run in linear time (see `compilePattern`); when the budget runs out, the result
+ *   is that one `notChecked` finding at `$` (partial branch decisions are not reported).
  * @throws TypeError when `doc` is not an object (unusable input).
  */
 export function check(doc: unknown, schema: unknown, value: unknown, options?: CheckOptions): Finding[] {
-  const ctx = makeCtx(doc, options?.direction);
-  return finish(evalSchema(ctx, schema, options?.at ?? '#', value, [], { owner: true }));
+  const ctx = makeCtx(doc, options?.direction, options);
+  const at = options?.at ?? '#';
+  let found: InternalFinding[];
+  try {
+    found = evalSchema(ctx, schema, at, value, [], { owner: true });
+  } catch (error) {
+    // A schema whose nesting still exhausts the stack (allOf inside allOf thousands deep): too deep, never a crash.
+    if (!(error instanceof RangeError)) throw error;
+    return finish([makeFinding('notChecked', [], at, 'was not checked: the schema nests too deeply for the stack (too deep to check)')]);
+  }
+  if (ctx.stopped) {
+    // Past the budget the branch decisions (anyOf, not, if) rest on partial results: report only the stop.
+    return finish([makeFinding('notChecked', [], at, `was not checked completely: the check stopped because ${ctx.stopped}; no finding is reported, since the parts checked so far cannot be judged alone`)]);
+  }
+  return finish(found);
 }
 
 // ---------------------------------------------------------------- operations, responses, media types
@@ -980,22 +1088,34 @@ export function schemaFor(doc: unknown, method: string, pathTemplate: string, st
  * @returns `validated: false` with an agent-facing `reason` when there is nothing to check against (no such
  *   operation, undocumented status, no matching media type, no schema, no body); an undocumented status also
  *   yields one `undocumentedStatus` finding at `$`, and a response `$ref` that points nowhere or whose chain
- *   loops (the reason names the pointers) one `unresolvedRef` finding at `$`. Never throws on data.
+ *   loops (the reason names the pointers) one `unresolvedRef` finding at `$`. When a part of the body could
+ *   not be checked (the budget ran out, the schema or value is too deep, a pattern cannot run safely) the
+ *   findings include `notChecked` ones and the result is `validated: false` with a reason naming the first.
+ *   Never throws on data.
+ * @param budget `maxSteps` and `timeoutMs` (ms) of the check, defaults as in `check`.
  * @throws TypeError when `doc` is not an object.
  */
 export function checkResponse(doc: unknown, method: string, pathTemplate: string,
-  response: { status: number; contentType?: string; body: unknown }): ResponseCheck {
+  response: { status: number; contentType?: string; body: unknown }, budget?: CheckBudget): ResponseCheck {
   makeCtx(doc, 'response');
   const loc = locateResponse(doc as JsonObject, method, pathTemplate, response.status, response.contentType);
-  return finishCheck(doc, loc, response.body, 'response');
+  return finishCheck(doc, loc, response.body, 'response', budget);
 }
 
-function finishCheck(doc: unknown, loc: Located, body: unknown, direction: Direction): ResponseCheck {
+function finishCheck(doc: unknown, loc: Located, body: unknown, direction: Direction, budget?: CheckBudget): ResponseCheck {
   if (!loc.target) return { validated: false, reason: loc.reason, findings: loc.finding ? [loc.finding] : [] };
   if (body === undefined) {
     return { validated: false, reason: 'There is no body to check (empty, or not parsed as JSON).', target: loc.target, findings: [] };
   }
-  return { validated: true, target: loc.target, findings: check(doc, loc.target.schema, body, { direction, at: loc.target.schemaPath }) };
+  const findings = check(doc, loc.target.schema, body, { ...budget, direction, at: loc.target.schemaPath });
+  // A part that could not be checked (budget, depth, an unsafe pattern) means no verdict: never a false pass.
+  const skipped = findings.filter((finding) => finding.kind === 'notChecked');
+  if (skipped.length > 0) {
+    const first = skipped[0]!;
+    const more = skipped.length > 1 ? ` (and ${skipped.length - 1} more part${skipped.length > 2 ? 's' : ''})` : '';
+    return { validated: false, reason: `Part of the body was not checked: ${first.path} ${first.message}${more}.`, target: loc.target, findings };
+  }
+  return { validated: true, target: loc.target, findings };
 }
 
 /**
@@ -1123,7 +1243,7 @@ export function fieldPresence(doc: unknown, schema: unknown, bodies: unknown[], 
       let child: unknown;
       if (documented) {
         const locs = documented.names.get(k);
-        const pat = documented.patterns.find((p) => p.re.test(k));
+        const pat = documented.patterns.find((p) => p.test(k) === true);
         if (locs || pat || documented.open) r.documented = true;
         if (documented.required.has(k) && !scopedFlag(ctx, documented, k)) r.required = true;
         child = locs?.[0].schema ?? pat?.loc.schema ?? documented.additional[0]?.schema;
