@@ -909,3 +909,80 @@ describe('compilePattern', () => {
   it('does not test a value past the length cap', () => assert.deepStrictEqual(run('^a+$', 'a'.repeat(1_000_001)),
     ['linear', { notChecked: 'the value is 1000001 characters long, past the 1000000-character limit for testing this pattern' }]));
 });
+
+/** A 3.0.3 document in the inheritance style: Pet carries the discriminator, Cat and Dog extend it with allOf. */
+function pets(mapping?: Record<string, string>): Json {
+  return {
+    openapi: '3.0.3', info: { title: 'pets', version: '1' }, paths: {},
+    components: { schemas: {
+      Pet: { type: 'object', required: ['petType', 'name'], properties: { petType: { type: 'string' }, name: { type: 'string' } }, discriminator: { propertyName: 'petType', ...(mapping ? { mapping } : {}) } },
+      Cat: { allOf: [{ $ref: '#/components/schemas/Pet' }, { type: 'object', properties: { huntingSkill: { type: 'string', enum: ['lazy', 'aggressive'] } } }] },
+      Dog: { allOf: [{ $ref: '#/components/schemas/Pet' }, { type: 'object', required: ['packSize'], properties: { packSize: { type: 'integer' } } }] },
+    } },
+  };
+}
+const PET = { $ref: '#/components/schemas/Pet' };
+
+describe('polymorphism decides what is documented (issue 7)', () => {
+  const c37 = readCase('37-val-anyof-documented-union');
+  const rows: { body: string; findings: Finding[] }[] = [
+    { body: 'A', findings: [] },
+    { body: 'B', findings: [{ kind: 'undocumented', severity: 'warning', path: '$.zzz', schemaPath: '#/paths/~1things/get/responses/200/content/application~1json/schema/properties', message: 'is present but not documented in the schema' }] },
+    { body: 'C', findings: [] },
+    { body: 'D', findings: [] },
+  ];
+  for (const row of rows) {
+    it(`case 37: body ${row.body} reports only fields no satisfied anyOf branch declares`, () => {
+      const result = checkResponse(c37.input.openapi, 'GET', '/things', { status: 200, contentType: 'application/json', body: c37.input.bodies[row.body] });
+      assert.deepStrictEqual(result.findings, row.findings);
+    });
+  }
+
+  it('documents the subtype picked through discriminator.mapping and applies its constraints', () => {
+    assert.deepStrictEqual(check(pets({ cat: '#/components/schemas/Cat', dog: 'Dog' }), PET, { petType: 'cat', name: 'Tom', huntingSkill: 'sleepy' }), [{
+      kind: 'enum', severity: 'error', path: '$.huntingSkill', schemaPath: '#/components/schemas/Cat/allOf/1/properties/huntingSkill/enum', allowed: ['lazy', 'aggressive'],
+      message: 'is "sleepy", not one of the allowed values ["lazy","aggressive"] (subtype chosen by discriminator petType="cat": #/components/schemas/Cat)',
+    }]);
+  });
+
+  it('picks the subtype by schema name without a mapping, found by scanning components.schemas', () => {
+    assert.deepStrictEqual(check(pets(), PET, { petType: 'Dog', name: 'Rex', packSize: 'x' }), [{
+      kind: 'wrongType', severity: 'error', path: '$.packSize', schemaPath: '#/components/schemas/Dog/allOf/1/properties/packSize/type', expected: 'integer', actual: 'string',
+      message: 'is string, expected integer (subtype chosen by discriminator petType="Dog": #/components/schemas/Dog)',
+    }]);
+  });
+
+  it('never reports a field of the chosen subtype as undocumented', () => {
+    assert.deepStrictEqual(check(pets(), PET, { petType: 'Cat', name: 'Tom', huntingSkill: 'lazy' }), []);
+  });
+
+  it('reads the Swagger 2.0 discriminator, a plain property name, with subtypes from definitions', () => {
+    const swagger = {
+      swagger: '2.0', info: { title: 'pets', version: '1' }, paths: {},
+      definitions: {
+        Pet: { type: 'object', discriminator: 'petType', required: ['petType'], properties: { petType: { type: 'string' }, name: { type: 'string' } } },
+        Cat: { allOf: [{ $ref: '#/definitions/Pet' }, { type: 'object', properties: { huntingSkill: { type: 'string' } } }] },
+      },
+    };
+    assert.deepStrictEqual(check(swagger, { $ref: '#/definitions/Pet' }, { petType: 'Cat', name: 'Tom', huntingSkill: 3 }), [{
+      kind: 'wrongType', severity: 'error', path: '$.huntingSkill', schemaPath: '#/definitions/Cat/allOf/1/properties/huntingSkill/type', expected: 'string', actual: 'integer',
+      message: 'is integer, expected string (subtype chosen by discriminator petType="Cat": #/definitions/Cat)',
+    }]);
+  });
+
+  it('reports an unknown discriminator value once, allowing every mapping key and subtype name', () => {
+    assert.deepStrictEqual(check(pets({ cat: '#/components/schemas/Cat' }), PET, { petType: 'Lizard', name: 'Liz' }), [{
+      kind: 'enum', severity: 'error', path: '$.petType', schemaPath: '#/components/schemas/Pet/discriminator', allowed: ['cat', 'Dog'],
+      message: 'is "Lizard", which names no schema of the discriminator: allowed values are ["cat","Dog"]',
+    }]);
+  });
+
+  it('reports an unknown discriminator value of a oneOf once, allowing every mapping key and branch name', () => {
+    const doc = { openapi: '3.0.3', components: { schemas: { Cat: { type: 'object', properties: { petType: { type: 'string' } } }, Dog: { type: 'object', properties: { petType: { type: 'string' } } } } } };
+    const schema = { oneOf: [{ $ref: '#/components/schemas/Cat' }, { $ref: '#/components/schemas/Dog' }], discriminator: { propertyName: 'petType', mapping: { kitty: 'Cat' } } };
+    assert.deepStrictEqual(check(doc, schema, { petType: 'Lizard' }), [{
+      kind: 'enum', severity: 'error', path: '$.petType', schemaPath: '#/discriminator', allowed: ['kitty', 'Dog'],
+      message: 'is "Lizard", which names no schema of the discriminator: allowed values are ["kitty","Dog"]',
+    }]);
+  });
+});

@@ -6,6 +6,7 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import {
   compilePattern, escapePointerToken, follow, indexOperations, lookupPointer, MAX_REF_HOPS, pickMediaType, resolvePointer, responseForStatus,
+  unescapePointerToken,
 } from './openapi-document.ts';
 import type { Operation } from './openapi-document.ts';
 
@@ -103,6 +104,7 @@ type Context = {
   doc: JsonObject; dialect: Dialect; direction: Direction; active: Set<string>; depth: number;
   steps: number; maxSteps: number; started: number; deadline: number; stopped?: string;
   memo: Map<unknown, Map<string, InternalFinding[]>>; ids: Map<object, number>;
+  dispatching: Set<string>;  // base schema + instance location whose discriminator already picked a subtype
 };
 /** A schema and its schema path (JSON Pointer after `$ref`). */
 type SchemaLocation = { schema: unknown; schemaPath: string };
@@ -541,6 +543,10 @@ function typeList(ctx: Context, schema: JsonObject): string[] | undefined {
 }
 
 function evalNode(ctx: Context, schema: JsonObject, schemaPath: string, value: unknown, segments: Segment[], mode: Mode, refParts: SchemaLocation[]): InternalFinding[] {
+  if (isObj(value) && schema.discriminator !== undefined && !Array.isArray(schema.oneOf) && !Array.isArray(schema.anyOf)) {
+    const dispatched = dispatchDiscriminator(ctx, schema, schemaPath, value, segments, mode);
+    if (dispatched) return dispatched;
+  }
   let out: InternalFinding[] = [];
   const push = (f: InternalFinding): void => {
     out.push(f);
@@ -860,6 +866,90 @@ function checkDocumented(ctx: Context, schemaPath: string, value: JsonObject, se
   }
 }
 
+/** A Discriminator Object read in either form: OAS 3.x `{propertyName, mapping}` or Swagger 2.0's plain property name. */
+function discriminatorOf(schema: JsonObject): { propertyName: string; mapping: Record<string, string> } | undefined {
+  const raw = schema.discriminator;
+  if (typeof raw === 'string') return { propertyName: raw, mapping: {} };
+  if (!isObj(raw) || typeof raw.propertyName !== 'string') return undefined;
+  const mapping: Record<string, string> = {};
+  if (isObj(raw.mapping)) for (const [key, target] of Object.entries(raw.mapping)) if (typeof target === 'string') mapping[key] = target;
+  return { propertyName: raw.propertyName, mapping };
+}
+
+/** Where named schemas live: `#/components/schemas` (3.x) or `#/definitions` (2.0). */
+function schemaContainer(ctx: Context): { pointer: string; schemas: JsonObject } | undefined {
+  if (ctx.dialect === '2.0') return isObj(ctx.doc.definitions) ? { pointer: '#/definitions', schemas: ctx.doc.definitions } : undefined;
+  const components = ctx.doc.components;
+  return isObj(components) && isObj(components.schemas) ? { pointer: '#/components/schemas', schemas: components.schemas } : undefined;
+}
+
+/** A mapping value as a pointer: a bare schema name names a schema of the container (OAS 3.0.3 Discriminator Object). */
+function mappingTarget(ctx: Context, target: string): string {
+  if (target.startsWith('#')) return target;
+  const container = schemaContainer(ctx);
+  return `${container?.pointer ?? '#/components/schemas'}/${escapePointerToken(target)}`;
+}
+
+/**
+ * The values a discriminator permits and the schema each picks: every mapping key, then the name of each
+ * named schema that extends the base with `allOf: [{$ref: base}, ...]` (found by scanning the container),
+ * by schema name (OAS 3.0.3 Discriminator Object; Swagger 2.0 Schema Object `discriminator`).
+ */
+function discriminatorValues(ctx: Context, basePath: string, mapping: Record<string, string>): Map<string, string> {
+  const values = new Map<string, string>();
+  for (const [key, target] of Object.entries(mapping)) values.set(key, mappingTarget(ctx, target));
+  const container = schemaContainer(ctx);
+  if (!container) return values;
+  for (const [name, candidate] of Object.entries(container.schemas)) {
+    if (!isObj(candidate) || !Array.isArray(candidate.allOf)) continue;
+    if (!candidate.allOf.some((part) => isObj(part) && part.$ref === basePath)) continue;
+    const pointer = `${container.pointer}/${escapePointerToken(name)}`;
+    // A subtype the mapping already names under another key keeps that key only (explicit mapping wins).
+    if (!values.has(name) && ![...values.values()].includes(pointer)) values.set(name, pointer);
+  }
+  return values;
+}
+
+/**
+ * The inheritance style of polymorphism: a base schema with a `discriminator` (and no oneOf/anyOf) that
+ * subtypes extend with `allOf: [{$ref: base}, {...}]`. The value of the discriminator property picks the
+ * subtype, which is then checked in the base's place: its fields are documented, and its own constraints
+ * apply too. Reading chosen (issue 7): OAS 3.0.3 says the discriminator "is used to determine which schema
+ * should be used to validate" the value, so the subtype's constraints add findings; 3.0.4/3.1.1 call the
+ * discriminator a hint that must not change the outcome, under which only the base would assert. Either
+ * way no subtype field is reported as undocumented.
+ * @returns The findings, or undefined when the discriminator does not apply (no such property, not a
+ *   string, or the value names the base itself) and the base is checked as usual.
+ */
+function dispatchDiscriminator(ctx: Context, schema: JsonObject, schemaPath: string, value: JsonObject, segments: Segment[], mode: Mode): InternalFinding[] | undefined {
+  const discriminator = discriminatorOf(schema);
+  if (!discriminator) return undefined;
+  const chosen = value[discriminator.propertyName];
+  if (typeof chosen !== 'string') return undefined;
+  const location = `${schemaPath}\u0000${JSON.stringify(segments)}`;
+  if (ctx.dispatching.has(location)) return undefined; // the base again, inside the subtype's allOf
+  const values = discriminatorValues(ctx, schemaPath, discriminator.mapping);
+  if (values.size === 0) return undefined; // nothing to choose from: the base is all there is
+  const target = values.get(chosen);
+  if (target === schemaPath) return undefined;
+  ctx.dispatching.add(location);
+  try {
+    if (target === undefined) {
+      const baseName = schemaPath.startsWith(`${schemaContainer(ctx)?.pointer}/`) ? schemaPath.slice(schemaPath.lastIndexOf('/') + 1) : undefined;
+      if (baseName !== undefined && Object.keys(discriminator.mapping).length === 0 && chosen === unescapePointerToken(baseName)) return undefined;
+      const allowed = [...values.keys()];
+      const unknown = makeFinding('enum', [...segments, discriminator.propertyName], `${schemaPath}/discriminator`,
+        `is ${show(chosen)}, which names no schema of the discriminator: allowed values are ${show(allowed)}`, { allowed });
+      return [unknown, ...evalNode(ctx, schema, schemaPath, value, segments, mode, [])];
+    }
+    const suffix = ` (subtype chosen by discriminator ${discriminator.propertyName}=${JSON.stringify(chosen)}: ${target})`;
+    return evalSchema(ctx, { $ref: target }, schemaPath, value, segments, mode)
+      .map((f) => (f.message.includes(' (subtype chosen by ') ? f : { ...f, message: f.message + suffix }));
+  } finally {
+    ctx.dispatching.delete(location);
+  }
+}
+
 function evalAlternatives(ctx: Context, schema: JsonObject, kw: 'oneOf' | 'anyOf', schemaPath: string, value: unknown, segments: Segment[], mode: Mode): InternalFinding[] {
   const branches = schema[kw] as unknown[];
   const label = (i: number): string => {
@@ -880,9 +970,38 @@ function evalAlternatives(ctx: Context, schema: JsonObject, kw: 'oneOf' | 'anyOf
       const suffix = ` (${kw} branch chosen by discriminator ${disc.propertyName}=${JSON.stringify(dv)}: ${label(idx)})`;
       return evalSchema(ctx, branches[idx], `${schemaPath}/${kw}/${idx}`, value, segments, mode).map((f) => ({ ...f, message: f.message + suffix }));
     }
+    // A value no mapping key or branch name permits: one enum finding listing every permitted value (issue 7).
+    const mappingKeys = isObj(disc.mapping) ? Object.keys(disc.mapping) : [];
+    const mappedTargets = new Set(mappingKeys.map((key) => mappingTarget(ctx, String((disc.mapping as JsonObject)[key]))));
+    const names = branches
+      .filter((b): b is JsonObject => isObj(b) && typeof b.$ref === 'string' && !mappedTargets.has(b.$ref as string))
+      .map((b) => unescapePointerToken((b.$ref as string).slice((b.$ref as string).lastIndexOf('/') + 1)));
+    const allowed = [...mappingKeys, ...names.filter((name) => !mappingKeys.includes(name))];
+    if (allowed.length > 0) {
+      return [makeFinding('enum', [...segments, disc.propertyName], `${schemaPath}/discriminator`,
+        `is ${show(dv)}, which names no schema of the discriminator: allowed values are ${show(allowed)}`, { allowed })];
+    }
   }
   const results = branches.map((b, i) => evalSchema(ctx, b, `${schemaPath}/${kw}/${i}`, value, segments, mode));
   if (results.length === 0 || results.some((r) => r.length === 0)) return [];
+  if (kw === 'anyOf' && mode.owner && isObj(value)) {
+    // JSON Schema 2020-12 §10.2.1.2: annotations come from EVERY successful anyOf branch, so a field is
+    // documented when any branch the value satisfies declares it (case 37). Each branch judged its own
+    // fields only; the undocumented check at this location is redone on the union of the satisfied ones.
+    const satisfied = results.map((r, i) => (r.some(fails) ? -1 : i)).filter((i) => i >= 0);
+    if (satisfied.length > 0) {
+      let union = mode.extra ?? emptyDocumented();
+      for (const i of satisfied) union = mergeDocumented(union, documentedOf(ctx, branches[i], label(i), true));
+      const own = (f: InternalFinding): boolean => (f.kind === 'undocumented' || f.kind === 'writeOnly' || f.kind === 'readOnly') &&
+        f.segments.length === segments.length + 1 && f.path.startsWith(instancePath(segments));
+      const kept: InternalFinding[] = [];
+      checkDocumented(ctx, schemaPath, value, segments, union, (f) => kept.push(f));
+      // Of the satisfied branches, the one with fewest remaining findings speaks for the rest of the value.
+      const rest = satisfied.map((i) => results[i]!.filter((f) => !own(f)));
+      rest.sort((a, b) => a.length - b.length);
+      return [...kept, ...rest[0]!];
+    }
+  }
   // Closest: a branch whose type admits the value's JSON type at this instance location (no wrongType
   // here), then fewest error findings, then fewest findings; the first in document order on a tie.
   const at = instancePath(segments);
@@ -910,7 +1029,7 @@ function makeCtx(doc: unknown, direction: Direction | undefined, options?: Check
   const timeoutMs = options?.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
   return {
     doc, dialect: dialectOf(doc), direction: direction ?? 'response', active: new Set(), depth: 0,
-    steps: 0, maxSteps, started, deadline: started + timeoutMs, memo: new Map(), ids: new Map(),
+    steps: 0, maxSteps, started, deadline: started + timeoutMs, memo: new Map(), ids: new Map(), dispatching: new Set(),
   };
 }
 
