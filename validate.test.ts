@@ -986,3 +986,23 @@ describe('polymorphism decides what is documented (issue 7)', () => {
     }]);
   });
 });
+
+describe('undecided subschemas (issue 8: no false pass, no guessed finding)', () => {
+  const unsafe = '^(?=(a+)+$)';
+  const reason = 'the pattern "^(?=(a+)+$)" cannot run in linear time (it needs Unicode mode, a backreference or a lookaround) and may backtrack catastrophically, so it is not run on API data';
+  it('reports `not` over an unchecked pattern as not checked instead of a match', () => {
+    assert.deepStrictEqual(check({ openapi: '3.1.0' }, { not: { type: 'string', pattern: unsafe } }, 'aa'), [
+      { kind: 'notChecked', severity: 'warning', path: '$', schemaPath: '#/not/pattern', keyword: 'pattern', message: `was not checked against the pattern: ${reason}` },
+    ]);
+  });
+  it('reports `contains` with unchecked items as not checked instead of counting them', () => {
+    assert.deepStrictEqual(check({ openapi: '3.1.0' }, { type: 'array', contains: { type: 'string', pattern: unsafe } }, ['aa', 1]), [
+      { kind: 'notChecked', severity: 'warning', path: '$', schemaPath: '#/contains', keyword: 'contains', message: 'was not checked against `contains`: 1 item could not be checked' },
+    ]);
+  });
+  it('reports a property name its propertyNames pattern cannot test as not checked', () => {
+    assert.deepStrictEqual(check({ openapi: '3.1.0' }, { type: 'object', propertyNames: { pattern: unsafe } }, { aa: 1 }), [
+      { kind: 'notChecked', severity: 'warning', path: '$.aa', schemaPath: '#/propertyNames/pattern', keyword: 'pattern', message: `was not checked against the pattern: ${reason}` },
+    ]);
+  });
+});

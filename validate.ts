@@ -766,8 +766,17 @@ function checkArray(ctx: Context, schema: JsonObject, schemaPath: string, value:
   }
   if (hasOwn(schema, 'contains')) {
     let n = 0;
+    let undecided = 0;
     for (let i = 0; i < value.length; i++) {
-      if (!evalSchema(ctx, schema.contains, `${schemaPath}/contains`, value[i], [...segments, i], own).some(fails)) n++;
+      const result = evalSchema(ctx, schema.contains, `${schemaPath}/contains`, value[i], [...segments, i], own);
+      if (result.some(fails)) continue;
+      if (result.some((f) => f.kind === 'notChecked')) undecided++;
+      else n++;
+    }
+    if (undecided > 0) {
+      // Items that could not be checked decide nothing: no count is reported rather than a wrong one.
+      push(makeFinding('notChecked', segments, `${schemaPath}/contains`, `was not checked against \`contains\`: ${undecided} item${undecided === 1 ? '' : 's'} could not be checked`, { keyword: 'contains' }));
+      return;
     }
     const min = typeof schema.minContains === 'number' ? schema.minContains : 1;
     if (n < min) c(typeof schema.minContains === 'number' ? 'minContains' : 'contains', `has ${n} items matching \`contains\`, fewer than ${min}`);
@@ -833,6 +842,7 @@ function checkObject(ctx: Context, schema: JsonObject, schemaPath: string, value
     }
     if (hasOwn(schema, 'propertyNames')) {
       const bad = evalSchema(ctx, schema.propertyNames, `${schemaPath}/propertyNames`, k, child, { owner: false });
+      if (!bad.some(fails)) for (const f of bad) if (f.kind === 'notChecked') push(f);
       if (bad.some(fails)) {
         push(makeFinding('constraint', child, `${schemaPath}/propertyNames`, `has a name ${show(k)} that the propertyNames schema rejects`, { keyword: 'propertyNames' }));
       }
