@@ -3,10 +3,10 @@
  * document. No MCP, no HTTP: plain data in, plain data out. The server and the CLI sit on top of it;
  * it sits on the schema checks (`validate.ts`) and the document core (`openapi-document.ts`).
  */
-import { check, checkResponse, escapePointerToken, fieldPresence, inferShape, isJsonMediaType, schemaFor } from './validate.ts';
+import { check, checkResponse, fieldPresence, inferShape, schemaFor } from './validate.ts';
 import type { FieldPresence, Finding } from './validate.ts';
 import type { BodyWarning } from './http-body.ts';
-import { matchOperation } from './openapi-document.ts';
+import { escapePointerToken, isJsonMediaType, matchOperation, responseForStatus } from './openapi-document.ts';
 import type { LoadedDocument, Operation, PathMatch } from './openapi-document.ts';
 
 /** What the contract needs of one GET's outcome (the server's `ProbeResult` has these fields). */
@@ -155,11 +155,7 @@ function judgeRecords(loaded: LoadedDocument, operation: Operation, probed: Prob
 
 /** The response entry for a status: exact code, then `NXX`, then `default` (OpenAPI 3.0.3, Responses Object). */
 export function documentedResponse(operation: Operation, status: number): { key: string; response: unknown } | undefined {
-  const range = `${Math.floor(status / 100)}XX`;
-  for (const key of [String(status), range, range.toLowerCase(), 'default']) {
-    if (Object.hasOwn(operation.responses, key)) return { key, response: operation.responses[key] };
-  }
-  return undefined;
+  return responseForStatus(operation.responses, status);
 }
 
 function hasContent(response: unknown): boolean {

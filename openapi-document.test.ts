@@ -19,6 +19,7 @@ import {
   parseDocumentText,
 } from './openapi-document.ts';
 import type { LoadedDocument, PathMatch } from './openapi-document.ts';
+import { follow, lookupPointer, pickMediaType, responseForStatus } from './openapi-document.ts';
 import { githubDescriptionPath } from './fixture-documents.ts';
 
 const ROOT = import.meta.dirname;
@@ -865,5 +866,38 @@ describe('the GitHub REST API description', () => {
       'issues/get',
     ]);
     assert.deepEqual(checkPathParams(doc, match), []);
+  });
+});
+
+describe('document core lookups (issue 6)', () => {
+  test('follow reaches the end of a 300-hop $ref chain (case 51: no cut at 64 hops)', () => {
+    const schemas: Record<string, unknown> = {};
+    for (let i = 0; i < 299; i++) schemas[`S${i}`] = { $ref: `#/components/schemas/S${i + 1}` };
+    schemas.S299 = { type: 'object', required: ['mustHave'] };
+    const doc = { components: { schemas } };
+    assert.deepEqual(follow(doc, { $ref: '#/components/schemas/S0' }), { value: { type: 'object', required: ['mustHave'] }, pointer: '#/components/schemas/S299' });
+  });
+  test('follow names a loop and keeps the last value reached', () => {
+    const doc = { a: { $ref: '#/b' }, b: { $ref: '#/a' } };
+    assert.deepEqual(follow(doc, { $ref: '#/a' }), { value: { $ref: '#/a' }, pointer: '#/b', looped: true, error: 'the $ref chain #/a -> #/b -> #/a loops without reaching an object' });
+  });
+  test('lookupPointer reads malformed percent-encoding as raw text and says why a pointer misses', () => {
+    const doc = { a: { '100%': 1 } };
+    assert.deepEqual([lookupPointer(doc, '#/a/100%'), lookupPointer(doc, '#/a/x'), lookupPointer(doc, 'other.json#/a')], [
+      { found: true, value: 1 },
+      { found: false, reason: 'Cannot resolve `#/a/x`: nothing at `x`' },
+      { found: false, reason: 'Cannot resolve `other.json#/a`: not a local JSON Pointer (expected `#/...`); external references must be bundled first' },
+    ]);
+  });
+  test('responseForStatus prefers the exact code, then NXX, then default', () => {
+    const responses = { 200: 'exact', '2XX': 'range', '4xx': 'lower range', default: 'fallback' };
+    assert.deepEqual([200, 204, 404, 500].map((status) => responseForStatus(responses, status)), [
+      { key: '200', response: 'exact' }, { key: '2XX', response: 'range' }, { key: '4xx', response: 'lower range' }, { key: 'default', response: 'fallback' },
+    ]);
+  });
+  test('pickMediaType matches by essence, then type/*, then */*', () => {
+    const content = { 'application/json; charset=utf-8': { schema: {} }, 'text/*': {}, '*/*': {} };
+    assert.deepEqual(['Application/JSON', 'text/html', 'image/png', undefined].map((type) => pickMediaType(content, type)),
+      ['application/json; charset=utf-8', 'text/*', '*/*', 'application/json; charset=utf-8']);
   });
 });

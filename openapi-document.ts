@@ -5,7 +5,7 @@
 import { open, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { escapePointerToken, unescapePointerToken } from './validate.ts';
+import { setFlagsFromString } from 'node:v8';
 
 /**
  * A parameter of an operation after `$ref` resolution. `schema` is the Schema Object (3.x `schema`,
@@ -96,7 +96,11 @@ const DEFAULT_TIMEOUT_MS = 15_000;
 const MAX_REDIRECTS = 5;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const DEFAULT_TTL_MS = 60_000;
-const MAX_REF_HOPS = 64;
+/**
+ * Most `$ref` hops `follow` takes through a chain of references before it reports the chain as too long
+ * (a finite chain shorter than this is always followed to its end; issue 8, case 51).
+ */
+export const MAX_REF_HOPS = 10_000;
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 const YAML_MISSING =
   'install the optional `yaml` package beside the server (`npm install yaml`) or convert the document to JSON';
@@ -112,7 +116,17 @@ const NAME_MAPS = new Set([
 ]);
 
 // ---------------------------------------------------------------------------------------------
-// JSON Pointer (RFC 6901) helpers
+// JSON Pointer (RFC 6901) helpers, `$ref` following, status and media-type lookup
+
+/** Escapes one JSON Pointer reference token: `~` becomes `~0`, then `/` becomes `~1` (RFC 6901, 3). */
+export function escapePointerToken(token: string): string {
+  return token.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+/** Unescapes one JSON Pointer reference token: `~1` becomes `/`, then `~0` becomes `~`, so `~01` is `~1` (RFC 6901, 4). */
+export function unescapePointerToken(token: string): string {
+  return token.replace(/~1/g, '/').replace(/~0/g, '~');
+}
 
 function safeDecode(text: string): string | undefined {
   try {
@@ -122,44 +136,290 @@ function safeDecode(text: string): string | undefined {
   }
 }
 
+/** Result of `lookupPointer`: the value, or why there is none (agent-facing, names the pointer). */
+export type PointerLookup = { found: true; value: unknown } | { found: false; reason: string };
+
 /**
- * Resolves a URI-fragment JSON Pointer (`#/components/schemas/Pet`, percent-encoding allowed,
- * RFC 6901 section 6) against `root`. Iterative, so deep documents do not overflow the stack.
+ * Looks up a local JSON Pointer in a document (RFC 6901; as a URI fragment per RFC 6901 section 6, so
+ * `#/a%20b` is percent-decoded first; a fragment whose percent-encoding is malformed, such as `#/100%`,
+ * is read as raw text rather than rejected). In each token `~1` becomes `/` and then `~0` becomes `~`,
+ * so `~01` is the name `~1`. Array elements are addressed by decimal index. Iterative, so deep
+ * documents do not overflow the stack.
+ * @param ref `#`, `#/components/schemas/Pet`, or a bare pointer `/components/schemas/Pet`.
+ * @returns `{found: true, value}`, or `{found: false, reason}` when the pointer is not local
+ *   (`other.yaml#/X`, `https://...`), is malformed, or points nowhere. Never throws.
  */
-function resolvePointer(root: unknown, ref: string): { found: boolean; value: unknown } {
-  if (!ref.startsWith('#')) return { found: false, value: undefined };
-  const fragment = safeDecode(ref.slice(1)) ?? ref.slice(1);
-  if (fragment === '') return { found: true, value: root };
-  if (!fragment.startsWith('/')) return { found: false, value: undefined };
+export function lookupPointer(root: unknown, ref: string): PointerLookup {
+  let pointer: string;
+  if (ref.startsWith('#')) {
+    pointer = safeDecode(ref.slice(1)) ?? ref.slice(1);
+  } else if (ref === '' || ref.startsWith('/')) {
+    pointer = ref;
+  } else {
+    return { found: false, reason: `Cannot resolve \`${ref}\`: not a local JSON Pointer (expected \`#/...\`); external references must be bundled first` };
+  }
+  if (pointer === '') return { found: true, value: root };
+  if (!pointer.startsWith('/')) return { found: false, reason: `Cannot resolve \`${ref}\`: a JSON Pointer must start with \`/\`` };
   let value: unknown = root;
-  for (const raw of fragment.slice(1).split('/')) {
+  for (const raw of pointer.slice(1).split('/')) {
     const token = unescapePointerToken(raw);
-    if (Array.isArray(value)) {
-      if (!/^(0|[1-9][0-9]*)$/.test(token) || Number(token) >= value.length) return { found: false, value: undefined };
+    if (Array.isArray(value) && /^(0|[1-9][0-9]*)$/.test(token) && Number(token) < value.length) {
       value = value[Number(token)];
-    } else if (value !== null && typeof value === 'object' && Object.prototype.hasOwnProperty.call(value, token)) {
-      value = (value as Record<string, unknown>)[token];
+    } else if (isObject(value) && Object.prototype.hasOwnProperty.call(value, token)) {
+      value = value[token];
     } else {
-      return { found: false, value: undefined };
+      return { found: false, reason: `Cannot resolve \`${ref}\`: nothing at \`${token}\`` };
     }
   }
   return { found: true, value };
+}
+
+/**
+ * Resolves a local JSON Pointer as `lookupPointer` does, for callers that treat a miss as unusable input.
+ * @returns The value pointed at (may be any JSON value).
+ * @throws Error with `lookupPointer`'s reason when the pointer is not local, is malformed, or points nowhere.
+ */
+export function resolvePointer(root: unknown, ref: string): unknown {
+  const hit = lookupPointer(root, ref);
+  if (!hit.found) throw new Error(hit.reason);
+  return hit.value;
 }
 
 function isObject(value: unknown): value is Record<string, any> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-/** Follows a chain of local `$ref`s; returns the target and its pointer (undefined if not a ref). */
-function follow(doc: unknown, value: unknown): { value: unknown; pointer?: string } {
+/**
+ * Follows a chain of local `$ref`s (a Response, Request Body, Parameter, Path Item or Schema that is
+ * only a reference) to the value it names. A finite chain is followed to its end however long it is,
+ * up to `MAX_REF_HOPS` hops; a chain that comes back to a pointer already in it is a loop.
+ * @returns `value`: the target (or, on error, the last value reached, still a `{$ref}`); `pointer`: the
+ *   last `$ref` resolved (undefined when `value` was not a reference); `error` with `looped: true` for a
+ *   chain that loops (A -> B -> A), or the reason a pointer resolves to nothing, or that the chain is
+ *   longer than `MAX_REF_HOPS`. Never throws.
+ */
+export function follow(doc: unknown, value: unknown): { value: unknown; pointer?: string; error?: string; looped?: boolean } {
   let pointer: string | undefined;
-  for (let hops = 0; hops < MAX_REF_HOPS && isObject(value) && typeof value.$ref === 'string'; hops++) {
-    const target = resolvePointer(doc, value.$ref);
-    if (!target.found) break;
-    pointer = value.$ref;
+  const chain: string[] = [];
+  const seen = new Set<string>();
+  while (isObject(value) && typeof value.$ref === 'string') {
+    const ref: string = value.$ref;
+    if (seen.has(ref)) {
+      return { value, pointer, looped: true, error: `the $ref chain ${[...chain, ref].join(' -> ')} loops without reaching an object` };
+    }
+    if (chain.length >= MAX_REF_HOPS) {
+      return { value, pointer, error: `the $ref chain from ${chain[0]} is longer than ${MAX_REF_HOPS} hops` };
+    }
+    seen.add(ref);
+    chain.push(ref);
+    const target = lookupPointer(doc, ref);
+    if (!target.found) return { value, pointer, error: target.reason };
+    pointer = ref;
     value = target.value;
   }
   return { value, pointer };
+}
+
+/**
+ * The Responses Object key that covers a status: the exact code, then the range `NXX` (also `Nxx`),
+ * then `default` (OpenAPI 3.0.3 / 3.1.0 Responses Object; Swagger 2.0 has codes and `default`).
+ * @param responses The operation's `responses` map (raw or from `Operation.responses`).
+ * @param status HTTP status code.
+ * @returns The key used and the entry as stored (not followed), or undefined. Never throws.
+ */
+export function responseForStatus(responses: unknown, status: number): { key: string; response: unknown } | undefined {
+  if (!isObject(responses)) return undefined;
+  const range = String(Math.trunc(status / 100));
+  for (const key of [String(status), `${range}XX`, `${range}xx`, 'default']) {
+    if (Object.prototype.hasOwnProperty.call(responses, key)) return { key, response: responses[key] };
+  }
+  return undefined;
+}
+
+/** The essence of a media type: type/subtype in lower case, parameters dropped (RFC 9110, 8.3.1); '' for none. */
+export function mediaTypeEssence(mediaType: string | null | undefined): string {
+  return (mediaType ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+/** True for `application/json` and any `application/*+json` (RFC 6839, 3.1), parameters ignored. */
+export function isJsonMediaType(mediaType: string | null | undefined): boolean {
+  const type = mediaTypeEssence(mediaType);
+  return type === 'application/json' || /^application\/[^/]+\+json$/.test(type);
+}
+
+/**
+ * Picks the `content` key (OpenAPI 3.x Media Type map) for a Content-Type (RFC 9110 section 8.3.1: type
+ * and subtype compare case-insensitively; parameters such as charset carry no meaning for JSON): the
+ * exact key first, then keys with the same essence (one that declares a schema preferred), then
+ * `type/*`, then `application/json` for any `+json` type, then `*\/*`. Without a Content-Type:
+ * `application/json`, then any `application/*+json`, then `*\/*`.
+ * @returns The key, or undefined when none fits. Never throws.
+ */
+export function pickMediaType(content: Record<string, unknown>, contentType: string | undefined): string | undefined {
+  const keys = Object.keys(content);
+  const hasSchema = (key: string): boolean => isObject(content[key]) && (content[key] as Record<string, unknown>).schema !== undefined;
+  const byEssence = (essence: string): string | undefined => {
+    const same = keys.filter((key) => mediaTypeEssence(key) === essence);
+    return same.find(hasSchema) ?? same[0];
+  };
+  const normalized = (text: string): string => text.toLowerCase().replace(/\s+/g, '');
+  if (contentType !== undefined && contentType.trim() !== '') {
+    const want = mediaTypeEssence(contentType);
+    const exact = keys.find((key) => normalized(key) === normalized(contentType) && hasSchema(key));
+    const jsonFallback = /^application\/[^/]+\+json$/.test(want) ? byEssence('application/json') : undefined;
+    return exact ?? byEssence(want) ?? byEssence(`${want.split('/')[0]}/*`) ?? jsonFallback ?? byEssence('*/*');
+  }
+  return byEssence('application/json') ?? keys.find((key) => /^application\/[^/]+\+json$/.test(mediaTypeEssence(key))) ?? byEssence('*/*');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Document patterns (issue 8: a pattern from the document never runs with backtracking on API data)
+
+// V8's non-backtracking engine (the `l` flag) runs a pattern in time linear in the value. Node 20 and 24
+// ship it behind this flag; where it is missing, `new RegExp(p, 'l')` throws and only provably safe
+// patterns run (see `compilePattern`).
+try {
+  setFlagsFromString('--enable-experimental-regexp-engine');
+} catch {
+  // a runtime without V8 flags: the backtracking fallback below still refuses risky patterns
+}
+
+/** Longest value (UTF-16 code units) tested with the linear-time engine. */
+export const MAX_PATTERN_VALUE_LENGTH = 1_000_000;
+/** Longest value (UTF-16 code units) tested with the backtracking engine, for patterns `compilePattern` judges safe. */
+export const MAX_BACKTRACKING_VALUE_LENGTH = 4096;
+
+/**
+ * A document pattern ready to test values: `test` answers true / false, or `{notChecked}` with an
+ * agent-facing reason when this value cannot be tested safely (too long, or astral characters the
+ * linear engine would count as two).
+ */
+export type CompiledPattern = { engine: 'linear' | 'backtracking'; test(value: string): boolean | { notChecked: string } };
+
+const compiledPatterns = new Map<string, CompiledPattern | { reason: string }>();
+
+/**
+ * Whether a pattern cannot backtrack catastrophically: no quantified group that holds a quantifier or
+ * an alternation (`(a+)+`, `(a|a)+`), and at most two quantifiers in all (`\d*\d*\d*` is cubic).
+ * Conservative: false means "not proven safe". Escapes and character classes are skipped as units.
+ */
+function backtrackingIsSafe(pattern: string): boolean {
+  const groups: { risky: boolean }[] = [];
+  let quantifiers = 0;
+  let lastGroupRisky = false;
+  let previous: 'atom' | 'group' | 'none' = 'none';
+  for (let i = 0; i < pattern.length; i++) {
+    const ch = pattern[i]!;
+    if (ch === '\\') {
+      i++;
+      previous = 'atom';
+      continue;
+    }
+    if (ch === '[') {
+      for (i++; i < pattern.length && pattern[i] !== ']'; i++) if (pattern[i] === '\\') i++;
+      previous = 'atom';
+      continue;
+    }
+    if (ch === '(') {
+      groups.push({ risky: false });
+      previous = 'none';
+      continue;
+    }
+    if (ch === ')') {
+      lastGroupRisky = groups.pop()?.risky ?? true;
+      previous = 'group';
+      continue;
+    }
+    const quantifier = ch === '*' || ch === '+' || ch === '?' || (ch === '{' && /^\{\d+(,\d*)?\}/.test(pattern.slice(i)));
+    if (quantifier) {
+      if (ch === '{') i = pattern.indexOf('}', i);
+      if (pattern[i + 1] === '?') i++; // lazy
+      if (previous === 'group' && lastGroupRisky) return false;
+      if (ch !== '?') quantifiers++;
+      for (const group of groups) group.risky = true;
+      previous = 'none';
+      continue;
+    }
+    if (ch === '|') for (const group of groups) group.risky = true;
+    previous = 'atom';
+  }
+  return quantifiers <= 2;
+}
+
+/**
+ * Compiles a pattern from the document (JSON Schema 2020-12 section 6.3.3 `pattern`, `patternProperties`
+ * keys, parameter patterns: ECMA-262, unanchored) so that testing an untrusted value can never stall the
+ * thread. The pattern runs on V8's linear-time engine (`l` flag) when it can: that engine has no `u` flag,
+ * so a pattern that needs Unicode mode (`\p{..}`, `\u{..}`) or a value with astral characters goes to the
+ * backtracking engine, which is used only when `backtrackingIsSafe` proves the pattern cannot backtrack
+ * catastrophically, and only for values up to `MAX_BACKTRACKING_VALUE_LENGTH`. Results are cached by pattern.
+ * @returns The compiled pattern, or `{reason}` (agent-facing) when it is invalid or could only run with
+ *   unbounded backtracking (backreferences or lookarounds around nested quantifiers). Never throws.
+ */
+export function compilePattern(pattern: string): CompiledPattern | { reason: string } {
+  const known = compiledPatterns.get(pattern);
+  if (known) return known;
+  const made = makePattern(pattern);
+  if (compiledPatterns.size >= 1000) compiledPatterns.clear();
+  compiledPatterns.set(pattern, made);
+  return made;
+}
+
+function makePattern(pattern: string): CompiledPattern | { reason: string } {
+  let unicode: RegExp | undefined;
+  try {
+    unicode = new RegExp(pattern, 'u');
+  } catch {
+    unicode = undefined;
+  }
+  let legacy: RegExp | undefined;
+  try {
+    legacy = new RegExp(pattern);
+  } catch {
+    legacy = undefined;
+  }
+  const backtracking = unicode ?? legacy;
+  if (!backtracking) return { reason: `the pattern ${JSON.stringify(pattern)} is not a valid ECMA-262 regular expression` };
+  const safe = backtrackingIsSafe(pattern);
+  const tooLong = (value: string, limit: number): { notChecked: string } => ({
+    notChecked: `the value is ${value.length} characters long, past the ${limit}-character limit for testing this pattern`,
+  });
+  const runBacktracking = (value: string): boolean | { notChecked: string } => {
+    if (value.length > MAX_BACKTRACKING_VALUE_LENGTH) return tooLong(value, MAX_BACKTRACKING_VALUE_LENGTH);
+    backtracking.lastIndex = 0;
+    return backtracking.test(value);
+  };
+  // Unicode mode changes what the pattern means (`\p{L}` is a property, not `p{L}`): then the legacy
+  // reading is not the same pattern, and the linear engine (no `u`) cannot run it.
+  const needsUnicode = unicode !== undefined && (legacy === undefined || /\\[pP]\{|\\u\{|[\uD800-\uDFFF]/.test(pattern));
+  let linear: RegExp | undefined;
+  if (!needsUnicode) {
+    try {
+      linear = new RegExp(pattern, 'l');
+    } catch {
+      linear = undefined; // backreferences, lookarounds, or no linear engine in this runtime
+    }
+  }
+  if (linear) {
+    const engine = linear;
+    return {
+      engine: 'linear',
+      test(value: string) {
+        if (value.length > MAX_PATTERN_VALUE_LENGTH) return tooLong(value, MAX_PATTERN_VALUE_LENGTH);
+        // Without `u`, an astral character is two code units to `.` and classes: only a safe pattern runs on it.
+        if (unicode && /[\uD800-\uDFFF]/.test(value)) {
+          return safe ? runBacktracking(value) : { notChecked: 'the value has characters outside the Basic Multilingual Plane and the pattern can only be run safely without Unicode mode' };
+        }
+        engine.lastIndex = 0;
+        return engine.test(value);
+      },
+    };
+  }
+  if (safe) return { engine: 'backtracking', test: runBacktracking };
+  return {
+    reason: `the pattern ${JSON.stringify(pattern)} cannot run in linear time (it needs Unicode mode, a backreference or a lookaround) ` +
+      'and may backtrack catastrophically, so it is not run on API data',
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -345,7 +605,7 @@ function verifyRefs(doc: unknown, sites: RefSite[], problems: string[]): void {
   for (const site of sites) {
     const ref: string = site.holder.$ref;
     if (typeof ref !== 'string' || !ref.startsWith('#') || (ref !== '#' && !ref.startsWith('#/'))) continue;
-    if (!resolvePointer(doc, ref).found) {
+    if (!lookupPointer(doc, ref).found) {
       throw new DocumentError(site.file.display, pointerOf(site.entry), `$ref ${site.original} points nowhere`);
     }
     // Follow ref-to-ref chains; a chain that loops never reaches a schema (validators would spin).
@@ -367,7 +627,7 @@ function verifyRefs(doc: unknown, sites: RefSite[], problems: string[]): void {
       }
       seen.add(current);
       chain.push(current);
-      const target = resolvePointer(doc, current);
+      const target = lookupPointer(doc, current);
       if (!target.found) {
         outcome = 'broken';
         break;

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import {
-  check, checkRequestBody, checkResponse, compareWithFixture, fieldPresence, inferShape, instancePath,
+  check, checkRequestBody, checkResponse, compareWithFixture, compilePattern, fieldPresence, inferShape, instancePath,
   resolvePointer, schemaFor,
 } from './validate.ts';
 import type { Finding } from './validate.ts';
@@ -755,9 +755,254 @@ describe('check (input handling)', () => {
       { kind: 'wrongType', severity: 'error', path: '$', schemaPath: '#/paths/~1x/get/responses/200/content/application~1json/schema/type', expected: 'string', actual: 'integer', message: 'is integer, expected string' },
     ]);
   });
-  it('survives deeply nested data against a recursive schema', () => {
+  // Issue 8 (no false pass): data past the nesting limit used to pass silently; it is now reported as not checked.
+  it('survives deeply nested data against a recursive schema and says the part below 256 levels was not checked', () => {
     let data: unknown = { value: 1 };
     for (let i = 0; i < 2000; i++) data = { value: 1, children: [data] };
-    assert.deepStrictEqual(check(DOC30, { $ref: '#/components/schemas/Node' }, data), []);
+    assert.deepStrictEqual(check(DOC30, { $ref: '#/components/schemas/Node' }, data), [{
+      kind: 'notChecked', severity: 'warning', path: '$' + '.children[0]'.repeat(128),
+      schemaPath: '#/components/schemas/Node/properties/value',
+      message: 'was not checked below this point: the value nests deeper than 256 levels (too deep to check)',
+    }]);
+  });
+});
+
+/** A 3.0.3 document whose schemas S0..S(n-1) each apply `keyword: [S(i+1), S(i+1)]`; S(n) requires `id`. */
+function nestedComposition(keyword: 'anyOf' | 'allOf', levels: number): Json {
+  const schemas: Record<string, unknown> = {};
+  for (let i = 0; i < levels; i++) schemas[`S${i}`] = { [keyword]: [{ $ref: `#/components/schemas/S${i + 1}` }, { $ref: `#/components/schemas/S${i + 1}` }] };
+  schemas[`S${levels}`] = { type: 'object', required: ['id'], properties: { id: { type: 'string' } } };
+  return { openapi: '3.0.3', info: { title: 'nested', version: '1' }, paths: {}, components: { schemas } };
+}
+
+/** A 3.0.3 document with GET /x answering 200 with S0, where S0 -> S1 -> ... -> S(hops-1) are pure `$ref`s. */
+function refChain(hops: number): Json {
+  const schemas: Record<string, unknown> = {};
+  for (let i = 0; i < hops - 1; i++) schemas[`S${i}`] = { $ref: `#/components/schemas/S${i + 1}` };
+  schemas[`S${hops - 1}`] = { type: 'object', required: ['mustHave'] };
+  const schema = { $ref: '#/components/schemas/S0' };
+  return {
+    openapi: '3.0.3', info: { title: 'chain', version: '1' },
+    paths: { '/x': { get: { responses: { 200: { description: 'ok', content: { 'application/json': { schema } } } } } } },
+    components: { schemas },
+  };
+}
+
+describe('check budgets (issue 8)', () => {
+  it('case 50: reports a value that fails the pattern ^(a+)+$ as a constraint, in linear time', () => {
+    const c = readCase('50-val-pattern-redos-from-the-api');
+    const started = performance.now();
+    const findings = check({ openapi: '3.0.3' }, c.input.openapi_fragment, c.input.body);
+    const took = performance.now() - started;
+    assert.deepStrictEqual(findings, [{
+      kind: 'constraint', severity: 'error', path: '$.code', schemaPath: '#/properties/code/pattern', keyword: 'pattern',
+      message: 'is "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!", which does not match the pattern "^(a+)+$"',
+    }]);
+    console.log(`case 50 check took ${took.toFixed(1)} ms`);
+    assert.ok(took < 1000, `took ${took} ms`);
+  });
+
+  it('checks 40 levels of anyOf: [S, S] once per level and names the innermost branch', () => {
+    const started = performance.now();
+    const findings = check(nestedComposition('anyOf', 40), { $ref: '#/components/schemas/S0' }, { name: 1 });
+    const took = performance.now() - started;
+    assert.deepStrictEqual(findings, [
+      { kind: 'missing', severity: 'error', path: '$.id', schemaPath: '#/components/schemas/S40/required', message: 'is required but missing (closest of 2 anyOf branches: #/components/schemas/S40)' },
+      { kind: 'undocumented', severity: 'warning', path: '$.name', schemaPath: '#/components/schemas/S40/properties', message: 'is present but not documented in the schema (closest of 2 anyOf branches: #/components/schemas/S40)' },
+    ]);
+    console.log(`40-level anyOf check took ${took.toFixed(1)} ms`);
+    assert.ok(took < 2000, `took ${took} ms`);
+  });
+
+  it('checks 40 levels of allOf: [S, S] without overflowing the stack or doubling findings', () => {
+    const started = performance.now();
+    const findings = check(nestedComposition('allOf', 40), { $ref: '#/components/schemas/S0' }, { name: 1 });
+    const took = performance.now() - started;
+    assert.deepStrictEqual(findings, [
+      { kind: 'missing', severity: 'error', path: '$.id', schemaPath: '#/components/schemas/S40/required', message: 'is required but missing' },
+      { kind: 'undocumented', severity: 'warning', path: '$.name', schemaPath: '#/components/schemas/S0/properties', message: 'is present but not documented in the schema' },
+    ]);
+    console.log(`40-level allOf check took ${took.toFixed(1)} ms`);
+    assert.ok(took < 2000, `took ${took} ms`);
+  });
+
+  it('reports allOf nested 5000 deep as too deep to check, never a crash', () => {
+    assert.deepStrictEqual(check(nestedComposition('allOf', 5000), { $ref: '#/components/schemas/S0' }, { name: 1 }), [{
+      kind: 'notChecked', severity: 'warning', path: '$', schemaPath: '#', message: 'was not checked: the schema nests too deeply for the stack (too deep to check)',
+    }]);
+  });
+
+  it('stops at the step budget with one notChecked finding at $ and no partial findings', () => {
+    assert.deepStrictEqual(check(nestedComposition('anyOf', 40), { $ref: '#/components/schemas/S0' }, { name: 1 }, { maxSteps: 10 }), [{
+      kind: 'notChecked', severity: 'warning', path: '$', schemaPath: '#',
+      message: 'was not checked completely: the check stopped because it ran out of its step budget (10 schema applications); no finding is reported, since the parts checked so far cannot be judged alone',
+    }]);
+  });
+
+  it('stops at the time budget', () => {
+    // The clock is read every 256 steps: 1000 array items are enough to reach it.
+    const findings = check({ openapi: '3.0.3' }, { type: 'array', items: { type: 'integer' } }, Array.from({ length: 1000 }, (_, i) => i), { timeoutMs: -1 });
+    assert.deepStrictEqual(findings.map((f) => [f.kind, f.path, f.message.replace(/\(-?\d+ ms\)/, '(N ms)')]), [
+      ['notChecked', '$', 'was not checked completely: the check stopped because it ran out of its time budget (N ms); no finding is reported, since the parts checked so far cannot be judged alone'],
+    ]);
+  });
+
+  it('turns a budget stop into validated: false with the reason in checkResponse', () => {
+    const doc = nestedComposition('anyOf', 40);
+    doc.paths = { '/x': { get: { responses: { 200: { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/S0' } } } } } } } };
+    const result = checkResponse(doc, 'GET', '/x', { status: 200, contentType: 'application/json', body: { name: 1 } }, { maxSteps: 10 });
+    assert.deepStrictEqual([result.validated, result.reason], [false,
+      'Part of the body was not checked: $ was not checked completely: the check stopped because it ran out of its step budget (10 schema applications); no finding is reported, since the parts checked so far cannot be judged alone.']);
+  });
+
+  it('case 51: follows a 300-hop $ref chain to its end and reports the missing field', () => {
+    const result = checkResponse(refChain(300), 'GET', '/x', { status: 200, contentType: 'application/json', body: {} });
+    assert.deepStrictEqual(result, {
+      validated: true,
+      target: { schema: { $ref: '#/components/schemas/S0' }, schemaPath: '#/paths/~1x/get/responses/200/content/application~1json/schema', statusKey: '200', mediaType: 'application/json' },
+      findings: [{ kind: 'missing', severity: 'error', path: '$.mustHave', schemaPath: '#/components/schemas/S299/required', message: 'is required but missing' }],
+    });
+  });
+
+  it('follows a 5000-hop $ref chain to its end', () => {
+    assert.deepStrictEqual(check(refChain(5000), { $ref: '#/components/schemas/S0' }, {}), [
+      { kind: 'missing', severity: 'error', path: '$.mustHave', schemaPath: '#/components/schemas/S4999/required', message: 'is required but missing' },
+    ]);
+  });
+
+  it('reports a pattern that could only backtrack as not checked, and the response as not validated', () => {
+    const doc = {
+      openapi: '3.0.3', info: { title: 'p', version: '1' },
+      paths: { '/x': { get: { responses: { 200: { description: 'ok', content: { 'application/json': { schema: { type: 'object', properties: { code: { type: 'string', pattern: '^(?=(a+)+$)' } } } } } } } } } },
+    };
+    const result = checkResponse(doc, 'GET', '/x', { status: 200, contentType: 'application/json', body: { code: 'a'.repeat(34) + '!' } });
+    const message = 'was not checked against the pattern: the pattern "^(?=(a+)+$)" cannot run in linear time (it needs Unicode mode, a backreference or a lookaround) and may backtrack catastrophically, so it is not run on API data';
+    assert.deepStrictEqual(result, {
+      validated: false,
+      reason: `Part of the body was not checked: $.code ${message}.`,
+      target: { schema: doc.paths['/x'].get.responses[200].content['application/json'].schema, schemaPath: '#/paths/~1x/get/responses/200/content/application~1json/schema', statusKey: '200', mediaType: 'application/json' },
+      findings: [{ kind: 'notChecked', severity: 'warning', path: '$.code', schemaPath: '#/paths/~1x/get/responses/200/content/application~1json/schema/properties/code/pattern', keyword: 'pattern', message }],
+    });
+  });
+
+  it('checks a patternProperties name with a nested-quantifier pattern in linear time', () => {
+    const schema = { type: 'object', patternProperties: { '^(a+)+$': { type: 'integer' } }, additionalProperties: false };
+    assert.deepStrictEqual(check({ openapi: '3.0.3' }, schema, { aaaa: 'x', ['a'.repeat(34) + '!']: 1 }), [
+      { kind: 'wrongType', severity: 'error', path: '$.aaaa', schemaPath: '#/patternProperties/^(a+)+$/type', expected: 'integer', actual: 'string', message: 'is string, expected integer' },
+      { kind: 'undocumented', severity: 'error', path: "$['aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!']", schemaPath: '#/additionalProperties', message: 'is present but not documented, and the schema closes the object with additionalProperties: false' },
+    ]);
+  });
+});
+
+describe('compilePattern', () => {
+  const run = (pattern: string, value: string): unknown => {
+    const compiled = compilePattern(pattern);
+    return 'reason' in compiled ? compiled.reason : [compiled.engine, compiled.test(value)];
+  };
+  it('runs nested quantifiers on the linear engine', () => assert.deepStrictEqual(run('^(a|a)+$', 'a'.repeat(40) + '!'), ['linear', false]));
+  it('runs a Unicode property escape with backtracking when the pattern is provably safe', () => assert.deepStrictEqual(run('^\\p{L}+$', 'héllo'), ['backtracking', true]));
+  it('runs a backreference with backtracking when the pattern is provably safe', () => assert.deepStrictEqual(run('^(a)\\1$', 'aa'), ['backtracking', true]));
+  it('refuses a lookaround around nested quantifiers', () => assert.deepStrictEqual(run('^(?=(a+)+$)', 'aa'),
+    'the pattern "^(?=(a+)+$)" cannot run in linear time (it needs Unicode mode, a backreference or a lookaround) and may backtrack catastrophically, so it is not run on API data'));
+  it('reports an invalid pattern', () => assert.deepStrictEqual(run('[', 'x'), 'the pattern "[" is not a valid ECMA-262 regular expression'));
+  it('counts an astral character as one character when the pattern is safe', () => assert.deepStrictEqual(run('^.$', '\u{1F600}'), ['linear', true]));
+  it('does not test a value past the length cap', () => assert.deepStrictEqual(run('^a+$', 'a'.repeat(1_000_001)),
+    ['linear', { notChecked: 'the value is 1000001 characters long, past the 1000000-character limit for testing this pattern' }]));
+});
+
+/** A 3.0.3 document in the inheritance style: Pet carries the discriminator, Cat and Dog extend it with allOf. */
+function pets(mapping?: Record<string, string>): Json {
+  return {
+    openapi: '3.0.3', info: { title: 'pets', version: '1' }, paths: {},
+    components: { schemas: {
+      Pet: { type: 'object', required: ['petType', 'name'], properties: { petType: { type: 'string' }, name: { type: 'string' } }, discriminator: { propertyName: 'petType', ...(mapping ? { mapping } : {}) } },
+      Cat: { allOf: [{ $ref: '#/components/schemas/Pet' }, { type: 'object', properties: { huntingSkill: { type: 'string', enum: ['lazy', 'aggressive'] } } }] },
+      Dog: { allOf: [{ $ref: '#/components/schemas/Pet' }, { type: 'object', required: ['packSize'], properties: { packSize: { type: 'integer' } } }] },
+    } },
+  };
+}
+const PET = { $ref: '#/components/schemas/Pet' };
+
+describe('polymorphism decides what is documented (issue 7)', () => {
+  const c37 = readCase('37-val-anyof-documented-union');
+  const rows: { body: string; findings: Finding[] }[] = [
+    { body: 'A', findings: [] },
+    { body: 'B', findings: [{ kind: 'undocumented', severity: 'warning', path: '$.zzz', schemaPath: '#/paths/~1things/get/responses/200/content/application~1json/schema/properties', message: 'is present but not documented in the schema' }] },
+    { body: 'C', findings: [] },
+    { body: 'D', findings: [] },
+  ];
+  for (const row of rows) {
+    it(`case 37: body ${row.body} reports only fields no satisfied anyOf branch declares`, () => {
+      const result = checkResponse(c37.input.openapi, 'GET', '/things', { status: 200, contentType: 'application/json', body: c37.input.bodies[row.body] });
+      assert.deepStrictEqual(result.findings, row.findings);
+    });
+  }
+
+  it('documents the subtype picked through discriminator.mapping and applies its constraints', () => {
+    assert.deepStrictEqual(check(pets({ cat: '#/components/schemas/Cat', dog: 'Dog' }), PET, { petType: 'cat', name: 'Tom', huntingSkill: 'sleepy' }), [{
+      kind: 'enum', severity: 'error', path: '$.huntingSkill', schemaPath: '#/components/schemas/Cat/allOf/1/properties/huntingSkill/enum', allowed: ['lazy', 'aggressive'],
+      message: 'is "sleepy", not one of the allowed values ["lazy","aggressive"] (subtype chosen by discriminator petType="cat": #/components/schemas/Cat)',
+    }]);
+  });
+
+  it('picks the subtype by schema name without a mapping, found by scanning components.schemas', () => {
+    assert.deepStrictEqual(check(pets(), PET, { petType: 'Dog', name: 'Rex', packSize: 'x' }), [{
+      kind: 'wrongType', severity: 'error', path: '$.packSize', schemaPath: '#/components/schemas/Dog/allOf/1/properties/packSize/type', expected: 'integer', actual: 'string',
+      message: 'is string, expected integer (subtype chosen by discriminator petType="Dog": #/components/schemas/Dog)',
+    }]);
+  });
+
+  it('never reports a field of the chosen subtype as undocumented', () => {
+    assert.deepStrictEqual(check(pets(), PET, { petType: 'Cat', name: 'Tom', huntingSkill: 'lazy' }), []);
+  });
+
+  it('reads the Swagger 2.0 discriminator, a plain property name, with subtypes from definitions', () => {
+    const swagger = {
+      swagger: '2.0', info: { title: 'pets', version: '1' }, paths: {},
+      definitions: {
+        Pet: { type: 'object', discriminator: 'petType', required: ['petType'], properties: { petType: { type: 'string' }, name: { type: 'string' } } },
+        Cat: { allOf: [{ $ref: '#/definitions/Pet' }, { type: 'object', properties: { huntingSkill: { type: 'string' } } }] },
+      },
+    };
+    assert.deepStrictEqual(check(swagger, { $ref: '#/definitions/Pet' }, { petType: 'Cat', name: 'Tom', huntingSkill: 3 }), [{
+      kind: 'wrongType', severity: 'error', path: '$.huntingSkill', schemaPath: '#/definitions/Cat/allOf/1/properties/huntingSkill/type', expected: 'string', actual: 'integer',
+      message: 'is integer, expected string (subtype chosen by discriminator petType="Cat": #/definitions/Cat)',
+    }]);
+  });
+
+  it('reports an unknown discriminator value once, allowing every mapping key and subtype name', () => {
+    assert.deepStrictEqual(check(pets({ cat: '#/components/schemas/Cat' }), PET, { petType: 'Lizard', name: 'Liz' }), [{
+      kind: 'enum', severity: 'error', path: '$.petType', schemaPath: '#/components/schemas/Pet/discriminator', allowed: ['cat', 'Dog'],
+      message: 'is "Lizard", which names no schema of the discriminator: allowed values are ["cat","Dog"]',
+    }]);
+  });
+
+  it('reports an unknown discriminator value of a oneOf once, allowing every mapping key and branch name', () => {
+    const doc = { openapi: '3.0.3', components: { schemas: { Cat: { type: 'object', properties: { petType: { type: 'string' } } }, Dog: { type: 'object', properties: { petType: { type: 'string' } } } } } };
+    const schema = { oneOf: [{ $ref: '#/components/schemas/Cat' }, { $ref: '#/components/schemas/Dog' }], discriminator: { propertyName: 'petType', mapping: { kitty: 'Cat' } } };
+    assert.deepStrictEqual(check(doc, schema, { petType: 'Lizard' }), [{
+      kind: 'enum', severity: 'error', path: '$.petType', schemaPath: '#/discriminator', allowed: ['kitty', 'Dog'],
+      message: 'is "Lizard", which names no schema of the discriminator: allowed values are ["kitty","Dog"]',
+    }]);
+  });
+});
+
+describe('undecided subschemas (issue 8: no false pass, no guessed finding)', () => {
+  const unsafe = '^(?=(a+)+$)';
+  const reason = 'the pattern "^(?=(a+)+$)" cannot run in linear time (it needs Unicode mode, a backreference or a lookaround) and may backtrack catastrophically, so it is not run on API data';
+  it('reports `not` over an unchecked pattern as not checked instead of a match', () => {
+    assert.deepStrictEqual(check({ openapi: '3.1.0' }, { not: { type: 'string', pattern: unsafe } }, 'aa'), [
+      { kind: 'notChecked', severity: 'warning', path: '$', schemaPath: '#/not/pattern', keyword: 'pattern', message: `was not checked against the pattern: ${reason}` },
+    ]);
+  });
+  it('reports `contains` with unchecked items as not checked instead of counting them', () => {
+    assert.deepStrictEqual(check({ openapi: '3.1.0' }, { type: 'array', contains: { type: 'string', pattern: unsafe } }, ['aa', 1]), [
+      { kind: 'notChecked', severity: 'warning', path: '$', schemaPath: '#/contains', keyword: 'contains', message: 'was not checked against `contains`: 1 item could not be checked' },
+    ]);
+  });
+  it('reports a property name its propertyNames pattern cannot test as not checked', () => {
+    assert.deepStrictEqual(check({ openapi: '3.1.0' }, { type: 'object', propertyNames: { pattern: unsafe } }, { aa: 1 }), [
+      { kind: 'notChecked', severity: 'warning', path: '$.aa', schemaPath: '#/propertyNames/pattern', keyword: 'pattern', message: `was not checked against the pattern: ${reason}` },
+    ]);
   });
 });

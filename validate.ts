@@ -4,12 +4,23 @@
 // JSON Pointers (RFC 6901) into the same document. A remote `$ref` yields an `unresolvedRef` finding; nothing
 // is ever fetched.
 import { isIPv4, isIPv6 } from 'node:net';
+import {
+  compilePattern, escapePointerToken, follow, indexOperations, lookupPointer, MAX_REF_HOPS, pickMediaType, resolvePointer, responseForStatus,
+  unescapePointerToken,
+} from './openapi-document.ts';
+import type { Operation } from './openapi-document.ts';
+
+// The document core owns JSON Pointer, `$ref` following and media types; re-exported for existing callers.
+export {
+  compilePattern, escapePointerToken, isJsonMediaType, mediaTypeEssence, resolvePointer, unescapePointerToken,
+} from './openapi-document.ts';
+export type { CompiledPattern } from './openapi-document.ts';
 
 /** How much a finding matters; the table is `SEVERITY`. */
 export type Severity = 'error' | 'warning' | 'info';
 /** What a finding is about; see `SEVERITY` for each kind's severity. */
 export type FindingKind = 'missing' | 'wrongType' | 'undocumented' | 'enum' | 'constraint' | 'format'
-  | 'writeOnly' | 'readOnly' | 'undocumentedStatus' | 'unresolvedRef';
+  | 'writeOnly' | 'readOnly' | 'undocumentedStatus' | 'unresolvedRef' | 'notChecked';
 /** One reported discrepancy between a body and the document. */
 export type Finding = {
   kind: FindingKind;
@@ -26,7 +37,16 @@ export type Finding = {
 export type CheckOptions = {
   direction?: 'response' | 'request';  // default 'response': readOnly/writeOnly scoping (OAS 3.0.3 Schema Object)
   at?: string;                          // schema path of the `schema` argument, default '#'
+  maxSteps?: number;                    // schema applications before the check stops, default DEFAULT_MAX_STEPS
+  timeoutMs?: number;                   // milliseconds before the check stops, default DEFAULT_CHECK_TIMEOUT_MS
 };
+
+/** Default step budget of one check: schema applications (`$ref`, property, branch) before it stops. */
+export const DEFAULT_MAX_STEPS = 200_000;
+/** Default time budget of one check, in milliseconds. */
+export const DEFAULT_CHECK_TIMEOUT_MS = 1000;
+/** The budget options of `checkResponse` / `checkRequestBody` (see `CheckOptions`). */
+export type CheckBudget = { maxSteps?: number; timeoutMs?: number };
 /** Where a body schema was found in the document. */
 export type ResponseTarget = {
   schema: unknown;          // the schema object found (may be a {$ref})
@@ -51,7 +71,8 @@ export type FixtureDiff = { onlyLive: string[]; onlyFixture: string[]; changed: 
  * presence, allowed values or lengths, ranges and patterns, or the status is not documented at all (an
  * undocumented field under `additionalProperties: false` is an error too). `warning`: worth a look but
  * often a document gap rather than an API bug (an undocumented field of an open object, a leaked
- * writeOnly / sent readOnly field, a `$ref` that could not be followed). `info`: `format`, an annotation
+ * writeOnly / sent readOnly field, a `$ref` that could not be followed, a part the check could not
+ * cover: `notChecked`, which also makes `checkResponse` answer `validated: false`). `info`: `format`, an annotation
  * by default in JSON Schema 2020-12 (section 7.2).
  */
 export const SEVERITY = {
@@ -64,36 +85,57 @@ export const SEVERITY = {
   writeOnly: 'warning',
   readOnly: 'warning',
   unresolvedRef: 'warning',
+  notChecked: 'warning',
   format: 'info',
 } as const satisfies Record<FindingKind, Severity>;
 
-type Seg = string | number;
-type Obj = Record<string, unknown>;
+/** One step of an instance path: a property name or an array index. */
+type Segment = string | number;
+type JsonObject = Record<string, unknown>;
 type Dialect = '2.0' | '3.0' | '3.1';
 type Direction = 'response' | 'request';
-// `loops` caches, per $ref, the pointer chain when following it through pure `$ref`s loops (null: it does not).
-type Ctx = { doc: Obj; dialect: Dialect; direction: Direction; active: Set<string>; depth: number; loops: Map<string, string[] | null> };
-type Loc = { schema: unknown; sp: string };
+/**
+ * One check's state. `active`: `$ref` + instance location pairs being evaluated (cycle cut); `depth`:
+ * nested `$ref` entries; `steps` / `maxSteps` / `deadline` (performance.now() ms): the budget, and
+ * `stopped` the reason once it ran out; `memo`: results per value, then per `$ref` + instance location +
+ * mode, so the same subschema on the same value is evaluated once (issue 8: `anyOf: [S, S]` nesting).
+ */
+type Context = {
+  doc: JsonObject; dialect: Dialect; direction: Direction; active: Set<string>; depth: number;
+  steps: number; maxSteps: number; started: number; deadline: number; stopped?: string;
+  memo: Map<unknown, Map<string, InternalFinding[]>>; ids: Map<object, number>;
+  dispatching: Set<string>;  // base schema + instance location whose discriminator already picked a subtype
+};
+/** A schema and its schema path (JSON Pointer after `$ref`). */
+type SchemaLocation = { schema: unknown; schemaPath: string };
 /** The union of what a schema and its allOf branches document about one object (see `collect`). */
 type Documented = {
-  names: Map<string, Loc[]>;
-  patterns: { re: RegExp; loc: Loc }[];
-  additional: Loc[];          // additionalProperties schemas (a documented map)
+  names: Map<string, SchemaLocation[]>;
+  patterns: { test: NameTest; loc: SchemaLocation }[];
+  additional: SchemaLocation[];          // additionalProperties schemas (a documented map)
   open: boolean;              // additionalProperties true or a schema: any key is documented
   declares: boolean;          // properties/patternProperties/additionalProperties:false seen: keys are checked
   closedAt?: string;          // schema path of an additionalProperties:false
   required: Set<string>;
 };
+/**
+ * How a schema is applied at one instance location. `owner`: this schema owns the location and reports
+ * its undocumented / writeOnly / readOnly fields (a property's schema, the root; not an allOf branch or a
+ * `$ref` sibling, which only assert). `extra`: what enclosing schemas document beside oneOf/anyOf
+ * branches, merged into each branch's own union. `union`: the documented union already computed by the
+ * owner, passed to allOf branches so they check `required` scoping against the whole composition.
+ */
 type Mode = { owner: boolean; extra?: Documented; union?: Documented };
-type IF = Finding & { segs: Seg[] };
+/** A finding with its instance path as segments, for sorting before `path` is printed. */
+type InternalFinding = Finding & { segments: Segment[] };
 
-// Nesting limits that keep the walk within the default stack: deeper data is not checked further.
+// Nesting limits that keep the walk within the default stack: deeper parts are reported as `notChecked`.
 const MAX_REF_DEPTH = 256;
 const MAX_INSTANCE_DEPTH = 256;
 
 // ---------------------------------------------------------------- small helpers
 
-function isObj(v: unknown): v is Obj {
+function isObj(v: unknown): v is JsonObject {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
@@ -144,16 +186,6 @@ function deepEqual(a: unknown, b: unknown): boolean {
   return canonical(a) === canonical(b);
 }
 
-/** Escapes one JSON Pointer reference token: `~` becomes `~0`, then `/` becomes `~1` (RFC 6901, 3). */
-export function escapePointerToken(token: string): string {
-  return token.replace(/~/g, '~0').replace(/\//g, '~1');
-}
-
-/** Unescapes one JSON Pointer reference token: `~1` becomes `/`, then `~0` becomes `~`, so `~01` is `~1` (RFC 6901, 4). */
-export function unescapePointerToken(token: string): string {
-  return token.replace(/~1/g, '/').replace(/~0/g, '~');
-}
-
 function orList(items: string[]): string {
   if (items.length <= 1) return items.join('');
   return `${items.slice(0, -1).join(', ')} or ${items[items.length - 1]}`;
@@ -164,7 +196,7 @@ function show(v: unknown): string {
   return s.length > 80 ? `${s.slice(0, 77)}...` : s;
 }
 
-function compareSegs(a: Seg[], b: Seg[]): number {
+function compareSegments(a: Segment[], b: Segment[]): number {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {
     const x = a[i];
@@ -194,45 +226,7 @@ export function instancePath(segments: (string | number)[]): string {
   return out;
 }
 
-/**
- * Resolves a local JSON Pointer reference within a document (RFC 6901; as a URI fragment per RFC 6901
- * section 6, so `#/a%20b` is percent-decoded first). In each token `~1` becomes `/` and then `~0` becomes
- * `~`, so `~01` is the name `~1`. Array elements are addressed by decimal index.
- * @param ref `#`, `#/components/schemas/Pet`, or a bare pointer `/components/schemas/Pet`.
- * @returns The value pointed at (may be any JSON value).
- * @throws Error naming the pointer when it is not local (`other.yaml#/X`, `https://...`), is malformed,
- *   or points nowhere.
- */
-export function resolvePointer(doc: unknown, ref: string): unknown {
-  let pointer: string;
-  if (ref.startsWith('#')) {
-    try {
-      pointer = decodeURIComponent(ref.slice(1));
-    } catch {
-      throw new Error(`Cannot resolve \`${ref}\`: malformed percent-encoding in the URI fragment`);
-    }
-  } else if (ref === '' || ref.startsWith('/')) {
-    pointer = ref;
-  } else {
-    throw new Error(`Cannot resolve \`${ref}\`: not a local JSON Pointer (expected \`#/...\`); external references must be bundled first`);
-  }
-  if (pointer === '') return doc;
-  if (!pointer.startsWith('/')) throw new Error(`Cannot resolve \`${ref}\`: a JSON Pointer must start with \`/\``);
-  let node: unknown = doc;
-  for (const raw of pointer.slice(1).split('/')) {
-    const token = unescapePointerToken(raw);
-    if (Array.isArray(node) && /^(0|[1-9][0-9]*)$/.test(token) && Number(token) < node.length) {
-      node = node[Number(token)];
-    } else if (isObj(node) && hasOwn(node, token)) {
-      node = node[token];
-    } else {
-      throw new Error(`Cannot resolve \`${ref}\`: nothing at \`${token}\``);
-    }
-  }
-  return node;
-}
-
-function dialectOf(doc: Obj): Dialect {
+function dialectOf(doc: JsonObject): Dialect {
   const oa = doc.openapi;
   if (typeof oa === 'string' && oa.startsWith('3.0')) return '3.0';
   if (typeof oa === 'string') return '3.1';
@@ -240,22 +234,33 @@ function dialectOf(doc: Obj): Dialect {
   return '3.1'; // plain JSON Schema (e.g. inferShape output) reads as 2020-12
 }
 
-function mk(kind: FindingKind, segs: Seg[], schemaPath: string, message: string, extra?: Partial<Finding>): IF {
-  return { kind, severity: SEVERITY[kind], path: instancePath(segs), schemaPath, ...extra, message, segs };
+function makeFinding(kind: FindingKind, segments: Segment[], schemaPath: string, message: string, extra?: Partial<Finding>): InternalFinding {
+  return { kind, severity: SEVERITY[kind], path: instancePath(segments), schemaPath, ...extra, message, segments };
 }
 
-function finish(list: IF[]): Finding[] {
+function unique(list: InternalFinding[]): InternalFinding[] {
+  if (list.length < 2) return list;
   const seen = new Set<string>();
-  const unique: IF[] = [];
+  return list.filter((finding) => {
+    const key = `${finding.kind}\u0000${finding.path}\u0000${finding.schemaPath}\u0000${finding.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+function finish(list: InternalFinding[]): Finding[] {
+  const seen = new Set<string>();
+  const unique: InternalFinding[] = [];
   for (const f of list) {
     const key = `${f.kind}\u0000${f.path}\u0000${f.message}`;
     if (seen.has(key)) continue;
     seen.add(key);
     unique.push(f);
   }
-  unique.sort((a, b) => compareSegs(a.segs, b.segs) || (a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : 0));
-  return unique.map(({ segs: _segs, ...f }) => {
-    void _segs;
+  unique.sort((a, b) => compareSegments(a.segments, b.segments) || (a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : 0));
+  return unique.map(({ segments: _segments, ...f }) => {
+    void _segments;
     return f;
   });
 }
@@ -270,8 +275,8 @@ function fails(f: Finding): boolean {
     (f.kind === 'undocumented' && /\/(additionalProperties|unevaluatedProperties)$/.test(f.schemaPath));
 }
 
-function addHint(list: IF[], segs: Seg[], kind: FindingKind, hint: string): IF[] {
-  const at = instancePath(segs);
+function addHint(list: InternalFinding[], segments: Segment[], kind: FindingKind, hint: string): InternalFinding[] {
+  const at = instancePath(segments);
   return list.map((f) => (f.kind === kind && f.path === at && !f.message.includes(hint) ? { ...f, message: f.message + hint } : f));
 }
 
@@ -296,16 +301,21 @@ function mergeDocumented(a: Documented | undefined, b: Documented): Documented {
   };
 }
 
-function makeRegExp(p: string): RegExp | undefined {
-  try {
-    return new RegExp(p, 'u');
-  } catch {
-    try {
-      return new RegExp(p);
-    } catch {
-      return undefined;
-    }
+/**
+ * A `patternProperties` key pattern as a name test (through `compilePattern`, so API names never meet a
+ * backtracking engine): true / false, or a reason when the name cannot be tested safely. `undefined` for a
+ * pattern that is not a valid regular expression (ignored, as before).
+ */
+type NameTest = (name: string) => boolean | { notChecked: string };
+
+function nameTest(pattern: string): NameTest | undefined {
+  const compiled = compilePattern(pattern);
+  if ('reason' in compiled) {
+    if (compiled.reason.endsWith('not a valid ECMA-262 regular expression')) return undefined;
+    const reason = compiled.reason;
+    return () => ({ notChecked: reason });
   }
+  return (name) => compiled.test(name);
 }
 
 /**
@@ -313,7 +323,7 @@ function makeRegExp(p: string): RegExp | undefined {
  * additionalProperties, and those of every allOf branch after `$ref` (case 22: the undocumented check
  * uses the union of the composition). oneOf/anyOf branches are included only when `alternatives`.
  */
-function collect(ctx: Ctx, schema: unknown, sp: string, alternatives: boolean, acc: Documented, visited: Set<string>): void {
+function collect(ctx: Context, schema: unknown, schemaPath: string, alternatives: boolean, acc: Documented, visited: Set<string>): void {
   if (!isObj(schema)) return;
   if (typeof schema.$ref === 'string') {
     const ref = schema.$ref;
@@ -333,49 +343,49 @@ function collect(ctx: Ctx, schema: unknown, sp: string, alternatives: boolean, a
     acc.declares = true;
     for (const [k, v] of Object.entries(schema.properties)) {
       const list = acc.names.get(k) ?? [];
-      list.push({ schema: v, sp: `${sp}/properties/${escapePointerToken(k)}` });
+      list.push({ schema: v, schemaPath: `${schemaPath}/properties/${escapePointerToken(k)}` });
       acc.names.set(k, list);
     }
   }
   if (isObj(schema.patternProperties)) {
     acc.declares = true;
     for (const [p, v] of Object.entries(schema.patternProperties)) {
-      const re = makeRegExp(p);
-      if (re) acc.patterns.push({ re, loc: { schema: v, sp: `${sp}/patternProperties/${escapePointerToken(p)}` } });
+      const test = nameTest(p);
+      if (test) acc.patterns.push({ test, loc: { schema: v, schemaPath: `${schemaPath}/patternProperties/${escapePointerToken(p)}` } });
     }
   }
   for (const kw of ['additionalProperties', 'unevaluatedProperties']) {
     const ap = schema[kw];
     if (ap === false) {
       acc.declares = true;
-      acc.closedAt ??= `${sp}/${kw}`;
+      acc.closedAt ??= `${schemaPath}/${kw}`;
     } else if (ap === true || isObj(ap)) {
       acc.open = true;
-      if (isObj(ap) && kw === 'additionalProperties') acc.additional.push({ schema: ap, sp: `${sp}/${kw}` });
+      if (isObj(ap) && kw === 'additionalProperties') acc.additional.push({ schema: ap, schemaPath: `${schemaPath}/${kw}` });
     }
   }
   if (Array.isArray(schema.required)) for (const r of schema.required) if (typeof r === 'string') acc.required.add(r);
-  if (Array.isArray(schema.allOf)) schema.allOf.forEach((b, i) => collect(ctx, b, `${sp}/allOf/${i}`, true, acc, visited));
+  if (Array.isArray(schema.allOf)) schema.allOf.forEach((b, i) => collect(ctx, b, `${schemaPath}/allOf/${i}`, true, acc, visited));
   if (alternatives) {
     for (const kw of ['oneOf', 'anyOf']) {
       const list = schema[kw];
-      if (Array.isArray(list)) list.forEach((b, i) => collect(ctx, b, `${sp}/${kw}/${i}`, true, acc, visited));
+      if (Array.isArray(list)) list.forEach((b, i) => collect(ctx, b, `${schemaPath}/${kw}/${i}`, true, acc, visited));
     }
   }
 }
 
-function documentedOf(ctx: Ctx, schema: unknown, sp: string, alternatives: boolean, extra: Loc[] = []): Documented {
+function documentedOf(ctx: Context, schema: unknown, schemaPath: string, alternatives: boolean, extra: SchemaLocation[] = []): Documented {
   const acc = emptyDocumented();
   const visited = new Set<string>();
-  collect(ctx, schema, sp, alternatives, acc, visited);
-  for (const e of extra) collect(ctx, e.schema, e.sp, true, acc, visited);
+  collect(ctx, schema, schemaPath, alternatives, acc, visited);
+  for (const e of extra) collect(ctx, e.schema, e.schemaPath, true, acc, visited);
   return acc;
 }
 
 /** Schema path of the first `flag: true` (readOnly / writeOnly) on a property schema, following $ref and allOf. */
-function flagAt(ctx: Ctx, schema: unknown, sp: string, flag: string, depth = 0): string | undefined {
+function flagAt(ctx: Context, schema: unknown, schemaPath: string, flag: string, depth = 0): string | undefined {
   if (!isObj(schema) || depth > 16) return undefined;
-  if (schema[flag] === true) return `${sp}/${flag}`;
+  if (schema[flag] === true) return `${schemaPath}/${flag}`;
   if (typeof schema.$ref === 'string') {
     try {
       const hit = flagAt(ctx, resolvePointer(ctx.doc, schema.$ref), schema.$ref, flag, depth + 1);
@@ -386,17 +396,17 @@ function flagAt(ctx: Ctx, schema: unknown, sp: string, flag: string, depth = 0):
   }
   if (Array.isArray(schema.allOf)) {
     for (let i = 0; i < schema.allOf.length; i++) {
-      const hit = flagAt(ctx, schema.allOf[i], `${sp}/allOf/${i}`, flag, depth + 1);
+      const hit = flagAt(ctx, schema.allOf[i], `${schemaPath}/allOf/${i}`, flag, depth + 1);
       if (hit) return hit;
     }
   }
   return undefined;
 }
 
-function scopedFlag(ctx: Ctx, u: Documented, name: string): string | undefined {
+function scopedFlag(ctx: Context, documented: Documented, name: string): string | undefined {
   const flag = ctx.direction === 'response' ? 'writeOnly' : 'readOnly';
-  for (const loc of u.names.get(name) ?? []) {
-    const hit = flagAt(ctx, loc.schema, loc.sp, flag);
+  for (const loc of documented.names.get(name) ?? []) {
+    const hit = flagAt(ctx, loc.schema, loc.schemaPath, flag);
     if (hit) return hit;
   }
   return undefined;
@@ -406,25 +416,40 @@ function scopedFlag(ctx: Ctx, u: Documented, name: string): string | undefined {
 
 const ANNOTATIONS = new Set(['description', 'summary', 'title', '$comment', 'example', 'examples', 'deprecated', 'default']);
 
-function evalSchema(ctx: Ctx, schema: unknown, sp: string, value: unknown, segs: Seg[], mode: Mode): IF[] {
+function evalSchema(ctx: Context, schema: unknown, schemaPath: string, value: unknown, segments: Segment[], mode: Mode): InternalFinding[] {
+  if (ctx.stopped) return [];
+  // The budget (issue 8): steps always, the clock every 256 steps.
+  ctx.steps++;
+  if (ctx.steps > ctx.maxSteps) {
+    ctx.stopped = `it ran out of its step budget (${ctx.maxSteps} schema applications)`;
+    return [];
+  }
+  if ((ctx.steps & 255) === 0 && performance.now() > ctx.deadline) {
+    ctx.stopped = `it ran out of its time budget (${Math.round(ctx.deadline - ctx.started)} ms)`;
+    return [];
+  }
   if (schema === true || schema === undefined || schema === null) return [];
   if (schema === false) {
-    return [mk('wrongType', segs, sp, `is ${jsonType(value)}, but the schema is \`false\` and allows no value here`,
+    return [makeFinding('wrongType', segments, schemaPath, `is ${jsonType(value)}, but the schema is \`false\` and allows no value here`,
       { expected: 'nothing (schema false)', actual: jsonType(value) })];
   }
-  if (!isObj(schema) || segs.length > MAX_INSTANCE_DEPTH) return [];
+  if (!isObj(schema)) return [];
+  if (segments.length > MAX_INSTANCE_DEPTH) {
+    // Reported once, at the deepest location still checked (findings are unique by kind, path and message).
+    return [makeFinding('notChecked', segments.slice(0, MAX_INSTANCE_DEPTH), schemaPath, `was not checked below this point: the value nests deeper than ${MAX_INSTANCE_DEPTH} levels (too deep to check)`)];
+  }
   const ref = schema.$ref;
-  if (typeof ref !== 'string') return evalNode(ctx, schema, sp, value, segs, mode, []);
+  if (typeof ref !== 'string') return evalNode(ctx, schema, schemaPath, value, segments, mode, []);
   if (!isPureRef(ctx, schema)) {
     // JSON Schema 2020-12 §8.2.3.1: $ref is an applicator beside its siblings, like one more allOf branch.
-    const fromRef = enterRef(ctx, ref, sp, value, segs, { owner: false, union: mode.union });
-    const rest: Obj = { ...schema };
+    const fromRef = enterRef(ctx, ref, schemaPath, value, segments, { owner: false, union: mode.union });
+    const rest: JsonObject = { ...schema };
     delete rest.$ref;
-    return [...fromRef, ...evalNode(ctx, rest, sp, value, segs, mode, [{ schema: { $ref: ref }, sp }])];
+    return [...fromRef, ...evalNode(ctx, rest, schemaPath, value, segments, mode, [{ schema: { $ref: ref }, schemaPath }])];
   }
-  let out = enterRef(ctx, ref, sp, value, segs, mode);
+  let out = enterRef(ctx, ref, schemaPath, value, segments, mode);
   if (value === null && ctx.dialect === '3.0' && schema.nullable === true) {
-    out = addHint(out, segs, 'wrongType', ' (`nullable: true` beside `$ref` has no effect in OpenAPI 3.0.3: siblings of $ref are ignored; the document likely omits null here, the API may be right)');
+    out = addHint(out, segments, 'wrongType', ' (`nullable: true` beside `$ref` has no effect in OpenAPI 3.0.3: siblings of $ref are ignored; the document likely omits null here, the API may be right)');
   }
   return out;
 }
@@ -433,178 +458,203 @@ function evalSchema(ctx: Ctx, schema: unknown, sp: string, value: unknown, segs:
  * Whether a `{$ref}` schema is nothing but the reference: OAS 3.0.3 and Swagger 2.0 ignore siblings of
  * `$ref`; in 2020-12 (§8.2.3.1) only annotation siblings leave it a pure reference.
  */
-function isPureRef(ctx: Ctx, schema: Obj): boolean {
+function isPureRef(ctx: Context, schema: JsonObject): boolean {
   return ctx.dialect !== '3.1' || !Object.keys(schema).some((k) => k !== '$ref' && !ANNOTATIONS.has(k));
 }
 
-/**
- * The pointer chain when following `ref` through schemas that are pure `$ref`s comes back to a pointer
- * already in the chain (A -> B -> A), so it never reaches a schema that asserts anything; else undefined.
- */
-function refLoop(ctx: Ctx, ref: string): string[] | undefined {
-  const known = ctx.loops.get(ref);
-  if (known !== undefined) return known ?? undefined;
-  const chain = [ref];
-  let loop: string[] | null = null;
-  for (let current = ref; chain.length <= MAX_REF_DEPTH;) {
-    let target: unknown;
-    try {
-      target = resolvePointer(ctx.doc, current);
-    } catch {
-      break; // a dangling $ref further down is reported when the walk gets there
-    }
-    if (!isObj(target) || typeof target.$ref !== 'string' || !target.$ref.startsWith('#') || !isPureRef(ctx, target)) break;
-    current = target.$ref;
-    const seen = chain.includes(current);
-    chain.push(current);
-    if (seen) {
-      loop = chain;
-      break;
-    }
+/** A small number naming an object for memo keys (`undefined` is 0). */
+function idOf(ctx: Context, object: object | undefined): number {
+  if (!object) return 0;
+  let id = ctx.ids.get(object);
+  if (id === undefined) {
+    id = ctx.ids.size + 1;
+    ctx.ids.set(object, id);
   }
-  ctx.loops.set(ref, loop);
-  return loop ?? undefined;
+  return id;
 }
 
-function enterRef(ctx: Ctx, ref: string, sp: string, value: unknown, segs: Seg[], mode: Mode): IF[] {
+function enterRef(ctx: Context, ref: string, schemaPath: string, value: unknown, segments: Segment[], mode: Mode): InternalFinding[] {
   if (!ref.startsWith('#')) {
-    return [mk('unresolvedRef', segs, sp, `was not checked: \`$ref: ${ref}\` is not a local JSON Pointer (external references must be bundled into the document)`)];
+    return [makeFinding('unresolvedRef', segments, schemaPath, `was not checked: \`$ref: ${ref}\` is not a local JSON Pointer (external references must be bundled into the document)`)];
   }
+  // A chain of schemas that are nothing but `$ref`s is followed here, in a loop, to its end whatever its
+  // length (case 51: a 300-hop chain was cut at 256 and passed); one that loops never reaches a schema.
+  const chain = [ref];
+  const seen = new Set(chain);
+  let current = ref;
+  let holder = schemaPath;
   let target: unknown;
-  try {
-    target = resolvePointer(ctx.doc, ref);
-  } catch {
-    return [mk('unresolvedRef', segs, sp, `was not checked: \`$ref: ${ref}\` points nowhere in the document`)];
+  for (;;) {
+    const hit = lookupPointer(ctx.doc, current);
+    if (!hit.found) return [makeFinding('unresolvedRef', segments, holder, `was not checked: \`$ref: ${current}\` points nowhere in the document`)];
+    target = hit.value;
+    if (!isObj(target) || typeof target.$ref !== 'string' || !isPureRef(ctx, target)) break;
+    const next = target.$ref;
+    if (!next.startsWith('#')) break; // reported by evalSchema below as not local
+    if (seen.has(next)) {
+      return [makeFinding('unresolvedRef', segments, schemaPath, `was not checked: the $ref chain ${[...chain, next].join(' -> ')} loops without reaching a schema`)];
+    }
+    if (chain.length >= MAX_REF_HOPS) {
+      return [makeFinding('notChecked', segments, schemaPath, `was not checked: the $ref chain from ${ref} is longer than ${MAX_REF_HOPS} hops (too deep to check)`)];
+    }
+    seen.add(next);
+    chain.push(next);
+    holder = current;
+    current = next;
   }
-  // A chain of nothing but $refs that loops (A -> B -> A) never reaches a schema: say so rather than pass.
-  const loop = refLoop(ctx, ref);
-  if (loop) {
-    return [mk('unresolvedRef', segs, sp, `was not checked: the $ref chain ${loop.join(' -> ')} loops without reaching a schema`)];
-  }
-  const key = `${ref}\u0000${JSON.stringify(segs)}`;
+  const location = `${current}\u0000${JSON.stringify(segments)}`;
   // Same $ref at the same instance location again: a cycle that makes no progress (A -> B -> A).
-  if (ctx.active.has(key) || ctx.depth > MAX_REF_DEPTH) return [];
-  ctx.active.add(key);
+  if (ctx.active.has(location)) return [];
+  if (ctx.depth >= MAX_REF_DEPTH) {
+    return [makeFinding('notChecked', segments, current, `was not checked: the schema nests more than ${MAX_REF_DEPTH} \`$ref\`s deep here (too deep to check)`)];
+  }
+  const key = `${location}\u0000${mode.owner ? 1 : 0}:${idOf(ctx, mode.extra)}:${idOf(ctx, mode.union)}`;
+  let byValue = ctx.memo.get(value);
+  const known = byValue?.get(key);
+  if (known) return [...known];
+  ctx.active.add(location);
   ctx.depth++;
   try {
-    return evalSchema(ctx, target, ref, value, segs, mode);
+    const out = evalSchema(ctx, target, current, value, segments, mode);
+    if (!ctx.stopped) {
+      if (!byValue) {
+        byValue = new Map();
+        ctx.memo.set(value, byValue);
+      }
+      byValue.set(key, out);
+    }
+    return [...out];
   } finally {
-    ctx.active.delete(key);
+    ctx.active.delete(location);
     ctx.depth--;
   }
 }
 
-function typeList(ctx: Ctx, s: Obj): string[] | undefined {
-  const t = s.type;
+function typeList(ctx: Context, schema: JsonObject): string[] | undefined {
+  const t = schema.type;
   let list: string[];
   if (typeof t === 'string') list = [t];
   else if (Array.isArray(t)) list = t.filter((x): x is string => typeof x === 'string');
   else return undefined;
   // OAS 3.0.3 Schema Object: nullable adds null to `type` in the same Schema Object only.
-  if (ctx.dialect === '3.0' && s.nullable === true && !list.includes('null')) list = [...list, 'null'];
-  if (ctx.dialect === '2.0' && s['x-nullable'] === true && !list.includes('null')) list = [...list, 'null'];
+  if (ctx.dialect === '3.0' && schema.nullable === true && !list.includes('null')) list = [...list, 'null'];
+  if (ctx.dialect === '2.0' && schema['x-nullable'] === true && !list.includes('null')) list = [...list, 'null'];
   return list;
 }
 
-function evalNode(ctx: Ctx, s: Obj, sp: string, value: unknown, segs: Seg[], mode: Mode, refParts: Loc[]): IF[] {
-  let out: IF[] = [];
-  const push = (f: IF): void => {
+function evalNode(ctx: Context, schema: JsonObject, schemaPath: string, value: unknown, segments: Segment[], mode: Mode, refParts: SchemaLocation[]): InternalFinding[] {
+  if (isObj(value) && schema.discriminator !== undefined && !Array.isArray(schema.oneOf) && !Array.isArray(schema.anyOf)) {
+    const dispatched = dispatchDiscriminator(ctx, schema, schemaPath, value, segments, mode);
+    if (dispatched) return dispatched;
+  }
+  let out: InternalFinding[] = [];
+  const push = (f: InternalFinding): void => {
     out.push(f);
   };
 
   // type (JSON Schema 2020-12 §6.1.1)
-  const types = typeList(ctx, s);
+  const types = typeList(ctx, schema);
   let typeOk = true;
   if (types && types.length > 0 && !types.some((t) => matchesType(t, value))) {
     typeOk = false;
     const expected = orList(types);
     const actual = jsonType(value);
     let message = `is ${actual}, expected ${expected}`;
-    if (value === null && s.nullable === true && ctx.dialect === '3.1') {
+    if (value === null && schema.nullable === true && ctx.dialect === '3.1') {
       message += ` (\`nullable\` is not an OpenAPI 3.1 keyword; use type: ${JSON.stringify([...types, 'null'])}; the document likely omits null, the API may be right)`;
-    } else if (value === null && s.nullable === true && ctx.dialect === '2.0') {
+    } else if (value === null && schema.nullable === true && ctx.dialect === '2.0') {
       message += ' (Swagger 2.0 has no `nullable`; the vendor extension `x-nullable: true` is the usual spelling; the document likely omits null)';
     }
-    push(mk('wrongType', segs, `${sp}/type`, message, { expected, actual }));
+    push(makeFinding('wrongType', segments, `${schemaPath}/type`, message, { expected, actual }));
   }
 
   // enum / const: independent assertions (OAS 3.0.3 nullable does not extend enum; 2020-12 §6.1.2-3)
-  if (typeOk && Array.isArray(s.enum) && !s.enum.some((e) => deepEqual(e, value))) {
-    let message = `is ${show(value)}, not one of the allowed values ${show(s.enum)}`;
+  if (typeOk && Array.isArray(schema.enum) && !schema.enum.some((e) => deepEqual(e, value))) {
+    let message = `is ${show(value)}, not one of the allowed values ${show(schema.enum)}`;
     if (value === null) {
-      message = `is null, but the enum ${show(s.enum)} does not list null although the type allows null; ` +
+      message = `is null, but the enum ${show(schema.enum)} does not list null although the type allows null; ` +
         'the document probably omits null from the enum (nullable / a null type does not extend enum), so the API may be right';
     }
-    push(mk('enum', segs, `${sp}/enum`, message, { allowed: s.enum }));
+    push(makeFinding('enum', segments, `${schemaPath}/enum`, message, { allowed: schema.enum }));
   }
-  if (typeOk && hasOwn(s, 'const') && !deepEqual(s.const, value)) {
-    push(mk('enum', segs, `${sp}/const`, `is ${show(value)}, but the schema requires the constant ${show(s.const)}`, { allowed: [s.const] }));
+  if (typeOk && hasOwn(schema, 'const') && !deepEqual(schema.const, value)) {
+    push(makeFinding('enum', segments, `${schemaPath}/const`, `is ${show(value)}, but the schema requires the constant ${show(schema.const)}`, { allowed: [schema.const] }));
   }
 
-  if (typeof value === 'string') checkString(s, sp, value, segs, push);
-  if (typeof value === 'number') checkNumber(s, sp, value, segs, push);
-  if (Array.isArray(value)) checkArray(ctx, s, sp, value, segs, push);
+  if (typeof value === 'string') checkString(schema, schemaPath, value, segments, push);
+  if (typeof value === 'number') checkNumber(schema, schemaPath, value, segments, push);
+  if (Array.isArray(value)) checkArray(ctx, schema, schemaPath, value, segments, push);
 
   let union: Documented | undefined;
   if (isObj(value)) {
-    union = mode.union ?? mergeDocumented(mode.extra, documentedOf(ctx, s, sp, true, refParts));
-    checkObject(ctx, s, sp, value, segs, union, push);
+    union = mode.union ?? mergeDocumented(mode.extra, documentedOf(ctx, schema, schemaPath, true, refParts));
+    checkObject(ctx, schema, schemaPath, value, segments, union, push);
   }
 
   // allOf: every branch applies to the same instance; the undocumented check is the owner's, on the union.
   const branchMode: Mode = { owner: false, union };
-  if (Array.isArray(s.allOf)) {
-    s.allOf.forEach((b, i) => {
-      out.push(...evalSchema(ctx, b, `${sp}/allOf/${i}`, value, segs, branchMode));
+  if (Array.isArray(schema.allOf)) {
+    schema.allOf.forEach((b, i) => {
+      out.push(...evalSchema(ctx, b, `${schemaPath}/allOf/${i}`, value, segments, branchMode));
     });
   }
-  const hasAlternatives = Array.isArray(s.oneOf) || Array.isArray(s.anyOf);
+  const hasAlternatives = Array.isArray(schema.oneOf) || Array.isArray(schema.anyOf);
   for (const kw of ['oneOf', 'anyOf'] as const) {
-    if (!Array.isArray(s[kw])) continue;
+    if (!Array.isArray(schema[kw])) continue;
     const altMode: Mode = mode.owner && isObj(value)
-      ? { owner: true, extra: mergeDocumented(mode.extra, documentedOf(ctx, s, sp, false, refParts)) }
+      ? { owner: true, extra: mergeDocumented(mode.extra, documentedOf(ctx, schema, schemaPath, false, refParts)) }
       : branchMode;
-    out.push(...evalAlternatives(ctx, s, kw, sp, value, segs, altMode));
+    out.push(...evalAlternatives(ctx, schema, kw, schemaPath, value, segments, altMode));
   }
-  if (hasOwn(s, 'not')) {
-    const sub = evalSchema(ctx, s.not, `${sp}/not`, value, segs, branchMode);
-    if (!sub.some(fails)) {
-      push(mk('constraint', segs, `${sp}/not`, 'matches the schema under `not`, which it must not match', { keyword: 'not' }));
+  if (hasOwn(schema, 'not')) {
+    const sub = evalSchema(ctx, schema.not, `${schemaPath}/not`, value, segments, branchMode);
+    const undecided = sub.filter((f) => f.kind === 'notChecked');
+    // A subschema that could not be fully checked decides nothing: say so instead of guessing.
+    if (!sub.some(fails) && undecided.length > 0) out.push(...undecided);
+    else if (!sub.some(fails)) {
+      push(makeFinding('constraint', segments, `${schemaPath}/not`, 'matches the schema under `not`, which it must not match', { keyword: 'not' }));
     }
   }
-  if (hasOwn(s, 'if') && (hasOwn(s, 'then') || hasOwn(s, 'else'))) {
-    const cond = evalSchema(ctx, s.if, `${sp}/if`, value, segs, branchMode);
+  if (hasOwn(schema, 'if') && (hasOwn(schema, 'then') || hasOwn(schema, 'else'))) {
+    const cond = evalSchema(ctx, schema.if, `${schemaPath}/if`, value, segments, branchMode);
     const branch = cond.some(fails) ? 'else' : 'then';
-    if (hasOwn(s, branch)) out.push(...evalSchema(ctx, s[branch], `${sp}/${branch}`, value, segs, branchMode));
+    if (branch === 'then') out.push(...cond.filter((f) => f.kind === 'notChecked'));
+    if (hasOwn(schema, branch)) out.push(...evalSchema(ctx, schema[branch], `${schemaPath}/${branch}`, value, segments, branchMode));
   }
 
   // The owner of this instance location reports undocumented / writeOnly / readOnly fields once.
   if (mode.owner && union && isObj(value) && !hasAlternatives) {
-    checkDocumented(ctx, sp, value, segs, union, push);
+    checkDocumented(ctx, schemaPath, value, segments, union, push);
   }
-  if (value === null && ctx.dialect === '3.0' && s.nullable === true && s.type === undefined) {
-    out = addHint(out, segs, 'wrongType', ' (`nullable: true` only widens `type` in the same Schema Object, OAS 3.0.3; here it has no `type`, so the document likely omits null, the API may be right)');
+  // The same finding reached through several branches (allOf: [S, S]) is kept once, so nesting cannot double it.
+  out = unique(out);
+  if (value === null && ctx.dialect === '3.0' && schema.nullable === true && schema.type === undefined) {
+    out = addHint(out, segments, 'wrongType', ' (`nullable: true` only widens `type` in the same Schema Object, OAS 3.0.3; here it has no `type`, so the document likely omits null, the API may be right)');
   }
   return out;
 }
 
-function checkString(s: Obj, sp: string, v: string, segs: Seg[], push: (f: IF) => void): void {
-  const len = [...v].length; // code points, JSON Schema 2020-12 §6.3.1
-  if (typeof s.maxLength === 'number' && len > s.maxLength) {
-    push(mk('constraint', segs, `${sp}/maxLength`, `is ${len} characters long, more than maxLength ${s.maxLength}`, { keyword: 'maxLength' }));
+function checkString(schema: JsonObject, schemaPath: string, value: string, segments: Segment[], push: (f: InternalFinding) => void): void {
+  const len = [...value].length; // code points, JSON Schema 2020-12 §6.3.1
+  if (typeof schema.maxLength === 'number' && len > schema.maxLength) {
+    push(makeFinding('constraint', segments, `${schemaPath}/maxLength`, `is ${len} characters long, more than maxLength ${schema.maxLength}`, { keyword: 'maxLength' }));
   }
-  if (typeof s.minLength === 'number' && len < s.minLength) {
-    push(mk('constraint', segs, `${sp}/minLength`, `is ${len} characters long, fewer than minLength ${s.minLength}`, { keyword: 'minLength' }));
+  if (typeof schema.minLength === 'number' && len < schema.minLength) {
+    push(makeFinding('constraint', segments, `${schemaPath}/minLength`, `is ${len} characters long, fewer than minLength ${schema.minLength}`, { keyword: 'minLength' }));
   }
-  if (typeof s.pattern === 'string') {
-    const re = makeRegExp(s.pattern);
-    if (re && !re.test(v)) {
-      push(mk('constraint', segs, `${sp}/pattern`, `is ${show(v)}, which does not match the pattern ${show(s.pattern)}`, { keyword: 'pattern' }));
+  if (typeof schema.pattern === 'string') {
+    // Document patterns run through `compilePattern`: linear time, or not run at all (issue 8, case 50).
+    const compiled = compilePattern(schema.pattern);
+    const result = 'reason' in compiled ? { notChecked: compiled.reason } : compiled.test(value);
+    if (result === false) {
+      push(makeFinding('constraint', segments, `${schemaPath}/pattern`, `is ${show(value)}, which does not match the pattern ${show(schema.pattern)}`, { keyword: 'pattern' }));
+    } else if (result !== true) {
+      push(makeFinding('notChecked', segments, `${schemaPath}/pattern`, `was not checked against the pattern: ${result.notChecked}`, { keyword: 'pattern' }));
     }
   }
-  if (typeof s.format === 'string') {
-    const problem = stringFormatProblem(s.format, v);
-    if (problem) push(mk('format', segs, `${sp}/format`, `is ${show(v)}, not a valid ${s.format} (${problem})`, { keyword: s.format }));
+  if (typeof schema.format === 'string') {
+    const problem = stringFormatProblem(schema.format, value);
+    if (problem) push(makeFinding('format', segments, `${schemaPath}/format`, `is ${show(value)}, not a valid ${schema.format} (${problem})`, { keyword: schema.format }));
   }
 }
 
@@ -616,78 +666,78 @@ function validDate(y: number, m: number, d: number): boolean {
 }
 
 /** Why a string fails a known format, or undefined (also for unknown formats, which are ignored). */
-function stringFormatProblem(format: string, v: string): string | undefined {
+function stringFormatProblem(format: string, value: string): string | undefined {
   switch (format) {
     case 'date-time': {
-      const m = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-](\d{2}):(\d{2}))$/.exec(v);
+      const m = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-](\d{2}):(\d{2}))$/.exec(value);
       if (!m) return 'RFC 3339 date-time, e.g. 2024-05-01T10:00:00Z';
       if (!validDate(+m[1], +m[2], +m[3]) || +m[4] > 23 || +m[5] > 59 || +m[6] > 60) return 'RFC 3339 date-time: a field is out of range';
       if (m[9] !== undefined && (+m[9] > 23 || +m[10] > 59)) return 'RFC 3339 date-time: the offset is out of range';
       return undefined;
     }
     case 'date': {
-      const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v);
+      const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
       if (!m) return 'RFC 3339 full-date, e.g. 2024-05-01';
       return validDate(+m[1], +m[2], +m[3]) ? undefined : 'RFC 3339 full-date: month or day out of range';
     }
     case 'email':
-      return /^[^\s@]+@[^\s@]+$/.test(v) ? undefined : 'RFC 5321 mailbox, e.g. user@example.com';
+      return /^[^\s@]+@[^\s@]+$/.test(value) ? undefined : 'RFC 5321 mailbox, e.g. user@example.com';
     case 'uuid':
-      return /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/.test(v) ? undefined : 'RFC 9562 UUID, 8-4-4-4-12 hex digits';
+      return /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/.test(value) ? undefined : 'RFC 9562 UUID, 8-4-4-4-12 hex digits';
     case 'uri':
-      return /^[A-Za-z][A-Za-z0-9+.-]*:[^\s]*$/.test(v) ? undefined : 'RFC 3986 absolute URI with a scheme';
+      return /^[A-Za-z][A-Za-z0-9+.-]*:[^\s]*$/.test(value) ? undefined : 'RFC 3986 absolute URI with a scheme';
     case 'ipv4':
-      return isIPv4(v) ? undefined : 'dotted-quad IPv4 address';
+      return isIPv4(value) ? undefined : 'dotted-quad IPv4 address';
     case 'ipv6':
-      return isIPv6(v) ? undefined : 'RFC 4291 IPv6 address';
+      return isIPv6(value) ? undefined : 'RFC 4291 IPv6 address';
     default:
       return undefined;
   }
 }
 
-function checkNumber(s: Obj, sp: string, v: number, segs: Seg[], push: (f: IF) => void): void {
+function checkNumber(schema: JsonObject, schemaPath: string, value: number, segments: Segment[], push: (f: InternalFinding) => void): void {
   const c = (keyword: string, message: string): void => {
-    push(mk('constraint', segs, `${sp}/${keyword}`, message, { keyword }));
+    push(makeFinding('constraint', segments, `${schemaPath}/${keyword}`, message, { keyword }));
   };
-  if (typeof s.minimum === 'number') {
-    if (s.exclusiveMinimum === true) { // OAS 3.0 / draft 4 boolean form
-      if (!(v > s.minimum)) c('exclusiveMinimum', `is ${v}, must be greater than ${s.minimum}`);
-    } else if (v < s.minimum) c('minimum', `is ${v}, less than minimum ${s.minimum}`);
+  if (typeof schema.minimum === 'number') {
+    if (schema.exclusiveMinimum === true) { // OAS 3.0 / draft 4 boolean form
+      if (!(value > schema.minimum)) c('exclusiveMinimum', `is ${value}, must be greater than ${schema.minimum}`);
+    } else if (value < schema.minimum) c('minimum', `is ${value}, less than minimum ${schema.minimum}`);
   }
-  if (typeof s.maximum === 'number') {
-    if (s.exclusiveMaximum === true) {
-      if (!(v < s.maximum)) c('exclusiveMaximum', `is ${v}, must be less than ${s.maximum}`);
-    } else if (v > s.maximum) c('maximum', `is ${v}, more than maximum ${s.maximum}`);
+  if (typeof schema.maximum === 'number') {
+    if (schema.exclusiveMaximum === true) {
+      if (!(value < schema.maximum)) c('exclusiveMaximum', `is ${value}, must be less than ${schema.maximum}`);
+    } else if (value > schema.maximum) c('maximum', `is ${value}, more than maximum ${schema.maximum}`);
   }
   // OAS 3.1 / JSON Schema 2020-12 number form
-  if (typeof s.exclusiveMinimum === 'number' && !(v > s.exclusiveMinimum)) c('exclusiveMinimum', `is ${v}, must be greater than ${s.exclusiveMinimum}`);
-  if (typeof s.exclusiveMaximum === 'number' && !(v < s.exclusiveMaximum)) c('exclusiveMaximum', `is ${v}, must be less than ${s.exclusiveMaximum}`);
-  if (typeof s.multipleOf === 'number' && s.multipleOf > 0) {
-    const q = v / s.multipleOf;
+  if (typeof schema.exclusiveMinimum === 'number' && !(value > schema.exclusiveMinimum)) c('exclusiveMinimum', `is ${value}, must be greater than ${schema.exclusiveMinimum}`);
+  if (typeof schema.exclusiveMaximum === 'number' && !(value < schema.exclusiveMaximum)) c('exclusiveMaximum', `is ${value}, must be less than ${schema.exclusiveMaximum}`);
+  if (typeof schema.multipleOf === 'number' && schema.multipleOf > 0) {
+    const q = value / schema.multipleOf;
     // A quotient that overflows (1e308 / 0.5) still decides for an integer value when 1 is a multiple of multipleOf.
     const ok = Number.isFinite(q)
       ? Math.abs(q - Math.round(q)) <= 1e-9 * Math.max(1, Math.abs(q))
-      : Number.isInteger(v) && Number.isInteger(1 / s.multipleOf);
-    if (!ok) c('multipleOf', `is ${v}, not a multiple of ${s.multipleOf}`);
+      : Number.isInteger(value) && Number.isInteger(1 / schema.multipleOf);
+    if (!ok) c('multipleOf', `is ${value}, not a multiple of ${schema.multipleOf}`);
   }
   // int32/int64 are ranges (OAS 3.0.3 Data Types); float/double constrain precision only, not sign (case 24).
-  if (s.format === 'int32' || s.format === 'int64') {
-    const [lo, hi] = s.format === 'int32' ? [-2147483648, 2147483647] : [-9223372036854775808, 9223372036854775807];
-    if (!Number.isInteger(v)) push(mk('format', segs, `${sp}/format`, `is ${v}, not an integer as ${s.format} requires`, { keyword: s.format }));
-    else if (v < lo || v > hi) push(mk('format', segs, `${sp}/format`, `is ${v}, outside the ${s.format} range ${lo}..${hi}`, { keyword: s.format }));
+  if (schema.format === 'int32' || schema.format === 'int64') {
+    const [lo, hi] = schema.format === 'int32' ? [-2147483648, 2147483647] : [-9223372036854775808, 9223372036854775807];
+    if (!Number.isInteger(value)) push(makeFinding('format', segments, `${schemaPath}/format`, `is ${value}, not an integer as ${schema.format} requires`, { keyword: schema.format }));
+    else if (value < lo || value > hi) push(makeFinding('format', segments, `${schemaPath}/format`, `is ${value}, outside the ${schema.format} range ${lo}..${hi}`, { keyword: schema.format }));
   }
 }
 
-function checkArray(ctx: Ctx, s: Obj, sp: string, v: unknown[], segs: Seg[], push: (f: IF) => void): void {
+function checkArray(ctx: Context, schema: JsonObject, schemaPath: string, value: unknown[], segments: Segment[], push: (f: InternalFinding) => void): void {
   const c = (keyword: string, message: string): void => {
-    push(mk('constraint', segs, `${sp}/${keyword}`, message, { keyword }));
+    push(makeFinding('constraint', segments, `${schemaPath}/${keyword}`, message, { keyword }));
   };
-  if (typeof s.maxItems === 'number' && v.length > s.maxItems) c('maxItems', `has ${v.length} items, more than maxItems ${s.maxItems}`);
-  if (typeof s.minItems === 'number' && v.length < s.minItems) c('minItems', `has ${v.length} items, fewer than minItems ${s.minItems}`);
-  if (s.uniqueItems === true) {
+  if (typeof schema.maxItems === 'number' && value.length > schema.maxItems) c('maxItems', `has ${value.length} items, more than maxItems ${schema.maxItems}`);
+  if (typeof schema.minItems === 'number' && value.length < schema.minItems) c('minItems', `has ${value.length} items, fewer than minItems ${schema.minItems}`);
+  if (schema.uniqueItems === true) {
     const seen = new Map<string, number>();
-    for (let i = 0; i < v.length; i++) {
-      const k = canonical(v[i]);
+    for (let i = 0; i < value.length; i++) {
+      const k = canonical(value[i]);
       const first = seen.get(k);
       if (first !== undefined) {
         c('uniqueItems', `has item ${i} equal to item ${first}, but uniqueItems is true`);
@@ -698,127 +748,226 @@ function checkArray(ctx: Ctx, s: Obj, sp: string, v: unknown[], segs: Seg[], pus
   }
   const own: Mode = { owner: true };
   let start = 0;
-  const tuple = Array.isArray(s.prefixItems) ? { list: s.prefixItems, kw: 'prefixItems' } : Array.isArray(s.items) ? { list: s.items, kw: 'items' } : undefined;
+  const tuple = Array.isArray(schema.prefixItems) ? { list: schema.prefixItems, kw: 'prefixItems' } : Array.isArray(schema.items) ? { list: schema.items, kw: 'items' } : undefined;
   if (tuple) {
     start = tuple.list.length;
-    for (let i = 0; i < Math.min(tuple.list.length, v.length); i++) {
-      for (const f of evalSchema(ctx, tuple.list[i], `${sp}/${tuple.kw}/${i}`, v[i], [...segs, i], own)) push(f);
+    for (let i = 0; i < Math.min(tuple.list.length, value.length); i++) {
+      for (const f of evalSchema(ctx, tuple.list[i], `${schemaPath}/${tuple.kw}/${i}`, value[i], [...segments, i], own)) push(f);
     }
   }
-  const rest = tuple?.kw === 'items' ? s.additionalItems : s.items;
+  const rest = tuple?.kw === 'items' ? schema.additionalItems : schema.items;
   const restKw = tuple?.kw === 'items' ? 'additionalItems' : 'items';
-  if (rest === false && v.length > start) {
-    c(restKw, `has ${v.length} items, but the schema allows only ${start}`);
+  if (rest === false && value.length > start) {
+    c(restKw, `has ${value.length} items, but the schema allows only ${start}`);
   } else if (rest !== undefined && !Array.isArray(rest)) {
-    for (let i = start; i < v.length; i++) {
-      for (const f of evalSchema(ctx, rest, `${sp}/${restKw}`, v[i], [...segs, i], own)) push(f);
+    for (let i = start; i < value.length; i++) {
+      for (const f of evalSchema(ctx, rest, `${schemaPath}/${restKw}`, value[i], [...segments, i], own)) push(f);
     }
   }
-  if (hasOwn(s, 'contains')) {
+  if (hasOwn(schema, 'contains')) {
     let n = 0;
-    for (let i = 0; i < v.length; i++) {
-      if (!evalSchema(ctx, s.contains, `${sp}/contains`, v[i], [...segs, i], own).some(fails)) n++;
+    let undecided = 0;
+    for (let i = 0; i < value.length; i++) {
+      const result = evalSchema(ctx, schema.contains, `${schemaPath}/contains`, value[i], [...segments, i], own);
+      if (result.some(fails)) continue;
+      if (result.some((f) => f.kind === 'notChecked')) undecided++;
+      else n++;
     }
-    const min = typeof s.minContains === 'number' ? s.minContains : 1;
-    if (n < min) c(typeof s.minContains === 'number' ? 'minContains' : 'contains', `has ${n} items matching \`contains\`, fewer than ${min}`);
-    if (typeof s.maxContains === 'number' && n > s.maxContains) c('maxContains', `has ${n} items matching \`contains\`, more than maxContains ${s.maxContains}`);
+    if (undecided > 0) {
+      // Items that could not be checked decide nothing: no count is reported rather than a wrong one.
+      push(makeFinding('notChecked', segments, `${schemaPath}/contains`, `was not checked against \`contains\`: ${undecided} item${undecided === 1 ? '' : 's'} could not be checked`, { keyword: 'contains' }));
+      return;
+    }
+    const min = typeof schema.minContains === 'number' ? schema.minContains : 1;
+    if (n < min) c(typeof schema.minContains === 'number' ? 'minContains' : 'contains', `has ${n} items matching \`contains\`, fewer than ${min}`);
+    if (typeof schema.maxContains === 'number' && n > schema.maxContains) c('maxContains', `has ${n} items matching \`contains\`, more than maxContains ${schema.maxContains}`);
   }
 }
 
-function checkObject(ctx: Ctx, s: Obj, sp: string, v: Obj, segs: Seg[], union: Documented, push: (f: IF) => void): void {
-  const keys = Object.keys(v);
-  if (Array.isArray(s.required)) {
-    for (const name of s.required) {
-      if (typeof name !== 'string' || hasOwn(v, name)) continue;
+function checkObject(ctx: Context, schema: JsonObject, schemaPath: string, value: JsonObject, segments: Segment[], union: Documented, push: (f: InternalFinding) => void): void {
+  const keys = Object.keys(value);
+  if (Array.isArray(schema.required)) {
+    for (const name of schema.required) {
+      if (typeof name !== 'string' || hasOwn(value, name)) continue;
       // OAS 3.0.3 Schema Object readOnly/writeOnly: a required writeOnly property is required in requests only.
       if (scopedFlag(ctx, union, name)) continue;
-      push(mk('missing', [...segs, name], `${sp}/required`, 'is required but missing'));
+      push(makeFinding('missing', [...segments, name], `${schemaPath}/required`, 'is required but missing'));
     }
   }
-  if (isObj(s.dependentRequired)) {
-    for (const [trigger, deps] of Object.entries(s.dependentRequired)) {
-      if (!hasOwn(v, trigger) || !Array.isArray(deps)) continue;
+  if (isObj(schema.dependentRequired)) {
+    for (const [trigger, deps] of Object.entries(schema.dependentRequired)) {
+      if (!hasOwn(value, trigger) || !Array.isArray(deps)) continue;
       for (const d of deps) {
-        if (typeof d === 'string' && !hasOwn(v, d)) {
-          push(mk('missing', [...segs, d], `${sp}/dependentRequired/${escapePointerToken(trigger)}`, `is required when ${show(trigger)} is present, but missing`));
+        if (typeof d === 'string' && !hasOwn(value, d)) {
+          push(makeFinding('missing', [...segments, d], `${schemaPath}/dependentRequired/${escapePointerToken(trigger)}`, `is required when ${show(trigger)} is present, but missing`));
         }
       }
     }
   }
-  if (typeof s.maxProperties === 'number' && keys.length > s.maxProperties) {
-    push(mk('constraint', segs, `${sp}/maxProperties`, `has ${keys.length} properties, more than maxProperties ${s.maxProperties}`, { keyword: 'maxProperties' }));
+  if (typeof schema.maxProperties === 'number' && keys.length > schema.maxProperties) {
+    push(makeFinding('constraint', segments, `${schemaPath}/maxProperties`, `has ${keys.length} properties, more than maxProperties ${schema.maxProperties}`, { keyword: 'maxProperties' }));
   }
-  if (typeof s.minProperties === 'number' && keys.length < s.minProperties) {
-    push(mk('constraint', segs, `${sp}/minProperties`, `has ${keys.length} properties, fewer than minProperties ${s.minProperties}`, { keyword: 'minProperties' }));
+  if (typeof schema.minProperties === 'number' && keys.length < schema.minProperties) {
+    push(makeFinding('constraint', segments, `${schemaPath}/minProperties`, `has ${keys.length} properties, fewer than minProperties ${schema.minProperties}`, { keyword: 'minProperties' }));
   }
-  const props = isObj(s.properties) ? s.properties : undefined;
-  const patterns: { re: RegExp; schema: unknown; sp: string }[] = [];
-  if (isObj(s.patternProperties)) {
-    for (const [p, sch] of Object.entries(s.patternProperties)) {
-      const re = makeRegExp(p);
-      if (re) patterns.push({ re, schema: sch, sp: `${sp}/patternProperties/${escapePointerToken(p)}` });
+  const props = isObj(schema.properties) ? schema.properties : undefined;
+  const patterns: { test: NameTest; schema: unknown; schemaPath: string }[] = [];
+  if (isObj(schema.patternProperties)) {
+    for (const [p, sch] of Object.entries(schema.patternProperties)) {
+      const test = nameTest(p);
+      if (test) patterns.push({ test, schema: sch, schemaPath: `${schemaPath}/patternProperties/${escapePointerToken(p)}` });
     }
   }
   const own: Mode = { owner: true };
   for (const k of keys) {
-    const child = [...segs, k];
+    const child = [...segments, k];
     let covered = false;
     if (props && hasOwn(props, k)) {
       covered = true;
-      for (const f of evalSchema(ctx, props[k], `${sp}/properties/${escapePointerToken(k)}`, v[k], child, own)) push(f);
+      for (const f of evalSchema(ctx, props[k], `${schemaPath}/properties/${escapePointerToken(k)}`, value[k], child, own)) push(f);
     }
     for (const p of patterns) {
-      if (!p.re.test(k)) continue;
+      const matched = p.test(k);
+      if (matched === false) continue;
       covered = true;
-      for (const f of evalSchema(ctx, p.schema, p.sp, v[k], child, own)) push(f);
+      if (matched !== true) {
+        push(makeFinding('notChecked', child, p.schemaPath, `was not checked: whether its name matches the patternProperties pattern is unknown (${matched.notChecked})`));
+        continue;
+      }
+      for (const f of evalSchema(ctx, p.schema, p.schemaPath, value[k], child, own)) push(f);
     }
     // additionalProperties as a schema declares a map: its values are checked, its keys documented (case 26).
-    if (!covered && isObj(s.additionalProperties)) {
-      for (const f of evalSchema(ctx, s.additionalProperties, `${sp}/additionalProperties`, v[k], child, own)) push(f);
+    if (!covered && isObj(schema.additionalProperties)) {
+      for (const f of evalSchema(ctx, schema.additionalProperties, `${schemaPath}/additionalProperties`, value[k], child, own)) push(f);
     }
-    if (hasOwn(s, 'propertyNames')) {
-      const bad = evalSchema(ctx, s.propertyNames, `${sp}/propertyNames`, k, child, { owner: false });
+    if (hasOwn(schema, 'propertyNames')) {
+      const bad = evalSchema(ctx, schema.propertyNames, `${schemaPath}/propertyNames`, k, child, { owner: false });
+      if (!bad.some(fails)) for (const f of bad) if (f.kind === 'notChecked') push(f);
       if (bad.some(fails)) {
-        push(mk('constraint', child, `${sp}/propertyNames`, `has a name ${show(k)} that the propertyNames schema rejects`, { keyword: 'propertyNames' }));
+        push(makeFinding('constraint', child, `${schemaPath}/propertyNames`, `has a name ${show(k)} that the propertyNames schema rejects`, { keyword: 'propertyNames' }));
       }
     }
   }
-  if (isObj(s.dependentSchemas)) {
-    for (const [trigger, dep] of Object.entries(s.dependentSchemas)) {
-      if (!hasOwn(v, trigger)) continue;
-      for (const f of evalSchema(ctx, dep, `${sp}/dependentSchemas/${escapePointerToken(trigger)}`, v, segs, { owner: false, union })) push(f);
+  if (isObj(schema.dependentSchemas)) {
+    for (const [trigger, dep] of Object.entries(schema.dependentSchemas)) {
+      if (!hasOwn(value, trigger)) continue;
+      for (const f of evalSchema(ctx, dep, `${schemaPath}/dependentSchemas/${escapePointerToken(trigger)}`, value, segments, { owner: false, union })) push(f);
     }
   }
 }
 
-function checkDocumented(ctx: Ctx, sp: string, v: Obj, segs: Seg[], u: Documented, push: (f: IF) => void): void {
-  for (const k of Object.keys(v)) {
-    const child = [...segs, k];
-    if (u.names.has(k)) {
-      const hit = scopedFlag(ctx, u, k);
+function checkDocumented(ctx: Context, schemaPath: string, value: JsonObject, segments: Segment[], documented: Documented, push: (f: InternalFinding) => void): void {
+  for (const k of Object.keys(value)) {
+    const child = [...segments, k];
+    if (documented.names.has(k)) {
+      const hit = scopedFlag(ctx, documented, k);
       if (hit && ctx.direction === 'response') {
-        push(mk('writeOnly', child, hit, 'is writeOnly but appears in a response: a write-only value (such as a password) is leaking'));
+        push(makeFinding('writeOnly', child, hit, 'is writeOnly but appears in a response: a write-only value (such as a password) is leaking'));
       } else if (hit) {
-        push(mk('readOnly', child, hit, 'is readOnly but is sent in a request; the server should ignore or reject it'));
+        push(makeFinding('readOnly', child, hit, 'is readOnly but is sent in a request; the server should ignore or reject it'));
       }
       continue;
     }
-    if (!u.declares || u.open || u.patterns.some((p) => p.re.test(k))) continue;
+    if (!documented.declares || documented.open || documented.patterns.some((p) => p.test(k) !== false)) continue;
     // Under additionalProperties: false an extra field breaks an assertion the document makes: an error.
-    push(u.closedAt
-      ? mk('undocumented', child, u.closedAt, 'is present but not documented, and the schema closes the object with additionalProperties: false', { severity: 'error' })
-      : mk('undocumented', child, `${sp}/properties`, 'is present but not documented in the schema'));
+    push(documented.closedAt
+      ? makeFinding('undocumented', child, documented.closedAt, 'is present but not documented, and the schema closes the object with additionalProperties: false', { severity: 'error' })
+      : makeFinding('undocumented', child, `${schemaPath}/properties`, 'is present but not documented in the schema'));
   }
 }
 
-function evalAlternatives(ctx: Ctx, s: Obj, kw: 'oneOf' | 'anyOf', sp: string, value: unknown, segs: Seg[], mode: Mode): IF[] {
-  const branches = s[kw] as unknown[];
+/** A Discriminator Object read in either form: OAS 3.x `{propertyName, mapping}` or Swagger 2.0's plain property name. */
+function discriminatorOf(schema: JsonObject): { propertyName: string; mapping: Record<string, string> } | undefined {
+  const raw = schema.discriminator;
+  if (typeof raw === 'string') return { propertyName: raw, mapping: {} };
+  if (!isObj(raw) || typeof raw.propertyName !== 'string') return undefined;
+  const mapping: Record<string, string> = {};
+  if (isObj(raw.mapping)) for (const [key, target] of Object.entries(raw.mapping)) if (typeof target === 'string') mapping[key] = target;
+  return { propertyName: raw.propertyName, mapping };
+}
+
+/** Where named schemas live: `#/components/schemas` (3.x) or `#/definitions` (2.0). */
+function schemaContainer(ctx: Context): { pointer: string; schemas: JsonObject } | undefined {
+  if (ctx.dialect === '2.0') return isObj(ctx.doc.definitions) ? { pointer: '#/definitions', schemas: ctx.doc.definitions } : undefined;
+  const components = ctx.doc.components;
+  return isObj(components) && isObj(components.schemas) ? { pointer: '#/components/schemas', schemas: components.schemas } : undefined;
+}
+
+/** A mapping value as a pointer: a bare schema name names a schema of the container (OAS 3.0.3 Discriminator Object). */
+function mappingTarget(ctx: Context, target: string): string {
+  if (target.startsWith('#')) return target;
+  const container = schemaContainer(ctx);
+  return `${container?.pointer ?? '#/components/schemas'}/${escapePointerToken(target)}`;
+}
+
+/**
+ * The values a discriminator permits and the schema each picks: every mapping key, then the name of each
+ * named schema that extends the base with `allOf: [{$ref: base}, ...]` (found by scanning the container),
+ * by schema name (OAS 3.0.3 Discriminator Object; Swagger 2.0 Schema Object `discriminator`).
+ */
+function discriminatorValues(ctx: Context, basePath: string, mapping: Record<string, string>): Map<string, string> {
+  const values = new Map<string, string>();
+  for (const [key, target] of Object.entries(mapping)) values.set(key, mappingTarget(ctx, target));
+  const container = schemaContainer(ctx);
+  if (!container) return values;
+  for (const [name, candidate] of Object.entries(container.schemas)) {
+    if (!isObj(candidate) || !Array.isArray(candidate.allOf)) continue;
+    if (!candidate.allOf.some((part) => isObj(part) && part.$ref === basePath)) continue;
+    const pointer = `${container.pointer}/${escapePointerToken(name)}`;
+    // A subtype the mapping already names under another key keeps that key only (explicit mapping wins).
+    if (!values.has(name) && ![...values.values()].includes(pointer)) values.set(name, pointer);
+  }
+  return values;
+}
+
+/**
+ * The inheritance style of polymorphism: a base schema with a `discriminator` (and no oneOf/anyOf) that
+ * subtypes extend with `allOf: [{$ref: base}, {...}]`. The value of the discriminator property picks the
+ * subtype, which is then checked in the base's place: its fields are documented, and its own constraints
+ * apply too. Reading chosen (issue 7): OAS 3.0.3 says the discriminator "is used to determine which schema
+ * should be used to validate" the value, so the subtype's constraints add findings; 3.0.4/3.1.1 call the
+ * discriminator a hint that must not change the outcome, under which only the base would assert. Either
+ * way no subtype field is reported as undocumented.
+ * @returns The findings, or undefined when the discriminator does not apply (no such property, not a
+ *   string, or the value names the base itself) and the base is checked as usual.
+ */
+function dispatchDiscriminator(ctx: Context, schema: JsonObject, schemaPath: string, value: JsonObject, segments: Segment[], mode: Mode): InternalFinding[] | undefined {
+  const discriminator = discriminatorOf(schema);
+  if (!discriminator) return undefined;
+  const chosen = value[discriminator.propertyName];
+  if (typeof chosen !== 'string') return undefined;
+  const location = `${schemaPath}\u0000${JSON.stringify(segments)}`;
+  if (ctx.dispatching.has(location)) return undefined; // the base again, inside the subtype's allOf
+  const values = discriminatorValues(ctx, schemaPath, discriminator.mapping);
+  if (values.size === 0) return undefined; // nothing to choose from: the base is all there is
+  const target = values.get(chosen);
+  if (target === schemaPath) return undefined;
+  ctx.dispatching.add(location);
+  try {
+    if (target === undefined) {
+      const baseName = schemaPath.startsWith(`${schemaContainer(ctx)?.pointer}/`) ? schemaPath.slice(schemaPath.lastIndexOf('/') + 1) : undefined;
+      if (baseName !== undefined && Object.keys(discriminator.mapping).length === 0 && chosen === unescapePointerToken(baseName)) return undefined;
+      const allowed = [...values.keys()];
+      const unknown = makeFinding('enum', [...segments, discriminator.propertyName], `${schemaPath}/discriminator`,
+        `is ${show(chosen)}, which names no schema of the discriminator: allowed values are ${show(allowed)}`, { allowed });
+      return [unknown, ...evalNode(ctx, schema, schemaPath, value, segments, mode, [])];
+    }
+    const suffix = ` (subtype chosen by discriminator ${discriminator.propertyName}=${JSON.stringify(chosen)}: ${target})`;
+    return evalSchema(ctx, { $ref: target }, schemaPath, value, segments, mode)
+      .map((f) => (f.message.includes(' (subtype chosen by ') ? f : { ...f, message: f.message + suffix }));
+  } finally {
+    ctx.dispatching.delete(location);
+  }
+}
+
+function evalAlternatives(ctx: Context, schema: JsonObject, kw: 'oneOf' | 'anyOf', schemaPath: string, value: unknown, segments: Segment[], mode: Mode): InternalFinding[] {
+  const branches = schema[kw] as unknown[];
   const label = (i: number): string => {
     const b = branches[i];
-    return isObj(b) && typeof b.$ref === 'string' ? b.$ref : `${sp}/${kw}/${i}`;
+    return isObj(b) && typeof b.$ref === 'string' ? b.$ref : `${schemaPath}/${kw}/${i}`;
   };
   // OAS 3.0.3 Discriminator Object: the property value picks the branch through mapping, or the schema name.
-  const disc = s.discriminator;
+  const disc = schema.discriminator;
   if (isObj(disc) && typeof disc.propertyName === 'string' && isObj(value) && typeof value[disc.propertyName] === 'string') {
     const dv = value[disc.propertyName] as string;
     const mapped = isObj(disc.mapping) && typeof disc.mapping[dv] === 'string' ? disc.mapping[dv] as string : undefined;
@@ -829,15 +978,44 @@ function evalAlternatives(ctx: Ctx, s: Obj, kw: 'oneOf' | 'anyOf', sp: string, v
     });
     if (idx >= 0) {
       const suffix = ` (${kw} branch chosen by discriminator ${disc.propertyName}=${JSON.stringify(dv)}: ${label(idx)})`;
-      return evalSchema(ctx, branches[idx], `${sp}/${kw}/${idx}`, value, segs, mode).map((f) => ({ ...f, message: f.message + suffix }));
+      return evalSchema(ctx, branches[idx], `${schemaPath}/${kw}/${idx}`, value, segments, mode).map((f) => ({ ...f, message: f.message + suffix }));
+    }
+    // A value no mapping key or branch name permits: one enum finding listing every permitted value (issue 7).
+    const mappingKeys = isObj(disc.mapping) ? Object.keys(disc.mapping) : [];
+    const mappedTargets = new Set(mappingKeys.map((key) => mappingTarget(ctx, String((disc.mapping as JsonObject)[key]))));
+    const names = branches
+      .filter((b): b is JsonObject => isObj(b) && typeof b.$ref === 'string' && !mappedTargets.has(b.$ref as string))
+      .map((b) => unescapePointerToken((b.$ref as string).slice((b.$ref as string).lastIndexOf('/') + 1)));
+    const allowed = [...mappingKeys, ...names.filter((name) => !mappingKeys.includes(name))];
+    if (allowed.length > 0) {
+      return [makeFinding('enum', [...segments, disc.propertyName], `${schemaPath}/discriminator`,
+        `is ${show(dv)}, which names no schema of the discriminator: allowed values are ${show(allowed)}`, { allowed })];
     }
   }
-  const results = branches.map((b, i) => evalSchema(ctx, b, `${sp}/${kw}/${i}`, value, segs, mode));
+  const results = branches.map((b, i) => evalSchema(ctx, b, `${schemaPath}/${kw}/${i}`, value, segments, mode));
   if (results.length === 0 || results.some((r) => r.length === 0)) return [];
+  if (kw === 'anyOf' && mode.owner && isObj(value)) {
+    // JSON Schema 2020-12 §10.2.1.2: annotations come from EVERY successful anyOf branch, so a field is
+    // documented when any branch the value satisfies declares it (case 37). Each branch judged its own
+    // fields only; the undocumented check at this location is redone on the union of the satisfied ones.
+    const satisfied = results.map((r, i) => (r.some(fails) ? -1 : i)).filter((i) => i >= 0);
+    if (satisfied.length > 0) {
+      let union = mode.extra ?? emptyDocumented();
+      for (const i of satisfied) union = mergeDocumented(union, documentedOf(ctx, branches[i], label(i), true));
+      const own = (f: InternalFinding): boolean => (f.kind === 'undocumented' || f.kind === 'writeOnly' || f.kind === 'readOnly') &&
+        f.segments.length === segments.length + 1 && f.path.startsWith(instancePath(segments));
+      const kept: InternalFinding[] = [];
+      checkDocumented(ctx, schemaPath, value, segments, union, (f) => kept.push(f));
+      // Of the satisfied branches, the one with fewest remaining findings speaks for the rest of the value.
+      const rest = satisfied.map((i) => results[i]!.filter((f) => !own(f)));
+      rest.sort((a, b) => a.length - b.length);
+      return [...kept, ...rest[0]!];
+    }
+  }
   // Closest: a branch whose type admits the value's JSON type at this instance location (no wrongType
   // here), then fewest error findings, then fewest findings; the first in document order on a tie.
-  const at = instancePath(segs);
-  const rank = (r: IF[]): number[] => [
+  const at = instancePath(segments);
+  const rank = (r: InternalFinding[]): number[] => [
     r.some((f) => f.kind === 'wrongType' && f.path === at) ? 1 : 0,
     r.filter((f) => f.severity === 'error').length,
     r.length,
@@ -850,12 +1028,19 @@ function evalAlternatives(ctx: Ctx, s: Obj, kw: 'oneOf' | 'anyOf', sp: string, v
     if (d < 0) best = i;
   }
   const suffix = ` (closest of ${branches.length} ${kw} branches: ${label(best)})`;
-  return results[best].map((f) => ({ ...f, message: f.message + suffix }));
+  // Nested alternatives name the innermost branch only, so 40 levels do not make a 2 KB message.
+  return results[best].map((f) => (f.message.includes(' (closest of ') ? f : { ...f, message: f.message + suffix }));
 }
 
-function makeCtx(doc: unknown, direction: Direction | undefined): Ctx {
+function makeCtx(doc: unknown, direction: Direction | undefined, options?: CheckOptions): Context {
   if (!isObj(doc)) throw new TypeError(`Expected \`doc\` to be a parsed OpenAPI document object, got ${jsonType(doc)}`);
-  return { doc, dialect: dialectOf(doc), direction: direction ?? 'response', active: new Set(), depth: 0, loops: new Map() };
+  const started = performance.now();
+  const maxSteps = options?.maxSteps ?? DEFAULT_MAX_STEPS;
+  const timeoutMs = options?.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
+  return {
+    doc, dialect: dialectOf(doc), direction: direction ?? 'response', active: new Set(), depth: 0,
+    steps: 0, maxSteps, started, deadline: started + timeoutMs, memo: new Map(), ids: new Map(), dispatching: new Set(),
+  };
 }
 
 /**
@@ -866,8 +1051,9 @@ function makeCtx(doc: unknown, direction: Direction | undefined): Ctx {
  * the same object only, `$ref` siblings ignored); `swagger: 2.0` likewise with `x-nullable`. A document with
  * neither (e.g. `{}`) reads as 2020-12.
  *
- * Severities (the `SEVERITY` table): missing, wrongType, enum, undocumentedStatus = error; undocumented,
- * writeOnly (in a response), readOnly (in a request), constraint, unresolvedRef = warning; format = info.
+ * Severities (the `SEVERITY` table): missing, wrongType, enum, constraint, undocumentedStatus = error;
+ * undocumented (an error under `additionalProperties: false`), writeOnly (in a response), readOnly (in a
+ * request), unresolvedRef = warning; format = info.
  *
  * Composition: allOf branches all apply, and a field declared in ANY branch is documented (the union).
  * oneOf/anyOf: if some branch yields no finding, none are reported; otherwise the findings of the closest
@@ -881,114 +1067,84 @@ function makeCtx(doc: unknown, direction: Direction | undefined): Ctx {
  * @param schema A Schema Object, `{$ref}`, or a boolean schema.
  * @param value The parsed JSON value to check.
  * @param options `direction` (default 'response') scopes readOnly/writeOnly (OAS 3.0.3 Schema Object);
- *   `at` is the schema path of `schema` (default `#`), the prefix of every finding's `schemaPath`.
+ *   `at` is the schema path of `schema` (default `#`), the prefix of every finding's `schemaPath`;
+ *   `maxSteps` (default `DEFAULT_MAX_STEPS`) and `timeoutMs` (default `DEFAULT_CHECK_TIMEOUT_MS`, ms) bound
+ *   the work. Results are memoised per `$ref` target, instance location and value, so `anyOf: [S, S]`
+ *   nested 40 deep costs 40 evaluations, not 2^40.
  * @returns Findings sorted by instance path (parents first, indexes numerically), then kind; `[]` when valid.
  *   Never throws on data. A remote or dangling `$ref` is an `unresolvedRef` finding, and so is a chain of
- *   nothing but `$ref`s that loops (A -> B -> A) and never reaches a schema; any other `$ref` cycle that
- *   comes back to the same instance location is cut there;
- *   values nested deeper than 256 levels are not checked (stack safety).
+ *   nothing but `$ref`s that loops (A -> B -> A) and never reaches a schema; a finite chain is followed to
+ *   its end (up to `MAX_REF_HOPS`); any other `$ref` cycle that comes back to the same instance location
+ *   is cut there. What could not be checked is a `notChecked` finding (severity warning) saying why:
+ *   values nested deeper than 256 levels, schemas nested more than 256 `$ref`s or too deep for the stack,
+ *   a pattern that cannot run in linear time (see `compilePattern`); when the budget runs out, the result
+ *   is that one `notChecked` finding at `$` (partial branch decisions are not reported).
  * @throws TypeError when `doc` is not an object (unusable input).
  */
 export function check(doc: unknown, schema: unknown, value: unknown, options?: CheckOptions): Finding[] {
-  const ctx = makeCtx(doc, options?.direction);
-  return finish(evalSchema(ctx, schema, options?.at ?? '#', value, [], { owner: true }));
+  const ctx = makeCtx(doc, options?.direction, options);
+  const at = options?.at ?? '#';
+  let found: InternalFinding[];
+  try {
+    found = evalSchema(ctx, schema, at, value, [], { owner: true });
+  } catch (error) {
+    // A schema whose nesting still exhausts the stack (allOf inside allOf thousands deep): too deep, never a crash.
+    if (!(error instanceof RangeError)) throw error;
+    return finish([makeFinding('notChecked', [], at, 'was not checked: the schema nests too deeply for the stack (too deep to check)')]);
+  }
+  if (ctx.stopped) {
+    // Past the budget the branch decisions (anyOf, not, if) rest on partial results: report only the stop.
+    return finish([makeFinding('notChecked', [], at, `was not checked completely: the check stopped because ${ctx.stopped}; no finding is reported, since the parts checked so far cannot be judged alone`)]);
+  }
+  return finish(found);
 }
 
 // ---------------------------------------------------------------- operations, responses, media types
 
-type OpInfo = { op: Obj; opPath: string; item: Obj; itemPath: string };
+type OpInfo = { op: JsonObject; opPath: string; item: JsonObject; itemPath: string };
 
 /**
- * Follows a chain of `$ref`s to the object it names (a Response, Request Body, Parameter or Path Item).
- * `error` says why there is none: a pointer that resolves to nothing (`path`: where that `$ref` sits), or a
- * chain that loops (A -> B -> A; `path`: where the chain starts).
+ * Follows a chain of `$ref`s from `path` with the core's `follow`, keeping where the target lives for
+ * schema paths. `error` says why there is none: a pointer that resolves to nothing (`path`: where that
+ * `$ref` sits), or a chain that loops (A -> B -> A; `path`: where the chain starts).
  */
-function follow(doc: Obj, node: unknown, path: string): { node: unknown; path: string; error?: string } {
-  const chain: string[] = [];
-  const start = path;
-  for (let i = 0; i < 32 && isObj(node) && typeof node.$ref === 'string'; i++) {
-    const ref = node.$ref;
-    if (chain.includes(ref)) {
-      return { node: undefined, path: start, error: `the $ref chain ${[...chain, ref].join(' -> ')} loops without reaching an object` };
-    }
-    chain.push(ref);
-    try {
-      node = resolvePointer(doc, ref);
-      path = ref;
-    } catch (e) {
-      return { node: undefined, path, error: (e as Error).message };
-    }
+function followAt(doc: JsonObject, node: unknown, path: string): { node: unknown; path: string; error?: string } {
+  const hit = follow(doc, node);
+  if (hit.error) return { node: undefined, path: hit.looped ? path : hit.pointer ?? path, error: hit.error };
+  return { node: hit.value, path: hit.pointer ?? path };
+}
+
+// The core's operation index, built once per document object.
+const operationIndexes = new WeakMap<object, Operation[]>();
+
+function findOp(doc: JsonObject, method: string, pathTemplate: string): OpInfo | undefined {
+  let operations = operationIndexes.get(doc);
+  if (!operations) {
+    operations = indexOperations(doc, dialectOf(doc));
+    operationIndexes.set(doc, operations);
   }
-  return { node, path };
-}
-
-function findOp(doc: Obj, method: string, pathTemplate: string): OpInfo | undefined {
-  if (!isObj(doc.paths)) return undefined;
-  const p = doc.paths[pathTemplate];
-  if (p === undefined || !hasOwn(doc.paths, pathTemplate)) return undefined;
-  const itemF = follow(doc, p, `#/paths/${escapePointerToken(pathTemplate)}`);
-  if (!isObj(itemF.node)) return undefined;
-  const m = method.toLowerCase();
-  const op = itemF.node[m];
-  if (!isObj(op)) return undefined;
-  return { op, opPath: `${itemF.path}/${m}`, item: itemF.node, itemPath: itemF.path };
-}
-
-function statusKeys(status: number): string[] {
-  const c = String(Math.trunc(status / 100));
-  return [String(status), `${c}XX`, `${c}xx`, 'default'];
+  const upper = method.toUpperCase();
+  const operation = operations.find((candidate) => candidate.method === upper && candidate.pathTemplate === pathTemplate);
+  if (!operation) return undefined;
+  // The index keeps the Operation Object's location; its raw objects give schema paths after `$ref`.
+  const item = followAt(doc, (doc.paths as JsonObject)[pathTemplate], `#/paths/${escapePointerToken(pathTemplate)}`);
+  const lower = method.toLowerCase();
+  if (!isObj(item.node) || !isObj(item.node[lower])) return undefined;
+  return { op: item.node[lower] as JsonObject, opPath: `${item.path}/${lower}`, item: item.node, itemPath: item.path };
 }
 
 type ResponseEntry = { statusKey: string; response: unknown; path: string; error?: string };
 
-function findResponse(doc: Obj, info: OpInfo, status: number): ResponseEntry | undefined {
-  const responses = info.op.responses;
-  if (!isObj(responses)) return undefined;
-  for (const key of statusKeys(status)) {
-    if (!hasOwn(responses, key)) continue;
-    const f = follow(doc, responses[key], `${info.opPath}/responses/${escapePointerToken(key)}`);
-    return { statusKey: key, response: f.node, path: f.path, error: f.error };
-  }
-  return undefined;
-}
-
-/** The essence of a media type: type/subtype in lower case, parameters dropped (RFC 9110, 8.3.1); '' for none. */
-export function mediaTypeEssence(mediaType: string | null | undefined): string {
-  return (mediaType ?? '').split(';')[0]!.trim().toLowerCase();
-}
-
-/** True for `application/json` and any `application/*+json` (RFC 6839, 3.1), parameters ignored. */
-export function isJsonMediaType(mediaType: string | null | undefined): boolean {
-  const type = mediaTypeEssence(mediaType);
-  return type === 'application/json' || /^application\/[^/]+\+json$/.test(type);
-}
-
-/**
- * Picks a content key for a response's Content-Type (RFC 9110 §8.3.1: type and subtype compare
- * case-insensitively, parameters such as charset carry no meaning for JSON): the exact key first,
- * then keys with the same essence (one that declares a schema preferred), then `type/*`, then
- * `application/json` for any `+json` type, then `*\/*`.
- */
-function pickMedia(content: Obj, contentType: string | undefined): string | undefined {
-  const keys = Object.keys(content);
-  const hasSchema = (k: string): boolean => isObj(content[k]) && (content[k] as Obj).schema !== undefined;
-  const byEssence = (e: string): string | undefined => {
-    const same = keys.filter((k) => mediaTypeEssence(k) === e);
-    return same.find(hasSchema) ?? same[0];
-  };
-  const normalized = (t: string): string => t.toLowerCase().replace(/\s+/g, '');
-  if (contentType !== undefined && contentType.trim() !== '') {
-    const want = mediaTypeEssence(contentType);
-    const exact = keys.find((k) => normalized(k) === normalized(contentType) && hasSchema(k));
-    const jsonFallback = /^application\/[^/]+\+json$/.test(want) ? byEssence('application/json') : undefined;
-    return exact ?? byEssence(want) ?? byEssence(`${want.split('/')[0]}/*`) ?? jsonFallback ?? byEssence('*/*');
-  }
-  return byEssence('application/json') ?? keys.find((k) => /^application\/[^/]+\+json$/.test(mediaTypeEssence(k))) ?? byEssence('*/*');
+function findResponse(doc: JsonObject, info: OpInfo, status: number): ResponseEntry | undefined {
+  const entry = responseForStatus(info.op.responses, status);
+  if (!entry) return undefined;
+  const hit = followAt(doc, entry.response, `${info.opPath}/responses/${escapePointerToken(entry.key)}`);
+  return { statusKey: entry.key, response: hit.node, path: hit.path, error: hit.error };
 }
 
 type Located = { target?: ResponseTarget; reason?: string; finding?: Finding };
 
-function locateInContainer(doc: Obj, container: Obj, containerPath: string, key: string, contentType: string | undefined, what: string): Located {
+function locateInContainer(doc: JsonObject, container: JsonObject, containerPath: string, key: string, contentType: string | undefined, what: string): Located {
   if (dialectOf(doc) === '2.0') {
     if (container.schema === undefined) return { reason: `${what} declares no schema, so there is nothing to check the body against.` };
     return { target: { schema: container.schema, schemaPath: `${containerPath}/schema`, statusKey: key } };
@@ -997,7 +1153,7 @@ function locateInContainer(doc: Obj, container: Obj, containerPath: string, key:
   if (!isObj(content) || Object.keys(content).length === 0) {
     return { reason: `${what} declares no content, so there is no body schema to check against.` };
   }
-  const mediaKey = pickMedia(content, contentType);
+  const mediaKey = pickMediaType(content, contentType);
   const listed = Object.keys(content).join(', ');
   if (mediaKey === undefined) {
     return {
@@ -1013,27 +1169,27 @@ function locateInContainer(doc: Obj, container: Obj, containerPath: string, key:
   return { target: { schema: media.schema, schemaPath: `${containerPath}/content/${escapePointerToken(mediaKey)}/schema`, statusKey: key, mediaType: mediaKey } };
 }
 
-function locateResponse(doc: Obj, method: string, pathTemplate: string, status: number, contentType: string | undefined): Located {
-  const M = method.toUpperCase();
+function locateResponse(doc: JsonObject, method: string, pathTemplate: string, status: number, contentType: string | undefined): Located {
+  const upperMethod = method.toUpperCase();
   const info = findOp(doc, method, pathTemplate);
-  if (!info) return { reason: `The document has no operation ${M} ${pathTemplate}.` };
+  if (!info) return { reason: `The document has no operation ${upperMethod} ${pathTemplate}.` };
   const entry = findResponse(doc, info, status);
   if (!entry) {
     const c = String(Math.trunc(status / 100));
-    const message = `status ${status} is not documented for ${M} ${pathTemplate}: responses has no '${status}', '${c}XX' or 'default' entry`;
+    const message = `status ${status} is not documented for ${upperMethod} ${pathTemplate}: responses has no '${status}', '${c}XX' or 'default' entry`;
     return {
-      reason: `Status ${status} is not documented for ${M} ${pathTemplate}, so the body was not checked.`,
+      reason: `Status ${status} is not documented for ${upperMethod} ${pathTemplate}, so the body was not checked.`,
       finding: { kind: 'undocumentedStatus', severity: SEVERITY.undocumentedStatus, path: '$', schemaPath: `${info.opPath}/responses`, message },
     };
   }
   if (entry.error || !isObj(entry.response)) {
     const message = `was not checked: the '${entry.statusKey}' response could not be resolved (${entry.error ?? 'not an object'})`;
     return {
-      reason: `The '${entry.statusKey}' response of ${M} ${pathTemplate} could not be resolved: ${entry.error ?? 'not an object'}.`,
+      reason: `The '${entry.statusKey}' response of ${upperMethod} ${pathTemplate} could not be resolved: ${entry.error ?? 'not an object'}.`,
       finding: { kind: 'unresolvedRef', severity: SEVERITY.unresolvedRef, path: '$', schemaPath: entry.path, message },
     };
   }
-  return locateInContainer(doc, entry.response, entry.path, entry.statusKey, contentType, `the '${entry.statusKey}' response of ${M} ${pathTemplate}`);
+  return locateInContainer(doc, entry.response, entry.path, entry.statusKey, contentType, `the '${entry.statusKey}' response of ${upperMethod} ${pathTemplate}`);
 }
 
 /**
@@ -1051,7 +1207,7 @@ function locateResponse(doc: Obj, method: string, pathTemplate: string, status: 
  */
 export function schemaFor(doc: unknown, method: string, pathTemplate: string, status: number, contentType?: string): ResponseTarget | undefined {
   makeCtx(doc, 'response');
-  return locateResponse(doc as Obj, method, pathTemplate, status, contentType).target;
+  return locateResponse(doc as JsonObject, method, pathTemplate, status, contentType).target;
 }
 
 /**
@@ -1061,22 +1217,34 @@ export function schemaFor(doc: unknown, method: string, pathTemplate: string, st
  * @returns `validated: false` with an agent-facing `reason` when there is nothing to check against (no such
  *   operation, undocumented status, no matching media type, no schema, no body); an undocumented status also
  *   yields one `undocumentedStatus` finding at `$`, and a response `$ref` that points nowhere or whose chain
- *   loops (the reason names the pointers) one `unresolvedRef` finding at `$`. Never throws on data.
+ *   loops (the reason names the pointers) one `unresolvedRef` finding at `$`. When a part of the body could
+ *   not be checked (the budget ran out, the schema or value is too deep, a pattern cannot run safely) the
+ *   findings include `notChecked` ones and the result is `validated: false` with a reason naming the first.
+ *   Never throws on data.
+ * @param budget `maxSteps` and `timeoutMs` (ms) of the check, defaults as in `check`.
  * @throws TypeError when `doc` is not an object.
  */
 export function checkResponse(doc: unknown, method: string, pathTemplate: string,
-  response: { status: number; contentType?: string; body: unknown }): ResponseCheck {
+  response: { status: number; contentType?: string; body: unknown }, budget?: CheckBudget): ResponseCheck {
   makeCtx(doc, 'response');
-  const loc = locateResponse(doc as Obj, method, pathTemplate, response.status, response.contentType);
-  return finishCheck(doc, loc, response.body, 'response');
+  const loc = locateResponse(doc as JsonObject, method, pathTemplate, response.status, response.contentType);
+  return finishCheck(doc, loc, response.body, 'response', budget);
 }
 
-function finishCheck(doc: unknown, loc: Located, body: unknown, direction: Direction): ResponseCheck {
+function finishCheck(doc: unknown, loc: Located, body: unknown, direction: Direction, budget?: CheckBudget): ResponseCheck {
   if (!loc.target) return { validated: false, reason: loc.reason, findings: loc.finding ? [loc.finding] : [] };
   if (body === undefined) {
     return { validated: false, reason: 'There is no body to check (empty, or not parsed as JSON).', target: loc.target, findings: [] };
   }
-  return { validated: true, target: loc.target, findings: check(doc, loc.target.schema, body, { direction, at: loc.target.schemaPath }) };
+  const findings = check(doc, loc.target.schema, body, { ...budget, direction, at: loc.target.schemaPath });
+  // A part that could not be checked (budget, depth, an unsafe pattern) means no verdict: never a false pass.
+  const skipped = findings.filter((finding) => finding.kind === 'notChecked');
+  if (skipped.length > 0) {
+    const first = skipped[0]!;
+    const more = skipped.length > 1 ? ` (and ${skipped.length - 1} more part${skipped.length > 2 ? 's' : ''})` : '';
+    return { validated: false, reason: `Part of the body was not checked: ${first.path} ${first.message}${more}.`, target: loc.target, findings };
+  }
+  return { validated: true, target: loc.target, findings };
 }
 
 /**
@@ -1089,27 +1257,27 @@ function finishCheck(doc: unknown, loc: Located, body: unknown, direction: Direc
  */
 export function checkRequestBody(doc: unknown, method: string, pathTemplate: string, body: unknown, contentType?: string): ResponseCheck {
   const ctx = makeCtx(doc, 'request');
-  const M = method.toUpperCase();
+  const upperMethod = method.toUpperCase();
   const info = findOp(ctx.doc, method, pathTemplate);
-  if (!info) return { validated: false, reason: `The document has no operation ${M} ${pathTemplate}.`, findings: [] };
-  const what = `the request body of ${M} ${pathTemplate}`;
+  if (!info) return { validated: false, reason: `The document has no operation ${upperMethod} ${pathTemplate}.`, findings: [] };
+  const what = `the request body of ${upperMethod} ${pathTemplate}`;
   if (ctx.dialect === '2.0') {
     const params: { p: unknown; path: string }[] = [];
     if (Array.isArray(info.item.parameters)) info.item.parameters.forEach((p, i) => params.push({ p, path: `${info.itemPath}/parameters/${i}` }));
     if (Array.isArray(info.op.parameters)) info.op.parameters.forEach((p, i) => params.push({ p, path: `${info.opPath}/parameters/${i}` }));
     for (const { p, path } of params) {
-      const f = follow(ctx.doc, p, path);
+      const f = followAt(ctx.doc, p, path);
       if (isObj(f.node) && f.node.in === 'body') {
         return finishCheck(doc, locateInContainer(ctx.doc, f.node, f.path, 'requestBody', contentType, what), body, 'request');
       }
     }
-    return { validated: false, reason: `${M} ${pathTemplate} declares no body parameter.`, findings: [] };
+    return { validated: false, reason: `${upperMethod} ${pathTemplate} declares no body parameter.`, findings: [] };
   }
-  if (info.op.requestBody === undefined) return { validated: false, reason: `${M} ${pathTemplate} declares no requestBody.`, findings: [] };
-  const f = follow(ctx.doc, info.op.requestBody, `${info.opPath}/requestBody`);
+  if (info.op.requestBody === undefined) return { validated: false, reason: `${upperMethod} ${pathTemplate} declares no requestBody.`, findings: [] };
+  const f = followAt(ctx.doc, info.op.requestBody, `${info.opPath}/requestBody`);
   if (!isObj(f.node)) {
     return {
-      validated: false, reason: `The requestBody of ${M} ${pathTemplate} could not be resolved: ${f.error ?? 'not an object'}.`,
+      validated: false, reason: `The requestBody of ${upperMethod} ${pathTemplate} could not be resolved: ${f.error ?? 'not an object'}.`,
       findings: [{ kind: 'unresolvedRef', severity: SEVERITY.unresolvedRef, path: '$', schemaPath: f.path, message: `was not checked: the requestBody could not be resolved (${f.error ?? 'not an object'})` }],
     };
   }
@@ -1123,7 +1291,7 @@ function pathStep(base: string, key: string | '[]'): string {
   return instancePath([key]).replace(/^\$/, base);
 }
 
-function itemsOf(ctx: Ctx, schema: unknown, depth = 0): { schema: unknown; sp?: string } | undefined {
+function itemsOf(ctx: Context, schema: unknown, depth = 0): { schema: unknown; schemaPath?: string } | undefined {
   if (!isObj(schema) || depth > 16) return undefined;
   if (typeof schema.$ref === 'string') {
     try {
@@ -1171,45 +1339,45 @@ export function fieldPresence(doc: unknown, schema: unknown, bodies: unknown[], 
   };
   // Declared fields, without unrolling recursive schemas: a schema already being declared above stops the walk.
   const declaring = new Set<unknown>();
-  const declare = (schemaNode: unknown, sp: string, P: string, depth: number): void => {
-    const resolved = follow(ctx.doc, schemaNode, sp).node;
+  const declare = (schemaNode: unknown, schemaPath: string, parentPath: string, depth: number): void => {
+    const resolved = followAt(ctx.doc, schemaNode, schemaPath).node;
     if (depth > 16 || resolved === undefined || declaring.has(resolved)) return;
     declaring.add(resolved);
-    const u = documentedOf(ctx, schemaNode, sp, true);
-    for (const [name, locs] of u.names) {
-      const F = pathStep(P, name);
-      const r = row(F, P);
+    const documented = documentedOf(ctx, schemaNode, schemaPath, true);
+    for (const [name, locs] of documented.names) {
+      const fieldPath = pathStep(parentPath, name);
+      const r = row(fieldPath, parentPath);
       r.documented = true;
-      if (u.required.has(name) && !scopedFlag(ctx, u, name)) r.required = true;
-      declare(locs[0].schema, locs[0].sp, F, depth + 1);
+      if (documented.required.has(name) && !scopedFlag(ctx, documented, name)) r.required = true;
+      declare(locs[0].schema, locs[0].schemaPath, fieldPath, depth + 1);
     }
     const items = itemsOf(ctx, schemaNode);
-    if (items) declare(items.schema, '#', `${P}[]`, depth + 1);
+    if (items) declare(items.schema, '#', `${parentPath}[]`, depth + 1);
     declaring.delete(resolved);
   };
-  const walk = (value: unknown, schemaNode: unknown, P: string, depth: number): void => {
+  const walk = (value: unknown, schemaNode: unknown, parentPath: string, depth: number): void => {
     if (depth > 64) return;
     if (Array.isArray(value)) {
       const items = schemaNode === undefined ? undefined : itemsOf(ctx, schemaNode);
-      for (const el of value) walk(el, items?.schema, `${P}[]`, depth + 1);
+      for (const el of value) walk(el, items?.schema, `${parentPath}[]`, depth + 1);
       return;
     }
     if (!isObj(value)) return;
-    parents.set(P, (parents.get(P) ?? 0) + 1);
-    const u = schemaNode === undefined ? undefined : documentedOf(ctx, schemaNode, '#', true);
+    parents.set(parentPath, (parents.get(parentPath) ?? 0) + 1);
+    const documented = schemaNode === undefined ? undefined : documentedOf(ctx, schemaNode, '#', true);
     for (const k of Object.keys(value)) {
-      const F = pathStep(P, k);
-      const r = row(F, P);
+      const fieldPath = pathStep(parentPath, k);
+      const r = row(fieldPath, parentPath);
       r.present++;
       let child: unknown;
-      if (u) {
-        const locs = u.names.get(k);
-        const pat = u.patterns.find((p) => p.re.test(k));
-        if (locs || pat || u.open) r.documented = true;
-        if (u.required.has(k) && !scopedFlag(ctx, u, k)) r.required = true;
-        child = locs?.[0].schema ?? pat?.loc.schema ?? u.additional[0]?.schema;
+      if (documented) {
+        const locs = documented.names.get(k);
+        const pat = documented.patterns.find((p) => p.test(k) === true);
+        if (locs || pat || documented.open) r.documented = true;
+        if (documented.required.has(k) && !scopedFlag(ctx, documented, k)) r.required = true;
+        child = locs?.[0].schema ?? pat?.loc.schema ?? documented.additional[0]?.schema;
       }
-      walk(value[k], child, F, depth + 1);
+      walk(value[k], child, fieldPath, depth + 1);
     }
   };
   if (schema !== undefined) declare(schema, options?.at ?? '#', '$', 0);
@@ -1220,17 +1388,17 @@ export function fieldPresence(doc: unknown, schema: unknown, bodies: unknown[], 
   });
 }
 
-function mergeShapes(a: Obj, b: Obj): Obj {
+function mergeShapes(a: JsonObject, b: JsonObject): JsonObject {
   const ta = Array.isArray(a.type) ? a.type as string[] : [a.type as string];
   const tb = Array.isArray(b.type) ? b.type as string[] : [b.type as string];
   let types = [...ta];
   for (const t of tb) if (!types.includes(t)) types.push(t);
   if (types.includes('number')) types = types.filter((t) => t !== 'integer'); // an integer is a number
-  const out: Obj = { type: types.length === 1 ? types[0] : types };
+  const out: JsonObject = { type: types.length === 1 ? types[0] : types };
   if (isObj(a.properties) || isObj(b.properties)) {
     const pa = isObj(a.properties) ? a.properties : undefined;
     const pb = isObj(b.properties) ? b.properties : undefined;
-    const props: Obj = {};
+    const props: JsonObject = {};
     for (const k of new Set([...Object.keys(pa ?? {}), ...Object.keys(pb ?? {})])) {
       const x = pa?.[k];
       const y = pb?.[k];
@@ -1261,15 +1429,15 @@ export function inferShape(body: unknown): unknown {
   return shapeOf(body, 0);
 }
 
-function shapeOf(v: unknown, depth: number): Obj {
+function shapeOf(v: unknown, depth: number): JsonObject {
   if (depth > 256) return {};
   if (Array.isArray(v)) {
-    const out: Obj = { type: 'array' };
-    if (v.length > 0) out.items = v.slice(1).reduce<Obj>((acc, el) => mergeShapes(acc, shapeOf(el, depth + 1)), shapeOf(v[0], depth + 1));
+    const out: JsonObject = { type: 'array' };
+    if (v.length > 0) out.items = v.slice(1).reduce<JsonObject>((acc, el) => mergeShapes(acc, shapeOf(el, depth + 1)), shapeOf(v[0], depth + 1));
     return out;
   }
   if (isObj(v)) {
-    const properties: Obj = {};
+    const properties: JsonObject = {};
     for (const k of Object.keys(v)) properties[k] = shapeOf(v[k], depth + 1);
     return { type: 'object', properties, required: Object.keys(v), additionalProperties: false };
   }
@@ -1283,31 +1451,31 @@ function shapeOf(v: unknown, depth: number): Obj {
  *   (a primitive, or a change of JSON type), with both values. Each list sorted by instance path. Never throws.
  */
 export function compareWithFixture(fixture: unknown, live: unknown): FixtureDiff {
-  const onlyLive: Seg[][] = [];
-  const onlyFixture: Seg[][] = [];
-  const changed: { segs: Seg[]; fixture: unknown; live: unknown }[] = [];
-  const walk = (f: unknown, l: unknown, segs: Seg[], depth: number): void => {
+  const onlyLive: Segment[][] = [];
+  const onlyFixture: Segment[][] = [];
+  const changed: { segments: Segment[]; fixture: unknown; live: unknown }[] = [];
+  const walk = (f: unknown, l: unknown, segments: Segment[], depth: number): void => {
     if (isObj(f) && isObj(l) && depth < 256) {
       for (const k of Object.keys(f)) {
-        if (!hasOwn(l, k)) onlyFixture.push([...segs, k]);
-        else walk(f[k], l[k], [...segs, k], depth + 1);
+        if (!hasOwn(l, k)) onlyFixture.push([...segments, k]);
+        else walk(f[k], l[k], [...segments, k], depth + 1);
       }
-      for (const k of Object.keys(l)) if (!hasOwn(f, k)) onlyLive.push([...segs, k]);
+      for (const k of Object.keys(l)) if (!hasOwn(f, k)) onlyLive.push([...segments, k]);
     } else if (Array.isArray(f) && Array.isArray(l) && depth < 256) {
       for (let i = 0; i < Math.max(f.length, l.length); i++) {
-        if (i >= l.length) onlyFixture.push([...segs, i]);
-        else if (i >= f.length) onlyLive.push([...segs, i]);
-        else walk(f[i], l[i], [...segs, i], depth + 1);
+        if (i >= l.length) onlyFixture.push([...segments, i]);
+        else if (i >= f.length) onlyLive.push([...segments, i]);
+        else walk(f[i], l[i], [...segments, i], depth + 1);
       }
     } else if (!deepEqual(f, l)) {
-      changed.push({ segs, fixture: f, live: l });
+      changed.push({ segments, fixture: f, live: l });
     }
   };
   walk(fixture, live, [], 0);
-  const paths = (list: Seg[][]): string[] => list.sort(compareSegs).map(instancePath);
+  const paths = (list: Segment[][]): string[] => list.sort(compareSegments).map(instancePath);
   return {
     onlyLive: paths(onlyLive),
     onlyFixture: paths(onlyFixture),
-    changed: changed.sort((a, b) => compareSegs(a.segs, b.segs)).map((c) => ({ path: instancePath(c.segs), fixture: c.fixture, live: c.live })),
+    changed: changed.sort((a, b) => compareSegments(a.segments, b.segments)).map((c) => ({ path: instancePath(c.segments), fixture: c.fixture, live: c.live })),
   };
 }
