@@ -3,10 +3,10 @@
  * document. No MCP, no HTTP: plain data in, plain data out. The server and the CLI sit on top of it;
  * it sits on the schema checks (`validate.ts`) and the document core (`openapi-document.ts`).
  */
-import { checkResponse, escapePointerToken, isJsonMediaType } from './validate.ts';
+import { check, checkRequestBody, checkResponse, escapePointerToken, isJsonMediaType, resolvePointer } from './validate.ts';
 import type { Finding } from './validate.ts';
 import { matchOperation } from './openapi-document.ts';
-import type { LoadedDocument, Operation, PathMatch } from './openapi-document.ts';
+import type { LoadedDocument, Operation, Parameter, PathMatch } from './openapi-document.ts';
 
 /** What the contract needs of one GET's outcome (the server's `ProbeResult` has these fields). */
 export type ProbedResponse = {
@@ -40,18 +40,19 @@ export function summarize(operation: Operation): { method: string; pathTemplate:
  * without a matching base path. Never strips twice: `/v1` + `/v1/x` is `/v1/v1/x`, not `/x`.
  * @param basePrefix The path prefix of API_BASE_URL without a trailing slash (`/v2`, or `''`).
  * @param requestPath The whole path requested (`/v2/meters/1`); `relativePath` the part after the prefix (`/meters/1`).
+ * @param method The request method, default `GET` (compared case-insensitively).
  * @returns The path match; never throws.
  */
-export function findOperation(loaded: LoadedDocument, basePrefix: string, requestPath: string, relativePath: string): PathMatch {
+export function findOperation(loaded: LoadedDocument, basePrefix: string, requestPath: string, relativePath: string, method = 'GET'): PathMatch {
   const prefix = basePrefix;
-  const whole = matchOperation(loaded, 'GET', requestPath);
+  const whole = matchOperation(loaded, method, requestPath);
   if (whole.operation) {
     // Stripping the base URL's own prefix is the normal case, not worth a note.
     const note = whole.note?.split('; ').filter((part) => part !== `base path ${prefix} stripped`).join('; ');
     return { ...whole, note: note || undefined };
   }
   if (prefix === '') return whole;
-  const relative = matchOperation(loaded, 'GET', relativePath, { stripBasePaths: false });
+  const relative = matchOperation(loaded, method, relativePath, { stripBasePaths: false });
   return relative.operation ? relative : whole;
 }
 
@@ -129,8 +130,9 @@ function hasContent(response: unknown): boolean {
 }
 
 /**
- * Resolves `operation` (operationId, "GET /template" or a concrete path) to an operation of the document.
- * @returns The operation, or a message saying what was not found and what to give instead.
+ * Resolves `operation` (operationId, "METHOD /template", "METHOD /concrete/path" or a concrete path,
+ * which means GET) to an operation of the document. The method is compared case-insensitively.
+ * @returns The operation, or a message saying what was not found and what to give instead. Never throws.
  */
 export function resolveOperation(loaded: LoadedDocument, basePrefix: string, operation: string): Operation | string {
   const byId = loaded.operations.find((candidate) => candidate.operationId === operation);
@@ -140,10 +142,316 @@ export function resolveOperation(loaded: LoadedDocument, basePrefix: string, ope
   const path = spaced ? spaced[2]! : operation.trim();
   const exact = loaded.operations.find((candidate) => candidate.method === method && candidate.pathTemplate === path);
   if (exact) return exact;
-  if (method === 'GET' && path.startsWith('/')) {
-    const match = findOperation(loaded, basePrefix, basePrefix + path, path);
+  if (path.startsWith('/')) {
+    const match = findOperation(loaded, basePrefix, basePrefix + path, path, method);
     if (match.operation) return match.operation;
-    return `No GET operation matches ${path}${match.nearest.length ? `. Nearest: ${match.nearest.join(', ')}` : ''}.`;
+    if (method === 'GET' || match.note) {
+      return `No ${method} operation matches ${path}${match.nearest.length ? `. Nearest: ${match.nearest.join(', ')}` : ''}.`;
+    }
   }
   return `No operation \`${operation}\` in the document: give an operationId, "GET /path/{template}" or a concrete path such as /meters/mtr_1.`;
+}
+
+// ───────────────────────────── Request parameters ─────────────────────────────
+
+/** One parameter value that breaks the operation's contract: `problem` reads after the name ("is required but missing"). */
+export type ParameterProblem = { in: 'path' | 'query' | 'header'; name: string; kind: 'missing' | 'unknown' | 'invalid'; value: string; problem: string };
+
+/** The values of a request's parameters, as text: path values decoded, a repeated query name as a list. */
+export type ParameterValues = {
+  path?: Record<string, string>;
+  query?: Record<string, string | string[]>;
+  headers?: Record<string, string>;
+};
+
+// OpenAPI 3.0.3, Parameter Object: header parameters with these names are ignored (they have their own fields).
+const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
+
+/**
+ * Checks a request's path, query and header parameter values against the operation's Parameter Objects
+ * (OpenAPI 3.0.3/3.1.0, Parameter Object). Each value is text on the wire, so it is first converted to
+ * the type its schema asks for (`"42"` to 42 for an integer, `"true"` for a boolean, `a,b` split for an
+ * array in the default `form`/`simple` style) and then checked with `check` from validate.ts, so every
+ * keyword the validator knows applies (type, enum, pattern, lengths, ranges).
+ * Reports: a required parameter that is missing ("is required but missing"; a path parameter the template
+ * lacks: "is not a segment of /x"), a value that fails its schema (the validator's message, a failed type
+ * as "is not of type integer"), and, when `values.query` is given, a query name the operation does not
+ * declare ("is not a query parameter of GET /x", with "did you mean" for a near name). Header names are
+ * compared case-insensitively; `Accept`, `Content-Type` and `Authorization` parameters are ignored.
+ * @returns Problems in parameter order (unknown query names last); `[]` when all pass. Never throws.
+ */
+export function checkParameters(loaded: LoadedDocument, operation: Operation, values: ParameterValues): ParameterProblem[] {
+  const problems: ParameterProblem[] = [];
+  const headers = new Map(Object.entries(values.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
+  for (const parameter of operation.parameters) {
+    if (parameter.in !== 'path' && parameter.in !== 'query' && parameter.in !== 'header') continue;
+    if (parameter.in === 'header' && IGNORED_HEADERS.has(parameter.name.toLowerCase())) continue;
+    const where = parameter.in;
+    if (where === 'path' && !values.path) continue;
+    if (where === 'query' && !values.query) continue;
+    if (where === 'header' && !values.headers) continue;
+    const raw = where === 'path' ? values.path![parameter.name] : where === 'query' ? (Object.hasOwn(values.query!, parameter.name) ? values.query![parameter.name] : undefined) : headers.get(parameter.name.toLowerCase());
+    if (raw === undefined) {
+      if (where === 'path') problems.push({ in: where, name: parameter.name, kind: 'missing', value: '', problem: `is not a segment of ${operation.pathTemplate}` });
+      else if (parameter.required) problems.push({ in: where, name: parameter.name, kind: 'missing', value: '', problem: 'is required but missing' });
+      continue;
+    }
+    const shown = Array.isArray(raw) ? raw.join(',') : raw;
+    for (const problem of checkParameterValue(loaded, parameter, raw)) problems.push({ in: where, name: parameter.name, kind: 'invalid', value: shown, problem });
+  }
+  if (values.query) {
+    const declared = operation.parameters.filter((parameter) => parameter.in === 'query').map((parameter) => parameter.name);
+    for (const [name, raw] of Object.entries(values.query)) {
+      if (declared.includes(name)) continue;
+      const near = nearestName(name, declared);
+      problems.push({ in: 'query', name, kind: 'unknown', value: Array.isArray(raw) ? raw.join(',') : raw, problem: `is not a query parameter of ${operationKey(operation)}${near ? `; did you mean ${near}?` : declared.length ? `; it takes ${declared.join(', ')}` : '; it takes none'}` });
+    }
+  }
+  return problems;
+}
+
+function checkParameterValue(loaded: LoadedDocument, parameter: Parameter, raw: string | string[]): string[] {
+  if (parameter.schema === undefined) return [];
+  const value = convertParameter(loaded.doc, parameter.schema, raw);
+  let findings: Finding[];
+  try {
+    findings = check(loaded.doc, parameter.schema, value, { at: `${parameter.pointer}/schema`, direction: 'request' });
+  } catch {
+    return [];
+  }
+  return findings
+    .filter((finding) => finding.severity !== 'info')
+    .map((finding) => {
+      const text = finding.kind === 'wrongType' ? `is not of type ${finding.expected}` : finding.message;
+      return finding.path === '$' ? text : `at ${finding.path.replace(/^\$/, 'item ')}: ${text}`.replace('item [', '[');
+    });
+}
+
+/** The schema's JSON types after following `$ref`s (at most 16 hops); `[]` for none. */
+function schemaTypes(doc: unknown, schema: unknown): { types: string[]; resolved: Record<string, unknown> | undefined } {
+  let node = schema;
+  for (let hops = 0; hops < 16 && node !== null && typeof node === 'object' && typeof (node as { $ref?: unknown }).$ref === 'string'; hops++) {
+    try {
+      node = resolvePointer(doc, (node as { $ref: string }).$ref);
+    } catch {
+      return { types: [], resolved: undefined };
+    }
+  }
+  if (node === null || typeof node !== 'object' || Array.isArray(node)) return { types: [], resolved: undefined };
+  const resolved = node as Record<string, unknown>;
+  const type = resolved.type;
+  const types = typeof type === 'string' ? [type] : Array.isArray(type) ? type.filter((t): t is string => typeof t === 'string') : [];
+  return { types, resolved };
+}
+
+/** Text from the wire to the JSON value the schema describes; text that fits no declared type stays text, so `check` names the mismatch. */
+function convertParameter(doc: unknown, schema: unknown, raw: string | string[]): unknown {
+  const { types, resolved } = schemaTypes(doc, schema);
+  if (types.includes('array')) {
+    const items = Array.isArray(raw) ? raw : raw === '' ? [] : raw.split(',');
+    return items.map((item) => convertParameter(doc, resolved?.items, item));
+  }
+  if (Array.isArray(raw)) return raw.map((item) => convertParameter(doc, schema, item));
+  if (types.includes('integer') && /^-?(0|[1-9][0-9]*)$/.test(raw)) return Number(raw);
+  if (types.includes('number') && /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/.test(raw)) return Number(raw);
+  if (types.includes('boolean') && (raw === 'true' || raw === 'false')) return raw === 'true';
+  if (types.length === 0 && Array.isArray(resolved?.enum) && resolved.enum.some((entry) => typeof entry === 'number') && raw !== '' && !Number.isNaN(Number(raw))) return Number(raw);
+  return raw;
+}
+
+/** Folds a name for "did you mean": lower case, without `_`, `-` and `.`. */
+function foldName(name: string): string {
+  return name.toLowerCase().replace(/[-_.]/g, '');
+}
+
+function editDistance(a: string, b: string): number {
+  if (Math.abs(a.length - b.length) > 2) return 3;
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = current;
+  }
+  return previous[b.length]!;
+}
+
+/**
+ * The closest of `candidates` to `name`: equal once folded (`first_name`, `firstName`), else within 2
+ * edits of the folded names (`photoUrl`, `photoUrls`), for names of 4 characters or more.
+ * @returns The candidate as written, or undefined. Never throws.
+ */
+export function nearestName(name: string, candidates: string[]): string | undefined {
+  const folded = foldName(name);
+  const same = candidates.find((candidate) => candidate !== name && foldName(candidate) === folded);
+  if (same) return same;
+  if (folded.length < 4 || name.length > 200) return undefined;
+  let best: { candidate: string; distance: number } | undefined;
+  for (const candidate of candidates) {
+    if (candidate === name || candidate.length > 200) continue;
+    const distance = editDistance(folded, foldName(candidate));
+    if (distance <= 2 && (!best || distance < best.distance)) best = { candidate, distance };
+  }
+  return best?.candidate;
+}
+
+/**
+ * The query of a URL as parameter values: names in order, a name given twice as a list of its values
+ * (WHATWG URL, URLSearchParams: `+` is a space, percent-escapes decoded).
+ */
+export function queryValues(url: URL): Record<string, string | string[]> {
+  const values: Record<string, string | string[]> = {};
+  for (const [name, value] of url.searchParams) {
+    const before = Object.hasOwn(values, name) ? values[name] : undefined;
+    values[name] = before === undefined ? value : Array.isArray(before) ? [...before, value] : [before, value];
+  }
+  return values;
+}
+
+// ───────────────────────────── draft_request ─────────────────────────────
+
+/** One way a draft request breaks the contract. `name` is the parameter name, or for the body the instance path (`$.photoUrls`). */
+export type DraftProblem = {
+  in: 'operation' | 'path' | 'query' | 'header' | 'body';
+  name: string;
+  kind: string;
+  severity: 'error' | 'warning' | 'info';
+  message: string;
+};
+
+/** A request as a person would run it: the key is the placeholder `$API_KEY`, never its value. */
+export type RequestEnvelope = { method: string; url: string; headers: Record<string, string>; body?: unknown; curl: string };
+
+/** What `draftRequest` checks: the full URL already built from API_BASE_URL (so its path prefix is `basePrefix`). */
+export type Draft = {
+  method: string;
+  url: URL;
+  /** The path prefix of API_BASE_URL without a trailing slash (`/v2`, or `''`). */
+  basePrefix: string;
+  headers?: Record<string, string>;
+  body?: unknown;
+  /** Where the key goes: a header name such as `X-API-Key` (raw key), `Authorization` (Bearer), or undefined for no key. */
+  keyHeader?: string;
+};
+
+const KEY_PLACEHOLDER = '$API_KEY';
+
+/**
+ * Quotes a word for a POSIX shell: in single quotes, each `'` written as `'\''` (POSIX.1-2017, Shell
+ * Command Language 2.2.2). Nothing inside is expanded.
+ */
+export function shellQuote(word: string): string {
+  return `'${word.replace(/'/g, "'\\''")}'`;
+}
+
+/**
+ * Builds the runnable envelope of a draft: the headers as given, `Content-Type: application/json` when
+ * there is a body and none was given, and the key header with the placeholder `$API_KEY` (any value the
+ * caller put in that header is replaced). `curl` quotes every word with `shellQuote`; the placeholder is
+ * left outside the quotes, in double quotes, so the shell fills it in from the environment.
+ */
+export function requestEnvelope(draft: Draft): RequestEnvelope {
+  const method = draft.method.toUpperCase();
+  const headers: Record<string, string> = {};
+  const keyHeader = draft.keyHeader?.toLowerCase();
+  for (const [name, value] of Object.entries(draft.headers ?? {})) {
+    if (keyHeader !== undefined && name.toLowerCase() === keyHeader) continue;
+    headers[name] = value;
+  }
+  const hasBody = draft.body !== undefined;
+  if (hasBody && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) headers['Content-Type'] = 'application/json';
+  let keyPrefix = '';
+  if (draft.keyHeader !== undefined) {
+    keyPrefix = keyHeader === 'authorization' ? 'Bearer ' : '';
+    headers[draft.keyHeader] = `${keyPrefix}${KEY_PLACEHOLDER}`;
+  }
+  const words = ['curl'];
+  if (method !== 'GET' || hasBody) words.push('-X', shellQuote(method));
+  words.push(shellQuote(draft.url.href));
+  for (const [name, value] of Object.entries(headers)) {
+    if (draft.keyHeader !== undefined && name === draft.keyHeader) words.push('-H', `${shellQuote(`${name}: ${keyPrefix}`)}"${KEY_PLACEHOLDER}"`);
+    else words.push('-H', shellQuote(`${name}: ${value}`));
+  }
+  if (hasBody) words.push('--data-raw', shellQuote(typeof draft.body === 'string' ? draft.body : JSON.stringify(draft.body)));
+  return { method, url: draft.url.href, headers, ...(hasBody ? { body: draft.body } : {}), curl: words.join(' ') };
+}
+
+/**
+ * Checks a request against the contract without sending it: the operation (method + path, with
+ * suggestions when there is none), its path, query and header parameters (`checkParameters`), and the
+ * JSON body (`checkRequestBody` from validate.ts, request direction: a readOnly field sent is reported),
+ * each body field the schema lacks with "did you mean" for a near documented name.
+ * @returns `matchesContract` (no problem above `info`), the problems (operation, then parameters in
+ *   parameter order, then body findings by instance path), the operation when one matched, and the
+ *   runnable envelope (`requestEnvelope`). Never throws on input.
+ */
+export function draftRequest(loaded: LoadedDocument, draft: Draft): { matchesContract: boolean; operation?: ReturnType<typeof summarize>; problems: DraftProblem[]; request: RequestEnvelope } {
+  const method = draft.method.toUpperCase();
+  const request = requestEnvelope(draft);
+  const relativePath = draft.url.pathname.slice(draft.basePrefix.length) || '/';
+  const match = findOperation(loaded, draft.basePrefix, draft.url.pathname, relativePath, method);
+  if (!match.operation) {
+    const message = match.note
+      ? `${match.note}: use one of ${match.nearest.join(', ')}`
+      : `no ${method} operation matches ${relativePath}${match.nearest.length ? `; nearest: ${match.nearest.join(', ')}` : ''}`;
+    return { matchesContract: false, problems: [{ in: 'operation', name: `${method} ${relativePath}`, kind: 'noOperation', severity: 'error', message }], request };
+  }
+  const operation = match.operation;
+  const problems: DraftProblem[] = checkParameters(loaded, operation, { path: match.params, query: queryValues(draft.url), headers: draft.headers ?? {} })
+    .map((problem) => ({ in: problem.in, name: problem.name, kind: problem.kind, severity: 'error' as const, message: problem.problem }));
+  problems.push(...bodyProblems(loaded, operation, draft));
+  return { matchesContract: !problems.some((problem) => problem.severity !== 'info'), operation: summarize(operation), problems, request };
+}
+
+function bodyProblems(loaded: LoadedDocument, operation: Operation, draft: Draft): DraftProblem[] {
+  const declared = operation.requestBody as { required?: unknown } | undefined;
+  const key = operationKey(operation);
+  if (draft.body === undefined) {
+    return declared?.required === true ? [{ in: 'body', name: '$', kind: 'missing', severity: 'error', message: `is required: ${key} declares a required request body` }] : [];
+  }
+  if (declared === undefined) return [{ in: 'body', name: '$', kind: 'undocumented', severity: 'error', message: `is sent, but ${key} declares no request body` }];
+  const contentType = Object.entries(draft.headers ?? {}).find(([name]) => name.toLowerCase() === 'content-type')?.[1];
+  const checked = checkRequestBody(loaded.doc, operation.method, operation.pathTemplate, draft.body, contentType);
+  if (!checked.validated) return [{ in: 'body', name: '$', kind: 'unchecked', severity: 'warning', message: `was not checked: ${checked.reason ?? 'no schema'}` }];
+  const missing = checked.findings.filter((finding) => finding.kind === 'missing');
+  return checked.findings.map((finding) => {
+    let message = finding.message;
+    if (finding.kind === 'undocumented') {
+      const near = nearestName(lastName(finding.path), documentedNames(loaded.doc, finding.schemaPath, missing, finding.path));
+      if (near) message += `; did you mean ${near}?`;
+    }
+    return { in: 'body', name: finding.path, kind: finding.kind, severity: finding.severity, message };
+  });
+}
+
+/** The last property name of an instance path: `$.a['x-id']` gives `x-id`. */
+function lastName(path: string): string {
+  const quoted = /\['((?:[^'\\]|\\.)*)'\]$/.exec(path);
+  if (quoted) return quoted[1]!.replace(/\\(.)/g, '$1');
+  const dotted = /\.([A-Za-z_][A-Za-z0-9_]*)$/.exec(path);
+  return dotted ? dotted[1]! : '';
+}
+
+/** The instance path of a field's parent: `$.a['x-id']` gives `$.a`. */
+function parentPath(path: string): string {
+  const quoted = /\['(?:[^'\\]|\\.)*'\]$/.exec(path);
+  if (quoted) return path.slice(0, quoted.index);
+  const dotted = /\.[A-Za-z_][A-Za-z0-9_]*$/.exec(path);
+  return dotted ? path.slice(0, dotted.index) : path;
+}
+
+/** Property names the schema documents beside an undocumented field, and the missing fields of the same parent. */
+function documentedNames(doc: unknown, schemaPath: string, missing: Finding[], path: string): string[] {
+  const names = new Set<string>();
+  const parent = parentPath(path);
+  for (const finding of missing) {
+    const name = lastName(finding.path);
+    if (name && parentPath(finding.path) === parent) names.add(name);
+  }
+  try {
+    const schema = resolvePointer(doc, schemaPath.replace(/\/(properties|additionalProperties)$/, '')) as { properties?: unknown };
+    if (schema && typeof schema.properties === 'object' && schema.properties !== null) for (const name of Object.keys(schema.properties)) names.add(name);
+  } catch {
+    // No schema to read names from: the missing siblings are all there is.
+  }
+  return [...names];
 }
