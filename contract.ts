@@ -297,10 +297,13 @@ export function nearestName(name: string, candidates: string[]): string | undefi
 /**
  * The query of a URL as parameter values: names in order, a name given twice as a list of its values
  * (WHATWG URL, URLSearchParams: `+` is a space, percent-escapes decoded).
+ * @param except Names to leave out, e.g. those API_BASE_URL itself carries (`?api-version=2`).
  */
-export function queryValues(url: URL): Record<string, string | string[]> {
+export function queryValues(url: URL, except: Iterable<string> = []): Record<string, string | string[]> {
+  const skip = new Set(except);
   const values: Record<string, string | string[]> = {};
   for (const [name, value] of url.searchParams) {
+    if (skip.has(name)) continue;
     const before = Object.hasOwn(values, name) ? values[name] : undefined;
     values[name] = before === undefined ? value : Array.isArray(before) ? [...before, value] : [before, value];
   }
@@ -329,6 +332,8 @@ export type Draft = {
   basePrefix: string;
   headers?: Record<string, string>;
   body?: unknown;
+  /** Query names API_BASE_URL itself carries: not the operation's to declare. */
+  baseQuery?: string[];
   /** Where the key goes: a header name such as `X-API-Key` (raw key), `Authorization` (Bearer), or undefined for no key. */
   keyHeader?: string;
 };
@@ -396,7 +401,7 @@ export function draftRequest(loaded: LoadedDocument, draft: Draft): { matchesCon
     return { matchesContract: false, problems: [{ in: 'operation', name: `${method} ${relativePath}`, kind: 'noOperation', severity: 'error', message }], request };
   }
   const operation = match.operation;
-  const problems: DraftProblem[] = checkParameters(loaded, operation, { path: match.params, query: queryValues(draft.url), headers: draft.headers ?? {} })
+  const problems: DraftProblem[] = checkParameters(loaded, operation, { path: match.params, query: queryValues(draft.url, draft.baseQuery), headers: draft.headers ?? {} })
     .map((problem) => ({ in: problem.in, name: problem.name, kind: problem.kind, severity: 'error' as const, message: problem.problem }));
   problems.push(...bodyProblems(loaded, operation, draft));
   return { matchesContract: !problems.some((problem) => problem.severity !== 'info'), operation: summarize(operation), problems, request };

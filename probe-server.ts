@@ -16,8 +16,8 @@ import { pathToFileURL } from 'node:url';
 import type { Readable, Writable } from 'node:stream';
 import { compareWithFixture, fieldPresence, inferShape, check, schemaFor, isJsonMediaType, mediaTypeEssence } from './validate.ts';
 import type { FieldPresence, FixtureDiff } from './validate.ts';
-import { createDocumentSource, checkPathParams } from './openapi-document.ts';
-import { findOperation, judge, operationKey, resolveOperation, summarize } from './contract.ts';
+import { createDocumentSource } from './openapi-document.ts';
+import { checkParameters, findOperation, judge, operationKey, queryValues, resolveOperation, summarize } from './contract.ts';
 import type { DocumentSource, LoadedDocument } from './openapi-document.ts';
 
 // ───────────────────────────── 1. Logic ─────────────────────────────
@@ -601,8 +601,12 @@ async function probeTool(args: Record<string, unknown>, context: ToolContext): P
   }
   structured.operation = summarize(match.operation);
   if (match.note) structured.matchNote = match.note;
-  const parameterProblems = checkPathParams(loaded, match);
+  // Path values stay `parameterProblems` (as before); the query sent is checked too, as `requestProblems`.
+  const problems = checkParameters(loaded, match.operation, { path: match.params, query: queryValues(decision.url, config.baseUrl.searchParams.keys()) });
+  const parameterProblems = problems.filter((problem) => problem.in === 'path');
+  const requestProblems = problems.filter((problem) => problem.in === 'query');
   if (parameterProblems.length) structured.parameterProblems = parameterProblems;
+  if (requestProblems.length) structured.requestProblems = requestProblems;
   Object.assign(structured, judge(loaded, match.operation, probed));
   if (remember) context.log.add(operationKey(match.operation), seen);
   return result(structured, probed.status >= 400);
