@@ -672,7 +672,7 @@ export function describeOperation(loaded: LoadedDocument, operation: Operation, 
   if (dropped.length) notes.push(`responses ${dropped.join(', ')} left out`);
   if (depth < requested) notes.push(`$refs expanded ${depth} level${depth === 1 ? '' : 's'} deep instead of ${requested}`);
   if (schemasLeftOut) notes.push('schemas left out');
-  described.cut = `Cut to fit ${limit} characters: ${notes.join('; ')}. Ask for less: \`status\` (one response, e.g. "${dropped[0] ?? success[0] ?? '200'}"), \`part\`: "request" or "responses", or a smaller \`depth\`.`;
+  described.cut = `Cut to fit ${limit} characters: ${notes.join('; ')}. Ask for less: \`status\` (one response, e.g. "${success[0] ?? dropped[0] ?? '200'}"), \`part\`: "request" or "responses", or a smaller \`depth\`.`;
   if (size(described) > limit) {
     // Even the bare lists do not fit (thousands of parameters): keep the operation and the note.
     return { ...head, depth, cut: `${described.cut as string} The parameter list alone is longer than ${limit} characters.` };

@@ -17,7 +17,7 @@ import type { Readable, Writable } from 'node:stream';
 import { compareWithFixture, fieldPresence, inferShape, check, schemaFor, isJsonMediaType, mediaTypeEssence } from './validate.ts';
 import type { FieldPresence, FixtureDiff } from './validate.ts';
 import { createDocumentSource } from './openapi-document.ts';
-import { checkParameters, findOperation, judge, operationKey, queryValues, resolveOperation, summarize } from './contract.ts';
+import { checkParameters, describeOperation, describeTypeScript, draftRequest, findOperation, judge, operationKey, queryValues, resolveOperation, summarize } from './contract.ts';
 import type { DocumentSource, LoadedDocument } from './openapi-document.ts';
 
 // ───────────────────────────── 1. Logic ─────────────────────────────
@@ -674,6 +674,57 @@ async function compareFixtureTool(args: Record<string, unknown>, context: ToolCo
   return result({ path: relativePath, live: { at: seen.at, probedNow }, ...diff, same: diff.onlyLive.length + diff.onlyFixture.length + diff.changed.length === 0 });
 }
 
+async function describeOperationTool(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
+  if (typeof args.operation !== 'string' || !args.operation.trim()) {
+    return failure('`operation` must be a string: an operationId ("getMeter"), "PATCH /meters/{meterId}", or a concrete path ("/meters/mtr_1").');
+  }
+  if (args.as !== undefined && args.as !== 'text' && args.as !== 'typescript') return failure('`as` must be "text" (default) or "typescript".');
+  if (args.part !== undefined && args.part !== 'request' && args.part !== 'responses') return failure('`part` must be "request" or "responses".');
+  if (args.status !== undefined && (typeof args.status !== 'string' || !/^([1-5][0-9][0-9]|[1-5]XX|default)$/i.test(args.status))) {
+    return failure('`status` must be a responses key as a string: "200", "4XX" or "default".');
+  }
+  if (args.depth !== undefined && (typeof args.depth !== 'number' || !Number.isInteger(args.depth) || args.depth < 0 || args.depth > 10)) {
+    return failure('`depth` must be a whole number from 0 to 10: how many $ref levels to expand (default 3).');
+  }
+  const state = await loadDocumentState(context);
+  if (!state.loaded) return failure(`describe_operation needs the OpenAPI document. ${state.problem}`);
+  const operation = resolveOperation(state.loaded, trimSlash(context.config.baseUrl.pathname), args.operation);
+  if (typeof operation === 'string') return failure(operation);
+  const options = { part: args.part as 'request' | 'responses' | undefined, status: args.status === undefined ? undefined : (args.status as string).toUpperCase().replace('DEFAULT', 'default'), depth: args.depth as number | undefined };
+  const seen = (context.log.byOperation.get(operationKey(operation)) ?? []).map((entry) => ({ status: entry.status, body: entry.body }));
+  const described = args.as === 'typescript' ? describeTypeScript(state.loaded, operation, options, seen) : describeOperation(state.loaded, operation, options);
+  return typeof described === 'string' ? failure(described) : result(described);
+}
+
+async function draftRequestTool(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
+  if (typeof args.method !== 'string' || !/^[A-Za-z]{3,7}$/.test(args.method)) return failure('`method` must be an HTTP method such as "POST", "PATCH" or "DELETE".');
+  const decision = buildProbeUrl(context.config.baseUrl, args.path, args.query);
+  if ('refusal' in decision) return failure(`Not drafted: ${decision.refusal}`);
+  const headers: Record<string, string> = {};
+  if (args.headers !== undefined) {
+    if (args.headers === null || typeof args.headers !== 'object' || Array.isArray(args.headers)) return failure('`headers` must be an object of header name to string value, such as {"If-Match": "W/\"1\""}.');
+    for (const [name, value] of Object.entries(args.headers)) {
+      if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) return failure(`\`headers\` has \`${name.slice(0, 80)}\`, which is not an HTTP header name (RFC 9110, 5.1).`);
+      if (typeof value !== 'string' || /[\u0000-\u001f\u007f]/.test(value)) return failure(`\`headers.${name}\` must be a string without control characters or newlines.`);
+      headers[name] = value;
+    }
+  }
+  if (args.body !== undefined && nestingDepth(args.body) > MAX_BODY_DEPTH) return failure(`\`body\` nests deeper than ${MAX_BODY_DEPTH} levels.`);
+  const state = await loadDocumentState(context);
+  if (!state.loaded) return failure(`draft_request needs the OpenAPI document. ${state.problem}`);
+  const { config } = context;
+  const drafted = draftRequest(state.loaded, {
+    method: args.method,
+    url: decision.url,
+    basePrefix: trimSlash(config.baseUrl.pathname),
+    baseQuery: [...config.baseUrl.searchParams.keys()],
+    headers,
+    body: args.body,
+    keyHeader: config.apiKey ? (config.apiKeyHeader ?? 'Authorization') : undefined,
+  });
+  return result({ ...drafted, note: 'Not sent. Run `request.curl` yourself after review, with API_KEY set in your shell.' });
+}
+
 const FINDING_SCHEMA = {
   type: 'object',
   properties: {
@@ -760,6 +811,87 @@ export const TOOLS: readonly Tool[] = [
     },
     annotations: { title: 'Compare a saved fixture with the live record', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
     handler: compareFixtureTool,
+  },
+  {
+    name: 'describe_operation',
+    title: 'Read one operation\'s contract',
+    description:
+      'The contract of one operation, from the document (sends nothing): parameters (in, required, type, enum, default), the request ' +
+      'body schema and response schemas by status, $refs expanded `depth` levels (deeper ones by name, cycles marked), readOnly/writeOnly shown. ' +
+      'With as: "typescript", the response type (or, with part: "request", the request body type) as TypeScript to paste into a client, ' +
+      'with fields probed this session but not documented listed in a comment. At most 20,000 characters; narrow with status, part or depth.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        operation: { type: 'string', description: 'operationId ("getMeter"), "PATCH /meters/{meterId}", or a concrete path ("/meters/mtr_1", GET).' },
+        as: { type: 'string', enum: ['text', 'typescript'], description: 'Default "text".' },
+        part: { type: 'string', enum: ['request', 'responses'], description: 'Only the request or only the responses.' },
+        status: { type: 'string', description: 'One response: "200", "4XX", "default".' },
+        depth: { type: 'integer', minimum: 0, maximum: 10, description: '$ref levels to expand, default 3.' },
+      },
+      required: ['operation'],
+      additionalProperties: false,
+    },
+    outputSchema: {
+      type: 'object',
+      properties: {
+        operation: { type: 'object' },
+        parameters: { type: 'array', items: { type: 'object' } },
+        requestBody: { type: 'object' },
+        responses: { type: 'object' },
+        depth: { type: 'integer' },
+        part: { type: 'string' },
+        status: { type: 'string' },
+        mediaType: { type: 'string' },
+        typeName: { type: 'string' },
+        typescript: { type: 'string' },
+        cut: { type: 'string' },
+      },
+      required: ['operation'],
+    },
+    annotations: { title: 'Read one operation\'s contract', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    handler: describeOperationTool,
+  },
+  {
+    name: 'draft_request',
+    title: 'Check a request without sending it',
+    description:
+      'Checks a request (any method: this is how writes are handled) against the contract WITHOUT sending it: the operation (with suggestions), ' +
+      'required path/query/header parameters and their values, and the JSON body (missing fields, wrong types, enum values, unknown fields with ' +
+      '"did you mean", readOnly fields that must not be sent). Returns matchesContract, problems, and the request to hand to a person: ' +
+      'URL, headers with the key as $API_KEY, body and a curl command.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        method: { type: 'string', description: 'HTTP method, e.g. "POST".' },
+        path: { type: 'string', description: 'Path after the base URL, e.g. "/meters/mtr_1/readings".' },
+        query: { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean'] }, description: 'Query parameters, name to value.' },
+        headers: { type: 'object', additionalProperties: { type: 'string' }, description: 'Headers to send, name to value (the key is added as $API_KEY).' },
+        body: { description: 'The JSON body.' },
+      },
+      required: ['method', 'path'],
+      additionalProperties: false,
+    },
+    outputSchema: {
+      type: 'object',
+      properties: {
+        matchesContract: { type: 'boolean' },
+        operation: { type: 'object' },
+        problems: {
+          type: 'array',
+          items: { type: 'object', properties: { in: { type: 'string' }, name: { type: 'string' }, kind: { type: 'string' }, severity: { type: 'string' }, message: { type: 'string' } }, required: ['in', 'name', 'kind', 'severity', 'message'] },
+        },
+        request: {
+          type: 'object',
+          properties: { method: { type: 'string' }, url: { type: 'string' }, headers: { type: 'object', additionalProperties: { type: 'string' } }, body: {}, curl: { type: 'string' } },
+          required: ['method', 'url', 'headers', 'curl'],
+        },
+        note: { type: 'string' },
+      },
+      required: ['matchesContract', 'problems', 'request'],
+    },
+    annotations: { title: 'Check a request without sending it', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    handler: draftRequestTool,
   },
 ];
 

@@ -119,7 +119,7 @@ function flag(renderer: Renderer, schema: unknown, key: 'readOnly' | 'writeOnly'
   return Array.isArray(schema.allOf) && schema.allOf.some((part) => flag(renderer, part, key, depth + 1));
 }
 
-function render(renderer: Renderer, schema: unknown, nesting: number): string {
+function render(renderer: Renderer, schema: unknown, nesting: number, indent = 0): string {
   if (schema === true || (isNode(schema) && Object.keys(schema).length === 0)) return 'unknown';
   if (schema === false) return 'never';
   if (!isNode(schema) || nesting > MAX_NESTING) return 'unknown';
@@ -132,7 +132,7 @@ function render(renderer: Renderer, schema: unknown, nesting: number): string {
     else {
       renderer.inlining.add(ref);
       try {
-        type = render(renderer, resolvePointer(renderer.doc, ref), nesting + 1);
+        type = render(renderer, resolvePointer(renderer.doc, ref), nesting + 1, indent);
       } catch {
         type = 'unknown';
       }
@@ -143,25 +143,25 @@ function render(renderer: Renderer, schema: unknown, nesting: number): string {
     const rest = { ...schema };
     delete rest.$ref;
     for (const key of ['description', 'title', 'example', 'examples', 'deprecated', 'readOnly', 'writeOnly', '$comment', 'default']) delete rest[key];
-    return Object.keys(rest).length === 0 ? type : `${grouped(type)} & ${grouped(render(renderer, rest, nesting + 1))}`;
+    return Object.keys(rest).length === 0 ? type : `${grouped(type)} & ${grouped(render(renderer, rest, nesting + 1, indent))}`;
   }
   const nullable = schema.nullable === true || schema['x-nullable'] === true;
   const withNull = (type: string) => (nullable && type !== 'unknown' && !type.split(' | ').includes('null') ? `${type} | null` : type);
   if (Object.hasOwn(schema, 'const')) return withNull(literal(schema.const));
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return withNull(union(schema.enum.map(literal)));
   const parts: string[] = [];
-  const own = ownType(renderer, schema, nesting);
+  const own = ownType(renderer, schema, nesting, indent);
   if (own !== undefined) parts.push(own);
   const alternatives = [...(Array.isArray(schema.oneOf) ? schema.oneOf : []), ...(Array.isArray(schema.anyOf) ? schema.anyOf : [])];
-  if (alternatives.length > 0) parts.push(union(alternatives.map((part) => render(renderer, part, nesting + 1))));
-  if (Array.isArray(schema.allOf)) for (const part of schema.allOf) parts.push(render(renderer, part, nesting + 1));
+  if (alternatives.length > 0) parts.push(union(alternatives.map((part) => render(renderer, part, nesting + 1, indent))));
+  if (Array.isArray(schema.allOf)) for (const part of schema.allOf) parts.push(render(renderer, part, nesting + 1, indent));
   const meaningful = parts.filter((part) => part !== 'unknown');
   const type = meaningful.length === 0 ? 'unknown' : meaningful.length === 1 ? meaningful[0]! : meaningful.map(grouped).join(' & ');
   return withNull(type);
 }
 
 /** The type the schema's own `type`, `properties` and `items` give, or undefined when it says nothing of its own. */
-function ownType(renderer: Renderer, schema: Node, nesting: number): string | undefined {
+function ownType(renderer: Renderer, schema: Node, nesting: number, indent: number): string | undefined {
   const declared = typeof schema.type === 'string' ? [schema.type] : Array.isArray(schema.type) ? schema.type.filter((t): t is string => typeof t === 'string') : [];
   const looksObject = isNode(schema.properties) || isNode(schema.additionalProperties) || schema.additionalProperties === true;
   const types = declared.length > 0 ? declared : looksObject ? ['object'] : schema.items !== undefined ? ['array'] : [];
@@ -179,37 +179,37 @@ function ownType(renderer: Renderer, schema: Node, nesting: number): string | un
         return 'null';
       case 'array': {
         if (Array.isArray(schema.prefixItems) || Array.isArray(schema.items)) return 'unknown[]';
-        const items = schema.items === undefined ? 'unknown' : render(renderer, schema.items, nesting + 1);
+        const items = schema.items === undefined ? 'unknown' : render(renderer, schema.items, nesting + 1, indent);
         return `${grouped(items)}[]`;
       }
       case 'object':
-        return objectType(renderer, schema, nesting);
+        return objectType(renderer, schema, nesting, indent);
       default:
         return 'unknown';
     }
   }));
 }
 
-function objectType(renderer: Renderer, schema: Node, nesting: number): string {
+function objectType(renderer: Renderer, schema: Node, nesting: number, indent: number): string {
   const required = new Set(Array.isArray(schema.required) ? schema.required.filter((name): name is string => typeof name === 'string') : []);
   const hidden = renderer.direction === 'request' ? 'readOnly' : 'writeOnly';
   const members: string[] = [];
   const properties = isNode(schema.properties) ? schema.properties : {};
   for (const [name, property] of Object.entries(properties)) {
     if (flag(renderer, property, hidden)) continue;
-    members.push(`${propertyKey(name)}${required.has(name) ? '' : '?'}: ${render(renderer, property, nesting + 1)};`);
+    members.push(`${propertyKey(name)}${required.has(name) ? '' : '?'}: ${render(renderer, property, nesting + 1, indent + 1)};`);
   }
   const extra = schema.additionalProperties;
   if (extra === true || isNode(extra)) {
     // An index signature must admit every named property's type, so beside named ones it is `unknown`.
-    const type = members.length > 0 || extra === true ? 'unknown' : render(renderer, extra, nesting + 1);
+    const type = members.length > 0 || extra === true ? 'unknown' : render(renderer, extra, nesting + 1, indent + 1);
     members.push(`[key: string]: ${type};`);
   } else if (members.length === 0 && extra !== false) {
     members.push('[key: string]: unknown;');
   }
   if (members.length === 0) return 'Record<string, never>';
-  const indent = '  '.repeat(Math.min(nesting, 20) + 1);
-  return `{\n${members.map((member) => `${indent}${member}`).join('\n')}\n${'  '.repeat(Math.min(nesting, 20))}}`;
+  const inner = '  '.repeat(Math.min(indent, 20) + 1);
+  return `{\n${members.map((member) => `${inner}${member}`).join('\n')}\n${'  '.repeat(Math.min(indent, 20))}}`;
 }
 
 /** What probes of the operation in this session showed beside the document, for the comment above the type. */
