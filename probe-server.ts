@@ -816,81 +816,48 @@ export const TOOLS: readonly Tool[] = [
     name: 'describe_operation',
     title: 'Read one operation\'s contract',
     description:
-      'The contract of one operation, from the document (sends nothing): parameters (in, required, type, enum, default), the request ' +
-      'body schema and response schemas by status, $refs expanded `depth` levels (deeper ones by name, cycles marked), readOnly/writeOnly shown. ' +
-      'With as: "typescript", the response type (or, with part: "request", the request body type) as TypeScript to paste into a client, ' +
-      'with fields probed this session but not documented listed in a comment. At most 20,000 characters; narrow with status, part or depth.',
+      'An operation\'s contract from the document: parameters, body and response schemas by status ($refs expanded to `depth`). ' +
+      'as: "typescript" gives the response type (part: "request": the body type) for a client. At most 20,000 characters.',
     inputSchema: {
       type: 'object',
       properties: {
-        operation: { type: 'string', description: 'operationId ("getMeter"), "PATCH /meters/{meterId}", or a concrete path ("/meters/mtr_1", GET).' },
-        as: { type: 'string', enum: ['text', 'typescript'], description: 'Default "text".' },
-        part: { type: 'string', enum: ['request', 'responses'], description: 'Only the request or only the responses.' },
-        status: { type: 'string', description: 'One response: "200", "4XX", "default".' },
-        depth: { type: 'integer', minimum: 0, maximum: 10, description: '$ref levels to expand, default 3.' },
+        operation: { type: 'string', description: 'operationId, "PATCH /a/{id}" or a path' },
+        as: { enum: ['text', 'typescript'] },
+        part: { enum: ['request', 'responses'] },
+        status: { type: 'string' },
+        depth: { type: 'integer', minimum: 0, maximum: 10 },
       },
       required: ['operation'],
       additionalProperties: false,
     },
-    outputSchema: {
-      type: 'object',
-      properties: {
-        operation: { type: 'object' },
-        parameters: { type: 'array', items: { type: 'object' } },
-        requestBody: { type: 'object' },
-        responses: { type: 'object' },
-        depth: { type: 'integer' },
-        part: { type: 'string' },
-        status: { type: 'string' },
-        mediaType: { type: 'string' },
-        typeName: { type: 'string' },
-        typescript: { type: 'string' },
-        cut: { type: 'string' },
-      },
-      required: ['operation'],
-    },
-    annotations: { title: 'Read one operation\'s contract', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    outputSchema: { type: 'object', properties: { operation: { type: 'object' }, typescript: { type: 'string' }, cut: { type: 'string' } }, required: ['operation'] },
+    annotations: { readOnlyHint: true, openWorldHint: false },
     handler: describeOperationTool,
   },
   {
     name: 'draft_request',
     title: 'Check a request without sending it',
     description:
-      'Checks a request (any method: this is how writes are handled) against the contract WITHOUT sending it: the operation (with suggestions), ' +
-      'required path/query/header parameters and their values, and the JSON body (missing fields, wrong types, enum values, unknown fields with ' +
-      '"did you mean", readOnly fields that must not be sent). Returns matchesContract, problems, and the request to hand to a person: ' +
-      'URL, headers with the key as $API_KEY, body and a curl command.',
+      'Checks a request of any method against the contract without sending it: parameters, body fields ("did you mean", readOnly). ' +
+      'Returns problems and the request as curl, the key as $API_KEY, for a person to run.',
     inputSchema: {
       type: 'object',
       properties: {
-        method: { type: 'string', description: 'HTTP method, e.g. "POST".' },
-        path: { type: 'string', description: 'Path after the base URL, e.g. "/meters/mtr_1/readings".' },
-        query: { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean'] }, description: 'Query parameters, name to value.' },
-        headers: { type: 'object', additionalProperties: { type: 'string' }, description: 'Headers to send, name to value (the key is added as $API_KEY).' },
-        body: { description: 'The JSON body.' },
+        method: { type: 'string' },
+        path: { type: 'string', description: 'after the base URL' },
+        query: { type: 'object' },
+        headers: { type: 'object', additionalProperties: { type: 'string' } },
+        body: {},
       },
       required: ['method', 'path'],
       additionalProperties: false,
     },
     outputSchema: {
       type: 'object',
-      properties: {
-        matchesContract: { type: 'boolean' },
-        operation: { type: 'object' },
-        problems: {
-          type: 'array',
-          items: { type: 'object', properties: { in: { type: 'string' }, name: { type: 'string' }, kind: { type: 'string' }, severity: { type: 'string' }, message: { type: 'string' } }, required: ['in', 'name', 'kind', 'severity', 'message'] },
-        },
-        request: {
-          type: 'object',
-          properties: { method: { type: 'string' }, url: { type: 'string' }, headers: { type: 'object', additionalProperties: { type: 'string' } }, body: {}, curl: { type: 'string' } },
-          required: ['method', 'url', 'headers', 'curl'],
-        },
-        note: { type: 'string' },
-      },
+      properties: { matchesContract: { type: 'boolean' }, problems: { type: 'array' }, request: { type: 'object' } },
       required: ['matchesContract', 'problems', 'request'],
     },
-    annotations: { title: 'Check a request without sending it', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: true, openWorldHint: false },
     handler: draftRequestTool,
   },
 ];
