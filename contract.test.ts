@@ -345,6 +345,12 @@ describe('draftRequest', () => {
     ]]);
   });
 
+  it('reports a field the request schema lacks but the GET returns as readOnly (id copied from GET /meters/{meterId})', () => {
+    assert.deepEqual(draftRequest(loaded, draftOf('PATCH', '/meters/mtr_1', { body: { id: 'mtr_1', note: 'moved' } })).problems, [
+      { in: 'body', name: '$.id', kind: 'readOnly', severity: 'error', message: 'is not in the request schema and is readOnly in the response of GET /meters/{meterId}: copied from a GET? Leave it out' },
+    ]);
+  });
+
   it('returns a runnable envelope with the key as $API_KEY and a shell-safe curl command', () => {
     assert.deepEqual(draftRequest(loaded, draftOf('PATCH', '/meters/mtr_1', { body: { note: "it's fine" }, headers: { 'X-API-Key': 'pasted-by-mistake' } })), {
       matchesContract: true,

@@ -420,14 +420,30 @@ function bodyProblems(loaded: LoadedDocument, operation: Operation, draft: Draft
   const checked = checkRequestBody(loaded.doc, operation.method, operation.pathTemplate, draft.body, contentType);
   if (!checked.validated) return [{ in: 'body', name: '$', kind: 'unchecked', severity: 'warning', message: `was not checked: ${checked.reason ?? 'no schema'}` }];
   const missing = checked.findings.filter((finding) => finding.kind === 'missing');
-  return checked.findings.map((finding) => {
+  return checked.findings.map((finding): DraftProblem => {
     let message = finding.message;
+    const copied = finding.kind === 'undocumented' && parentPath(finding.path) === '$' ? readOnlyInResponse(loaded, operation, lastName(finding.path)) : undefined;
+    if (copied) return { in: 'body', name: finding.path, kind: 'readOnly', severity: finding.severity, message: `is not in the request schema and is readOnly in the response of ${copied}: copied from a GET? Leave it out` };
     if (finding.kind === 'undocumented') {
       const near = nearestName(lastName(finding.path), documentedNames(loaded.doc, finding.schemaPath, missing, finding.path));
       if (near) message += `; did you mean ${near}?`;
     }
     return { in: 'body', name: finding.path, kind: finding.kind, severity: finding.severity, message };
   });
+}
+
+/**
+ * The GET of the same path template whose first 2xx response has `name` as a readOnly top-level property
+ * (a field such as `id` copied from a GET into a write), as "GET /template"; else undefined.
+ */
+function readOnlyInResponse(loaded: LoadedDocument, operation: Operation, name: string): string | undefined {
+  const read = loaded.operations.find((candidate) => candidate.method === 'GET' && candidate.pathTemplate === operation.pathTemplate);
+  if (!read || name === '') return undefined;
+  const key = Object.keys(read.responses).find((candidate) => /^2/.test(candidate));
+  const schema = key === undefined ? undefined : resolveSchema(loaded.doc, pickContent(read.responses[key])?.schema).node;
+  const properties = schema?.properties;
+  if (!isRecord(properties) || !Object.hasOwn(properties, name)) return undefined;
+  return resolveSchema(loaded.doc, properties[name]).node?.readOnly === true ? operationKey(read) : undefined;
 }
 
 /** The last property name of an instance path: `$.a['x-id']` gives `x-id`. */
