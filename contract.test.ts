@@ -462,6 +462,19 @@ describe('describeOperation', () => {
     assert.equal(describeOperation(loaded, operationOf(loaded, 'getMeter'), { status: '500' }), 'GET /meters/{meterId} documents no response for status `500`; it documents 200, 401, 404.');
   });
 
+  it('stays bounded on a document whose $refs fan out 40 x 40 x 40 x 40 at depth 10, and cuts the answer', async () => {
+    const properties = (target: string) => Object.fromEntries(Array.from({ length: 40 }, (_, index) => [`p${index}`, { $ref: `#/components/schemas/${target}` }]));
+    const fan = await loadObject({
+      openapi: '3.0.3',
+      info: { title: 'fan', version: '1' },
+      paths: { '/a': { get: { operationId: 'getA', responses: { '200': { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/A' } } } } } } } },
+      components: { schemas: { A: { type: 'object', properties: properties('B') }, B: { type: 'object', properties: properties('C') }, C: { type: 'object', properties: properties('D') }, D: { type: 'object', properties: properties('E') }, E: { type: 'string' } } },
+    });
+    const started = performance.now();
+    const described = describeOperation(fan, operationOf(fan, 'getA'), { depth: 10 }) as Record<string, unknown>;
+    assert.deepEqual([performance.now() - started < 2_000, JSON.stringify(described).length <= 20_000, described.depth, typeof described.cut], [true, true, 1, 'string']);
+  });
+
   it('cuts GitHub\'s repos/get to 20,000 characters and says what went and how to ask for less', async () => {
     const github = await loadDocument(githubDescriptionPath());
     const described = describeOperation(github, operationOf(github, 'repos/get')) as Record<string, unknown>;
@@ -558,6 +571,12 @@ describe('describeTypeScript', () => {
         '',
       ].join('\n'),
     });
+  });
+
+  it('escapes a line break in an undocumented field name the API sent, so the comment cannot end early', () => {
+    const seen = [{ status: 200, body: { id: 'mtr_1', serial: 's', status: 'active', installedAt: '2024-01-01T00:00:00Z', lastReading: null, 'x\nexport type Evil = 1;': 1 } }];
+    const typescript = (describeTypeScript(loaded, operationOf(loaded, 'getMeter'), {}, seen) as { typescript: string }).typescript;
+    assert.deepEqual([typescript.split('\n')[1], compile(typescript)], ["// - $['x\\u000aexport type Evil = 1;']: undocumented, present in 1 of 1", []]);
   });
 
   it('gives the request body type with part: "request" and names it ...Request', () => {

@@ -203,9 +203,10 @@ export function checkParameters(loaded: LoadedDocument, operation: Operation, va
   }
   if (values.query) {
     const declared = operation.parameters.filter((parameter) => parameter.in === 'query').map((parameter) => parameter.name);
+    let suggestions = 0;
     for (const [name, raw] of Object.entries(values.query)) {
       if (declared.includes(name)) continue;
-      const near = nearestName(name, declared);
+      const near = suggestions++ < 20 ? nearestName(name, declared) : undefined;
       problems.push({ in: 'query', name, kind: 'unknown', value: Array.isArray(raw) ? raw.join(',') : raw, problem: `is not a query parameter of ${operationKey(operation)}${near ? `; did you mean ${near}?` : declared.length ? `; it takes ${declared.join(', ')}` : '; it takes none'}` });
     }
   }
@@ -279,17 +280,18 @@ function editDistance(a: string, b: string): number {
 
 /**
  * The closest of `candidates` to `name`: equal once folded (`first_name`, `firstName`), else within 2
- * edits of the folded names (`photoUrl`, `photoUrls`), for names of 4 characters or more.
+ * edits of the folded names (`photoUrl`, `photoUrls`), for names of 4 to 64 characters (the first 500 candidates).
  * @returns The candidate as written, or undefined. Never throws.
  */
 export function nearestName(name: string, candidates: string[]): string | undefined {
   const folded = foldName(name);
   const same = candidates.find((candidate) => candidate !== name && foldName(candidate) === folded);
   if (same) return same;
-  if (folded.length < 4 || name.length > 200) return undefined;
+  if (folded.length < 4 || name.length > 64) return undefined;
   let best: { candidate: string; distance: number } | undefined;
-  for (const candidate of candidates) {
-    if (candidate === name || candidate.length > 200) continue;
+  // Bounded work whatever the body or document: names past 64 characters and candidates past 500 are not compared.
+  for (const candidate of candidates.slice(0, 500)) {
+    if (candidate === name || candidate.length > 64) continue;
     const distance = editDistance(folded, foldName(candidate));
     if (distance <= 2 && (!best || distance < best.distance)) best = { candidate, distance };
   }
@@ -420,11 +422,12 @@ function bodyProblems(loaded: LoadedDocument, operation: Operation, draft: Draft
   const checked = checkRequestBody(loaded.doc, operation.method, operation.pathTemplate, draft.body, contentType);
   if (!checked.validated) return [{ in: 'body', name: '$', kind: 'unchecked', severity: 'warning', message: `was not checked: ${checked.reason ?? 'no schema'}` }];
   const missing = checked.findings.filter((finding) => finding.kind === 'missing');
+  let suggestions = 0;
   return checked.findings.map((finding): DraftProblem => {
     let message = finding.message;
     const copied = finding.kind === 'undocumented' && parentPath(finding.path) === '$' ? readOnlyInResponse(loaded, operation, lastName(finding.path)) : undefined;
     if (copied) return { in: 'body', name: finding.path, kind: 'readOnly', severity: finding.severity, message: `is not in the request schema and is readOnly in the response of ${copied}: copied from a GET? Leave it out` };
-    if (finding.kind === 'undocumented') {
+    if (finding.kind === 'undocumented' && suggestions++ < MAX_SUGGESTIONS) {
       const near = nearestName(lastName(finding.path), documentedNames(loaded.doc, finding.schemaPath, missing, finding.path));
       if (near) message += `; did you mean ${near}?`;
     }
@@ -445,6 +448,9 @@ function readOnlyInResponse(loaded: LoadedDocument, operation: Operation, name: 
   if (!isRecord(properties) || !Object.hasOwn(properties, name)) return undefined;
   return resolveSchema(loaded.doc, properties[name]).node?.readOnly === true ? operationKey(read) : undefined;
 }
+
+/** "Did you mean" is offered for this many unknown body fields at most (bounded work on a hostile body). */
+const MAX_SUGGESTIONS = 20;
 
 /** The last property name of an instance path: `$.a['x-id']` gives `x-id`. */
 function lastName(path: string): string {
@@ -535,16 +541,18 @@ const MAX_DESCRIPTION = 160;
  * deeper ones left as `{$ref}` with `notExpanded: true`, a `$ref` back into one being expanded as
  * `{$ref, cycle: true}`; examples and `x-` extensions dropped, descriptions cut to 160 characters.
  */
-function readableSchema(doc: unknown, schema: unknown, refsLeft: number, active: string[], nesting: number): unknown {
+function readableSchema(doc: unknown, schema: unknown, refsLeft: number, active: string[], nesting: number, budget: { nodes: number }): unknown {
   if (!isRecord(schema)) return schema;
-  if (nesting > 40) return { notExpanded: true };
+  // A document whose $refs fan out (100 properties of 100 properties...) must not stall the thread: past
+  // the node budget nothing more is expanded, and the size check below cuts the answer.
+  if (nesting > 40 || --budget.nodes < 0) return typeof schema.$ref === 'string' ? { $ref: schema.$ref, notExpanded: true } : { notExpanded: true };
   if (typeof schema.$ref === 'string') {
     const ref = schema.$ref;
     if (active.includes(ref)) return { $ref: ref, cycle: true };
     if (refsLeft <= 0) return { $ref: ref, notExpanded: true };
     const { node } = resolveSchema(doc, { $ref: ref });
     if (!node) return { $ref: ref, unresolved: true };
-    const expanded = readableSchema(doc, node, refsLeft - 1, [...active, ref], nesting + 1);
+    const expanded = readableSchema(doc, node, refsLeft - 1, [...active, ref], nesting + 1, budget);
     return isRecord(expanded) ? { ref: refName(ref), ...expanded } : expanded;
   }
   const out: Record<string, unknown> = {};
@@ -553,15 +561,15 @@ function readableSchema(doc: unknown, schema: unknown, refsLeft: number, active:
   for (const key of KEPT_KEYWORDS) if (Object.hasOwn(schema, key)) out[key] = schema[key];
   if (isRecord(schema.properties)) {
     const properties: Record<string, unknown> = {};
-    for (const [name, property] of Object.entries(schema.properties)) properties[name] = readableSchema(doc, property, refsLeft, active, nesting + 1);
+    for (const [name, property] of Object.entries(schema.properties)) properties[name] = readableSchema(doc, property, refsLeft, active, nesting + 1, budget);
     out.properties = properties;
   }
   for (const key of ['items', 'additionalProperties', 'not'] as const) {
-    if (schema[key] !== undefined) out[key] = readableSchema(doc, schema[key], refsLeft, active, nesting + 1);
+    if (schema[key] !== undefined) out[key] = readableSchema(doc, schema[key], refsLeft, active, nesting + 1, budget);
   }
   for (const key of SCHEMA_LISTS) {
     const list = schema[key];
-    if (Array.isArray(list)) out[key] = list.map((part) => readableSchema(doc, part, refsLeft, active, nesting + 1));
+    if (Array.isArray(list)) out[key] = list.map((part) => readableSchema(doc, part, refsLeft, active, nesting + 1, budget));
   }
   if (isRecord(schema.discriminator) && typeof schema.discriminator.propertyName === 'string') out.discriminator = { propertyName: schema.discriminator.propertyName };
   return out;
@@ -636,6 +644,7 @@ export function describeOperation(loaded: LoadedDocument, operation: Operation, 
   const head: Record<string, unknown> = { operation: { ...summarize(operation), ...(operation.summary ? { summary: operation.summary } : {}), ...(operation.deprecated ? { deprecated: true } : {}) } };
   const build = (depth: number, kept: string[], schemas: boolean): Record<string, unknown> => {
     const out: Record<string, unknown> = { ...head };
+    const budget = { nodes: 20_000 };
     if (options.part !== 'responses') {
       out.parameters = operation.parameters.filter((parameter) => parameter.in !== 'body').map((parameter) => parameterSummary(loaded.doc, parameter));
       const body = operation.requestBody;
@@ -644,7 +653,7 @@ export function describeOperation(loaded: LoadedDocument, operation: Operation, 
         out.requestBody = {
           required: isRecord(body) && body.required === true,
           ...(picked ? { mediaType: picked.mediaType } : {}),
-          ...(picked && picked.schema !== undefined ? { schema: schemas ? readableSchema(loaded.doc, picked.schema, depth, [], 0) : { notShown: true } } : {}),
+          ...(picked && picked.schema !== undefined ? { schema: schemas ? readableSchema(loaded.doc, picked.schema, depth, [], 0, budget) : { notShown: true } } : {}),
         };
       }
     }
@@ -656,7 +665,7 @@ export function describeOperation(loaded: LoadedDocument, operation: Operation, 
         responses[key] = {
           ...(isRecord(response) && typeof response.description === 'string' ? { description: response.description.slice(0, MAX_DESCRIPTION) } : {}),
           ...(picked ? { mediaType: picked.mediaType } : {}),
-          ...(picked && picked.schema !== undefined ? { schema: schemas ? readableSchema(loaded.doc, picked.schema, depth, [], 0) : { notShown: true } } : {}),
+          ...(picked && picked.schema !== undefined ? { schema: schemas ? readableSchema(loaded.doc, picked.schema, depth, [], 0, budget) : { notShown: true } } : {}),
         };
       }
       out.responses = responses;

@@ -22,6 +22,8 @@ type Renderer = {
   taken: Set<string>;
   /** Pointers being inlined (not named), to stop a cycle through a non-component `$ref`. */
   inlining: Set<string>;
+  /** Schema nodes left to render: inlined `$ref`s that fan out must not stall the thread. */
+  budget: number;
 };
 
 const MAX_NESTING = 48;
@@ -122,7 +124,7 @@ function flag(renderer: Renderer, schema: unknown, key: 'readOnly' | 'writeOnly'
 function render(renderer: Renderer, schema: unknown, nesting: number, indent = 0): string {
   if (schema === true || (isNode(schema) && Object.keys(schema).length === 0)) return 'unknown';
   if (schema === false) return 'never';
-  if (!isNode(schema) || nesting > MAX_NESTING) return 'unknown';
+  if (!isNode(schema) || nesting > MAX_NESTING || --renderer.budget < 0) return 'unknown';
   if (typeof schema.$ref === 'string') {
     const ref = schema.$ref;
     const component = componentName(ref);
@@ -212,6 +214,12 @@ function objectType(renderer: Renderer, schema: Node, nesting: number, indent: n
   return `{\n${members.map((member) => `${inner}${member}`).join('\n')}\n${'  '.repeat(Math.min(indent, 20))}}`;
 }
 
+/** A field path from API bytes, fit for one `//` comment line: line breaks and other control characters escaped, at most 200 characters. */
+function commentSafe(path: string): string {
+  const escaped = path.replace(/[\u0000-\u001f\u007f\u2028\u2029]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return escaped.length > 200 ? `${escaped.slice(0, 199)}…` : escaped;
+}
+
 /** What probes of the operation in this session showed beside the document, for the comment above the type. */
 export type Observed = {
   /** How many complete JSON bodies were seen. */
@@ -238,13 +246,15 @@ export type Observed = {
 export function renderTypeScript(doc: unknown, schema: unknown, rootName: string, direction: Direction, observed?: Observed): string {
   const root = isNode(doc) ? doc : {};
   const dialect = typeof root.swagger === 'string' ? '2.0' : typeof root.openapi === 'string' && root.openapi.startsWith('3.0') ? '3.0' : '3.1';
-  const renderer: Renderer = { doc: root, dialect, direction, names: new Map(), declarations: new Map(), taken: new Set([rootName]), inlining: new Set() };
+  const renderer: Renderer = { doc: root, dialect, direction, names: new Map(), declarations: new Map(), taken: new Set([rootName]), inlining: new Set(), budget: 50_000 };
   const rootType = render(renderer, schema, 0);
   const lines: string[] = [];
   if (observed && (observed.undocumented.length > 0 || observed.unexpectedNull.length > 0)) {
     lines.push(`// Seen in ${observed.probes} probe${observed.probes === 1 ? '' : 's'} this session, not in the document (not part of the type):`);
-    for (const field of observed.undocumented) lines.push(`// - ${field.path}: undocumented, present in ${field.present} of ${field.of}`);
-    for (const field of observed.unexpectedNull) lines.push(`// - ${field.path}: the API sent null in ${field.bodies} of ${observed.probes}; the document probably omits null`);
+    for (const field of observed.undocumented.slice(0, 50)) lines.push(`// - ${commentSafe(field.path)}: undocumented, present in ${field.present} of ${field.of}`);
+    for (const field of observed.unexpectedNull.slice(0, 50)) lines.push(`// - ${commentSafe(field.path)}: the API sent null in ${field.bodies} of ${observed.probes}; the document probably omits null`);
+    const more = Math.max(0, observed.undocumented.length - 50) + Math.max(0, observed.unexpectedNull.length - 50);
+    if (more > 0) lines.push(`// - and ${more} more`);
   }
   lines.push(`export type ${rootName} = ${rootType};`);
   for (const declaration of renderer.declarations.values()) lines.push(declaration);
