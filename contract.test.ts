@@ -1,15 +1,62 @@
 // Tests of the contract layer (contract.ts) on the walkthrough document, with no server and no HTTP.
-import { before, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadDocument } from './openapi-document.ts';
-import type { LoadedDocument } from './openapi-document.ts';
-import { findOperation, judge, resolveOperation, summarize } from './contract.ts';
+import ts from 'typescript';
+import { loadDocument, matchOperation } from './openapi-document.ts';
+import type { LoadedDocument, Operation } from './openapi-document.ts';
+import {
+  checkParameters, describeOperation, describeTypeScript, draftRequest, findOperation, judge, nearestName, queryValues,
+  resolveOperation, shellQuote, summarize,
+} from './contract.ts';
+import type { Draft } from './contract.ts';
+import { renderTypeScript } from './typescript-type.ts';
+import { githubDescriptionPath } from './fixture-documents.ts';
+
+const CASES = fileURLToPath(new URL('./fixtures/cases/', import.meta.url));
 
 let loaded: LoadedDocument;
+let scratch = '';
 before(async () => {
   loaded = await loadDocument(fileURLToPath(new URL('./openapi.json', import.meta.url)));
+  scratch = await mkdtemp(join(tmpdir(), 'contract-test-'));
 });
+after(async () => {
+  await rm(scratch, { recursive: true, force: true });
+});
+
+let written = 0;
+/** Loads a document given as an object (written to a scratch file, as the loader reads files). */
+async function loadObject(document: unknown): Promise<LoadedDocument> {
+  const file = join(scratch, `${written++}.json`);
+  await writeFile(file, JSON.stringify(document));
+  return loadDocument(file);
+}
+
+function operationOf(document: LoadedDocument, id: string): Operation {
+  const operation = resolveOperation(document, '', id);
+  if (typeof operation === 'string') throw new Error(operation);
+  return operation;
+}
+
+/** A draft against https://api.example.com/v2 with the key in X-API-Key. */
+function draftOf(method: string, path: string, extra: Partial<Draft> = {}): Draft {
+  return { method, url: new URL(`https://api.example.com/v2${path}`), basePrefix: '/v2', keyHeader: 'X-API-Key', ...extra };
+}
+
+/** Semantic and syntactic diagnostics of one TypeScript file, compiled strict against the default library. */
+function compile(source: string): string[] {
+  const options: ts.CompilerOptions = { strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, types: [] };
+  const host = ts.createCompilerHost(options);
+  const original = host.getSourceFile.bind(host);
+  host.getSourceFile = (name, version, onError, create) => (name === 'generated.ts' ? ts.createSourceFile(name, source, version) : original(name, version, onError, create));
+  const program = ts.createProgram(['generated.ts'], options, host);
+  const file = program.getSourceFile('generated.ts')!;
+  return [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)].map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+}
 
 describe('findOperation', () => {
   it('matches the whole request path with the base URL prefix stripped, without a note', () => {
@@ -32,6 +79,10 @@ describe('resolveOperation', () => {
     assert.deepEqual(ids, ['getMeter', 'getMeter', 'getMeter']);
   });
 
+  it('resolves "PATCH /meters/mtr_1" to the PATCH operation of the template', () => {
+    assert.equal(operationOf(loaded, 'PATCH /meters/mtr_1').operationId, 'updateMeter');
+  });
+
   it('says what to give instead when nothing matches', () => {
     assert.equal(resolveOperation(loaded, '', 'DELETE /nowhere'), 'No operation `DELETE /nowhere` in the document: give an operationId, "GET /path/{template}" or a concrete path such as /meters/mtr_1.');
   });
@@ -52,5 +103,499 @@ describe('judge', () => {
       [verdict.validated, verdict.matchesContract, (verdict.findings as { kind: string; path: string }[]).map((finding) => `${finding.kind} ${finding.path}`)],
       [true, false, ['missing $.serial']],
     );
+  });
+});
+
+describe('checkParameters', () => {
+  let case31: LoadedDocument;
+  let counted: LoadedDocument;
+  before(async () => {
+    case31 = await loadObject(JSON.parse(await readFile(join(CASES, '31-path-percent-encoded-params.json'), 'utf8')).input.openapi);
+    counted = await loadObject({
+      openapi: '3.1.0',
+      info: { title: 't', version: '1' },
+      paths: {
+        '/n/{n}/{code}': {
+          get: {
+            parameters: [
+              { name: 'n', in: 'path', required: true, schema: { $ref: '#/components/schemas/Count' } },
+              { name: 'code', in: 'path', required: true, schema: { type: ['string', 'null'], minLength: 3, pattern: '^[a-z]+$' } },
+              { name: 'ids', in: 'query', schema: { type: 'array', items: { type: 'integer' } } },
+              { name: 'X-Trace-Id', in: 'header', required: true, schema: { type: 'string' } },
+              { name: 'Accept', in: 'header', required: true, schema: { type: 'string' } },
+            ],
+            responses: {},
+          },
+        },
+      },
+      components: { schemas: { Count: { type: 'integer', minimum: 1 } } },
+    });
+  });
+
+  function pathProblems(document: LoadedDocument, path: string) {
+    const match = matchOperation(document, 'GET', path);
+    if (!match.operation) throw new Error(`no match for ${path}`);
+    return checkParameters(document, match.operation, { path: match.params });
+  }
+
+  it('case 31: checks maxLength against the decoded value /resource/ab', () => {
+    assert.deepEqual(pathProblems(case31, '/resource/ab'), [
+      { in: 'path', name: 'param', kind: 'invalid', value: 'ab', problem: 'is 2 characters long, more than maxLength 1' },
+    ]);
+  });
+
+  it('case 31: reports a decoded value outside the enum', () => {
+    assert.deepEqual(pathProblems(case31, '/kinds/foo%2Fbaz'), [
+      { in: 'path', name: 'kind', kind: 'invalid', value: 'foo/baz', problem: 'is "foo/baz", not one of the allowed values ["foo/bar","a b"]' },
+    ]);
+  });
+
+  for (const id of ['29-path-concrete-beats-template', '31-path-percent-encoded-params', '32-path-trailing-slash-policy']) {
+    it(`case ${id}: every request the case expects no findings for has no path problems`, async () => {
+      const fixture = JSON.parse(await readFile(join(CASES, `${id}.json`), 'utf8'));
+      const document = await loadObject(fixture.input.openapi);
+      for (const request of fixture.input.requests as string[]) {
+        const expected = fixture.expected[request];
+        if (!expected.findings) continue;
+        const [method, path] = request.split(' ') as [string, string];
+        const match = matchOperation(document, method, path);
+        assert.deepEqual(match.operation ? checkParameters(document, match.operation, { path: match.params }) : [], expected.findings, request);
+      }
+    });
+  }
+
+  it('converts a path value to the schema type and checks it with the validator: type, then minimum', () => {
+    assert.deepEqual([pathProblems(counted, '/n/x/abc'), pathProblems(counted, '/n/0/abc')], [
+      [{ in: 'path', name: 'n', kind: 'invalid', value: 'x', problem: 'is not of type integer' }],
+      [{ in: 'path', name: 'n', kind: 'invalid', value: '0', problem: 'is 0, less than minimum 1' }],
+    ]);
+  });
+
+  it('checks minLength and pattern of a 3.1 type list', () => {
+    assert.deepEqual([pathProblems(counted, '/n/7/ab'), pathProblems(counted, '/n/7/AB9'), pathProblems(counted, '/n/7/abc')], [
+      [{ in: 'path', name: 'code', kind: 'invalid', value: 'ab', problem: 'is 2 characters long, fewer than minLength 3' }],
+      [{ in: 'path', name: 'code', kind: 'invalid', value: 'AB9', problem: 'is "AB9", which does not match the pattern "^[a-z]+$"' }],
+      [],
+    ]);
+  });
+
+  it('splits an array query value on commas and names the failing item', () => {
+    const operation = counted.operations[0]!;
+    assert.deepEqual(checkParameters(counted, operation, { query: { ids: '1,x' } }), [
+      { in: 'query', name: 'ids', kind: 'invalid', value: '1,x', problem: 'at [1]: is not of type integer' },
+    ]);
+  });
+
+  it('reports a required header that is missing, compared case-insensitively, and ignores an Accept parameter', () => {
+    const operation = counted.operations[0]!;
+    assert.deepEqual([checkParameters(counted, operation, { headers: {} }), checkParameters(counted, operation, { headers: { 'x-trace-id': 'a' } })], [
+      [{ in: 'header', name: 'X-Trace-Id', kind: 'missing', value: '', problem: 'is required but missing' }],
+      [],
+    ]);
+  });
+
+  it('reports an unknown query name with the near declared one', () => {
+    assert.deepEqual(checkParameters(loaded, operationOf(loaded, 'listReadings'), { query: { limti: '5' } }), [
+      { in: 'query', name: 'limti', kind: 'unknown', value: '5', problem: 'is not a query parameter of GET /meters/{meterId}/readings; did you mean limit?' },
+    ]);
+  });
+
+  it('checks a query value against a $ref enum and a range', () => {
+    assert.deepEqual([
+      checkParameters(loaded, operationOf(loaded, 'listMeters'), { query: { status: 'gone' } }),
+      checkParameters(loaded, operationOf(loaded, 'listReadings'), { query: { limit: '500' } }),
+    ], [
+      [{ in: 'query', name: 'status', kind: 'invalid', value: 'gone', problem: 'is "gone", not one of the allowed values ["active","inactive","removed"]' }],
+      [{ in: 'query', name: 'limit', kind: 'invalid', value: '500', problem: 'is 500, more than maximum 100' }],
+    ]);
+  });
+
+  it('finds nothing wrong with /repos/octocat/hello-world/issues/42 on GitHub\'s description', async () => {
+    const github = await loadDocument(githubDescriptionPath());
+    const match = matchOperation(github, 'GET', '/repos/octocat/hello-world/issues/42');
+    assert.deepEqual(checkParameters(github, match.operation!, { path: (match as { params: Record<string, string> }).params, query: {} }), []);
+  });
+});
+
+describe('queryValues', () => {
+  it('lists a repeated name\'s values and leaves out the names given as exceptions', () => {
+    assert.deepEqual(queryValues(new URL('https://x.test/a?tag=a&tag=b+c&key=1&v=%41'), ['key']), { tag: ['a', 'b c'], v: 'A' });
+  });
+});
+
+describe('nearestName', () => {
+  it('matches names equal once case, "_" and "-" are folded, then names within 2 edits', () => {
+    assert.deepEqual(
+      [nearestName('first_name', ['lastName', 'firstName']), nearestName('photoUrl', ['name', 'photoUrls']), nearestName('idz', ['ids']), nearestName('colour', ['size'])],
+      ['firstName', 'photoUrls', undefined, undefined],
+    );
+  });
+});
+
+describe('shellQuote', () => {
+  it('wraps a word in single quotes and writes a quote inside as \'\\\'\'', () => {
+    assert.equal(shellQuote(`it's $HOME`), `'it'\\''s $HOME'`);
+  });
+});
+
+describe('draftRequest', () => {
+  let pets: LoadedDocument;
+  before(async () => {
+    pets = await loadObject({
+      openapi: '3.0.3',
+      info: { title: 'pets', version: '1' },
+      paths: {
+        '/pets': {
+          post: {
+            operationId: 'addPet',
+            parameters: [{ name: 'Idempotency-Key', in: 'header', required: true, schema: { type: 'string' } }],
+            requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/Pet' } } } },
+            responses: { '201': { description: 'added' } },
+          },
+        },
+      },
+      components: {
+        schemas: {
+          Pet: {
+            type: 'object',
+            required: ['name', 'photoUrls'],
+            properties: {
+              id: { type: 'integer', readOnly: true },
+              created_at: { type: 'string', format: 'date-time', readOnly: true },
+              name: { type: 'string' },
+              firstName: { type: 'string' },
+              photoUrls: { type: 'array', items: { type: 'string' } },
+            },
+          },
+        },
+      },
+    });
+  });
+
+  it('reports an unknown path with the nearest templates', () => {
+    assert.deepEqual(draftRequest(loaded, draftOf('GET', '/meterz')).problems, [
+      { in: 'operation', name: 'GET /meterz', kind: 'noOperation', severity: 'error', message: 'no GET operation matches /meterz; nearest: GET /meters, GET /meters/{meterId}, GET /meters/{meterId}/readings' },
+    ]);
+  });
+
+  it('reports a method the path lacks with the path\'s methods', () => {
+    assert.deepEqual(draftRequest(loaded, draftOf('DELETE', '/meters/mtr_1')).problems, [
+      { in: 'operation', name: 'DELETE /meters/mtr_1', kind: 'noOperation', severity: 'error', message: '/meters/{meterId} matches the path but documents no DELETE; it documents GET, PATCH: use one of GET /meters/{meterId}, PATCH /meters/{meterId}' },
+    ]);
+  });
+
+  it('reports a required query parameter that is missing (GitHub search/repos without q)', async () => {
+    const github = await loadDocument(githubDescriptionPath());
+    const drafted = draftRequest(github, { method: 'GET', url: new URL('https://api.github.com/search/repositories?per_page=5'), basePrefix: '' });
+    assert.deepEqual([drafted.matchesContract, drafted.operation, drafted.problems], [false, { method: 'GET', pathTemplate: '/search/repositories', operationId: 'search/repos' }, [
+      { in: 'query', name: 'q', kind: 'missing', severity: 'error', message: 'is required but missing' },
+    ]]);
+  });
+
+  it('reports a required header that is missing', () => {
+    const drafted = draftRequest(pets, { method: 'POST', url: new URL('https://pets.test/pets'), basePrefix: '', body: { name: 'Rex', photoUrls: [] } });
+    assert.deepEqual(drafted.problems, [{ in: 'header', name: 'Idempotency-Key', kind: 'missing', severity: 'error', message: 'is required but missing' }]);
+  });
+
+  it('checks a path parameter value against its pattern', () => {
+    assert.deepEqual(draftRequest(loaded, draftOf('GET', '/meters/42')).problems, [
+      { in: 'path', name: 'meterId', kind: 'invalid', severity: 'error', message: 'is "42", which does not match the pattern "^mtr_[0-9]+$"' },
+    ]);
+  });
+
+  it('checks a query parameter value against its enum', () => {
+    assert.deepEqual(draftRequest(loaded, draftOf('GET', '/meters?status=bad')).problems, [
+      { in: 'query', name: 'status', kind: 'invalid', severity: 'error', message: 'is "bad", not one of the allowed values ["active","inactive","removed"]' },
+    ]);
+  });
+
+  it('reports a body field that is missing and one of the wrong type', () => {
+    assert.deepEqual(draftRequest(loaded, draftOf('POST', '/meters/mtr_1/readings', { body: { kwh: '12', source: 'manual' } })).problems, [
+      { in: 'body', name: '$.kwh', kind: 'wrongType', severity: 'error', message: 'is string, expected number' },
+      { in: 'body', name: '$.takenAt', kind: 'missing', severity: 'error', message: 'is required but missing' },
+    ]);
+  });
+
+  it('reports a body enum value out of range', () => {
+    assert.deepEqual(draftRequest(loaded, draftOf('POST', '/meters/mtr_1/readings', { body: { kwh: 1, takenAt: '2024-05-01T10:00:00Z', source: 'guess' } })).problems, [
+      { in: 'body', name: '$.source', kind: 'enum', severity: 'error', message: 'is "guess", not one of the allowed values ["smart","manual","estimate"]' },
+    ]);
+  });
+
+  it('reports a missing required body', () => {
+    assert.deepEqual(draftRequest(loaded, draftOf('POST', '/meters/mtr_1/readings')).problems, [
+      { in: 'body', name: '$', kind: 'missing', severity: 'error', message: 'is required: POST /meters/{meterId}/readings declares a required request body' },
+    ]);
+  });
+
+  it('suggests the documented name for a body field not in the schema: photoUrl, first_name', () => {
+    const drafted = draftRequest(pets, { method: 'POST', url: new URL('https://pets.test/pets'), basePrefix: '', headers: { 'Idempotency-Key': 'k1' }, body: { name: 'Rex', photoUrl: 'x', first_name: 'R' } });
+    assert.deepEqual(drafted.problems, [
+      { in: 'body', name: '$.first_name', kind: 'undocumented', severity: 'warning', message: 'is present but not documented in the schema; did you mean firstName?' },
+      { in: 'body', name: '$.photoUrl', kind: 'undocumented', severity: 'warning', message: 'is present but not documented in the schema; did you mean photoUrls?' },
+      { in: 'body', name: '$.photoUrls', kind: 'missing', severity: 'error', message: 'is required but missing' },
+    ]);
+  });
+
+  it('reports readOnly fields copied from a GET (id, created_at) as not to be sent', () => {
+    const drafted = draftRequest(pets, { method: 'POST', url: new URL('https://pets.test/pets'), basePrefix: '', headers: { 'Idempotency-Key': 'k1' }, body: { id: 7, created_at: '2024-05-01T10:00:00Z', name: 'Rex', photoUrls: [] } });
+    assert.deepEqual([drafted.matchesContract, drafted.problems], [false, [
+      { in: 'body', name: '$.created_at', kind: 'readOnly', severity: 'warning', message: 'is readOnly but is sent in a request; the server should ignore or reject it' },
+      { in: 'body', name: '$.id', kind: 'readOnly', severity: 'warning', message: 'is readOnly but is sent in a request; the server should ignore or reject it' },
+    ]]);
+  });
+
+  it('reports a field the request schema lacks but the GET returns as readOnly (id copied from GET /meters/{meterId})', () => {
+    assert.deepEqual(draftRequest(loaded, draftOf('PATCH', '/meters/mtr_1', { body: { id: 'mtr_1', note: 'moved' } })).problems, [
+      { in: 'body', name: '$.id', kind: 'readOnly', severity: 'error', message: 'is not in the request schema and is readOnly in the response of GET /meters/{meterId}: copied from a GET? Leave it out' },
+    ]);
+  });
+
+  it('returns a runnable envelope with the key as $API_KEY and a shell-safe curl command', () => {
+    assert.deepEqual(draftRequest(loaded, draftOf('PATCH', '/meters/mtr_1', { body: { note: "it's fine" }, headers: { 'X-API-Key': 'pasted-by-mistake' } })), {
+      matchesContract: true,
+      operation: { method: 'PATCH', pathTemplate: '/meters/{meterId}', operationId: 'updateMeter' },
+      problems: [],
+      request: {
+        method: 'PATCH',
+        url: 'https://api.example.com/v2/meters/mtr_1',
+        headers: { 'Content-Type': 'application/json', 'X-API-Key': '$API_KEY' },
+        body: { note: "it's fine" },
+        curl: `curl -X 'PATCH' 'https://api.example.com/v2/meters/mtr_1' -H 'Content-Type: application/json' -H 'X-API-Key: '"$API_KEY" --data-raw '{"note":"it'\\''s fine"}'`,
+      },
+    });
+  });
+
+  it('puts the key in Authorization as a Bearer placeholder when no key header is configured', () => {
+    assert.deepEqual(draftRequest(loaded, draftOf('GET', '/meters', { keyHeader: 'Authorization' })).request, {
+      method: 'GET',
+      url: 'https://api.example.com/v2/meters',
+      headers: { Authorization: 'Bearer $API_KEY' },
+      curl: `curl 'https://api.example.com/v2/meters' -H 'Authorization: Bearer '"$API_KEY"`,
+    });
+  });
+});
+
+describe('describeOperation', () => {
+  it('describes getMeter: parameters, responses by status, $refs expanded with their names', () => {
+    const error = { ref: 'Error', type: 'object', required: ['code', 'message'], properties: { code: { type: 'string' }, message: { type: 'string' } } };
+    assert.deepEqual(describeOperation(loaded, operationOf(loaded, 'getMeter')), {
+      operation: { method: 'GET', pathTemplate: '/meters/{meterId}', operationId: 'getMeter', summary: 'Get one meter' },
+      parameters: [{ name: 'meterId', in: 'path', required: true, type: 'string', pattern: '^mtr_[0-9]+$' }],
+      responses: {
+        '200': {
+          description: 'The meter.',
+          mediaType: 'application/json',
+          schema: {
+            ref: 'Meter',
+            type: 'object',
+            required: ['id', 'serial', 'status', 'installedAt', 'lastReading'],
+            properties: {
+              id: { type: 'string', readOnly: true },
+              serial: { type: 'string' },
+              status: { ref: 'MeterStatus', type: 'string', enum: ['active', 'inactive', 'removed'] },
+              installedAt: { type: 'string', format: 'date-time', readOnly: true },
+              lastReading: {
+                description: 'The newest reading, or null for a meter that has never reported. Same fields as Reading.',
+                type: 'object',
+                nullable: true,
+                required: ['kwh', 'takenAt'],
+                properties: { kwh: { type: 'number', minimum: 0 }, takenAt: { type: 'string', format: 'date-time' }, source: { type: 'string', enum: ['smart', 'manual', 'estimate'] } },
+              },
+              location: { ref: 'Location', type: 'object', required: ['site'], properties: { site: { type: 'string' }, floor: { type: 'integer' } } },
+              note: { type: 'string', maxLength: 200 },
+            },
+          },
+        },
+        '401': { description: 'Missing or wrong API key.', mediaType: 'application/json', schema: error },
+        '404': { description: 'No such meter.', mediaType: 'application/json', schema: error },
+      },
+      depth: 3,
+    });
+  });
+
+  it('shows $refs deeper than depth by name only', () => {
+    const described = describeOperation(loaded, operationOf(loaded, 'listMeters'), { status: '200', depth: 1 }) as { responses: Record<string, { schema: unknown }> };
+    assert.deepEqual(described.responses['200']!.schema, {
+      ref: 'MeterList',
+      type: 'object',
+      required: ['meters'],
+      properties: { meters: { type: 'array', items: { $ref: '#/components/schemas/Meter', notExpanded: true } }, nextCursor: { type: 'string', nullable: true } },
+    });
+  });
+
+  it('marks a $ref cycle instead of expanding it again', async () => {
+    const tree = await loadObject({
+      openapi: '3.1.0',
+      info: { title: 'tree', version: '1' },
+      paths: { '/nodes/{id}': { get: { operationId: 'getNode', responses: { '200': { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Node' } } } } } } } },
+      components: { schemas: { Node: { type: 'object', required: ['children'], properties: { children: { type: 'array', items: { $ref: '#/components/schemas/Node' } } } } } },
+    });
+    const described = describeOperation(tree, operationOf(tree, 'getNode'), { part: 'responses' }) as { responses: Record<string, { schema: unknown }> };
+    assert.deepEqual(described.responses['200']!.schema, {
+      ref: 'Node',
+      type: 'object',
+      required: ['children'],
+      properties: { children: { type: 'array', items: { $ref: '#/components/schemas/Node', cycle: true } } },
+    });
+  });
+
+  it('gives the request part only: parameters and the body schema', () => {
+    assert.deepEqual(describeOperation(loaded, operationOf(loaded, 'updateMeter'), { part: 'request' }), {
+      operation: { method: 'PATCH', pathTemplate: '/meters/{meterId}', operationId: 'updateMeter', summary: "Update a meter's note or location" },
+      parameters: [{ name: 'meterId', in: 'path', required: true, type: 'string', pattern: '^mtr_[0-9]+$' }],
+      requestBody: {
+        required: true,
+        mediaType: 'application/json',
+        schema: {
+          ref: 'MeterUpdate',
+          type: 'object',
+          properties: { note: { type: 'string', maxLength: 200 }, location: { ref: 'Location', type: 'object', required: ['site'], properties: { site: { type: 'string' }, floor: { type: 'integer' } } } },
+          additionalProperties: false,
+        },
+      },
+      depth: 3,
+    });
+  });
+
+  it('says which statuses exist when `status` names none', () => {
+    assert.equal(describeOperation(loaded, operationOf(loaded, 'getMeter'), { status: '500' }), 'GET /meters/{meterId} documents no response for status `500`; it documents 200, 401, 404.');
+  });
+
+  it('stays bounded on a document whose $refs fan out 40 x 40 x 40 x 40 at depth 10, and cuts the answer', async () => {
+    const properties = (target: string) => Object.fromEntries(Array.from({ length: 40 }, (_, index) => [`p${index}`, { $ref: `#/components/schemas/${target}` }]));
+    const fan = await loadObject({
+      openapi: '3.0.3',
+      info: { title: 'fan', version: '1' },
+      paths: { '/a': { get: { operationId: 'getA', responses: { '200': { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/A' } } } } } } } },
+      components: { schemas: { A: { type: 'object', properties: properties('B') }, B: { type: 'object', properties: properties('C') }, C: { type: 'object', properties: properties('D') }, D: { type: 'object', properties: properties('E') }, E: { type: 'string' } } },
+    });
+    const started = performance.now();
+    const described = describeOperation(fan, operationOf(fan, 'getA'), { depth: 10 }) as Record<string, unknown>;
+    assert.deepEqual([performance.now() - started < 2_000, JSON.stringify(described).length <= 20_000, described.depth, typeof described.cut], [true, true, 1, 'string']);
+  });
+
+  it('cuts GitHub\'s repos/get to 20,000 characters and says what went and how to ask for less', async () => {
+    const github = await loadDocument(githubDescriptionPath());
+    const described = describeOperation(github, operationOf(github, 'repos/get')) as Record<string, unknown>;
+    assert.deepEqual(
+      [JSON.stringify(described).length <= 20_000, Object.keys(described.responses as object), described.depth, described.cut],
+      [true, ['200'], 1, 'Cut to fit 20000 characters: responses 404, 403, 301 left out; $refs expanded 1 level deep instead of 3. Ask for less: `status` (one response, e.g. "200"), `part`: "request" or "responses", or a smaller `depth`.'],
+    );
+  });
+});
+
+describe('renderTypeScript', () => {
+  const render = (schema: unknown, direction: 'request' | 'response' = 'response', doc: unknown = { openapi: '3.1.0' }) => renderTypeScript(doc, schema, 'T', direction);
+
+  it('makes required properties plain and the others optional, exactly as `required` says', () => {
+    assert.equal(render({ type: 'object', required: ['a'], properties: { a: { type: 'string' }, b: { type: 'integer' } } }), 'export type T = {\n  a: string;\n  b?: number;\n};\n');
+  });
+
+  it('adds | null for 3.0 nullable and for a 3.1 type list with null', () => {
+    assert.equal(render({ type: 'object', required: ['a', 'b'], properties: { a: { type: 'string', nullable: true }, b: { type: ['integer', 'null'] } } }), 'export type T = {\n  a: string | null;\n  b: number | null;\n};\n');
+  });
+
+  it('writes an enum as a union of literals', () => {
+    assert.equal(render({ enum: ['on', 'off', 1, null] }), 'export type T = "on" | "off" | 1 | null;\n');
+  });
+
+  it('leaves readOnly properties out of a request type and writeOnly ones out of a response type', () => {
+    const user = { type: 'object', properties: { id: { type: 'integer', readOnly: true }, password: { type: 'string', writeOnly: true }, name: { type: 'string' } } };
+    assert.deepEqual([render(user, 'request'), render(user, 'response')], [
+      'export type T = {\n  password?: string;\n  name?: string;\n};\n',
+      'export type T = {\n  id?: number;\n  name?: string;\n};\n',
+    ]);
+  });
+
+  it('writes oneOf and anyOf as a union and allOf as an intersection', () => {
+    assert.deepEqual([render({ oneOf: [{ type: 'string' }, { type: 'integer' }] }), render({ allOf: [{ $ref: '#/components/schemas/A' }, { type: 'object', properties: { b: { type: 'string' } } }] }, 'response', { openapi: '3.1.0', components: { schemas: { A: { type: 'object', required: ['a'], properties: { a: { type: 'string' } } } } } })], [
+      'export type T = string | number;\n',
+      'export type T = A & {\n  b?: string;\n};\n\nexport type A = {\n  a: string;\n};\n',
+    ]);
+  });
+
+  it('writes additionalProperties as an index signature, unknown beside named properties', () => {
+    assert.deepEqual([render({ type: 'object', additionalProperties: { type: 'integer' } }), render({ type: 'object', properties: { a: { type: 'string' } }, additionalProperties: { type: 'integer' } })], [
+      'export type T = {\n  [key: string]: number;\n};\n',
+      'export type T = {\n  a?: string;\n  [key: string]: unknown;\n};\n',
+    ]);
+  });
+
+  it('writes a $ref cycle as a named type that refers to itself, named from components/schemas', () => {
+    const doc = { openapi: '3.1.0', components: { schemas: { 'tree-node': { type: 'object', required: ['children'], properties: { children: { type: 'array', items: { $ref: '#/components/schemas/tree-node' } } } } } } };
+    assert.equal(render({ $ref: '#/components/schemas/tree-node' }, 'response', doc), 'export type T = TreeNode;\n\nexport type TreeNode = {\n  children: TreeNode[];\n};\n');
+  });
+});
+
+describe('describeTypeScript', () => {
+  it('gives getMeter\'s 200 response as TypeScript, with the fields and nulls probes showed beside the document in a comment', () => {
+    const seen = [
+      { status: 200, body: { id: 'mtr_1', serial: null, status: 'active', installedAt: '2024-01-01T00:00:00Z', lastReading: null, firmware: '1.2' } },
+      { status: 200, body: { id: 'mtr_2', serial: null, status: 'active', installedAt: '2024-01-01T00:00:00Z', lastReading: null } },
+      { status: 404, body: { code: 'not_found', message: 'no' } },
+    ];
+    assert.deepEqual(describeTypeScript(loaded, operationOf(loaded, 'getMeter'), {}, seen), {
+      operation: { method: 'GET', pathTemplate: '/meters/{meterId}', operationId: 'getMeter' },
+      part: 'response',
+      status: '200',
+      mediaType: 'application/json',
+      typeName: 'GetMeterResponse',
+      typescript: [
+        '// Seen in 2 probes this session, not in the document (not part of the type):',
+        '// - $.firmware: undocumented, present in 1 of 2',
+        '// - $.serial: the API sent null in 2 of 2; the document probably omits null',
+        '',
+        'export type GetMeterResponse = Meter;',
+        '',
+        'export type Meter = {',
+        '  id: string;',
+        '  serial: string;',
+        '  status: MeterStatus;',
+        '  installedAt: string;',
+        '  lastReading: {',
+        '    kwh: number;',
+        '    takenAt: string;',
+        '    source?: "smart" | "manual" | "estimate";',
+        '  } | null;',
+        '  location?: Location;',
+        '  note?: string;',
+        '};',
+        '',
+        'export type MeterStatus = "active" | "inactive" | "removed";',
+        '',
+        'export type Location = {',
+        '  site: string;',
+        '  floor?: number;',
+        '};',
+        '',
+      ].join('\n'),
+    });
+  });
+
+  it('escapes a line break in an undocumented field name the API sent, so the comment cannot end early', () => {
+    const seen = [{ status: 200, body: { id: 'mtr_1', serial: 's', status: 'active', installedAt: '2024-01-01T00:00:00Z', lastReading: null, 'x\nexport type Evil = 1;': 1 } }];
+    const typescript = (describeTypeScript(loaded, operationOf(loaded, 'getMeter'), {}, seen) as { typescript: string }).typescript;
+    assert.deepEqual([typescript.split('\n')[1], compile(typescript)], ["// - $['x\\u000aexport type Evil = 1;']: undocumented, present in 1 of 1", []]);
+  });
+
+  it('gives the request body type with part: "request" and names it ...Request', () => {
+    const described = describeTypeScript(loaded, operationOf(loaded, 'submitReading'), { part: 'request' }) as Record<string, unknown>;
+    assert.deepEqual([described.typeName, described.typescript], ['SubmitReadingRequest', 'export type SubmitReadingRequest = Reading;\n\nexport type Reading = {\n  kwh: number;\n  takenAt: string;\n  source?: "smart" | "manual" | "estimate";\n};\n']);
+  });
+
+  it('says so when the operation has no request body', () => {
+    assert.equal(describeTypeScript(loaded, operationOf(loaded, 'getMeter'), { part: 'request' }), 'GET /meters/{meterId} declares no request body schema, so there is no request type; ask for the response type instead.');
+  });
+
+  it('compiles without a diagnostic for GitHub\'s repos/get and pulls/list-files and the walkthrough\'s getMeter', async () => {
+    const github = await loadDocument(githubDescriptionPath());
+    const sources = [
+      describeTypeScript(github, operationOf(github, 'repos/get')),
+      describeTypeScript(github, operationOf(github, 'pulls/list-files')),
+      describeTypeScript(loaded, operationOf(loaded, 'getMeter')),
+      describeTypeScript(github, operationOf(github, 'repos/create-for-authenticated-user'), { part: 'request' }),
+    ].map((described) => (described as { typescript: string }).typescript);
+    assert.deepEqual(sources.map(compile), [[], [], [], []]);
   });
 });

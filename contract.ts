@@ -3,11 +3,13 @@
  * document. No MCP, no HTTP: plain data in, plain data out. The server and the CLI sit on top of it;
  * it sits on the schema checks (`validate.ts`) and the document core (`openapi-document.ts`).
  */
-import { check, checkResponse, fieldPresence, inferShape, schemaFor } from './validate.ts';
+import { check, checkRequestBody, checkResponse, fieldPresence, inferShape, resolvePointer, schemaFor } from './validate.ts';
 import type { FieldPresence, Finding } from './validate.ts';
 import type { BodyWarning } from './http-body.ts';
+import { renderTypeScript, typeName } from './typescript-type.ts';
+import type { Observed } from './typescript-type.ts';
 import { escapePointerToken, isJsonMediaType, matchOperation, responseForStatus } from './openapi-document.ts';
-import type { LoadedDocument, Operation, PathMatch } from './openapi-document.ts';
+import type { LoadedDocument, Operation, Parameter, PathMatch } from './openapi-document.ts';
 
 /** What the contract needs of one GET's outcome (the server's `ProbeResult` has these fields). */
 export type ProbedResponse = {
@@ -45,18 +47,19 @@ export function summarize(operation: Operation): { method: string; pathTemplate:
  * without a matching base path. Never strips twice: `/v1` + `/v1/x` is `/v1/v1/x`, not `/x`.
  * @param basePrefix The path prefix of API_BASE_URL without a trailing slash (`/v2`, or `''`).
  * @param requestPath The whole path requested (`/v2/meters/1`); `relativePath` the part after the prefix (`/meters/1`).
+ * @param method The request method, default `GET` (compared case-insensitively).
  * @returns The path match; never throws.
  */
-export function findOperation(loaded: LoadedDocument, basePrefix: string, requestPath: string, relativePath: string): PathMatch {
+export function findOperation(loaded: LoadedDocument, basePrefix: string, requestPath: string, relativePath: string, method = 'GET'): PathMatch {
   const prefix = basePrefix;
-  const whole = matchOperation(loaded, 'GET', requestPath);
+  const whole = matchOperation(loaded, method, requestPath);
   if (whole.operation) {
     // Stripping the base URL's own prefix is the normal case, not worth a note.
     const note = whole.note?.split('; ').filter((part) => part !== `base path ${prefix} stripped`).join('; ');
     return { ...whole, note: note || undefined };
   }
   if (prefix === '') return whole;
-  const relative = matchOperation(loaded, 'GET', relativePath, { stripBasePaths: false });
+  const relative = matchOperation(loaded, method, relativePath, { stripBasePaths: false });
   return relative.operation ? relative : whole;
 }
 
@@ -164,8 +167,9 @@ function hasContent(response: unknown): boolean {
 }
 
 /**
- * Resolves `operation` (operationId, "GET /template" or a concrete path) to an operation of the document.
- * @returns The operation, or a message saying what was not found and what to give instead.
+ * Resolves `operation` (operationId, "METHOD /template", "METHOD /concrete/path" or a concrete path,
+ * which means GET) to an operation of the document. The method is compared case-insensitively.
+ * @returns The operation, or a message saying what was not found and what to give instead. Never throws.
  */
 export function resolveOperation(loaded: LoadedDocument, basePrefix: string, operation: string): Operation | string {
   const byId = loaded.operations.find((candidate) => candidate.operationId === operation);
@@ -175,10 +179,12 @@ export function resolveOperation(loaded: LoadedDocument, basePrefix: string, ope
   const path = spaced ? spaced[2]! : operation.trim();
   const exact = loaded.operations.find((candidate) => candidate.method === method && candidate.pathTemplate === path);
   if (exact) return exact;
-  if (method === 'GET' && path.startsWith('/')) {
-    const match = findOperation(loaded, basePrefix, basePrefix + path, path);
+  if (path.startsWith('/')) {
+    const match = findOperation(loaded, basePrefix, basePrefix + path, path, method);
     if (match.operation) return match.operation;
-    return `No GET operation matches ${path}${match.nearest.length ? `. Nearest: ${match.nearest.join(', ')}` : ''}.`;
+    if (method === 'GET' || match.note) {
+      return `No ${method} operation matches ${path}${match.nearest.length ? `. Nearest: ${match.nearest.join(', ')}` : ''}.`;
+    }
   }
   return `No operation \`${operation}\` in the document: give an operationId, "GET /path/{template}" or a concrete path such as /meters/mtr_1.`;
 }
@@ -240,5 +246,653 @@ export function analyzeSample(loaded: LoadedDocument, operation: Operation, reco
       shape,
       against: records.slice(1).map((record) => ({ path: record.path, findings: check({}, shape, record.body) })),
     },
+  };
+}
+
+// ───────────────────────────── Request parameters ─────────────────────────────
+
+/** One parameter value that breaks the operation's contract: `problem` reads after the name ("is required but missing"). */
+export type ParameterProblem = { in: 'path' | 'query' | 'header'; name: string; kind: 'missing' | 'unknown' | 'invalid'; value: string; problem: string };
+
+/** The values of a request's parameters, as text: path values decoded, a repeated query name as a list. */
+export type ParameterValues = {
+  path?: Record<string, string>;
+  query?: Record<string, string | string[]>;
+  headers?: Record<string, string>;
+};
+
+// OpenAPI 3.0.3, Parameter Object: header parameters with these names are ignored (they have their own fields).
+const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
+
+/**
+ * Checks a request's path, query and header parameter values against the operation's Parameter Objects
+ * (OpenAPI 3.0.3/3.1.0, Parameter Object). Each value is text on the wire, so it is first converted to
+ * the type its schema asks for (`"42"` to 42 for an integer, `"true"` for a boolean, `a,b` split for an
+ * array in the default `form`/`simple` style) and then checked with `check` from validate.ts, so every
+ * keyword the validator knows applies (type, enum, pattern, lengths, ranges).
+ * Reports: a required parameter that is missing ("is required but missing"; a path parameter the template
+ * lacks: "is not a segment of /x"), a value that fails its schema (the validator's message, a failed type
+ * as "is not of type integer"), and, when `values.query` is given, a query name the operation does not
+ * declare ("is not a query parameter of GET /x", with "did you mean" for a near name). Header names are
+ * compared case-insensitively; `Accept`, `Content-Type` and `Authorization` parameters are ignored.
+ * @returns Problems in parameter order (unknown query names last); `[]` when all pass. Never throws.
+ */
+export function checkParameters(loaded: LoadedDocument, operation: Operation, values: ParameterValues): ParameterProblem[] {
+  const problems: ParameterProblem[] = [];
+  const headers = new Map(Object.entries(values.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
+  for (const parameter of operation.parameters) {
+    if (parameter.in !== 'path' && parameter.in !== 'query' && parameter.in !== 'header') continue;
+    if (parameter.in === 'header' && IGNORED_HEADERS.has(parameter.name.toLowerCase())) continue;
+    const where = parameter.in;
+    if (where === 'path' && !values.path) continue;
+    if (where === 'query' && !values.query) continue;
+    if (where === 'header' && !values.headers) continue;
+    const raw = where === 'path' ? values.path![parameter.name] : where === 'query' ? (Object.hasOwn(values.query!, parameter.name) ? values.query![parameter.name] : undefined) : headers.get(parameter.name.toLowerCase());
+    if (raw === undefined) {
+      if (where === 'path') problems.push({ in: where, name: parameter.name, kind: 'missing', value: '', problem: `is not a segment of ${operation.pathTemplate}` });
+      else if (parameter.required) problems.push({ in: where, name: parameter.name, kind: 'missing', value: '', problem: 'is required but missing' });
+      continue;
+    }
+    const shown = Array.isArray(raw) ? raw.join(',') : raw;
+    for (const problem of checkParameterValue(loaded, parameter, raw)) problems.push({ in: where, name: parameter.name, kind: 'invalid', value: shown, problem });
+  }
+  if (values.query) {
+    const declared = operation.parameters.filter((parameter) => parameter.in === 'query').map((parameter) => parameter.name);
+    let suggestions = 0;
+    for (const [name, raw] of Object.entries(values.query)) {
+      if (declared.includes(name)) continue;
+      const near = suggestions++ < 20 ? nearestName(name, declared) : undefined;
+      problems.push({ in: 'query', name, kind: 'unknown', value: Array.isArray(raw) ? raw.join(',') : raw, problem: `is not a query parameter of ${operationKey(operation)}${near ? `; did you mean ${near}?` : declared.length ? `; it takes ${declared.join(', ')}` : '; it takes none'}` });
+    }
+  }
+  return problems;
+}
+
+function checkParameterValue(loaded: LoadedDocument, parameter: Parameter, raw: string | string[]): string[] {
+  if (parameter.schema === undefined) return [];
+  const value = convertParameter(loaded.doc, parameter.schema, raw);
+  let findings: Finding[];
+  try {
+    findings = check(loaded.doc, parameter.schema, value, { at: `${parameter.pointer}/schema`, direction: 'request' });
+  } catch {
+    return [];
+  }
+  return findings
+    .filter((finding) => finding.severity !== 'info')
+    .map((finding) => {
+      const text = finding.kind === 'wrongType' ? `is not of type ${finding.expected}` : finding.message;
+      return finding.path === '$' ? text : `at ${finding.path.replace(/^\$/, 'item ')}: ${text}`.replace('item [', '[');
+    });
+}
+
+/** The schema's JSON types after following `$ref`s (at most 16 hops); `[]` for none. */
+function schemaTypes(doc: unknown, schema: unknown): { types: string[]; resolved: Record<string, unknown> | undefined } {
+  let node = schema;
+  for (let hops = 0; hops < 16 && node !== null && typeof node === 'object' && typeof (node as { $ref?: unknown }).$ref === 'string'; hops++) {
+    try {
+      node = resolvePointer(doc, (node as { $ref: string }).$ref);
+    } catch {
+      return { types: [], resolved: undefined };
+    }
+  }
+  if (node === null || typeof node !== 'object' || Array.isArray(node)) return { types: [], resolved: undefined };
+  const resolved = node as Record<string, unknown>;
+  const type = resolved.type;
+  const types = typeof type === 'string' ? [type] : Array.isArray(type) ? type.filter((t): t is string => typeof t === 'string') : [];
+  return { types, resolved };
+}
+
+/** Text from the wire to the JSON value the schema describes; text that fits no declared type stays text, so `check` names the mismatch. */
+function convertParameter(doc: unknown, schema: unknown, raw: string | string[]): unknown {
+  const { types, resolved } = schemaTypes(doc, schema);
+  if (types.includes('array')) {
+    const items = Array.isArray(raw) ? raw : raw === '' ? [] : raw.split(',');
+    return items.map((item) => convertParameter(doc, resolved?.items, item));
+  }
+  if (Array.isArray(raw)) return raw.map((item) => convertParameter(doc, schema, item));
+  if (types.includes('integer') && /^-?(0|[1-9][0-9]*)$/.test(raw)) return Number(raw);
+  if (types.includes('number') && /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/.test(raw)) return Number(raw);
+  if (types.includes('boolean') && (raw === 'true' || raw === 'false')) return raw === 'true';
+  if (types.length === 0 && Array.isArray(resolved?.enum) && resolved.enum.some((entry) => typeof entry === 'number') && raw !== '' && !Number.isNaN(Number(raw))) return Number(raw);
+  return raw;
+}
+
+/** Folds a name for "did you mean": lower case, without `_`, `-` and `.`. */
+function foldName(name: string): string {
+  return name.toLowerCase().replace(/[-_.]/g, '');
+}
+
+function editDistance(a: string, b: string): number {
+  if (Math.abs(a.length - b.length) > 2) return 3;
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = current;
+  }
+  return previous[b.length]!;
+}
+
+/**
+ * The closest of `candidates` to `name`: equal once folded (`first_name`, `firstName`), else within 2
+ * edits of the folded names (`photoUrl`, `photoUrls`), for names of 4 to 64 characters (the first 500 candidates).
+ * @returns The candidate as written, or undefined. Never throws.
+ */
+export function nearestName(name: string, candidates: string[]): string | undefined {
+  const folded = foldName(name);
+  const same = candidates.find((candidate) => candidate !== name && foldName(candidate) === folded);
+  if (same) return same;
+  if (folded.length < 4 || name.length > 64) return undefined;
+  let best: { candidate: string; distance: number } | undefined;
+  // Bounded work whatever the body or document: names past 64 characters and candidates past 500 are not compared.
+  for (const candidate of candidates.slice(0, 500)) {
+    if (candidate === name || candidate.length > 64) continue;
+    const distance = editDistance(folded, foldName(candidate));
+    if (distance <= 2 && (!best || distance < best.distance)) best = { candidate, distance };
+  }
+  return best?.candidate;
+}
+
+/**
+ * The query of a URL as parameter values: names in order, a name given twice as a list of its values
+ * (WHATWG URL, URLSearchParams: `+` is a space, percent-escapes decoded).
+ * @param except Names to leave out, e.g. those API_BASE_URL itself carries (`?api-version=2`).
+ */
+export function queryValues(url: URL, except: Iterable<string> = []): Record<string, string | string[]> {
+  const skip = new Set(except);
+  const values: Record<string, string | string[]> = {};
+  for (const [name, value] of url.searchParams) {
+    if (skip.has(name)) continue;
+    const before = Object.hasOwn(values, name) ? values[name] : undefined;
+    values[name] = before === undefined ? value : Array.isArray(before) ? [...before, value] : [before, value];
+  }
+  return values;
+}
+
+// ───────────────────────────── draft_request ─────────────────────────────
+
+/** One way a draft request breaks the contract. `name` is the parameter name, or for the body the instance path (`$.photoUrls`). */
+export type DraftProblem = {
+  in: 'operation' | 'path' | 'query' | 'header' | 'body';
+  name: string;
+  kind: string;
+  severity: 'error' | 'warning' | 'info';
+  message: string;
+};
+
+/** A request as a person would run it: the key is the placeholder `$API_KEY`, never its value. */
+export type RequestEnvelope = { method: string; url: string; headers: Record<string, string>; body?: unknown; curl: string };
+
+/** What `draftRequest` checks: the full URL already built from API_BASE_URL (so its path prefix is `basePrefix`). */
+export type Draft = {
+  method: string;
+  url: URL;
+  /** The path prefix of API_BASE_URL without a trailing slash (`/v2`, or `''`). */
+  basePrefix: string;
+  headers?: Record<string, string>;
+  body?: unknown;
+  /** Query names API_BASE_URL itself carries: not the operation's to declare. */
+  baseQuery?: string[];
+  /** Where the key goes: a header name such as `X-API-Key` (raw key), `Authorization` (Bearer), or undefined for no key. */
+  keyHeader?: string;
+};
+
+const KEY_PLACEHOLDER = '$API_KEY';
+
+/**
+ * Quotes a word for a POSIX shell: in single quotes, each `'` written as `'\''` (POSIX.1-2017, Shell
+ * Command Language 2.2.2). Nothing inside is expanded.
+ */
+export function shellQuote(word: string): string {
+  return `'${word.replace(/'/g, "'\\''")}'`;
+}
+
+/**
+ * Builds the runnable envelope of a draft: the headers as given, `Content-Type: application/json` when
+ * there is a body and none was given, and the key header with the placeholder `$API_KEY` (any value the
+ * caller put in that header is replaced). `curl` quotes every word with `shellQuote`; the placeholder is
+ * left outside the quotes, in double quotes, so the shell fills it in from the environment.
+ */
+export function requestEnvelope(draft: Draft): RequestEnvelope {
+  const method = draft.method.toUpperCase();
+  const headers: Record<string, string> = {};
+  const keyHeader = draft.keyHeader?.toLowerCase();
+  for (const [name, value] of Object.entries(draft.headers ?? {})) {
+    if (keyHeader !== undefined && name.toLowerCase() === keyHeader) continue;
+    headers[name] = value;
+  }
+  const hasBody = draft.body !== undefined;
+  if (hasBody && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) headers['Content-Type'] = 'application/json';
+  let keyPrefix = '';
+  if (draft.keyHeader !== undefined) {
+    keyPrefix = keyHeader === 'authorization' ? 'Bearer ' : '';
+    headers[draft.keyHeader] = `${keyPrefix}${KEY_PLACEHOLDER}`;
+  }
+  const words = ['curl'];
+  if (method !== 'GET' || hasBody) words.push('-X', shellQuote(method));
+  words.push(shellQuote(draft.url.href));
+  for (const [name, value] of Object.entries(headers)) {
+    if (draft.keyHeader !== undefined && name === draft.keyHeader) words.push('-H', `${shellQuote(`${name}: ${keyPrefix}`)}"${KEY_PLACEHOLDER}"`);
+    else words.push('-H', shellQuote(`${name}: ${value}`));
+  }
+  if (hasBody) words.push('--data-raw', shellQuote(typeof draft.body === 'string' ? draft.body : JSON.stringify(draft.body)));
+  return { method, url: draft.url.href, headers, ...(hasBody ? { body: draft.body } : {}), curl: words.join(' ') };
+}
+
+/**
+ * Checks a request against the contract without sending it: the operation (method + path, with
+ * suggestions when there is none), its path, query and header parameters (`checkParameters`), and the
+ * JSON body (`checkRequestBody` from validate.ts, request direction: a readOnly field sent is reported),
+ * each body field the schema lacks with "did you mean" for a near documented name.
+ * @returns `matchesContract` (no problem above `info`), the problems (operation, then parameters in
+ *   parameter order, then body findings by instance path), the operation when one matched, and the
+ *   runnable envelope (`requestEnvelope`). Never throws on input.
+ */
+export function draftRequest(loaded: LoadedDocument, draft: Draft): { matchesContract: boolean; operation?: ReturnType<typeof summarize>; problems: DraftProblem[]; request: RequestEnvelope } {
+  const method = draft.method.toUpperCase();
+  const request = requestEnvelope(draft);
+  const relativePath = draft.url.pathname.slice(draft.basePrefix.length) || '/';
+  const match = findOperation(loaded, draft.basePrefix, draft.url.pathname, relativePath, method);
+  if (!match.operation) {
+    const message = match.note
+      ? `${match.note}: use one of ${match.nearest.join(', ')}`
+      : `no ${method} operation matches ${relativePath}${match.nearest.length ? `; nearest: ${match.nearest.join(', ')}` : ''}`;
+    return { matchesContract: false, problems: [{ in: 'operation', name: `${method} ${relativePath}`, kind: 'noOperation', severity: 'error', message }], request };
+  }
+  const operation = match.operation;
+  const problems: DraftProblem[] = checkParameters(loaded, operation, { path: match.params, query: queryValues(draft.url, draft.baseQuery), headers: draft.headers ?? {} })
+    .map((problem) => ({ in: problem.in, name: problem.name, kind: problem.kind, severity: 'error' as const, message: problem.problem }));
+  problems.push(...bodyProblems(loaded, operation, draft));
+  return { matchesContract: !problems.some((problem) => problem.severity !== 'info'), operation: summarize(operation), problems, request };
+}
+
+function bodyProblems(loaded: LoadedDocument, operation: Operation, draft: Draft): DraftProblem[] {
+  const declared = operation.requestBody as { required?: unknown } | undefined;
+  const key = operationKey(operation);
+  if (draft.body === undefined) {
+    return declared?.required === true ? [{ in: 'body', name: '$', kind: 'missing', severity: 'error', message: `is required: ${key} declares a required request body` }] : [];
+  }
+  if (declared === undefined) return [{ in: 'body', name: '$', kind: 'undocumented', severity: 'error', message: `is sent, but ${key} declares no request body` }];
+  const contentType = Object.entries(draft.headers ?? {}).find(([name]) => name.toLowerCase() === 'content-type')?.[1];
+  const checked = checkRequestBody(loaded.doc, operation.method, operation.pathTemplate, draft.body, contentType);
+  if (!checked.validated) return [{ in: 'body', name: '$', kind: 'unchecked', severity: 'warning', message: `was not checked: ${checked.reason ?? 'no schema'}` }];
+  const missing = checked.findings.filter((finding) => finding.kind === 'missing');
+  let suggestions = 0;
+  return checked.findings.map((finding): DraftProblem => {
+    let message = finding.message;
+    const copied = finding.kind === 'undocumented' && parentPath(finding.path) === '$' ? readOnlyInResponse(loaded, operation, lastName(finding.path)) : undefined;
+    if (copied) return { in: 'body', name: finding.path, kind: 'readOnly', severity: finding.severity, message: `is not in the request schema and is readOnly in the response of ${copied}: copied from a GET? Leave it out` };
+    if (finding.kind === 'undocumented' && suggestions++ < MAX_SUGGESTIONS) {
+      const near = nearestName(lastName(finding.path), documentedNames(loaded.doc, finding.schemaPath, missing, finding.path));
+      if (near) message += `; did you mean ${near}?`;
+    }
+    return { in: 'body', name: finding.path, kind: finding.kind, severity: finding.severity, message };
+  });
+}
+
+/**
+ * The GET of the same path template whose first 2xx response has `name` as a readOnly top-level property
+ * (a field such as `id` copied from a GET into a write), as "GET /template"; else undefined.
+ */
+function readOnlyInResponse(loaded: LoadedDocument, operation: Operation, name: string): string | undefined {
+  const read = loaded.operations.find((candidate) => candidate.method === 'GET' && candidate.pathTemplate === operation.pathTemplate);
+  if (!read || name === '') return undefined;
+  const key = Object.keys(read.responses).find((candidate) => /^2/.test(candidate));
+  const schema = key === undefined ? undefined : resolveSchema(loaded.doc, pickContent(read.responses[key])?.schema).node;
+  const properties = schema?.properties;
+  if (!isRecord(properties) || !Object.hasOwn(properties, name)) return undefined;
+  return resolveSchema(loaded.doc, properties[name]).node?.readOnly === true ? operationKey(read) : undefined;
+}
+
+/** "Did you mean" is offered for this many unknown body fields at most (bounded work on a hostile body). */
+const MAX_SUGGESTIONS = 20;
+
+/** The last property name of an instance path: `$.a['x-id']` gives `x-id`. */
+function lastName(path: string): string {
+  const quoted = /\['((?:[^'\\]|\\.)*)'\]$/.exec(path);
+  if (quoted) return quoted[1]!.replace(/\\(.)/g, '$1');
+  const dotted = /\.([A-Za-z_][A-Za-z0-9_]*)$/.exec(path);
+  return dotted ? dotted[1]! : '';
+}
+
+/** The instance path of a field's parent: `$.a['x-id']` gives `$.a`. */
+function parentPath(path: string): string {
+  const quoted = /\['(?:[^'\\]|\\.)*'\]$/.exec(path);
+  if (quoted) return path.slice(0, quoted.index);
+  const dotted = /\.[A-Za-z_][A-Za-z0-9_]*$/.exec(path);
+  return dotted ? path.slice(0, dotted.index) : path;
+}
+
+/** Property names the schema documents beside an undocumented field, and the missing fields of the same parent. */
+function documentedNames(doc: unknown, schemaPath: string, missing: Finding[], path: string): string[] {
+  const names = new Set<string>();
+  const parent = parentPath(path);
+  for (const finding of missing) {
+    const name = lastName(finding.path);
+    if (name && parentPath(finding.path) === parent) names.add(name);
+  }
+  try {
+    const schema = resolvePointer(doc, schemaPath.replace(/\/(properties|additionalProperties)$/, '')) as { properties?: unknown };
+    if (schema && typeof schema.properties === 'object' && schema.properties !== null) for (const name of Object.keys(schema.properties)) names.add(name);
+  } catch {
+    // No schema to read names from: the missing siblings are all there is.
+  }
+  return [...names];
+}
+
+// ───────────────────────────── describe_operation ─────────────────────────────
+
+/** Longest `describe_operation` answer, in characters of JSON (or of TypeScript). */
+export const MAX_DESCRIBE_CHARS = 20_000;
+
+/** Options of `describeOperation` and `describeTypeScript`. */
+export type DescribeOptions = {
+  /** Only the request (parameters and body) or only the responses; default both (TypeScript: the response). */
+  part?: 'request' | 'responses';
+  /** One responses key: `200`, `4XX`, `default`; a status code also finds its `NXX` or `default` entry. */
+  status?: string;
+  /** How many `$ref` levels are expanded (default 3); deeper ones are shown by name. */
+  depth?: number;
+  /** Size limit in characters, default `MAX_DESCRIBE_CHARS`. */
+  maxChars?: number;
+};
+
+type Resolved = { node: Record<string, unknown> | undefined; ref?: string };
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** Follows `$ref`s (at most 16 hops); `node` is undefined when one points nowhere. */
+function resolveSchema(doc: unknown, schema: unknown): Resolved {
+  let node = schema;
+  let ref: string | undefined;
+  for (let hops = 0; hops < 16 && isRecord(node) && typeof node.$ref === 'string'; hops++) {
+    ref ??= node.$ref;
+    try {
+      node = resolvePointer(doc, node.$ref);
+    } catch {
+      return { node: undefined, ref };
+    }
+  }
+  return { node: isRecord(node) ? node : undefined, ref };
+}
+
+function refName(ref: string): string {
+  const last = ref.slice(ref.lastIndexOf('/') + 1);
+  return last.replace(/~1/g, '/').replace(/~0/g, '~');
+}
+
+const KEPT_KEYWORDS = [
+  'type', 'format', 'nullable', 'enum', 'const', 'default', 'readOnly', 'writeOnly', 'deprecated', 'required', 'minimum', 'maximum',
+  'exclusiveMinimum', 'exclusiveMaximum', 'minLength', 'maxLength', 'pattern', 'minItems', 'maxItems', 'uniqueItems', 'multipleOf',
+  'minProperties', 'maxProperties',
+] as const;
+const SCHEMA_LISTS = ['allOf', 'oneOf', 'anyOf', 'prefixItems'] as const;
+const MAX_DESCRIPTION = 160;
+
+/**
+ * A schema made readable: `$ref`s expanded up to `refsLeft` levels (the expansion carries `ref: "Name"`),
+ * deeper ones left as `{$ref}` with `notExpanded: true`, a `$ref` back into one being expanded as
+ * `{$ref, cycle: true}`; examples and `x-` extensions dropped, descriptions cut to 160 characters.
+ */
+function readableSchema(doc: unknown, schema: unknown, refsLeft: number, active: string[], nesting: number, budget: { nodes: number }): unknown {
+  if (!isRecord(schema)) return schema;
+  // A document whose $refs fan out (100 properties of 100 properties...) must not stall the thread: past
+  // the node budget nothing more is expanded, and the size check below cuts the answer.
+  if (nesting > 40 || --budget.nodes < 0) return typeof schema.$ref === 'string' ? { $ref: schema.$ref, notExpanded: true } : { notExpanded: true };
+  if (typeof schema.$ref === 'string') {
+    const ref = schema.$ref;
+    if (active.includes(ref)) return { $ref: ref, cycle: true };
+    if (refsLeft <= 0) return { $ref: ref, notExpanded: true };
+    const { node } = resolveSchema(doc, { $ref: ref });
+    if (!node) return { $ref: ref, unresolved: true };
+    const expanded = readableSchema(doc, node, refsLeft - 1, [...active, ref], nesting + 1, budget);
+    return isRecord(expanded) ? { ref: refName(ref), ...expanded } : expanded;
+  }
+  const out: Record<string, unknown> = {};
+  if (typeof schema.title === 'string') out.title = schema.title;
+  if (typeof schema.description === 'string') out.description = schema.description.length > MAX_DESCRIPTION ? `${schema.description.slice(0, MAX_DESCRIPTION - 1)}…` : schema.description;
+  for (const key of KEPT_KEYWORDS) if (Object.hasOwn(schema, key)) out[key] = schema[key];
+  if (isRecord(schema.properties)) {
+    const properties: Record<string, unknown> = {};
+    for (const [name, property] of Object.entries(schema.properties)) properties[name] = readableSchema(doc, property, refsLeft, active, nesting + 1, budget);
+    out.properties = properties;
+  }
+  for (const key of ['items', 'additionalProperties', 'not'] as const) {
+    if (schema[key] !== undefined) out[key] = readableSchema(doc, schema[key], refsLeft, active, nesting + 1, budget);
+  }
+  for (const key of SCHEMA_LISTS) {
+    const list = schema[key];
+    if (Array.isArray(list)) out[key] = list.map((part) => readableSchema(doc, part, refsLeft, active, nesting + 1, budget));
+  }
+  if (isRecord(schema.discriminator) && typeof schema.discriminator.propertyName === 'string') out.discriminator = { propertyName: schema.discriminator.propertyName };
+  return out;
+}
+
+/** The content entry to show: the first JSON media type, else the first. */
+function pickContent(container: unknown): { mediaType: string; schema: unknown } | undefined {
+  const content = isRecord(container) ? container.content : undefined;
+  if (!isRecord(content)) return undefined;
+  const keys = Object.keys(content);
+  const key = keys.find((candidate) => isJsonMediaType(candidate)) ?? keys[0];
+  if (key === undefined) return undefined;
+  const entry = content[key];
+  return { mediaType: key, schema: isRecord(entry) ? entry.schema : undefined };
+}
+
+/** The parameter's type in one word or two (`integer`, `string (date-time)`, `array of string`), from its schema. */
+function parameterSummary(doc: unknown, parameter: Parameter): Record<string, unknown> {
+  const out: Record<string, unknown> = { name: parameter.name, in: parameter.in, required: parameter.required };
+  const { node } = resolveSchema(doc, parameter.schema);
+  if (node) {
+    const types = typeof node.type === 'string' ? [node.type] : Array.isArray(node.type) ? node.type : [];
+    let type = types.join(' | ');
+    if (type.includes('array')) {
+      const items = resolveSchema(doc, node.items).node;
+      if (items && typeof items.type === 'string') type = type.replace('array', `array of ${items.type}`);
+      if (items && Array.isArray(items.enum)) out.enum = items.enum;
+    }
+    if (typeof node.format === 'string') type += ` (${node.format})`;
+    if (type) out.type = type;
+    if (Array.isArray(node.enum)) out.enum = node.enum;
+    if (Object.hasOwn(node, 'default')) out.default = node.default;
+    if (typeof node.pattern === 'string') out.pattern = node.pattern;
+    for (const key of ['minimum', 'maximum', 'minLength', 'maxLength'] as const) if (typeof node[key] === 'number') out[key] = node[key];
+  }
+  if (parameter.description) out.description = parameter.description.length > MAX_DESCRIPTION ? `${parameter.description.slice(0, MAX_DESCRIPTION - 1)}…` : parameter.description;
+  return out;
+}
+
+/** The responses keys `status` selects: the key itself, or for a code its exact, `NXX` and `default` entries in that order (first found). */
+function selectStatuses(operation: Operation, status: string | undefined): string[] | string {
+  const keys = Object.keys(operation.responses);
+  if (status === undefined) return keys;
+  if (Object.hasOwn(operation.responses, status)) return [status];
+  if (/^[1-5][0-9][0-9]$/.test(status)) {
+    const found = documentedResponse(operation, Number(status));
+    if (found) return [found.key];
+  }
+  return `${operationKey(operation)} documents no response for status \`${status}\`; it documents ${keys.join(', ') || 'none'}.`;
+}
+
+function size(value: unknown): number {
+  return JSON.stringify(value).length;
+}
+
+/**
+ * The contract of one operation as data: the operation, its parameters (in, required, type, enum,
+ * default, pattern, bounds), the request body (required, media type, schema) and the responses by status
+ * (description, media type, schema), each schema made readable: `$ref`s expanded `depth` levels deep
+ * (default 3; the expansion names its component as `ref`), deeper ones kept as `{$ref, notExpanded}`,
+ * cycles as `{$ref, cycle: true}`, `readOnly`/`writeOnly` kept as keywords (OpenAPI 3.0.3/3.1.0).
+ * At most `maxChars` characters of JSON (default 20,000): past that, responses are left out (non-2xx
+ * last first, then extra 2xx), then schemas are shown less deep, then left out, and `cut` says what
+ * went and how to ask for less (`status`, `part`, `depth`).
+ * @returns The description, or a message when `status` names no documented response. Never throws.
+ */
+export function describeOperation(loaded: LoadedDocument, operation: Operation, options: DescribeOptions = {}): Record<string, unknown> | string {
+  const limit = options.maxChars ?? MAX_DESCRIBE_CHARS;
+  const statuses = options.part === 'request' ? [] : selectStatuses(operation, options.status);
+  if (typeof statuses === 'string') return statuses;
+  const requested = Math.max(0, Math.min(options.depth ?? 3, 10));
+  const head: Record<string, unknown> = { operation: { ...summarize(operation), ...(operation.summary ? { summary: operation.summary } : {}), ...(operation.deprecated ? { deprecated: true } : {}) } };
+  const build = (depth: number, kept: string[], schemas: boolean): Record<string, unknown> => {
+    const out: Record<string, unknown> = { ...head };
+    const budget = { nodes: 20_000 };
+    if (options.part !== 'responses') {
+      out.parameters = operation.parameters.filter((parameter) => parameter.in !== 'body').map((parameter) => parameterSummary(loaded.doc, parameter));
+      const body = operation.requestBody;
+      if (body !== undefined) {
+        const picked = pickContent(body);
+        out.requestBody = {
+          required: isRecord(body) && body.required === true,
+          ...(picked ? { mediaType: picked.mediaType } : {}),
+          ...(picked && picked.schema !== undefined ? { schema: schemas ? readableSchema(loaded.doc, picked.schema, depth, [], 0, budget) : { notShown: true } } : {}),
+        };
+      }
+    }
+    if (options.part !== 'request') {
+      const responses: Record<string, unknown> = {};
+      for (const key of kept) {
+        const response = operation.responses[key];
+        const picked = pickContent(response);
+        responses[key] = {
+          ...(isRecord(response) && typeof response.description === 'string' ? { description: response.description.slice(0, MAX_DESCRIPTION) } : {}),
+          ...(picked ? { mediaType: picked.mediaType } : {}),
+          ...(picked && picked.schema !== undefined ? { schema: schemas ? readableSchema(loaded.doc, picked.schema, depth, [], 0, budget) : { notShown: true } } : {}),
+        };
+      }
+      out.responses = responses;
+    }
+    out.depth = depth;
+    return out;
+  };
+  let kept = [...statuses];
+  let depth = requested;
+  let described = build(depth, kept, true);
+  if (size(described) <= limit) return described;
+  // Cut: responses the agent least likely needs first (non-2xx from the end), then extra 2xx ones.
+  const success = kept.filter((key) => /^2/.test(key));
+  const dropOrder = [...kept.filter((key) => !/^2/.test(key)).reverse(), ...success.slice(1).reverse()];
+  const dropped: string[] = [];
+  for (const key of dropOrder) {
+    if (size(described) <= limit) break;
+    kept = kept.filter((candidate) => candidate !== key);
+    dropped.push(key);
+    described = build(depth, kept, true);
+  }
+  while (size(described) > limit && depth > 0) described = build(--depth, kept, true);
+  let schemasLeftOut = false;
+  if (size(described) > limit) {
+    schemasLeftOut = true;
+    described = build(depth, kept, false);
+  }
+  const notes: string[] = [];
+  if (dropped.length) notes.push(`responses ${dropped.join(', ')} left out`);
+  if (depth < requested) notes.push(`$refs expanded ${depth} level${depth === 1 ? '' : 's'} deep instead of ${requested}`);
+  if (schemasLeftOut) notes.push('schemas left out');
+  described.cut = `Cut to fit ${limit} characters: ${notes.join('; ')}. Ask for less: \`status\` (one response, e.g. "${success[0] ?? dropped[0] ?? '200'}"), \`part\`: "request" or "responses", or a smaller \`depth\`.`;
+  if (size(described) > limit) {
+    // Even the bare lists do not fit (thousands of parameters): keep the operation and the note.
+    return { ...head, depth, cut: `${described.cut as string} The parameter list alone is longer than ${limit} characters.` };
+  }
+  return described;
+}
+
+/** A complete JSON body seen by a probe of the operation, with its status. */
+export type SeenBody = { status: number; body: unknown };
+
+/**
+ * What the bodies seen show beside the document: fields it does not mention (from `fieldPresence`, with
+ * how often they appeared) and fields sent as null where the schema does not allow null (a `wrongType`
+ * finding with `actual: null`, counted once per body; array indexes folded to `[]`).
+ * @param at Schema path of `schema` in the document, for `check`.
+ */
+export function observeBodies(doc: unknown, schema: unknown, at: string, bodies: unknown[]): Observed {
+  const rows = fieldPresence(doc, schema, bodies, { at });
+  const nulls = new Map<string, number>();
+  for (const body of bodies) {
+    const paths = new Set(check(doc, schema, body, { at }).filter((finding) => finding.kind === 'wrongType' && finding.actual === 'null').map((finding) => finding.path.replace(/\[[0-9]+\]/g, '[]')));
+    for (const path of paths) nulls.set(path, (nulls.get(path) ?? 0) + 1);
+  }
+  return {
+    probes: bodies.length,
+    undocumented: rows.filter((row) => !row.documented).map((row) => ({ path: row.path, present: row.present, of: row.of })),
+    unexpectedNull: [...nulls].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([path, count]) => ({ path, bodies: count })),
+  };
+}
+
+/**
+ * The request body type (`part: "request"`) or a response type (default: the first 2xx response with
+ * content, or `status`) of an operation as TypeScript declarations (`renderTypeScript`), named from the
+ * operationId (`getMeter` gives `GetMeterResponse`; a non-first-2xx status is appended: `GetMeterResponse404`).
+ * When `seen` holds bodies probed with a status this response covers, their undocumented fields and
+ * unexpected nulls are listed in a comment (`observeBodies`). Past `maxChars` (default 20,000) the last
+ * declarations become `unknown` and `cut` says which.
+ * @returns `{operation, part, status?, mediaType, typeName, typescript, cut?}`, or a message when the
+ *   operation has no such body. Never throws.
+ */
+export function describeTypeScript(loaded: LoadedDocument, operation: Operation, options: DescribeOptions = {}, seen: SeenBody[] = []): Record<string, unknown> | string {
+  const limit = options.maxChars ?? MAX_DESCRIBE_CHARS;
+  const base = typeName(operation.operationId ?? `${operation.method.toLowerCase()} ${operation.pathTemplate}`);
+  let schema: unknown;
+  let mediaType: string;
+  let name: string;
+  let statusKey: string | undefined;
+  let observed: Observed | undefined;
+  if (options.part === 'request') {
+    const picked = pickContent(operation.requestBody);
+    if (!picked || picked.schema === undefined) return `${operationKey(operation)} declares no request body schema, so there is no request type; ask for the response type instead.`;
+    ({ schema, mediaType } = picked);
+    name = `${base}Request`;
+  } else {
+    const keys = Object.keys(operation.responses);
+    const withContent = keys.filter((key) => pickContent(operation.responses[key])?.schema !== undefined);
+    const firstSuccess = withContent.find((key) => /^2/.test(key));
+    if (options.status !== undefined) {
+      const selected = selectStatuses(operation, options.status);
+      if (typeof selected === 'string') return selected;
+      statusKey = selected[0]!;
+    } else {
+      statusKey = firstSuccess;
+    }
+    const picked = statusKey === undefined ? undefined : pickContent(operation.responses[statusKey]);
+    if (statusKey === undefined || !picked || picked.schema === undefined) {
+      return `${operationKey(operation)} declares no response body schema${statusKey ? ` for status ${statusKey}` : ' for a 2xx status'}; it has bodies for ${withContent.join(', ') || 'no status'}.`;
+    }
+    ({ schema, mediaType } = picked);
+    name = statusKey === firstSuccess ? `${base}Response` : `${base}Response${typeName(statusKey).replace(/^T/, '')}`;
+    const key = statusKey;
+    const bodies = seen.filter((entry) => documentedResponse(operation, entry.status)?.key === key);
+    const target = bodies.length ? schemaFor(loaded.doc, operation.method, operation.pathTemplate, bodies[0]!.status, mediaType) : undefined;
+    if (target) observed = observeBodies(loaded.doc, target.schema, target.schemaPath, bodies.map((entry) => entry.body));
+  }
+  let typescript = renderTypeScript(loaded.doc, schema, name, options.part === 'request' ? 'request' : 'response', observed);
+  let cut: string | undefined;
+  if (typescript.length > limit) {
+    const blocks = typescript.split(/\n\n(?=export type )/);
+    const kept: string[] = [];
+    const leftOut: string[] = [];
+    let used = 0;
+    for (const block of blocks) {
+      const declared = /^export type ([A-Za-z0-9_$]+)/m.exec(block)?.[1];
+      if (leftOut.length === 0 && used + block.length + 2 <= limit - 2_000) {
+        kept.push(block);
+        used += block.length + 2;
+      } else if (declared) leftOut.push(declared);
+    }
+    typescript = `${kept.join('\n\n').trimEnd()}\n\n${leftOut.map((left) => `export type ${left} = unknown; // cut`).join('\n')}\n`;
+    cut = `Cut to fit ${limit} characters: ${leftOut.length} declaration${leftOut.length === 1 ? '' : 's'} (${leftOut.slice(0, 5).join(', ')}${leftOut.length > 5 ? ', …' : ''}) left as unknown. Ask for less: \`status\` or \`part\`.`;
+    if (typescript.length > limit) return `The ${name} type alone is longer than ${limit} characters; read it with describe_operation as text, which can be cut by \`depth\`.`;
+  }
+  return {
+    operation: summarize(operation),
+    part: options.part === 'request' ? 'request' : 'response',
+    ...(statusKey !== undefined ? { status: statusKey } : {}),
+    mediaType,
+    typeName: name,
+    typescript,
+    ...(cut ? { cut } : {}),
   };
 }

@@ -4,8 +4,9 @@
  * Starts the stand-in API on 127.0.0.1, spawns `probe-server.ts` over stdio exactly as an editor
  * would, and prints what an agent sees: the tools, three probes with their findings, how often each
  * optional field was present, what a shape inferred from the first probe says of the third, how a
- * fixture recorded last month differs from today's record, what the server refuses, and the
- * requests the API actually received. Every block is compared with what the stand-in scripts;
+ * fixture recorded last month differs from today's record, what the server refuses, the
+ * requests the API actually received, and then the contract tools: the meter type as TypeScript and
+ * a PATCH drafted and checked but never sent. Every block is compared with what the stand-in scripts;
  * the exit code is 1 when any block differs.
  */
 import { readFileSync, realpathSync } from 'node:fs';
@@ -13,6 +14,8 @@ import { isDeepStrictEqual } from 'node:util';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { start, METERS } from './stand-in-api.ts';
 import { spawnServer } from './stdio-client.ts';
+import type { StdioClient } from './stdio-client.ts';
+import type { StandIn } from './stand-in-api.ts';
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
 const KEY = 'demo-key-7f3a9c';
@@ -48,7 +51,7 @@ export async function run(): Promise<number> {
       const hints = Object.entries(tool.annotations ?? {}).filter(([name]) => name.endsWith('Hint')).map(([name, value]) => `${name}=${value}`);
       line(`${tool.name.padEnd(16)} ${hints.join(' ')}`);
     }
-    expect('tools', listed.tools.map((tool: { name: string }) => tool.name), ['probe', 'field_presence', 'compare_fixture', 'probe_sample']);
+    expect('tools', listed.tools.map((tool: { name: string }) => tool.name), ['probe', 'field_presence', 'compare_fixture', 'probe_sample', 'describe_operation', 'draft_request']);
     expect('probe hints', [listed.tools[0].annotations.readOnlyHint, listed.tools[0].annotations.destructiveHint, listed.tools[0].annotations.openWorldHint], [true, false, true]);
     expect('no method parameter', Object.keys(listed.tools[0].inputSchema.properties), ['path', 'query', 'select']);
 
@@ -112,6 +115,7 @@ export async function run(): Promise<number> {
     heading('7. Requests the API received');
     for (const seen of api.requests) line(`${seen.method} ${seen.path}  key accepted: ${seen.authorized}`);
     expect('requests seen', api.requests, ['mtr_1', 'mtr_2', 'mtr_3'].map((id) => ({ method: 'GET', path: `/v2/meters/${id}`, authorized: true })));
+    await contractBlocks(server, api);
     const everything = server.stdoutLines.join('\n') + server.stderr();
     expect('key never shown', everything.includes(KEY), false);
 
@@ -159,6 +163,32 @@ async function sampleBlock(server: ReturnType<typeof spawnServer>, api: Awaited<
   expect('sample of two operations refused', mixed.isError, true);
   expect('sample requests', api.requests.slice(before).map((seen) => seen.path), ['/v2/meters/mtr_1', '/v2/meters/mtr_2', '/v2/meters/mtr_3']);
   expect('key never shown in the sample', (server.stdoutLines.join('\n') + server.stderr()).includes(KEY), false);
+}
+
+/** Blocks 8 and 9: describe_operation as TypeScript after the probes, and draft_request (nothing is sent). */
+async function contractBlocks(server: StdioClient, api: StandIn): Promise<void> {
+  heading('8. The meter as a TypeScript type, from the document, with what the probes showed beside it');
+  const described = (await server.callTool('describe_operation', { operation: 'getMeter', as: 'typescript' })).structuredContent;
+  for (const text of (described.typescript as string).trimEnd().split('\n')) line(text);
+  expect('typescript comment', (described.typescript as string).split('\n').slice(0, 2), [
+    '// Seen in 3 probes this session, not in the document (not part of the type):',
+    '// - $.firmwareVersion: undocumented, present in 3 of 3',
+  ]);
+  expect('typescript optional and nullable', ['  location?: Location;', '  } | null;'].map((text) => (described.typescript as string).includes(text)), [true, true]);
+
+  heading('9. A PATCH drafted from a GET, checked against the contract and never sent');
+  const received = api.requests.length;
+  const copied = { id: 'mtr_1', note: 'Moved to the basement', locaton: { site: 'Harbour Road 12', floor: -1 } };
+  const first = (await server.callTool('draft_request', { method: 'PATCH', path: '/meters/mtr_1', body: copied })).structuredContent;
+  line(`PATCH /meters/mtr_1 ${JSON.stringify(copied)} -> matchesContract=${first.matchesContract}`);
+  for (const problem of first.problems as { name: string; message: string }[]) line(`   ${problem.name}: ${problem.message}`);
+  expect('draft problems', (first.problems as { name: string; kind: string }[]).map(({ name, kind }) => `${kind} ${name}`), ['readOnly $.id', 'undocumented $.locaton']);
+  const fixed = { note: 'Moved to the basement', location: { site: 'Harbour Road 12', floor: -1 } };
+  const second = (await server.callTool('draft_request', { method: 'PATCH', path: '/meters/mtr_1', body: fixed })).structuredContent;
+  line(`fixed -> matchesContract=${second.matchesContract}; for a person to run:`);
+  line(`   ${second.request.curl}`);
+  expect('draft fixed', [second.matchesContract, second.request.headers.Authorization], [true, 'Bearer $API_KEY']);
+  expect('drafts send nothing', api.requests.length, received);
 }
 
 async function main(): Promise<void> {

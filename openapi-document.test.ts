@@ -11,7 +11,6 @@ import { gzipSync } from 'node:zlib';
 import {
   DocumentError,
   MAX_DOCUMENT_BYTES,
-  checkPathParams,
   createDocumentSource,
   indexOperations,
   loadDocument,
@@ -735,10 +734,6 @@ describe('path cases', () => {
           const compared: Record<string, unknown> = { operation: got.operation };
           if (expected.params) compared.params = got.params;
           assert.deepEqual(compared, want, request);
-          if (expected.findings) {
-            const match = matchOperation(doc, method, path);
-            assert.deepEqual(checkPathParams(doc, match), expected.findings, request);
-          }
         }
       });
     });
@@ -785,58 +780,6 @@ describe('path cases', () => {
   });
 });
 
-describe('checkPathParams', () => {
-  let doc: LoadedDocument;
-  before(async () => {
-    const fixture = JSON.parse(await readFile(join(CASES, '31-path-percent-encoded-params.json'), 'utf8'));
-    doc = await loadObject(fixture.input.openapi);
-  });
-
-  test('case 31: reports maxLength against the decoded value /resource/ab', () => {
-    assert.deepEqual(checkPathParams(doc, matchOperation(doc, 'GET', '/resource/ab')), [
-      { name: 'param', value: 'ab', problem: 'is longer than maxLength 1 (2 characters)' },
-    ]);
-  });
-
-  test('case 31: reports a value outside the enum', () => {
-    assert.deepEqual(checkPathParams(doc, matchOperation(doc, 'GET', '/kinds/foo%2Fbaz')), [
-      { name: 'kind', value: 'foo/baz', problem: 'is not one of ["foo/bar","a b"]' },
-    ]);
-  });
-
-  test('checks type, minLength, pattern and minimum', async () => {
-    const loaded = await loadObject({
-      openapi: '3.1.0',
-      info: { title: 't', version: '1' },
-      paths: {
-        '/n/{n}/{code}': {
-          get: {
-            parameters: [
-              { name: 'n', in: 'path', required: true, schema: { $ref: '#/components/schemas/Count' } },
-              { name: 'code', in: 'path', required: true, schema: { type: ['string', 'null'], minLength: 3, pattern: '^[a-z]+$' } },
-            ],
-            responses: {},
-          },
-        },
-      },
-      components: { schemas: { Count: { type: 'integer', minimum: 1 } } },
-    });
-    assert.deepEqual(checkPathParams(loaded, matchOperation(loaded, 'GET', '/n/x/ab')), [
-      { name: 'n', value: 'x', problem: 'is not of type integer' },
-      { name: 'code', value: 'ab', problem: 'is shorter than minLength 3 (2 characters)' },
-    ]);
-    assert.deepEqual(checkPathParams(loaded, matchOperation(loaded, 'GET', '/n/0/AB9')), [
-      { name: 'n', value: '0', problem: 'is less than minimum 1' },
-      { name: 'code', value: 'AB9', problem: 'does not match pattern ^[a-z]+$' },
-    ]);
-    assert.deepEqual(checkPathParams(loaded, matchOperation(loaded, 'GET', '/n/7/abc')), []);
-  });
-
-  test('returns no problems when nothing matched', () => {
-    assert.deepEqual(checkPathParams(doc, matchOperation(doc, 'GET', '/nothing/here/at/all')), []);
-  });
-});
-
 describe('the GitHub REST API description', () => {
   let doc: LoadedDocument;
   let loadMs = 0;
@@ -865,7 +808,6 @@ describe('the GitHub REST API description', () => {
       { operation: 'GET /repos/{owner}/{repo}/issues/{issue_number}', params: { owner: 'octocat', repo: 'hello-world', issue_number: '42' } },
       'issues/get',
     ]);
-    assert.deepEqual(checkPathParams(doc, match), []);
   });
 });
 

@@ -16,8 +16,8 @@ import { pathToFileURL } from 'node:url';
 import type { Readable, Writable } from 'node:stream';
 import { compareWithFixture, check, instancePath } from './validate.ts';
 import type { Finding, FixtureDiff } from './validate.ts';
-import { createDocumentSource, checkPathParams } from './openapi-document.ts';
-import { analyzeSample, findOperation, judge, operationKey, resolveOperation, summarize } from './contract.ts';
+import { createDocumentSource } from './openapi-document.ts';
+import { analyzeSample, checkParameters, describeOperation, describeTypeScript, draftRequest, findOperation, judge, operationKey, queryValues, resolveOperation, summarize } from './contract.ts';
 import type { SampleRecord } from './contract.ts';
 import type { DocumentSource, LoadedDocument, Operation } from './openapi-document.ts';
 import { decodeBody, MAX_BODY_DEPTH } from './http-body.ts';
@@ -642,8 +642,12 @@ async function sendProbe(decision: { url: URL }, context: ToolContext, selector?
   }
   structured.operation = summarize(match.operation);
   if (match.note) structured.matchNote = match.note;
-  const parameterProblems = checkPathParams(loaded, match);
+  // Path values stay `parameterProblems` (as before); the query sent is checked too, as `requestProblems`.
+  const problems = checkParameters(loaded, match.operation, { path: match.params, query: queryValues(decision.url, config.baseUrl.searchParams.keys()) });
+  const parameterProblems = problems.filter((problem) => problem.in === 'path');
+  const requestProblems = problems.filter((problem) => problem.in === 'query');
   if (parameterProblems.length) structured.parameterProblems = parameterProblems;
+  if (requestProblems.length) structured.requestProblems = requestProblems;
   Object.assign(structured, judge(loaded, match.operation, probed));
   const findings = structured.findings as unknown[] | undefined;
   if (findings && findings.length > MAX_FINDINGS_SHOWN) {
@@ -787,6 +791,57 @@ async function compareFixtureTool(args: Record<string, unknown>, context: ToolCo
   return result({ path: relativePath, live: { at: seen.at, probedNow }, ...diff, same: diff.onlyLive.length + diff.onlyFixture.length + diff.changed.length === 0 });
 }
 
+async function describeOperationTool(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
+  if (typeof args.operation !== 'string' || !args.operation.trim()) {
+    return failure('`operation` must be a string: an operationId ("getMeter"), "PATCH /meters/{meterId}", or a concrete path ("/meters/mtr_1").');
+  }
+  if (args.as !== undefined && args.as !== 'text' && args.as !== 'typescript') return failure('`as` must be "text" (default) or "typescript".');
+  if (args.part !== undefined && args.part !== 'request' && args.part !== 'responses') return failure('`part` must be "request" or "responses".');
+  if (args.status !== undefined && (typeof args.status !== 'string' || !/^([1-5][0-9][0-9]|[1-5]XX|default)$/i.test(args.status))) {
+    return failure('`status` must be a responses key as a string: "200", "4XX" or "default".');
+  }
+  if (args.depth !== undefined && (typeof args.depth !== 'number' || !Number.isInteger(args.depth) || args.depth < 0 || args.depth > 10)) {
+    return failure('`depth` must be a whole number from 0 to 10: how many $ref levels to expand (default 3).');
+  }
+  const state = await loadDocumentState(context);
+  if (!state.loaded) return failure(`describe_operation needs the OpenAPI document. ${state.problem}`);
+  const operation = resolveOperation(state.loaded, trimSlash(context.config.baseUrl.pathname), args.operation);
+  if (typeof operation === 'string') return failure(operation);
+  const options = { part: args.part as 'request' | 'responses' | undefined, status: args.status === undefined ? undefined : (args.status as string).toUpperCase().replace('DEFAULT', 'default'), depth: args.depth as number | undefined };
+  const seen = (context.log.byOperation.get(operationKey(operation)) ?? []).map((entry) => ({ status: entry.status, body: entry.body }));
+  const described = args.as === 'typescript' ? describeTypeScript(state.loaded, operation, options, seen) : describeOperation(state.loaded, operation, options);
+  return typeof described === 'string' ? failure(described) : result(described);
+}
+
+async function draftRequestTool(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
+  if (typeof args.method !== 'string' || !/^[A-Za-z]{3,7}$/.test(args.method)) return failure('`method` must be an HTTP method such as "POST", "PATCH" or "DELETE".');
+  const decision = buildProbeUrl(context.config.baseUrl, args.path, args.query);
+  if ('refusal' in decision) return failure(`Not drafted: ${decision.refusal}`);
+  const headers: Record<string, string> = {};
+  if (args.headers !== undefined) {
+    if (args.headers === null || typeof args.headers !== 'object' || Array.isArray(args.headers)) return failure('`headers` must be an object of header name to string value, such as {"If-Match": "W/\"1\""}.');
+    for (const [name, value] of Object.entries(args.headers)) {
+      if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) return failure(`\`headers\` has \`${name.slice(0, 80)}\`, which is not an HTTP header name (RFC 9110, 5.1).`);
+      if (typeof value !== 'string' || /[\u0000-\u001f\u007f]/.test(value)) return failure(`\`headers.${name}\` must be a string without control characters or newlines.`);
+      headers[name] = value;
+    }
+  }
+  if (args.body !== undefined && nestingDepth(args.body) > MAX_BODY_DEPTH) return failure(`\`body\` nests deeper than ${MAX_BODY_DEPTH} levels.`);
+  const state = await loadDocumentState(context);
+  if (!state.loaded) return failure(`draft_request needs the OpenAPI document. ${state.problem}`);
+  const { config } = context;
+  const drafted = draftRequest(state.loaded, {
+    method: args.method,
+    url: decision.url,
+    basePrefix: trimSlash(config.baseUrl.pathname),
+    baseQuery: [...config.baseUrl.searchParams.keys()],
+    headers,
+    body: args.body,
+    keyHeader: config.apiKey ? (config.apiKeyHeader ?? 'Authorization') : undefined,
+  });
+  return result({ ...drafted, note: 'Not sent. Run `request.curl` yourself after review, with API_KEY set in your shell.' });
+}
+
 const FINDING_SCHEMA = {
   type: 'object',
   properties: {
@@ -912,6 +967,54 @@ export const TOOLS: readonly Tool[] = [
     // destructiveHint and idempotentHint only mean something when readOnlyHint is false (MCP 2025-11-25, ToolAnnotations).
     annotations: { title: 'Sample records of one operation', readOnlyHint: true, openWorldHint: true },
     handler: probeSampleTool,
+  },
+  {
+    name: 'describe_operation',
+    title: 'Read one operation\'s contract',
+    description:
+      'An operation\'s contract from the document: parameters, body and response schemas by status ($refs expanded to `depth`). ' +
+      'as: "typescript" gives the response type (part: "request": the body type) for a client. At most 20,000 characters.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        operation: { type: 'string', description: 'operationId, "PATCH /a/{id}" or a path' },
+        as: { enum: ['text', 'typescript'] },
+        part: { enum: ['request', 'responses'] },
+        status: { type: 'string' },
+        depth: { type: 'integer', minimum: 0, maximum: 10 },
+      },
+      required: ['operation'],
+      additionalProperties: false,
+    },
+    outputSchema: { type: 'object', properties: { operation: { type: 'object' }, typescript: { type: 'string' }, cut: { type: 'string' } }, required: ['operation'] },
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    handler: describeOperationTool,
+  },
+  {
+    name: 'draft_request',
+    title: 'Check a request without sending it',
+    description:
+      'Checks a request of any method against the contract without sending it: parameters, body fields ("did you mean", readOnly). ' +
+      'Returns problems and the request as curl, the key as $API_KEY, for a person to run.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        method: { type: 'string' },
+        path: { type: 'string', description: 'after the base URL' },
+        query: { type: 'object' },
+        headers: { type: 'object', additionalProperties: { type: 'string' } },
+        body: {},
+      },
+      required: ['method', 'path'],
+      additionalProperties: false,
+    },
+    outputSchema: {
+      type: 'object',
+      properties: { matchesContract: { type: 'boolean' }, problems: { type: 'array' }, request: { type: 'object' } },
+      required: ['matchesContract', 'problems', 'request'],
+    },
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    handler: draftRequestTool,
   },
 ];
 

@@ -93,7 +93,7 @@ describe('probe-server.ts driven by the official MCP SDK client', () => {
     assert.equal(typeof session.client.getInstructions(), 'string');
   });
 
-  test('lists the four tools with their titles, annotations and output schemas', async () => {
+  test('lists the tools with their titles, annotations and output schemas', async () => {
     const { tools } = await session.client.listTools();
     assert.deepEqual(
       tools.map((tool) => ({ name: tool.name, title: tool.title, annotations: tool.annotations, hasOutputSchema: tool.outputSchema !== undefined })),
@@ -120,6 +120,18 @@ describe('probe-server.ts driven by the official MCP SDK client', () => {
           name: 'probe_sample',
           title: 'Sample records of one operation',
           annotations: { title: 'Sample records of one operation', readOnlyHint: true, openWorldHint: true },
+          hasOutputSchema: true,
+        },
+        {
+          name: 'describe_operation',
+          title: 'Read one operation\'s contract',
+          annotations: { readOnlyHint: true, openWorldHint: false },
+          hasOutputSchema: true,
+        },
+        {
+          name: 'draft_request',
+          title: 'Check a request without sending it',
+          annotations: { readOnlyHint: true, openWorldHint: false },
           hasOutputSchema: true,
         },
       ],
@@ -199,7 +211,7 @@ describe('probe-server.ts driven by the official MCP SDK client', () => {
     await assert.rejects(session.client.callTool({ name: 'delete_meter', arguments: {} }), (error: unknown) => {
       assert.ok(error instanceof McpError);
       assert.equal(error.code, -32602);
-      assert.equal(error.message, 'MCP error -32602: Unknown tool: delete_meter. Available: probe, field_presence, compare_fixture, probe_sample.');
+      assert.equal(error.message, 'MCP error -32602: Unknown tool: delete_meter. Available: probe, field_presence, compare_fixture, probe_sample, describe_operation, draft_request.');
       return true;
     });
   });

@@ -1,0 +1,130 @@
+/**
+ * The contract tools end to end: `describe_operation`, `draft_request` and the probe's `requestProblems`
+ * over stdio with a spawned `probe-server.ts` and the stand-in API, and their `structuredContent`
+ * checked against each tool's `outputSchema` by the official MCP SDK client (MCP 2025-11-25, Tools).
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { start } from './stand-in-api.ts';
+import type { StandIn } from './stand-in-api.ts';
+import { nodeArgsFor, spawnServer } from './stdio-client.ts';
+import type { StdioClient } from './stdio-client.ts';
+
+const HERE = fileURLToPath(new URL('.', import.meta.url));
+const KEY = 'contract-tools-key-5f2a91';
+
+describe('describe_operation, draft_request and requestProblems over stdio (spawned server, stand-in API)', () => {
+  let api: StandIn;
+  let client: StdioClient;
+  before(async () => {
+    api = await start({ key: KEY });
+    client = spawnServer({ API_BASE_URL: api.url, API_KEY: KEY, OPENAPI_DOC: `${HERE}openapi.json` });
+    await client.initialize();
+  });
+  after(async () => {
+    await client.close();
+    await api.close();
+  });
+
+  it('reports a query value outside the enum and an unknown query name as requestProblems of a probe', async () => {
+    const called = await client.callTool('probe', { path: '/meters?status=gone', query: { limit: '5' } });
+    assert.deepEqual(called.structuredContent.requestProblems, [
+      { in: 'query', name: 'status', kind: 'invalid', value: 'gone', problem: 'is "gone", not one of the allowed values ["active","inactive","removed"]' },
+      { in: 'query', name: 'limit', kind: 'unknown', value: '5', problem: 'is not a query parameter of GET /meters; it takes status' },
+    ]);
+  });
+
+  it('describes getMeter as TypeScript with the undocumented field the probes showed, counted', async () => {
+    await client.callTool('probe', { path: '/meters/mtr_1' });
+    await client.callTool('probe', { path: '/meters/mtr_3' });
+    const called = await client.callTool('describe_operation', { operation: 'getMeter', as: 'typescript' });
+    const typescript: string = called.structuredContent.typescript;
+    assert.deepEqual([called.isError, typescript.split('\n').slice(0, 5)], [undefined, [
+      '// Seen in 2 probes this session, not in the document (not part of the type):',
+      '// - $.firmwareVersion: undocumented, present in 2 of 2',
+      '',
+      'export type GetMeterResponse = Meter;',
+      '',
+    ]]);
+  });
+
+  it('answers an unknown operation with an isError result naming the nearest templates', async () => {
+    const called = await client.callTool('describe_operation', { operation: '/meterz' });
+    assert.deepEqual(called, { content: [{ type: 'text', text: 'No GET operation matches /meterz. Nearest: GET /meters, GET /meters/{meterId}, GET /meters/{meterId}/readings.' }], isError: true });
+  });
+
+  it('drafts a POST without sending it: problems, and the envelope with the key as a placeholder', async () => {
+    const before = api.requests.length;
+    const called = await client.callTool('draft_request', { method: 'POST', path: '/meters/mtr_1/readings', body: { kwh: 12.5, taken_at: '2026-11-30T10:00:00Z' } });
+    assert.deepEqual([called.structuredContent, api.requests.length - before, JSON.stringify(called).includes(KEY)], [{
+      matchesContract: false,
+      operation: { method: 'POST', pathTemplate: '/meters/{meterId}/readings', operationId: 'submitReading' },
+      problems: [
+        { in: 'body', name: '$.takenAt', kind: 'missing', severity: 'error', message: 'is required but missing' },
+        { in: 'body', name: '$.taken_at', kind: 'undocumented', severity: 'warning', message: 'is present but not documented in the schema; did you mean takenAt?' },
+      ],
+      request: {
+        method: 'POST',
+        url: `${api.url}/meters/mtr_1/readings`,
+        headers: { 'Content-Type': 'application/json', Authorization: 'Bearer $API_KEY' },
+        body: { kwh: 12.5, taken_at: '2026-11-30T10:00:00Z' },
+        curl: `curl -X 'POST' '${api.url}/meters/mtr_1/readings' -H 'Content-Type: application/json' -H 'Authorization: Bearer '"$API_KEY" --data-raw '{"kwh":12.5,"taken_at":"2026-11-30T10:00:00Z"}'`,
+      },
+      note: 'Not sent. Run `request.curl` yourself after review, with API_KEY set in your shell.',
+    }, 0, false]);
+  });
+
+  it('refuses a draft whose path leaves the base URL, as the probe does', async () => {
+    const called = await client.callTool('draft_request', { method: 'DELETE', path: '//evil.test/x' });
+    assert.deepEqual(called, { content: [{ type: 'text', text: 'Not drafted: `path` "//evil.test/x" starts with "//", which names another host; give a path with a single leading "/", such as "/meters/mtr_1".' }], isError: true });
+  });
+
+  it('keeps each contract tool in tools/list near 150 tokens (bytes / 4) and prints the whole list\'s size', async (t) => {
+    const listed = await client.request('tools/list');
+    const bytes = Buffer.byteLength(JSON.stringify(listed.result));
+    t.diagnostic(`tools/list: ${bytes} bytes, ~${Math.round(bytes / 4)} tokens, ${listed.result.tools.length} tools`);
+    const mine = listed.result.tools.filter((tool: { name: string }) => tool.name === 'describe_operation' || tool.name === 'draft_request');
+    const tokens = mine.map((tool: unknown) => Math.round(Buffer.byteLength(JSON.stringify(tool)) / 4));
+    t.diagnostic(`describe_operation ~${tokens[0]} tokens, draft_request ~${tokens[1]} tokens`);
+    assert.deepEqual(tokens.map((count: number) => count <= 250), [true, true]);
+  });
+});
+
+describe('describe_operation and draft_request through the official SDK client (outputSchema validated)', () => {
+  let api: StandIn;
+  let client: Client;
+  before(async () => {
+    api = await start({ key: KEY });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: nodeArgsFor(`${HERE}probe-server.ts`),
+      env: { API_BASE_URL: api.url, API_KEY: KEY, OPENAPI_DOC: `${HERE}openapi.json` },
+      cwd: HERE,
+      stderr: 'pipe',
+    });
+    client = new Client({ name: 'contract-tools-test', version: '0.0.0' });
+    await client.connect(transport);
+    await client.listTools(); // the SDK validates structuredContent only once it has the output schemas
+  });
+  after(async () => {
+    await client.close();
+    await api.close();
+  });
+
+  it('returns describe_operation results (text and TypeScript) that pass the SDK\'s outputSchema check', async () => {
+    const text = await client.callTool({ name: 'describe_operation', arguments: { operation: 'PATCH /meters/{meterId}', part: 'request' } });
+    const typed = await client.callTool({ name: 'describe_operation', arguments: { operation: 'listReadings', as: 'typescript' } });
+    assert.deepEqual([(text.structuredContent as { operation: unknown }).operation, (typed.structuredContent as { typescript: string }).typescript], [
+      { method: 'PATCH', pathTemplate: '/meters/{meterId}', operationId: 'updateMeter', summary: "Update a meter's note or location" },
+      'export type ListReadingsResponse = Reading[];\n\nexport type Reading = {\n  kwh: number;\n  takenAt: string;\n  source?: "smart" | "manual" | "estimate";\n};\n',
+    ]);
+  });
+
+  it('returns a draft_request result that passes the SDK\'s outputSchema check', async () => {
+    const called = await client.callTool({ name: 'draft_request', arguments: { method: 'PATCH', path: '/meters/mtr_1', body: { note: 'moved' } } });
+    assert.deepEqual([(called.structuredContent as { matchesContract: boolean }).matchesContract, (called.structuredContent as { problems: unknown[] }).problems], [true, []]);
+  });
+});

@@ -1,0 +1,263 @@
+/**
+ * Renders an OpenAPI schema as TypeScript declarations to paste into a client (contract layer: no MCP,
+ * no HTTP). Each schema under `components/schemas` (2.0: `definitions`) that is reached becomes a named
+ * type, so a `$ref` cycle is simply a type that names itself. The rules follow the document, never a
+ * response: OpenAPI 3.0.3 and 3.1.0, Schema Object.
+ */
+import { resolvePointer, unescapePointerToken } from './validate.ts';
+
+/** Which side of the wire: a request type leaves `readOnly` properties out, a response type `writeOnly` ones (OAS 3.0.3, Schema Object). */
+export type Direction = 'request' | 'response';
+
+type Node = Record<string, unknown>;
+
+type Renderer = {
+  doc: Node;
+  dialect: '2.0' | '3.0' | '3.1';
+  direction: Direction;
+  /** `$ref` to the type name it was given. */
+  names: Map<string, string>;
+  /** Declarations in the order names were handed out; filled after the name, so a cycle finds its name. */
+  declarations: Map<string, string>;
+  taken: Set<string>;
+  /** Pointers being inlined (not named), to stop a cycle through a non-component `$ref`. */
+  inlining: Set<string>;
+  /** Schema nodes left to render: inlined `$ref`s that fan out must not stall the thread. */
+  budget: number;
+};
+
+const MAX_NESTING = 48;
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+// One string, split: a keyword list as separate literals would put `"import",` into the bundle, which
+// bundle.test.ts (rightly) reads as an import specifier.
+const RESERVED = new Set(
+  ('break case catch class const continue debugger default delete do else enum export extends false finally for function if import in ' +
+    'instanceof new null return super switch this throw true try typeof var void while with any unknown never string number boolean ' +
+    'object symbol bigint undefined type interface let yield await Array Record').split(' '),
+);
+
+function isNode(value: unknown): value is Node {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/**
+ * A TypeScript type name from any text: words split on anything but letters and digits, each
+ * capitalised (`full-repository` gives `FullRepository`, `pulls/list-files` + `Response` gives
+ * `PullsListFilesResponse`); a leading digit or a reserved word gets a `T` in front.
+ */
+export function typeName(text: string): string {
+  const words = text.split(/[^A-Za-z0-9]+/).filter(Boolean);
+  let name = words.map((word) => word[0]!.toUpperCase() + word.slice(1)).join('');
+  if (name === '' || /^[0-9]/.test(name) || RESERVED.has(name)) name = `T${name}`;
+  return name;
+}
+
+function propertyKey(name: string): string {
+  return IDENTIFIER.test(name) ? name : JSON.stringify(name);
+}
+
+function literal(value: unknown): string {
+  if (value === null) return 'null';
+  if (typeof value === 'string' || typeof value === 'boolean') return JSON.stringify(value);
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  return 'unknown';
+}
+
+function union(parts: string[]): string {
+  const unique = [...new Set(parts)];
+  if (unique.includes('unknown')) return 'unknown';
+  return unique.length === 0 ? 'never' : unique.join(' | ');
+}
+
+/** Wraps a type that holds a top-level `|` or `&` so it can stand in an array or an intersection. */
+function grouped(type: string): string {
+  let depth = 0;
+  for (let index = 0; index < type.length; index++) {
+    const character = type[index]!;
+    if (character === '"') {
+      // Skip a string literal (JSON escapes).
+      for (index++; index < type.length && type[index] !== '"'; index++) if (type[index] === '\\') index++;
+    } else if ('{(<['.includes(character)) depth++;
+    else if ('})>]'.includes(character)) depth--;
+    else if (depth === 0 && (character === '|' || character === '&')) return `(${type})`;
+  }
+  return type;
+}
+
+/** The component name of a `$ref` that gets a named type: `#/components/schemas/X` or `#/definitions/X`. */
+function componentName(ref: string): string | undefined {
+  const hit = /^#\/(?:components\/schemas|definitions)\/([^/]+)$/.exec(ref);
+  return hit ? unescapePointerToken(hit[1]!) : undefined;
+}
+
+function nameFor(renderer: Renderer, ref: string, component: string): string {
+  const known = renderer.names.get(ref);
+  if (known) return known;
+  let name = typeName(component);
+  for (let counter = 2; renderer.taken.has(name); counter++) name = `${typeName(component)}${counter}`;
+  renderer.taken.add(name);
+  renderer.names.set(ref, name);
+  let target: unknown;
+  try {
+    target = resolvePointer(renderer.doc, ref);
+  } catch {
+    renderer.declarations.set(name, `/** \`${ref}\` could not be resolved. */\nexport type ${name} = unknown;`);
+    return name;
+  }
+  renderer.declarations.set(name, ''); // keeps the order of first use; filled below
+  renderer.declarations.set(name, `export type ${name} = ${render(renderer, target, 0)};`);
+  return name;
+}
+
+function flag(renderer: Renderer, schema: unknown, key: 'readOnly' | 'writeOnly', depth = 0): boolean {
+  if (!isNode(schema) || depth > 8) return false;
+  if (schema[key] === true) return true;
+  if (typeof schema.$ref === 'string') {
+    try {
+      if (flag(renderer, resolvePointer(renderer.doc, schema.$ref), key, depth + 1)) return true;
+    } catch {
+      return false;
+    }
+  }
+  return Array.isArray(schema.allOf) && schema.allOf.some((part) => flag(renderer, part, key, depth + 1));
+}
+
+function render(renderer: Renderer, schema: unknown, nesting: number, indent = 0): string {
+  if (schema === true || (isNode(schema) && Object.keys(schema).length === 0)) return 'unknown';
+  if (schema === false) return 'never';
+  if (!isNode(schema) || nesting > MAX_NESTING || --renderer.budget < 0) return 'unknown';
+  if (typeof schema.$ref === 'string') {
+    const ref = schema.$ref;
+    const component = componentName(ref);
+    let type: string;
+    if (component !== undefined) type = nameFor(renderer, ref, component);
+    else if (renderer.inlining.has(ref)) type = 'unknown';
+    else {
+      renderer.inlining.add(ref);
+      try {
+        type = render(renderer, resolvePointer(renderer.doc, ref), nesting + 1, indent);
+      } catch {
+        type = 'unknown';
+      }
+      renderer.inlining.delete(ref);
+    }
+    // 3.0: keywords beside $ref are ignored; 3.1: they apply (a sibling `nullable`-like `type` list is rare).
+    if (renderer.dialect !== '3.1') return type;
+    const rest = { ...schema };
+    delete rest.$ref;
+    for (const key of ['description', 'title', 'example', 'examples', 'deprecated', 'readOnly', 'writeOnly', '$comment', 'default']) delete rest[key];
+    return Object.keys(rest).length === 0 ? type : `${grouped(type)} & ${grouped(render(renderer, rest, nesting + 1, indent))}`;
+  }
+  const nullable = schema.nullable === true || schema['x-nullable'] === true;
+  const withNull = (type: string) => (nullable && type !== 'unknown' && !type.split(' | ').includes('null') ? `${type} | null` : type);
+  if (Object.hasOwn(schema, 'const')) return withNull(literal(schema.const));
+  if (Array.isArray(schema.enum) && schema.enum.length > 0) return withNull(union(schema.enum.map(literal)));
+  const parts: string[] = [];
+  const own = ownType(renderer, schema, nesting, indent);
+  if (own !== undefined) parts.push(own);
+  const alternatives = [...(Array.isArray(schema.oneOf) ? schema.oneOf : []), ...(Array.isArray(schema.anyOf) ? schema.anyOf : [])];
+  if (alternatives.length > 0) parts.push(union(alternatives.map((part) => render(renderer, part, nesting + 1, indent))));
+  if (Array.isArray(schema.allOf)) for (const part of schema.allOf) parts.push(render(renderer, part, nesting + 1, indent));
+  const meaningful = parts.filter((part) => part !== 'unknown');
+  const type = meaningful.length === 0 ? 'unknown' : meaningful.length === 1 ? meaningful[0]! : meaningful.map(grouped).join(' & ');
+  return withNull(type);
+}
+
+/** The type the schema's own `type`, `properties` and `items` give, or undefined when it says nothing of its own. */
+function ownType(renderer: Renderer, schema: Node, nesting: number, indent: number): string | undefined {
+  const declared = typeof schema.type === 'string' ? [schema.type] : Array.isArray(schema.type) ? schema.type.filter((t): t is string => typeof t === 'string') : [];
+  const looksObject = isNode(schema.properties) || isNode(schema.additionalProperties) || schema.additionalProperties === true;
+  const types = declared.length > 0 ? declared : looksObject ? ['object'] : schema.items !== undefined ? ['array'] : [];
+  if (types.length === 0) return undefined;
+  return union(types.map((type) => {
+    switch (type) {
+      case 'string':
+        return 'string';
+      case 'integer':
+      case 'number':
+        return 'number';
+      case 'boolean':
+        return 'boolean';
+      case 'null':
+        return 'null';
+      case 'array': {
+        if (Array.isArray(schema.prefixItems) || Array.isArray(schema.items)) return 'unknown[]';
+        const items = schema.items === undefined ? 'unknown' : render(renderer, schema.items, nesting + 1, indent);
+        return `${grouped(items)}[]`;
+      }
+      case 'object':
+        return objectType(renderer, schema, nesting, indent);
+      default:
+        return 'unknown';
+    }
+  }));
+}
+
+function objectType(renderer: Renderer, schema: Node, nesting: number, indent: number): string {
+  const required = new Set(Array.isArray(schema.required) ? schema.required.filter((name): name is string => typeof name === 'string') : []);
+  const hidden = renderer.direction === 'request' ? 'readOnly' : 'writeOnly';
+  const members: string[] = [];
+  const properties = isNode(schema.properties) ? schema.properties : {};
+  for (const [name, property] of Object.entries(properties)) {
+    if (flag(renderer, property, hidden)) continue;
+    members.push(`${propertyKey(name)}${required.has(name) ? '' : '?'}: ${render(renderer, property, nesting + 1, indent + 1)};`);
+  }
+  const extra = schema.additionalProperties;
+  if (extra === true || isNode(extra)) {
+    // An index signature must admit every named property's type, so beside named ones it is `unknown`.
+    const type = members.length > 0 || extra === true ? 'unknown' : render(renderer, extra, nesting + 1, indent + 1);
+    members.push(`[key: string]: ${type};`);
+  } else if (members.length === 0 && extra !== false) {
+    members.push('[key: string]: unknown;');
+  }
+  if (members.length === 0) return 'Record<string, never>';
+  const inner = '  '.repeat(Math.min(indent, 20) + 1);
+  return `{\n${members.map((member) => `${inner}${member}`).join('\n')}\n${'  '.repeat(Math.min(indent, 20))}}`;
+}
+
+/** A field path from API bytes, fit for one `//` comment line: line breaks and other control characters escaped, at most 200 characters. */
+function commentSafe(path: string): string {
+  const escaped = path.replace(/[\u0000-\u001f\u007f\u2028\u2029]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return escaped.length > 200 ? `${escaped.slice(0, 199)}…` : escaped;
+}
+
+/** What probes of the operation in this session showed beside the document, for the comment above the type. */
+export type Observed = {
+  /** How many complete JSON bodies were seen. */
+  probes: number;
+  /** Fields the document does not mention: instance path (`$.items[].x`) and how often it appeared. */
+  undocumented: { path: string; present: number; of: number }[];
+  /** Fields the API sent as null although the document does not allow null: in how many of the bodies. */
+  unexpectedNull: { path: string; bodies: number }[];
+};
+
+/**
+ * Renders `schema` as TypeScript declarations: `export type <rootName> = ...;` first, then one
+ * `export type` per component schema reached (names from `components/schemas`, made identifiers by
+ * `typeName`). Required properties are exactly the document's `required`; others are optional (`?`).
+ * 3.0 `nullable` (and 2.0 `x-nullable`) and 3.1 `type: [..., "null"]` add `| null`; `enum` and `const`
+ * become literal unions; `oneOf`/`anyOf` a union, `allOf` an intersection; `additionalProperties` an
+ * index signature (`unknown` beside named properties, which it must admit); an object without
+ * properties `{[key: string]: unknown}`; `readOnly` properties are left out of request types and
+ * `writeOnly` ones out of response types. A `$ref` that cannot be resolved is `unknown`, with a comment.
+ * @param observed When given, a comment above the declarations lists undocumented fields and nulls the
+ *   document does not allow, with counts ("the API sent null in 3 of 3").
+ * @returns The declarations as one string (LF line ends). Never throws on a malformed schema.
+ */
+export function renderTypeScript(doc: unknown, schema: unknown, rootName: string, direction: Direction, observed?: Observed): string {
+  const root = isNode(doc) ? doc : {};
+  const dialect = typeof root.swagger === 'string' ? '2.0' : typeof root.openapi === 'string' && root.openapi.startsWith('3.0') ? '3.0' : '3.1';
+  const renderer: Renderer = { doc: root, dialect, direction, names: new Map(), declarations: new Map(), taken: new Set([rootName]), inlining: new Set(), budget: 50_000 };
+  const rootType = render(renderer, schema, 0);
+  const lines: string[] = [];
+  if (observed && (observed.undocumented.length > 0 || observed.unexpectedNull.length > 0)) {
+    lines.push(`// Seen in ${observed.probes} probe${observed.probes === 1 ? '' : 's'} this session, not in the document (not part of the type):`);
+    for (const field of observed.undocumented.slice(0, 50)) lines.push(`// - ${commentSafe(field.path)}: undocumented, present in ${field.present} of ${field.of}`);
+    for (const field of observed.unexpectedNull.slice(0, 50)) lines.push(`// - ${commentSafe(field.path)}: the API sent null in ${field.bodies} of ${observed.probes}; the document probably omits null`);
+    const more = Math.max(0, observed.undocumented.length - 50) + Math.max(0, observed.unexpectedNull.length - 50);
+    if (more > 0) lines.push(`// - and ${more} more`);
+  }
+  lines.push(`export type ${rootName} = ${rootType};`);
+  for (const declaration of renderer.declarations.values()) lines.push(declaration);
+  return lines.join('\n\n').replace(/^(\/\/.*)\n\n(?=\/\/)/gm, '$1\n') + '\n';
+}
