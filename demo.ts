@@ -52,7 +52,7 @@ export async function run(): Promise<number> {
       line(`${tool.name.padEnd(16)} ${hints.join(' ')}`);
     }
     expect('tools', listed.tools.map((tool: { name: string }) => tool.name), ['probe', 'field_presence', 'compare_fixture', 'probe_sample', 'describe_operation', 'draft_request']);
-    expect('probe hints', [listed.tools[0].annotations.readOnlyHint, listed.tools[0].annotations.destructiveHint, listed.tools[0].annotations.openWorldHint], [true, false, true]);
+    expect('probe hints', [listed.tools[0].annotations.readOnlyHint, listed.tools[0].annotations.openWorldHint], [true, true]);
     expect('no method parameter', Object.keys(listed.tools[0].inputSchema.properties), ['path', 'query', 'select']);
 
     heading('2. Three probes of GET /meters/{meterId}, each checked against openapi.json');

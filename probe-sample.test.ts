@@ -138,7 +138,7 @@ describe('argument check in dispatch (every tool against its own inputSchema)', 
     const before = api.requests.length;
     const called = await call('probe', { path: '/meters', query: { status: { eq: 'active' } } });
     assert.deepEqual([called, api.requests.length], [{
-      content: [{ type: 'text', text: 'Refused, nothing was sent: `query.status` must be a string, number or boolean, got an object (query: Query parameters to add, name to value, e.g. {"limit": 5}).' }],
+      content: [{ type: 'text', text: 'Refused, nothing was sent: `query.status` must be a string, number or boolean, got an object (query: Query parameters, e.g. {"limit": 5}).' }],
       isError: true,
     }, before]);
   });
@@ -150,14 +150,14 @@ describe('argument check in dispatch (every tool against its own inputSchema)', 
 
   it('refuses an empty operation for field_presence', async () => {
     const called = await call('field_presence', { operation: '' });
-    assert.deepEqual(called.content[0].text, 'Refused, nothing was sent: `operation` is 0 characters long, fewer than minLength 1 (operation: operationId ("getMeter"), "GET /meters/{meterId}", or a concrete path ("/meters/mtr_1")).');
+    assert.deepEqual(called.content[0].text, 'Refused, nothing was sent: `operation` is 0 characters long, fewer than minLength 1 (operation: operationId, "GET /meters/{meterId}" or a path probed).');
   });
 
   it('refuses a probe_sample of one path (minItems 2) and sends nothing', async () => {
     const before = api.requests.length;
     const called = await call('probe_sample', { paths: ['/meters/mtr_1'] });
     assert.deepEqual([called.content[0].text, called.isError, api.requests.length], [
-      'Refused, nothing was sent: `paths` has 1 items, fewer than minItems 2 (paths: Paths of records of one operation, e.g. ["/meters/mtr_1", "/meters/mtr_2"]).',
+      'Refused, nothing was sent: `paths` has 1 items, fewer than minItems 2 (paths: e.g. ["/meters/mtr_1", "/meters/mtr_2"]).',
       true,
       before,
     ]);
@@ -165,19 +165,19 @@ describe('argument check in dispatch (every tool against its own inputSchema)', 
 
   it('refuses a probe_sample of eleven paths (maxItems 10)', async () => {
     const called = await call('probe_sample', { paths: Array.from({ length: 11 }, (_, index) => `/meters/m${index}`) });
-    assert.equal(called.content[0].text, 'Refused, nothing was sent: `paths` has 11 items, more than maxItems 10 (paths: Paths of records of one operation, e.g. ["/meters/mtr_1", "/meters/mtr_2"]).');
+    assert.equal(called.content[0].text, 'Refused, nothing was sent: `paths` has 11 items, more than maxItems 10 (paths: e.g. ["/meters/mtr_1", "/meters/mtr_2"]).');
   });
 
   it('refuses the same path twice (uniqueItems)', async () => {
     const called = await call('probe_sample', { paths: ['/meters/mtr_1', '/meters/mtr_1'] });
-    assert.equal(called.content[0].text, 'Refused, nothing was sent: `paths` has item 1 equal to item 0, but uniqueItems is true (paths: Paths of records of one operation, e.g. ["/meters/mtr_1", "/meters/mtr_2"]).');
+    assert.equal(called.content[0].text, 'Refused, nothing was sent: `paths` has item 1 equal to item 0, but uniqueItems is true (paths: e.g. ["/meters/mtr_1", "/meters/mtr_2"]).');
   });
 
   it('names the element of paths that is not a string, and a missing paths with an unknown name in one reply', async () => {
     const replies = [await call('probe_sample', { paths: ['/meters/mtr_1', 7] }), await call('probe_sample', { path: '/meters/mtr_1' })];
     assert.deepEqual(replies.map((reply) => reply.content[0].text), [
-      'Refused, nothing was sent: `paths[1]` must be a string, got an integer (paths: Paths of records of one operation, e.g. ["/meters/mtr_1", "/meters/mtr_2"]).',
-      'Refused, nothing was sent: `paths` is required (paths: Paths of records of one operation, e.g. ["/meters/mtr_1", "/meters/mtr_2"]). Unknown argument for probe_sample: path. It takes: paths, query.',
+      'Refused, nothing was sent: `paths[1]` must be a string, got an integer (paths: e.g. ["/meters/mtr_1", "/meters/mtr_2"]).',
+      'Refused, nothing was sent: `paths` is required (paths: e.g. ["/meters/mtr_1", "/meters/mtr_2"]). Unknown argument for probe_sample: path. It takes: paths, query.',
     ]);
   });
 });

@@ -842,35 +842,22 @@ async function draftRequestTool(args: Record<string, unknown>, context: ToolCont
   return result({ ...drafted, note: 'Not sent. Run `request.curl` yourself after review, with API_KEY set in your shell.' });
 }
 
-const FINDING_SCHEMA = {
-  type: 'object',
-  properties: {
-    kind: { type: 'string' },
-    severity: { type: 'string' },
-    path: { type: 'string' },
-    schemaPath: { type: 'string' },
-    message: { type: 'string' },
-  },
-} as const;
-
 /** The tools, in the order `tools/list` gives them. */
 export const TOOLS: readonly Tool[] = [
   {
     name: 'probe',
     title: 'Probe the API (read-only GET)',
     description:
-      'Sends one GET to the configured API (the only method; the server adds the key and never shows it) and returns status, ' +
-      'content type, body bytes and the body (a large body as a view cut to fit, marked "… 27 more items"; `select` such as ' +
-      '"$.items[3]" returns one part whole). With an OpenAPI document, `findings` lists where the whole response breaks the ' +
-      'matched operation\'s schema (missing required fields, wrong types, enum violations, undocumented fields), each at an ' +
-      'instance path such as $.items[0].id. Absolute URLs, "//host", backslashes and ".." are refused. A field absent in one ' +
-      'record may be optional: compare records with probe_sample.',
+      'One GET to the API (the only method; the key is added, never shown). Returns status, content type, bytes and the body ' +
+      '(a large one as a view cut to fit; `select` returns one part). With a document, `findings` lists where the whole body ' +
+      'breaks the operation\'s schema (missing, wrong type, enum, undocumented) at instance paths like $.items[0].id. A field ' +
+      'absent in one record may be optional: compare records with probe_sample.',
     inputSchema: {
       type: 'object',
       properties: {
-        path: { type: 'string', description: 'Path after the base URL, with a single leading "/", e.g. "/meters/mtr_1" or "/meters?status=active".' },
-        query: { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean'] }, description: 'Query parameters to add, name to value, e.g. {"limit": 5}.' },
-        select: { type: 'string', description: 'Return only this part of the JSON body: "$.items[0]" or "/items/0". Findings still cover the whole body.' },
+        path: { type: 'string', description: 'Path after the base URL, e.g. "/meters/mtr_1" or "/meters?status=active".' },
+        query: { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean'] }, description: 'Query parameters, e.g. {"limit": 5}.' },
+        select: { type: 'string', description: 'Part of the JSON body to return: "$.items[0]" or "/items/0".' },
       },
       required: ['path'],
       additionalProperties: false,
@@ -878,65 +865,58 @@ export const TOOLS: readonly Tool[] = [
     outputSchema: {
       type: 'object',
       properties: {
-        url: { type: 'string' },
         status: { type: 'integer' },
-        contentType: { type: ['string', 'null'] },
         bytes: { type: 'integer' },
-        truncated: { type: 'boolean' },
-        body: {},
-        view: { type: 'object', description: 'Present when `body` is a part (select) or was cut to PROBE_MAX_BYTES.' },
-        findings: { type: 'array', items: FINDING_SCHEMA },
+        findings: { type: 'array' },
         matchesContract: { type: 'boolean' },
       },
       required: ['url', 'status', 'contentType', 'bytes', 'truncated', 'body'],
     },
-    annotations: { title: 'Probe the API (read-only GET)', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+    // destructiveHint and idempotentHint only mean something when readOnlyHint is false (MCP 2025-11-25, ToolAnnotations).
+    annotations: { readOnlyHint: true, openWorldHint: true },
     handler: probeTool,
   },
   {
     name: 'field_presence',
     title: 'Optional fields across probes',
     description:
-      'Sends no request. For one operation probed in this session, lists each field with how often it was present ("present in 2 ' +
-      'of 3"), whether the document requires it, and fields it never mentions; then what a shape inferred from the first probe ' +
-      'alone gets wrong. Waits for probes of that operation still running.',
+      'Sends nothing. For an operation probed this session: each field\'s presence ("present in 2 of 3"), whether the document ' +
+      'requires it, undocumented fields, and what a shape inferred from the first probe gets wrong.',
     inputSchema: {
       type: 'object',
       properties: {
-        operation: { type: 'string', minLength: 1, description: 'operationId ("getMeter"), "GET /meters/{meterId}", or a concrete path ("/meters/mtr_1").' },
+        operation: { type: 'string', minLength: 1, description: 'operationId, "GET /meters/{meterId}" or a path probed' },
       },
       required: ['operation'],
       additionalProperties: false,
     },
-    annotations: { title: 'Optional fields across probes', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: true, openWorldHint: false },
     handler: fieldPresenceTool,
   },
   {
     name: 'compare_fixture',
     title: 'Compare a saved fixture with the live record',
     description:
-      'Compares a saved body (a test fixture) with the live response of the same path: fields only live, fields only in the ' +
-      'fixture, and values that changed, each at an instance path. Uses this session\'s newest probe of that exact path, or ' +
-      'probes it now (GET, as probe does).',
+      'Compares a saved body (a fixture) with the live record of the same path: fields only live, only in the fixture, and ' +
+      'changed values. Uses this session\'s newest probe of that path, or probes it now.',
     inputSchema: {
       type: 'object',
       properties: {
-        path: { type: 'string', description: 'The record\'s path after the base URL, e.g. "/meters/mtr_1".' },
-        fixture: { description: 'The saved body: the JSON object or array as it was recorded.' },
+        path: { type: 'string', description: 'after the base URL' },
+        fixture: { description: 'the saved JSON body' },
       },
       required: ['path', 'fixture'],
       additionalProperties: false,
     },
-    annotations: { title: 'Compare a saved fixture with the live record', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+    annotations: { readOnlyHint: true, openWorldHint: true },
     handler: compareFixtureTool,
   },
   {
     name: 'probe_sample',
     title: 'Sample records of one operation',
     description:
-      'Probes 2-10 records of ONE GET operation in turn, as probe does. Returns per probe status, bytes and findings (no bodies); ' +
-      'each field\'s presence ("present in 2 of 3") and whether the document requires it; undocumented fields; what a shape ' +
-      'inferred from the first record alone gets wrong. Paths of different operations are refused, nothing sent.',
+      'Probes 2-10 records of ONE GET operation in turn, as probe does: per probe status and findings (no bodies), each ' +
+      'field\'s presence and whether it is required, undocumented fields, and what a shape inferred from the first gets wrong.',
     inputSchema: {
       type: 'object',
       properties: {
@@ -946,26 +926,19 @@ export const TOOLS: readonly Tool[] = [
           minItems: 2,
           maxItems: 10,
           uniqueItems: true,
-          description: 'Paths of records of one operation, e.g. ["/meters/mtr_1", "/meters/mtr_2"].',
+          description: 'e.g. ["/meters/mtr_1", "/meters/mtr_2"]',
         },
-        query: { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean'] }, description: 'Query parameters added to every path, e.g. {"limit": 5}.' },
+        query: { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean'] }, description: 'added to every path' },
       },
       required: ['paths'],
       additionalProperties: false,
     },
     outputSchema: {
       type: 'object',
-      properties: {
-        operation: { type: 'object' },
-        probes: { type: 'array' },
-        fields: { type: 'array' },
-        undocumentedFields: { type: 'array' },
-        inferredFromFirst: { type: 'object' },
-      },
+      properties: { operation: { type: 'object' }, probes: { type: 'array' } },
       required: ['operation', 'probes'],
     },
-    // destructiveHint and idempotentHint only mean something when readOnlyHint is false (MCP 2025-11-25, ToolAnnotations).
-    annotations: { title: 'Sample records of one operation', readOnlyHint: true, openWorldHint: true },
+    annotations: { readOnlyHint: true, openWorldHint: true },
     handler: probeSampleTool,
   },
   {

@@ -346,7 +346,7 @@ describe('createHandler (dispatch)', () => {
     const probeTool = listed.result.tools[0];
     assert.deepEqual([probeTool.name, probeTool.annotations, Object.keys(probeTool.inputSchema.properties)], [
       'probe',
-      { title: 'Probe the API (read-only GET)', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+      { readOnlyHint: true, openWorldHint: true },
       ['path', 'query', 'select'],
     ]);
   });
@@ -361,9 +361,9 @@ describe('createHandler (dispatch)', () => {
     const replies: any[] = [];
     for (const args of [{}, { path: '/x', method: 'DELETE' }, { path: 7 }]) replies.push(await handler.handleMessage({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'probe', arguments: args } }));
     assert.deepEqual(replies.map((reply) => [reply.result.isError, reply.result.content[0].text]), [
-      [true, 'Refused, nothing was sent: `path` is required (path: Path after the base URL, with a single leading "/", e.g. "/meters/mtr_1" or "/meters?status=active").'],
+      [true, 'Refused, nothing was sent: `path` is required (path: Path after the base URL, e.g. "/meters/mtr_1" or "/meters?status=active").'],
       [true, 'Unknown argument for probe: method. It takes: path, query, select.'],
-      [true, 'Refused, nothing was sent: `path` must be a string, got an integer (path: Path after the base URL, with a single leading "/", e.g. "/meters/mtr_1" or "/meters?status=active").'],
+      [true, 'Refused, nothing was sent: `path` must be a string, got an integer (path: Path after the base URL, e.g. "/meters/mtr_1" or "/meters?status=active").'],
     ]);
   });
 

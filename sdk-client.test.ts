@@ -101,25 +101,25 @@ describe('probe-server.ts driven by the official MCP SDK client', () => {
         {
           name: 'probe',
           title: 'Probe the API (read-only GET)',
-          annotations: { title: 'Probe the API (read-only GET)', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+          annotations: { readOnlyHint: true, openWorldHint: true },
           hasOutputSchema: true,
         },
         {
           name: 'field_presence',
           title: 'Optional fields across probes',
-          annotations: { title: 'Optional fields across probes', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+          annotations: { readOnlyHint: true, openWorldHint: false },
           hasOutputSchema: false,
         },
         {
           name: 'compare_fixture',
           title: 'Compare a saved fixture with the live record',
-          annotations: { title: 'Compare a saved fixture with the live record', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+          annotations: { readOnlyHint: true, openWorldHint: true },
           hasOutputSchema: false,
         },
         {
           name: 'probe_sample',
           title: 'Sample records of one operation',
-          annotations: { title: 'Sample records of one operation', readOnlyHint: true, openWorldHint: true },
+          annotations: { readOnlyHint: true, openWorldHint: true },
           hasOutputSchema: true,
         },
         {
