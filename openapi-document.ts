@@ -253,6 +253,7 @@ async function bundle(
   const jobs: Array<{ node: unknown; file: FileContext }> = [{ node: root, file: rootFile }];
   const visited = new Set<object>();
   const sites: RefSite[] = [];
+  let realRootDir: string | undefined; // the document's folder with symbolic links resolved, on first use
 
   while (jobs.length > 0) {
     const job = jobs.pop()!;
@@ -279,7 +280,6 @@ async function bundle(
     }
   }
 
-  let realRootDir: string | undefined;
   async function insideRealFolder(real: string): Promise<boolean> {
     realRootDir ??= (await realPathOf(rootDir!)) ?? rootDir!;
     const rel = relative(realRootDir, real);
