@@ -317,6 +317,24 @@ describe('GitHub recorded responses against GitHub OpenAPI 3.0.3', () => {
     ]);
   });
 
+  it('issue 7: matches a folder below the root, contents/{path} with slashes, and checks it with no finding', async () => {
+    const replay = await start();
+    try {
+      const path = '/repos/octokit-fixture-org/hello-world/contents/docs/guides';
+      const response = await fetch(replay.url + path);
+      const match = matchOperation(loaded, 'GET', path);
+      assert.ok(match.operation, 'contents/{path} matches');
+      const checked = checkResponse(loaded.doc, 'GET', match.operation.pathTemplate, {
+        status: response.status, contentType: response.headers.get('content-type') ?? undefined, body: await response.json(),
+      });
+      assert.deepEqual([match.operation.operationId, match.params, match.note, checked.validated, checked.findings], [
+        'repos/get-content', { owner: 'octokit-fixture-org', repo: 'hello-world', path: 'docs/guides' }, undefined, true, [],
+      ]);
+    } finally {
+      await replay.close();
+    }
+  });
+
   it('finds a response schema for every matched recording and validates it', () => {
     const notValidated = cases.filter((c) => c.checked && !c.checked.validated).map((c) => `${c.rec.path}: ${c.checked!.reason}`);
     assert.deepEqual(notValidated, []);
@@ -444,6 +462,27 @@ describe('github-replay', () => {
     assert.deepEqual([a.status, b.status], [200, 200]);
     assert.equal(((await a.json()) as unknown[]).length, 3);
     assert.equal(((await b.json()) as { total_count: number }).total_count, 2);
+  });
+
+  it('issue 7: serves a folder below the root built from the recorded root listing, paths moved under docs/guides/', async () => {
+    const response = await fetch(`${replay.url}/repos/octokit-fixture-org/hello-world/contents/docs/guides`);
+    const moved = 'octokit-fixture-org/hello-world/contents/docs/guides/README.md?ref=master';
+    assert.deepEqual([response.status, response.headers.get('content-type'), await response.json()], [200, 'application/json; charset=utf-8', [{
+      name: 'README.md',
+      path: 'docs/guides/README.md',
+      sha: '93a078d1c3f76aa1ca11def8f882a06df1d4a01b',
+      size: 13,
+      url: `https://api.github.com/repos/${moved}`,
+      html_url: 'https://github.com/octokit-fixture-org/hello-world/blob/master/docs/guides/README.md',
+      git_url: 'https://api.github.com/repos/octokit-fixture-org/hello-world/git/blobs/93a078d1c3f76aa1ca11def8f882a06df1d4a01b',
+      download_url: 'https://raw.githubusercontent.com/octokit-fixture-org/hello-world/master/docs/guides/README.md',
+      type: 'file',
+      _links: {
+        self: `https://api.github.com/repos/${moved}`,
+        git: 'https://api.github.com/repos/octokit-fixture-org/hello-world/git/blobs/93a078d1c3f76aa1ca11def8f882a06df1d4a01b',
+        html: 'https://github.com/octokit-fixture-org/hello-world/blob/master/docs/guides/README.md',
+      },
+    }]]);
   });
 
   it('serves the recordings of one path in turn, cycling', async () => {

@@ -43,8 +43,10 @@ export type Operation = {
 
 /**
  * A loaded document. `doc` has sibling-file `$ref`s bundled under `x-bundled` (every followed
- * `$ref` is local); `basePaths` are path prefixes from `servers[].url` or 2.0 `basePath` (`''` left
- * out); `problems` lists non-fatal issues such as remote `$ref`s that were not fetched.
+ * `$ref` is local); `basePaths` are path prefixes from the document's `servers[].url` (variables'
+ * defaults substituted) or 2.0 `basePath` (`''` left out), for display: matchOperation reads every
+ * value a server URL can take, and path- and operation-level `servers` too, from `doc`; `problems`
+ * lists non-fatal issues such as remote `$ref`s that were not fetched.
  */
 export type LoadedDocument = {
   source: string;
