@@ -39,6 +39,7 @@ export const PROBES: readonly DemoProbe[] = [
   { path: '/repos/octokit-fixture-org/add-and-remove-repository-collaborator/collaborators', why: 'collaborators (recorded before the removal)' },
   { path: '/repos/octokit-fixture-org/add-and-remove-repository-collaborator/collaborators', why: 'collaborators (recorded after the removal)' },
   { path: '/repos/octokit-fixture-org/hello-world/contents/', why: 'root directory listing: `{path}` left empty' },
+  { path: '/repos/octokit-fixture-org/hello-world/contents/docs/guides', why: 'a folder below the root: `{path}` is docs/guides, slash included; the replay builds this response from the recorded root listing (paths moved under docs/guides/), as no recording has one' },
   { path: '/projects/columns/1000/cards', why: 'classic project cards (since removed from the document)' },
   { path: '/repositories/1000', why: 'repository by id (an undocumented alias)' },
 ];

@@ -107,19 +107,57 @@ export function recordedGets(): RecordedGet[] {
 }
 
 /**
+ * A response the replay serves beyond the recordings, for a request no recording has: built from the
+ * recorded response to `derivedFrom` (same status, headers and shape), changed only as `how` says.
+ */
+export type DerivedResponse = { path: string; derivedFrom: string; how: string };
+
+const FOLDER = 'docs/guides';
+
+/**
+ * The derived responses, so the demo can probe a folder below the repository root (`contents/{path}`
+ * with slashes, issue 7): no scenario of @octokit/fixtures records one. Not part of `recordedGets`.
+ */
+export const DERIVED_RESPONSES: readonly DerivedResponse[] = [
+  {
+    path: `/repos/octokit-fixture-org/hello-world/contents/${FOLDER}`,
+    derivedFrom: '/repos/octokit-fixture-org/hello-world/contents/',
+    how: `the recorded root folder listing with each entry's path and URLs moved under ${FOLDER}/`,
+  },
+];
+
+/** The recording behind each derived response, rewritten (see DERIVED_RESPONSES); throws when its source is missing. */
+function derivedRecordings(): Recording[] {
+  return DERIVED_RESPONSES.map((derived) => {
+    const source = recordings().find(({ rec }) => rec.method.toLowerCase() === 'get' && rec.path === derived.derivedFrom);
+    if (!source || !Array.isArray(source.rec.response)) throw new Error(`No recorded folder listing at ${derived.derivedFrom}`);
+    const response = (source.rec.response as Record<string, unknown>[]).map((entry) => {
+      const name = String(entry.path);
+      // Every string naming the entry's path (`/contents/README.md?ref=master`, `/blob/master/README.md`) moves with it.
+      const move = (value: unknown): unknown =>
+        typeof value === 'string' ? value.split(`/${name}`).join(`/${FOLDER}/${name}`)
+          : value !== null && typeof value === 'object' ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, move(v)]))
+            : value;
+      return { ...(move(entry) as Record<string, unknown>), path: `${FOLDER}/${name}` };
+    });
+    return { ...source.rec, path: derived.path, response };
+  });
+}
+
+/**
  * Starts an HTTP/1.1 server on 127.0.0.1 that answers the recorded api.github.com GET requests with their
  * recorded status, headers and body. A request matches on method, path (exact, trailing slash included)
  * and query (order-insensitive). When a path was recorded several times (e.g. a list before and after a
  * change), successive requests get the recordings in turn, cycling. `Location` and `Link` headers are
  * rewritten from `https://api.github.com` to this server. HEAD is answered like GET without a body.
- * Anything else gets 404 `{"message":"No recording for GET /x","documentation_url":...}`.
+ * The DERIVED_RESPONSES are served too. Anything else gets 404 `{"message":"No recording for GET /x","documentation_url":...}`.
  * @param options.port TCP port; 0 (default) picks a free one.
  * @returns `{url, close, requests}`; `url` is `http://127.0.0.1:PORT`, `close()` resolves when the server
  *   has stopped, `requests` grows with every request received.
  */
 export async function start(options: { port?: number } = {}): Promise<ReplayServer> {
   const table = new Map<string, Recording[]>();
-  for (const { rec } of recordings()) {
+  for (const rec of [...recordings().map((r) => r.rec), ...derivedRecordings()]) {
     if (rec.method.toLowerCase() !== 'get') continue;
     const key = requestKey('GET', rec.path);
     const list = table.get(key) ?? [];

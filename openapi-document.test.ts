@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile, mkdir, symlink } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -655,7 +655,8 @@ describe('matchOperation', () => {
     ['get', '/files/a?x=1#frag', { operation: 'GET /files/{name}', params: { name: 'a' } }],
     ['GET', '/v1/files/a', { operation: 'GET /files/{name}', params: { name: 'a' }, note: 'base path /v1 stripped' }],
     ['GET', '/v1', { operation: 'GET /', params: {}, note: 'base path /v1 stripped' }],
-    ['GET', '/v1x/files/a', { operation: null }],
+    // paths.json's server `/{base}` has no enum, so any first segment is a base path (issue 7).
+    ['GET', '/v1x/files/a', { operation: 'GET /files/{name}', params: { name: 'a' }, note: 'base path /v1x stripped' }],
     ['GET', 'http://localhost:8080/v1/files/a%20b', { operation: 'GET /files/{name}', params: { name: 'a b' }, note: 'base path /v1 stripped' }],
     ['GET', '/a/b/c', { operation: 'GET /a/b/{y}', params: { y: 'c' } }],
     ['GET', '/a/z/c', { operation: 'GET /a/{x}/c', params: { x: 'z' } }],
@@ -710,6 +711,234 @@ describe('matchOperation', () => {
       operation: undefined,
       nearest: ['GET /files/{name}', 'GET /files/{name}.json', 'GET /range/{from}-{to}'],
     });
+  });
+});
+
+const OK_RESPONSES = { 200: { description: 'ok' } };
+
+/** A 3.0.3 document whose every path has a GET with an empty-schema 200, plus the given top-level fields. */
+function documentWith(paths: Record<string, unknown>, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { openapi: '3.0.3', info: { title: 't', version: '1' }, ...extra, paths };
+}
+
+describe('multi-segment path parameters (issue 7)', () => {
+  const CONTENTS = 'GET /repos/{owner}/{repo}/contents/{path}';
+
+  test('case 47: a multi-segment parameter takes one or more segments, an empty value at the end, and no other parameter does', async () => {
+    const fixture = JSON.parse(await readFile(join(CASES, '47-path-multi-segment-and-empty-params.json'), 'utf8'));
+    const doc = await loadObject(fixture.input.openapi);
+    const paths = fixture.input.paths as Record<string, string>;
+    assert.deepEqual(Object.fromEntries(Object.entries(paths).map(([id, path]) => [id, summary(matchOperation(doc, 'GET', path))])), {
+      A: { operation: CONTENTS, params: { owner: 'o', repo: 'r', path: 'README.md' } },
+      B: { operation: CONTENTS, params: { owner: 'o', repo: 'r', path: 'src/lib/a.ts' } },
+      C: { operation: CONTENTS, params: { owner: 'o', repo: 'r', path: '' }, note: 'path parameter "path" is empty' },
+      D: { operation: null },
+      E: { operation: CONTENTS, params: { owner: 'o', repo: 'r', path: 'docs/guide.md' } },
+    });
+  });
+
+  test('reads the mark from the path item parameters', async () => {
+    const doc = await loadObject(documentWith({
+      '/repos/{owner}/{repo}/git/ref/{ref}': {
+        parameters: [
+          { name: 'owner', in: 'path', required: true, schema: { type: 'string' } },
+          { name: 'repo', in: 'path', required: true, schema: { type: 'string' } },
+          { name: 'ref', in: 'path', required: true, schema: { type: 'string' }, 'x-multi-segment': true },
+        ],
+        get: { responses: OK_RESPONSES },
+      },
+    }));
+    assert.deepEqual(summary(matchOperation(doc, 'GET', '/repos/o/r/git/ref/heads/feature/x')), {
+      operation: 'GET /repos/{owner}/{repo}/git/ref/{ref}',
+      params: { owner: 'o', repo: 'r', ref: 'heads/feature/x' },
+    });
+  });
+
+  test('reads the mark through a $ref to components/parameters', async () => {
+    const doc = await loadObject(documentWith({
+      '/repos/{owner}/{repo}/compare/{basehead}': {
+        get: { parameters: [{ $ref: '#/components/parameters/basehead' }], responses: OK_RESPONSES },
+      },
+    }, {
+      components: { parameters: { basehead: { name: 'basehead', in: 'path', required: true, schema: { type: 'string' }, 'x-multi-segment': true } } },
+    }));
+    assert.deepEqual(summary(matchOperation(doc, 'GET', '/repos/o/r/compare/main...feature/x')), {
+      operation: 'GET /repos/{owner}/{repo}/compare/{basehead}',
+      params: { owner: 'o', repo: 'r', basehead: 'main...feature/x' },
+    });
+  });
+
+  test('keeps an unmarked parameter to one segment', async () => {
+    const doc = await loadObject(documentWith({ '/files/{name}': { get: { responses: OK_RESPONSES } } }));
+    assert.deepEqual(matchOperation(doc, 'GET', '/files/a/b'), { operation: undefined, nearest: ['GET /files/{name}'] });
+  });
+
+  test('accepts an empty value only where the template ends in the parameter', async () => {
+    const doc = await loadObject(documentWith({
+      '/trees/{ref}/log': {
+        get: { parameters: [{ name: 'ref', in: 'path', required: true, schema: { type: 'string' }, 'x-multi-segment': true }], responses: OK_RESPONSES },
+      },
+    }));
+    assert.deepEqual(['/trees//log', '/trees/a//b/log', '/trees/a/b/log'].map((path) => summary(matchOperation(doc, 'GET', path))), [
+      { operation: null },
+      { operation: null },
+      { operation: 'GET /trees/{ref}/log', params: { ref: 'a/b' } },
+    ]);
+  });
+
+  test('lets a literal template beat a multi-segment parameter', async () => {
+    const marked = { name: 'path', in: 'path', required: true, schema: { type: 'string' }, 'x-multi-segment': true };
+    const doc = await loadObject(documentWith({
+      '/repos/{owner}/{repo}/contents/{path}': { get: { parameters: [marked], responses: OK_RESPONSES } },
+      '/repos/{owner}/{repo}/contents/meta/{field}': { get: { responses: OK_RESPONSES } },
+    }));
+    assert.deepEqual(['/repos/o/r/contents/meta/size', '/repos/o/r/contents/meta/size/x'].map((path) => summary(matchOperation(doc, 'GET', path))), [
+      { operation: 'GET /repos/{owner}/{repo}/contents/meta/{field}', params: { owner: 'o', repo: 'r', field: 'size' } },
+      { operation: CONTENTS, params: { owner: 'o', repo: 'r', path: 'meta/size/x' } },
+    ]);
+  });
+});
+
+describe('server variables and servers at every level (issue 7)', () => {
+  const PETS = { '/pets/{id}': { get: { responses: OK_RESPONSES } } };
+
+  test('strips every enum value of a variable and no value outside the enum', async () => {
+    const doc = await loadObject(documentWith(PETS, {
+      servers: [{ url: 'https://api.example.test/{version}', variables: { version: { default: 'v1', enum: ['v1', 'v2'] } } }],
+    }));
+    assert.deepEqual(['/v1/pets/7', '/v2/pets/7', '/v3/pets/7'].map((path) => summary(matchOperation(doc, 'GET', path))), [
+      { operation: 'GET /pets/{id}', params: { id: '7' }, note: 'base path /v1 stripped' },
+      { operation: 'GET /pets/{id}', params: { id: '7' }, note: 'base path /v2 stripped' },
+      { operation: null },
+    ]);
+  });
+
+  test('lets a variable without enum take any one segment', async () => {
+    const doc = await loadObject(documentWith(PETS, {
+      servers: [{ url: 'https://{host}/tenants/{tenant}', variables: { host: { default: 'api.example.test' }, tenant: { default: 'acme' } } }],
+    }));
+    assert.deepEqual(['/tenants/globex/pets/7', '/tenants/glo/bex/pets/7'].map((path) => summary(matchOperation(doc, 'GET', path))), [
+      { operation: 'GET /pets/{id}', params: { id: '7' }, note: 'base path /tenants/globex stripped' },
+      { operation: null },
+    ]);
+  });
+
+  test('uses the default to break a tie between a stripped variable and the path as given', async () => {
+    const doc = await loadObject(documentWith({
+      '/{org}/{item}': { get: { responses: OK_RESPONSES } },
+      '/{item}': { get: { responses: OK_RESPONSES } },
+    }, { servers: [{ url: '/{tenant}', variables: { tenant: { default: 'acme' } } }] }));
+    assert.deepEqual(['/acme/box', '/globex/box'].map((path) => summary(matchOperation(doc, 'GET', path))), [
+      { operation: 'GET /{item}', params: { item: 'box' }, note: 'base path /acme stripped' },
+      { operation: 'GET /{org}/{item}', params: { org: 'globex', item: 'box' } },
+    ]);
+  });
+
+  test('takes a default holding slashes as it is', async () => {
+    const doc = await loadObject(documentWith(PETS, {
+      servers: [{ url: '{scheme}://api.example.test{basePath}', variables: { scheme: { default: 'https', enum: ['https', 'http'] }, basePath: { default: '/api/v2' } } }],
+    }));
+    assert.deepEqual(summary(matchOperation(doc, 'GET', '/api/v2/pets/7')), { operation: 'GET /pets/{id}', params: { id: '7' }, note: 'base path /api/v2 stripped' });
+  });
+
+  test('applies path item servers to that path only', async () => {
+    const doc = await loadObject(documentWith({
+      '/pets/{id}': { servers: [{ url: '/v3' }], get: { responses: OK_RESPONSES } },
+      '/users/{id}': { get: { responses: OK_RESPONSES } },
+    }, { servers: [{ url: '/v1' }] }));
+    assert.deepEqual(['/v3/pets/7', '/v1/pets/7', '/v1/users/7', '/v3/users/7'].map((path) => summary(matchOperation(doc, 'GET', path))), [
+      { operation: 'GET /pets/{id}', params: { id: '7' }, note: 'base path /v3 stripped' },
+      { operation: null },
+      { operation: 'GET /users/{id}', params: { id: '7' }, note: 'base path /v1 stripped' },
+      { operation: null },
+    ]);
+  });
+
+  test('applies operation servers to that operation only', async () => {
+    const doc = await loadObject(documentWith({
+      '/pets/{id}': { servers: [{ url: '/v3' }], get: { servers: [{ url: '/beta' }], responses: OK_RESPONSES }, delete: { responses: OK_RESPONSES } },
+    }, { servers: [{ url: '/v1' }] }));
+    assert.deepEqual([
+      ['GET', '/beta/pets/7'], ['GET', '/v3/pets/7'], ['DELETE', '/v3/pets/7'], ['DELETE', '/beta/pets/7'],
+    ].map(([method, path]) => summary(matchOperation(doc, method, path))), [
+      { operation: 'GET /pets/{id}', params: { id: '7' }, note: 'base path /beta stripped' },
+      { operation: null },
+      { operation: 'DELETE /pets/{id}', params: { id: '7' }, note: 'base path /v3 stripped' },
+      { operation: null },
+    ]);
+  });
+
+  test('strips a literal base only at a segment boundary', async () => {
+    const doc = await loadObject(documentWith(PETS, { servers: [{ url: 'https://api.example.test/v1' }] }));
+    assert.deepEqual(summary(matchOperation(doc, 'GET', '/v1x/pets/7')), { operation: null });
+  });
+});
+
+describe('path templates from a hostile document (issue 8)', () => {
+  const TWELVE = '/m/{a}{b}{c}{d}{e}{f}{g}{h}{i}{j}{k}{l}.json';
+
+  test('matches twelve adjacent parameters against 40 characters without backtracking', async (t) => {
+    const doc = await loadObject(documentWith({ [TWELVE]: { get: { responses: OK_RESPONSES } } }));
+    const started = performance.now();
+    const miss = matchOperation(doc, 'GET', '/m/' + 'a'.repeat(40));
+    const hit = matchOperation(doc, 'GET', '/m/' + 'a'.repeat(40) + '.json');
+    t.diagnostic(`twelve adjacent parameters, 40 characters: ${(performance.now() - started).toFixed(2)} ms for a miss and a match`);
+    assert.deepEqual([miss, summary(hit)], [
+      { operation: undefined, nearest: [`GET ${TWELVE}`] },
+      {
+        operation: `GET ${TWELVE}`,
+        params: { a: 'a', b: 'a', c: 'a', d: 'a', e: 'a', f: 'a', g: 'a', h: 'a', i: 'a', j: 'a', k: 'a', l: 'a'.repeat(29) },
+      },
+    ]);
+  });
+});
+
+describe('$ref files behind symbolic links (issue 8)', () => {
+  /** Writes docs/api.json (a schema whose $ref is `ref`) and outside/secret.json in a fresh folder; returns both folders. */
+  async function layout(ref: string): Promise<{ docs: string; outside: string; api: string }> {
+    const base = join(scratch, `links-${counter++}`);
+    const docs = join(base, 'docs');
+    const outside = join(base, 'outside');
+    await mkdir(docs, { recursive: true });
+    await mkdir(outside, { recursive: true });
+    await writeFile(join(outside, 'secret.json'), JSON.stringify({ Secret: { enum: ['outside-value'] } }));
+    const api = join(docs, 'api.json');
+    await writeFile(api, JSON.stringify(documentWith({}, { components: { schemas: { S: { $ref: ref } } } })));
+    return { docs, outside, api };
+  }
+
+  test('case 53: refuses a file symlink that leads outside the folder, naming the $ref and its pointer', async () => {
+    const { docs, outside, api } = await layout('./link.json#/Secret');
+    await symlink(join(outside, 'secret.json'), join(docs, 'link.json'));
+    const doc = await loadDocument(api);
+    assert.deepEqual([doc.problems, doc.doc['x-bundled'], doc.doc.components.schemas.S], [
+      ["$ref ./link.json#/Secret at #/components/schemas/S points outside the document's directory through a symbolic link; not read"],
+      undefined,
+      { $ref: './link.json#/Secret' },
+    ]);
+  });
+
+  test('case 53: refuses a file below a directory symlink that leads outside the folder', async () => {
+    const { docs, outside, api } = await layout('./shared/secret.json#/Secret');
+    await symlink(outside, join(docs, 'shared'));
+    const doc = await loadDocument(api);
+    assert.deepEqual([doc.problems, doc.doc['x-bundled']], [
+      ["$ref ./shared/secret.json#/Secret at #/components/schemas/S points outside the document's directory through a symbolic link; not read"],
+      undefined,
+    ]);
+  });
+
+  test('follows a symlink that stays inside the folder', async () => {
+    const { docs, api } = await layout('./alias.json#/Inside');
+    await mkdir(join(docs, 'real'));
+    await writeFile(join(docs, 'real', 'schemas.json'), JSON.stringify({ Inside: { type: 'string' } }));
+    await symlink(join(docs, 'real', 'schemas.json'), join(docs, 'alias.json'));
+    const doc = await loadDocument(api);
+    assert.deepEqual([doc.problems, doc.doc['x-bundled'], doc.doc.components.schemas.S], [
+      [],
+      { 'alias.json': { Inside: { type: 'string' } } },
+      { $ref: '#/x-bundled/alias.json/Inside' },
+    ]);
   });
 });
 

@@ -11,7 +11,7 @@ import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { closeSync, openSync, readSync, readdirSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { DocumentError, loadDocument } from './openapi-document.ts';
+import { DocumentError, loadDocument, matchOperation } from './openapi-document.ts';
 import type { LoadedDocument } from './openapi-document.ts';
 import { check, resolvePointer, schemaFor } from './validate.ts';
 
@@ -75,6 +75,8 @@ type Outcome = {
   unresolved: string[];
   schemaForMisses: string[];
   crashes: string[];
+  pathsTried: number;
+  pathsMatched: number;
 };
 
 /** Picks a status code that `schemaFor` must map to the response key `key`, or undefined when none can. */
@@ -129,8 +131,19 @@ function walkRefs(doc: unknown, schema: unknown, seen: Set<string>, out: Outcome
 function exercise(loaded: LoadedDocument): Outcome {
   const out: Outcome = {
     operations: loaded.operations.length, responses: 0, schemas: 0, refsFollowed: 0, remoteRefs: 0,
-    examplesChecked: 0, exampleFindings: 0, unresolved: [], schemaForMisses: [], crashes: [],
+    examplesChecked: 0, exampleFindings: 0, unresolved: [], schemaForMisses: [], crashes: [], pathsTried: 0, pathsMatched: 0,
   };
+  // Path matching on each operation's own template with every parameter filled (the first 200 per
+  // document, since a miss ranks every template for the nearest): it must never throw (issue 8).
+  for (const op of loaded.operations.slice(0, 200)) {
+    const concrete = op.pathTemplate.replace(/\{[^{}]+\}/g, 'x1');
+    out.pathsTried++;
+    try {
+      if (matchOperation(loaded, op.method, concrete).operation === op) out.pathsMatched++;
+    } catch (error) {
+      out.crashes.push(`matchOperation ${op.method} ${concrete}: ${(error as Error).stack?.split('\n').slice(0, 3).join(' | ')}`);
+    }
+  }
   const seen = new Set<string>();
   for (const op of loaded.operations) {
     const keys = Object.keys(op.responses);
@@ -247,6 +260,7 @@ after(() => {
     ...errors.map((r) => `    ${r.file}: ${r.documentError}`),
     `  operations: ${sum((o) => o.operations)}; responses: ${sum((o) => o.responses)}; schemas resolved: ${sum((o) => o.schemas)}; $refs followed: ${sum((o) => o.refsFollowed)}; remote $refs left: ${sum((o) => o.remoteRefs)}`,
     `  examples checked: ${sum((o) => o.examplesChecked)}; their findings: ${sum((o) => o.exampleFindings)}`,
+    `  own templates filled and matched back to their operation: ${sum((o) => o.pathsMatched)} of ${sum((o) => o.pathsTried)}`,
     `  crashes: ${sum((o) => o.crashes.length)}; dangling $refs: ${sum((o) => o.unresolved.length)}; schemaFor misses: ${sum((o) => o.schemaForMisses.length)}`,
     `  slowest: ${slowest.join(', ')}`,
     `  wall time: ${((performance.now() - started) / 1000).toFixed(1)} s`,
