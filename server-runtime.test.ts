@@ -13,7 +13,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createHandler, escapeLineSeparators, readConfig } from './probe-server.ts';
+import { PassThrough, Writable } from 'node:stream';
+import { createHandler, escapeLineSeparators, readConfig, serve } from './probe-server.ts';
 import { createGate, createRateLimit, QUEUE_SIZE } from './server-limits.ts';
 import { createLogger, formatRecord, publicSource, publicUrl } from './server-log.ts';
 import { spawnServer } from './stdio-client.ts';
@@ -285,6 +286,37 @@ describe('the audit file (PROBE_AUDIT_LOG)', () => {
     const handler = createHandler(config, { fetch: okFetch, requestId: () => '4f1c2a9b0e7d', logger: createLogger({ level: 'error', write: (line) => lines.push(line) }) });
     const reply: any = await handler.handleMessage(call(1, 'probe', { path: '/x' }));
     assert.deepEqual([reply.result.structuredContent.status, lines], [200, [`event=audit.write.error rid=4f1c2a9b0e7d reason="ENOENT: no such file or directory, open '${join(folder, 'missing-folder', 'audit.jsonl')}'"\n`]]);
+  });
+});
+
+describe('serve (backpressure, case 52)', () => {
+  it('starts no queued tool call while stdout has not drained, and resumes on drain', async () => {
+    const hanging = hangingFetch();
+    const handler = createHandler(readConfig({ API_BASE_URL: 'https://api.example.com', PROBE_CONCURRENCY: '1', PROBE_RATE_PER_MIN: '1000' }, '/nonexistent'), { fetch: hanging.fetch });
+    const input = new PassThrough();
+    const held: (() => void)[] = [];
+    const written: string[] = [];
+    // A client that stops reading: nothing is acknowledged until `held` is drained.
+    const output = new Writable({ highWaterMark: 16, write(chunk, _encoding, done) {
+      written.push(String(chunk));
+      held.push(done);
+    } });
+    const served = serve(handler, { input, output, graceMs: 0 });
+    input.write([1, 2, 3, 4].map((id) => JSON.stringify(call(id, 'probe', { path: `/r/${id}` }))).join('\n') + '\n');
+    await tick(20);
+    hanging.release(); // call 1 answers (stdout now full); call 2 starts
+    await tick(20);
+    hanging.release(); // call 2 answers into the full stdout; call 3 must not start
+    await tick(50);
+    const whileBlocked = [hanging.calls(), written.length];
+    while (held.length) held.shift()!();
+    await tick(50);
+    assert.deepEqual([whileBlocked, hanging.calls()], [[2, 1], 3]);
+    hanging.release();
+    await tick(20);
+    while (held.length) held.shift()!();
+    input.end();
+    await served;
   });
 });
 
