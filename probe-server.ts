@@ -908,7 +908,14 @@ export function createHandler(
     const rid = makeRequestId();
     const began = performance.now();
     const trace: { method?: string; url?: string | null } = {};
-    let called = await runTool(tool, name, params, signal, rid, trace);
+    let called: ToolResult;
+    try {
+      called = await runTool(tool, name, params, signal, rid, trace);
+    } catch (error) {
+      // Answered with -32603 by handleOne; logged here so the record carries the call's id.
+      logger.error('tool.call.error', { rid, tool: name, reason: `internal: ${String((error as Error)?.stack ?? error).replace(/\s+/g, ' ').slice(0, 2000)}`, took_ms: Math.round(performance.now() - began) });
+      throw new LoggedError(error);
+    }
     if (signal.aborted && signal.reason === SHUTDOWN) called = failure(`Cancelled: the server is shutting down (${stopping}); the call did not finish.`);
     const tookMs = Math.round(performance.now() - began);
     const structured = called.structuredContent;
@@ -1029,6 +1036,7 @@ export function createHandler(
     } catch (error) {
       if (cancelled()) return undefined;
       if (error instanceof RpcError) return errorResponse(requestId, error.code, error.message);
+      if (error instanceof LoggedError) return errorResponse(requestId, ERROR_CODES.internalError, `Internal error: ${(error.cause as Error)?.message ?? String(error.cause)}`);
       logger.error('rpc.internal.error', { method, reason: String((error as Error)?.stack ?? error).replace(/\s+/g, ' ').slice(0, 2000) });
       return errorResponse(requestId, ERROR_CODES.internalError, `Internal error: ${(error as Error)?.message ?? String(error)}`);
     } finally {
@@ -1077,6 +1085,13 @@ function withRequestId(called: ToolResult, rid: string): ToolResult {
   }
   if (called.isError) return { ...called, content: [...called.content, { type: 'text', text: `requestId: ${rid}` }] };
   return called;
+}
+
+/** A tool's own throw, already logged with its request id; answered with -32603 and the original message. */
+class LoggedError extends Error {
+  constructor(cause: unknown) {
+    super((cause as Error)?.message ?? String(cause), { cause });
+  }
 }
 
 class RpcError extends Error {

@@ -226,10 +226,12 @@ describe('the concurrency gate in dispatch (case 52)', () => {
     await tick(50);
     const refused: any = await calls.at(-1);
     const ping = await handler.handleMessage({ jsonrpc: '2.0', id: 'p', method: 'ping' });
-    assert.deepEqual([hanging.calls(), refused.result.content[0].text, ping], [
+    const listed: any = await handler.handleMessage({ jsonrpc: '2.0', id: 'l', method: 'tools/list' });
+    assert.deepEqual([hanging.calls(), refused.result.content[0].text, ping, listed.result.tools.length > 0], [
       2,
       `Busy: 2 calls are running and ${QUEUE_SIZE} are waiting, the most this server queues (PROBE_CONCURRENCY=2, queue ${QUEUE_SIZE}); nothing was sent. Wait for earlier calls to answer, then try again.`,
       { jsonrpc: '2.0', id: 'p', result: {} },
+      true,
     ]);
     while (hanging.calls() < 2 + QUEUE_SIZE) {
       hanging.release();
@@ -238,6 +240,20 @@ describe('the concurrency gate in dispatch (case 52)', () => {
     hanging.release();
     const answers: any[] = await Promise.all(calls.slice(0, -1));
     assert.deepEqual(new Set(answers.map((answer) => answer.result.structuredContent?.status)), new Set([200]));
+  });
+});
+
+describe('internal errors', () => {
+  it('logs a tool that throws as tool.call.error with its request id and answers -32603', async () => {
+    const lines: string[] = [];
+    const handler = createHandler(readConfig({ API_BASE_URL: 'https://api.example.com' }, '/nonexistent'), {
+      documents: { get: async () => ({ operations: null }) as any },
+      fetch: okFetch,
+      requestId: () => '00000000beef',
+      logger: createLogger({ level: 'error', write: (line) => lines.push(line) }),
+    });
+    const reply: any = await handler.handleMessage(call(9, 'probe', { path: '/meters' }));
+    assert.deepEqual([reply.error.code, reply.error.message.startsWith('Internal error: '), lines.length, lines[0]!.startsWith('event=tool.call.error rid=00000000beef tool=probe reason="internal: ')], [-32603, true, 1, true]);
   });
 });
 
@@ -376,7 +392,7 @@ describe('stdio runtime (spawned probe-server.ts)', () => {
   });
 
   for (const ending of ['stdin close', 'SIGINT', 'SIGTERM'] as const) {
-    it(`on ${ending}, aborts a probe in flight against a slow server, answers it as cancelled and exits 0 within 2 s`, async () => {
+    it(`on ${ending}, aborts a probe in flight against a slow server, answers it as cancelled and exits 0 within 2 s`, async (t) => {
       const slow = await listen(() => {});
       const client = start({ API_BASE_URL: slow.url });
       client.child.stdin.write(JSON.stringify(call(7, 'probe', { path: '/slow' })) + '\n');
@@ -387,6 +403,7 @@ describe('stdio runtime (spawned probe-server.ts)', () => {
       else client.child.kill(ending);
       const code = await exited;
       const took = Date.now() - began;
+      t.diagnostic(`${ending}: exited ${code} after ${took} ms`);
       await slow.close();
       const reason = ending === 'stdin close' ? 'stdin closed' : ending;
       const answer = JSON.parse(client.stdoutLines[0]!);
