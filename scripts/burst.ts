@@ -2,6 +2,8 @@
  * Prints the runtime figures of issue 8; asserts nothing. `node --import tsx scripts/burst.ts` (Node 20)
  * or `node scripts/burst.ts` (Node >= 22.18).
  *
+ * Options: `--counts=100,1000,5000` (burst sizes), `--burst-only` (skip part 2).
+ *
  * 1. Case 52: spawns `probe-server.ts` with `PROBE_MAX_BYTES=524288` against an endless body on
  *    127.0.0.1, writes N probe calls in one write (N = 100 and 1,000), waits for every reply and
  *    reports the server's peak RSS (VmHWM from /proc, MiB), how many were probed and how many refused.
@@ -78,7 +80,8 @@ const probeCall = (id: string, path: string) => JSON.stringify({ jsonrpc: '2.0',
 async function burst(): Promise<void> {
   const api = await upstream();
   console.log('Case 52: N probes of an endless body in one write, PROBE_MAX_BYTES=524288, PROBE_CONCURRENCY=4, PROBE_RATE_PER_MIN=100000');
-  for (const count of [100, 1000]) {
+  const counts = process.argv.find((arg) => arg.startsWith('--counts='))?.slice('--counts='.length).split(',').map(Number) ?? [100, 1000];
+  for (const count of counts) {
     const probe = server({ API_BASE_URL: api.url, PROBE_MAX_BYTES: '524288', PROBE_RATE_PER_MIN: '100000' });
     probe.send('{"jsonrpc":"2.0","id":"warm","method":"ping"}\n');
     await probe.waitFor(['warm'], 10000);
