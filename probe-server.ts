@@ -1241,11 +1241,16 @@ export function serve(
   });
 
   return new Promise<string>((resolve) => {
+    let cutGrace = () => {};
     const finish = async (reason: string, grace: number) => {
-      if (ending !== undefined) return;
+      if (ending !== undefined) {
+        // A signal or a stream error during the grace after stdin closed ends it now.
+        if (grace === 0) cutGrace();
+        return;
+      }
       ending = reason;
       input.pause();
-      if (grace > 0) await within(handler.idle(), grace);
+      if (grace > 0) await within(Promise.race([handler.idle(), new Promise<void>((resolve) => (cutGrace = resolve))]), grace);
       handler.shutdown(reason);
       await within(handler.idle(), SHUTDOWN_STEP_MS);
       // A write blocked on a full pipe must not hold the exit: the client stopped reading.

@@ -413,6 +413,24 @@ describe('stdio runtime (spawned probe-server.ts)', () => {
     });
   }
 
+  it('cuts the grace after stdin closed short on SIGTERM', async (t) => {
+    const slow = await listen(() => {});
+    const client = start({ API_BASE_URL: slow.url });
+    client.child.stdin.write(JSON.stringify(call(7, 'probe', { path: '/slow' })) + '\n');
+    while (slow.headers.length === 0) await tick();
+    const exited = new Promise<number | null>((resolve) => client.child.on('exit', (code) => resolve(code)));
+    const began = Date.now();
+    client.child.stdin.end();
+    await tick(100);
+    client.child.kill('SIGTERM');
+    const code = await exited;
+    const took = Date.now() - began;
+    t.diagnostic(`stdin close then SIGTERM at 100 ms: exited ${code} after ${took} ms`);
+    await slow.close();
+    // The cancellation names the first cause; the exit comes well before the 1,000 ms grace ends.
+    assert.deepEqual([code, took < 900, JSON.parse(client.stdoutLines[0]!).result.content[0].text], [0, true, 'Cancelled: the server is shutting down (stdin closed); the call did not finish.']);
+  });
+
   it('ends cleanly with exit 0 and a transport.error record when stdout breaks', async () => {
     const client = start({ API_BASE_URL: 'http://127.0.0.1:9' });
     client.child.stdout.destroy();
