@@ -336,6 +336,27 @@ describe('serve (backpressure, case 52)', () => {
   });
 });
 
+describe('serve (stream errors)', () => {
+  it('ends the session on an error from stdin, logging it, and answers the call in flight as cancelled', async () => {
+    const hanging = hangingFetch();
+    const handler = createHandler(readConfig({ API_BASE_URL: 'https://api.example.com' }, '/nonexistent'), { fetch: hanging.fetch, requestId: () => '0000000000aa' });
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const lines: string[] = [];
+    const served = serve(handler, { input, output, logger: createLogger({ level: 'error', write: (line) => lines.push(line) }) });
+    input.write(JSON.stringify(call(1, 'probe', { path: '/x' })) + '\n');
+    while (hanging.calls() === 0) await tick();
+    input.destroy(Object.assign(new Error('read EIO'), { code: 'EIO' }));
+    const reason = await served;
+    const answer = JSON.parse(String(output.read()));
+    assert.deepEqual([reason, lines, answer.result.content], [
+      'stdin error: EIO',
+      ['event=transport.error stream=stdin reason="read EIO"\n'],
+      [{ type: 'text', text: 'Cancelled: the server is shutting down (stdin error: EIO); the call did not finish.' }, { type: 'text', text: 'requestId: 0000000000aa' }],
+    ]);
+  });
+});
+
 describe('stdio runtime (spawned probe-server.ts)', () => {
   const spawned: StdioClient[] = [];
   const start = (env: Record<string, string>) => {
