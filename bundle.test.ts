@@ -140,6 +140,7 @@ describe('dist/probe-server.mjs, the single-file build', () => {
     assert.equal(initialized.result.serverInfo.name, 'openapi-probe');
     assert.equal(typeof initialized.result.serverInfo.version, 'string');
     const structured = called.result.structuredContent;
+    assert.match(structured.requestId, /^[0-9a-f]{12}$/);
     assert.deepEqual(structured, {
       url: `${standIn.url}/meters/mtr_3`,
       status: 200,
@@ -161,6 +162,7 @@ describe('dist/probe-server.mjs, the single-file build', () => {
         },
       ],
       matchesContract: true,
+      requestId: structured.requestId,
     });
     assert.deepEqual(called.result.content, [{ type: 'text', text: JSON.stringify(structured) }]);
     assert.deepEqual(standIn.requests.at(-1), { method: 'GET', path: '/v2/meters/mtr_3', authorized: true });

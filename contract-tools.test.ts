@@ -30,7 +30,7 @@ describe('describe_operation, draft_request and requestProblems over stdio (spaw
   });
 
   it('reports a query value outside the enum and an unknown query name as requestProblems of a probe', async () => {
-    const called = await client.callTool('probe', { path: '/meters?status=gone', query: { limit: '5' } });
+    const called = await client.callToolUntraced('probe', { path: '/meters?status=gone', query: { limit: '5' } });
     assert.deepEqual(called.structuredContent.requestProblems, [
       { in: 'query', name: 'status', kind: 'invalid', value: 'gone', problem: 'is "gone", not one of the allowed values ["active","inactive","removed"]' },
       { in: 'query', name: 'limit', kind: 'unknown', value: '5', problem: 'is not a query parameter of GET /meters; it takes status' },
@@ -38,9 +38,9 @@ describe('describe_operation, draft_request and requestProblems over stdio (spaw
   });
 
   it('describes getMeter as TypeScript with the undocumented field the probes showed, counted', async () => {
-    await client.callTool('probe', { path: '/meters/mtr_1' });
-    await client.callTool('probe', { path: '/meters/mtr_3' });
-    const called = await client.callTool('describe_operation', { operation: 'getMeter', as: 'typescript' });
+    await client.callToolUntraced('probe', { path: '/meters/mtr_1' });
+    await client.callToolUntraced('probe', { path: '/meters/mtr_3' });
+    const called = await client.callToolUntraced('describe_operation', { operation: 'getMeter', as: 'typescript' });
     const typescript: string = called.structuredContent.typescript;
     assert.deepEqual([called.isError, typescript.split('\n').slice(0, 5)], [undefined, [
       '// Seen in 2 probes this session, not in the document (not part of the type):',
@@ -52,13 +52,13 @@ describe('describe_operation, draft_request and requestProblems over stdio (spaw
   });
 
   it('answers an unknown operation with an isError result naming the nearest templates', async () => {
-    const called = await client.callTool('describe_operation', { operation: '/meterz' });
+    const called = await client.callToolUntraced('describe_operation', { operation: '/meterz' });
     assert.deepEqual(called, { content: [{ type: 'text', text: 'No GET operation matches /meterz. Nearest: GET /meters, GET /meters/{meterId}, GET /meters/{meterId}/readings.' }], isError: true });
   });
 
   it('drafts a POST without sending it: problems, and the envelope with the key as a placeholder', async () => {
     const before = api.requests.length;
-    const called = await client.callTool('draft_request', { method: 'POST', path: '/meters/mtr_1/readings', body: { kwh: 12.5, taken_at: '2026-11-30T10:00:00Z' } });
+    const called = await client.callToolUntraced('draft_request', { method: 'POST', path: '/meters/mtr_1/readings', body: { kwh: 12.5, taken_at: '2026-11-30T10:00:00Z' } });
     assert.deepEqual([called.structuredContent, api.requests.length - before, JSON.stringify(called).includes(KEY)], [{
       matchesContract: false,
       operation: { method: 'POST', pathTemplate: '/meters/{meterId}/readings', operationId: 'submitReading' },
@@ -78,7 +78,7 @@ describe('describe_operation, draft_request and requestProblems over stdio (spaw
   });
 
   it('refuses a draft whose path leaves the base URL, as the probe does', async () => {
-    const called = await client.callTool('draft_request', { method: 'DELETE', path: '//evil.test/x' });
+    const called = await client.callToolUntraced('draft_request', { method: 'DELETE', path: '//evil.test/x' });
     assert.deepEqual(called, { content: [{ type: 'text', text: 'Not drafted: `path` "//evil.test/x" starts with "//", which names another host; give a path with a single leading "/", such as "/meters/mtr_1".' }], isError: true });
   });
 

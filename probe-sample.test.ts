@@ -13,7 +13,7 @@ import { createHandler, readConfig, TOOLS } from './probe-server.ts';
 import { analyzeSample } from './contract.ts';
 import { loadDocument } from './openapi-document.ts';
 import { check } from './validate.ts';
-import { spawnServer, nodeArgsFor } from './stdio-client.ts';
+import { spawnServer, nodeArgsFor, withoutRequestId } from './stdio-client.ts';
 import type { StdioClient } from './stdio-client.ts';
 import { start as startStandIn, METERS } from './stand-in-api.ts';
 import type { StandIn } from './stand-in-api.ts';
@@ -112,7 +112,7 @@ describe('argument check in dispatch (every tool against its own inputSchema)', 
   let api: StandIn;
   let handler: ReturnType<typeof createHandler>;
   let id = 0;
-  const call = async (name: string, args: unknown): Promise<any> => ((await handler.handleMessage({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name, arguments: args } })) as any).result;
+  const call = async (name: string, args: unknown): Promise<any> => withoutRequestId(((await handler.handleMessage({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name, arguments: args } })) as any).result);
   before(async () => {
     api = await startStandIn({ key: KEY });
     handler = createHandler(readConfig({ API_BASE_URL: api.url, API_KEY: KEY, OPENAPI_DOC: DOCUMENT }));
@@ -209,7 +209,7 @@ describe('probe_sample end to end (spawned server, stand-in API)', () => {
 
   it('probes three meters one after another and returns statuses, presence, undocumented fields and what the first shape gets wrong', async () => {
     const before = api.requests.length;
-    const called = await client.callTool('probe_sample', { paths: ['/meters/mtr_1', '/meters/mtr_2', '/meters/mtr_3'] });
+    const called = await client.callToolUntraced('probe_sample', { paths: ['/meters/mtr_1', '/meters/mtr_2', '/meters/mtr_3'] });
     assert.deepEqual(called.structuredContent, {
       operation: { method: 'GET', pathTemplate: '/meters/{meterId}', operationId: 'getMeter' },
       probes: [meterProbe('mtr_1'), meterProbe('mtr_2'), meterProbe('mtr_3')],
@@ -236,14 +236,14 @@ describe('probe_sample end to end (spawned server, stand-in API)', () => {
   });
 
   it('returns a result that conforms to its own outputSchema (no error finding; fields it leaves open are warnings)', async () => {
-    const called = await client.callTool('probe_sample', { paths: ['/meters/mtr_2', '/meters/mtr_3'] });
+    const called = await client.callToolUntraced('probe_sample', { paths: ['/meters/mtr_2', '/meters/mtr_3'] });
     const findings = check({}, TOOLS.find((tool) => tool.name === 'probe_sample')!.outputSchema, called.structuredContent);
     assert.deepEqual(findings.filter((finding) => finding.severity === 'error'), []);
   });
 
   it('adds the query to every path', async () => {
     const before = api.requests.length;
-    const called = await client.callTool('probe_sample', { paths: ['/meters', '/meters?cursor=abc'], query: { status: 'inactive' } });
+    const called = await client.callToolUntraced('probe_sample', { paths: ['/meters', '/meters?cursor=abc'], query: { status: 'inactive' } });
     assert.deepEqual([called.structuredContent.probes.map((probe: { path: string }) => probe.path), api.requests.slice(before).map((request) => request.path)], [
       ['/meters?status=inactive', '/meters?cursor=abc&status=inactive'],
       ['/v2/meters?status=inactive', '/v2/meters?cursor=abc&status=inactive'],
@@ -252,7 +252,7 @@ describe('probe_sample end to end (spawned server, stand-in API)', () => {
 
   it('refuses paths of different operations, grouped by operation, and sends nothing', async () => {
     const before = api.requests.length;
-    const called = await client.callTool('probe_sample', { paths: ['/meters/mtr_1', '/meters', '/meters/mtr_2'] });
+    const called = await client.callToolUntraced('probe_sample', { paths: ['/meters/mtr_1', '/meters', '/meters/mtr_2'] });
     assert.deepEqual([called, api.requests.length], [{
       content: [{ type: 'text', text: 'The paths belong to 2 different operations (GET /meters/{meterId}: /meters/mtr_1, /meters/mtr_2; GET /meters: /meters); nothing was sent. A sample compares records of one operation: call probe_sample once per operation.' }],
       isError: true,
@@ -261,18 +261,18 @@ describe('probe_sample end to end (spawned server, stand-in API)', () => {
 
   it('refuses a path no operation matches and sends nothing', async () => {
     const before = api.requests.length;
-    const called = await client.callTool('probe_sample', { paths: ['/meters/mtr_1', '/gauges/g_1'] });
+    const called = await client.callToolUntraced('probe_sample', { paths: ['/meters/mtr_1', '/gauges/g_1'] });
     assert.deepEqual([called.isError, called.content[0].text, api.requests.length], [true, 'No GET operation in the document matches /gauges/g_1. Nearest: GET /meters/{meterId}, GET /meters, GET /meters/{meterId}/readings; nothing was sent. Give paths of records of one documented GET operation.', before]);
   });
 
   it('refuses the whole sample when one path is refused, before any request', async () => {
     const before = api.requests.length;
-    const called = await client.callTool('probe_sample', { paths: ['/meters/mtr_1', '/meters/../admin'] });
+    const called = await client.callToolUntraced('probe_sample', { paths: ['/meters/mtr_1', '/meters/../admin'] });
     assert.deepEqual([called.isError, called.content[0].text, api.requests.length], [true, 'Refused, nothing was sent: `paths[1]` "/meters/../admin" has the dot segment "..", which would climb out of the API\'s base path; name the resource directly.', before]);
   });
 
   it('compares only the 2xx records and says which were left out', async () => {
-    const called = await client.callTool('probe_sample', { paths: ['/meters/mtr_1', '/meters/mtr_404'] });
+    const called = await client.callToolUntraced('probe_sample', { paths: ['/meters/mtr_1', '/meters/mtr_404'] });
     const structured = called.structuredContent;
     assert.deepEqual([called.isError, structured.probes, structured.undocumentedFields, structured.inferredFromFirst.against, structured.note], [
       undefined,
@@ -284,7 +284,7 @@ describe('probe_sample end to end (spawned server, stand-in API)', () => {
   });
 
   it('is an error with each probe\'s status when no record came back', async () => {
-    const called = await client.callTool('probe_sample', { paths: ['/meters/mtr_8', '/meters/mtr_9'] });
+    const called = await client.callToolUntraced('probe_sample', { paths: ['/meters/mtr_8', '/meters/mtr_9'] });
     assert.deepEqual([called.isError, called.structuredContent.probes.map((probe: { status: number }) => probe.status), called.structuredContent.note], [
       true,
       [404, 404],
@@ -296,8 +296,8 @@ describe('probe_sample end to end (spawned server, stand-in API)', () => {
     const fresh = spawnServer({ API_BASE_URL: api.url, API_KEY: KEY, OPENAPI_DOC: DOCUMENT });
     try {
       await fresh.initialize();
-      await fresh.callTool('probe_sample', { paths: ['/meters/mtr_3', '/meters/mtr_1'] });
-      const presence = await fresh.callTool('field_presence', { operation: 'GET /meters/{meterId}' });
+      await fresh.callToolUntraced('probe_sample', { paths: ['/meters/mtr_3', '/meters/mtr_1'] });
+      const presence = await fresh.callToolUntraced('field_presence', { operation: 'GET /meters/{meterId}' });
       assert.deepEqual([presence.structuredContent.probes, presence.structuredContent.optionalFields], [
         ['/meters/mtr_3', '/meters/mtr_1'],
         ['$.lastReading.source: present in 1 of 1', '$.location: present in 1 of 2', '$.location.floor: present in 1 of 1', '$.note: present in 0 of 2'],
@@ -359,7 +359,7 @@ describe('field_presence waits for probes in flight (issue 6)', () => {
     const presence: any = await handler.handleMessage({ jsonrpc: '2.0', id: 'f', method: 'tools/call', params: { name: 'field_presence', arguments: { operation: 'getMeter' } } });
     const waited = Date.now() - began;
     await handler.handleMessage({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'p' } });
-    assert.deepEqual([presence.result, waited < 5000, await probing], [{
+    assert.deepEqual([withoutRequestId(presence.result), waited < 5000, await probing], [{
       content: [{ type: 'text', text: 'No complete JSON 2xx response of GET /meters/{meterId} has been probed in this session. Probe it first (several records, e.g. different ids), or call probe_sample with their paths.' }],
       isError: true,
     }, true, undefined]);
@@ -373,7 +373,7 @@ describe('field_presence waits for probes in flight (issue 6)', () => {
     const began = Date.now();
     const presence: any = await handler.handleMessage({ jsonrpc: '2.0', id: 'f', method: 'tools/call', params: { name: 'field_presence', arguments: { operation: 'getMeter' } } });
     const waited = Date.now() - began;
-    assert.deepEqual([presence.result, waited >= 290 && waited < 3000], [{
+    assert.deepEqual([withoutRequestId(presence.result), waited >= 290 && waited < 3000], [{
       content: [{ type: 'text', text: 'No complete JSON 2xx response of GET /meters/{meterId} has been probed in this session. 1 probe(s) of GET /meters/{meterId} still running after 300 ms (PROBE_TIMEOUT_MS) are not counted. Probe it first (several records, e.g. different ids), or call probe_sample with their paths.' }],
       isError: true,
     }, true]);

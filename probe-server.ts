@@ -26,6 +26,10 @@ import { redactor, displaySource, hideSourceSecrets, NO_REDACTION, WITHHELD_MARK
 import type { Redactor } from './redaction.ts';
 import { fitView, parseSelect, selectPart } from './body-view.ts';
 import type { Selector } from './body-view.ts';
+import { createGate, createRateLimit, QUEUE_SIZE } from './server-limits.ts';
+import type { Gate, RateLimit } from './server-limits.ts';
+import { createAudit, createLogger, LOG_LEVELS, newRequestId, publicSource, publicUrl, SILENT } from './server-log.ts';
+import type { Logger, LogLevel } from './server-log.ts';
 
 export { redactor, displaySource, MAX_BODY_DEPTH };
 export type { Redactor };
@@ -73,6 +77,14 @@ export type Config = {
   timeoutMs: number;
   /** How long a document fetched from a URL is reused, in ms. */
   documentTtlMs: number;
+  /** Tool calls that may run at once (`PROBE_CONCURRENCY`); more wait in a queue of `QUEUE_SIZE`. */
+  concurrency: number;
+  /** Requests to the API allowed in any 60 s (`PROBE_RATE_PER_MIN`). */
+  ratePerMinute: number;
+  /** Which log records reach stderr (`LOG_LEVEL`). */
+  logLevel: LogLevel;
+  /** File that every tool call is appended to as one JSON line (`PROBE_AUDIT_LOG`), if any. */
+  auditLog?: string;
 };
 
 /**
@@ -80,7 +92,9 @@ export type Config = {
  * URL, may carry a path prefix), `API_KEY`, `API_KEY_HEADER`, `OPENAPI_DOC` (default `openapi.json`
  * in `cwd` when that file exists), `PROBE_MAX_BYTES` (bytes returned to the agent, default 16384,
  * at most 524288), `PROBE_CHECK_MAX_BYTES` (bytes read and checked, default 8388608, at most
- * 67108864, at least `PROBE_MAX_BYTES`), `PROBE_TIMEOUT_MS` (default 15000), `OPENAPI_TTL_S` (default 60).
+ * 67108864, at least `PROBE_MAX_BYTES`), `PROBE_TIMEOUT_MS` (default 15000), `OPENAPI_TTL_S` (default 60),
+ * `PROBE_CONCURRENCY` (default 4, 1 to 64), `PROBE_RATE_PER_MIN` (default 60, 1 to 100000), `LOG_LEVEL`
+ * (`error`, `info` or `debug`, default `info`), `PROBE_AUDIT_LOG` (a file path, default none).
  * @throws Error with a message naming the variable, the value (never the key) and what it must be.
  */
 export function readConfig(env: Record<string, string | undefined>, cwd = process.cwd()): Config {
@@ -122,6 +136,19 @@ export function readConfig(env: Record<string, string | undefined>, cwd = proces
     checkMaxBytes,
     timeoutMs: readInteger(env, 'PROBE_TIMEOUT_MS', 15000, 1, 600000),
     documentTtlMs: readInteger(env, 'OPENAPI_TTL_S', 60, 0, 86400) * 1000,
+    ...readRuntimeConfig(env),
+  };
+}
+
+/** The runtime settings of `readConfig`: concurrency, rate, log level, audit file. */
+function readRuntimeConfig(env: Record<string, string | undefined>): Pick<Config, 'concurrency' | 'ratePerMinute' | 'logLevel' | 'auditLog'> {
+  const level = env.LOG_LEVEL?.trim().toLowerCase() || 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(level)) throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got \`${env.LOG_LEVEL}\``);
+  return {
+    concurrency: readInteger(env, 'PROBE_CONCURRENCY', 4, 1, 64),
+    ratePerMinute: readInteger(env, 'PROBE_RATE_PER_MIN', 60, 1, 100000),
+    logLevel: level as LogLevel,
+    auditLog: env.PROBE_AUDIT_LOG?.trim() || undefined,
   };
 }
 
@@ -175,6 +202,8 @@ export function buildProbeUrl(base: URL, path: unknown, query?: unknown): UrlDec
     return { refusal: `\`path\` ${JSON.stringify(path)} holds a control character (tab, newline or similar); the URL parser would drop or reinterpret it. Remove it, or percent-encode data that needs it.` };
   }
   if (path !== path.trim()) return { refusal: `\`path\` ${JSON.stringify(path)} has leading or trailing spaces; remove them.` };
+  // The URL parser would silently send U+FFFD instead (WHATWG URL, UTF-8 percent-encode).
+  if (hasLoneSurrogate(path)) return { refusal: `\`path\` ${JSON.stringify(path)} holds a lone UTF-16 surrogate, which is not a character and has no UTF-8 form; remove it.` };
   if (path.includes('\\') || /%5c/i.test(path)) {
     return { refusal: `\`path\` ${JSON.stringify(path)} holds a backslash (raw or %5C); URL parsers read it as "/", so it is refused. Use "/" between segments.` };
   }
@@ -233,6 +262,11 @@ export function buildProbeUrl(base: URL, path: unknown, query?: unknown): UrlDec
       return { refusal: `\`query.${name}\` must be a string (or number or boolean), got ${describeType(value)}.` };
     }
     if (fixed.has(name)) return { refusal: `\`query.${name}\` is fixed by API_BASE_URL and cannot be overridden; leave it out.` };
+    // encodeURIComponent throws URIError on a lone surrogate (ECMA-262, Encode); refuse it by name instead.
+    if (hasLoneSurrogate(name)) return { refusal: `\`query\` has the parameter name ${JSON.stringify(name)}, which holds a lone UTF-16 surrogate (not a character, no UTF-8 form); remove it.` };
+    if (typeof value === 'string' && hasLoneSurrogate(value)) {
+      return { refusal: `\`query.${name}\` is ${JSON.stringify(value)}, which holds a lone UTF-16 surrogate (not a character, no UTF-8 form); remove it.` };
+    }
     extra.push(`${encodeURIComponent(name)}=${encodeURIComponent(String(value))}`);
   }
   if (extra.length) url.search = [url.search.slice(1), ...extra].filter(Boolean).join('&');
@@ -249,6 +283,11 @@ function isDotSegment(segment: string): boolean {
   if (decoded === '.' || decoded === '..') return true;
   // "..%2fadmin" stays one segment for WHATWG, but a server that decodes %2F before routing climbs.
   return /%2f/i.test(segment) && decoded.split(/%2f/i).some((part) => part === '.' || part === '..');
+}
+
+/** True when `text` holds a high surrogate not followed by a low one, or a low one not after a high one. */
+function hasLoneSurrogate(text: string): boolean {
+  return /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text);
 }
 
 function trimSlash(pathname: string): string {
@@ -517,6 +556,12 @@ type ToolContext = {
   log: ProbeLog;
   fetch?: typeof fetch;
   signal?: AbortSignal;
+  /** The tool call's request id, sent as `X-Request-Id`. */
+  requestId?: string;
+  /** Counts each request sent to the API (`PROBE_RATE_PER_MIN`). */
+  rate?: RateLimit;
+  /** Filled by tools that send a request: method and URL (without secrets), for logs and the audit file. */
+  trace?: { method?: string; url?: string | null };
 };
 
 type Tool = {
@@ -581,7 +626,12 @@ function destinationOf(url: URL, config: Config): Destination {
  */
 async function sendProbe(decision: { url: URL }, context: ToolContext, selector?: Exclude<Selector, { problem: string }>): Promise<ToolResult> {
   const { config } = context;
+  if (context.trace) Object.assign(context.trace, { method: 'GET', url: publicUrl(decision.url, config.baseUrl) });
+  const limited = context.rate?.take();
+  if (limited) return failure(limited);
   const headers: Record<string, string> = { accept: 'application/json, */*;q=0.5', 'user-agent': `${SERVER_INFO.name}/${SERVER_INFO.version}` };
+  // One id per tool call, so the API's own logs can be joined with ours (issue 8, Traces).
+  if (context.requestId) headers['x-request-id'] = context.requestId;
   if (config.apiKey) {
     if (config.apiKeyHeader) headers[config.apiKeyHeader] = config.apiKey;
     else headers.authorization = `Bearer ${config.apiKey}`;
@@ -1029,7 +1079,19 @@ export type Handler = {
   handleMessage(message: unknown): Promise<JsonRpcResponse | JsonRpcResponse[] | undefined>;
   /** Settles when every call in flight has answered. */
   idle(): Promise<void>;
+  /** Starts no further tool call until `resume` (the transport's output is full); waiting calls stay queued. */
+  pause(): void;
+  /** Starts queued tool calls again after `pause`. */
+  resume(): void;
+  /**
+   * Ends the session: queued calls and every later tool call are refused, calls in flight are
+   * aborted (their probes cancelled) and answered with an `isError` result naming `reason`.
+   */
+  shutdown(reason: string): void;
 };
+
+/** Marks an abort that comes from `shutdown`, not from the client's `notifications/cancelled`. */
+const SHUTDOWN = Symbol('shutdown');
 
 /**
  * Creates the dispatcher for one session (one stdio connection). Implements `initialize`, `ping`,
@@ -1038,19 +1100,86 @@ export type Handler = {
  * Unknown methods get -32601, before `initialize` too; ids keep their JSON type (`20` and `"20"`
  * differ); a request whose id is null or not a string/integer gets -32600 with id null; a batch
  * (JSON-RPC 2.0, 6) is answered element by element.
+ *
+ * Each tool call gets a request id (12 hex characters): it is sent to the API as `X-Request-Id`,
+ * returned as `structuredContent.requestId` (and in the text; an error result without structured
+ * content gets a second text block `requestId: ...`), and on every log line and the audit line of
+ * the call. Tool calls run at most `config.concurrency` at once, up to `QUEUE_SIZE` more wait and
+ * further ones get an `isError` result; `ping`, `initialize` and `tools/list` never wait.
+ * Requests sent to the API are limited to `config.ratePerMinute` (an `isError` result with the
+ * seconds to wait); tools that send nothing are not counted.
  * @param config From `readConfig`.
  * @param options.fetch Injected fetch for tests.
  * @param options.documents Document source; default built from `config.openapiDoc`.
+ * @param options.logger Log records (default: none).
  * @param options.redact The key redactor; default built from `config.apiKey` (pass the one the transport uses, to build it once).
+ * @param options.gate The concurrency gate; default `createGate(config.concurrency)`.
+ * @param options.rate The rate limit; default `createRateLimit(config.ratePerMinute)`.
+ * @param options.requestId Makes request ids (tests); default `newRequestId`.
  */
-export function createHandler(config: Config, options: { fetch?: typeof fetch; documents?: DocumentSource; log?: (line: string) => void; redact?: Redactor } = {}): Handler {
+export function createHandler(
+  config: Config,
+  options: { fetch?: typeof fetch; documents?: DocumentSource; logger?: Logger; redact?: Redactor; gate?: Gate; rate?: RateLimit; requestId?: () => string } = {},
+): Handler {
   const documents = options.documents ?? (config.openapiDoc ? createDocumentSource(config.openapiDoc, { ttlMs: config.documentTtlMs }) : undefined);
   const probeLog = new ProbeLog();
   const redact = options.redact ?? redactor(config.apiKey);
-  const log = options.log ?? (() => {});
+  const logger = options.logger ?? SILENT;
+  const gate = options.gate ?? createGate(config.concurrency ?? 4);
+  const rate = options.rate ?? createRateLimit(config.ratePerMinute ?? 60);
+  const makeRequestId = options.requestId ?? newRequestId;
+  const audit = config.auditLog ? createAudit(config.auditLog, logger, redact.text) : undefined;
   let negotiated: string = PROTOCOL_VERSIONS[0];
   const inFlight = new Map<string, AbortController>();
   const pending = new Set<Promise<unknown>>();
+  let stopping: string | undefined;
+
+  /** Runs one tools/call: request id, queue, the tool, then the log record and the audit line. */
+  async function callTool(name: string, params: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> {
+    const tool = TOOLS.find((candidate) => candidate.name === name)!;
+    const rid = makeRequestId();
+    const began = performance.now();
+    const trace: { method?: string; url?: string | null } = {};
+    let called: ToolResult;
+    try {
+      called = await runTool(tool, name, params, signal, rid, trace);
+    } catch (error) {
+      // Answered with -32603 by handleOne; logged here so the record carries the call's id.
+      logger.error('tool.call.error', { rid, tool: name, reason: `internal: ${String((error as Error)?.stack ?? error).replace(/\s+/g, ' ').slice(0, 2000)}`, took_ms: Math.round(performance.now() - began) });
+      throw new LoggedError(error);
+    }
+    if (signal.aborted && signal.reason === SHUTDOWN) called = failure(`Cancelled: the server is shutting down (${stopping}); the call did not finish.`);
+    const tookMs = Math.round(performance.now() - began);
+    const structured = called.structuredContent;
+    const status = typeof structured?.status === 'number' ? structured.status : null;
+    const bytes = typeof structured?.bytes === 'number' ? structured.bytes : null;
+    const findings = Array.isArray(structured?.findings) ? structured.findings.length : null;
+    if (structured || !called.isError) {
+      logger.info('tool.call.done', { rid, tool: name, status: status ?? undefined, bytes: bytes ?? undefined, findings: findings ?? undefined, is_error: called.isError ? true : undefined, took_ms: tookMs });
+    } else {
+      logger.error('tool.call.error', { rid, tool: name, reason: redact.tail(called.content[0]?.text.slice(0, 300) ?? ''), took_ms: tookMs });
+    }
+    await audit?.write({ time: new Date().toISOString(), rid, tool: name, method: trace.method ?? null, url: trace.url ?? null, status, bytes, findings, isError: called.isError === true, took_ms: tookMs });
+    return withRequestId(called, rid);
+  }
+
+  async function runTool(tool: Tool, name: string, params: Record<string, unknown>, signal: AbortSignal, rid: string, trace: { method?: string; url?: string | null }): Promise<ToolResult> {
+    const args = params.arguments ?? {};
+    if (args === null || typeof args !== 'object' || Array.isArray(args)) {
+      return { ...failure(`\`arguments\` for ${name} must be an object, got ${describeType(args)}.`) };
+    }
+    const problem = argumentProblem(tool, args as Record<string, unknown>);
+    if (problem) return { ...failure(problem) };
+    const waited = performance.now();
+    const admitted = await gate.enter(signal);
+    if ('refusal' in admitted) return failure(admitted.refusal);
+    logger.debug('queue.wait.done', { rid, tool: name, took_ms: Math.round(performance.now() - waited) });
+    try {
+      return await tool.handler(args as Record<string, unknown>, { config, redact, documents, log: probeLog, fetch: options.fetch, signal, requestId: rid, rate, trace });
+    } finally {
+      admitted.slot.release();
+    }
+  }
 
   async function dispatch(method: string, params: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown>> {
     switch (method) {
@@ -1082,13 +1211,7 @@ export function createHandler(config: Config, options: { fetch?: typeof fetch; d
         if (typeof name !== 'string') throw new RpcError(ERROR_CODES.invalidParams, '`params.name` must be the name of a tool: ' + TOOLS.map((tool) => tool.name).join(', '));
         const tool = TOOLS.find((candidate) => candidate.name === name);
         if (!tool) throw new RpcError(ERROR_CODES.invalidParams, `Unknown tool: ${name}. Available: ${TOOLS.map((candidate) => candidate.name).join(', ')}.`);
-        const args = params.arguments ?? {};
-        if (args === null || typeof args !== 'object' || Array.isArray(args)) {
-          return { ...failure(`\`arguments\` for ${name} must be an object, got ${describeType(args)}.`) };
-        }
-        const problem = argumentProblem(tool, args as Record<string, unknown>);
-        if (problem) return { ...failure(problem) };
-        const called = await tool.handler(args as Record<string, unknown>, { config, redact, documents, log: probeLog, fetch: options.fetch, signal });
+        const called = await callTool(name, params, signal);
         if (olderThan(negotiated, '2025-06-18')) delete called.structuredContent;
         return { ...called };
       }
@@ -1134,14 +1257,17 @@ export function createHandler(config: Config, options: { fetch?: typeof fetch; d
     const controller = new AbortController();
     const key = idKey(requestId);
     if (method !== 'initialize') inFlight.set(key, controller);
+    // An abort by the client means "no answer" (MCP Cancellation); an abort by shutdown is answered.
+    const cancelled = () => controller.signal.aborted && controller.signal.reason !== SHUTDOWN;
     try {
       const outcome = await dispatch(method, (params ?? {}) as Record<string, unknown>, controller.signal);
-      if (controller.signal.aborted) return undefined; // cancelled: no response (MCP Cancellation)
+      if (cancelled()) return undefined;
       return { jsonrpc: '2.0', id: requestId, result: outcome };
     } catch (error) {
-      if (controller.signal.aborted) return undefined;
+      if (cancelled()) return undefined;
       if (error instanceof RpcError) return errorResponse(requestId, error.code, error.message);
-      log(`internal error in ${method}: ${(error as Error)?.stack ?? String(error)}`);
+      if (error instanceof LoggedError) return errorResponse(requestId, ERROR_CODES.internalError, `Internal error: ${(error.cause as Error)?.message ?? String(error.cause)}`);
+      logger.error('rpc.internal.error', { method, reason: String((error as Error)?.stack ?? error).replace(/\s+/g, ' ').slice(0, 2000) });
       return errorResponse(requestId, ERROR_CODES.internalError, `Internal error: ${(error as Error)?.message ?? String(error)}`);
     } finally {
       if (inFlight.get(key) === controller) inFlight.delete(key);
@@ -1164,6 +1290,14 @@ export function createHandler(config: Config, options: { fetch?: typeof fetch; d
     },
     async idle() {
       while (pending.size) await Promise.allSettled([...pending]);
+    },
+    pause: () => gate.pause(),
+    resume: () => gate.resume(),
+    shutdown(reason) {
+      if (stopping !== undefined) return;
+      stopping = reason;
+      gate.close(`Refused: the server is shutting down (${reason}); nothing was sent.`);
+      for (const controller of inFlight.values()) controller.abort(SHUTDOWN);
     },
   };
 }
@@ -1213,6 +1347,28 @@ function withArticle(type: string): string {
   return `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
 }
 
+/**
+ * A tool result carrying its request id: in `structuredContent.requestId` (and its JSON text block),
+ * or, for an error result without structured content, as a second text block `requestId: <id>`.
+ */
+function withRequestId(called: ToolResult, rid: string): ToolResult {
+  if (called.structuredContent) {
+    const structured = { ...called.structuredContent, requestId: rid };
+    const before = JSON.stringify(called.structuredContent);
+    const content = called.content.map((block) => (block.text === before ? { ...block, text: JSON.stringify(structured) } : block));
+    return { ...called, content, structuredContent: structured };
+  }
+  if (called.isError) return { ...called, content: [...called.content, { type: 'text', text: `requestId: ${rid}` }] };
+  return called;
+}
+
+/** A tool's own throw, already logged with its request id; answered with -32603 and the original message. */
+class LoggedError extends Error {
+  constructor(cause: unknown) {
+    super((cause as Error)?.message ?? String(cause), { cause });
+  }
+}
+
 class RpcError extends Error {
   code: number;
   constructor(code: number, message: string) {
@@ -1230,26 +1386,70 @@ function idKey(id: unknown): string {
 /** Lines longer than this (in UTF-16 code units) are dropped with one -32600 error, so memory stays bounded. */
 export const MAX_LINE = 32 * 1024 * 1024;
 
+/** When stdin closes, calls in flight get this long to finish before they are aborted, in ms. */
+export const SHUTDOWN_GRACE_MS = 1000;
+
+/** How long the transport waits for aborted calls to answer, and then for stdout to drain, each in ms. */
+const SHUTDOWN_STEP_MS = 400;
+
+/**
+ * A serialized message as one stdout line: U+2028, U+2029 and U+0085, which JSON allows raw inside
+ * strings (RFC 8259, 7), written as `\u` escapes, so a client that splits lines on Unicode line
+ * boundaries (Node's readline, Python's `splitlines`) still reads one message (case 46). The
+ * characters occur only inside JSON strings, where the escape means the same character.
+ */
+export function escapeLineSeparators(json: string): string {
+  return json.replace(/[\u0085\u2028\u2029]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** Resolves when `promise` settles or after `ms`, whichever is first; never rejects. */
+async function within(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([promise.catch(() => {}), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
+
 /**
  * Runs the stdio transport (MCP 2025-11-25, Transports, stdio): reads newline-delimited JSON-RPC
  * from `input` (UTF-8, characters split across chunks reassembled, a trailing CR and a leading BOM
  * dropped, blank lines ignored), hands each message to `handler` without waiting for earlier ones,
- * and writes each response as one line of `JSON.stringify` plus LF to `output`. A line that is not
- * JSON gets -32700 with id null.
- * @param redact Applied to every message before it is serialized (removes the API key should the API echo it).
- * @returns A promise that settles when `input` has ended, every call in flight has answered and
- *   the last response has been flushed.
+ * and writes each response as one line of `JSON.stringify` plus LF to `output`, with line
+ * separators escaped (`escapeLineSeparators`). A line that is not JSON gets -32700 with id null.
+ *
+ * Backpressure: when `output.write` returns false, reading `input` and starting queued tool calls
+ * pause until `drain`, so answers waiting for the client stay few (case 52).
+ *
+ * Ending: when `input` ends, calls in flight get `graceMs` to answer, then are aborted and answered
+ * as cancelled; when `stop` aborts (SIGINT, SIGTERM), they are aborted at once. An `error` on
+ * `input` or `output` is logged and ends the session the same way, never as an unhandled event.
+ * Each step waits at most 400 ms, so the promise settles within `graceMs` + 800 ms.
+ * @param options.redact Applied to every message before it is serialized (removes the API key should the API echo it).
+ * @param options.logger Where transport errors go.
+ * @param options.stop Aborting it ends the session without a grace period; its `reason` names the cause.
+ * @param options.graceMs Default `SHUTDOWN_GRACE_MS`.
+ * @returns A promise of why the session ended (`stdin closed`, `SIGTERM`, `stdout error: EPIPE`...),
+ *   settled once the last response has been flushed or the flush limit passed. Never rejects.
  */
-export function serve(handler: Handler, options: { input?: Readable; output?: Writable; redact?: Redactor } = {}): Promise<void> {
+export function serve(
+  handler: Handler,
+  options: { input?: Readable; output?: Writable; redact?: Redactor; logger?: Logger; stop?: AbortSignal; graceMs?: number } = {},
+): Promise<string> {
   const input = options.input ?? process.stdin;
   const output = options.output ?? process.stdout;
   const redact = options.redact ?? NO_REDACTION;
+  const logger = options.logger ?? SILENT;
+  const graceMs = options.graceMs ?? SHUTDOWN_GRACE_MS;
   const decoder = new StringDecoder('utf8');
   let buffer = '';
   let dropping = false;
-  let lastWrite: Promise<void> = Promise.resolve();
+  let blocked = false;
+  let outputBroken = false;
+  let ending: string | undefined;
+  let unflushed = 0;
+  let onFlushed: (() => void) | undefined;
 
   const write = (message: unknown) => {
+    if (outputBroken) return;
     let line: string;
     try {
       line = JSON.stringify(Array.isArray(message) ? message.map(redact.message) : redact.message(message)) + '\n';
@@ -1258,9 +1458,20 @@ export function serve(handler: Handler, options: { input?: Readable; output?: Wr
       const id = (message as { id?: RequestId | null }).id ?? null;
       line = JSON.stringify(errorResponse(id, ERROR_CODES.internalError, `Internal error: the answer could not be serialized (${(error as Error).message}).`)) + '\n';
     }
-    lastWrite = new Promise<void>((resolve) => {
-      output.write(line, () => resolve());
+    unflushed++;
+    const accepted = output.write(escapeLineSeparators(line), () => {
+      if (--unflushed === 0) onFlushed?.();
     });
+    if (!accepted && !blocked) {
+      blocked = true;
+      handler.pause();
+      input.pause();
+      output.once('drain', () => {
+        blocked = false;
+        handler.resume();
+        if (ending === undefined) input.resume();
+      });
+    }
   };
 
   const handleLine = (raw: string) => {
@@ -1280,6 +1491,7 @@ export function serve(handler: Handler, options: { input?: Readable; output?: Wr
   };
 
   const take = (text: string) => {
+    if (ending !== undefined) return;
     let start = 0;
     for (;;) {
       const newline = text.indexOf('\n', start);
@@ -1298,20 +1510,61 @@ export function serve(handler: Handler, options: { input?: Readable; output?: Wr
     }
   };
 
-  return new Promise<void>((resolve) => {
+  const flushed = () => new Promise<void>((resolve) => {
+    if (unflushed === 0 || outputBroken) resolve();
+    else onFlushed = resolve;
+  });
+
+  return new Promise<string>((resolve) => {
+    let cutGrace = () => {};
+    const finish = async (reason: string, grace: number) => {
+      if (ending !== undefined) {
+        // A signal or a stream error during the grace after stdin closed ends it now.
+        if (grace === 0) cutGrace();
+        return;
+      }
+      ending = reason;
+      input.pause();
+      if (grace > 0) await within(Promise.race([handler.idle(), new Promise<void>((resolve) => (cutGrace = resolve))]), grace);
+      handler.shutdown(reason);
+      await within(handler.idle(), SHUTDOWN_STEP_MS);
+      // A write blocked on a full pipe must not hold the exit: the client stopped reading.
+      if (blocked) handler.resume();
+      await within(flushed(), SHUTDOWN_STEP_MS);
+      resolve(reason);
+    };
     input.on('data', (chunk: Buffer | string) => take(typeof chunk === 'string' ? chunk : decoder.write(chunk)));
-    input.on('end', async () => {
-      const rest = buffer + decoder.end();
-      buffer = '';
-      if (!dropping && rest.trim() !== '') handleLine(rest);
-      await handler.idle();
-      await lastWrite;
-      resolve();
+    input.on('end', () => {
+      if (ending === undefined) {
+        const rest = buffer + decoder.end();
+        buffer = '';
+        if (!dropping && rest.trim() !== '') handleLine(rest);
+      }
+      void finish('stdin closed', graceMs);
     });
+    input.on('error', (error: Error) => {
+      logger.error('transport.error', { stream: 'stdin', reason: error.message });
+      void finish(`stdin error: ${(error as NodeJS.ErrnoException).code ?? error.message}`, 0);
+    });
+    output.on('error', (error: Error) => {
+      outputBroken = true;
+      logger.error('transport.error', { stream: 'stdout', reason: error.message });
+      void finish(`stdout error: ${(error as NodeJS.ErrnoException).code ?? error.message}`, 0);
+    });
+    const stop = options.stop;
+    if (stop) {
+      const onStop = () => void finish(String(stop.reason ?? 'stopped'), 0);
+      if (stop.aborted) onStop();
+      else stop.addEventListener('abort', onStop, { once: true });
+    }
   });
 }
 
-/** Entry point: reads the configuration, logs to stderr, serves stdio, exits 0 when stdin closes (2 on bad configuration). */
+/**
+ * Entry point: reads the configuration, logs `key=value` records to stderr (start-up line with the
+ * settings, never a secret), serves stdio, and exits 0 when stdin closes, on SIGINT or SIGTERM, or
+ * when stdin or stdout fails (2 on bad configuration).
+ */
 export async function main(): Promise<void> {
   let config: Config;
   try {
@@ -1320,19 +1573,43 @@ export async function main(): Promise<void> {
     process.stderr.write(`openapi-probe: ${(error as Error).message}\n`);
     process.exit(2);
   }
+  // A closed stderr must not kill the server through an unhandled 'error' event.
+  process.stderr.on('error', () => {});
+  const began = performance.now();
   const redact = redactor(config.apiKey);
-  const log = (line: string) => process.stderr.write(redact.text(`openapi-probe: ${line}\n`));
+  const logger = createLogger({ level: config.logLevel, redact: redact.text });
   const documents = config.openapiDoc ? createDocumentSource(config.openapiDoc, { ttlMs: config.documentTtlMs }) : undefined;
-  const handler = createHandler(config, { log, documents, redact });
-  log(`serving ${config.baseUrl.origin}${trimSlash(config.baseUrl.pathname)} (GET only) on stdio; document: ${config.openapiDoc ?? 'none'}`);
+  const handler = createHandler(config, { logger, documents, redact });
+  const base = `${config.baseUrl.origin}${trimSlash(config.baseUrl.pathname)}`;
+  logger.info('server.start', {
+    summary: `serving ${base} (GET only) on stdio`,
+    version: SERVER_INFO.version,
+    base,
+    // Names only: a base query value may be a tenant id or a token.
+    base_query: [...config.baseUrl.searchParams.keys()].join(',') || undefined,
+    document: publicSource(config.openapiDoc),
+    key: config.apiKey ? (config.apiKeyHeader ?? 'authorization') : 'none',
+    max_bytes: config.maxBytes,
+    timeout_ms: config.timeoutMs,
+    document_ttl_s: config.documentTtlMs / 1000,
+    concurrency: config.concurrency,
+    queue: QUEUE_SIZE,
+    rate_per_min: config.ratePerMinute,
+    log_level: config.logLevel,
+    audit: config.auditLog ?? 'none',
+  });
   if (documents) {
+    const loading = performance.now();
     documents
       .get()
-      .then((loaded) => log(`document "${loaded.title}" ${loaded.infoVersion} (${loaded.version}): ${loaded.operations.length} operations${loaded.problems.length ? `, ${loaded.problems.length} problems: ${loaded.problems.slice(0, 3).join('; ')}` : ''}`))
-      .catch((error: Error) => log(`document not loaded, probes go unchecked: ${error.message}`));
+      .then((loaded) => logger.info('document.load.done', { title: loaded.title, version: loaded.infoVersion, openapi: loaded.version, operations: loaded.operations.length, problems: loaded.problems.length, first_problems: loaded.problems.slice(0, 3).join('; ') || undefined, took_ms: Math.round(performance.now() - loading) }))
+      .catch((error: Error) => logger.error('document.load.error', { reason: `document not loaded, probes go unchecked: ${error.message}`, took_ms: Math.round(performance.now() - loading) }));
   }
-  await serve(handler, { redact });
-  // stdin closed (MCP stdio shutdown): exit even if a keep-alive socket or timer is still open.
+  const stop = new AbortController();
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort(signal));
+  const reason = await serve(handler, { redact, logger, stop: stop.signal });
+  logger.info('server.stop', { reason, uptime_ms: Math.round(performance.now() - began) });
+  // Exit even if a keep-alive socket or timer is still open (MCP stdio shutdown).
   process.exit(0);
 }
 

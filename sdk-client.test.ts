@@ -144,6 +144,7 @@ describe('probe-server.ts driven by the official MCP SDK client', () => {
     const called = await session.client.callTool({ name: 'probe', arguments: { path: '/meters/mtr_1' } });
     const structured = called.structuredContent as Record<string, any>;
     assert.match(structured.document?.loadedAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    assert.match(structured.requestId, /^[0-9a-f]{12}$/);
     assert.deepEqual(structured, {
       url: `${standIn.url}/meters/mtr_1`,
       status: 200,
@@ -165,6 +166,7 @@ describe('probe-server.ts driven by the official MCP SDK client', () => {
         },
       ],
       matchesContract: true,
+      requestId: structured.requestId,
     });
     assert.equal(called.isError, undefined);
     assert.deepEqual(called.content, [{ type: 'text', text: JSON.stringify(structured) }]);
@@ -195,12 +197,15 @@ describe('probe-server.ts driven by the official MCP SDK client', () => {
   test('returns isError true and sends nothing for a path with a dot segment', async () => {
     const before = standIn.requests.length;
     const called = await session.client.callTool({ name: 'probe', arguments: { path: '/../admin' } });
+    const requestId = String((called.content as { text: string }[])[1]?.text).slice('requestId: '.length);
+    assert.match(requestId, /^[0-9a-f]{12}$/);
     assert.deepEqual(called, {
       content: [
         {
           type: 'text',
           text: 'Refused, nothing was sent: `path` "/../admin" has the dot segment "..", which would climb out of the API\'s base path; name the resource directly.',
         },
+        { type: 'text', text: `requestId: ${requestId}` },
       ],
       isError: true,
     });

@@ -28,6 +28,12 @@ export type StdioClient = {
   initialize(protocolVersion?: string): Promise<Record<string, any>>;
   /** Calls a tool and resolves with its CallToolResult. */
   callTool(name: string, args: Record<string, unknown>): Promise<Record<string, any>>;
+  /**
+   * Calls a tool and resolves with its CallToolResult less the request id the server adds to every
+   * call (`structuredContent.requestId` and its JSON text, or an error's `requestId: <id>` block), so a
+   * test can compare the whole result. Rejects when the id is missing or not 12 hex characters.
+   */
+  callToolUntraced(name: string, args: Record<string, unknown>): Promise<Record<string, any>>;
   /** Every stdout line so far, raw. */
   stdoutLines: string[];
   /** stderr so far. */
@@ -104,10 +110,31 @@ export function spawnServer(env: Record<string, string>, options: { cwd?: string
       if (reply.error) throw new Error(`tools/call ${name} failed: ${JSON.stringify(reply.error)}`);
       return reply.result;
     },
+    async callToolUntraced(name, args) {
+      return withoutRequestId(await client.callTool(name, args));
+    },
     close() {
       child.stdin.end();
       return exited;
     },
   };
   return client;
+}
+
+/**
+ * A CallToolResult less the request id the server adds to every tool call (issue 8, Traces): from
+ * `structuredContent` and the JSON text block that mirrors it, or the `requestId: <id>` block of an
+ * error result without structured content.
+ * @throws Error when the result carries no request id of 12 hex characters.
+ */
+export function withoutRequestId(result: Record<string, any>): Record<string, any> {
+  const id = result.structuredContent?.requestId ?? /^requestId: (.*)$/.exec(result.content?.at(-1)?.text ?? '')?.[1];
+  if (typeof id !== 'string' || !/^[0-9a-f]{12}$/.test(id)) throw new Error(`no request id of 12 hex characters in ${JSON.stringify(result).slice(0, 300)}`);
+  if (result.structuredContent) {
+    const { requestId: _dropped, ...structured } = result.structuredContent;
+    const mirrored = JSON.stringify(result.structuredContent);
+    const content = result.content.map((block: { text?: string }) => (block.text === mirrored ? { ...block, text: JSON.stringify(structured) } : block));
+    return { ...result, content, structuredContent: structured };
+  }
+  return { ...result, content: result.content.slice(0, -1) };
 }
