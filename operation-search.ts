@@ -45,7 +45,7 @@ export const SEARCH_LIMITS = { defaultLimit: 3, maxLimit: 10, maxQueryChars: 200
 const STOP_WORDS = new Set(
   ('a an the of to for in on at by with from and or is are be been do does did can could would should will ' +
     'i we you it its this that these those what which who how there here please need want way some any just ' +
-    'via into using use so if than then as not no yes about get').split(' '),
+    'via into using use so if than then as not no yes about get has have had was were am').split(' '),
 );
 // `get` is a stop word for free text only because every read summary starts with it; the HTTP method
 // still counts through METHOD_WORDS below.
@@ -120,6 +120,7 @@ type IndexedOperation = {
 
 type SearchIndex = {
   entries: IndexedOperation[];
+  aliases: Map<string, string>;
   postings: Map<string, Array<[number, number]>>;
   averageLength: number;
   vocabulary: string[];
@@ -177,11 +178,6 @@ function buildIndex(loaded: LoadedDocument): SearchIndex {
     add(operation.description?.slice(0, DESCRIPTION_CHARS), FIELD_WEIGHTS.description);
     add(operation.parameters.map((parameter) => parameter.name).join(' ') + ' ' + (operation.pathTemplate.match(/\{[^{}]*\}/g) ?? []).join(' '), FIELD_WEIGHTS.parameters);
     add((METHOD_WORDS as Record<string, string>)[operation.method], FIELD_WEIGHTS.method, (text) => text.split(' ').map(stemWord));
-    for (const [term, weight] of weights) {
-      const list = postings.get(term);
-      if (list) list.push([position, weight]);
-      else postings.set(term, [[position, weight]]);
-    }
     totalLength += length;
     const raw = loaded.doc?.paths?.[operation.pathTemplate]?.[operation.method.toLowerCase()];
     const docsUrl = typeof raw?.externalDocs?.url === 'string' ? raw.externalDocs.url : undefined;
@@ -200,9 +196,24 @@ function buildIndex(loaded: LoadedDocument): SearchIndex {
     templates.add(operation.pathTemplate);
     entries.push(entry);
   }
+  const aliases = learnAbbreviations(loaded.operations);
+  entries.forEach((entry, position) => {
+    for (const [short, long] of aliases) {
+      const weight = entry.weights.get(short);
+      if (weight === undefined) continue;
+      entry.weights.delete(short);
+      entry.weights.set(long, (entry.weights.get(long) ?? 0) + weight);
+    }
+    for (const [term, weight] of entry.weights) {
+      const list = postings.get(term);
+      if (list) list.push([position, weight]);
+      else postings.set(term, [[position, weight]]);
+    }
+  });
   return {
     entries,
     postings,
+    aliases,
     averageLength: entries.length ? totalLength / entries.length : 1,
     vocabulary: [...postings.keys()],
     byOperationId,
@@ -211,6 +222,35 @@ function buildIndex(loaded: LoadedDocument): SearchIndex {
     templates,
     buildMs: performance.now() - started,
   };
+}
+
+/**
+ * Abbreviations the document itself uses: a path segment word that starts the summary word of the same
+ * operation (`repos` in the path, `repository` in the summary; `orgs`, `organization`), seen in at
+ * least 3 operations and more often than any other expansion, and never a summary word by itself.
+ * Both spellings then index as the long one.
+ */
+function learnAbbreviations(operations: Operation[]): Map<string, string> {
+  const counts = new Map<string, Map<string, number>>();
+  const summaryWords = new Set(operations.flatMap((operation) => terms(operation.summary ?? '')));
+  for (const operation of operations) {
+    const summary = new Set(terms(operation.summary ?? ''));
+    for (const short of new Set(terms(operation.pathTemplate.replace(/\{[^{}]*\}/g, ' ')))) {
+      if (short.length < 3 || summaryWords.has(short)) continue; // a word of its own, not an abbreviation
+      for (const long of summary) {
+        if (long.length <= short.length + 1 || !long.startsWith(short)) continue;
+        let row = counts.get(short);
+        if (!row) counts.set(short, (row = new Map()));
+        row.set(long, (row.get(long) ?? 0) + 1);
+      }
+    }
+  }
+  const aliases = new Map<string, string>();
+  for (const [short, row] of counts) {
+    const [long, count] = [...row].sort((a, b) => b[1] - a[1])[0]!;
+    if (count >= 3) aliases.set(short, long);
+  }
+  return aliases;
 }
 
 function indexFor(loaded: LoadedDocument): SearchIndex {
@@ -292,7 +332,7 @@ type Ranked = { position: number; score: number; coverage: number; matchedWords:
  * the query to the operation's summary (catches spellings the stemmer does not join).
  */
 function rankText(index: SearchIndex, text: string, method: string | undefined): Ranked[] {
-  const words = [...new Set(terms(text))];
+  const words = [...new Set(terms(text).map((word) => index.aliases.get(word) ?? word))];
   if (words.length === 0) return [];
   const query = expandQuery(index, words);
   const scores = new Map<number, number>();
@@ -381,7 +421,10 @@ function readPathQuery(query: string): PathQuery | undefined {
       continue;
     }
     if (path !== undefined || token.startsWith('-')) continue;
-    if (/^https?:\/\/[^\s/]+/i.test(token) || token.startsWith('/') || /^[A-Za-z0-9_.$:{}-]+(\/[^\s/]*)+$/.test(token)) path = token;
+    // A bare `a/b/c` is a path only where a path is expected: alone, after a method, or in a command
+    // line (`gh api a/b/c`); in prose it is words ("create/update a status").
+    const bare = /^[A-Za-z0-9_.$:{}-]+(\/[^\s/]*)+$/.test(token) && (tokens.length === 1 || method !== undefined || /^(gh|curl|http|https|wget)$/i.test(tokens[0]!));
+    if (/^https?:\/\/[^\s/]+/i.test(token) || token.startsWith('/') || bare) path = token;
   }
   if (path === undefined) return undefined;
   const origin = /^https?:\/\/[^/?#]*/i.exec(path);
