@@ -18,6 +18,7 @@ import { compareWithFixture, fieldPresence, inferShape, check, schemaFor, isJson
 import type { FieldPresence, FixtureDiff } from './validate.ts';
 import { createDocumentSource, checkPathParams } from './openapi-document.ts';
 import { findOperation, judge, operationKey, resolveOperation, summarize } from './contract.ts';
+import { findOperations, SEARCH_LIMITS } from './operation-search.ts';
 import type { DocumentSource, LoadedDocument } from './openapi-document.ts';
 
 // ───────────────────────────── 1. Logic ─────────────────────────────
@@ -670,6 +671,22 @@ async function compareFixtureTool(args: Record<string, unknown>, context: ToolCo
   return result({ path: relativePath, live: { at: seen.at, probedNow }, ...diff, same: diff.onlyLive.length + diff.onlyFixture.length + diff.changed.length === 0 });
 }
 
+async function findOperationTool(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
+  if (typeof args.query !== 'string' || !args.query.trim()) {
+    return failure('`query` must be a non-empty string: an intent ("list the stargazers of a repo"), a path or URL, an operationId, or a docs URL or anchor.');
+  }
+  if (args.method !== undefined && (typeof args.method !== 'string' || !/^(get|put|post|delete|options|head|patch|trace)$/i.test(args.method))) {
+    return failure(`\`method\` must be an HTTP method such as "GET" or "POST", got ${JSON.stringify(args.method)}.`);
+  }
+  const limit = args.limit ?? SEARCH_LIMITS.defaultLimit;
+  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > SEARCH_LIMITS.maxLimit) {
+    return failure(`\`limit\` must be an integer from 1 to ${SEARCH_LIMITS.maxLimit}, got ${JSON.stringify(args.limit)}.`);
+  }
+  const state = await loadDocumentState(context);
+  if (!state.loaded) return failure(`find_operation needs the OpenAPI document. ${state.problem}`);
+  return result(findOperations(state.loaded, args.query, { method: args.method as string | undefined, limit }));
+}
+
 const FINDING_SCHEMA = {
   type: 'object',
   properties: {
@@ -756,6 +773,28 @@ export const TOOLS: readonly Tool[] = [
     },
     annotations: { title: 'Compare a saved fixture with the live record', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
     handler: compareFixtureTool,
+  },
+  {
+    name: 'find_operation',
+    title: 'Find operations',
+    description: 'Finds operations for an intent, path, URL, operationId or docs anchor; each hit says why and how sure, a miss suggests. Sends nothing.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        query: { type: 'string' },
+        method: { type: 'string' },
+        limit: { type: 'integer', minimum: 1, maximum: SEARCH_LIMITS.maxLimit, default: SEARCH_LIMITS.defaultLimit },
+      },
+      required: ['query'],
+      additionalProperties: false,
+    },
+    outputSchema: {
+      type: 'object',
+      properties: { hits: { type: 'array' }, suggestions: { type: 'array' } },
+      required: ['query', 'kind', 'hits', 'suggestions'],
+    },
+    annotations: { title: 'Find operations', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    handler: findOperationTool,
   },
 ];
 
