@@ -332,7 +332,14 @@ type Ranked = { position: number; score: number; coverage: number; matchedWords:
  * the query to the operation's summary (catches spellings the stemmer does not join).
  */
 function rankText(index: SearchIndex, text: string, method: string | undefined): Ranked[] {
-  const words = [...new Set(terms(text).map((word) => index.aliases.get(word) ?? word))];
+  const shown = new Map<string, string>();
+  for (const word of splitWords(text)) {
+    if (STOP_WORDS.has(word)) continue;
+    const stem = stemWord(word);
+    const term = index.aliases.get(stem) ?? stem;
+    if (!shown.has(term)) shown.set(term, word);
+  }
+  const words = [...shown.keys()];
   if (words.length === 0) return [];
   const query = expandQuery(index, words);
   const scores = new Map<number, number>();
@@ -368,7 +375,7 @@ function rankText(index: SearchIndex, text: string, method: string | undefined):
     for (const [word, weight] of matched) covered += wordIdf.get(word)! * Math.min(1, weight);
     const summaryGrams = trigrams(terms(`${entry.operation.summary ?? ''} ${entry.operation.pathTemplate.replace(/\{[^{}]*\}/g, ' ')}`).join(' '));
     const fused = (score / best) * 0.85 + dice(queryGrams, summaryGrams) * 0.15;
-    ranked.push({ position, score: fused, coverage: totalIdf ? covered / totalIdf : 0, matchedWords: [...matched.keys()] });
+    ranked.push({ position, score: fused, coverage: totalIdf ? covered / totalIdf : 0, matchedWords: [...matched.keys()].map((word) => shown.get(word) ?? word) });
   }
   ranked.sort((a, b) => b.score - a.score || a.position - b.position);
   return ranked;
@@ -481,7 +488,7 @@ function hitOf(index: SearchIndex, position: number, matched: string, score: num
     method: operation.method,
     path: operation.pathTemplate,
     ...(operation.operationId ? { operationId: operation.operationId } : {}),
-    ...(operation.summary ? { summary: operation.summary.slice(0, 200) } : {}),
+    ...(operation.summary?.trim() ? { summary: operation.summary.trim().slice(0, 200) } : {}),
     matched,
     score: Math.round(score * 1000) / 1000,
     confidence,
@@ -579,7 +586,12 @@ function findByPath(loaded: LoadedDocument, index: SearchIndex, query: string, s
     if (match.operation) {
       const how = shape.wildcards ? ` (shell variables as segments)` : '';
       const note = match.note ? `; ${match.note}` : '';
-      return { query, kind: 'path', hits: [hitOf(index, positionOf(index, match.operation), `path ${shown} matches ${match.operation.pathTemplate}${how}${note}`, 1, 'high')], suggestions: [] };
+      const found = match.operation;
+      // No method asked for: the matched GET first, then the template's other methods.
+      const positions = [positionOf(index, found)];
+      if (!wanted) index.entries.forEach((entry, position) => entry.operation.pathTemplate === found.pathTemplate && entry.operation !== found && positions.push(position));
+      const hits = positions.slice(0, limit).map((position) => hitOf(index, position, `path ${shown} matches ${found.pathTemplate}${how}${note}`, 1, 'high'));
+      return { query, kind: 'path', hits, suggestions: [] };
     }
     if (match.note && !methodMiss) methodMiss = { nearest: match.nearest, note: match.note };
     if (!nearest.length) nearest = match.nearest;
