@@ -235,6 +235,12 @@ describe('findOperations on GitHub\'s description', () => {
     });
   });
 
+  it('matches an identifier with the words of an anchor in another order', () => {
+    assert.deepEqual(findOperations(github, 'issue-comments-list').hits.map((hit) => [hit.method, hit.path, hit.matched]), [
+      ['GET', '/repos/{owner}/{repo}/issues/{issue_number}/comments', 'issue-comments-list has the words of issues/list-comments'],
+    ]);
+  });
+
   it('matches a documentation URL', () => {
     assert.deepEqual(findOperations(github, 'https://docs.github.com/rest/pulls/pulls#list-pull-requests-files').hits, [
       { ...LIST_FILES, matched: 'documentation URL https://docs.github.com/rest/pulls/pulls#list-pull-requests-files', score: 1, confidence: 'high' },

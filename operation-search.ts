@@ -127,6 +127,7 @@ type SearchIndex = {
   byOperationId: Map<string, number[]>;
   byAnchor: Map<string, number[]>;
   byDocsUrl: Map<string, number[]>;
+  byWordSet: Map<string, number[]>;
   templates: Set<string>;
   buildMs: number;
 };
@@ -147,6 +148,16 @@ function addTo(map: Map<string, number[]>, key: string, value: number): void {
   } else map.set(key, [value]);
 }
 
+/**
+ * An identifier's words as an order-free key (stop words dropped, stemmed, sorted), so the anchor
+ * `list-comments-on-an-issue`, the anchor `list-issue-comments` and the operationId
+ * `issues/list-comments` meet; `undefined` under two words, too little to name one operation.
+ */
+function wordSet(identifier: string): string | undefined {
+  const words = [...new Set(terms(identifier))].sort();
+  return words.length >= 2 ? words.join(' ') : undefined;
+}
+
 function normalizeUrl(url: string): string {
   return url.trim().toLowerCase().replace(/^https?:\/\//, '').replace(/^www\./, '').replace(/\/+(#|$)/, '$1');
 }
@@ -158,6 +169,7 @@ function buildIndex(loaded: LoadedDocument): SearchIndex {
   const byOperationId = new Map<string, number[]>();
   const byAnchor = new Map<string, number[]>();
   const byDocsUrl = new Map<string, number[]>();
+  const byWordSet = new Map<string, number[]>();
   const templates = new Set<string>();
   let totalLength = 0;
   for (const operation of loaded.operations) {
@@ -193,6 +205,10 @@ function buildIndex(loaded: LoadedDocument): SearchIndex {
       }
     }
     if (operation.operationId) addTo(byOperationId, operation.operationId.toLowerCase(), position);
+    for (const name of [operation.operationId, entry.anchor]) {
+      const key = name ? wordSet(name) : undefined;
+      if (key) addTo(byWordSet, key, position);
+    }
     templates.add(operation.pathTemplate);
     entries.push(entry);
   }
@@ -219,6 +235,7 @@ function buildIndex(loaded: LoadedDocument): SearchIndex {
     byOperationId,
     byAnchor,
     byDocsUrl,
+    byWordSet,
     templates,
     buildMs: performance.now() - started,
   };
@@ -537,6 +554,14 @@ function findExact(index: SearchIndex, query: string, method: string | undefined
       const hits = exactHits(index, named, `operationId ${index.entries[named[0]!]!.operation.operationId}`, method, limit);
       if (hits.length) return { query, kind: 'operationId', hits, suggestions: [] };
     }
+  }
+  // The same words in another order or form: an older anchor or another SDK's name for the operation.
+  for (const raw of slugs) {
+    const key = wordSet(raw);
+    const positions = key ? index.byWordSet.get(key) : undefined;
+    if (!positions) continue;
+    const hits = exactHits(index, positions, `same words as ${raw}`, method, limit).map((hit) => ({ ...hit, matched: `${raw} has the words of ${hit.operationId ?? 'the docs anchor'}` }));
+    if (hits.length) return { query, kind: 'operationId', hits, suggestions: [] };
   }
   // operationId as written, then as the tail of an SDK method path (`octokit.rest.issues.addLabels`
   // -> `issues/add-labels`): the operationId's words end the query's identifier words.
