@@ -98,9 +98,9 @@ describe('findOperations on the walkthrough document', () => {
       query: '/meters/mtr_1/reading',
       kind: 'path',
       hits: [
-        { method: 'GET', path: '/meters/{meterId}/readings', operationId: 'listReadings', summary: "List a meter's readings, newest first", matched: 'no template matches /meters/mtr_1/reading; closest by its segments (meters, reading)', score: 0.933, confidence: 'low' },
-        { method: 'POST', path: '/meters/{meterId}/readings', operationId: 'submitReading', summary: 'Submit a manual reading', matched: 'no template matches /meters/mtr_1/reading; closest by its segments (meters, reading)', score: 0.926, confidence: 'low' },
-        { method: 'GET', path: '/meters/{meterId}', operationId: 'getMeter', summary: 'Get one meter', matched: 'no template matches /meters/mtr_1/reading; closest by its segments (meters, reading)', score: 0.551, confidence: 'low' },
+        { method: 'GET', path: '/meters/{meterId}/readings', operationId: 'listReadings', summary: "List a meter's readings, newest first", matched: 'no template matches /meters/mtr_1/reading; closest by its segments (meters, reading)', score: 0.867, confidence: 'low' },
+        { method: 'POST', path: '/meters/{meterId}/readings', operationId: 'submitReading', summary: 'Submit a manual reading', matched: 'no template matches /meters/mtr_1/reading; closest by its segments (meters, reading)', score: 0.859, confidence: 'low' },
+        { method: 'GET', path: '/meters/{meterId}', operationId: 'getMeter', summary: 'Get one meter', matched: 'no template matches /meters/mtr_1/reading; closest by its segments (meters, reading)', score: 0.562, confidence: 'low' },
       ],
       suggestions: [
         '/meters/mtr_1/readings (GET /meters/{meterId}/readings): "readings" for "reading"',
@@ -131,9 +131,9 @@ describe('findOperations on the walkthrough document', () => {
       query: 'update a meter',
       kind: 'text',
       hits: [
-        { method: 'PATCH', path: '/meters/{meterId}', operationId: 'updateMeter', summary: "Update a meter's note or location", matched: 'words: update, meter', score: 0.942, confidence: 'high' },
-        { method: 'GET', path: '/meters', operationId: 'listMeters', summary: 'List meters', matched: 'words: meter', score: 0.136, confidence: 'low' },
-        { method: 'GET', path: '/meters/{meterId}', operationId: 'getMeter', summary: 'Get one meter', matched: 'words: meter', score: 0.127, confidence: 'low' },
+        { method: 'PATCH', path: '/meters/{meterId}', operationId: 'updateMeter', summary: "Update a meter's note or location", matched: 'words: update, meter', score: 0.883, confidence: 'high' },
+        { method: 'GET', path: '/meters', operationId: 'listMeters', summary: 'List meters', matched: 'words: meter', score: 0.207, confidence: 'low' },
+        { method: 'GET', path: '/meters/{meterId}', operationId: 'getMeter', summary: 'Get one meter', matched: 'words: meter', score: 0.187, confidence: 'low' },
       ],
       suggestions: [],
     });
@@ -251,7 +251,7 @@ describe('findOperations on GitHub\'s description', () => {
     assert.deepEqual(findOperations(github, 'list the stargazers of a repo').hits.map((hit) => [hit.method, hit.path, hit.matched, hit.confidence]), [
       ['GET', '/repos/{owner}/{repo}/stargazers', 'words: list, stargazers, repo', 'high'],
       ['GET', '/repos/{owner}/{repo}/stargazers/count', 'words: list, stargazers, repo', 'high'],
-      ['GET', '/repos/{owner}/{repo}/forks', 'words: list, repo', 'low'],
+      ['GET', '/users/{username}/repos', 'words: list, repo', 'low'],
     ]);
   });
 

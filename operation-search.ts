@@ -114,6 +114,8 @@ type IndexedOperation = {
   operation: Operation;
   length: number;
   weights: Map<string, number>;
+  /** Trigrams of the summary and path words, made on first use. */
+  grams?: Set<string>;
   docsUrl?: string;
   anchor?: string;
 };
@@ -134,10 +136,12 @@ type SearchIndex = {
 
 // Field weights of the per-operation document (BM25F): the summary says what the operation does, the
 // operationId and path name the resource; the description adds context but also boilerplate.
-const FIELD_WEIGHTS = { summary: 3, operationId: 2, path: 2, tags: 1, description: 0.5, parameters: 0.5, method: 0.5 } as const;
+// Weights, k1, b and the trigram share were chosen by a grid search on the tune half of the discovery
+// set (eval-find.ts); low b because long descriptions are boilerplate, not a sign of a weaker match.
+const FIELD_WEIGHTS = { summary: 2, operationId: 2, path: 2, tags: 1, description: 0.25, parameters: 0.5, method: 0.5 } as const;
 const DESCRIPTION_CHARS = 400;
-const BM25_K1 = 1.2;
-const BM25_B = 0.75;
+const BM25_K1 = 0.8;
+const BM25_B = 0.3;
 
 const indexes = new WeakMap<LoadedDocument, SearchIndex>();
 
@@ -309,6 +313,7 @@ function editDistanceWithin(a: string, b: string, limit: number): number {
 }
 
 const SYNONYM_WEIGHT = 0.4;
+const TRIGRAM_SHARE = 0.3;
 const NEAR_WEIGHT = 0.6;
 
 type QueryTerm = { term: string; weight: number; from: string; how: 'word' | 'synonym' | 'spelling' };
@@ -390,8 +395,8 @@ function rankText(index: SearchIndex, text: string, method: string | undefined):
     const matched = matchedBy.get(position)!;
     let covered = 0;
     for (const [word, weight] of matched) covered += wordIdf.get(word)! * Math.min(1, weight);
-    const summaryGrams = trigrams(terms(`${entry.operation.summary ?? ''} ${entry.operation.pathTemplate.replace(/\{[^{}]*\}/g, ' ')}`).join(' '));
-    const fused = (score / best) * 0.85 + dice(queryGrams, summaryGrams) * 0.15;
+    entry.grams ??= trigrams(terms(`${entry.operation.summary ?? ''} ${entry.operation.pathTemplate.replace(/\{[^{}]*\}/g, ' ')}`).join(' '));
+    const fused = (score / best) * (1 - TRIGRAM_SHARE) + dice(queryGrams, entry.grams) * TRIGRAM_SHARE;
     ranked.push({ position, score: fused, coverage: totalIdf ? covered / totalIdf : 0, matchedWords: [...matched.keys()].map((word) => shown.get(word) ?? word) });
   }
   ranked.sort((a, b) => b.score - a.score || a.position - b.position);
