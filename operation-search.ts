@@ -10,7 +10,7 @@
  */
 import { matchOperation } from './openapi-document.ts';
 import type { LoadedDocument, Operation } from './openapi-document.ts';
-import { SYNONYMS } from './operation-synonyms.ts';
+import { SYNONYM_TABLE } from './operation-synonyms.ts';
 
 /** One result of `findOperations`. `score` is 1 for exact evidence, else the fused text score (0..1). */
 export type OperationHit = {
@@ -312,6 +312,20 @@ function editDistanceWithin(a: string, b: string, limit: number): number {
   return previous[b.length]!;
 }
 
+let synonyms: Map<string, string[]> | undefined;
+
+/** The generated synonym table (`word=a,b;` entries) as a map, parsed on first use. */
+function synonymsOf(word: string): string[] {
+  if (!synonyms) {
+    synonyms = new Map();
+    for (const entry of SYNONYM_TABLE.split(';')) {
+      const equals = entry.indexOf('=');
+      if (equals > 0) synonyms.set(entry.slice(0, equals), entry.slice(equals + 1).split(','));
+    }
+  }
+  return synonyms.get(word) ?? [];
+}
+
 const SYNONYM_WEIGHT = 0.4;
 const TRIGRAM_SHARE = 0.3;
 const NEAR_WEIGHT = 0.6;
@@ -327,7 +341,7 @@ function expandQuery(index: SearchIndex, words: string[]): QueryTerm[] {
   };
   for (const word of words) {
     put({ term: word, weight: 1, from: word, how: 'word' });
-    for (const synonym of (SYNONYMS as Record<string, readonly string[]>)[word] ?? []) {
+    for (const synonym of synonymsOf(word)) {
       if (index.postings.has(synonym)) put({ term: synonym, weight: SYNONYM_WEIGHT, from: word, how: 'synonym' });
     }
     if (index.postings.has(word) || word.length < 4 || /^[0-9]+$/.test(word)) continue;

@@ -93,7 +93,7 @@ describe('probe-server.ts driven by the official MCP SDK client', () => {
     assert.equal(typeof session.client.getInstructions(), 'string');
   });
 
-  test('lists the three tools with their titles, annotations and output schemas', async () => {
+  test('lists the tools with their titles, annotations and output schemas', async () => {
     const { tools } = await session.client.listTools();
     assert.deepEqual(
       tools.map((tool) => ({ name: tool.name, title: tool.title, annotations: tool.annotations, hasOutputSchema: tool.outputSchema !== undefined })),
@@ -116,8 +116,24 @@ describe('probe-server.ts driven by the official MCP SDK client', () => {
           annotations: { title: 'Compare a saved fixture with the live record', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
           hasOutputSchema: false,
         },
+        {
+          name: 'find_operation',
+          title: 'Find operations',
+          annotations: { title: 'Find operations', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+          hasOutputSchema: true,
+        },
       ],
     );
+  });
+
+  test('returns a find_operation result whose structuredContent passes the SDK\'s outputSchema check', async () => {
+    await session.client.listTools();
+    const called = await session.client.callTool({ name: 'find_operation', arguments: { query: 'list meters' } });
+    assert.deepEqual((called.structuredContent as { hits: { method: string; path: string; confidence: string }[] }).hits.map((hit) => [hit.method, hit.path, hit.confidence]), [
+      ['GET', '/meters', 'high'],
+      ['GET', '/meters/{meterId}/readings', 'high'],
+      ['GET', '/meters/{meterId}', 'high'],
+    ]);
   });
 
   test('returns a probe of /meters/mtr_1 whose structuredContent passes the SDK\'s outputSchema check', async () => {
@@ -193,7 +209,7 @@ describe('probe-server.ts driven by the official MCP SDK client', () => {
     await assert.rejects(session.client.callTool({ name: 'delete_meter', arguments: {} }), (error: unknown) => {
       assert.ok(error instanceof McpError);
       assert.equal(error.code, -32602);
-      assert.equal(error.message, 'MCP error -32602: Unknown tool: delete_meter. Available: probe, field_presence, compare_fixture.');
+      assert.equal(error.message, 'MCP error -32602: Unknown tool: delete_meter. Available: probe, field_presence, compare_fixture, find_operation.');
       return true;
     });
   });
