@@ -131,6 +131,7 @@ type SearchIndex = {
   byDocsUrl: Map<string, number[]>;
   byWordSet: Map<string, number[]>;
   templates: Set<string>;
+  literalSegments: Set<string>;
   buildMs: number;
 };
 
@@ -241,6 +242,7 @@ function buildIndex(loaded: LoadedDocument): SearchIndex {
     byDocsUrl,
     byWordSet,
     templates,
+    literalSegments: new Set([...templates].flatMap((template) => template.split('/').filter((segment) => segment && !segment.includes('{')))),
     buildMs: performance.now() - started,
   };
 }
@@ -655,7 +657,8 @@ function findByPath(loaded: LoadedDocument, index: SearchIndex, query: string, s
   for (let i = 1; i < segments.length && suggestions.length < 3; i++) {
     const segment = segments[i]!;
     if (!/^[a-z][a-z_-]*$/i.test(segment)) continue;
-    for (const variant of pluralToggles(segment)) {
+    // Only spellings some template uses: each matcher call on a miss also ranks every template.
+    for (const variant of pluralToggles(segment).filter((candidate) => index.literalSegments.has(candidate))) {
       const changed = [...segments];
       changed[i] = variant;
       const tried = changed.join('/');
