@@ -173,6 +173,11 @@ describe('findOperations on the walkthrough document', () => {
     }
   });
 
+  it('cuts a query at 2,000 characters', () => {
+    const found = findOperations(meters, 'meter '.repeat(1000));
+    assert.deepEqual([found.query.length, found.kind, found.hits.length], [2000, 'text', 3]);
+  });
+
   it('throws a RangeError for an empty query', () => {
     assert.throws(() => findOperations(meters, '  '), { name: 'RangeError', message: '`query` is empty: give an intent ("list the stargazers of a repo"), a path, an operationId or a docs URL.' });
   });

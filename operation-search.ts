@@ -132,6 +132,7 @@ type SearchIndex = {
   byWordSet: Map<string, number[]>;
   templates: Set<string>;
   literalSegments: Set<string>;
+  segmentCounts: Set<number>;
   buildMs: number;
 };
 
@@ -242,6 +243,7 @@ function buildIndex(loaded: LoadedDocument): SearchIndex {
     byDocsUrl,
     byWordSet,
     templates,
+    segmentCounts: new Set([...templates].map((template) => template.split('/').length)),
     literalSegments: new Set([...templates].flatMap((template) => template.split('/').filter((segment) => segment && !segment.includes('{')))),
     buildMs: performance.now() - started,
   };
@@ -329,6 +331,7 @@ function synonymsOf(word: string): string[] {
 }
 
 const SYNONYM_WEIGHT = 0.4;
+const MAX_QUERY_WORDS = 32;
 const TRIGRAM_SHARE = 0.3;
 const NEAR_WEIGHT = 0.6;
 
@@ -377,7 +380,8 @@ function rankText(index: SearchIndex, text: string, method: string | undefined):
     const term = index.aliases.get(stem) ?? stem;
     if (!shown.has(term)) shown.set(term, word);
   }
-  const words = [...shown.keys()];
+  // Each word the document lacks is compared with the whole vocabulary; a long paste stays cheap.
+  const words = [...shown.keys()].slice(0, MAX_QUERY_WORDS);
   if (words.length === 0) return [];
   const query = expandQuery(index, words);
   const scores = new Map<number, number>();
@@ -627,7 +631,10 @@ function findByPath(loaded: LoadedDocument, index: SearchIndex, query: string, s
   }
   let methodMiss: { nearest: string[]; note?: string } | undefined;
   let nearest: string[] = [];
-  for (const candidate of expandWildcards(shape.path, shape.wildcards)) {
+  const expansions = expandWildcards(shape.path, shape.wildcards);
+  // Each miss of the matcher ranks every template, so only segment counts some template has are tried.
+  const fitting = expansions.filter((candidate, i) => i === 0 || index.segmentCounts.has(candidate.split('/').length));
+  for (const candidate of fitting) {
     const match = matchOperation(loaded, wanted ?? 'GET', candidate);
     if (match.operation) {
       const how = shape.wildcards ? ` (shell variables as segments)` : '';
@@ -698,7 +705,7 @@ function findByPath(loaded: LoadedDocument, index: SearchIndex, query: string, s
  * and External Documentation Objects).
  * @param query Free text, a concrete path, a path template, a full URL (origin and the document's base
  *   path stripped), a `gh api` line, an operationId, an SDK method name, a docs anchor or docs URL.
- *   Cut at 2,000 characters.
+ *   Cut at 2,000 characters; free text uses its first 32 distinct words.
  * @param options `method`: keep only this HTTP method; `limit`: hits to return, 1..10, default 3.
  * @returns The hits best first with why each matched, a score and a confidence flag; for a miss, no
  *   hits (or low-confidence ones) and `suggestions` (the path's other methods, a singular/plural
