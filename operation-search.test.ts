@@ -99,8 +99,8 @@ describe('findOperations on the walkthrough document', () => {
       kind: 'path',
       hits: [
         { method: 'GET', path: '/meters/{meterId}/readings', operationId: 'listReadings', summary: "List a meter's readings, newest first", matched: 'no template matches /meters/mtr_1/reading; closest by its segments (meters, reading)', score: 0.867, confidence: 'low' },
-        { method: 'POST', path: '/meters/{meterId}/readings', operationId: 'submitReading', summary: 'Submit a manual reading', matched: 'no template matches /meters/mtr_1/reading; closest by its segments (meters, reading)', score: 0.859, confidence: 'low' },
-        { method: 'GET', path: '/meters/{meterId}', operationId: 'getMeter', summary: 'Get one meter', matched: 'no template matches /meters/mtr_1/reading; closest by its segments (meters, reading)', score: 0.562, confidence: 'low' },
+        { method: 'POST', path: '/meters/{meterId}/readings', operationId: 'submitReading', summary: 'Submit a manual reading', matched: 'no template matches /meters/mtr_1/reading; closest by its segments (meters, reading)', score: 0.845, confidence: 'low' },
+        { method: 'GET', path: '/meters/{meterId}', operationId: 'getMeter', summary: 'Get one meter', matched: 'no template matches /meters/mtr_1/reading; closest by its segments (meters, reading)', score: 0.715, confidence: 'low' },
       ],
       suggestions: [
         '/meters/mtr_1/readings (GET /meters/{meterId}/readings): "readings" for "reading"',
@@ -132,7 +132,7 @@ describe('findOperations on the walkthrough document', () => {
       kind: 'text',
       hits: [
         { method: 'PATCH', path: '/meters/{meterId}', operationId: 'updateMeter', summary: "Update a meter's note or location", matched: 'words: update, meter', score: 0.883, confidence: 'high' },
-        { method: 'GET', path: '/meters', operationId: 'listMeters', summary: 'List meters', matched: 'words: meter', score: 0.207, confidence: 'low' },
+        { method: 'GET', path: '/meters', operationId: 'listMeters', summary: 'List meters', matched: 'words: meter', score: 0.208, confidence: 'low' },
         { method: 'GET', path: '/meters/{meterId}', operationId: 'getMeter', summary: 'Get one meter', matched: 'words: meter', score: 0.187, confidence: 'low' },
       ],
       suggestions: [],
@@ -252,11 +252,11 @@ describe('findOperations on GitHub\'s description', () => {
     ]);
   });
 
-  it('ranks free text by words, stems and the document\'s abbreviations', () => {
+  it('ranks free text by words, stems, response fields and the document\'s abbreviations', () => {
     assert.deepEqual(findOperations(github, 'list the stargazers of a repo').hits.map((hit) => [hit.method, hit.path, hit.matched, hit.confidence]), [
       ['GET', '/repos/{owner}/{repo}/stargazers', 'words: list, stargazers, repo', 'high'],
       ['GET', '/repos/{owner}/{repo}/stargazers/count', 'words: list, stargazers, repo', 'high'],
-      ['GET', '/users/{username}/repos', 'words: list, repo', 'low'],
+      ['GET', '/repos/{owner}/{repo}/forks', 'words: list, stargazers, repo', 'high'],
     ]);
   });
 

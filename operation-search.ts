@@ -5,10 +5,12 @@
  *
  * Order of evidence: an exact documentation URL or anchor, an exact operationId, a path through the path
  * matcher (literal beats template, strict segment count), then free text ranked by BM25F over one
- * document per operation, with identifier splitting, light stemming, a WordNet synonym table and
+ * document per operation (summary, operationId, path, tags, description, parameter names, the fields of
+ * its 2xx response), with identifier splitting, light stemming, a WordNet synonym table and
  * near-spelling expansion. The index is built once per loaded document, lazily.
  */
 import { matchOperation } from './openapi-document.ts';
+import { resolvePointer } from './validate.ts';
 import type { LoadedDocument, Operation } from './openapi-document.ts';
 import { SYNONYM_TABLE } from './operation-synonyms.ts';
 
@@ -140,7 +142,7 @@ type SearchIndex = {
 // operationId and path name the resource; the description adds context but also boilerplate.
 // Weights, k1, b and the trigram share were chosen by a grid search on the tune half of the discovery
 // set (eval-find.ts); low b because long descriptions are boilerplate, not a sign of a weaker match.
-const FIELD_WEIGHTS = { summary: 2, operationId: 2, path: 2, tags: 1, description: 0.25, parameters: 0.5, method: 0.5 } as const;
+const FIELD_WEIGHTS = { summary: 2, operationId: 2, path: 2, tags: 1, description: 0.25, parameters: 0.5, method: 0.5, responseFields: 0.25 } as const;
 const DESCRIPTION_CHARS = 400;
 const BM25_K1 = 0.8;
 const BM25_B = 0.3;
@@ -152,6 +154,36 @@ function addTo(map: Map<string, number[]>, key: string, value: number): void {
   if (list) {
     if (!list.includes(value)) list.push(value);
   } else map.set(key, [value]);
+}
+
+function followRef(doc: unknown, value: unknown): any {
+  let current: any = value;
+  for (let hops = 0; hops < 8 && current && typeof current === 'object' && typeof current.$ref === 'string'; hops++) {
+    try {
+      current = resolvePointer(doc, current.$ref);
+    } catch {
+      return undefined; // a broken or remote `$ref` adds no words
+    }
+  }
+  return current;
+}
+
+/**
+ * Property names of the first 2xx response's first schema (an array's items, `allOf` parts), at most
+ * 80: the fields the operation returns (`tempo`, `remaining`) are words people ask for.
+ */
+function responsePropertyNames(doc: unknown, responses: Record<string, unknown>): string[] {
+  const status = Object.keys(responses).find((code) => /^2/.test(code));
+  const response = status ? followRef(doc, responses[status]) : undefined;
+  const content = response && typeof response === 'object' ? response.content : undefined;
+  if (!content || typeof content !== 'object') return [];
+  let schema = followRef(doc, (Object.values(content)[0] as any)?.schema);
+  if (schema?.type === 'array') schema = followRef(doc, schema.items);
+  const names: string[] = [];
+  for (const part of [schema, ...(Array.isArray(schema?.allOf) ? schema.allOf.map((item: unknown) => followRef(doc, item)) : [])]) {
+    if (part && typeof part.properties === 'object' && part.properties) names.push(...Object.keys(part.properties));
+  }
+  return names.slice(0, 80);
 }
 
 /**
@@ -195,6 +227,7 @@ function buildIndex(loaded: LoadedDocument): SearchIndex {
     add(operation.tags.join(' '), FIELD_WEIGHTS.tags);
     add(operation.description?.slice(0, DESCRIPTION_CHARS), FIELD_WEIGHTS.description);
     add(operation.parameters.map((parameter) => parameter.name).join(' ') + ' ' + (operation.pathTemplate.match(/\{[^{}]*\}/g) ?? []).join(' '), FIELD_WEIGHTS.parameters);
+    add(responsePropertyNames(loaded.doc, operation.responses).join(' '), FIELD_WEIGHTS.responseFields);
     add((METHOD_WORDS as Record<string, string>)[operation.method], FIELD_WEIGHTS.method, (text) => text.split(' ').map(stemWord));
     totalLength += length;
     const raw = loaded.doc?.paths?.[operation.pathTemplate]?.[operation.method.toLowerCase()];
