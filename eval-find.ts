@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { loadDocument } from './openapi-document.ts';
 import type { LoadedDocument } from './openapi-document.ts';
-import { findOperations, searchIndexStats } from './operation-search.ts';
+import { findOperations, operationDocumentText, searchIndexStats } from './operation-search.ts';
 import { githubDescriptionPath, spotifyDescriptionPath } from './fixture-documents.ts';
 
 /** One row of the discovery set. */
@@ -71,16 +71,15 @@ export function score(rows: DiscoveryRow[], answers: Answer[]): Record<string, F
 }
 
 /**
- * A plain BM25 baseline (k1 1.2, b 0.75) over the same per-operation text (summary, operationId, path,
- * tags, the first 400 characters of the description, parameter names, method), split on whitespace and
- * punctuation only: no case splitting, stemming, stop words, synonyms, field weights or fusion.
+ * A plain BM25 baseline (k1 1.2, b 0.75) over the same per-operation text (`operationDocumentText`:
+ * summary, operationId, path, tags, description start, parameter names, response fields, method), split
+ * on whitespace and punctuation only: no case splitting, stemming, stop words, synonyms, field weights or fusion.
  * @returns A function from a query to `METHOD /template` best first (top 3).
  */
 export function plainBm25(loaded: LoadedDocument): (query: string) => string[] {
   const tokens = (text: string) => text.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
   const docs = loaded.operations.map((operation) => {
-    const text = [operation.method, operation.pathTemplate, operation.operationId ?? '', operation.summary ?? '', operation.tags.join(' '),
-      (operation.description ?? '').slice(0, 400), operation.parameters.map((parameter) => parameter.name).join(' ')].join(' ');
+    const text = operationDocumentText(loaded, operation);
     const counts = new Map<string, number>();
     const words = tokens(text);
     for (const word of words) counts.set(word, (counts.get(word) ?? 0) + 1);

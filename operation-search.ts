@@ -1,7 +1,7 @@
 /**
  * Operation search (`find_operation`): which operation of the document serves an intent, a path, a URL,
  * an operationId, an SDK method name or a documentation anchor. Contract layer: no MCP, no HTTP; it sits
- * on the document core (`openapi-document.ts`).
+ * on the document core (`openapi-document.ts`) and the JSON Pointer of `validate.ts`.
  *
  * Order of evidence: an exact documentation URL or anchor, an exact operationId, a path through the path
  * matcher (literal beats template, strict segment count), then free text ranked by BM25F over one
@@ -184,6 +184,18 @@ function responsePropertyNames(doc: unknown, responses: Record<string, unknown>)
     if (part && typeof part.properties === 'object' && part.properties) names.push(...Object.keys(part.properties));
   }
   return names.slice(0, 80);
+}
+
+/**
+ * The text of one operation's search document, fields joined by spaces in index order: summary,
+ * operationId, path template, tags, the first 400 characters of the description, parameter names,
+ * 2xx response property names, method. For baselines that index the same text another way.
+ * @returns Plain text; never throws.
+ */
+export function operationDocumentText(loaded: LoadedDocument, operation: Operation): string {
+  return [operation.summary ?? '', operation.operationId ?? '', operation.pathTemplate, operation.tags.join(' '),
+    (operation.description ?? '').slice(0, DESCRIPTION_CHARS), operation.parameters.map((parameter) => parameter.name).join(' '),
+    responsePropertyNames(loaded.doc, operation.responses).join(' '), operation.method].join(' ');
 }
 
 /**
