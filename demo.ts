@@ -51,7 +51,7 @@ export async function run(): Promise<number> {
       const hints = Object.entries(tool.annotations ?? {}).filter(([name]) => name.endsWith('Hint')).map(([name, value]) => `${name}=${value}`);
       line(`${tool.name.padEnd(16)} ${hints.join(' ')}`);
     }
-    expect('tools', listed.tools.map((tool: { name: string }) => tool.name), ['probe', 'field_presence', 'compare_fixture', 'probe_sample', 'describe_operation', 'draft_request']);
+    expect('tools', listed.tools.map((tool: { name: string }) => tool.name), ['probe', 'field_presence', 'compare_fixture', 'probe_sample', 'describe_operation', 'draft_request', 'find_operation']);
     expect('probe hints', [listed.tools[0].annotations.readOnlyHint, listed.tools[0].annotations.openWorldHint], [true, true]);
     expect('no method parameter', Object.keys(listed.tools[0].inputSchema.properties), ['path', 'query', 'select']);
 

@@ -19,6 +19,7 @@ import type { Finding, FixtureDiff } from './validate.ts';
 import { createDocumentSource } from './openapi-document.ts';
 import { analyzeSample, checkParameters, describeOperation, describeTypeScript, draftRequest, findOperation, judge, operationKey, queryValues, resolveOperation, summarize } from './contract.ts';
 import type { SampleRecord } from './contract.ts';
+import { findOperations, SEARCH_LIMITS } from './operation-search.ts';
 import type { DocumentSource, LoadedDocument, Operation } from './openapi-document.ts';
 import { decodeBody, MAX_BODY_DEPTH } from './http-body.ts';
 import type { BodyWarning } from './http-body.ts';
@@ -892,6 +893,20 @@ async function draftRequestTool(args: Record<string, unknown>, context: ToolCont
   return result({ ...drafted, note: 'Not sent. Run `request.curl` yourself after review, with API_KEY set in your shell.' });
 }
 
+async function findOperationTool(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
+  if (typeof args.query !== 'string' || !args.query.trim()) {
+    return failure('`query` must be a non-empty string: an intent ("list the stargazers of a repo"), a path or URL, an operationId, or a docs URL or anchor.');
+  }
+  if (args.method !== undefined && (typeof args.method !== 'string' || !/^(get|put|post|delete|options|head|patch|trace)$/i.test(args.method))) {
+    return failure(`\`method\` must be an HTTP method such as "GET" or "POST", got ${JSON.stringify(args.method)}.`);
+  }
+  // The dispatch has already checked `limit` against the inputSchema (an integer from 1 to maxLimit).
+  const limit = (args.limit as number | undefined) ?? SEARCH_LIMITS.defaultLimit;
+  const state = await loadDocumentState(context);
+  if (!state.loaded) return failure(`find_operation needs the OpenAPI document. ${state.problem}`);
+  return result(findOperations(state.loaded, args.query, { method: args.method as string | undefined, limit }));
+}
+
 /** The tools, in the order `tools/list` gives them. */
 export const TOOLS: readonly Tool[] = [
   {
@@ -1038,6 +1053,28 @@ export const TOOLS: readonly Tool[] = [
     },
     annotations: { readOnlyHint: true, openWorldHint: false },
     handler: draftRequestTool,
+  },
+  {
+    name: 'find_operation',
+    title: 'Find operations',
+    description: 'Finds operations for an intent, path, URL, operationId or docs anchor; each hit says why and how sure, a miss suggests. Sends nothing.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        query: { type: 'string' },
+        method: { type: 'string' },
+        limit: { type: 'integer', minimum: 1, maximum: SEARCH_LIMITS.maxLimit, default: SEARCH_LIMITS.defaultLimit },
+      },
+      required: ['query'],
+      additionalProperties: false,
+    },
+    outputSchema: {
+      type: 'object',
+      properties: { hits: { type: 'array' }, suggestions: { type: 'array' } },
+      required: ['query', 'kind', 'hits', 'suggestions'],
+    },
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    handler: findOperationTool,
   },
 ];
 

@@ -353,7 +353,7 @@ describe('createHandler (dispatch)', () => {
 
   it('answers an unknown tool with -32602 and lists the tools', async () => {
     assert.deepEqual(await handler.handleMessage({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'delete_everything', arguments: {} } }), {
-      jsonrpc: '2.0', id: 3, error: { code: -32602, message: 'Unknown tool: delete_everything. Available: probe, field_presence, compare_fixture, probe_sample, describe_operation, draft_request.' },
+      jsonrpc: '2.0', id: 3, error: { code: -32602, message: 'Unknown tool: delete_everything. Available: probe, field_presence, compare_fixture, probe_sample, describe_operation, draft_request, find_operation.' },
     });
   });
 

@@ -134,8 +134,24 @@ describe('probe-server.ts driven by the official MCP SDK client', () => {
           annotations: { readOnlyHint: true, openWorldHint: false },
           hasOutputSchema: true,
         },
+        {
+          name: 'find_operation',
+          title: 'Find operations',
+          annotations: { readOnlyHint: true, openWorldHint: false },
+          hasOutputSchema: true,
+        },
       ],
     );
+  });
+
+  test('returns a find_operation result whose structuredContent passes the SDK\'s outputSchema check', async () => {
+    await session.client.listTools();
+    const called = await session.client.callTool({ name: 'find_operation', arguments: { query: 'list meters' } });
+    assert.deepEqual((called.structuredContent as { hits: { method: string; path: string; confidence: string }[] }).hits.map((hit) => [hit.method, hit.path, hit.confidence]), [
+      ['GET', '/meters', 'high'],
+      ['GET', '/meters/{meterId}/readings', 'high'],
+      ['GET', '/meters/{meterId}', 'high'],
+    ]);
   });
 
   test('returns a probe of /meters/mtr_1 whose structuredContent passes the SDK\'s outputSchema check', async () => {
@@ -216,7 +232,7 @@ describe('probe-server.ts driven by the official MCP SDK client', () => {
     await assert.rejects(session.client.callTool({ name: 'delete_meter', arguments: {} }), (error: unknown) => {
       assert.ok(error instanceof McpError);
       assert.equal(error.code, -32602);
-      assert.equal(error.message, 'MCP error -32602: Unknown tool: delete_meter. Available: probe, field_presence, compare_fixture, probe_sample, describe_operation, draft_request.');
+      assert.equal(error.message, 'MCP error -32602: Unknown tool: delete_meter. Available: probe, field_presence, compare_fixture, probe_sample, describe_operation, draft_request, find_operation.');
       return true;
     });
   });

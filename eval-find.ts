@@ -1,0 +1,188 @@
+/**
+ * Discovery evaluation (`npm run eval:find`): runs `fixtures/discovery-dev.jsonl` through
+ * `findOperations` and through a plain BM25 over the same per-operation documents, and prints recall@1,
+ * recall@3 and MRR per kind (top 3), the share of unanswerable rows flagged, both halves of a fixed
+ * split (tune half = even rows of each kind, held-out half = odd rows), and timings on GitHub's document.
+ * Scoring as in `fixtures/cases` README: rank = position of the first result listed in `expected`.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { loadDocument } from './openapi-document.ts';
+import type { LoadedDocument } from './openapi-document.ts';
+import { findOperations, operationDocumentText, searchIndexStats } from './operation-search.ts';
+import { githubDescriptionPath, spotifyDescriptionPath } from './fixture-documents.ts';
+
+/** One row of the discovery set. */
+export type DiscoveryRow = { api: 'github' | 'spotify'; intent: string; expected: string[]; kind: string; source: string };
+
+/** What one method answers for one row: `METHOD /template` best first, and whether all are flagged low. */
+export type Answer = { results: string[]; low: boolean };
+
+/** Per-kind figures: rows, recall@1, recall@3, MRR (answerable rows) or the flagged share (`none`). */
+export type Figures = { rows: number; recallAt1: number; recallAt3: number; mrr: number; flagged: number };
+
+/**
+ * Reads the discovery rows from `fixtures/discovery-dev.jsonl`.
+ * @returns The rows in file order. Throws when the file is missing or a line is not JSON.
+ */
+export function readRows(file = fileURLToPath(new URL('fixtures/discovery-dev.jsonl', import.meta.url))): DiscoveryRow[] {
+  return readFileSync(file, 'utf8').split('\n').filter((line) => line.trim()).map((line) => JSON.parse(line) as DiscoveryRow);
+}
+
+/**
+ * Scores answers against rows on the top 3 results, per kind and overall (`all`, answerable rows only).
+ * @returns Figures keyed by kind; shares are 0..1. `flagged` counts `none` rows answered with nothing or
+ *   only low-confidence results.
+ */
+export function score(rows: DiscoveryRow[], answers: Answer[]): Record<string, Figures> {
+  const groups = new Map<string, { rows: number; at1: number; at3: number; reciprocal: number; flagged: number }>();
+  const bump = (kind: string, rank: number, flagged: boolean) => {
+    const group = groups.get(kind) ?? { rows: 0, at1: 0, at3: 0, reciprocal: 0, flagged: 0 };
+    group.rows++;
+    if (rank === 1) group.at1++;
+    if (rank >= 1) {
+      group.at3++;
+      group.reciprocal += 1 / rank;
+    }
+    if (flagged) group.flagged++;
+    groups.set(kind, group);
+  };
+  rows.forEach((row, i) => {
+    const answer = answers[i]!;
+    if (row.kind === 'none') {
+      bump('none', 0, answer.results.length === 0 || answer.low);
+      return;
+    }
+    const rank = answer.results.slice(0, 3).findIndex((result) => row.expected.includes(result)) + 1;
+    bump(row.kind, rank, false);
+    bump('all', rank, false);
+  });
+  const figures: Record<string, Figures> = {};
+  for (const [kind, group] of groups) {
+    figures[kind] = {
+      rows: group.rows,
+      recallAt1: group.at1 / group.rows,
+      recallAt3: group.at3 / group.rows,
+      mrr: group.reciprocal / group.rows,
+      flagged: group.flagged / group.rows,
+    };
+  }
+  return figures;
+}
+
+/**
+ * A plain BM25 baseline (k1 1.2, b 0.75) over the same per-operation text (`operationDocumentText`:
+ * summary, operationId, path, tags, description start, parameter names, response fields, method), split
+ * on whitespace and punctuation only: no case splitting, stemming, stop words, synonyms, field weights or fusion.
+ * @returns A function from a query to `METHOD /template` best first (top 3).
+ */
+export function plainBm25(loaded: LoadedDocument): (query: string) => string[] {
+  const tokens = (text: string) => text.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+  const docs = loaded.operations.map((operation) => {
+    const text = operationDocumentText(loaded, operation);
+    const counts = new Map<string, number>();
+    const words = tokens(text);
+    for (const word of words) counts.set(word, (counts.get(word) ?? 0) + 1);
+    return { key: `${operation.method} ${operation.pathTemplate}`, counts, length: words.length };
+  });
+  const average = docs.reduce((sum, doc) => sum + doc.length, 0) / Math.max(docs.length, 1);
+  const frequency = new Map<string, number>();
+  for (const doc of docs) for (const word of doc.counts.keys()) frequency.set(word, (frequency.get(word) ?? 0) + 1);
+  return (query) => {
+    const words = [...new Set(tokens(query))];
+    const scored = docs.map((doc, position) => {
+      let total = 0;
+      for (const word of words) {
+        const tf = doc.counts.get(word);
+        if (!tf) continue;
+        const n = frequency.get(word)!;
+        const idf = Math.log(1 + (docs.length - n + 0.5) / (n + 0.5));
+        total += (idf * tf * 2.2) / (tf + 1.2 * (0.25 + (0.75 * doc.length) / average));
+      }
+      return { key: doc.key, total, position };
+    });
+    return scored.filter((item) => item.total > 0).sort((a, b) => b.total - a.total || a.position - b.position).slice(0, 3).map((item) => item.key);
+  };
+}
+
+const KINDS = ['paraphrase', 'path', 'operationId', 'anchor', 'all', 'none'];
+
+function table(title: string, ours: Record<string, Figures>, plain: Record<string, Figures>): string {
+  const f = (n: number | undefined) => (n === undefined ? '   - ' : n.toFixed(2).padStart(5));
+  const lines = [title, 'kind         rows |  ours R@1  R@3   MRR | plain R@1  R@3   MRR'];
+  for (const kind of KINDS) {
+    const a = ours[kind];
+    const b = plain[kind];
+    if (!a || !b) continue;
+    if (kind === 'none') {
+      lines.push(`${kind.padEnd(12)} ${String(a.rows).padStart(4)} |  flagged or empty: ${f(a.flagged)} | plain: ${f(b.flagged)} (never flags)`);
+    } else {
+      lines.push(`${kind.padEnd(12)} ${String(a.rows).padStart(4)} | ${f(a.recallAt1)} ${f(a.recallAt3)} ${f(a.mrr)} | ${f(b.recallAt1)} ${f(b.recallAt3)} ${f(b.mrr)}`);
+    }
+  }
+  return lines.join('\n');
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+async function main(): Promise<void> {
+  const rows = readRows();
+  const github = await loadDocument(githubDescriptionPath());
+  const spotify = await loadDocument(spotifyDescriptionPath());
+  const documents = { github, spotify };
+
+  // Timings first, on a fresh GitHub index: the first query builds it.
+  const started = performance.now();
+  findOperations(github, 'list the stargazers of a repository');
+  const firstMs = performance.now() - started;
+  const githubRows = rows.filter((row) => row.api === 'github');
+  const times: number[] = [];
+  for (let round = 0; round < 5; round++) {
+    for (const row of githubRows) {
+      const t = performance.now();
+      findOperations(github, row.intent);
+      times.push(performance.now() - t);
+    }
+  }
+  times.sort((a, b) => a - b);
+
+  const plain = { github: plainBm25(github), spotify: plainBm25(spotify) };
+  const ours: Answer[] = rows.map((row) => {
+    const found = findOperations(documents[row.api], row.intent);
+    return { results: found.hits.map((hit) => `${hit.method} ${hit.path}`), low: found.hits.every((hit) => hit.confidence === 'low') };
+  });
+  const baseline: Answer[] = rows.map((row) => ({ results: plain[row.api](row.intent), low: false }));
+
+  const split = (half: 0 | 1) => {
+    const seen = new Map<string, number>();
+    const picked: number[] = [];
+    rows.forEach((row, i) => {
+      const n = seen.get(row.kind) ?? 0;
+      seen.set(row.kind, n + 1);
+      if (n % 2 === half) picked.push(i);
+    });
+    return picked;
+  };
+  const part = (indexes: number[]) => [indexes.map((i) => rows[i]!), indexes.map((i) => ours[i]!), indexes.map((i) => baseline[i]!)] as const;
+
+  console.log(table(`All ${rows.length} rows (${rows.filter((r) => r.api === 'github').length} GitHub, ${rows.filter((r) => r.api === 'spotify').length} Spotify), top 3`, score(rows, ours), score(rows, baseline)));
+  for (const [name, half] of [['Tune half (even rows of each kind)', 0], ['Held-out half (odd rows of each kind)', 1]] as const) {
+    const [r, a, b] = part(split(half));
+    console.log('\n' + table(name, score(r, a), score(r, b)));
+  }
+  const stats = searchIndexStats(github);
+  console.log(`\nGitHub's document: ${stats.operations} operations, ${stats.terms} index terms; index build ${stats.buildMs.toFixed(1)} ms; ` +
+    `first query (with build) ${firstMs.toFixed(1)} ms; next ${times.length} queries median ${percentile(times, 50).toFixed(2)} ms, p99 ${percentile(times, 99).toFixed(2)} ms`);
+
+  if (process.argv.includes('--misses')) {
+    rows.forEach((row, i) => {
+      const results = ours[i]!.results.slice(0, 3);
+      const ok = row.kind === 'none' ? results.length === 0 || ours[i]!.low : results.some((r) => row.expected.includes(r));
+      if (!ok) console.log(`MISS [${row.kind}] ${row.intent}\n  want ${row.expected.join(' | ')}\n  got  ${results.join(' | ')}${ours[i]!.low ? ' (low)' : ''}`);
+    });
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) main();

@@ -1,0 +1,783 @@
+/**
+ * Operation search (`find_operation`): which operation of the document serves an intent, a path, a URL,
+ * an operationId, an SDK method name or a documentation anchor. Contract layer: no MCP, no HTTP; it sits
+ * on the document core (`openapi-document.ts`) and the JSON Pointer of `validate.ts`.
+ *
+ * Order of evidence: an exact documentation URL or anchor, an exact operationId, a path through the path
+ * matcher (literal beats template, strict segment count), then free text ranked by BM25F over one
+ * document per operation (summary, operationId, path, tags, description, parameter names, the fields of
+ * its 2xx response), with identifier splitting, light stemming, a WordNet synonym table and
+ * near-spelling expansion. The index is built once per loaded document, lazily.
+ */
+import { matchOperation } from './openapi-document.ts';
+import { resolvePointer } from './validate.ts';
+import type { LoadedDocument, Operation } from './openapi-document.ts';
+import { SYNONYM_TABLE } from './operation-synonyms.ts';
+
+/** One result of `findOperations`. `score` is 1 for exact evidence, else the fused text score (0..1). */
+export type OperationHit = {
+  method: string;
+  path: string;
+  operationId?: string;
+  summary?: string;
+  matched: string;
+  score: number;
+  confidence: 'high' | 'low';
+};
+
+/**
+ * The answer: `kind` says which evidence answered (`docs`, `operationId`, `path`, `text`), `hits` best
+ * first, `suggestions` things the agent can try next (`METHOD /template` or a corrected path) when the
+ * query missed or only low-confidence hits exist, `note` why.
+ */
+export type OperationSearch = {
+  query: string;
+  kind: 'docs' | 'operationId' | 'path' | 'text';
+  hits: OperationHit[];
+  suggestions: string[];
+  note?: string;
+};
+
+/** Limits of `findOperations`: `limit` defaults to 3 and may be 1..10; queries are cut at 2,000 characters. */
+export const SEARCH_LIMITS = { defaultLimit: 3, maxLimit: 10, maxQueryChars: 2000 } as const;
+
+// ---------------------------------------------------------------------------------------------
+// Words
+
+const STOP_WORDS = new Set(
+  ('a an the of to for in on at by with from and or is are be been do does did can could would should will ' +
+    'i we you it its this that these those what which who how there here please need want way some any just ' +
+    'via into using use so if than then as not no yes about get has have had was were am').split(' '),
+);
+// `get` is a stop word for free text only because every read summary starts with it; the HTTP method
+// still counts through METHOD_WORDS below.
+
+/**
+ * Splits text and identifiers into lower-case words: on case changes (`listForRepo`, `HTTPServer`),
+ * `_`, `-`, `/`, `.`, and every other non-alphanumeric character. Words of one letter are dropped.
+ * @returns Words in order, e.g. `pulls/list-files` -> `['pulls', 'list', 'files']`. Never throws.
+ */
+export function splitWords(text: string): string[] {
+  return text
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((word) => word.length > 1);
+}
+
+const DOUBLED = /([bdgmnprt])\1$/;
+
+/**
+ * Light English stemming for ranking: plural `-ies`/`-es`/`-s`, `-ing` and `-ed`, a doubled final
+ * consonant, then a final `e`; so `repositories` -> `repository`, `starred` and `starring` -> `star`,
+ * `create`, `created` and `creating` -> `creat`. Words of 3 letters or fewer are kept as they are.
+ * @returns The stem (lower case input expected). Never throws.
+ */
+export function stemWord(word: string): string {
+  let w = word;
+  if (w.length <= 3) return w;
+  if (w.endsWith('ies') && w.length > 4) return w.slice(0, -3) + 'y';
+  if (w.endsWith('sses')) w = w.slice(0, -2);
+  else if (/(ches|shes|xes|zes)$/.test(w)) w = w.slice(0, -2);
+  else if (w.endsWith('s') && !/(ss|us|is)$/.test(w)) w = w.slice(0, -1);
+  if (w.length > 5 && w.endsWith('ing')) {
+    w = w.slice(0, -3);
+    if (DOUBLED.test(w)) w = w.slice(0, -1);
+  } else if (w.length > 4 && w.endsWith('ed') && !w.endsWith('eed')) {
+    w = w.slice(0, -2);
+    if (DOUBLED.test(w)) w = w.slice(0, -1);
+  }
+  if (w.length > 3 && w.endsWith('e')) w = w.slice(0, -1);
+  return w;
+}
+
+/** Words of free text to rank by: split, stop words dropped, stemmed. */
+function terms(text: string): string[] {
+  return splitWords(text)
+    .filter((word) => !STOP_WORDS.has(word))
+    .map(stemWord);
+}
+
+// What each HTTP method does to a resource (RFC 9110 section 9.3), as the verbs people use for it.
+const METHOD_WORDS = {
+  GET: 'get list read fetch view show retrieve check',
+  HEAD: 'check exists',
+  POST: 'create add make send start run trigger submit',
+  PUT: 'set replace put add upload update',
+  PATCH: 'update edit change modify rename',
+  DELETE: 'delete remove unset clear cancel revoke',
+} as const;
+
+// ---------------------------------------------------------------------------------------------
+// The index
+
+type IndexedOperation = {
+  operation: Operation;
+  length: number;
+  weights: Map<string, number>;
+  /** Trigrams of the summary and path words, made on first use. */
+  grams?: Set<string>;
+  docsUrl?: string;
+  anchor?: string;
+};
+
+type SearchIndex = {
+  entries: IndexedOperation[];
+  aliases: Map<string, string>;
+  postings: Map<string, Array<[number, number]>>;
+  averageLength: number;
+  vocabulary: string[];
+  byOperationId: Map<string, number[]>;
+  byAnchor: Map<string, number[]>;
+  byDocsUrl: Map<string, number[]>;
+  byWordSet: Map<string, number[]>;
+  templates: Set<string>;
+  literalSegments: Set<string>;
+  segmentCounts: Set<number>;
+  buildMs: number;
+};
+
+// Field weights of the per-operation document (BM25F): the summary says what the operation does, the
+// operationId and path name the resource; the description adds context but also boilerplate.
+// Weights, k1, b and the trigram share were chosen by a grid search on the tune half of the discovery
+// set (eval-find.ts); low b because long descriptions are boilerplate, not a sign of a weaker match.
+const FIELD_WEIGHTS = { summary: 2, operationId: 2, path: 2, tags: 1, description: 0.25, parameters: 0.5, method: 0.5, responseFields: 0.25 } as const;
+const DESCRIPTION_CHARS = 400;
+const BM25_K1 = 0.8;
+const BM25_B = 0.3;
+
+const indexes = new WeakMap<LoadedDocument, SearchIndex>();
+
+function addTo(map: Map<string, number[]>, key: string, value: number): void {
+  const list = map.get(key);
+  if (list) {
+    if (!list.includes(value)) list.push(value);
+  } else map.set(key, [value]);
+}
+
+function followRef(doc: unknown, value: unknown): any {
+  let current: any = value;
+  for (let hops = 0; hops < 8 && current && typeof current === 'object' && typeof current.$ref === 'string'; hops++) {
+    try {
+      current = resolvePointer(doc, current.$ref);
+    } catch {
+      return undefined; // a broken or remote `$ref` adds no words
+    }
+  }
+  return current;
+}
+
+/**
+ * Property names of the first 2xx response's first schema (an array's items, `allOf` parts), at most
+ * 80: the fields the operation returns (`tempo`, `remaining`) are words people ask for.
+ */
+function responsePropertyNames(doc: unknown, responses: Record<string, unknown>): string[] {
+  const status = Object.keys(responses).find((code) => /^2/.test(code));
+  const response = status ? followRef(doc, responses[status]) : undefined;
+  const content = response && typeof response === 'object' ? response.content : undefined;
+  if (!content || typeof content !== 'object') return [];
+  let schema = followRef(doc, (Object.values(content)[0] as any)?.schema);
+  if (schema?.type === 'array') schema = followRef(doc, schema.items);
+  const names: string[] = [];
+  for (const part of [schema, ...(Array.isArray(schema?.allOf) ? schema.allOf.map((item: unknown) => followRef(doc, item)) : [])]) {
+    if (part && typeof part.properties === 'object' && part.properties) names.push(...Object.keys(part.properties));
+  }
+  return names.slice(0, 80);
+}
+
+/**
+ * The text of one operation's search document, fields joined by spaces in index order: summary,
+ * operationId, path template, tags, the first 400 characters of the description, parameter names,
+ * 2xx response property names, method. For baselines that index the same text another way.
+ * @returns Plain text; never throws.
+ */
+export function operationDocumentText(loaded: LoadedDocument, operation: Operation): string {
+  return [operation.summary ?? '', operation.operationId ?? '', operation.pathTemplate, operation.tags.join(' '),
+    (operation.description ?? '').slice(0, DESCRIPTION_CHARS), operation.parameters.map((parameter) => parameter.name).join(' '),
+    responsePropertyNames(loaded.doc, operation.responses).join(' '), operation.method].join(' ');
+}
+
+/**
+ * An identifier's words as an order-free key (stop words dropped, stemmed, sorted), so the anchor
+ * `list-comments-on-an-issue`, the anchor `list-issue-comments` and the operationId
+ * `issues/list-comments` meet; `undefined` under two words, too little to name one operation.
+ */
+function wordSet(identifier: string): string | undefined {
+  const words = [...new Set(terms(identifier))].sort();
+  return words.length >= 2 ? words.join(' ') : undefined;
+}
+
+function normalizeUrl(url: string): string {
+  return url.trim().toLowerCase().replace(/^https?:\/\//, '').replace(/^www\./, '').replace(/\/+(#|$)/, '$1');
+}
+
+function buildIndex(loaded: LoadedDocument): SearchIndex {
+  const started = performance.now();
+  const entries: IndexedOperation[] = [];
+  const postings = new Map<string, Array<[number, number]>>();
+  const byOperationId = new Map<string, number[]>();
+  const byAnchor = new Map<string, number[]>();
+  const byDocsUrl = new Map<string, number[]>();
+  const byWordSet = new Map<string, number[]>();
+  const templates = new Set<string>();
+  let totalLength = 0;
+  for (const operation of loaded.operations) {
+    const position = entries.length;
+    const weights = new Map<string, number>();
+    let length = 0;
+    const add = (text: string | undefined, weight: number, split = terms) => {
+      if (!text) return;
+      for (const term of split(text)) {
+        weights.set(term, (weights.get(term) ?? 0) + weight);
+        length += weight;
+      }
+    };
+    add(operation.summary, FIELD_WEIGHTS.summary);
+    add(operation.operationId, FIELD_WEIGHTS.operationId);
+    add(operation.pathTemplate.replace(/\{[^{}]*\}/g, ' '), FIELD_WEIGHTS.path);
+    add(operation.tags.join(' '), FIELD_WEIGHTS.tags);
+    add(operation.description?.slice(0, DESCRIPTION_CHARS), FIELD_WEIGHTS.description);
+    add(operation.parameters.map((parameter) => parameter.name).join(' ') + ' ' + (operation.pathTemplate.match(/\{[^{}]*\}/g) ?? []).join(' '), FIELD_WEIGHTS.parameters);
+    add(responsePropertyNames(loaded.doc, operation.responses).join(' '), FIELD_WEIGHTS.responseFields);
+    add((METHOD_WORDS as Record<string, string>)[operation.method], FIELD_WEIGHTS.method, (text) => text.split(' ').map(stemWord));
+    totalLength += length;
+    const raw = loaded.doc?.paths?.[operation.pathTemplate]?.[operation.method.toLowerCase()];
+    const docsUrl = typeof raw?.externalDocs?.url === 'string' ? raw.externalDocs.url : undefined;
+    const entry: IndexedOperation = { operation, length, weights };
+    if (docsUrl) {
+      entry.docsUrl = docsUrl;
+      addTo(byDocsUrl, normalizeUrl(docsUrl), position);
+      const hash = docsUrl.indexOf('#');
+      if (hash >= 0 && hash < docsUrl.length - 1) {
+        const anchor = docsUrl.slice(hash + 1).toLowerCase();
+        entry.anchor = anchor;
+        addTo(byAnchor, anchor, position);
+      }
+    }
+    if (operation.operationId) addTo(byOperationId, operation.operationId.toLowerCase(), position);
+    for (const name of [operation.operationId, entry.anchor]) {
+      const key = name ? wordSet(name) : undefined;
+      if (key) addTo(byWordSet, key, position);
+    }
+    templates.add(operation.pathTemplate);
+    entries.push(entry);
+  }
+  const aliases = learnAbbreviations(loaded.operations);
+  entries.forEach((entry, position) => {
+    for (const [short, long] of aliases) {
+      const weight = entry.weights.get(short);
+      if (weight === undefined) continue;
+      entry.weights.delete(short);
+      entry.weights.set(long, (entry.weights.get(long) ?? 0) + weight);
+    }
+    for (const [term, weight] of entry.weights) {
+      const list = postings.get(term);
+      if (list) list.push([position, weight]);
+      else postings.set(term, [[position, weight]]);
+    }
+  });
+  return {
+    entries,
+    postings,
+    aliases,
+    averageLength: entries.length ? totalLength / entries.length : 1,
+    vocabulary: [...postings.keys()],
+    byOperationId,
+    byAnchor,
+    byDocsUrl,
+    byWordSet,
+    templates,
+    segmentCounts: new Set([...templates].map((template) => template.split('/').length)),
+    literalSegments: new Set([...templates].flatMap((template) => template.split('/').filter((segment) => segment && !segment.includes('{')))),
+    buildMs: performance.now() - started,
+  };
+}
+
+/**
+ * Abbreviations the document itself uses: a path segment word that starts the summary word of the same
+ * operation (`repos` in the path, `repository` in the summary; `orgs`, `organization`), seen in at
+ * least 3 operations and more often than any other expansion, and never a summary word by itself.
+ * Both spellings then index as the long one.
+ */
+function learnAbbreviations(operations: Operation[]): Map<string, string> {
+  const counts = new Map<string, Map<string, number>>();
+  const summaryWords = new Set(operations.flatMap((operation) => terms(operation.summary ?? '')));
+  for (const operation of operations) {
+    const summary = new Set(terms(operation.summary ?? ''));
+    for (const short of new Set(terms(operation.pathTemplate.replace(/\{[^{}]*\}/g, ' ')))) {
+      if (short.length < 3 || summaryWords.has(short)) continue; // a word of its own, not an abbreviation
+      for (const long of summary) {
+        if (long.length <= short.length + 1 || !long.startsWith(short)) continue;
+        let row = counts.get(short);
+        if (!row) counts.set(short, (row = new Map()));
+        row.set(long, (row.get(long) ?? 0) + 1);
+      }
+    }
+  }
+  const aliases = new Map<string, string>();
+  for (const [short, row] of counts) {
+    const [long, count] = [...row].sort((a, b) => b[1] - a[1])[0]!;
+    if (count >= 3) aliases.set(short, long);
+  }
+  return aliases;
+}
+
+function indexFor(loaded: LoadedDocument): SearchIndex {
+  let index = indexes.get(loaded);
+  if (!index) {
+    index = buildIndex(loaded);
+    indexes.set(loaded, index);
+  }
+  return index;
+}
+
+/**
+ * Builds (once per loaded document, kept in a WeakMap) the search index and says how long that took.
+ * @returns `{operations, terms, buildMs}`: indexed operations, distinct terms, build time in ms of
+ *   the first call (later calls return the same figure). Never throws.
+ */
+export function searchIndexStats(loaded: LoadedDocument): { operations: number; terms: number; buildMs: number } {
+  const index = indexFor(loaded);
+  return { operations: index.entries.length, terms: index.postings.size, buildMs: index.buildMs };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Free text
+
+function editDistanceWithin(a: string, b: string, limit: number): number {
+  if (Math.abs(a.length - b.length) > limit) return limit + 1;
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    let rowMin = i;
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (current[j]! < rowMin) rowMin = current[j]!;
+    }
+    if (rowMin > limit) return limit + 1;
+    previous = current;
+  }
+  return previous[b.length]!;
+}
+
+let synonyms: Map<string, string[]> | undefined;
+
+/** The generated synonym table (`word=a,b;` entries) as a map, parsed on first use. */
+function synonymsOf(word: string): string[] {
+  if (!synonyms) {
+    synonyms = new Map();
+    for (const entry of SYNONYM_TABLE.split(';')) {
+      const equals = entry.indexOf('=');
+      if (equals > 0) synonyms.set(entry.slice(0, equals), entry.slice(equals + 1).split(','));
+    }
+  }
+  return synonyms.get(word) ?? [];
+}
+
+const SYNONYM_WEIGHT = 0.4;
+const MAX_QUERY_WORDS = 32;
+const TRIGRAM_SHARE = 0.3;
+const NEAR_WEIGHT = 0.6;
+
+type QueryTerm = { term: string; weight: number; from: string; how: 'word' | 'synonym' | 'spelling' };
+
+/** Query words with their expansions: synonyms from the table, near-spellings from the vocabulary. */
+function expandQuery(index: SearchIndex, words: string[]): QueryTerm[] {
+  const expanded = new Map<string, QueryTerm>();
+  const put = (candidate: QueryTerm) => {
+    const known = expanded.get(candidate.term);
+    if (!known || known.weight < candidate.weight) expanded.set(candidate.term, candidate);
+  };
+  for (const word of words) {
+    put({ term: word, weight: 1, from: word, how: 'word' });
+    for (const synonym of synonymsOf(word)) {
+      if (index.postings.has(synonym)) put({ term: synonym, weight: SYNONYM_WEIGHT, from: word, how: 'synonym' });
+    }
+    if (index.postings.has(word) || word.length < 4 || /^[0-9]+$/.test(word)) continue;
+    // A word the document never uses: its near-spellings (one edit, two for long words) and the
+    // longer words it abbreviates (`repo` -> `repository`).
+    const limit = word.length >= 8 ? 2 : 1;
+    for (const term of index.vocabulary) {
+      if (term.startsWith(word) && term.length > word.length) put({ term, weight: NEAR_WEIGHT * 0.8, from: word, how: 'spelling' });
+      else if (editDistanceWithin(word, term, limit) <= limit) put({ term, weight: NEAR_WEIGHT, from: word, how: 'spelling' });
+    }
+  }
+  return [...expanded.values()];
+}
+
+function idf(index: SearchIndex, term: string): number {
+  const n = index.postings.get(term)?.length ?? 0;
+  return Math.log(1 + (index.entries.length - n + 0.5) / (n + 0.5));
+}
+
+type Ranked = { position: number; score: number; coverage: number; matchedWords: string[] };
+
+/**
+ * Ranks operations for free text by BM25F over the expanded query, fused with a trigram similarity of
+ * the query to the operation's summary (catches spellings the stemmer does not join).
+ */
+function rankText(index: SearchIndex, text: string, method: string | undefined): Ranked[] {
+  const shown = new Map<string, string>();
+  for (const word of splitWords(text)) {
+    if (STOP_WORDS.has(word)) continue;
+    const stem = stemWord(word);
+    const term = index.aliases.get(stem) ?? stem;
+    if (!shown.has(term)) shown.set(term, word);
+  }
+  // Each word the document lacks is compared with the whole vocabulary; a long paste stays cheap.
+  const words = [...shown.keys()].slice(0, MAX_QUERY_WORDS);
+  if (words.length === 0) return [];
+  const query = expandQuery(index, words);
+  const scores = new Map<number, number>();
+  const matchedBy = new Map<number, Map<string, number>>();
+  for (const item of query) {
+    const list = index.postings.get(item.term);
+    if (!list) continue;
+    const weight = item.weight * idf(index, item.term);
+    for (const [position, frequency] of list) {
+      const entry = index.entries[position]!;
+      const norm = BM25_K1 * (1 - BM25_B + (BM25_B * entry.length) / index.averageLength);
+      const part = (weight * frequency * (BM25_K1 + 1)) / (frequency + norm);
+      scores.set(position, (scores.get(position) ?? 0) + part);
+      let matched = matchedBy.get(position);
+      if (!matched) matchedBy.set(position, (matched = new Map()));
+      matched.set(item.from, Math.max(matched.get(item.from) ?? 0, item.weight));
+    }
+  }
+  // Coverage: the share of the query's information (idf of each word; a word the document never
+  // uses counts as the rarest) that the operation matches, by the word itself or an expansion.
+  const maxIdf = Math.log(1 + (index.entries.length + 0.5) / 0.5);
+  const wordIdf = new Map(words.map((word) => [word, index.postings.has(word) ? idf(index, word) : maxIdf]));
+  const totalIdf = [...wordIdf.values()].reduce((a, b) => a + b, 0);
+  const queryGrams = trigrams(words.join(' '));
+  const ranked: Ranked[] = [];
+  let best = 0;
+  for (const score of scores.values()) best = Math.max(best, score);
+  for (const [position, score] of scores) {
+    const entry = index.entries[position]!;
+    if (method && entry.operation.method !== method) continue;
+    const matched = matchedBy.get(position)!;
+    let covered = 0;
+    for (const [word, weight] of matched) covered += wordIdf.get(word)! * Math.min(1, weight);
+    entry.grams ??= trigrams(terms(`${entry.operation.summary ?? ''} ${entry.operation.pathTemplate.replace(/\{[^{}]*\}/g, ' ')}`).join(' '));
+    const fused = (score / best) * (1 - TRIGRAM_SHARE) + dice(queryGrams, entry.grams) * TRIGRAM_SHARE;
+    ranked.push({ position, score: fused, coverage: totalIdf ? covered / totalIdf : 0, matchedWords: [...matched.keys()].map((word) => shown.get(word) ?? word) });
+  }
+  ranked.sort((a, b) => b.score - a.score || a.position - b.position);
+  return ranked;
+}
+
+function trigrams(text: string): Set<string> {
+  const padded = ` ${text} `;
+  const grams = new Set<string>();
+  for (let i = 0; i + 3 <= padded.length; i++) grams.add(padded.slice(i, i + 3));
+  return grams;
+}
+
+function dice(a: Set<string>, b: Set<string>): number {
+  if (a.size === 0 || b.size === 0) return 0;
+  let shared = 0;
+  for (const gram of a) if (b.has(gram)) shared++;
+  return (2 * shared) / (a.size + b.size);
+}
+
+// A text hit is flagged low when it matches under this share of the query's information.
+const HIGH_COVERAGE = 0.6;
+
+// ---------------------------------------------------------------------------------------------
+// Query shapes
+
+const HTTP_METHODS = ['GET', 'PUT', 'POST', 'DELETE', 'OPTIONS', 'HEAD', 'PATCH', 'TRACE'];
+
+type PathQuery = { method?: string; path: string; wildcards: number };
+
+/**
+ * Reads a path-shaped query: `GET /pets/42`, a full URL, a `gh api repos/o/r/pulls -X PUT` line, a
+ * template with `{name}` or `:name` segments, or a path with shell variables (`$R`, `${SHA}`, `{}`),
+ * which stand for one or more segments.
+ */
+function readPathQuery(query: string): PathQuery | undefined {
+  const tokens = query.trim().split(/\s+/).map((token) => token.replace(/^["'`]+|["'`,;]+$/g, ''));
+  let method: string | undefined;
+  let path: string | undefined;
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i]!;
+    const upper = token.toUpperCase();
+    if ((token === '-X' || token === '--method' || token === '--request') && tokens[i + 1]) {
+      const next = tokens[i + 1]!.toUpperCase();
+      if (HTTP_METHODS.includes(next)) method = next;
+      i++;
+      continue;
+    }
+    if (i === 0 && HTTP_METHODS.includes(upper) && token === upper) {
+      method = upper;
+      continue;
+    }
+    if (path !== undefined || token.startsWith('-')) continue;
+    // A bare `a/b/c` is a path only where a path is expected: alone, after a method, or in a command
+    // line (`gh api a/b/c`); in prose it is words ("create/update a status").
+    const bare = /^[A-Za-z0-9_.$:{}-]+(\/[^\s/]*)+$/.test(token) && (tokens.length === 1 || method !== undefined || /^(gh|curl|http|https|wget)$/i.test(tokens[0]!));
+    if (/^https?:\/\/[^\s/]+/i.test(token) || token.startsWith('/') || bare) path = token;
+  }
+  if (path === undefined) return undefined;
+  const origin = /^https?:\/\/[^/?#]*/i.exec(path);
+  if (origin) path = path.slice(origin[0].length) || '/';
+  path = path.replace(/#.*$/s, '').replace(/\?.*$/s, '');
+  if (!path.startsWith('/')) path = '/' + path;
+  let wildcards = 0;
+  const segments = path.split('/').map((segment, i) => {
+    if (i === 0) return segment;
+    if (/^:[A-Za-z_][A-Za-z0-9_]*$/.test(segment)) return `{${segment.slice(1)}}`;
+    if (/^(\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\{\})$/.test(segment)) {
+      wildcards++;
+      return '\u0000';
+    }
+    return segment;
+  });
+  return { method, path: segments.join('/'), wildcards };
+}
+
+/** Every way to let each shell variable stand for one or two segments, fewest segments first. */
+function expandWildcards(path: string, wildcards: number): string[] {
+  if (wildcards === 0) return [path];
+  const capped = Math.min(wildcards, 4);
+  const results: Array<{ path: string; extra: number }> = [];
+  for (let mask = 0; mask < 1 << capped; mask++) {
+    let k = 0;
+    const built = path.replace(/\u0000/g, () => {
+      const two = k < capped && (mask >> k) & 1;
+      k++;
+      return two ? 'x/x' : 'x';
+    });
+    let extra = 0;
+    for (let bit = 0; bit < capped; bit++) extra += (mask >> bit) & 1;
+    results.push({ path: built, extra });
+  }
+  results.sort((a, b) => a.extra - b.extra);
+  return results.map((item) => item.path);
+}
+
+function pluralToggles(word: string): string[] {
+  if (word.endsWith('ies')) return [word.slice(0, -3) + 'y'];
+  if (word.endsWith('es')) return [word.slice(0, -2), word.slice(0, -1)];
+  if (word.endsWith('s')) return [word.slice(0, -1)];
+  if (word.endsWith('y')) return [word.slice(0, -1) + 'ies', word + 's'];
+  return [word + 's', word + 'es'];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Search
+
+function hitOf(index: SearchIndex, position: number, matched: string, score: number, confidence: 'high' | 'low'): OperationHit {
+  const { operation } = index.entries[position]!;
+  return {
+    method: operation.method,
+    path: operation.pathTemplate,
+    ...(operation.operationId ? { operationId: operation.operationId } : {}),
+    ...(operation.summary?.trim() ? { summary: operation.summary.trim().slice(0, 200) } : {}),
+    matched,
+    score: Math.round(score * 1000) / 1000,
+    confidence,
+  };
+}
+
+function operationKeyOf(operation: Operation): string {
+  return `${operation.method} ${operation.pathTemplate}`;
+}
+
+function positionOf(index: SearchIndex, operation: Operation): number {
+  return index.entries.findIndex((entry) => entry.operation === operation);
+}
+
+function exactHits(index: SearchIndex, positions: number[], matched: string, method: string | undefined, limit: number): OperationHit[] {
+  return positions
+    .filter((position) => !method || index.entries[position]!.operation.method === method)
+    .slice(0, limit)
+    .map((position) => hitOf(index, position, matched, 1, 'high'));
+}
+
+/** Exact evidence in the query: a docs URL, an anchor or slug, an operationId or SDK method name. */
+function findExact(index: SearchIndex, query: string, method: string | undefined, limit: number): OperationSearch | undefined {
+  const trimmed = query.trim();
+  const url = /^https?:\/\/\S+$/i.test(trimmed) ? trimmed : undefined;
+  if (url) {
+    const positions = index.byDocsUrl.get(normalizeUrl(url));
+    const hits = positions ? exactHits(index, positions, `documentation URL ${url}`, method, limit) : [];
+    if (hits.length) return { query, kind: 'docs', hits, suggestions: [] };
+  }
+  // Slugs: a URL fragment (its last segment, for `#/operations/x`), else hyphenated tokens.
+  const slugs: string[] = [];
+  const hash = trimmed.indexOf('#');
+  if (hash >= 0) slugs.push(trimmed.slice(hash + 1).split('/').filter(Boolean).pop() ?? '');
+  for (const token of trimmed.split(/[\s,;()]+/)) if (/^[A-Za-z0-9]+([-_][A-Za-z0-9]+)+$/.test(token)) slugs.push(token);
+  for (const raw of slugs) {
+    const slug = raw.toLowerCase();
+    if (!slug) continue;
+    const anchored = index.byAnchor.get(slug);
+    if (anchored) {
+      const hits = exactHits(index, anchored, `documentation anchor #${slug}`, method, limit);
+      if (hits.length) return { query, kind: 'docs', hits, suggestions: [] };
+    }
+    const named = index.byOperationId.get(slug);
+    if (named) {
+      const hits = exactHits(index, named, `operationId ${index.entries[named[0]!]!.operation.operationId}`, method, limit);
+      if (hits.length) return { query, kind: 'operationId', hits, suggestions: [] };
+    }
+  }
+  // The same words in another order or form: an older anchor or another SDK's name for the operation.
+  for (const raw of slugs) {
+    const key = wordSet(raw);
+    const positions = key ? index.byWordSet.get(key) : undefined;
+    if (!positions) continue;
+    const hits = exactHits(index, positions, `same words as ${raw}`, method, limit).map((hit) => ({ ...hit, matched: `${raw} has the words of ${hit.operationId ?? 'the docs anchor'}` }));
+    if (hits.length) return { query, kind: 'operationId', hits, suggestions: [] };
+  }
+  // operationId as written, then as the tail of an SDK method path (`octokit.rest.issues.addLabels`
+  // -> `issues/add-labels`): the operationId's words end the query's identifier words.
+  const identifier = trimmed.replace(/\(\s*\)$/, '');
+  const named = index.byOperationId.get(identifier.toLowerCase());
+  if (named) {
+    const hits = exactHits(index, named, `operationId ${index.entries[named[0]!]!.operation.operationId}`, method, limit);
+    if (hits.length) return { query, kind: 'operationId', hits, suggestions: [] };
+  }
+  if (/^[A-Za-z0-9_.:$\\/-]+$/.test(identifier) && /[a-z][A-Z]|[._:]/.test(identifier)) {
+    const words = splitWords(identifier);
+    let best: { positions: number[]; size: number } | undefined;
+    index.entries.forEach((entry, position) => {
+      const id = entry.operation.operationId;
+      if (!id) return;
+      const own = splitWords(id);
+      if (own.length < 2 || own.length > words.length) return;
+      const tail = words.slice(words.length - own.length);
+      if (tail.every((word, i) => word === own[i])) {
+        if (!best || own.length > best.size) best = { positions: [position], size: own.length };
+        else if (own.length === best.size) best.positions.push(position);
+      }
+    });
+    if (best) {
+      const found = best as { positions: number[]; size: number };
+      const hits = exactHits(index, found.positions, `SDK method name ends with operationId words`, method, limit)
+        .map((hit) => ({ ...hit, matched: `operationId ${hit.operationId} (SDK method name)` }));
+      if (hits.length) return { query, kind: 'operationId', hits, suggestions: [] };
+    }
+  }
+  return undefined;
+}
+
+/** A path-shaped query through the path matcher; misses become suggestions and low-confidence hits. */
+function findByPath(loaded: LoadedDocument, index: SearchIndex, query: string, shape: PathQuery, method: string | undefined, limit: number): OperationSearch {
+  const wanted = method ?? shape.method;
+  const shown = shape.path.replace(/\u0000/g, '{…}');
+  if (shape.wildcards === 0 && index.templates.has(shape.path)) {
+    const positions = index.entries.flatMap((entry, position) => (entry.operation.pathTemplate === shape.path ? [position] : []));
+    const hits = exactHits(index, positions, `path template ${shape.path}`, wanted, limit);
+    if (hits.length) return { query, kind: 'path', hits, suggestions: [] };
+  }
+  let methodMiss: { nearest: string[]; note?: string } | undefined;
+  let nearest: string[] = [];
+  const expansions = expandWildcards(shape.path, shape.wildcards);
+  // Each miss of the matcher ranks every template, so only segment counts some template has are tried.
+  const fitting = expansions.filter((candidate, i) => i === 0 || index.segmentCounts.has(candidate.split('/').length));
+  for (const candidate of fitting) {
+    const match = matchOperation(loaded, wanted ?? 'GET', candidate);
+    if (match.operation) {
+      const how = shape.wildcards ? ` (shell variables as segments)` : '';
+      const note = match.note ? `; ${match.note}` : '';
+      const found = match.operation;
+      // No method asked for: the matched GET first, then the template's other methods.
+      const positions = [positionOf(index, found)];
+      if (!wanted) index.entries.forEach((entry, position) => entry.operation.pathTemplate === found.pathTemplate && entry.operation !== found && positions.push(position));
+      const hits = positions.slice(0, limit).map((position) => hitOf(index, position, `path ${shown} matches ${found.pathTemplate}${how}${note}`, 1, 'high'));
+      return { query, kind: 'path', hits, suggestions: [] };
+    }
+    if (match.note && !methodMiss) methodMiss = { nearest: match.nearest, note: match.note };
+    if (!nearest.length) nearest = match.nearest;
+  }
+  if (methodMiss) {
+    if (!wanted) {
+      // No method asked for: every method the path documents is an answer.
+      const positions = methodMiss.nearest.map((key) => index.entries.findIndex((entry) => operationKeyOf(entry.operation) === key));
+      const hits = positions.filter((p) => p >= 0).slice(0, limit).map((position) => hitOf(index, position, `path ${shown} matches ${index.entries[position]!.operation.pathTemplate}`, 1, 'high'));
+      return { query, kind: 'path', hits, suggestions: [] };
+    }
+    return { query, kind: 'path', hits: [], suggestions: methodMiss.nearest, note: `No ${wanted} operation: ${methodMiss.note}.` };
+  }
+  // Singular/plural of one literal segment.
+  const suggestions: string[] = [];
+  const segments = shape.path.split('/');
+  for (let i = 1; i < segments.length && suggestions.length < 3; i++) {
+    const segment = segments[i]!;
+    if (!/^[a-z][a-z_-]*$/i.test(segment)) continue;
+    // Only spellings some template uses: each matcher call on a miss also ranks every template.
+    for (const variant of pluralToggles(segment).filter((candidate) => index.literalSegments.has(candidate))) {
+      const changed = [...segments];
+      changed[i] = variant;
+      const tried = changed.join('/');
+      for (const candidate of expandWildcards(tried, shape.wildcards)) {
+        const match = matchOperation(loaded, wanted ?? 'GET', candidate);
+        if (match.operation) {
+          suggestions.push(`${tried.replace(/\u0000/g, '{…}')} (${operationKeyOf(match.operation)}): "${variant}" for "${segment}"`);
+          break;
+        }
+      }
+    }
+  }
+  // Closest templates: ranked by the path's literal words, then by shared trailing literal segments.
+  const literalWords = segments.filter((segment) => segment && segment !== '\u0000' && !/^\{.*\}$/.test(segment) && !/[0-9]/.test(segment) && segment.length < 40);
+  const ranked = literalWords.length ? rankText(index, literalWords.join(' '), wanted) : [];
+  const tail = (template: string) => {
+    const own = template.split('/').filter((s) => s && !s.startsWith('{'));
+    let shared = 0;
+    while (shared < own.length && shared < literalWords.length && own[own.length - 1 - shared] === literalWords[literalWords.length - 1 - shared]) shared++;
+    return shared;
+  };
+  const top = ranked.slice(0, 50).map((item) => ({ item, shared: tail(index.entries[item.position]!.operation.pathTemplate) }));
+  top.sort((a, b) => b.shared - a.shared || b.item.score - a.item.score);
+  const hits = top.slice(0, limit).map(({ item }) => hitOf(index, item.position, `no template matches ${shown}; closest by its segments (${literalWords.join(', ')})`, item.score, 'low'));
+  for (const key of nearest) if (suggestions.length < 6 && !suggestions.includes(key)) suggestions.push(key);
+  return {
+    query,
+    kind: 'path',
+    hits,
+    suggestions,
+    note: `No ${wanted ?? 'operation'} template matches ${shown}${wanted ? '' : ' (tried as GET)'}.`,
+  };
+}
+
+/**
+ * Finds the operations that serve a query (MCP tool `find_operation`; OpenAPI 3.x Paths, Operation
+ * and External Documentation Objects).
+ * @param query Free text, a concrete path, a path template, a full URL (origin and the document's base
+ *   path stripped), a `gh api` line, an operationId, an SDK method name, a docs anchor or docs URL.
+ *   Cut at 2,000 characters; free text uses its first 32 distinct words.
+ * @param options `method`: keep only this HTTP method; `limit`: hits to return, 1..10, default 3.
+ * @returns The hits best first with why each matched, a score and a confidence flag; for a miss, no
+ *   hits (or low-confidence ones) and `suggestions` (the path's other methods, a singular/plural
+ *   segment, the closest templates). Throws only on a bad `limit` or an empty query (RangeError).
+ */
+export function findOperations(loaded: LoadedDocument, query: string, options: { method?: string; limit?: number } = {}): OperationSearch {
+  const limit = options.limit ?? SEARCH_LIMITS.defaultLimit;
+  if (!Number.isInteger(limit) || limit < 1 || limit > SEARCH_LIMITS.maxLimit) {
+    throw new RangeError(`\`limit\` must be an integer from 1 to ${SEARCH_LIMITS.maxLimit}, got ${JSON.stringify(options.limit)}.`);
+  }
+  const text = query.slice(0, SEARCH_LIMITS.maxQueryChars);
+  if (!text.trim()) throw new RangeError('`query` is empty: give an intent ("list the stargazers of a repo"), a path, an operationId or a docs URL.');
+  const method = options.method?.toUpperCase();
+  const index = indexFor(loaded);
+  const exact = findExact(index, text, method, limit);
+  if (exact) return exact;
+  const shape = readPathQuery(text);
+  // A docs URL or anchor that matched nothing exactly is read as words, not as an API path.
+  if (shape && !text.includes('#')) return findByPath(loaded, index, text, shape, method, limit);
+  const cleaned = text.replace(/https?:\/\/[^/\s]+/gi, ' ');
+  const ranked = rankText(index, cleaned, method).slice(0, limit);
+  if (ranked.length === 0) {
+    return { query: text, kind: 'text', hits: [], suggestions: [], note: 'No operation shares a word (or a synonym or near-spelling of one) with the query; try the resource\'s name as the API spells it, or a path.' };
+  }
+  const hits = ranked.map((item) => hitOf(index, item.position, `words: ${item.matchedWords.join(', ')}`, item.score, item.coverage >= HIGH_COVERAGE ? 'high' : 'low'));
+  const low = hits.every((hit) => hit.confidence === 'low');
+  return low
+    ? { query: text, kind: 'text', hits, suggestions: [], note: 'Low confidence: no operation matches most of the query\'s words; the API may not offer this, or names it differently.' }
+    : { query: text, kind: 'text', hits, suggestions: [] };
+}
