@@ -314,7 +314,7 @@ describe('find_operation over stdio', () => {
 
   it('answers a bad limit with an isError result naming the argument', async () => {
     assert.deepEqual(await client.callToolUntraced('find_operation', { query: 'meter', limit: 50 }), {
-      content: [{ type: 'text', text: '`limit` must be an integer from 1 to 10, got 50.' }],
+      content: [{ type: 'text', text: 'Refused, nothing was sent: `limit` is 50, more than maximum 10.' }],
       isError: true,
     });
   });
