@@ -18,6 +18,7 @@ import { compareWithFixture, fieldPresence, inferShape, check, schemaFor, isJson
 import type { FieldPresence, FixtureDiff } from './validate.ts';
 import { createDocumentSource, checkPathParams } from './openapi-document.ts';
 import { findOperation, judge, operationKey, resolveOperation, summarize } from './contract.ts';
+import { commandLine } from './cli.ts';
 import type { DocumentSource, LoadedDocument } from './openapi-document.ts';
 
 // ───────────────────────────── 1. Logic ─────────────────────────────
@@ -26,11 +27,14 @@ import type { DocumentSource, LoadedDocument } from './openapi-document.ts';
 export const SERVER_INFO = readServerInfo();
 
 function readServerInfo(): { name: string; version: string } {
-  try {
-    const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
-    if (typeof pkg.name === 'string' && typeof pkg.version === 'string') return { name: pkg.name, version: pkg.version };
-  } catch {
-    // Copied as a single file: no package.json beside it.
+  // Beside the sources, or one folder up from the single-file build in an installed package (dist/).
+  for (const where of ['./package.json', '../package.json']) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL(where, import.meta.url), 'utf8'));
+      if (pkg.name === 'openapi-probe' && typeof pkg.version === 'string') return { name: pkg.name, version: pkg.version };
+    } catch {
+      // Copied as a single file: no package.json beside it.
+    }
   }
   return { name: 'openapi-probe', version: '0.1.0' };
 }
@@ -558,15 +562,25 @@ async function loadDocumentState(context: ToolContext): Promise<DocumentState> {
   }
 }
 
-async function probeTool(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
-  const decision = buildProbeUrl(context.config.baseUrl, args.path, args.query);
-  if ('refusal' in decision) return failure(`Refused, nothing was sent: ${decision.refusal}`);
-  const { config } = context;
+/**
+ * The request headers of every probe: `Accept` preferring JSON, `User-Agent` naming this server, and
+ * the key as `Authorization: Bearer <key>` or raw in `API_KEY_HEADER` (RFC 9110, 11.6.2).
+ * @returns Header name to value; holds the key, so never log it.
+ */
+export function probeHeaders(config: Config): Record<string, string> {
   const headers: Record<string, string> = { accept: 'application/json, */*;q=0.5', 'user-agent': `${SERVER_INFO.name}/${SERVER_INFO.version}` };
   if (config.apiKey) {
     if (config.apiKeyHeader) headers[config.apiKeyHeader] = config.apiKey;
     else headers.authorization = `Bearer ${config.apiKey}`;
   }
+  return headers;
+}
+
+async function probeTool(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
+  const decision = buildProbeUrl(context.config.baseUrl, args.path, args.query);
+  if ('refusal' in decision) return failure(`Refused, nothing was sent: ${decision.refusal}`);
+  const { config } = context;
+  const headers = probeHeaders(config);
   let probed: ProbeResult;
   try {
     probed = await probe(decision.url, { headers, timeoutMs: config.timeoutMs, maxBytes: config.maxBytes, fetch: context.fetch, signal: context.signal });
@@ -1036,11 +1050,20 @@ export function serve(handler: Handler, options: { input?: Readable; output?: Wr
   });
 }
 
-/** Entry point: reads the configuration, logs to stderr, serves stdio, exits 0 when stdin closes (2 on bad configuration). */
+/**
+ * Entry point: reads flags (cli.ts `commandLine`: `--help`, `--version` and `check` end there) and the
+ * configuration, logs to stderr, serves stdio, exits 0 when stdin closes (2 on bad configuration or flags).
+ */
 export async function main(): Promise<void> {
+  // Flags, --help, --version and the `check` command: cli.ts. It returns the environment to serve with, or an exit code.
+  const start = await commandLine(process.argv.slice(2), process.env);
+  if ('exitCode' in start) {
+    await new Promise((resolve) => process.stdout.write('', resolve));
+    process.exit(start.exitCode);
+  }
   let config: Config;
   try {
-    config = readConfig(process.env);
+    config = readConfig(start.env);
   } catch (error) {
     process.stderr.write(`openapi-probe: ${(error as Error).message}\n`);
     process.exit(2);
