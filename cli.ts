@@ -309,20 +309,19 @@ async function liveDrift(config: ReturnType<typeof readConfig>, redact: ReturnTy
 
 const WIDTH = 80;
 
-/** Wraps `text` to 80 columns, continuation lines indented by `indent` spaces. */
-function wrap(text: string, indent: number): string {
-  const words = text.split(' ');
+/** Wraps `prefix + text` to 80 columns at spaces; continuation lines are indented by `indent` spaces. A word longer than a line stays whole. */
+function wrap(text: string, indent: number, prefix = ''): string {
   const lines: string[] = [];
-  let line = '';
-  for (const word of words) {
-    const next = line ? `${line} ${word}` : word;
-    if (next.length > WIDTH - (lines.length ? indent : 0) && line) {
+  let line = prefix;
+  for (const word of text.split(' ')) {
+    const next = line.trim() ? `${line} ${word}` : `${line}${word}`;
+    if (next.length > WIDTH && line.trim()) {
       lines.push(line);
-      line = word;
+      line = ' '.repeat(indent) + word;
     } else line = next;
   }
   lines.push(line);
-  return lines.map((part, index) => (index ? ' '.repeat(indent) + part : part)).join('\n');
+  return lines.join('\n');
 }
 
 function operationName(operation: CheckedFixture['operation']): string {
@@ -348,9 +347,9 @@ function formatText(results: CheckedFixture[]): string {
   for (const result of results) {
     const label = result.outcome === 'pass' ? 'PASS' : result.outcome === 'fail' ? 'FAIL' : 'NOT CHECKED';
     out.push(wrap(`${label} ${result.source}: ${result.request} -> ${result.status}, ${operationName(result.operation)}`, 4));
-    for (const finding of result.findings) out.push(`  ${wrap(`${finding.severity} ${finding.path} ${finding.message}`, 4)}`);
-    if (result.note) out.push(`  ${wrap(result.note, 4)}`);
-    if (result.drift) for (const line of driftLines(result.drift)) out.push(`  ${wrap(`drift: ${line}`, 4)}`);
+    for (const finding of result.findings) out.push(wrap(`${finding.severity} ${finding.path} ${finding.message}`, 4, '  '));
+    if (result.note) out.push(wrap(result.note, 4, '  '));
+    if (result.drift) for (const line of driftLines(result.drift)) out.push(wrap(`drift: ${line}`, 4, '  '));
   }
   out.push(summaryLine(results));
   return `${out.join('\n')}\n`;
@@ -413,20 +412,28 @@ function formatMarkdown(results: CheckedFixture[], loaded: LoadedDocument, fixtu
       if (!rows.length) return;
       out.push(`### ${title}`, '', ...rows, '');
     };
-    const bullet = ({ finding, source }: { finding: Finding; source: string }) => `- \`${finding.path}\` ${finding.message} (\`${source}\`)`;
-    section('Fields the API returns that the document omits', all.filter((row) => row.finding.kind === 'undocumented').map(bullet));
+    // One bullet per field and message, naming every fixture that shows it.
+    const bullets = (rows: { finding: Finding; source: string }[], label: (finding: Finding) => string = () => '') => {
+      const grouped = new Map<string, string[]>();
+      for (const { finding, source } of rows) {
+        const key = `${label(finding)}\`${finding.path}\` ${finding.message}`;
+        grouped.set(key, [...(grouped.get(key) ?? []), `\`${source}\``]);
+      }
+      return [...grouped].map(([key, sources]) => `- ${key} (${sources.join(', ')})`);
+    };
+    section('Fields the API returns that the document omits', bullets(all.filter((row) => row.finding.kind === 'undocumented')));
     const ok = indexes.filter((index) => results[index]!.status >= 200 && results[index]!.status < 300 && fixtures[index]!.body !== null && typeof fixtures[index]!.body === 'object');
     if (ok.length) {
       const status = results[ok[0]!]!.status;
       const target = schemaFor(loaded.doc, operation.method, operation.pathTemplate, status, 'application/json');
       if (target) {
         const presence = fieldPresence(loaded.doc, target.schema, ok.map((index) => fixtures[index]!.body), { at: target.schemaPath });
-        section(`Optional fields never seen (in ${ok.length} ${status} response(s))`, presence.filter((field) => field.documented && !field.required && field.present === 0).map((field) => `- \`${field.path}\``));
+        section(`Optional fields never seen (in ${ok.length} response(s) with status ${status})`, presence.filter((field) => field.documented && !field.required && field.present === 0).map((field) => `- \`${field.path}\``));
       }
     }
-    section('Enum values the document lacks', all.filter((row) => row.finding.kind === 'enum').map(bullet));
-    section('Nulls the document does not allow', all.filter((row) => row.finding.kind === 'wrongType' && row.finding.actual === 'null').map(bullet));
-    section('Other findings', all.filter((row) => row.finding.kind !== 'undocumented' && row.finding.kind !== 'enum' && !(row.finding.kind === 'wrongType' && row.finding.actual === 'null')).map((row) => `- ${row.finding.severity} ${row.finding.kind}: ${bullet(row).slice(2)}`));
+    section('Enum values the document lacks', bullets(all.filter((row) => row.finding.kind === 'enum')));
+    section('Nulls the document does not allow', bullets(all.filter((row) => row.finding.kind === 'wrongType' && row.finding.actual === 'null')));
+    section('Other findings', bullets(all.filter((row) => row.finding.kind !== 'undocumented' && row.finding.kind !== 'enum' && !(row.finding.kind === 'wrongType' && row.finding.actual === 'null')), (finding) => `${finding.severity} ${finding.kind}: `));
   }
   const unmatched = results.filter((result) => !result.operation);
   if (unmatched.length) out.push('## Not in the document', '', ...unmatched.map((result) => `- \`${result.source}\`: ${result.note ?? result.request}`), '');
