@@ -31,10 +31,10 @@ function runEntry(args: string[], env: Record<string, string> = {}) {
 }
 
 /** Runs `commandLine` in this process, collecting what it writes. */
-async function runCommand(args: string[], env: Record<string, string | undefined> = {}, fetchFunction?: typeof fetch) {
+async function runCommand(args: string[], env: Record<string, string | undefined> = {}, terminal = false) {
   let stdout = '';
   let stderr = '';
-  const output: Output = { out: (text) => { stdout += text; }, err: (text) => { stderr += text; }, stderrIsTerminal: false, fetch: fetchFunction };
+  const output: Output = { out: (text) => { stdout += text; }, err: (text) => { stderr += text; }, stderrIsTerminal: terminal };
   const result = await commandLine(args, env, output);
   return { result, stdout, stderr };
 }
@@ -146,6 +146,11 @@ NOT CHECKED fixtures/check/har/session.har#3: GET /v2/gauges -> 200, no
 `,
       stderr: '',
     });
+  });
+
+  it('shows progress on stderr when it is a terminal, and clears the line at the end', async () => {
+    const run = await runCommand(['check', '--doc', 'openapi.json', 'fixtures/check/pass', 'fixtures/check/fail'], {}, true);
+    assert.deepEqual({ result: run.result, stderr: run.stderr }, { result: { exitCode: 1 }, stderr: '\rchecking 1/2 \rchecking 2/2 \r\u001b[K' });
   });
 
   it('prints JSON with --format json', async () => {
