@@ -7,7 +7,9 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { commandLine, USAGE } from './cli.ts';
 import type { Output } from './cli.ts';
@@ -112,6 +114,23 @@ describe('check (issue 10)', () => {
       stdout: '',
       stderr: 'openapi-probe check: fixtures/check/malformed/relative-path.json: `path` must be a string starting with "/", e.g. "/meters/mtr_1", got "meters/mtr_1"\n',
     });
+  });
+
+  it('reports a body nested too deep for the checks as not checked (exit 1), never as a pass or a crash', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'cli-test-'));
+    const file = join(folder, 'deep.json');
+    writeFileSync(file, `{"method":"GET","path":"/meters/mtr_1","status":200,"body":${'{"a":'.repeat(20000)}1${'}'.repeat(20000)}}`);
+    try {
+      assert.deepEqual(await runCommand(['check', '--doc', 'openapi.json', '--format', 'json', file]).then((run) => ({ result: run.result, json: JSON.parse(run.stdout) })), {
+        result: { exitCode: 1 },
+        json: {
+          fixtures: [{ source: file, request: 'GET /meters/mtr_1', status: 200, outcome: 'unchecked', findings: [], note: 'The body could not be checked: Maximum call stack size exceeded' }],
+          summary: { fixtures: 1, passed: 0, failed: 0, notChecked: 1 },
+        },
+      });
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   it('exits 2 on a fixture that does not exist', async () => {
