@@ -1,7 +1,7 @@
 /**
  * The second test tier: large corpora that `npm install` does not fetch. `npm run test:corpus`
- * (`scripts/test-corpus.ts`) installs exactly pinned versions into `.corpus/` (git-ignored) and runs
- * the passes that need them; `npm test` (`scripts/test.ts`) runs everything else and ends with one
+ * (`scripts/run-corpus-tests.ts`) installs exactly pinned versions into `.corpus/` (git-ignored) and runs
+ * the passes that need them; `npm test` (`scripts/run-tests.ts`) runs everything else and ends with one
  * line naming what it skipped. Test files ask here where a corpus is and whether to run its pass.
  */
 import { existsSync, readFileSync } from 'node:fs';

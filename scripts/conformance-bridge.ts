@@ -5,7 +5,7 @@
  * through unchanged in both directions, using the official SDK's transports (dev dependency
  * `@modelcontextprotocol/sdk`): the HTTP side is `StreamableHTTPServerTransport`, the stdio side
  * `StdioClientTransport`. Dev only; never part of the product.
- * Run: `node test/conformance-bridge.ts COMMAND ARG...` (Node >= 22.18) prints the MCP URL on stdout.
+ * Run: `node scripts/conformance-bridge.ts COMMAND ARG...` (Node >= 22.18) prints the MCP URL on stdout.
  */
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -85,7 +85,7 @@ export async function startBridge(server: { command: string; args: string[]; env
 if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {
   const [command, ...args] = process.argv.slice(2);
   if (!command) {
-    process.stderr.write('usage: node test/conformance-bridge.ts COMMAND ARG...\n');
+    process.stderr.write('usage: node scripts/conformance-bridge.ts COMMAND ARG...\n');
     process.exit(2);
   }
   const bridge = await startBridge({ command, args, env: process.env as Record<string, string> });

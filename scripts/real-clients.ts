@@ -5,7 +5,7 @@
  * `server-initialize`, `ping` and `tools-list` scenarios of `@modelcontextprotocol/conformance` through
  * `conformance-bridge.ts`. The clients are installed by `.ci/run` into a temp folder, not as dev
  * dependencies (they carry a Windows-only optional dependency the registry lacks).
- * Run with Node >= 22.19: `node test/real-clients.ts --bin PATH --clients DIR`.
+ * Run with Node >= 22.19: `node scripts/real-clients.ts --bin PATH --clients DIR`.
  * Prints one PASS or FAIL line per check and ends with `N passed, N failed`; exits 1 on any failure.
  */
 import { execFile } from 'node:child_process';
@@ -23,7 +23,7 @@ import { startBridge } from './conformance-bridge.ts';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const { values } = parseArgs({ options: { bin: { type: 'string' }, clients: { type: 'string' } } });
 if (!values.bin || !values.clients) {
-  process.stderr.write('usage: node test/real-clients.ts --bin PATH --clients DIR\n');
+  process.stderr.write('usage: node scripts/real-clients.ts --bin PATH --clients DIR\n');
   process.exit(2);
 }
 const BIN = values.bin;

@@ -1,5 +1,5 @@
 /**
- * `npm test`: every `*.test.ts` beside package.json through node's test runner (tsx on Node 20),
+ * `npm test` (named run-tests, not test, so that `node --test` with no file does not take it for a test file): every `*.test.ts` beside package.json through node's test runner (tsx on Node 20),
  * with the second-tier corpus passes left out (OPENAPI_PROBE_CORPUS=skip, see corpus.ts), then one
  * closing line naming what was left out and the command that runs it. Exits with the runner's code.
  * Extra arguments go to the runner before the files (e.g. `npm test -- --test-name-pattern=case`).
