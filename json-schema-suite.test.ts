@@ -1,6 +1,8 @@
 // The official JSON Schema Test Suite run through validate.ts `check`.
 // draft2020-12 (OpenAPI 3.1.0 dialect) comes from Debian's libtest-json-schema-acceptance-perl package
-// (`apt-get install -y libtest-json-schema-acceptance-perl`); it is skipped with a message when absent.
+// (`apt-get install -y libtest-json-schema-acceptance-perl`; no npm package carries it). It is the second
+// tier (corpus.ts): `npm test` leaves it out, `npm run test:corpus` runs it, and it is skipped with a
+// message when absent.
 // draft4 (the basis of the OpenAPI 3.0.3 Schema Object) comes from the npm json-schema-test-suite package.
 //
 // Verdict: an instance is invalid when `check` reports a failed JSON Schema assertion: a finding of kind
@@ -12,15 +14,15 @@
 // section 9.4). The test ids are `draft/file.json#caseIndex/testIndex`.
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { check } from './validate.ts';
+import { corpusDecision, draft2020Path, DEBIAN_DRAFT_2020_12 } from './corpus.ts';
 import type { Finding } from './validate.ts';
 
 type SuiteTest = { description: string; data: unknown; valid: boolean };
 type SuiteCase = { description: string; schema: unknown; tests: SuiteTest[] };
 
-const DEBIAN_DIR = '/usr/share/perl5/auto/share/dist/Test-JSON-Schema-Acceptance/tests/draft2020-12';
 const NPM_DRAFT4_DIR = fileURLToPath(new URL('./node_modules/json-schema-test-suite/tests/draft4', import.meta.url));
 
 /**
@@ -185,13 +187,13 @@ function runFile(dir: string, draft: '2020-12' | 'draft4', name: string): void {
 }
 
 describe('JSON Schema Test Suite draft2020-12 (OpenAPI 3.1.0)', () => {
-  if (!existsSync(DEBIAN_DIR)) {
-    it('runs the draft2020-12 suite', {
-      skip: `${DEBIAN_DIR} is absent; install it with: apt-get install -y libtest-json-schema-acceptance-perl`,
-    }, () => {});
+  const decision = corpusDecision(draft2020Path(), 'JSON Schema Test Suite draft2020-12 pass',
+    `${DEBIAN_DRAFT_2020_12} is absent; install it with: apt-get install -y libtest-json-schema-acceptance-perl`, false);
+  if (!decision.run) {
+    it('runs the draft2020-12 suite', { skip: decision.why }, () => {});
     return;
   }
-  for (const name of FILES_2020) runFile(DEBIAN_DIR, '2020-12', name);
+  for (const name of FILES_2020) runFile(DEBIAN_DRAFT_2020_12, '2020-12', name);
 });
 
 describe('JSON Schema Test Suite draft4 (OpenAPI 3.0.3)', () => {

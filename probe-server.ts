@@ -19,6 +19,7 @@ import type { Finding, FixtureDiff } from './validate.ts';
 import { createDocumentSource } from './openapi-document.ts';
 import { analyzeSample, checkParameters, describeOperation, describeTypeScript, draftRequest, findOperation, judge, operationKey, queryValues, resolveOperation, summarize } from './contract.ts';
 import type { SampleRecord } from './contract.ts';
+import { commandLine } from './cli.ts';
 import { findOperations, SEARCH_LIMITS } from './operation-search.ts';
 import type { DocumentSource, LoadedDocument, Operation } from './openapi-document.ts';
 import { decodeBody, MAX_BODY_DEPTH } from './http-body.ts';
@@ -41,11 +42,14 @@ export type { Redactor };
 export const SERVER_INFO = readServerInfo();
 
 function readServerInfo(): { name: string; version: string } {
-  try {
-    const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
-    if (typeof pkg.name === 'string' && typeof pkg.version === 'string') return { name: pkg.name, version: pkg.version };
-  } catch {
-    // Copied as a single file: no package.json beside it.
+  // Beside the sources, or one folder up from the single-file build in an installed package (dist/).
+  for (const where of ['./package.json', '../package.json']) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL(where, import.meta.url), 'utf8'));
+      if (pkg.name === 'openapi-probe' && typeof pkg.version === 'string') return { name: pkg.name, version: pkg.version };
+    } catch {
+      // Copied as a single file: no package.json beside it.
+    }
   }
   return { name: 'openapi-probe', version: '0.1.0' };
 }
@@ -621,6 +625,23 @@ function destinationOf(url: URL, config: Config): Destination {
 }
 
 /**
+ * The request headers of every probe: `Accept` preferring JSON, `User-Agent` naming this server, and
+ * the key as `Authorization: Bearer <key>` or raw in `API_KEY_HEADER` (RFC 9110, 11.6.2), and the call's
+ * request id as `X-Request-Id` when there is one.
+ * @returns Header name to value; holds the key, so never log it.
+ */
+export function probeHeaders(config: Config, requestId?: string): Record<string, string> {
+  const headers: Record<string, string> = { accept: 'application/json, */*;q=0.5', 'user-agent': `${SERVER_INFO.name}/${SERVER_INFO.version}` };
+  // One id per tool call, so the API's own logs can be joined with ours (issue 8, Traces).
+  if (requestId) headers['x-request-id'] = requestId;
+  if (config.apiKey) {
+    if (config.apiKeyHeader) headers[config.apiKeyHeader] = config.apiKey;
+    else headers.authorization = `Bearer ${config.apiKey}`;
+  }
+  return headers;
+}
+
+/**
  * The probe behind the `probe` tool (and `probe_sample`, one URL after another), once the URL is
  * accepted: sends the GET, redacts, judges the response against the document, remembers a complete
  * JSON 2xx body. Returns the tool result: isError for a network failure or an HTTP status >= 400.
@@ -630,13 +651,7 @@ async function sendProbe(decision: { url: URL }, context: ToolContext, selector?
   if (context.trace) Object.assign(context.trace, { method: 'GET', url: publicUrl(decision.url, config.baseUrl) });
   const limited = context.rate?.take();
   if (limited) return failure(limited);
-  const headers: Record<string, string> = { accept: 'application/json, */*;q=0.5', 'user-agent': `${SERVER_INFO.name}/${SERVER_INFO.version}` };
-  // One id per tool call, so the API's own logs can be joined with ours (issue 8, Traces).
-  if (context.requestId) headers['x-request-id'] = context.requestId;
-  if (config.apiKey) {
-    if (config.apiKeyHeader) headers[config.apiKeyHeader] = config.apiKey;
-    else headers.authorization = `Bearer ${config.apiKey}`;
-  }
+  const headers = probeHeaders(config, context.requestId);
   let probed: ProbeResult;
   try {
     const cutNote = `Body longer than ${config.checkMaxBytes} bytes (PROBE_CHECK_MAX_BYTES); cut there and not parsed or checked. Probe a smaller resource (a page size or filter parameter), or raise PROBE_CHECK_MAX_BYTES; PROBE_MAX_BYTES (${config.maxBytes}) only limits what is shown.`;
@@ -1598,14 +1613,21 @@ export function serve(
 }
 
 /**
- * Entry point: reads the configuration, logs `key=value` records to stderr (start-up line with the
- * settings, never a secret), serves stdio, and exits 0 when stdin closes, on SIGINT or SIGTERM, or
- * when stdin or stdout fails (2 on bad configuration).
+ * Entry point: reads flags (cli.ts `commandLine`: `--help`, `--version` and `check` end there) and the
+ * configuration, logs `key=value` records to stderr (start-up line with the settings, never a secret),
+ * serves stdio, and exits 0 when stdin closes, on SIGINT or SIGTERM, or when stdin or stdout fails
+ * (2 on bad configuration or flags).
  */
 export async function main(): Promise<void> {
+  // Flags, --help, --version and the `check` command: cli.ts. It returns the environment to serve with, or an exit code.
+  const start = await commandLine(process.argv.slice(2), process.env);
+  if ('exitCode' in start) {
+    await new Promise((resolve) => process.stdout.write('', resolve));
+    process.exit(start.exitCode);
+  }
   let config: Config;
   try {
-    config = readConfig(process.env);
+    config = readConfig(start.env);
   } catch (error) {
     process.stderr.write(`openapi-probe: ${(error as Error).message}\n`);
     process.exit(2);
@@ -1627,6 +1649,7 @@ export async function main(): Promise<void> {
     document: publicSource(config.openapiDoc),
     key: config.apiKey ? (config.apiKeyHeader ?? 'authorization') : 'none',
     max_bytes: config.maxBytes,
+    check_max_bytes: config.checkMaxBytes,
     timeout_ms: config.timeoutMs,
     document_ttl_s: config.documentTtlMs / 1000,
     concurrency: config.concurrency,

