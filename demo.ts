@@ -115,11 +115,13 @@ export async function run(): Promise<number> {
     heading('7. Requests the API received');
     for (const seen of api.requests) line(`${seen.method} ${seen.path}  key accepted: ${seen.authorized}`);
     expect('requests seen', api.requests, ['mtr_1', 'mtr_2', 'mtr_3'].map((id) => ({ method: 'GET', path: `/v2/meters/${id}`, authorized: true })));
-    await contractBlocks(server, api);
+    // The contract tools, in the order an agent writing a client uses them: find, describe, sample, draft.
+    await findBlock(server);
+    await describeBlock(server);
+    await sampleBlock(server, api);
+    await draftBlock(server, api);
     const everything = server.stdoutLines.join('\n') + server.stderr();
     expect('key never shown', everything.includes(KEY), false);
-
-    await sampleBlock(server, api);
   } finally {
     const code = await server.close();
     expect('server exit code', code, 0);
@@ -135,7 +137,7 @@ export async function run(): Promise<number> {
  * call, where field_presence never sees earlier probes), then a sample mixing two operations, refused.
  */
 async function sampleBlock(server: ReturnType<typeof spawnServer>, api: Awaited<ReturnType<typeof start>>): Promise<void> {
-  heading('8. probe_sample: the three meters in one call');
+  heading('10. probe_sample: the three meters in one call');
   const before = api.requests.length;
   const called = await server.callTool('probe_sample', { paths: ['/meters/mtr_1', '/meters/mtr_2', '/meters/mtr_3'] });
   const sample = called.structuredContent;
@@ -165,9 +167,19 @@ async function sampleBlock(server: ReturnType<typeof spawnServer>, api: Awaited<
   expect('key never shown in the sample', (server.stdoutLines.join('\n') + server.stderr()).includes(KEY), false);
 }
 
-/** Blocks 8 and 9: describe_operation as TypeScript after the probes, and draft_request (nothing is sent). */
-async function contractBlocks(server: StdioClient, api: StandIn): Promise<void> {
-  heading('8. The meter as a TypeScript type, from the document, with what the probes showed beside it');
+/** Block 8: find_operation turns an intent into the operation behind it, without sending anything. */
+async function findBlock(server: StdioClient): Promise<void> {
+  heading('8. find_operation: which operation changes a meter\'s note?');
+  const found = (await server.callTool('find_operation', { query: 'change the note of a meter' })).structuredContent;
+  for (const hit of found.hits as { method: string; path: string; operationId?: string; confidence: string; matched: string }[]) {
+    line(`${hit.method} ${hit.path} (${hit.operationId}) ${hit.confidence}: ${hit.matched}`);
+  }
+  expect('find first hit', [found.hits[0].method, found.hits[0].path, found.hits[0].confidence], ['PATCH', '/meters/{meterId}', 'high']);
+}
+
+/** Block 9: describe_operation as TypeScript after the probes, with what they showed beside the type. */
+async function describeBlock(server: StdioClient): Promise<void> {
+  heading('9. The meter as a TypeScript type, from the document, with what the probes showed beside it');
   const described = (await server.callTool('describe_operation', { operation: 'getMeter', as: 'typescript' })).structuredContent;
   for (const text of (described.typescript as string).trimEnd().split('\n')) line(text);
   expect('typescript comment', (described.typescript as string).split('\n').slice(0, 2), [
@@ -175,8 +187,11 @@ async function contractBlocks(server: StdioClient, api: StandIn): Promise<void> 
     '// - $.firmwareVersion: undocumented, present in 3 of 3',
   ]);
   expect('typescript optional and nullable', ['  location?: Location;', '  } | null;'].map((text) => (described.typescript as string).includes(text)), [true, true]);
+}
 
-  heading('9. A PATCH drafted from a GET, checked against the contract and never sent');
+/** Block 11: a PATCH drafted from a GET, checked with draft_request; nothing is sent. */
+async function draftBlock(server: StdioClient, api: StandIn): Promise<void> {
+  heading('11. A PATCH drafted from a GET, checked against the contract and never sent');
   const received = api.requests.length;
   const copied = { id: 'mtr_1', note: 'Moved to the basement', locaton: { site: 'Harbour Road 12', floor: -1 } };
   const first = (await server.callTool('draft_request', { method: 'PATCH', path: '/meters/mtr_1', body: copied })).structuredContent;

@@ -1095,11 +1095,13 @@ export const TOOLS: readonly Tool[] = [
 
 const INSTRUCTIONS =
   'openapi-probe lets you look at a real HTTP API while you write a client for it, without changing anything. ' +
+  'Find the operation behind an intent, path or operationId with `find_operation`, and read its contract with ' +
+  '`describe_operation` (as: "typescript" gives the type to paste; required fields as the document says, not as one example shows). ' +
   'Use `probe` to GET a path (relative to the configured base URL; GET is the only method, the API key is added for you and never shown). ' +
-  'Each response is checked against the OpenAPI document: trust `findings` over a single example. A field that is absent in one ' +
-  'record may be optional: probe several records of the same operation and call `field_presence` before making any field required. ' +
-  'Fields marked undocumented are not in the contract: do not rely on them. Use `compare_fixture` to see how a saved test fixture ' +
-  'differs from the live record. Writes are never sent by this server; draft them for a human to run.';
+  'Each response is checked against the OpenAPI document: trust `findings` over a single example. A field absent in one record may be ' +
+  'optional: probe several records with `probe_sample` (or `probe` each, then `field_presence`) before making any field required. ' +
+  'Fields marked undocumented are not in the contract: do not rely on them. `compare_fixture` shows how a saved test fixture differs ' +
+  'from the live record. Writes are never sent: check them with `draft_request`, which returns a curl command for a person to run.';
 
 // ───────────────────────────── 3. Dispatch ─────────────────────────────
 
@@ -1663,7 +1665,7 @@ export async function main(): Promise<void> {
     documents
       .get()
       .then((loaded) => logger.info('document.load.done', { title: loaded.title, version: loaded.infoVersion, openapi: loaded.version, operations: loaded.operations.length, problems: loaded.problems.length, first_problems: loaded.problems.slice(0, 3).join('; ') || undefined, took_ms: Math.round(performance.now() - loading) }))
-      .catch((error: Error) => logger.error('document.load.error', { reason: `document not loaded, probes go unchecked: ${error.message}`, took_ms: Math.round(performance.now() - loading) }));
+      .catch((error: Error) => logger.error('document.load.error', { reason: `document not loaded, probes go unchecked: ${hideSourceSecrets(error.message, config.openapiDoc)}`, took_ms: Math.round(performance.now() - loading) }));
   }
   const stop = new AbortController();
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort(signal));
