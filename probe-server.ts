@@ -1211,7 +1211,9 @@ export function createHandler(
     if (structured || !called.isError) {
       logger.info('tool.call.done', { rid, tool: name, status: status ?? undefined, bytes: bytes ?? undefined, findings: findings ?? undefined, is_error: called.isError ? true : undefined, took_ms: tookMs });
     } else {
-      logger.error('tool.call.error', { rid, tool: name, reason: redact.tail(called.content[0]?.text.slice(0, 300) ?? ''), took_ms: tookMs });
+      // Redacted whole before it is shortened, so a cut can never leave the start of the key, and a short reason stays whole.
+      const reason = redact.text(called.content[0]?.text ?? '');
+      logger.error('tool.call.error', { rid, tool: name, reason: reason.length > 300 ? `${reason.slice(0, 300)}…` : reason, took_ms: tookMs });
     }
     await audit?.write({ time: new Date().toISOString(), rid, tool: name, method: trace.method ?? null, url: trace.url ?? null, status, bytes, findings, isError: called.isError === true, took_ms: tookMs });
     return withRequestId(called, rid);

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PassThrough, Writable } from 'node:stream';
-import { createHandler, escapeLineSeparators, readConfig, serve } from './probe-server.ts';
+import { createHandler, escapeLineSeparators, readConfig, redactor, serve } from './probe-server.ts';
 import { createGate, createRateLimit, QUEUE_SIZE } from './server-limits.ts';
 import { createLogger, formatRecord, publicSource, publicUrl } from './server-log.ts';
 import { spawnServer } from './stdio-client.ts';
@@ -214,6 +214,22 @@ describe('request ids (issue 8, Traces)', () => {
         'event=tool.call.error rid=4f1c2a9b0e7d tool=probe reason="Refused, nothing was sent: `path` \\"//evil.example\\" starts with \\"//\\", which names another host; give a path with a single leading \\"/\\", such as \\"/meters/mtr_1\\"." took_ms=N\n',
       ],
       [],
+    ]);
+  });
+
+  it('logs a short error reason whole when a key is set, and the key in a long one redacted before the cut', async () => {
+    const lines: string[] = [];
+    const key = 'sk-canary-0123456789abcdef';
+    const config = readConfig({ API_BASE_URL: 'https://api.example.com', API_KEY: key }, '/nonexistent');
+    const redact = redactor(key);
+    const handler = createHandler(config, { fetch: okFetch, redact, logger: createLogger({ level: 'info', redact: redact.text, write: (line) => lines.push(line) }), requestId: () => '4f1c2a9b0e7d' });
+    await handler.handleMessage(call(1, 'probe', { path: '//evil.example' }));
+    await handler.handleMessage(call(2, 'probe', { path: `/${'x'.repeat(280)}/${key}/..` }));
+    const reasons = lines.map((line) => /reason="(.*)" took_ms/.exec(line)?.[1]);
+    assert.deepEqual([reasons[0], reasons[1]!.includes('sk-canary'), reasons[1]!.endsWith('…')], [
+      'Refused, nothing was sent: `path` \\"//evil.example\\" starts with \\"//\\", which names another host; give a path with a single leading \\"/\\", such as \\"/meters/mtr_1\\".',
+      false,
+      true,
     ]);
   });
 });
