@@ -1037,11 +1037,12 @@ function evalAlternatives(ctx: Context, schema: JsonObject, kw: 'oneOf' | 'anyOf
 }
 
 /**
- * oneOf's "exactly one" (JSON Schema draft 4 §5.5.6, the OAS 3.0.3 Schema Object's oneOf; 2020-12
- * §10.2.1.3): a branch matches when it has no failed assertion and nothing left unchecked. Two or more
- * matching branches are one `constraint` finding (keyword oneOf) at the instance, plus the other findings of
- * the matching branch with fewest; exactly one matching branch beside branches that could not be checked
- * leaves the verdict open, said as `notChecked`. Otherwise undefined: the caller judges the branches.
+ * oneOf's "exactly one" (JSON Schema Validation Wright draft 00 §5.24, whose oneOf the OAS 3.0.3 Schema
+ * Object keeps; 2020-12 §10.2.1.3): a branch matches when it has no failed assertion and nothing left
+ * unchecked. Two or more matching branches are one `constraint` finding (keyword oneOf) at the instance,
+ * plus the other findings of the matching branch with fewest; exactly one matching branch beside branches
+ * that could not be checked leaves the verdict open, said as `notChecked`. Otherwise undefined: the caller
+ * judges the branches.
  */
 function checkOneOfExclusive(results: InternalFinding[][], label: (i: number) => string, schemaPath: string, segments: Segment[]): InternalFinding[] | undefined {
   const unchecked = (r: InternalFinding[]): boolean => r.some((f) => f.kind === 'notChecked');
@@ -1095,8 +1096,8 @@ function makeCtx(doc: unknown, direction: Direction | undefined, options?: Check
  * branch a discriminator's propertyName + mapping picks; else a branch whose type admits the value's JSON
  * type at its root (one that rejects it is farthest), then fewest error findings, then fewest findings,
  * then document order. oneOf also asserts "exactly one": a value that two or more branches match is a
- * `constraint` finding (keyword oneOf) naming them (JSON Schema draft 4 §5.5.6, 2020-12 §10.2.1.3), except
- * where a discriminator picked the branch.
+ * `constraint` finding (keyword oneOf) naming them (JSON Schema Validation Wright draft 00 §5.24 for
+ * OAS 3.0.3; 2020-12 §10.2.1.3), except where a discriminator picked the branch.
  * not / if / contains / propertyNames judge a subschema as matching when it has no failed assertion
  * (missing, wrongType, enum, constraint, or an undocumented key under additionalProperties: false).
  *
