@@ -1061,6 +1061,20 @@ describe('undecided subschemas (issue 8: no false pass, no guessed finding)', ()
         kind: 'notChecked', severity: 'warning', path: '$', schemaPath: '#/oneOf', keyword: 'oneOf',
         message: 'was not checked against oneOf: it matches #/oneOf/0, and whether it also matches #/oneOf/1 and #/oneOf/2 (which could not be checked) decides whether exactly one branch matches',
       },
+      { kind: 'notChecked', severity: 'warning', path: '$', schemaPath: '#/oneOf/1/pattern', keyword: 'pattern', message: `was not checked against the pattern: ${reason}` },
+      {
+        kind: 'notChecked', severity: 'warning', path: '$', schemaPath: '#/oneOf/2/pattern', keyword: 'pattern',
+        message: `was not checked against the pattern: ${reason.replace('(a+)', '(b+)')}`,
+      },
+    ]);
+  });
+  it('reports oneOf as not checked when one branch matches and another has a $ref that points nowhere', () => {
+    assert.deepStrictEqual(check({ openapi: '3.0.3' }, { oneOf: [{ $ref: '#/components/schemas/Gone' }, { type: 'string' }] }, 'x'), [
+      {
+        kind: 'notChecked', severity: 'warning', path: '$', schemaPath: '#/oneOf', keyword: 'oneOf',
+        message: 'was not checked against oneOf: it matches #/oneOf/1, and whether it also matches #/components/schemas/Gone (which could not be checked) decides whether exactly one branch matches',
+      },
+      { kind: 'unresolvedRef', severity: 'warning', path: '$', schemaPath: '#/oneOf/0', message: 'was not checked: `$ref: #/components/schemas/Gone` points nowhere in the document' },
     ]);
   });
   it('reports a property name its propertyNames pattern cannot test as not checked', () => {

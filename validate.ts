@@ -1039,13 +1039,14 @@ function evalAlternatives(ctx: Context, schema: JsonObject, kw: 'oneOf' | 'anyOf
 /**
  * oneOf's "exactly one" (JSON Schema Validation Wright draft 00 §5.24, whose oneOf the OAS 3.0.3 Schema
  * Object keeps; 2020-12 §10.2.1.3): a branch matches when it has no failed assertion and nothing left
- * unchecked. Two or more matching branches are one `constraint` finding (keyword oneOf) at the instance,
+ * unchecked (no notChecked or unresolvedRef finding). Two or more matching branches are one `constraint` finding (keyword oneOf) at the instance,
  * plus the other findings of the matching branch with fewest; exactly one matching branch beside branches
- * that could not be checked leaves the verdict open, said as `notChecked`. Otherwise undefined: the caller
- * judges the branches.
+ * that could not be checked leaves the verdict open, said as `notChecked` beside those branches' reasons.
+ * Otherwise undefined: the caller judges the branches.
  */
 function checkOneOfExclusive(results: InternalFinding[][], label: (i: number) => string, schemaPath: string, segments: Segment[]): InternalFinding[] | undefined {
-  const unchecked = (r: InternalFinding[]): boolean => r.some((f) => f.kind === 'notChecked');
+  // A branch with a part not checked or a $ref not followed neither matches nor fails: it is undecided.
+  const unchecked = (r: InternalFinding[]): boolean => r.some((f) => f.kind === 'notChecked' || f.kind === 'unresolvedRef');
   const matching = results.map((r, i) => (r.some(fails) || unchecked(r) ? -1 : i)).filter((i) => i >= 0);
   const open = results.map((r, i) => (!r.some(fails) && unchecked(r) ? i : -1)).filter((i) => i >= 0);
   if (matching.length === 0 || (matching.length === 1 && open.length === 0)) return undefined;
@@ -1060,7 +1061,7 @@ function checkOneOfExclusive(results: InternalFinding[][], label: (i: number) =>
   if (matching.length === 1) {
     return [makeFinding('notChecked', segments, `${schemaPath}/oneOf`,
       `was not checked against oneOf: it matches ${label(matching[0]!)}, and whether it also matches ${names(open)} (which could not be checked) decides whether exactly one branch matches`,
-      { keyword: 'oneOf' }), ...rest];
+      { keyword: 'oneOf' }), ...rest, ...open.flatMap((i) => results[i]!.filter((f) => f.kind === 'notChecked' || f.kind === 'unresolvedRef'))];
   }
   return [makeFinding('constraint', segments, `${schemaPath}/oneOf`,
     `matches ${matching.length} oneOf branches (${names(matching)}), but oneOf allows exactly one; the branches overlap, so the document may mean anyOf or lack a property that tells them apart`,
