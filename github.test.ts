@@ -36,7 +36,7 @@ function isObj(v: unknown): v is Obj {
 /**
  * Our verdict in ajv's terms. A response is invalid when validate.ts reports a failed JSON Schema assertion:
  * kinds missing, wrongType, enum (errors) and constraint (a warning in the product, but an assertion:
- * maxLength, pattern, minimum, not...), plus an undocumented field in an object closed by
+ * maxLength, pattern, minimum, not, oneOf...), plus an undocumented field in an object closed by
  * `additionalProperties: false` (its schemaPath ends in /additionalProperties). Not counted: undocumented
  * fields of open objects (JSON Schema allows them), format (ajv runs with validateFormats: false; formats
  * are annotations by default, 2020-12 section 7.2), writeOnly/readOnly (annotations for ajv),
@@ -180,9 +180,10 @@ const EXPECTED_UNMATCHED = [
 /**
  * Documented examples where validate.ts and ajv disagree, pinned so that any change shows: none. Until
  * issue 7 nine event lists (activity/list-*-events) were judged valid by us and invalid by ajv: their
- * `payload` matched two or three branches of `event.payload.oneOf` (public-event, `{type: object,
- * properties: {}}`, matches every object; create-event and delete-event overlap), and validate.ts did not
- * check oneOf's "exactly one". It does now (see the oneOf test below).
+ * `payload` matched two or three branches of `event.payload.oneOf` (public-event, `{title, type: object}`,
+ * matches every object; delete-event's required fields are a subset of create-event's and neither closes the
+ * object, so every create payload matches both), and validate.ts did not check oneOf's "exactly one". It
+ * does now (see the oneOf test below).
  */
 const EXAMPLE_DISAGREEMENTS: string[] = [];
 
