@@ -1039,10 +1039,10 @@ function evalAlternatives(ctx: Context, schema: JsonObject, kw: 'oneOf' | 'anyOf
 /**
  * oneOf's "exactly one" (JSON Schema Validation Wright draft 00 §5.24, whose oneOf the OAS 3.0.3 Schema
  * Object keeps; 2020-12 §10.2.1.3): a branch matches when it has no failed assertion and nothing left
- * unchecked (no notChecked or unresolvedRef finding). Two or more matching branches are one `constraint` finding (keyword oneOf) at the instance,
- * plus the other findings of the matching branch with fewest; exactly one matching branch beside branches
- * that could not be checked leaves the verdict open, said as `notChecked` beside those branches' reasons.
- * Otherwise undefined: the caller judges the branches.
+ * unchecked (no notChecked or unresolvedRef finding). Two or more matching branches are one `constraint`
+ * finding (keyword oneOf) at the instance, plus the other findings of the matching branch with fewest;
+ * exactly one matching branch beside branches that could not be checked leaves the verdict open, said as
+ * `notChecked` beside those branches' reasons. Otherwise undefined: the caller judges the branches.
  */
 function checkOneOfExclusive(results: InternalFinding[][], label: (i: number) => string, schemaPath: string, segments: Segment[]): InternalFinding[] | undefined {
   // A branch with a part not checked or a $ref not followed neither matches nor fails: it is undecided.
