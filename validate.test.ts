@@ -327,6 +327,61 @@ const ROWS: Row[] = [
     findings: [],
   },
   {
+    description: "issue 7: reports a value that a catch-all oneOf branch and a specific one both match (GitHub's public-event beside watch-event)",
+    schema: {"oneOf":[{"type":"object"},{"type":"object","required":["action"],"properties":{"action":{"type":"string"}}}]},
+    data: {"action":"started"},
+    findings: [
+      {"kind":"constraint","severity":"error","path":"$","schemaPath":"#/oneOf","keyword":"oneOf","message":"matches 2 oneOf branches (#/oneOf/0 and #/oneOf/1), but oneOf allows exactly one; the branches overlap, so the document may mean anyOf or lack a property that tells them apart"},
+    ],
+  },
+  {
+    description: "issue 7: reports a value that two overlapping open oneOf branches both match (GitHub's create-event and delete-event, whose required fields are a subset)",
+    schema: {"oneOf":[{"type":"object","required":["ref","master_branch"],"properties":{"ref":{"type":"string"},"master_branch":{"type":"string"}}},{"type":"object","required":["ref"],"properties":{"ref":{"type":"string"}}}]},
+    data: {"ref":"x","master_branch":"main"},
+    findings: [
+      {"kind":"constraint","severity":"error","path":"$","schemaPath":"#/oneOf","keyword":"oneOf","message":"matches 2 oneOf branches (#/oneOf/0 and #/oneOf/1), but oneOf allows exactly one; the branches overlap, so the document may mean anyOf or lack a property that tells them apart"},
+    ],
+  },
+  {
+    description: "accepts the same overlapping oneOf branches once additionalProperties: false tells them apart",
+    schema: {"oneOf":[{"type":"object","required":["ref","master_branch"],"additionalProperties":false,"properties":{"ref":{"type":"string"},"master_branch":{"type":"string"}}},{"type":"object","required":["ref"],"additionalProperties":false,"properties":{"ref":{"type":"string"}}}]},
+    data: {"ref":"x","master_branch":"main"},
+    findings: [],
+  },
+  {
+    description: "reports two matching $ref oneOf branches by name, with the undocumented fields of the one with fewest findings",
+    schema: {"$ref":"#/components/schemas/Pet"},
+    data: {"petType":"dog","bark":true,"meow":true},
+    findings: [
+      {"kind":"constraint","severity":"error","path":"$","schemaPath":"#/components/schemas/Pet/oneOf","keyword":"oneOf","message":"matches 2 oneOf branches (#/components/schemas/Cat and #/components/schemas/Dog), but oneOf allows exactly one; the branches overlap, so the document may mean anyOf or lack a property that tells them apart"},
+      {"kind":"undocumented","severity":"warning","path":"$.bark","schemaPath":"#/components/schemas/Cat/properties","message":"is present but not documented in the schema (matching oneOf branch: #/components/schemas/Cat)"},
+    ],
+  },
+  {
+    description: "reports a primitive that two oneOf branches match",
+    schema: {"oneOf":[{"type":"integer"},{"minimum":2}]},
+    data: 3,
+    findings: [
+      {"kind":"constraint","severity":"error","path":"$","schemaPath":"#/oneOf","keyword":"oneOf","message":"matches 2 oneOf branches (#/oneOf/0 and #/oneOf/1), but oneOf allows exactly one; the branches overlap, so the document may mean anyOf or lack a property that tells them apart"},
+    ],
+  },
+  {
+    description: "names three of five matching oneOf branches and counts the rest",
+    schema: {"oneOf":[{},{},{},{},{}]},
+    data: 1,
+    findings: [
+      {"kind":"constraint","severity":"error","path":"$","schemaPath":"#/oneOf","keyword":"oneOf","message":"matches 5 oneOf branches (#/oneOf/0, #/oneOf/1, #/oneOf/2 and 2 more), but oneOf allows exactly one; the branches overlap, so the document may mean anyOf or lack a property that tells them apart"},
+    ],
+  },
+  {
+    description: "checks only the branch a discriminator picks, so a value another branch also matches is not a oneOf finding",
+    schema: {"$ref":"#/components/schemas/TypedPet"},
+    data: {"petType":"dog","bark":true,"meow":true},
+    findings: [
+      {"kind":"undocumented","severity":"warning","path":"$.meow","schemaPath":"#/components/schemas/Dog/properties","message":"is present but not documented in the schema (oneOf branch chosen by discriminator petType=\"dog\": #/components/schemas/Dog)"},
+    ],
+  },
+  {
     description: "lets discriminator.mapping pick the oneOf branch even when another branch is closer",
     schema: {"$ref":"#/components/schemas/TypedPet"},
     data: {"petType":"dog","meow":true},
@@ -998,6 +1053,28 @@ describe('undecided subschemas (issue 8: no false pass, no guessed finding)', ()
   it('reports `contains` with unchecked items as not checked instead of counting them', () => {
     assert.deepStrictEqual(check({ openapi: '3.1.0' }, { type: 'array', contains: { type: 'string', pattern: unsafe } }, ['aa', 1]), [
       { kind: 'notChecked', severity: 'warning', path: '$', schemaPath: '#/contains', keyword: 'contains', message: 'was not checked against `contains`: 1 item could not be checked' },
+    ]);
+  });
+  it('reports oneOf as not checked when one branch matches and another could not be checked', () => {
+    assert.deepStrictEqual(check({ openapi: '3.1.0' }, { oneOf: [{ type: 'string' }, { type: 'string', pattern: unsafe }, { type: 'string', pattern: '^(?=(b+)+$)' }] }, 'aa'), [
+      {
+        kind: 'notChecked', severity: 'warning', path: '$', schemaPath: '#/oneOf', keyword: 'oneOf',
+        message: 'was not checked against oneOf: it matches #/oneOf/0, and whether it also matches #/oneOf/1 and #/oneOf/2 (which could not be checked) decides whether exactly one branch matches',
+      },
+      { kind: 'notChecked', severity: 'warning', path: '$', schemaPath: '#/oneOf/1/pattern', keyword: 'pattern', message: `was not checked against the pattern: ${reason}` },
+      {
+        kind: 'notChecked', severity: 'warning', path: '$', schemaPath: '#/oneOf/2/pattern', keyword: 'pattern',
+        message: `was not checked against the pattern: ${reason.replace('(a+)', '(b+)')}`,
+      },
+    ]);
+  });
+  it('reports oneOf as not checked when one branch matches and another has a $ref that points nowhere', () => {
+    assert.deepStrictEqual(check({ openapi: '3.0.3' }, { oneOf: [{ $ref: '#/components/schemas/Gone' }, { type: 'string' }] }, 'x'), [
+      {
+        kind: 'notChecked', severity: 'warning', path: '$', schemaPath: '#/oneOf', keyword: 'oneOf',
+        message: 'was not checked against oneOf: it matches #/oneOf/1, and whether it also matches #/components/schemas/Gone (which could not be checked) decides whether exactly one branch matches',
+      },
+      { kind: 'unresolvedRef', severity: 'warning', path: '$', schemaPath: '#/oneOf/0', message: 'was not checked: `$ref: #/components/schemas/Gone` points nowhere in the document' },
     ]);
   });
   it('reports a property name its propertyNames pattern cannot test as not checked', () => {

@@ -993,6 +993,10 @@ function evalAlternatives(ctx: Context, schema: JsonObject, kw: 'oneOf' | 'anyOf
     }
   }
   const results = branches.map((b, i) => evalSchema(ctx, b, `${schemaPath}/${kw}/${i}`, value, segments, mode));
+  if (kw === 'oneOf') {
+    const exclusive = checkOneOfExclusive(results, label, schemaPath, segments);
+    if (exclusive) return exclusive;
+  }
   if (results.length === 0 || results.some((r) => r.length === 0)) return [];
   if (kw === 'anyOf' && mode.owner && isObj(value)) {
     // JSON Schema 2020-12 §10.2.1.2: annotations come from EVERY successful anyOf branch, so a field is
@@ -1032,6 +1036,38 @@ function evalAlternatives(ctx: Context, schema: JsonObject, kw: 'oneOf' | 'anyOf
   return results[best].map((f) => (f.message.includes(' (closest of ') ? f : { ...f, message: f.message + suffix }));
 }
 
+/**
+ * oneOf's "exactly one" (JSON Schema Validation Wright draft 00 §5.24, whose oneOf the OAS 3.0.3 Schema
+ * Object keeps; 2020-12 §10.2.1.3): a branch matches when it has no failed assertion and nothing left
+ * unchecked (no notChecked or unresolvedRef finding). Two or more matching branches are one `constraint`
+ * finding (keyword oneOf) at the instance, plus the other findings of the matching branch with fewest;
+ * exactly one matching branch beside branches that could not be checked leaves the verdict open, said as
+ * `notChecked` beside those branches' reasons. Otherwise undefined: the caller judges the branches.
+ */
+function checkOneOfExclusive(results: InternalFinding[][], label: (i: number) => string, schemaPath: string, segments: Segment[]): InternalFinding[] | undefined {
+  // A branch with a part not checked or a $ref not followed neither matches nor fails: it is undecided.
+  const unchecked = (r: InternalFinding[]): boolean => r.some((f) => f.kind === 'notChecked' || f.kind === 'unresolvedRef');
+  const matching = results.map((r, i) => (r.some(fails) || unchecked(r) ? -1 : i)).filter((i) => i >= 0);
+  const open = results.map((r, i) => (!r.some(fails) && unchecked(r) ? i : -1)).filter((i) => i >= 0);
+  if (matching.length === 0 || (matching.length === 1 && open.length === 0)) return undefined;
+  const names = (list: number[]): string => {
+    const shown = list.length > 4 ? [...list.slice(0, 3).map(label), `${list.length - 3} more`] : list.map(label);
+    return shown.length === 1 ? shown[0]! : `${shown.slice(0, -1).join(', ')} and ${shown[shown.length - 1]}`;
+  };
+  // The matching branch with fewest findings speaks for the rest of the value (its warnings, e.g. undocumented fields).
+  const best = matching.reduce((a, i) => (results[i]!.length < results[a]!.length ? i : a));
+  const suffix = ` (matching oneOf branch: ${label(best)})`;
+  const rest = results[best]!.map((f) => (f.message.includes(' (closest of ') || f.message.includes(' (matching oneOf branch: ') ? f : { ...f, message: f.message + suffix }));
+  if (matching.length === 1) {
+    return [makeFinding('notChecked', segments, `${schemaPath}/oneOf`,
+      `was not checked against oneOf: it matches ${label(matching[0]!)}, and whether it also matches ${names(open)} (which could not be checked) decides whether exactly one branch matches`,
+      { keyword: 'oneOf' }), ...rest, ...open.flatMap((i) => results[i]!.filter((f) => f.kind === 'notChecked' || f.kind === 'unresolvedRef'))];
+  }
+  return [makeFinding('constraint', segments, `${schemaPath}/oneOf`,
+    `matches ${matching.length} oneOf branches (${names(matching)}), but oneOf allows exactly one; the branches overlap, so the document may mean anyOf or lack a property that tells them apart`,
+    { keyword: 'oneOf' }), ...rest];
+}
+
 function makeCtx(doc: unknown, direction: Direction | undefined, options?: CheckOptions): Context {
   if (!isObj(doc)) throw new TypeError(`Expected \`doc\` to be a parsed OpenAPI document object, got ${jsonType(doc)}`);
   const started = performance.now();
@@ -1060,7 +1096,9 @@ function makeCtx(doc: unknown, direction: Direction | undefined, options?: Check
  * branch, each message naming it, e.g. `(closest of 3 oneOf branches: #/components/schemas/Cat)`: the
  * branch a discriminator's propertyName + mapping picks; else a branch whose type admits the value's JSON
  * type at its root (one that rejects it is farthest), then fewest error findings, then fewest findings,
- * then document order. oneOf is not checked for "more than one branch matches".
+ * then document order. oneOf also asserts "exactly one": a value that two or more branches match is a
+ * `constraint` finding (keyword oneOf) naming them (JSON Schema Validation Wright draft 00 §5.24 for
+ * OAS 3.0.3; 2020-12 §10.2.1.3), except where a discriminator picked the branch.
  * not / if / contains / propertyNames judge a subschema as matching when it has no failed assertion
  * (missing, wrongType, enum, constraint, or an undocumented key under additionalProperties: false).
  *
