@@ -135,6 +135,14 @@ type SearchIndex = {
   templates: Set<string>;
   literalSegments: Set<string>;
   segmentCounts: Set<number>;
+  /** Each template's segments, lower case, `undefined` where a parameter stands (in whole or part). */
+  routes: Array<{ template: string; segments: Array<string | undefined>; methods: string[] }>;
+  /** Route numbers by `count first-literal` (`*` for a parameter first). */
+  routesByStart: Map<string, number[]>;
+  /** Route numbers by each literal segment they hold. */
+  routesByLiteral: Map<string, number[]>;
+  /** A path parameter may span segments (`x-multi-segment`): the prefilter then cannot rule a path out. */
+  multiSegment: boolean;
   buildMs: number;
 };
 
@@ -277,10 +285,32 @@ function buildIndex(loaded: LoadedDocument): SearchIndex {
       else postings.set(term, [[position, weight]]);
     }
   });
+  const routes: SearchIndex['routes'] = [];
+  const routeOf = new Map<string, number>();
+  const routesByStart = new Map<string, number[]>();
+  const routesByLiteral = new Map<string, number[]>();
+  for (const entry of entries) {
+    const template = entry.operation.pathTemplate;
+    const known = routeOf.get(template);
+    if (known !== undefined) {
+      routes[known]!.methods.push(entry.operation.method);
+      continue;
+    }
+    const segments = template.split('/').slice(1).map((segment) => (segment.includes('{') ? undefined : segment.toLowerCase()));
+    const number = routes.length;
+    routeOf.set(template, number);
+    routes.push({ template, segments, methods: [entry.operation.method] });
+    addTo(routesByStart, `${segments.length} ${segments[0] ?? '*'}`, number);
+    for (const segment of new Set(segments)) if (segment !== undefined) addTo(routesByLiteral, segment, number);
+  }
   return {
     entries,
     postings,
     aliases,
+    routes,
+    routesByStart,
+    routesByLiteral,
+    multiSegment: hasMultiSegment(loaded.doc),
     averageLength: entries.length ? totalLength / entries.length : 1,
     vocabulary: [...postings.keys()],
     byOperationId,
@@ -292,6 +322,22 @@ function buildIndex(loaded: LoadedDocument): SearchIndex {
     literalSegments: new Set([...templates].flatMap((template) => template.split('/').filter((segment) => segment && !segment.includes('{')))),
     buildMs: performance.now() - started,
   };
+}
+
+/** Whether any path parameter of the document is marked `x-multi-segment` (the matcher lets it span segments). */
+function hasMultiSegment(doc: any): boolean {
+  const paths = doc && typeof doc === 'object' ? doc.paths : undefined;
+  if (!paths || typeof paths !== 'object') return false;
+  for (const item of Object.values(paths)) {
+    const pathItem = followRef(doc, item);
+    if (!pathItem || typeof pathItem !== 'object') continue;
+    for (const owner of [pathItem, ...Object.values(pathItem)]) {
+      const list = owner && typeof owner === 'object' ? (owner as any).parameters : undefined;
+      if (!Array.isArray(list)) continue;
+      for (const parameter of list) if (followRef(doc, parameter)?.['x-multi-segment'] === true) return true;
+    }
+  }
+  return false;
 }
 
 /**
@@ -665,6 +711,79 @@ function findExact(index: SearchIndex, query: string, method: string | undefined
   return undefined;
 }
 
+/** The segments of a concrete path, lower case; a segment with `%` escapes may decode to anything: `undefined`. */
+function pathValues(path: string): Array<string | undefined> {
+  return path.split('/').slice(1).map((segment) => (segment.includes('%') ? undefined : segment.toLowerCase()));
+}
+
+function routeFits(route: SearchIndex['routes'][number], values: Array<string | undefined>): boolean {
+  for (let i = 0; i < values.length; i++) {
+    const literal = route.segments[i];
+    const value = values[i];
+    if (literal !== undefined && value !== undefined && literal !== value) return false;
+  }
+  return true;
+}
+
+/**
+ * Whether some template could match `path` (as given, with up to 4 leading segments taken as a base path,
+ * or with its trailing slash toggled): a cheap, generous test, so the matcher (which ranks every
+ * template when it misses) runs only where it may hit. `true` when the document has multi-segment parameters.
+ */
+function mightMatch(index: SearchIndex, path: string): boolean {
+  if (index.multiSegment || path === '/' || path === '') return true;
+  const values = pathValues(path);
+  const readings: Array<Array<string | undefined>> = [];
+  for (let strip = 0; strip <= Math.min(4, values.length - 1); strip++) {
+    const rest = values.slice(strip);
+    readings.push(rest);
+    readings.push(rest[rest.length - 1] === '' ? rest.slice(0, -1) : [...rest, '']);
+  }
+  for (const reading of readings) {
+    if (reading.length === 0) return true;
+    const first = reading[0];
+    const starts = first === undefined ? [...index.routesByStart.entries()].filter(([key]) => key.startsWith(`${reading.length} `)).map(([, list]) => list)
+      : [index.routesByStart.get(`${reading.length} ${first}`), index.routesByStart.get(`${reading.length} *`)];
+    for (const list of starts) if (list?.some((number) => routeFits(index.routes[number]!, reading))) return true;
+  }
+  return false;
+}
+
+/**
+ * Up to 3 `METHOD /template` closest to a path no template matches: most literal segments in the same
+ * place (2 each), parameters in the same place (1 each), less one per segment of length difference;
+ * only templates that share a literal segment with the path (else those within one segment of its
+ * length) are scored. Work: one pass over those candidates, no sort of the whole document.
+ */
+function nearestTemplates(index: SearchIndex, path: string, method: string): string[] {
+  const values = pathValues(path);
+  const candidates = new Set<number>();
+  for (const value of new Set(values)) for (const number of (value ? index.routesByLiteral.get(value) : undefined) ?? []) candidates.add(number);
+  if (candidates.size === 0) {
+    for (const [key, list] of index.routesByStart) {
+      if (Math.abs(Number(key.slice(0, key.indexOf(' '))) - values.length) <= 1) for (const number of list) candidates.add(number);
+    }
+  }
+  const best: Array<{ number: number; score: number }> = [];
+  for (const number of candidates) {
+    const route = index.routes[number]!;
+    let score = -Math.abs(route.segments.length - values.length);
+    for (let i = 0; i < Math.min(values.length, route.segments.length); i++) {
+      const literal = route.segments[i];
+      if (literal === undefined) score += 1;
+      else if (literal === values[i]) score += 2;
+    }
+    if (route.methods.includes(method)) score += 0.5;
+    best.push({ number, score });
+    best.sort((a, b) => b.score - a.score || a.number - b.number);
+    if (best.length > 3) best.pop();
+  }
+  return best.map(({ number }) => {
+    const route = index.routes[number]!;
+    return `${route.methods.includes(method) ? method : route.methods[0]} ${route.template}`;
+  });
+}
+
 /** A path-shaped query through the path matcher; misses become suggestions and low-confidence hits. */
 function findByPath(loaded: LoadedDocument, index: SearchIndex, query: string, shape: PathQuery, method: string | undefined, limit: number): OperationSearch {
   const wanted = method ?? shape.method;
@@ -680,6 +799,7 @@ function findByPath(loaded: LoadedDocument, index: SearchIndex, query: string, s
   // Each miss of the matcher ranks every template, so only segment counts some template has are tried.
   const fitting = expansions.filter((candidate, i) => i === 0 || index.segmentCounts.has(candidate.split('/').length));
   for (const candidate of fitting) {
+    if (!mightMatch(index, candidate)) continue;
     const match = matchOperation(loaded, wanted ?? 'GET', candidate);
     if (match.operation) {
       const how = shape.wildcards ? ` (shell variables as segments)` : '';
@@ -715,6 +835,7 @@ function findByPath(loaded: LoadedDocument, index: SearchIndex, query: string, s
       changed[i] = variant;
       const tried = changed.join('/');
       for (const candidate of expandWildcards(tried, shape.wildcards)) {
+        if (!mightMatch(index, candidate)) continue;
         const match = matchOperation(loaded, wanted ?? 'GET', candidate);
         if (match.operation) {
           suggestions.push(`${tried.replace(/\u0000/g, '{…}')} (${operationKeyOf(match.operation)}): "${variant}" for "${segment}"`);
@@ -735,6 +856,7 @@ function findByPath(loaded: LoadedDocument, index: SearchIndex, query: string, s
   const top = ranked.slice(0, 50).map((item) => ({ item, shared: tail(index.entries[item.position]!.operation.pathTemplate) }));
   top.sort((a, b) => b.shared - a.shared || b.item.score - a.item.score);
   const hits = top.slice(0, limit).map(({ item }) => hitOf(index, item.position, `no template matches ${shown}; closest by its segments (${literalWords.join(', ')})`, item.score, 'low'));
+  if (!nearest.length) nearest = nearestTemplates(index, expansions[0]!, wanted ?? 'GET');
   for (const key of nearest) if (suggestions.length < 6 && !suggestions.includes(key)) suggestions.push(key);
   return {
     query,
