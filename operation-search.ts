@@ -118,6 +118,8 @@ type IndexedOperation = {
   weights: Map<string, number>;
   /** Trigrams of the summary and path words, made on first use. */
   grams?: Set<string>;
+  /** The BM25 length normalisation `k1 (1 - b + b length / average length)`. */
+  norm: number;
   docsUrl?: string;
   anchor?: string;
 };
@@ -128,6 +130,9 @@ type SearchIndex = {
   postings: Map<string, Array<[number, number]>>;
   averageLength: number;
   vocabulary: string[];
+  /** `letterMask` of each vocabulary term, same order. */
+  vocabularyMasks: Uint32Array;
+  scratch?: Scratch;
   byOperationId: Map<string, number[]>;
   byAnchor: Map<string, number[]>;
   byDocsUrl: Map<string, number[]>;
@@ -136,13 +141,15 @@ type SearchIndex = {
   literalSegments: Set<string>;
   segmentCounts: Set<number>;
   /** Each template's segments, lower case, `undefined` where a parameter stands (in whole or part). */
-  routes: Array<{ template: string; segments: Array<string | undefined>; methods: string[] }>;
+  routes: Array<{ template: string; segments: Array<string | undefined>; methods: string[]; multiAt: number }>;
   /** Route numbers by `count first-literal` (`*` for a parameter first). */
   routesByStart: Map<string, number[]>;
   /** Route numbers by each literal segment they hold. */
   routesByLiteral: Map<string, number[]>;
-  /** A path parameter may span segments (`x-multi-segment`): the prefilter then cannot rule a path out. */
-  multiSegment: boolean;
+  /** Routes with a parameter that may span segments (`x-multi-segment`): checked for every path. */
+  multiRoutes: number[];
+  /** How many leading segments a base path may take (from every `servers[].url`, 2.0 `basePath`), 0 first. */
+  baseSegmentCounts: number[];
   buildMs: number;
 };
 
@@ -252,7 +259,7 @@ function buildIndex(loaded: LoadedDocument): SearchIndex {
     totalLength += length;
     const raw = loaded.doc?.paths?.[operation.pathTemplate]?.[operation.method.toLowerCase()];
     const docsUrl = typeof raw?.externalDocs?.url === 'string' ? raw.externalDocs.url : undefined;
-    const entry: IndexedOperation = { operation, length, weights };
+    const entry: IndexedOperation = { operation, length, weights, norm: 0 };
     if (docsUrl) {
       entry.docsUrl = docsUrl;
       addTo(byDocsUrl, normalizeUrl(docsUrl), position);
@@ -272,7 +279,9 @@ function buildIndex(loaded: LoadedDocument): SearchIndex {
     entries.push(entry);
   }
   const aliases = learnAbbreviations(loaded.operations);
+  const averageLength = entries.length ? totalLength / entries.length : 1;
   entries.forEach((entry, position) => {
+    entry.norm = BM25_K1 * (1 - BM25_B + (BM25_B * entry.length) / averageLength);
     for (const [short, long] of aliases) {
       const weight = entry.weights.get(short);
       if (weight === undefined) continue;
@@ -289,6 +298,8 @@ function buildIndex(loaded: LoadedDocument): SearchIndex {
   const routeOf = new Map<string, number>();
   const routesByStart = new Map<string, number[]>();
   const routesByLiteral = new Map<string, number[]>();
+  const multiRoutes: number[] = [];
+  const multiNames = multiSegmentNames(loaded.doc);
   for (const entry of entries) {
     const template = entry.operation.pathTemplate;
     const known = routeOf.get(template);
@@ -299,7 +310,12 @@ function buildIndex(loaded: LoadedDocument): SearchIndex {
     const segments = template.split('/').slice(1).map((segment) => (segment.includes('{') ? undefined : segment.toLowerCase()));
     const number = routes.length;
     routeOf.set(template, number);
-    routes.push({ template, segments, methods: [entry.operation.method] });
+    const multi = multiNames.get(template);
+    const raw = template.split('/').slice(1);
+    let multiAt = -1;
+    for (let i = raw.length - 1; i >= 0 && multi && multiAt < 0; i--) if (multi.has(raw[i]!.replace(/^\{|\}$/g, ''))) multiAt = i;
+    routes.push({ template, segments, methods: [entry.operation.method], multiAt });
+    if (multiAt >= 0) multiRoutes.push(number);
     addTo(routesByStart, `${segments.length} ${segments[0] ?? '*'}`, number);
     for (const segment of new Set(segments)) if (segment !== undefined) addTo(routesByLiteral, segment, number);
   }
@@ -310,9 +326,11 @@ function buildIndex(loaded: LoadedDocument): SearchIndex {
     routes,
     routesByStart,
     routesByLiteral,
-    multiSegment: hasMultiSegment(loaded.doc),
-    averageLength: entries.length ? totalLength / entries.length : 1,
+    multiRoutes,
+    baseSegmentCounts: baseSegmentCounts(loaded.doc),
+    averageLength,
     vocabulary: [...postings.keys()],
+    vocabularyMasks: Uint32Array.from(postings.keys(), letterMask),
     byOperationId,
     byAnchor,
     byDocsUrl,
@@ -324,20 +342,66 @@ function buildIndex(loaded: LoadedDocument): SearchIndex {
   };
 }
 
-/** Whether any path parameter of the document is marked `x-multi-segment` (the matcher lets it span segments). */
-function hasMultiSegment(doc: any): boolean {
+/**
+ * How many segments the document's base paths have: the path part of each `servers[].url` (root, path
+ * item and operation servers; OpenAPI 3.x Server Object) or the 2.0 `basePath`, `0` always included.
+ * A server variable whose default or enum value holds `/` may stand for any number: then 0..4.
+ */
+function baseSegmentCounts(doc: any): number[] {
+  const counts = new Set<number>([0]);
+  const urls: unknown[] = [];
+  const variables: unknown[] = [];
+  const take = (servers: unknown) => {
+    if (!Array.isArray(servers)) return;
+    for (const server of servers.slice(0, 100)) {
+      urls.push(server?.url);
+      if (server?.variables && typeof server.variables === 'object') variables.push(...Object.values(server.variables));
+    }
+  };
+  if (doc && typeof doc === 'object') {
+    take(doc.servers);
+    if (typeof doc.basePath === 'string') urls.push(doc.basePath);
+    for (const item of Object.values(doc.paths && typeof doc.paths === 'object' ? doc.paths : {})) {
+      if (!item || typeof item !== 'object') continue;
+      take((item as any).servers);
+      for (const operation of Object.values(item)) if (operation && typeof operation === 'object') take((operation as any).servers);
+    }
+  }
+  const slashInVariable = variables.some((variable: any) => [variable?.default, ...(Array.isArray(variable?.enum) ? variable.enum : [])].some((value) => typeof value === 'string' && value.includes('/')));
+  if (slashInVariable) return [0, 1, 2, 3, 4];
+  for (const url of urls) {
+    if (typeof url !== 'string') continue;
+    const path = url.replace(/^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/]*/, '').replace(/[?#].*$/s, '');
+    counts.add(path.split('/').filter(Boolean).length);
+  }
+  return [...counts].sort((a, b) => a - b);
+}
+
+/**
+ * Names of the path parameters marked `x-multi-segment` (the matcher lets them span segments), by
+ * path template: the path item's and its operations' parameters, `$ref`s followed.
+ */
+function multiSegmentNames(doc: any): Map<string, Set<string>> {
+  const names = new Map<string, Set<string>>();
   const paths = doc && typeof doc === 'object' ? doc.paths : undefined;
-  if (!paths || typeof paths !== 'object') return false;
-  for (const item of Object.values(paths)) {
+  if (!paths || typeof paths !== 'object') return names;
+  for (const [template, item] of Object.entries(paths)) {
     const pathItem = followRef(doc, item);
     if (!pathItem || typeof pathItem !== 'object') continue;
     for (const owner of [pathItem, ...Object.values(pathItem)]) {
       const list = owner && typeof owner === 'object' ? (owner as any).parameters : undefined;
       if (!Array.isArray(list)) continue;
-      for (const parameter of list) if (followRef(doc, parameter)?.['x-multi-segment'] === true) return true;
+      for (const entry of list) {
+        const parameter = followRef(doc, entry);
+        if (parameter?.['x-multi-segment'] === true && parameter.in === 'path' && typeof parameter.name === 'string') {
+          let set = names.get(template);
+          if (!set) names.set(template, (set = new Set()));
+          set.add(parameter.name);
+        }
+      }
     }
   }
-  return false;
+  return names;
 }
 
 /**
@@ -428,6 +492,25 @@ const NEAR_WEIGHT = 0.6;
 
 type QueryTerm = { term: string; weight: number; from: string; how: 'word' | 'synonym' | 'spelling' };
 
+/** The set of letters a-z in a word as 26 bits: one edit changes at most 2 bits, a cheap bound. */
+function letterMask(word: string): number {
+  let mask = 0;
+  for (let i = 0; i < word.length; i++) {
+    const code = word.charCodeAt(i) - 97;
+    if (code >= 0 && code < 26) mask |= 1 << code;
+  }
+  return mask;
+}
+
+function bitCount(value: number): number {
+  let v = value - ((value >>> 1) & 0x55555555);
+  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+  return (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+}
+
+// Words of one query that the document never uses and that are compared with its whole vocabulary.
+const MAX_SPELLING_WORDS = 8;
+
 /** Query words with their expansions: synonyms from the table, near-spellings from the vocabulary. */
 function expandQuery(index: SearchIndex, words: string[]): QueryTerm[] {
   const expanded = new Map<string, QueryTerm>();
@@ -435,18 +518,25 @@ function expandQuery(index: SearchIndex, words: string[]): QueryTerm[] {
     const known = expanded.get(candidate.term);
     if (!known || known.weight < candidate.weight) expanded.set(candidate.term, candidate);
   };
+  let spelled = 0;
   for (const word of words) {
     put({ term: word, weight: 1, from: word, how: 'word' });
     for (const synonym of synonymsOf(word)) {
       if (index.postings.has(synonym)) put({ term: synonym, weight: SYNONYM_WEIGHT, from: word, how: 'synonym' });
     }
-    if (index.postings.has(word) || word.length < 4 || /^[0-9]+$/.test(word)) continue;
+    if (index.postings.has(word) || word.length < 4 || /^[0-9]+$/.test(word) || spelled >= MAX_SPELLING_WORDS) continue;
+    spelled++;
     // A word the document never uses: its near-spellings (one edit, two for long words) and the
-    // longer words it abbreviates (`repo` -> `repository`).
+    // longer words it abbreviates (`repo` -> `repository`). The letter sets rule most terms out first.
     const limit = word.length >= 8 ? 2 : 1;
-    for (const term of index.vocabulary) {
-      if (term.startsWith(word) && term.length > word.length) put({ term, weight: NEAR_WEIGHT * 0.8, from: word, how: 'spelling' });
-      else if (editDistanceWithin(word, term, limit) <= limit) put({ term, weight: NEAR_WEIGHT, from: word, how: 'spelling' });
+    const mask = letterMask(word);
+    const { vocabulary, vocabularyMasks } = index;
+    for (let i = 0; i < vocabulary.length; i++) {
+      const term = vocabulary[i]!;
+      if (term.length > word.length && term.startsWith(word)) put({ term, weight: NEAR_WEIGHT * 0.8, from: word, how: 'spelling' });
+      else if (Math.abs(term.length - word.length) <= limit && bitCount(mask ^ vocabularyMasks[i]!) <= 2 * limit && editDistanceWithin(word, term, limit) <= limit) {
+        put({ term, weight: NEAR_WEIGHT, from: word, how: 'spelling' });
+      }
     }
   }
   return [...expanded.values()];
@@ -459,11 +549,17 @@ function idf(index: SearchIndex, term: string): number {
 
 type Ranked = { position: number; score: number; coverage: number; matchedWords: string[] };
 
+/** Per-operation scratch arrays reused by every ranking of one index (one thread; reset after use). */
+type Scratch = { scores: Float64Array; covered: Float64Array; stamps: Int32Array };
+
 /**
  * Ranks operations for free text by BM25F over the expanded query, fused with a trigram similarity of
- * the query to the operation's summary (catches spellings the stemmer does not join).
+ * the query to the operation's summary (catches spellings the stemmer does not join), and returns the
+ * best `keep`. Work: one pass over the postings of the query's terms, then the trigram similarity only
+ * for operations whose BM25 part could still reach the best `keep` (the similarity adds at most
+ * `TRIGRAM_SHARE`); no sort of the whole document.
  */
-function rankText(index: SearchIndex, text: string, method: string | undefined): Ranked[] {
+function rankText(index: SearchIndex, text: string, method: string | undefined, keep: number): Ranked[] {
   const shown = new Map<string, string>();
   for (const word of splitWords(text)) {
     if (STOP_WORDS.has(word)) continue;
@@ -471,47 +567,72 @@ function rankText(index: SearchIndex, text: string, method: string | undefined):
     const term = index.aliases.get(stem) ?? stem;
     if (!shown.has(term)) shown.set(term, word);
   }
-  // Each word the document lacks is compared with the whole vocabulary; a long paste stays cheap.
   const words = [...shown.keys()].slice(0, MAX_QUERY_WORDS);
   if (words.length === 0) return [];
   const query = expandQuery(index, words);
-  const scores = new Map<number, number>();
-  const matchedBy = new Map<number, Map<string, number>>();
-  for (const item of query) {
-    const list = index.postings.get(item.term);
-    if (!list) continue;
-    const weight = item.weight * idf(index, item.term);
-    for (const [position, frequency] of list) {
-      const entry = index.entries[position]!;
-      const norm = BM25_K1 * (1 - BM25_B + (BM25_B * entry.length) / index.averageLength);
-      const part = (weight * frequency * (BM25_K1 + 1)) / (frequency + norm);
-      scores.set(position, (scores.get(position) ?? 0) + part);
-      let matched = matchedBy.get(position);
-      if (!matched) matchedBy.set(position, (matched = new Map()));
-      matched.set(item.from, Math.max(matched.get(item.from) ?? 0, item.weight));
-    }
-  }
   // Coverage: the share of the query's information (idf of each word; a word the document never
   // uses counts as the rarest) that the operation matches, by the word itself or an expansion.
   const maxIdf = Math.log(1 + (index.entries.length + 0.5) / 0.5);
-  const wordIdf = new Map(words.map((word) => [word, index.postings.has(word) ? idf(index, word) : maxIdf]));
-  const totalIdf = [...wordIdf.values()].reduce((a, b) => a + b, 0);
-  const queryGrams = trigrams(words.join(' '));
-  const ranked: Ranked[] = [];
-  let best = 0;
-  for (const score of scores.values()) best = Math.max(best, score);
-  for (const [position, score] of scores) {
-    const entry = index.entries[position]!;
-    if (method && entry.operation.method !== method) continue;
-    const matched = matchedBy.get(position)!;
-    let covered = 0;
-    for (const [word, weight] of matched) covered += wordIdf.get(word)! * Math.min(1, weight);
-    entry.grams ??= trigrams(terms(`${entry.operation.summary ?? ''} ${entry.operation.pathTemplate.replace(/\{[^{}]*\}/g, ' ')}`).join(' '));
-    const fused = (score / best) * (1 - TRIGRAM_SHARE) + dice(queryGrams, entry.grams) * TRIGRAM_SHARE;
-    ranked.push({ position, score: fused, coverage: totalIdf ? covered / totalIdf : 0, matchedWords: [...matched.keys()].map((word) => shown.get(word) ?? word) });
+  const wordIdf = words.map((word) => (index.postings.has(word) ? idf(index, word) : maxIdf));
+  const totalIdf = wordIdf.reduce((a, b) => a + b, 0);
+  const groups = words.map((word) => query.filter((item) => item.from === word).sort((a, b) => b.weight - a.weight));
+  index.scratch ??= { scores: new Float64Array(index.entries.length), covered: new Float64Array(index.entries.length), stamps: new Int32Array(index.entries.length) };
+  const { scores, covered, stamps } = index.scratch;
+  const touched: number[] = [];
+  groups.forEach((group, wordNumber) => {
+    for (const item of group) {
+      const list = index.postings.get(item.term);
+      if (!list) continue;
+      const weight = item.weight * idf(index, item.term);
+      const share = wordIdf[wordNumber]! * Math.min(1, item.weight);
+      for (const [position, frequency] of list) {
+        if (scores[position] === 0) touched.push(position);
+        scores[position] += (weight * frequency * (BM25_K1 + 1)) / (frequency + index.entries[position]!.norm);
+        if (stamps[position] !== wordNumber + 1) {
+          stamps[position] = wordNumber + 1; // the group's terms come best weight first
+          covered[position] += share;
+        }
+      }
+    }
+  });
+  try {
+    const eligible = method ? touched.filter((position) => index.entries[position]!.operation.method === method) : touched;
+    let best = 0;
+    for (const position of eligible) best = Math.max(best, scores[position]!);
+    if (best === 0) return [];
+    const queryGrams = trigrams(words.join(' '));
+    const fuse = (position: number) => {
+      const entry = index.entries[position]!;
+      entry.grams ??= trigrams(terms(`${entry.operation.summary ?? ''} ${entry.operation.pathTemplate.replace(/\{[^{}]*\}/g, ' ')}`).join(' '));
+      return (scores[position]! / best) * (1 - TRIGRAM_SHARE) + dice(queryGrams, entry.grams) * TRIGRAM_SHARE;
+    };
+    // The best `keep` by BM25 alone give a floor for the fused score; only operations whose BM25 part
+    // plus the largest trigram share reaches it can be among the best `keep` after fusion.
+    const leaders: number[] = [];
+    for (const position of eligible) {
+      if (leaders.length === keep && scores[position]! <= scores[leaders[keep - 1]!]!) continue;
+      let at = leaders.length;
+      while (at > 0 && scores[leaders[at - 1]!]! < scores[position]!) at--;
+      leaders.splice(at, 0, position);
+      if (leaders.length > keep) leaders.pop();
+    }
+    const floor = leaders.length < keep ? -Infinity : Math.min(...leaders.map(fuse));
+    const cut = ((floor - TRIGRAM_SHARE) / (1 - TRIGRAM_SHARE)) * best;
+    const ranked: Array<{ position: number; score: number }> = [];
+    for (const position of eligible) if (scores[position]! >= cut) ranked.push({ position, score: fuse(position) });
+    ranked.sort((a, b) => b.score - a.score || a.position - b.position);
+    return ranked.slice(0, keep).map(({ position, score }) => {
+      const own = index.entries[position]!.weights;
+      const matchedWords = words.filter((_, n) => groups[n]!.some((item) => own.has(item.term))).map((word) => shown.get(word) ?? word);
+      return { position, score, coverage: totalIdf ? covered[position]! / totalIdf : 0, matchedWords };
+    });
+  } finally {
+    for (const position of touched) {
+      scores[position] = 0;
+      covered[position] = 0;
+      stamps[position] = 0;
+    }
   }
-  ranked.sort((a, b) => b.score - a.score || a.position - b.position);
-  return ranked;
 }
 
 function trigrams(text: string): Set<string> {
@@ -717,6 +838,18 @@ function pathValues(path: string): Array<string | undefined> {
 }
 
 function routeFits(route: SearchIndex['routes'][number], values: Array<string | undefined>): boolean {
+  if (route.multiAt >= 0) {
+    // Literals before the spanning parameter line up from the start, those after it from the end.
+    const after = route.segments.length - route.multiAt - 1;
+    if (values.length < route.segments.length - 1) return false;
+    for (let i = 0; i < route.multiAt; i++) if (route.segments[i] !== undefined && values[i] !== undefined && route.segments[i] !== values[i]) return false;
+    for (let i = 1; i <= after; i++) {
+      const literal = route.segments[route.segments.length - i];
+      const value = values[values.length - i];
+      if (literal !== undefined && value !== undefined && literal !== value) return false;
+    }
+    return true;
+  }
   for (let i = 0; i < values.length; i++) {
     const literal = route.segments[i];
     const value = values[i];
@@ -726,15 +859,17 @@ function routeFits(route: SearchIndex['routes'][number], values: Array<string | 
 }
 
 /**
- * Whether some template could match `path` (as given, with up to 4 leading segments taken as a base path,
+ * Whether some template could match `path` (as given, with as many leading segments as a base path has,
  * or with its trailing slash toggled): a cheap, generous test, so the matcher (which ranks every
- * template when it misses) runs only where it may hit. `true` when the document has multi-segment parameters.
+ * template when it misses) runs only where it may hit. Multi-segment parameters (`x-multi-segment`)
+ * may span one or more segments.
  */
 function mightMatch(index: SearchIndex, path: string): boolean {
-  if (index.multiSegment || path === '/' || path === '') return true;
+  if (path === '/' || path === '') return true;
   const values = pathValues(path);
   const readings: Array<Array<string | undefined>> = [];
-  for (let strip = 0; strip <= Math.min(4, values.length - 1); strip++) {
+  for (const strip of index.baseSegmentCounts) {
+    if (strip > values.length) break;
     const rest = values.slice(strip);
     readings.push(rest);
     readings.push(rest[rest.length - 1] === '' ? rest.slice(0, -1) : [...rest, '']);
@@ -745,6 +880,7 @@ function mightMatch(index: SearchIndex, path: string): boolean {
     const starts = first === undefined ? [...index.routesByStart.entries()].filter(([key]) => key.startsWith(`${reading.length} `)).map(([, list]) => list)
       : [index.routesByStart.get(`${reading.length} ${first}`), index.routesByStart.get(`${reading.length} *`)];
     for (const list of starts) if (list?.some((number) => routeFits(index.routes[number]!, reading))) return true;
+    if (index.multiRoutes.some((number) => routeFits(index.routes[number]!, reading))) return true;
   }
   return false;
 }
@@ -846,7 +982,7 @@ function findByPath(loaded: LoadedDocument, index: SearchIndex, query: string, s
   }
   // Closest templates: ranked by the path's literal words, then by shared trailing literal segments.
   const literalWords = segments.filter((segment) => segment && segment !== '\u0000' && !/^\{.*\}$/.test(segment) && !/[0-9]/.test(segment) && segment.length < 40);
-  const ranked = literalWords.length ? rankText(index, literalWords.join(' '), wanted) : [];
+  const ranked = literalWords.length ? rankText(index, literalWords.join(' '), wanted, 50) : [];
   const tail = (template: string) => {
     const own = template.split('/').filter((s) => s && !s.startsWith('{'));
     let shared = 0;
@@ -893,7 +1029,7 @@ export function findOperations(loaded: LoadedDocument, query: string, options: {
   // A docs URL or anchor that matched nothing exactly is read as words, not as an API path.
   if (shape && !text.includes('#')) return findByPath(loaded, index, text, shape, method, limit);
   const cleaned = text.replace(/https?:\/\/[^/\s]+/gi, ' ');
-  const ranked = rankText(index, cleaned, method).slice(0, limit);
+  const ranked = rankText(index, cleaned, method, limit);
   if (ranked.length === 0) {
     return { query: text, kind: 'text', hits: [], suggestions: [], note: 'No operation shares a word (or a synonym or near-spelling of one) with the query; try the resource\'s name as the API spells it, or a path.' };
   }
