@@ -118,6 +118,8 @@ type IndexedOperation = {
   weights: Map<string, number>;
   /** Trigrams of the summary and path words, made on first use. */
   grams?: Set<string>;
+  /** `splitWords` of the operationId, when it has two words or more. */
+  idWords?: string[];
   /** The BM25 length normalisation `k1 (1 - b + b length / average length)`. */
   norm: number;
   docsUrl?: string;
@@ -137,6 +139,8 @@ type SearchIndex = {
   byAnchor: Map<string, number[]>;
   byDocsUrl: Map<string, number[]>;
   byWordSet: Map<string, number[]>;
+  /** Operations by the last word of an operationId of two words or more (`splitWords`). */
+  byLastIdWord: Map<string, number[]>;
   templates: Set<string>;
   literalSegments: Set<string>;
   segmentCounts: Set<number>;
@@ -235,6 +239,7 @@ function buildIndex(loaded: LoadedDocument): SearchIndex {
   const byAnchor = new Map<string, number[]>();
   const byDocsUrl = new Map<string, number[]>();
   const byWordSet = new Map<string, number[]>();
+  const byLastIdWord = new Map<string, number[]>();
   const templates = new Set<string>();
   let totalLength = 0;
   for (const operation of loaded.operations) {
@@ -270,7 +275,14 @@ function buildIndex(loaded: LoadedDocument): SearchIndex {
         addTo(byAnchor, anchor, position);
       }
     }
-    if (operation.operationId) addTo(byOperationId, operation.operationId.toLowerCase(), position);
+    if (operation.operationId) {
+      addTo(byOperationId, operation.operationId.toLowerCase(), position);
+      const idWords = splitWords(operation.operationId);
+      if (idWords.length >= 2) {
+        entry.idWords = idWords;
+        addTo(byLastIdWord, idWords[idWords.length - 1]!, position);
+      }
+    }
     for (const name of [operation.operationId, entry.anchor]) {
       const key = name ? wordSet(name) : undefined;
       if (key) addTo(byWordSet, key, position);
@@ -335,6 +347,7 @@ function buildIndex(loaded: LoadedDocument): SearchIndex {
     byAnchor,
     byDocsUrl,
     byWordSet,
+    byLastIdWord,
     templates,
     segmentCounts: new Set([...templates].map((template) => template.split('/').length)),
     literalSegments: new Set([...templates].flatMap((template) => template.split('/').filter((segment) => segment && !segment.includes('{')))),
@@ -809,19 +822,17 @@ function findExact(index: SearchIndex, query: string, method: string | undefined
     if (hits.length) return { query, kind: 'operationId', hits, suggestions: [] };
   }
   if (/^[A-Za-z0-9_.:$\\/-]+$/.test(identifier) && /[a-z][A-Z]|[._:]/.test(identifier)) {
-    const words = splitWords(identifier);
+    const words = splitWords(identifier).slice(-64);
     let best: { positions: number[]; size: number } | undefined;
-    index.entries.forEach((entry, position) => {
-      const id = entry.operation.operationId;
-      if (!id) return;
-      const own = splitWords(id);
-      if (own.length < 2 || own.length > words.length) return;
+    for (const position of index.byLastIdWord.get(words[words.length - 1] ?? '') ?? []) {
+      const own = index.entries[position]!.idWords!;
+      if (own.length > words.length) continue;
       const tail = words.slice(words.length - own.length);
       if (tail.every((word, i) => word === own[i])) {
         if (!best || own.length > best.size) best = { positions: [position], size: own.length };
         else if (own.length === best.size) best.positions.push(position);
       }
-    });
+    }
     if (best) {
       const found = best as { positions: number[]; size: number };
       const hits = exactHits(index, found.positions, `SDK method name ends with operationId words`, method, limit)
