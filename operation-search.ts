@@ -931,6 +931,18 @@ function nearestTemplates(index: SearchIndex, path: string, method: string): str
   });
 }
 
+/**
+ * An SDK method name (`Class::verbNoun()`, `client.noun.verb`, `$api->verbNoun`) read as words without
+ * its receiver, the first member (`SpotifyWebAPI::changeMyDevice()` -> `changeMyDevice`,
+ * `octokit.rest.issues.addLabels` -> `rest issues addLabels`): the class or client names the API, not
+ * the operation. `undefined` when the query is not one identifier path of two members or more.
+ */
+function sdkMemberWords(query: string): string | undefined {
+  const trimmed = query.trim().replace(/\(\s*\)$/, '');
+  if (trimmed.length > 200 || !/^[A-Za-z_$][\w$]*((::|\.|->|#)[A-Za-z_$][\w$]*)+$/.test(trimmed)) return undefined;
+  return trimmed.split(/::|\.|->|#/).slice(1).join(' ');
+}
+
 /** A path-shaped query through the path matcher; misses become suggestions and low-confidence hits. */
 function findByPath(loaded: LoadedDocument, index: SearchIndex, query: string, shape: PathQuery, method: string | undefined, limit: number): OperationSearch {
   const wanted = method ?? shape.method;
@@ -1039,7 +1051,7 @@ export function findOperations(loaded: LoadedDocument, query: string, options: {
   const shape = readPathQuery(text);
   // A docs URL or anchor that matched nothing exactly is read as words, not as an API path.
   if (shape && !text.includes('#')) return findByPath(loaded, index, text, shape, method, limit);
-  const cleaned = text.replace(/https?:\/\/[^/\s]+/gi, ' ');
+  const cleaned = sdkMemberWords(text) ?? text.replace(/https?:\/\/[^/\s]+/gi, ' ');
   const ranked = rankText(index, cleaned, method, limit);
   if (ranked.length === 0) {
     return { query: text, kind: 'text', hits: [], suggestions: [], note: 'No operation shares a word (or a synonym or near-spelling of one) with the query; try the resource\'s name as the API spells it, or a path.' };
