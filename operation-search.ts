@@ -152,8 +152,8 @@ type SearchIndex = {
   routesByLiteral: Map<string, number[]>;
   /** Routes with a parameter that may span segments (`x-multi-segment`): checked for every path. */
   multiRoutes: number[];
-  /** How many leading segments a base path may take (from every `servers[].url`, 2.0 `basePath`), 0 first. */
-  baseSegmentCounts: number[];
+  /** Base paths' segments (every `servers[].url`, 2.0 `basePath`), lower case, `undefined` for a variable; `[]` first. */
+  basePrefixes: Array<Array<string | undefined>>;
   buildMs: number;
 };
 
@@ -339,7 +339,7 @@ function buildIndex(loaded: LoadedDocument): SearchIndex {
     routesByStart,
     routesByLiteral,
     multiRoutes,
-    baseSegmentCounts: baseSegmentCounts(loaded.doc),
+    basePrefixes: basePrefixes(loaded.doc),
     averageLength,
     vocabulary: [...postings.keys()],
     vocabularyMasks: Uint32Array.from(postings.keys(), letterMask),
@@ -356,12 +356,13 @@ function buildIndex(loaded: LoadedDocument): SearchIndex {
 }
 
 /**
- * How many segments the document's base paths have: the path part of each `servers[].url` (root, path
- * item and operation servers; OpenAPI 3.x Server Object) or the 2.0 `basePath`, `0` always included.
- * A server variable whose default or enum value holds `/` may stand for any number: then 0..4.
+ * The document's base paths as segments: the path part of each `servers[].url` (root, path item and
+ * operation servers; OpenAPI 3.x Server Object) or the 2.0 `basePath`, lower case, a segment with a
+ * `{variable}` as `undefined` (any value); the empty base always first. A server variable whose default
+ * or enum value holds `/` may stand for any number of segments: then any 0 to 4 segments.
  */
-function baseSegmentCounts(doc: any): number[] {
-  const counts = new Set<number>([0]);
+function basePrefixes(doc: any): Array<Array<string | undefined>> {
+  const prefixes = new Map<string, Array<string | undefined>>([['', []]]);
   const urls: unknown[] = [];
   const variables: unknown[] = [];
   const take = (servers: unknown) => {
@@ -381,13 +382,14 @@ function baseSegmentCounts(doc: any): number[] {
     }
   }
   const slashInVariable = variables.some((variable: any) => [variable?.default, ...(Array.isArray(variable?.enum) ? variable.enum : [])].some((value) => typeof value === 'string' && value.includes('/')));
-  if (slashInVariable) return [0, 1, 2, 3, 4];
-  for (const url of urls) {
+  if (slashInVariable) return [0, 1, 2, 3, 4].map((count) => new Array<undefined>(count).fill(undefined));
+  for (const url of urls.slice(0, 10_000)) {
     if (typeof url !== 'string') continue;
-    const path = url.replace(/^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/]*/, '').replace(/[?#].*$/s, '');
-    counts.add(path.split('/').filter(Boolean).length);
+    const path = url.replace(/^[A-Za-z][A-Za-z0-9+.{}-]*:\/\/[^/]*/, '').replace(/[?#].*$/s, '');
+    const segments = path.split('/').filter(Boolean).map((segment) => (segment.includes('{') || segment.includes('%') ? undefined : segment.toLowerCase()));
+    prefixes.set(segments.map((segment) => segment ?? '{}').join('/'), segments);
   }
-  return [...counts].sort((a, b) => a - b);
+  return [...prefixes.values()].sort((a, b) => a.length - b.length);
 }
 
 /**
@@ -870,7 +872,7 @@ function routeFits(route: SearchIndex['routes'][number], values: Array<string | 
 }
 
 /**
- * Whether some template could match `path` (as given, with as many leading segments as a base path has,
+ * Whether some template could match `path` (as given, with a base path of the document stripped,
  * or with its trailing slash toggled): a cheap, generous test, so the matcher (which ranks every
  * template when it misses) runs only where it may hit. Multi-segment parameters (`x-multi-segment`)
  * may span one or more segments.
@@ -879,9 +881,10 @@ function mightMatch(index: SearchIndex, path: string): boolean {
   if (path === '/' || path === '') return true;
   const values = pathValues(path);
   const readings: Array<Array<string | undefined>> = [];
-  for (const strip of index.baseSegmentCounts) {
-    if (strip > values.length) break;
-    const rest = values.slice(strip);
+  for (const prefix of index.basePrefixes) {
+    if (prefix.length > values.length) break;
+    if (prefix.some((segment, i) => segment !== undefined && values[i] !== undefined && segment !== values[i])) continue;
+    const rest = values.slice(prefix.length);
     readings.push(rest);
     readings.push(rest[rest.length - 1] === '' ? rest.slice(0, -1) : [...rest, '']);
   }
