@@ -572,7 +572,7 @@ type Scratch = { scores: Float64Array; covered: Float64Array; stamps: Int32Array
  * the query to the operation's summary (catches spellings the stemmer does not join), and returns the
  * best `keep`. Work: one pass over the postings of the query's terms, then the trigram similarity only
  * for operations whose BM25 part could still reach the best `keep` (the similarity adds at most
- * `TRIGRAM_SHARE`); no sort of the whole document.
+ * `TRIGRAM_SHARE`), and at most for the best 200 by BM25; no sort of the whole document.
  */
 function rankText(index: SearchIndex, text: string, method: string | undefined, keep: number): Ranked[] {
   const shown = new Map<string, string>();
@@ -632,7 +632,9 @@ function rankText(index: SearchIndex, text: string, method: string | undefined, 
       if (leaders.length > keep) leaders.pop();
     }
     const floor = leaders.length < keep ? -Infinity : Math.min(...leaders.map(fuse));
-    const cut = ((floor - TRIGRAM_SHARE) / (1 - TRIGRAM_SHARE)) * best;
+    // Bounded work on large documents: at most the best FUSION_CANDIDATES by BM25 get the trigram part.
+    const limitCut = eligible.length > FUSION_CANDIDATES ? largest(Float64Array.from(eligible, (position) => scores[position]!), FUSION_CANDIDATES) : -Infinity;
+    const cut = Math.max(((floor - TRIGRAM_SHARE) / (1 - TRIGRAM_SHARE)) * best, limitCut);
     const ranked: Array<{ position: number; score: number }> = [];
     for (const position of eligible) if (scores[position]! >= cut) ranked.push({ position, score: fuse(position) });
     ranked.sort((a, b) => b.score - a.score || a.position - b.position);
@@ -648,6 +650,38 @@ function rankText(index: SearchIndex, text: string, method: string | undefined, 
       stamps[position] = 0;
     }
   }
+}
+
+// Operations that get the trigram part of the fused score, at most (the best by BM25 alone).
+const FUSION_CANDIDATES = 200;
+
+/**
+ * The `k`-th largest value of `values` (1-based; `values` is reordered), by quickselect: O(n) on average.
+ */
+function largest(values: Float64Array, k: number): number {
+  let low = 0;
+  let high = values.length - 1;
+  const target = k - 1;
+  while (low < high) {
+    const pivot = values[(low + high) >>> 1]!;
+    let i = low;
+    let j = high;
+    while (i <= j) {
+      while (values[i]! > pivot) i++;
+      while (values[j]! < pivot) j--;
+      if (i <= j) {
+        const swap = values[i]!;
+        values[i] = values[j]!;
+        values[j] = swap;
+        i++;
+        j--;
+      }
+    }
+    if (target <= j) high = j;
+    else if (target >= i) low = i;
+    else return values[target]!;
+  }
+  return values[target]!;
 }
 
 function trigrams(text: string): Set<string> {
@@ -924,6 +958,7 @@ function nearestTemplates(index: SearchIndex, path: string, method: string): str
       else if (literal === values[i]) score += 2;
     }
     if (route.methods.includes(method)) score += 0.5;
+    if (best.length === 3 && score <= best[2]!.score) continue;
     best.push({ number, score });
     best.sort((a, b) => b.score - a.score || a.number - b.number);
     if (best.length > 3) best.pop();
