@@ -126,10 +126,13 @@ type IndexedOperation = {
   anchor?: string;
 };
 
+type Posting = { positions: Int32Array; parts: Float64Array; length: number };
+
 type SearchIndex = {
   entries: IndexedOperation[];
   aliases: Map<string, string>;
-  postings: Map<string, Array<[number, number]>>;
+  /** Per term: the operations that hold it and each one's BM25 term part `tf (k1 + 1) / (tf + norm)`. */
+  postings: Map<string, Posting>;
   averageLength: number;
   vocabulary: string[];
   /** `letterMask` of each vocabulary term, same order. */
@@ -234,7 +237,7 @@ function normalizeUrl(url: string): string {
 function buildIndex(loaded: LoadedDocument): SearchIndex {
   const started = performance.now();
   const entries: IndexedOperation[] = [];
-  const postings = new Map<string, Array<[number, number]>>();
+  const lists = new Map<string, number[]>();
   const byOperationId = new Map<string, number[]>();
   const byAnchor = new Map<string, number[]>();
   const byDocsUrl = new Map<string, number[]>();
@@ -301,11 +304,23 @@ function buildIndex(loaded: LoadedDocument): SearchIndex {
       entry.weights.set(long, (entry.weights.get(long) ?? 0) + weight);
     }
     for (const [term, weight] of entry.weights) {
-      const list = postings.get(term);
-      if (list) list.push([position, weight]);
-      else postings.set(term, [[position, weight]]);
+      const list = lists.get(term);
+      if (list) list.push(position, weight);
+      else lists.set(term, [position, weight]);
     }
   });
+  const postings = new Map<string, Posting>();
+  for (const [term, list] of lists) {
+    const length = list.length / 2;
+    const posting: Posting = { positions: new Int32Array(length), parts: new Float64Array(length), length };
+    for (let i = 0; i < length; i++) {
+      const position = list[2 * i]!;
+      const frequency = list[2 * i + 1]!;
+      posting.positions[i] = position;
+      posting.parts[i] = (frequency * (BM25_K1 + 1)) / (frequency + entries[position]!.norm);
+    }
+    postings.set(term, posting);
+  }
   const routes: SearchIndex['routes'] = [];
   const routeOf = new Map<string, number>();
   const routesByStart = new Map<string, number[]>();
@@ -565,7 +580,7 @@ function idf(index: SearchIndex, term: string): number {
 type Ranked = { position: number; score: number; coverage: number; matchedWords: string[] };
 
 /** Per-operation scratch arrays reused by every ranking of one index (one thread; reset after use). */
-type Scratch = { scores: Float64Array; covered: Float64Array; stamps: Int32Array };
+type Scratch = { scores: Float64Array; covered: Float64Array; stamps: Int32Array; touched: Int32Array };
 
 /**
  * Ranks operations for free text by BM25F over the expanded query, fused with a trigram similarity of
@@ -591,18 +606,21 @@ function rankText(index: SearchIndex, text: string, method: string | undefined, 
   const wordIdf = words.map((word) => (index.postings.has(word) ? idf(index, word) : maxIdf));
   const totalIdf = wordIdf.reduce((a, b) => a + b, 0);
   const groups = words.map((word) => query.filter((item) => item.from === word).sort((a, b) => b.weight - a.weight));
-  index.scratch ??= { scores: new Float64Array(index.entries.length), covered: new Float64Array(index.entries.length), stamps: new Int32Array(index.entries.length) };
+  const size = index.entries.length;
+  index.scratch ??= { scores: new Float64Array(size), covered: new Float64Array(size), stamps: new Int32Array(size), touched: new Int32Array(size) };
   const { scores, covered, stamps } = index.scratch;
-  const touched: number[] = [];
+  let count = 0;
   groups.forEach((group, wordNumber) => {
     for (const item of group) {
-      const list = index.postings.get(item.term);
-      if (!list) continue;
+      const posting = index.postings.get(item.term);
+      if (!posting) continue;
       const weight = item.weight * idf(index, item.term);
       const share = wordIdf[wordNumber]! * Math.min(1, item.weight);
-      for (const [position, frequency] of list) {
-        if (scores[position] === 0) touched.push(position);
-        scores[position] += (weight * frequency * (BM25_K1 + 1)) / (frequency + index.entries[position]!.norm);
+      const { positions, parts } = posting;
+      for (let i = 0; i < positions.length; i++) {
+        const position = positions[i]!;
+        if (scores[position] === 0) index.scratch!.touched[count++] = position;
+        scores[position] += weight * parts[i]!;
         if (stamps[position] !== wordNumber + 1) {
           stamps[position] = wordNumber + 1; // the group's terms come best weight first
           covered[position] += share;
@@ -610,6 +628,7 @@ function rankText(index: SearchIndex, text: string, method: string | undefined, 
       }
     }
   });
+  const touched = index.scratch.touched.subarray(0, count);
   try {
     const eligible = method ? touched.filter((position) => index.entries[position]!.operation.method === method) : touched;
     let best = 0;
