@@ -642,17 +642,14 @@ function rankText(index: SearchIndex, text: string, method: string | undefined, 
     };
     // The best `keep` by BM25 alone give a floor for the fused score; only operations whose BM25 part
     // plus the largest trigram share reaches it can be among the best `keep` after fusion.
+    const pool = Float64Array.from(eligible, (position) => scores[position]!);
+    const leaderCut = pool.length > keep ? largest(pool, keep) : -Infinity;
     const leaders: number[] = [];
-    for (const position of eligible) {
-      if (leaders.length === keep && scores[position]! <= scores[leaders[keep - 1]!]!) continue;
-      let at = leaders.length;
-      while (at > 0 && scores[leaders[at - 1]!]! < scores[position]!) at--;
-      leaders.splice(at, 0, position);
-      if (leaders.length > keep) leaders.pop();
-    }
-    const floor = leaders.length < keep ? -Infinity : Math.min(...leaders.map(fuse));
+    for (const position of eligible) if (scores[position]! >= leaderCut) leaders.push(fuse(position));
+    leaders.sort((a, b) => b - a);
+    const floor = leaders.length < keep ? -Infinity : leaders[keep - 1]!;
     // Bounded work on large documents: at most the best FUSION_CANDIDATES by BM25 get the trigram part.
-    const limitCut = eligible.length > FUSION_CANDIDATES ? largest(Float64Array.from(eligible, (position) => scores[position]!), FUSION_CANDIDATES) : -Infinity;
+    const limitCut = pool.length > FUSION_CANDIDATES ? largest(pool, FUSION_CANDIDATES) : -Infinity;
     const cut = Math.max(((floor - TRIGRAM_SHARE) / (1 - TRIGRAM_SHARE)) * best, limitCut);
     const ranked: Array<{ position: number; score: number }> = [];
     for (const position of eligible) if (scores[position]! >= cut) ranked.push({ position, score: fuse(position) });
@@ -952,35 +949,49 @@ function mightMatch(index: SearchIndex, path: string): boolean {
   return false;
 }
 
+// Templates scored for the closest ones to a missed path, at most.
+const NEAREST_BUDGET = 3000;
+
 /**
  * Up to 3 `METHOD /template` closest to a path no template matches: most literal segments in the same
  * place (2 each), parameters in the same place (1 each), less one per segment of length difference;
  * only templates that share a literal segment with the path (else those within one segment of its
- * length) are scored. Work: one pass over those candidates, no sort of the whole document.
+ * length) are scored, at most 3,000 of them. Work: one pass, no sort of the whole document.
  */
 function nearestTemplates(index: SearchIndex, path: string, method: string): string[] {
   const values = pathValues(path);
-  const candidates = new Set<number>();
-  for (const value of new Set(values)) for (const number of (value ? index.routesByLiteral.get(value) : undefined) ?? []) candidates.add(number);
-  if (candidates.size === 0) {
-    for (const [key, list] of index.routesByStart) {
-      if (Math.abs(Number(key.slice(0, key.indexOf(' '))) - values.length) <= 1) for (const number of list) candidates.add(number);
+  const lists: number[][] = [];
+  for (const value of new Set(values)) {
+    const list = value ? index.routesByLiteral.get(value) : undefined;
+    if (list) lists.push(list);
+  }
+  if (lists.length === 0) {
+    // No literal in common: templates of the same length, then one segment shorter or longer.
+    for (const delta of [0, -1, 1]) {
+      for (const [key, list] of index.routesByStart) if (Number(key.slice(0, key.indexOf(' '))) - values.length === delta) lists.push(list);
     }
   }
+  let budget = NEAREST_BUDGET;
+  const seen = new Uint8Array(index.routes.length);
   const best: Array<{ number: number; score: number }> = [];
-  for (const number of candidates) {
-    const route = index.routes[number]!;
-    let score = -Math.abs(route.segments.length - values.length);
-    for (let i = 0; i < Math.min(values.length, route.segments.length); i++) {
-      const literal = route.segments[i];
-      if (literal === undefined) score += 1;
-      else if (literal === values[i]) score += 2;
+  for (const list of lists) {
+    for (const number of list) {
+      if (seen[number]) continue;
+      if (budget-- <= 0) break;
+      seen[number] = 1;
+      const route = index.routes[number]!;
+      let score = -Math.abs(route.segments.length - values.length);
+      for (let i = 0; i < Math.min(values.length, route.segments.length); i++) {
+        const literal = route.segments[i];
+        if (literal === undefined) score += 1;
+        else if (literal === values[i]) score += 2;
+      }
+      if (route.methods.includes(method)) score += 0.5;
+      if (best.length === 3 && (score < best[2]!.score || (score === best[2]!.score && number > best[2]!.number))) continue;
+      best.push({ number, score });
+      best.sort((a, b) => b.score - a.score || a.number - b.number);
+      if (best.length > 3) best.pop();
     }
-    if (route.methods.includes(method)) score += 0.5;
-    if (best.length === 3 && score <= best[2]!.score) continue;
-    best.push({ number, score });
-    best.sort((a, b) => b.score - a.score || a.number - b.number);
-    if (best.length > 3) best.pop();
   }
   return best.map(({ number }) => {
     const route = index.routes[number]!;
