@@ -580,7 +580,7 @@ function idf(index: SearchIndex, term: string): number {
 type Ranked = { position: number; score: number; coverage: number; matchedWords: string[] };
 
 /** Per-operation scratch arrays reused by every ranking of one index (one thread; reset after use). */
-type Scratch = { scores: Float64Array; covered: Float64Array; stamps: Int32Array; touched: Int32Array };
+type Scratch = { scores: Float64Array; covered: Float64Array; stamps: Int32Array; touched: Int32Array; pool: Float64Array };
 
 /**
  * Ranks operations for free text by BM25F over the expanded query, fused with a trigram similarity of
@@ -607,7 +607,7 @@ function rankText(index: SearchIndex, text: string, method: string | undefined, 
   const totalIdf = wordIdf.reduce((a, b) => a + b, 0);
   const groups = words.map((word) => query.filter((item) => item.from === word).sort((a, b) => b.weight - a.weight));
   const size = index.entries.length;
-  index.scratch ??= { scores: new Float64Array(size), covered: new Float64Array(size), stamps: new Int32Array(size), touched: new Int32Array(size) };
+  index.scratch ??= { scores: new Float64Array(size), covered: new Float64Array(size), stamps: new Int32Array(size), touched: new Int32Array(size), pool: new Float64Array(size) };
   const { scores, covered, stamps } = index.scratch;
   let count = 0;
   groups.forEach((group, wordNumber) => {
@@ -642,7 +642,8 @@ function rankText(index: SearchIndex, text: string, method: string | undefined, 
     };
     // The best `keep` by BM25 alone give a floor for the fused score; only operations whose BM25 part
     // plus the largest trigram share reaches it can be among the best `keep` after fusion.
-    const pool = Float64Array.from(eligible, (position) => scores[position]!);
+    const pool = index.scratch.pool.subarray(0, eligible.length);
+    for (let i = 0; i < eligible.length; i++) pool[i] = scores[eligible[i]!]!;
     const leaderCut = pool.length > keep ? largest(pool, keep) : -Infinity;
     const leaders: number[] = [];
     for (const position of eligible) if (scores[position]! >= leaderCut) leaders.push(fuse(position));
@@ -954,7 +955,9 @@ const NEAREST_BUDGET = 3000;
 
 /**
  * Up to 3 `METHOD /template` closest to a path no template matches: most literal segments in the same
- * place (2 each), parameters in the same place (1 each), less one per segment of length difference;
+ * place (2 each) and parameters in the same place (1 each), lined up from the start or from the end
+ * (whichever gives more: `/repositories/42/git/blobs/x` meets `/repos/{owner}/{repo}/git/blobs/{file_sha}`
+ * from the end), less one per segment of length difference, half a point for the asked method;
  * only templates that share a literal segment with the path (else those within one segment of its
  * length) are scored, at most 3,000 of them. Work: one pass, no sort of the whole document.
  */
@@ -980,13 +983,16 @@ function nearestTemplates(index: SearchIndex, path: string, method: string): str
       if (budget-- <= 0) break;
       seen[number] = 1;
       const route = index.routes[number]!;
-      let score = -Math.abs(route.segments.length - values.length);
-      for (let i = 0; i < Math.min(values.length, route.segments.length); i++) {
-        const literal = route.segments[i];
-        if (literal === undefined) score += 1;
-        else if (literal === values[i]) score += 2;
+      const shared = Math.min(values.length, route.segments.length);
+      let head = 0;
+      let tail = 0;
+      for (let i = 0; i < shared; i++) {
+        const fromStart = route.segments[i];
+        head += fromStart === undefined ? 1 : fromStart === values[i] ? 2 : 0;
+        const fromEnd = route.segments[route.segments.length - 1 - i];
+        tail += fromEnd === undefined ? 1 : fromEnd === values[values.length - 1 - i] ? 2 : 0;
       }
-      if (route.methods.includes(method)) score += 0.5;
+      const score = Math.max(head, tail) - Math.abs(route.segments.length - values.length) + (route.methods.includes(method) ? 0.5 : 0);
       if (best.length === 3 && (score < best[2]!.score || (score === best[2]!.score && number > best[2]!.number))) continue;
       best.push({ number, score });
       best.sort((a, b) => b.score - a.score || a.number - b.number);
