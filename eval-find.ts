@@ -166,6 +166,14 @@ const LATENCY_EXTRA = [
   '/' + Array.from({ length: 400 }, (_, i) => `s${i}`).join('/').slice(0, 1999),
 ];
 
+/**
+ * The queries the latency figures time: every discovery intent, then `LATENCY_EXTRA` (misses and
+ * hostile 2,000-character queries). Throws when the discovery file is missing.
+ */
+export function latencyQueries(rows: DiscoveryRow[] = readRows()): string[] {
+  return [...rows.map((row) => row.intent), ...LATENCY_EXTRA];
+}
+
 function latencyLine(name: string, figures: Latency): string {
   return `${name}: first query (with index build ${figures.buildMs.toFixed(0)} ms) ${figures.firstMs.toFixed(1)} ms; next ${figures.queries} queries median ${figures.medianMs.toFixed(2)} ms, p99 ${figures.p99Ms.toFixed(2)} ms, max ${figures.maxMs.toFixed(2)} ms`;
 }
@@ -177,8 +185,8 @@ async function main(): Promise<void> {
   const documents = { github, spotify };
 
   // Timings first, on a fresh GitHub index: the first query builds it.
-  const latencyQueries = [...rows.map((row) => row.intent), ...LATENCY_EXTRA];
-  const githubLatency = timeQueries(github, latencyQueries);
+  const queries = latencyQueries(rows);
+  const githubLatency = timeQueries(github, queries);
 
   const plain = { github: plainBm25(github), spotify: plainBm25(spotify) };
   const ours: Answer[] = rows.map((row) => {
@@ -205,12 +213,12 @@ async function main(): Promise<void> {
     console.log('\n' + table(name, score(r, a), score(r, b)));
   }
   const stats = searchIndexStats(github);
-  console.log(`\nLatency (${latencyQueries.length} queries: the ${rows.length} intents and ${LATENCY_EXTRA.length} misses and hostile 2,000-character queries, 5 rounds; load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores)`);
+  console.log(`\nLatency (${queries.length} queries: the ${rows.length} intents and ${LATENCY_EXTRA.length} misses and hostile 2,000-character queries, 5 rounds; load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores)`);
   console.log(latencyLine(`GitHub (${stats.operations} operations, ${stats.terms} terms)`, githubLatency));
   const folder = openapiDirectoryPath();
   if (folder && !process.argv.includes('--no-graph')) {
     const graph = await loadDocument(`${folder}microsoft.com/graph-beta.json`);
-    const graphLatency = timeQueries(graph, latencyQueries);
+    const graphLatency = timeQueries(graph, queries);
     const graphStats = searchIndexStats(graph);
     console.log(latencyLine(`Microsoft Graph beta (${graphStats.operations} operations, ${graphStats.terms} terms)`, graphLatency));
   } else {
