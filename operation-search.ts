@@ -116,8 +116,8 @@ type IndexedOperation = {
   operation: Operation;
   length: number;
   weights: Map<string, number>;
-  /** Trigrams of the summary and path words, made on first use. */
-  grams?: Set<string>;
+  /** Trigrams of the summary and path words (`trigramCodes`). */
+  grams: Uint16Array;
   /** `splitWords` of the operationId, when it has two words or more. */
   idWords?: string[];
   /** The BM25 length normalisation `k1 (1 - b + b length / average length)`. */
@@ -267,7 +267,8 @@ function buildIndex(loaded: LoadedDocument): SearchIndex {
     totalLength += length;
     const raw = loaded.doc?.paths?.[operation.pathTemplate]?.[operation.method.toLowerCase()];
     const docsUrl = typeof raw?.externalDocs?.url === 'string' ? raw.externalDocs.url : undefined;
-    const entry: IndexedOperation = { operation, length, weights, norm: 0 };
+    const grams = trigramCodes(terms(`${operation.summary ?? ''} ${operation.pathTemplate.replace(/\{[^{}]*\}/g, ' ')}`).join(' '));
+    const entry: IndexedOperation = { operation, length, weights, norm: 0, grams };
     if (docsUrl) {
       entry.docsUrl = docsUrl;
       addTo(byDocsUrl, normalizeUrl(docsUrl), position);
@@ -634,10 +635,9 @@ function rankText(index: SearchIndex, text: string, method: string | undefined, 
     let best = 0;
     for (const position of eligible) best = Math.max(best, scores[position]!);
     if (best === 0) return [];
-    const queryGrams = trigrams(words.join(' '));
+    const queryGrams = trigramCodes(words.join(' '));
     const fuse = (position: number) => {
       const entry = index.entries[position]!;
-      entry.grams ??= trigrams(terms(`${entry.operation.summary ?? ''} ${entry.operation.pathTemplate.replace(/\{[^{}]*\}/g, ' ')}`).join(' '));
       return (scores[position]! / best) * (1 - TRIGRAM_SHARE) + dice(queryGrams, entry.grams) * TRIGRAM_SHARE;
     };
     // The best `keep` by BM25 alone give a floor for the fused score; only operations whose BM25 part
@@ -701,18 +701,36 @@ function largest(values: Float64Array, k: number): number {
   return values[target]!;
 }
 
-function trigrams(text: string): Set<string> {
+/**
+ * The distinct trigrams of ` text ` (words of `terms`: a-z, 0-9 and spaces) as sorted numbers
+ * (37 symbols, so each fits 16 bits): a compact set the index keeps for every operation.
+ */
+function trigramCodes(text: string): Uint16Array {
+  const symbol = (code: number) => (code >= 97 && code <= 122 ? code - 96 : code >= 48 && code <= 57 ? code - 21 : 0);
   const padded = ` ${text} `;
-  const grams = new Set<string>();
-  for (let i = 0; i + 3 <= padded.length; i++) grams.add(padded.slice(i, i + 3));
-  return grams;
+  const codes: number[] = [];
+  for (let i = 0; i + 3 <= padded.length; i++) {
+    codes.push(symbol(padded.charCodeAt(i)) * 1369 + symbol(padded.charCodeAt(i + 1)) * 37 + symbol(padded.charCodeAt(i + 2)));
+  }
+  const sorted = Uint16Array.from(codes).sort();
+  let unique = 0;
+  for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) sorted[unique++] = sorted[i]!;
+  return sorted.slice(0, unique);
 }
 
-function dice(a: Set<string>, b: Set<string>): number {
-  if (a.size === 0 || b.size === 0) return 0;
+/** Dice coefficient `2 |a ∩ b| / (|a| + |b|)` of two sorted trigram sets (0..1). */
+function dice(a: Uint16Array, b: Uint16Array): number {
+  if (a.length === 0 || b.length === 0) return 0;
   let shared = 0;
-  for (const gram of a) if (b.has(gram)) shared++;
-  return (2 * shared) / (a.size + b.size);
+  for (let i = 0, j = 0; i < a.length && j < b.length; ) {
+    if (a[i] === b[j]) {
+      shared++;
+      i++;
+      j++;
+    } else if (a[i]! < b[j]!) i++;
+    else j++;
+  }
+  return (2 * shared) / (a.length + b.length);
 }
 
 // A text hit is flagged low when it matches under this share of the query's information.
