@@ -347,6 +347,8 @@ function buildIndex(loaded: LoadedDocument): SearchIndex {
     addTo(routesByStart, `${segments.length} ${segments[0] ?? '*'}`, number);
     for (const segment of new Set(segments)) if (segment !== undefined) addTo(routesByLiteral, segment, number);
   }
+  // The document core builds its path matcher on first use: here, with the index, so no query pays for it.
+  matchOperation(loaded, 'GET', '/');
   return {
     entries,
     postings,
