@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
-import { loadDocument } from './openapi-document.ts';
+import { loadDocument, matchOperation } from './openapi-document.ts';
 import type { LoadedDocument } from './openapi-document.ts';
 import { findOperations, searchIndexStats, splitWords, stemWord } from './operation-search.ts';
 import { githubDescriptionPath, spotifyDescriptionPath } from './fixture-documents.ts';
@@ -274,6 +274,16 @@ describe('findOperations on GitHub\'s description', () => {
       ],
       suggestions: [],
     });
+  });
+
+  it('issue 9: the path prefilter never hides a template the matcher finds (slashes, case, escapes, dot segments)', () => {
+    const paths = ['/repos//acme/widgets', '/repos/acme/widgets/', '/REPOS/acme/widgets', '/repos/acme/widgets/pulls/42/files/', '/repos/ac%2Fme/widgets',
+      '/repos/./acme/widgets', '/repos/acme/widgets/pull%73', '/users/octocat', '/', '/repos/acme/widgets/contents/', '/repos/acme/widgets/contents/a/b'];
+    const agree = paths.map((path) => {
+      const hit = findOperations(github, path).hits[0];
+      return [path, hit?.confidence === 'high' ? hit.path : undefined];
+    });
+    assert.deepEqual(agree, paths.map((path) => [path, matchOperation(github, 'GET', path).operation?.pathTemplate]));
   });
 
   it('issue 9: a path no template matches gets the closest templates lined up from its end', () => {
