@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
-import { loadDocument } from './openapi-document.ts';
+import { loadDocument, matchOperation } from './openapi-document.ts';
 import type { LoadedDocument } from './openapi-document.ts';
 import { findOperations, searchIndexStats, splitWords, stemWord } from './operation-search.ts';
 import { githubDescriptionPath, spotifyDescriptionPath } from './fixture-documents.ts';
@@ -116,12 +116,14 @@ describe('findOperations on the walkthrough document', () => {
     assert.deepEqual(findOperations(meters, '/meter/mtr_1').suggestions[0], '/meters/mtr_1 (GET /meters/{meterId}): "meters" for "meter"');
   });
 
+  // The closest templates come from the search index since the latency round (issue 9), not from the
+  // matcher's ranking of every template: same-place parameters now outrank a shorter template.
   it('answers an unknown path with no hits and the closest templates', () => {
     assert.deepEqual(findOperations(meters, '/gauges/mtr_1'), {
       query: '/gauges/mtr_1',
       kind: 'path',
       hits: [],
-      suggestions: ['GET /meters/{meterId}', 'GET /meters', 'GET /meters/{meterId}/readings'],
+      suggestions: ['GET /meters/{meterId}', 'GET /meters/{meterId}/readings', 'GET /meters'],
       note: 'No operation template matches /gauges/mtr_1 (tried as GET).',
     });
   });
@@ -260,6 +262,55 @@ describe('findOperations on GitHub\'s description', () => {
     ]);
   });
 
+  it('issue 9: a path through a multi-segment parameter (x-multi-segment) still reaches the matcher', () => {
+    const matched = 'path /repos/acme/widgets/contents/docs/guide/intro.md matches /repos/{owner}/{repo}/contents/{path}';
+    assert.deepEqual(findOperations(github, '/repos/acme/widgets/contents/docs/guide/intro.md'), {
+      query: '/repos/acme/widgets/contents/docs/guide/intro.md',
+      kind: 'path',
+      hits: [
+        { method: 'GET', path: '/repos/{owner}/{repo}/contents/{path}', operationId: 'repos/get-content', summary: 'Get repository content', matched, score: 1, confidence: 'high' },
+        { method: 'PUT', path: '/repos/{owner}/{repo}/contents/{path}', operationId: 'repos/create-or-update-file-contents', summary: 'Create or update file contents', matched, score: 1, confidence: 'high' },
+        { method: 'DELETE', path: '/repos/{owner}/{repo}/contents/{path}', operationId: 'repos/delete-file', summary: 'Delete a file', matched, score: 1, confidence: 'high' },
+      ],
+      suggestions: [],
+    });
+  });
+
+  it('issue 9: the path prefilter never hides a template the matcher finds (slashes, case, escapes, dot segments)', () => {
+    const paths = ['/repos//acme/widgets', '/repos/acme/widgets/', '/REPOS/acme/widgets', '/repos/acme/widgets/pulls/42/files/', '/repos/ac%2Fme/widgets',
+      '/repos/./acme/widgets', '/repos/acme/widgets/pull%73', '/users/octocat', '/', '/repos/acme/widgets/contents/', '/repos/acme/widgets/contents/a/b'];
+    const agree = paths.map((path) => {
+      const hit = findOperations(github, path).hits[0];
+      return [path, hit?.confidence === 'high' ? hit.path : undefined];
+    });
+    assert.deepEqual(agree, paths.map((path) => [path, matchOperation(github, 'GET', path).operation?.pathTemplate]));
+  });
+
+  it('issue 9: a path no template matches gets the closest templates lined up from its end', () => {
+    assert.deepEqual(findOperations(github, '/repositories/42/git/blobs/abc').suggestions, [
+      'GET /repos/{owner}/{repo}/git/blobs/{file_sha}',
+      'GET /repos/{owner}/{repo}/git/commits/{commit_sha}',
+      'GET /repos/{owner}/{repo}/git/matching-refs/{ref}',
+    ]);
+  });
+
+  it('issue 8: hostile 2,000-character queries of each shape answer in bounded time', () => {
+    const queries = [
+      'x'.repeat(2000),
+      'list '.repeat(400),
+      Array.from({ length: 300 }, (_, i) => `word${i}x`).join(' ').slice(0, 2000),
+      '/' + Array.from({ length: 400 }, (_, i) => `s${i}`).join('/').slice(0, 1999),
+      'a.'.repeat(1000),
+    ];
+    findOperations(github, 'warm the index');
+    const slow = queries.map((query) => {
+      const started = performance.now();
+      findOperations(github, query);
+      return { query: query.slice(0, 20), ms: performance.now() - started };
+    }).filter((item) => item.ms > 250);
+    assert.deepEqual(slow, []);
+  });
+
   it('builds the index once per document', () => {
     const first = searchIndexStats(github);
     findOperations(github, 'list issues');
@@ -278,6 +329,22 @@ describe('findOperations on Spotify\'s Web API', () => {
     assert.deepEqual(findOperations(spotify, 'https://api.spotify.com/v1/me/tracks/contains?ids=1').hits, [
       { method: 'GET', path: '/me/tracks/contains', operationId: 'check-users-saved-tracks', summary: "Check User's Saved Tracks", matched: 'path /v1/me/tracks/contains matches /me/tracks/contains; base path /v1 stripped', score: 1, confidence: 'high' },
     ]);
+  });
+
+  it('keeps a path under a base path the document does not have, and suggests templates from its end', () => {
+    const found = findOperations(spotify, '/v2/me/tracks/contains');
+    assert.deepEqual([found.hits[0]?.path, found.hits[0]?.confidence, found.suggestions, found.note], [
+      '/me/tracks/contains',
+      'low',
+      ['GET /me/tracks/contains', 'GET /me/albums/contains', 'GET /me/audiobooks/contains'],
+      'No operation template matches /v2/me/tracks/contains (tried as GET).',
+    ]);
+  });
+
+  it('ranks an SDK method name that names no operationId by its members, without the receiver', () => {
+    const sdk = findOperations(spotify, 'SpotifyWebAPI::changeMyDevice()');
+    assert.deepEqual({ ...sdk, query: 'changeMyDevice' }, findOperations(spotify, 'changeMyDevice'));
+    assert.deepEqual(sdk.kind, 'text');
   });
 
   it('reads the last segment of a #/operations/ fragment as an operationId', () => {

@@ -7,7 +7,12 @@
  * matcher (literal beats template, strict segment count), then free text ranked by BM25F over one
  * document per operation (summary, operationId, path, tags, description, parameter names, the fields of
  * its 2xx response), with identifier splitting, light stemming, a WordNet synonym table and
- * near-spelling expansion. The index is built once per loaded document, lazily.
+ * near-spelling expansion. The index is built once per loaded document, lazily (with the document
+ * core's path matcher). Per-query work is bounded whatever the document (issues 8, 9): postings are typed
+ * arrays holding each term's BM25 part, at most 200 operations get the trigram part, at most 8 unknown
+ * words are compared with the vocabulary (letter sets first), and a path that no template can match
+ * (a prefilter over the templates by length and first segment) never reaches the matcher, whose misses
+ * rank every template; its closest templates come from the index instead.
  */
 import { matchOperation } from './openapi-document.ts';
 import { resolvePointer } from './validate.ts';
@@ -116,25 +121,47 @@ type IndexedOperation = {
   operation: Operation;
   length: number;
   weights: Map<string, number>;
-  /** Trigrams of the summary and path words, made on first use. */
-  grams?: Set<string>;
+  /** Trigrams of the summary and path words (`trigramCodes`). */
+  grams: Uint16Array;
+  /** `splitWords` of the operationId, when it has two words or more. */
+  idWords?: string[];
+  /** The BM25 length normalisation `k1 (1 - b + b length / average length)`. */
+  norm: number;
   docsUrl?: string;
   anchor?: string;
 };
 
+type Posting = { positions: Int32Array; parts: Float64Array; length: number };
+
 type SearchIndex = {
   entries: IndexedOperation[];
   aliases: Map<string, string>;
-  postings: Map<string, Array<[number, number]>>;
+  /** Per term: the operations that hold it and each one's BM25 term part `tf (k1 + 1) / (tf + norm)`. */
+  postings: Map<string, Posting>;
   averageLength: number;
   vocabulary: string[];
+  /** `letterMask` of each vocabulary term, same order. */
+  vocabularyMasks: Uint32Array;
+  scratch?: Scratch;
   byOperationId: Map<string, number[]>;
   byAnchor: Map<string, number[]>;
   byDocsUrl: Map<string, number[]>;
   byWordSet: Map<string, number[]>;
+  /** Operations by the last word of an operationId of two words or more (`splitWords`). */
+  byLastIdWord: Map<string, number[]>;
   templates: Set<string>;
   literalSegments: Set<string>;
   segmentCounts: Set<number>;
+  /** Each template's segments, lower case, `undefined` where a parameter stands (in whole or part). */
+  routes: Array<{ template: string; segments: Array<string | undefined>; methods: string[]; multiAt: number }>;
+  /** Route numbers by `count first-literal` (`*` for a parameter first). */
+  routesByStart: Map<string, number[]>;
+  /** Route numbers by each literal segment they hold. */
+  routesByLiteral: Map<string, number[]>;
+  /** Routes with a parameter that may span segments (`x-multi-segment`): checked for every path. */
+  multiRoutes: number[];
+  /** Base paths' segments (every `servers[].url`, 2.0 `basePath`), lower case, `undefined` for a variable; `[]` first. */
+  basePrefixes: Array<Array<string | undefined>>;
   buildMs: number;
 };
 
@@ -215,11 +242,12 @@ function normalizeUrl(url: string): string {
 function buildIndex(loaded: LoadedDocument): SearchIndex {
   const started = performance.now();
   const entries: IndexedOperation[] = [];
-  const postings = new Map<string, Array<[number, number]>>();
+  const lists = new Map<string, number[]>();
   const byOperationId = new Map<string, number[]>();
   const byAnchor = new Map<string, number[]>();
   const byDocsUrl = new Map<string, number[]>();
   const byWordSet = new Map<string, number[]>();
+  const byLastIdWord = new Map<string, number[]>();
   const templates = new Set<string>();
   let totalLength = 0;
   for (const operation of loaded.operations) {
@@ -244,7 +272,8 @@ function buildIndex(loaded: LoadedDocument): SearchIndex {
     totalLength += length;
     const raw = loaded.doc?.paths?.[operation.pathTemplate]?.[operation.method.toLowerCase()];
     const docsUrl = typeof raw?.externalDocs?.url === 'string' ? raw.externalDocs.url : undefined;
-    const entry: IndexedOperation = { operation, length, weights };
+    const grams = trigramCodes(terms(`${operation.summary ?? ''} ${operation.pathTemplate.replace(/\{[^{}]*\}/g, ' ')}`).join(' '));
+    const entry: IndexedOperation = { operation, length, weights, norm: 0, grams };
     if (docsUrl) {
       entry.docsUrl = docsUrl;
       addTo(byDocsUrl, normalizeUrl(docsUrl), position);
@@ -255,7 +284,14 @@ function buildIndex(loaded: LoadedDocument): SearchIndex {
         addTo(byAnchor, anchor, position);
       }
     }
-    if (operation.operationId) addTo(byOperationId, operation.operationId.toLowerCase(), position);
+    if (operation.operationId) {
+      addTo(byOperationId, operation.operationId.toLowerCase(), position);
+      const idWords = splitWords(operation.operationId);
+      if (idWords.length >= 2) {
+        entry.idWords = idWords;
+        addTo(byLastIdWord, idWords[idWords.length - 1]!, position);
+      }
+    }
     for (const name of [operation.operationId, entry.anchor]) {
       const key = name ? wordSet(name) : undefined;
       if (key) addTo(byWordSet, key, position);
@@ -264,7 +300,9 @@ function buildIndex(loaded: LoadedDocument): SearchIndex {
     entries.push(entry);
   }
   const aliases = learnAbbreviations(loaded.operations);
+  const averageLength = entries.length ? totalLength / entries.length : 1;
   entries.forEach((entry, position) => {
+    entry.norm = BM25_K1 * (1 - BM25_B + (BM25_B * entry.length) / averageLength);
     for (const [short, long] of aliases) {
       const weight = entry.weights.get(short);
       if (weight === undefined) continue;
@@ -272,26 +310,136 @@ function buildIndex(loaded: LoadedDocument): SearchIndex {
       entry.weights.set(long, (entry.weights.get(long) ?? 0) + weight);
     }
     for (const [term, weight] of entry.weights) {
-      const list = postings.get(term);
-      if (list) list.push([position, weight]);
-      else postings.set(term, [[position, weight]]);
+      const list = lists.get(term);
+      if (list) list.push(position, weight);
+      else lists.set(term, [position, weight]);
     }
   });
+  const postings = new Map<string, Posting>();
+  for (const [term, list] of lists) {
+    const length = list.length / 2;
+    const posting: Posting = { positions: new Int32Array(length), parts: new Float64Array(length), length };
+    for (let i = 0; i < length; i++) {
+      const position = list[2 * i]!;
+      const frequency = list[2 * i + 1]!;
+      posting.positions[i] = position;
+      posting.parts[i] = (frequency * (BM25_K1 + 1)) / (frequency + entries[position]!.norm);
+    }
+    postings.set(term, posting);
+  }
+  const routes: SearchIndex['routes'] = [];
+  const routeOf = new Map<string, number>();
+  const routesByStart = new Map<string, number[]>();
+  const routesByLiteral = new Map<string, number[]>();
+  const multiRoutes: number[] = [];
+  const multiNames = multiSegmentNames(loaded.doc);
+  for (const entry of entries) {
+    const template = entry.operation.pathTemplate;
+    const known = routeOf.get(template);
+    if (known !== undefined) {
+      routes[known]!.methods.push(entry.operation.method);
+      continue;
+    }
+    const segments = template.split('/').slice(1).map((segment) => (segment.includes('{') ? undefined : segment.toLowerCase()));
+    const number = routes.length;
+    routeOf.set(template, number);
+    const multi = multiNames.get(template);
+    const raw = template.split('/').slice(1);
+    let multiAt = -1;
+    for (let i = raw.length - 1; i >= 0 && multi && multiAt < 0; i--) if (multi.has(raw[i]!.replace(/^\{|\}$/g, ''))) multiAt = i;
+    routes.push({ template, segments, methods: [entry.operation.method], multiAt });
+    if (multiAt >= 0) multiRoutes.push(number);
+    addTo(routesByStart, `${segments.length} ${segments[0] ?? '*'}`, number);
+    for (const segment of new Set(segments)) if (segment !== undefined) addTo(routesByLiteral, segment, number);
+  }
+  // The document core builds its path matcher on first use: here, with the index, so no query pays for it.
+  matchOperation(loaded, 'GET', '/');
   return {
     entries,
     postings,
     aliases,
-    averageLength: entries.length ? totalLength / entries.length : 1,
+    routes,
+    routesByStart,
+    routesByLiteral,
+    multiRoutes,
+    basePrefixes: basePrefixes(loaded.doc),
+    averageLength,
     vocabulary: [...postings.keys()],
+    vocabularyMasks: Uint32Array.from(postings.keys(), letterMask),
     byOperationId,
     byAnchor,
     byDocsUrl,
     byWordSet,
+    byLastIdWord,
     templates,
     segmentCounts: new Set([...templates].map((template) => template.split('/').length)),
     literalSegments: new Set([...templates].flatMap((template) => template.split('/').filter((segment) => segment && !segment.includes('{')))),
     buildMs: performance.now() - started,
   };
+}
+
+/**
+ * The document's base paths as segments: the path part of each `servers[].url` (root, path item and
+ * operation servers; OpenAPI 3.x Server Object) or the 2.0 `basePath`, lower case, a segment with a
+ * `{variable}` as `undefined` (any value); the empty base always first. A server variable whose default
+ * or enum value holds `/` may stand for any number of segments: then any 0 to 4 segments.
+ */
+function basePrefixes(doc: any): Array<Array<string | undefined>> {
+  const prefixes = new Map<string, Array<string | undefined>>([['', []]]);
+  const urls: unknown[] = [];
+  const variables: unknown[] = [];
+  const take = (servers: unknown) => {
+    if (!Array.isArray(servers)) return;
+    for (const server of servers.slice(0, 100)) {
+      urls.push(server?.url);
+      if (server?.variables && typeof server.variables === 'object') variables.push(...Object.values(server.variables));
+    }
+  };
+  if (doc && typeof doc === 'object') {
+    take(doc.servers);
+    if (typeof doc.basePath === 'string') urls.push(doc.basePath);
+    for (const item of Object.values(doc.paths && typeof doc.paths === 'object' ? doc.paths : {})) {
+      if (!item || typeof item !== 'object') continue;
+      take((item as any).servers);
+      for (const operation of Object.values(item)) if (operation && typeof operation === 'object') take((operation as any).servers);
+    }
+  }
+  const slashInVariable = variables.some((variable: any) => [variable?.default, ...(Array.isArray(variable?.enum) ? variable.enum : [])].some((value) => typeof value === 'string' && value.includes('/')));
+  if (slashInVariable) return [0, 1, 2, 3, 4].map((count) => new Array<undefined>(count).fill(undefined));
+  for (const url of urls.slice(0, 10_000)) {
+    if (typeof url !== 'string') continue;
+    const path = url.replace(/^[A-Za-z][A-Za-z0-9+.{}-]*:\/\/[^/]*/, '').replace(/[?#].*$/s, '');
+    const segments = path.split('/').filter(Boolean).map((segment) => (segment.includes('{') || segment.includes('%') ? undefined : segment.toLowerCase()));
+    prefixes.set(segments.map((segment) => segment ?? '{}').join('/'), segments);
+  }
+  return [...prefixes.values()].sort((a, b) => a.length - b.length);
+}
+
+/**
+ * Names of the path parameters marked `x-multi-segment` (the matcher lets them span segments), by
+ * path template: the path item's and its operations' parameters, `$ref`s followed.
+ */
+function multiSegmentNames(doc: any): Map<string, Set<string>> {
+  const names = new Map<string, Set<string>>();
+  const paths = doc && typeof doc === 'object' ? doc.paths : undefined;
+  if (!paths || typeof paths !== 'object') return names;
+  for (const [template, item] of Object.entries(paths)) {
+    const pathItem = followRef(doc, item);
+    if (!pathItem || typeof pathItem !== 'object') continue;
+    for (const owner of [pathItem, ...Object.values(pathItem)]) {
+      const list = owner && typeof owner === 'object' ? (owner as any).parameters : undefined;
+      if (!Array.isArray(list)) continue;
+      for (const entry of list) {
+        const parameter = followRef(doc, entry);
+        if (parameter?.['x-multi-segment'] === true && parameter.in === 'path' && typeof parameter.name === 'string') {
+          let set = names.get(template);
+          if (!set) names.set(template, (set = new Set()));
+          set.add(parameter.name);
+        }
+      }
+    }
+  }
+  return names;
 }
 
 /**
@@ -382,6 +530,25 @@ const NEAR_WEIGHT = 0.6;
 
 type QueryTerm = { term: string; weight: number; from: string; how: 'word' | 'synonym' | 'spelling' };
 
+/** The set of letters a-z in a word as 26 bits: one edit changes at most 2 bits, a cheap bound. */
+function letterMask(word: string): number {
+  let mask = 0;
+  for (let i = 0; i < word.length; i++) {
+    const code = word.charCodeAt(i) - 97;
+    if (code >= 0 && code < 26) mask |= 1 << code;
+  }
+  return mask;
+}
+
+function bitCount(value: number): number {
+  let v = value - ((value >>> 1) & 0x55555555);
+  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+  return (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+}
+
+// Words of one query that the document never uses and that are compared with its whole vocabulary.
+const MAX_SPELLING_WORDS = 8;
+
 /** Query words with their expansions: synonyms from the table, near-spellings from the vocabulary. */
 function expandQuery(index: SearchIndex, words: string[]): QueryTerm[] {
   const expanded = new Map<string, QueryTerm>();
@@ -389,18 +556,25 @@ function expandQuery(index: SearchIndex, words: string[]): QueryTerm[] {
     const known = expanded.get(candidate.term);
     if (!known || known.weight < candidate.weight) expanded.set(candidate.term, candidate);
   };
+  let spelled = 0;
   for (const word of words) {
     put({ term: word, weight: 1, from: word, how: 'word' });
     for (const synonym of synonymsOf(word)) {
       if (index.postings.has(synonym)) put({ term: synonym, weight: SYNONYM_WEIGHT, from: word, how: 'synonym' });
     }
-    if (index.postings.has(word) || word.length < 4 || /^[0-9]+$/.test(word)) continue;
+    if (index.postings.has(word) || word.length < 4 || /^[0-9]+$/.test(word) || spelled >= MAX_SPELLING_WORDS) continue;
+    spelled++;
     // A word the document never uses: its near-spellings (one edit, two for long words) and the
-    // longer words it abbreviates (`repo` -> `repository`).
+    // longer words it abbreviates (`repo` -> `repository`). The letter sets rule most terms out first.
     const limit = word.length >= 8 ? 2 : 1;
-    for (const term of index.vocabulary) {
-      if (term.startsWith(word) && term.length > word.length) put({ term, weight: NEAR_WEIGHT * 0.8, from: word, how: 'spelling' });
-      else if (editDistanceWithin(word, term, limit) <= limit) put({ term, weight: NEAR_WEIGHT, from: word, how: 'spelling' });
+    const mask = letterMask(word);
+    const { vocabulary, vocabularyMasks } = index;
+    for (let i = 0; i < vocabulary.length; i++) {
+      const term = vocabulary[i]!;
+      if (term.length > word.length && term.startsWith(word)) put({ term, weight: NEAR_WEIGHT * 0.8, from: word, how: 'spelling' });
+      else if (Math.abs(term.length - word.length) <= limit && bitCount(mask ^ vocabularyMasks[i]!) <= 2 * limit && editDistanceWithin(word, term, limit) <= limit) {
+        put({ term, weight: NEAR_WEIGHT, from: word, how: 'spelling' });
+      }
     }
   }
   return [...expanded.values()];
@@ -413,11 +587,17 @@ function idf(index: SearchIndex, term: string): number {
 
 type Ranked = { position: number; score: number; coverage: number; matchedWords: string[] };
 
+/** Per-operation scratch arrays reused by every ranking of one index (one thread; reset after use). */
+type Scratch = { scores: Float64Array; covered: Float64Array; stamps: Int32Array; touched: Int32Array; pool: Float64Array };
+
 /**
  * Ranks operations for free text by BM25F over the expanded query, fused with a trigram similarity of
- * the query to the operation's summary (catches spellings the stemmer does not join).
+ * the query to the operation's summary (catches spellings the stemmer does not join), and returns the
+ * best `keep`. Work: one pass over the postings of the query's terms, then the trigram similarity only
+ * for operations whose BM25 part could still reach the best `keep` (the similarity adds at most
+ * `TRIGRAM_SHARE`), and at most for the best 200 by BM25; no sort of the whole document.
  */
-function rankText(index: SearchIndex, text: string, method: string | undefined): Ranked[] {
+function rankText(index: SearchIndex, text: string, method: string | undefined, keep: number): Ranked[] {
   const shown = new Map<string, string>();
   for (const word of splitWords(text)) {
     if (STOP_WORDS.has(word)) continue;
@@ -425,61 +605,139 @@ function rankText(index: SearchIndex, text: string, method: string | undefined):
     const term = index.aliases.get(stem) ?? stem;
     if (!shown.has(term)) shown.set(term, word);
   }
-  // Each word the document lacks is compared with the whole vocabulary; a long paste stays cheap.
   const words = [...shown.keys()].slice(0, MAX_QUERY_WORDS);
   if (words.length === 0) return [];
   const query = expandQuery(index, words);
-  const scores = new Map<number, number>();
-  const matchedBy = new Map<number, Map<string, number>>();
-  for (const item of query) {
-    const list = index.postings.get(item.term);
-    if (!list) continue;
-    const weight = item.weight * idf(index, item.term);
-    for (const [position, frequency] of list) {
-      const entry = index.entries[position]!;
-      const norm = BM25_K1 * (1 - BM25_B + (BM25_B * entry.length) / index.averageLength);
-      const part = (weight * frequency * (BM25_K1 + 1)) / (frequency + norm);
-      scores.set(position, (scores.get(position) ?? 0) + part);
-      let matched = matchedBy.get(position);
-      if (!matched) matchedBy.set(position, (matched = new Map()));
-      matched.set(item.from, Math.max(matched.get(item.from) ?? 0, item.weight));
-    }
-  }
   // Coverage: the share of the query's information (idf of each word; a word the document never
   // uses counts as the rarest) that the operation matches, by the word itself or an expansion.
   const maxIdf = Math.log(1 + (index.entries.length + 0.5) / 0.5);
-  const wordIdf = new Map(words.map((word) => [word, index.postings.has(word) ? idf(index, word) : maxIdf]));
-  const totalIdf = [...wordIdf.values()].reduce((a, b) => a + b, 0);
-  const queryGrams = trigrams(words.join(' '));
-  const ranked: Ranked[] = [];
-  let best = 0;
-  for (const score of scores.values()) best = Math.max(best, score);
-  for (const [position, score] of scores) {
-    const entry = index.entries[position]!;
-    if (method && entry.operation.method !== method) continue;
-    const matched = matchedBy.get(position)!;
-    let covered = 0;
-    for (const [word, weight] of matched) covered += wordIdf.get(word)! * Math.min(1, weight);
-    entry.grams ??= trigrams(terms(`${entry.operation.summary ?? ''} ${entry.operation.pathTemplate.replace(/\{[^{}]*\}/g, ' ')}`).join(' '));
-    const fused = (score / best) * (1 - TRIGRAM_SHARE) + dice(queryGrams, entry.grams) * TRIGRAM_SHARE;
-    ranked.push({ position, score: fused, coverage: totalIdf ? covered / totalIdf : 0, matchedWords: [...matched.keys()].map((word) => shown.get(word) ?? word) });
+  const wordIdf = words.map((word) => (index.postings.has(word) ? idf(index, word) : maxIdf));
+  const totalIdf = wordIdf.reduce((a, b) => a + b, 0);
+  const groups = words.map((word) => query.filter((item) => item.from === word).sort((a, b) => b.weight - a.weight));
+  const size = index.entries.length;
+  index.scratch ??= { scores: new Float64Array(size), covered: new Float64Array(size), stamps: new Int32Array(size), touched: new Int32Array(size), pool: new Float64Array(size) };
+  const { scores, covered, stamps } = index.scratch;
+  let count = 0;
+  groups.forEach((group, wordNumber) => {
+    for (const item of group) {
+      const posting = index.postings.get(item.term);
+      if (!posting) continue;
+      const weight = item.weight * idf(index, item.term);
+      const share = wordIdf[wordNumber]! * Math.min(1, item.weight);
+      const { positions, parts } = posting;
+      for (let i = 0; i < positions.length; i++) {
+        const position = positions[i]!;
+        if (scores[position] === 0) index.scratch!.touched[count++] = position;
+        scores[position] += weight * parts[i]!;
+        if (stamps[position] !== wordNumber + 1) {
+          stamps[position] = wordNumber + 1; // the group's terms come best weight first
+          covered[position] += share;
+        }
+      }
+    }
+  });
+  const touched = index.scratch.touched.subarray(0, count);
+  try {
+    const eligible = method ? touched.filter((position) => index.entries[position]!.operation.method === method) : touched;
+    let best = 0;
+    for (const position of eligible) best = Math.max(best, scores[position]!);
+    if (best === 0) return [];
+    const queryGrams = trigramCodes(words.join(' '));
+    const fuse = (position: number) => {
+      const entry = index.entries[position]!;
+      return (scores[position]! / best) * (1 - TRIGRAM_SHARE) + dice(queryGrams, entry.grams) * TRIGRAM_SHARE;
+    };
+    // The best `keep` by BM25 alone give a floor for the fused score; only operations whose BM25 part
+    // plus the largest trigram share reaches it can be among the best `keep` after fusion.
+    const pool = index.scratch.pool.subarray(0, eligible.length);
+    for (let i = 0; i < eligible.length; i++) pool[i] = scores[eligible[i]!]!;
+    const leaderCut = pool.length > keep ? largest(pool, keep) : -Infinity;
+    const leaders: number[] = [];
+    for (const position of eligible) if (scores[position]! >= leaderCut) leaders.push(fuse(position));
+    leaders.sort((a, b) => b - a);
+    const floor = leaders.length < keep ? -Infinity : leaders[keep - 1]!;
+    // Bounded work on large documents: at most the best FUSION_CANDIDATES by BM25 get the trigram part.
+    const limitCut = pool.length > FUSION_CANDIDATES ? largest(pool, FUSION_CANDIDATES) : -Infinity;
+    const cut = Math.max(((floor - TRIGRAM_SHARE) / (1 - TRIGRAM_SHARE)) * best, limitCut);
+    const ranked: Array<{ position: number; score: number }> = [];
+    for (const position of eligible) if (scores[position]! >= cut) ranked.push({ position, score: fuse(position) });
+    ranked.sort((a, b) => b.score - a.score || a.position - b.position);
+    return ranked.slice(0, keep).map(({ position, score }) => {
+      const own = index.entries[position]!.weights;
+      const matchedWords = words.filter((_, n) => groups[n]!.some((item) => own.has(item.term))).map((word) => shown.get(word) ?? word);
+      return { position, score, coverage: totalIdf ? covered[position]! / totalIdf : 0, matchedWords };
+    });
+  } finally {
+    for (const position of touched) {
+      scores[position] = 0;
+      covered[position] = 0;
+      stamps[position] = 0;
+    }
   }
-  ranked.sort((a, b) => b.score - a.score || a.position - b.position);
-  return ranked;
 }
 
-function trigrams(text: string): Set<string> {
+// Operations that get the trigram part of the fused score, at most (the best by BM25 alone).
+const FUSION_CANDIDATES = 200;
+
+/**
+ * The `k`-th largest value of `values` (1-based; `values` is reordered), by quickselect: O(n) on average.
+ */
+function largest(values: Float64Array, k: number): number {
+  let low = 0;
+  let high = values.length - 1;
+  const target = k - 1;
+  while (low < high) {
+    const pivot = values[(low + high) >>> 1]!;
+    let i = low;
+    let j = high;
+    while (i <= j) {
+      while (values[i]! > pivot) i++;
+      while (values[j]! < pivot) j--;
+      if (i <= j) {
+        const swap = values[i]!;
+        values[i] = values[j]!;
+        values[j] = swap;
+        i++;
+        j--;
+      }
+    }
+    if (target <= j) high = j;
+    else if (target >= i) low = i;
+    else return values[target]!;
+  }
+  return values[target]!;
+}
+
+/**
+ * The distinct trigrams of ` text ` (words of `terms`: a-z, 0-9 and spaces) as sorted numbers
+ * (37 symbols, so each fits 16 bits): a compact set the index keeps for every operation.
+ */
+function trigramCodes(text: string): Uint16Array {
+  const symbol = (code: number) => (code >= 97 && code <= 122 ? code - 96 : code >= 48 && code <= 57 ? code - 21 : 0);
   const padded = ` ${text} `;
-  const grams = new Set<string>();
-  for (let i = 0; i + 3 <= padded.length; i++) grams.add(padded.slice(i, i + 3));
-  return grams;
+  const codes: number[] = [];
+  for (let i = 0; i + 3 <= padded.length; i++) {
+    codes.push(symbol(padded.charCodeAt(i)) * 1369 + symbol(padded.charCodeAt(i + 1)) * 37 + symbol(padded.charCodeAt(i + 2)));
+  }
+  const sorted = Uint16Array.from(codes).sort();
+  let unique = 0;
+  for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) sorted[unique++] = sorted[i]!;
+  return sorted.slice(0, unique);
 }
 
-function dice(a: Set<string>, b: Set<string>): number {
-  if (a.size === 0 || b.size === 0) return 0;
+/** Dice coefficient `2 |a ∩ b| / (|a| + |b|)` of two sorted trigram sets (0..1). */
+function dice(a: Uint16Array, b: Uint16Array): number {
+  if (a.length === 0 || b.length === 0) return 0;
   let shared = 0;
-  for (const gram of a) if (b.has(gram)) shared++;
-  return (2 * shared) / (a.size + b.size);
+  for (let i = 0, j = 0; i < a.length && j < b.length; ) {
+    if (a[i] === b[j]) {
+      shared++;
+      i++;
+      j++;
+    } else if (a[i]! < b[j]!) i++;
+    else j++;
+  }
+  return (2 * shared) / (a.length + b.length);
 }
 
 // A text hit is flagged low when it matches under this share of the query's information.
@@ -642,19 +900,17 @@ function findExact(index: SearchIndex, query: string, method: string | undefined
     if (hits.length) return { query, kind: 'operationId', hits, suggestions: [] };
   }
   if (/^[A-Za-z0-9_.:$\\/-]+$/.test(identifier) && /[a-z][A-Z]|[._:]/.test(identifier)) {
-    const words = splitWords(identifier);
+    const words = splitWords(identifier).slice(-64);
     let best: { positions: number[]; size: number } | undefined;
-    index.entries.forEach((entry, position) => {
-      const id = entry.operation.operationId;
-      if (!id) return;
-      const own = splitWords(id);
-      if (own.length < 2 || own.length > words.length) return;
+    for (const position of index.byLastIdWord.get(words[words.length - 1] ?? '') ?? []) {
+      const own = index.entries[position]!.idWords!;
+      if (own.length > words.length) continue;
       const tail = words.slice(words.length - own.length);
       if (tail.every((word, i) => word === own[i])) {
         if (!best || own.length > best.size) best = { positions: [position], size: own.length };
         else if (own.length === best.size) best.positions.push(position);
       }
-    });
+    }
     if (best) {
       const found = best as { positions: number[]; size: number };
       const hits = exactHits(index, found.positions, `SDK method name ends with operationId words`, method, limit)
@@ -663,6 +919,127 @@ function findExact(index: SearchIndex, query: string, method: string | undefined
     }
   }
   return undefined;
+}
+
+/** The segments of a concrete path, lower case; a segment with `%` escapes may decode to anything: `undefined`. */
+function pathValues(path: string): Array<string | undefined> {
+  return path.split('/').slice(1).map((segment) => (segment.includes('%') ? undefined : segment.toLowerCase()));
+}
+
+function routeFits(route: SearchIndex['routes'][number], values: Array<string | undefined>): boolean {
+  if (route.multiAt >= 0) {
+    // Literals before the spanning parameter line up from the start, those after it from the end.
+    const after = route.segments.length - route.multiAt - 1;
+    if (values.length < route.segments.length - 1) return false;
+    for (let i = 0; i < route.multiAt; i++) if (route.segments[i] !== undefined && values[i] !== undefined && route.segments[i] !== values[i]) return false;
+    for (let i = 1; i <= after; i++) {
+      const literal = route.segments[route.segments.length - i];
+      const value = values[values.length - i];
+      if (literal !== undefined && value !== undefined && literal !== value) return false;
+    }
+    return true;
+  }
+  for (let i = 0; i < values.length; i++) {
+    const literal = route.segments[i];
+    const value = values[i];
+    if (literal !== undefined && value !== undefined && literal !== value) return false;
+  }
+  return true;
+}
+
+/**
+ * Whether some template could match `path` (as given, with a base path of the document stripped,
+ * or with its trailing slash toggled): a cheap, generous test, so the matcher (which ranks every
+ * template when it misses) runs only where it may hit. Multi-segment parameters (`x-multi-segment`)
+ * may span one or more segments.
+ */
+function mightMatch(index: SearchIndex, path: string): boolean {
+  if (path === '/' || path === '') return true;
+  const values = pathValues(path);
+  const readings: Array<Array<string | undefined>> = [];
+  for (const prefix of index.basePrefixes) {
+    if (prefix.length > values.length) break;
+    if (prefix.some((segment, i) => segment !== undefined && values[i] !== undefined && segment !== values[i])) continue;
+    const rest = values.slice(prefix.length);
+    readings.push(rest);
+    readings.push(rest[rest.length - 1] === '' ? rest.slice(0, -1) : [...rest, '']);
+  }
+  for (const reading of readings) {
+    if (reading.length === 0) return true;
+    const first = reading[0];
+    const starts = first === undefined ? [...index.routesByStart.entries()].filter(([key]) => key.startsWith(`${reading.length} `)).map(([, list]) => list)
+      : [index.routesByStart.get(`${reading.length} ${first}`), index.routesByStart.get(`${reading.length} *`)];
+    for (const list of starts) if (list?.some((number) => routeFits(index.routes[number]!, reading))) return true;
+    if (index.multiRoutes.some((number) => routeFits(index.routes[number]!, reading))) return true;
+  }
+  return false;
+}
+
+// Templates scored for the closest ones to a missed path, at most.
+const NEAREST_BUDGET = 3000;
+
+/**
+ * Up to 3 `METHOD /template` closest to a path no template matches: most literal segments in the same
+ * place (2 each) and parameters in the same place (1 each), lined up from the start or from the end
+ * (whichever gives more: `/repositories/42/git/blobs/x` meets `/repos/{owner}/{repo}/git/blobs/{file_sha}`
+ * from the end), less one per segment of length difference, half a point for the asked method;
+ * only templates that share a literal segment with the path (else those within one segment of its
+ * length) are scored, at most 3,000 of them. Work: one pass, no sort of the whole document.
+ */
+function nearestTemplates(index: SearchIndex, path: string, method: string): string[] {
+  const values = pathValues(path);
+  const lists: number[][] = [];
+  for (const value of new Set(values)) {
+    const list = value ? index.routesByLiteral.get(value) : undefined;
+    if (list) lists.push(list);
+  }
+  if (lists.length === 0) {
+    // No literal in common: templates of the same length, then one segment shorter or longer.
+    for (const delta of [0, -1, 1]) {
+      for (const [key, list] of index.routesByStart) if (Number(key.slice(0, key.indexOf(' '))) - values.length === delta) lists.push(list);
+    }
+  }
+  let budget = NEAREST_BUDGET;
+  const seen = new Uint8Array(index.routes.length);
+  const best: Array<{ number: number; score: number }> = [];
+  for (const list of lists) {
+    for (const number of list) {
+      if (seen[number]) continue;
+      if (budget-- <= 0) break;
+      seen[number] = 1;
+      const route = index.routes[number]!;
+      const shared = Math.min(values.length, route.segments.length);
+      let head = 0;
+      let tail = 0;
+      for (let i = 0; i < shared; i++) {
+        const fromStart = route.segments[i];
+        head += fromStart === undefined ? 1 : fromStart === values[i] ? 2 : 0;
+        const fromEnd = route.segments[route.segments.length - 1 - i];
+        tail += fromEnd === undefined ? 1 : fromEnd === values[values.length - 1 - i] ? 2 : 0;
+      }
+      const score = Math.max(head, tail) - Math.abs(route.segments.length - values.length) + (route.methods.includes(method) ? 0.5 : 0);
+      if (best.length === 3 && (score < best[2]!.score || (score === best[2]!.score && number > best[2]!.number))) continue;
+      best.push({ number, score });
+      best.sort((a, b) => b.score - a.score || a.number - b.number);
+      if (best.length > 3) best.pop();
+    }
+  }
+  return best.map(({ number }) => {
+    const route = index.routes[number]!;
+    return `${route.methods.includes(method) ? method : route.methods[0]} ${route.template}`;
+  });
+}
+
+/**
+ * An SDK method name (`Class::verbNoun()`, `client.noun.verb`, `$api->verbNoun`) read as words without
+ * its receiver, the first member (`SpotifyWebAPI::changeMyDevice()` -> `changeMyDevice`,
+ * `octokit.rest.issues.addLabels` -> `rest issues addLabels`): the class or client names the API, not
+ * the operation. `undefined` when the query is not one identifier path of two members or more.
+ */
+function sdkMemberWords(query: string): string | undefined {
+  const trimmed = query.trim().replace(/\(\s*\)$/, '');
+  if (trimmed.length > 200 || !/^[A-Za-z_$][\w$]*((::|\.|->|#)[A-Za-z_$][\w$]*)+$/.test(trimmed)) return undefined;
+  return trimmed.split(/::|\.|->|#/).slice(1).join(' ');
 }
 
 /** A path-shaped query through the path matcher; misses become suggestions and low-confidence hits. */
@@ -680,6 +1057,7 @@ function findByPath(loaded: LoadedDocument, index: SearchIndex, query: string, s
   // Each miss of the matcher ranks every template, so only segment counts some template has are tried.
   const fitting = expansions.filter((candidate, i) => i === 0 || index.segmentCounts.has(candidate.split('/').length));
   for (const candidate of fitting) {
+    if (!mightMatch(index, candidate)) continue;
     const match = matchOperation(loaded, wanted ?? 'GET', candidate);
     if (match.operation) {
       const how = shape.wildcards ? ` (shell variables as segments)` : '';
@@ -715,6 +1093,7 @@ function findByPath(loaded: LoadedDocument, index: SearchIndex, query: string, s
       changed[i] = variant;
       const tried = changed.join('/');
       for (const candidate of expandWildcards(tried, shape.wildcards)) {
+        if (!mightMatch(index, candidate)) continue;
         const match = matchOperation(loaded, wanted ?? 'GET', candidate);
         if (match.operation) {
           suggestions.push(`${tried.replace(/\u0000/g, '{…}')} (${operationKeyOf(match.operation)}): "${variant}" for "${segment}"`);
@@ -725,7 +1104,7 @@ function findByPath(loaded: LoadedDocument, index: SearchIndex, query: string, s
   }
   // Closest templates: ranked by the path's literal words, then by shared trailing literal segments.
   const literalWords = segments.filter((segment) => segment && segment !== '\u0000' && !/^\{.*\}$/.test(segment) && !/[0-9]/.test(segment) && segment.length < 40);
-  const ranked = literalWords.length ? rankText(index, literalWords.join(' '), wanted) : [];
+  const ranked = literalWords.length ? rankText(index, literalWords.join(' '), wanted, 50) : [];
   const tail = (template: string) => {
     const own = template.split('/').filter((s) => s && !s.startsWith('{'));
     let shared = 0;
@@ -735,6 +1114,7 @@ function findByPath(loaded: LoadedDocument, index: SearchIndex, query: string, s
   const top = ranked.slice(0, 50).map((item) => ({ item, shared: tail(index.entries[item.position]!.operation.pathTemplate) }));
   top.sort((a, b) => b.shared - a.shared || b.item.score - a.item.score);
   const hits = top.slice(0, limit).map(({ item }) => hitOf(index, item.position, `no template matches ${shown}; closest by its segments (${literalWords.join(', ')})`, item.score, 'low'));
+  if (!nearest.length) nearest = nearestTemplates(index, expansions[0]!, wanted ?? 'GET');
   for (const key of nearest) if (suggestions.length < 6 && !suggestions.includes(key)) suggestions.push(key);
   return {
     query,
@@ -770,8 +1150,8 @@ export function findOperations(loaded: LoadedDocument, query: string, options: {
   const shape = readPathQuery(text);
   // A docs URL or anchor that matched nothing exactly is read as words, not as an API path.
   if (shape && !text.includes('#')) return findByPath(loaded, index, text, shape, method, limit);
-  const cleaned = text.replace(/https?:\/\/[^/\s]+/gi, ' ');
-  const ranked = rankText(index, cleaned, method).slice(0, limit);
+  const cleaned = sdkMemberWords(text) ?? text.replace(/https?:\/\/[^/\s]+/gi, ' ');
+  const ranked = rankText(index, cleaned, method, limit);
   if (ranked.length === 0) {
     return { query: text, kind: 'text', hits: [], suggestions: [], note: 'No operation shares a word (or a synonym or near-spelling of one) with the query; try the resource\'s name as the API spells it, or a path.' };
   }
