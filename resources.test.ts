@@ -2,8 +2,13 @@
 // overall, document files that are not regular files refused, a rewritten document noticed.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { copyFile, mkdir, mkdtemp, rename, rm, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createHandler, memoryCost, ProbeLog, readConfig } from './probe-server.ts';
 import type { MemoryLimits } from './probe-server.ts';
+import { createDocumentSource, DocumentError, loadDocument } from './openapi-document.ts';
 import { withoutRequestId } from './stdio-client.ts';
 import { start as startStandIn, METERS } from './stand-in-api.ts';
 import type { StandIn } from './stand-in-api.ts';
@@ -126,5 +131,117 @@ describe('field_presence after session memory dropped records (issue 8, B10)', (
       ['/meters/mtr_2'],
       `1 earlier record(s) of GET /meters/{meterId} were dropped from session memory to keep it within ${maxBytes} bytes and 100 operations; these 1 are counted.`,
     ]);
+  });
+});
+
+describe('document files that are not regular files (issue 8, B11)', () => {
+  let folder: string;
+  let fifo: string;
+  before(async () => {
+    folder = await mkdtemp(join(tmpdir(), 'resources-'));
+    fifo = join(folder, 'fifo.json');
+    execFileSync('mkfifo', [fifo]);
+  });
+  after(async () => {
+    await rm(folder, { recursive: true, force: true });
+  });
+
+  const FIFO_REASON = 'a FIFO (named pipe), not a regular file; only regular files are read';
+
+  it('refuses a FIFO as the document without opening it', { timeout: 5000 }, async () => {
+    const error = await loadDocument(fifo).then(() => undefined, (caught: unknown) => caught);
+    assert.ok(error instanceof DocumentError);
+    assert.deepEqual([error.file, error.pointer, error.reason], [fifo, '#', `cannot read file: ${FIFO_REASON}`]);
+  });
+
+  it('refuses a character device as the document (/dev/zero would never end)', { timeout: 5000 }, async () => {
+    const error = await loadDocument('/dev/zero').then(() => undefined, (caught: unknown) => caught);
+    assert.ok(error instanceof DocumentError);
+    assert.deepEqual([error.file, error.pointer, error.reason], ['/dev/zero', '#', 'cannot read file: a character device, not a regular file; only regular files are read']);
+  });
+
+  it('refuses a $ref to a FIFO, naming the document and the pointer (fifo.mjs)', { timeout: 5000 }, async () => {
+    const root = join(folder, 'api.json');
+    await writeFile(root, JSON.stringify({ openapi: '3.0.3', info: { title: 'f', version: '1' }, paths: {}, components: { schemas: { A: { $ref: './fifo.json#/S' } } } }));
+    const error = await loadDocument(root).then(() => undefined, (caught: unknown) => caught);
+    assert.ok(error instanceof DocumentError);
+    assert.deepEqual([error.file, error.pointer, error.reason], [root, '#/components/schemas/A', `$ref ./fifo.json#/S: cannot read ${fifo}: ${FIFO_REASON}`]);
+  });
+
+  it('refuses a $ref to a directory', { timeout: 5000 }, async () => {
+    const root = join(folder, 'dir-ref.json');
+    await mkdir(join(folder, 'sub.json'), { recursive: true });
+    await writeFile(root, JSON.stringify({ openapi: '3.0.3', info: { title: 'd', version: '1' }, paths: {}, components: { schemas: { A: { $ref: 'sub.json' } } } }));
+    const error = await loadDocument(root).then(() => undefined, (caught: unknown) => caught);
+    assert.ok(error instanceof DocumentError);
+    assert.deepEqual([error.file, error.pointer, error.reason], [root, '#/components/schemas/A', `$ref sub.json: cannot read ${join(folder, 'sub.json')}: a directory, not a regular file; only regular files are read`]);
+  });
+
+  it('answers a probe whose operation $refs a FIFO, saying the document could not be loaded', { timeout: 10_000 }, async () => {
+    const api = await startStandIn({ key: KEY });
+    try {
+      const root = join(folder, 'meters.json');
+      await writeFile(root, JSON.stringify({
+        openapi: '3.0.3', info: { title: 'f', version: '1' },
+        paths: { '/meters/{id}': { get: { responses: { 200: { description: 'ok', content: { 'application/json': { schema: { $ref: './fifo.json#/S' } } } } } } } },
+      }));
+      const handler = createHandler(readConfig({ API_BASE_URL: api.url, API_KEY: KEY, OPENAPI_DOC: root }));
+      const called: any = withoutRequestId(((await handler.handleMessage({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'probe', arguments: { path: '/meters/mtr_1' } } })) as any).result);
+      assert.deepEqual([called.structuredContent.status, called.structuredContent.validated, called.structuredContent.validationNote], [
+        200,
+        false,
+        `The OpenAPI document could not be loaded, so the response was not checked: Cannot load OpenAPI document ${root} at #/paths/~1meters~1{id}/get/responses/200/content/application~1json/schema: $ref ./fifo.json#/S: cannot read ${fifo}: ${FIFO_REASON}`,
+      ]);
+    } finally {
+      await api.close();
+    }
+  });
+});
+
+describe('a rewritten document is noticed (issue 8, stale document, docswap.mjs)', () => {
+  let folder: string;
+  before(async () => {
+    folder = await mkdtemp(join(tmpdir(), 'resources-'));
+  });
+  after(async () => {
+    await rm(folder, { recursive: true, force: true });
+  });
+
+  const strict = JSON.stringify({ openapi: '3.0.3', info: { title: 'strict', version: '1' }, paths: {} });
+  const loose = JSON.stringify({ openapi: '3.0.3', info: { title: 'loose', version: '1' }, paths: {} }).padEnd(strict.length, ' ');
+  const stamp = new Date('2026-01-01T00:00:00Z');
+
+  it('sees same-size rewrites with the mtime put back, each right after the last read', async () => {
+    const file = join(folder, 'swap.json');
+    await writeFile(file, strict);
+    await utimes(file, stamp, stamp);
+    const source = createDocumentSource(file);
+    const titles: string[] = [];
+    for (let round = 0; round < 10; round++) {
+      await writeFile(file, round % 2 ? strict : loose);
+      await utimes(file, stamp, stamp);
+      titles.push((await source.get()).title);
+    }
+    assert.deepEqual(titles, ['loose', 'strict', 'loose', 'strict', 'loose', 'strict', 'loose', 'strict', 'loose', 'strict']);
+  });
+
+  it('sees a `cp -p` copy over a document read long after its last change (ctime and inode, not the content hash)', async () => {
+    const file = join(folder, 'settled.json');
+    const copy = join(folder, 'copy.json');
+    await writeFile(file, strict);
+    await writeFile(copy, loose);
+    await utimes(file, stamp, stamp);
+    await utimes(copy, stamp, stamp);
+    // Past the racy margin, the stamp is metadata alone.
+    await new Promise((resolve) => setTimeout(resolve, 2_200));
+    const source = createDocumentSource(file);
+    const first = await source.get();
+    const again = await source.get();
+    await copyFile(copy, file); // same size, same inode
+    await utimes(file, stamp, stamp); // `cp -p` puts the mtime back
+    const copied = await source.get();
+    await rename(copy, file); // another inode, same size and mtime
+    const renamed = await source.get();
+    assert.deepEqual([first.title, again === first, copied.title, renamed === copied, renamed.title], ['strict', true, 'loose', false, 'loose']);
   });
 });
