@@ -2,7 +2,11 @@
 // No MCP, no probing: plain data in, plain data out. Only `node:` imports (plus the optional `yaml`
 // package, imported dynamically when a YAML document is met).
 
+import { constants } from 'node:fs';
+import type { BigIntStats, Stats } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { open, realpath, stat } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
@@ -90,7 +94,7 @@ export const MAX_DOCUMENT_BYTES = 128 * 1024 * 1024;
 /** Options of `loadDocument` (and, with `ttlMs`, of `createDocumentSource`). */
 export type LoadOptions = {
   fetch?: typeof fetch;   // default global fetch
-  timeoutMs?: number;     // whole download including redirects and body, default 15000 ms
+  timeoutMs?: number;     // whole download including redirects and body, or the read of each local file; default 15000 ms
   maxBytes?: number;      // size limit in bytes, default MAX_DOCUMENT_BYTES
 };
 
@@ -98,6 +102,11 @@ const DEFAULT_TIMEOUT_MS = 15_000;
 const MAX_REDIRECTS = 5;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const DEFAULT_TTL_MS = 60_000;
+/**
+ * A document file changed less than this long (ms) before it was read may change again within the same
+ * file-system timestamp tick, unseen by size, mtime and ctime; its content hash is compared until then.
+ */
+const RACY_MARGIN_MS = 2_000;
 /**
  * Most `$ref` hops `follow` takes through a chain of references before it reports the chain as too long
  * (a finite chain shorter than this is always followed to its end; issue 8, case 51).
@@ -683,19 +692,65 @@ function tooLarge(maxBytes: number): string {
   return `the document is larger than the limit of ${maxBytes} bytes`;
 }
 
+/** What a `stat` result is, for a file that is not a regular file: "a FIFO (named pipe)", "a directory", ... */
+function fileKind(stats: Stats): string {
+  if (stats.isDirectory()) return 'a directory';
+  if (stats.isFIFO()) return 'a FIFO (named pipe)';
+  if (stats.isSocket()) return 'a socket';
+  if (stats.isCharacterDevice()) return 'a character device';
+  if (stats.isBlockDevice()) return 'a block device';
+  return 'not a regular file';
+}
+
+/** Settles as `promise` does, or rejects with a plain Error once `deadline` (ms since the epoch) has passed. */
+async function beforeDeadline<T>(promise: Promise<T>, deadline: number, timeoutMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`not read within ${timeoutMs} ms`)), Math.max(0, deadline - Date.now()));
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
  * Reads a local file as UTF-8, failing (plain Error) when it holds more than `maxBytes` bytes: the size
  * from stat first, then a bounded read, so a device or a growing file cannot fill the memory either.
+ * Only a regular file is opened (issue 8, B11): the path is `stat`ed BEFORE it is opened, and a FIFO,
+ * socket, device or directory is refused with an Error naming its kind, since opening a FIFO waits for
+ * a writer forever and ties up a libuv thread. The open is non-blocking and checked again (same file,
+ * still regular), so a swap between the two is refused too. The whole read has a deadline of
+ * `timeoutMs` (default 15000 ms), past which it fails with "not read within N ms".
  */
-async function readCapped(path: string, maxBytes: number): Promise<string> {
-  const handle = await open(path, 'r');
+async function readCapped(path: string, maxBytes: number, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  const before = await beforeDeadline(stat(path), deadline, timeoutMs);
+  if (!before.isFile()) throw new Error(`${fileKind(before)}, not a regular file; only regular files are read`);
+  if (before.size > maxBytes) throw new Error(tooLarge(maxBytes));
+  // O_NONBLOCK: should a FIFO take the file's place after the stat, opening it returns at once instead of waiting.
+  const opening = open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  let handle: FileHandle;
   try {
-    if ((await handle.stat()).size > maxBytes) throw new Error(tooLarge(maxBytes));
+    handle = await beforeDeadline(opening, deadline, timeoutMs);
+  } catch (error) {
+    void opening.then((late) => late.close()).catch(() => undefined); // an open that ends after the deadline is closed then
+    throw error;
+  }
+  let pending = false;
+  try {
+    const opened = await beforeDeadline(handle.stat(), deadline, timeoutMs);
+    if (!opened.isFile()) throw new Error(`${fileKind(opened)}, not a regular file; only regular files are read`);
+    if (opened.ino !== before.ino || opened.dev !== before.dev) throw new Error('the file was replaced while it was being opened; try again');
+    if (opened.size > maxBytes) throw new Error(tooLarge(maxBytes));
     const chunks: Buffer[] = [];
     let total = 0;
     for (;;) {
       const buffer = Buffer.alloc(Math.min(1024 * 1024, maxBytes + 1 - total));
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
+      pending = true;
+      const { bytesRead } = await beforeDeadline(handle.read(buffer, 0, buffer.length, null), deadline, timeoutMs);
+      pending = false;
       if (bytesRead === 0) break;
       total += bytesRead;
       if (total > maxBytes) throw new Error(tooLarge(maxBytes));
@@ -703,7 +758,9 @@ async function readCapped(path: string, maxBytes: number): Promise<string> {
     }
     return Buffer.concat(chunks).toString('utf8');
   } finally {
-    await handle.close();
+    // A read still running past the deadline would hold close() until it ends: close without waiting then.
+    if (pending) void handle.close().catch(() => undefined);
+    else await handle.close();
   }
 }
 
@@ -796,7 +853,7 @@ async function readSource(source: string, options: LoadOptions): Promise<{ text:
     }
   }
   try {
-    return { text: await readCapped(kind.path, maxBytes), abs: kind.path };
+    return { text: await readCapped(kind.path, maxBytes, options.timeoutMs ?? DEFAULT_TIMEOUT_MS), abs: kind.path };
   } catch (error) {
     const message = (error as Error).message;
     throw new DocumentError(source, '#', message === tooLarge(maxBytes) ? message : `cannot read file: ${message}`);
@@ -1014,8 +1071,10 @@ export function indexOperations(doc: any, version: '2.0' | '3.0' | '3.1'): Opera
 // Document source with caching
 
 /**
- * A cached document. For a file, `get()` re-reads when the size or mtime of the document or of a
- * bundled file changes. For an http(s) URL, a download is reused for `options.ttlMs` (default 60000
+ * A cached document. For a file, `get()` re-reads when the device, inode, size, mtime or ctime of the
+ * document or of a bundled file changes (a rewrite that keeps size and mtime, `cp -p`, still changes
+ * ctime), or, for a file changed within `RACY_MARGIN_MS` of when it was read (a second change could
+ * land on the same timestamp), when its content's SHA-256 changes. For an http(s) URL, a download is reused for `options.ttlMs` (default 60000
  * ms) and concurrent `get()`s share one download; a failed download is remembered for the same
  * time (its error is thrown again without a request), so a huge or stalled URL is not fetched per probe.
  * `get()` rejects with DocumentError as `loadDocument` does.
@@ -1030,23 +1089,42 @@ export type DocumentSource = { get(): Promise<LoadedDocument> };
 export function createDocumentSource(source: string, options: LoadOptions & { ttlMs?: number } = {}): DocumentSource {
   const isUrl = /^https?:\/\//i.test(source);
   const ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
-  let cached: { result: LoadResult; at: number; stamp: string } | undefined;
+  let cached: { result: LoadResult; at: number; stamp: string; cutoff: number; racy: boolean } | undefined;
   // A URL that failed is not fetched again until the TTL has passed: a huge or stalled document
   // would otherwise cost its full download or timeout on every probe. A file is cheap to re-read.
   let failed: { error: unknown; at: number } | undefined;
   let inFlight: Promise<LoadedDocument> | undefined;
 
-  async function stampOf(files: string[]): Promise<string> {
+  /**
+   * What identifies the files' contents: device, inode, size, mtime and ctime (ns) of each; a file whose
+   * ctime is at or after `cutoff` (ms since the epoch) is "racy" (a change in the same clock tick would
+   * leave all of these alone), so its SHA-256 is added when `hash` is true. With `hash` false a racy file
+   * makes the stamp undefined.
+   */
+  async function stampOf(files: string[], cutoff: number, hash: boolean): Promise<{ stamp?: string; racy: boolean }> {
     const parts: string[] = [];
+    let racy = false;
     for (const file of files) {
+      let s: BigIntStats;
       try {
-        const s = await stat(file);
-        parts.push(`${file}:${s.size}:${s.mtimeMs}`);
+        s = await stat(file, { bigint: true });
       } catch {
         parts.push(`${file}:missing`);
+        continue;
       }
+      let part = `${file}:${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
+      if (Number(s.ctimeNs / 1_000_000n) >= cutoff) {
+        racy = true;
+        if (!hash) return { racy };
+        try {
+          part += ':' + createHash('sha256').update(await readCapped(file, options.maxBytes ?? MAX_DOCUMENT_BYTES, options.timeoutMs)).digest('hex');
+        } catch (error) {
+          part += `:unreadable ${(error as Error).message}`;
+        }
+      }
+      parts.push(part);
     }
-    return parts.join('|');
+    return { stamp: parts.join('|'), racy };
   }
 
   // A local path, or undefined for a URL; throws DocumentError for an unsupported scheme.
@@ -1057,11 +1135,12 @@ export function createDocumentSource(source: string, options: LoadOptions & { tt
 
   async function reload(): Promise<LoadedDocument> {
     const root = localPath();
+    const cutoff = Date.now() - RACY_MARGIN_MS;
     // Stamp before reading, so a change during the read triggers another read next time.
-    const before = root === undefined ? '' : await stampOf([root]);
+    const before = root === undefined ? { stamp: '', racy: false } : await stampOf([root], cutoff, true);
     const result = await loadInternal(source, options);
-    const stamp = root === undefined ? '' : before + '|' + (await stampOf(result.files));
-    cached = { result, at: Date.now(), stamp };
+    const after = root === undefined ? { stamp: '', racy: false } : await stampOf(result.files, cutoff, true);
+    cached = { result, at: Date.now(), stamp: `${before.stamp}|${after.stamp}`, cutoff, racy: before.racy || after.racy };
     return result.loaded;
   }
 
@@ -1069,7 +1148,18 @@ export function createDocumentSource(source: string, options: LoadOptions & { tt
     if (!cached) return false;
     const root = localPath();
     if (isUrl || root === undefined) return Date.now() - cached.at < ttlMs;
-    return (await stampOf([root])) + '|' + (await stampOf(cached.result.files)) === cached.stamp;
+    const later = Date.now() - RACY_MARGIN_MS;
+    const first = await stampOf([root], cached.cutoff, true);
+    const rest = await stampOf(cached.result.files, cached.cutoff, true);
+    if (`${first.stamp}|${rest.stamp}` !== cached.stamp) return false;
+    if (cached.racy && later > cached.cutoff) {
+      // Unchanged, and no longer racy once `later` is the cutoff: stamp by metadata alone from now on. A
+      // file changed since the check above has a ctime past `later`, so it stays racy and nothing is restamped.
+      const settledFirst = await stampOf([root], later, false);
+      const settledRest = await stampOf(cached.result.files, later, false);
+      if (!settledFirst.racy && !settledRest.racy) Object.assign(cached, { stamp: `${settledFirst.stamp}|${settledRest.stamp}`, cutoff: later, racy: false });
+    }
+    return true;
   }
 
   return {

@@ -486,14 +486,61 @@ type Seen = { path: string; status: number; body: unknown; at: string };
 type Destination = { requestPath: string; relativePath: string };
 
 /**
- * Per-session memory of probes, bounded: the newest 50 per operation and 200 per concrete path; and
- * the probes in flight, so `field_presence` can wait for those of the operation it is asked about
- * (issue 6: a `field_presence` sent in the same burst as a probe must not answer "nothing probed yet").
+ * Limits of a session's memory of bodies (issue 8, B10: memory is bounded overall).
+ * `maxBytes`: the memory cost of all bodies held, in bytes, as `memoryCost` estimates it; the oldest
+ * body goes first past it, and a body costing more is not kept at all. `maxOperations`: operations
+ * with bodies kept; the one probed least recently is forgotten past it. `perOperation` and `perPath`:
+ * newest bodies kept per operation and concrete paths kept.
  */
-class ProbeLog {
+export type MemoryLimits = { maxBytes: number; maxOperations: number; perOperation: number; perPath: number };
+
+/** The session memory limits of the server: 32 MiB of estimated body memory, 100 operations, 50 bodies each, 200 paths. */
+export const MEMORY_LIMITS: MemoryLimits = { maxBytes: 32 * 1024 * 1024, maxOperations: 100, perOperation: 50, perPath: 200 };
+
+/**
+ * Bytes a parsed JSON body is taken to hold in memory: its JSON text's byte count plus 64 bytes per
+ * JSON value in it (every object, array, string, number, boolean and null; a JavaScript object or
+ * boxed value costs about that on V8), so 1 MiB of `[{},{},…]` (349,000 values) costs about 22 MiB
+ * and 1 MiB of long strings about 1 MiB. Counted without recursion.
+ * @param value Parsed JSON.
+ * @param textBytes Byte count of its JSON text (the body as received).
+ */
+export function memoryCost(value: unknown, textBytes: number): number {
+  let values = 0;
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const current = stack.pop();
+    values++;
+    if (current !== null && typeof current === 'object') for (const inner of Object.values(current)) stack.push(inner);
+  }
+  return textBytes + 64 * values;
+}
+
+/** What the log holds about one kept body: its cost, the operation list it is in (if any), and how many of the two maps hold it. */
+type Held = { cost: number; operationKey?: string; holders: number };
+
+/**
+ * Per-session memory of probes, bounded by `MemoryLimits` (newest 50 per operation, 200 concrete
+ * paths, 100 operations, 32 MiB of estimated memory across all of them, a body held by both maps
+ * counted once); and the probes in flight, so `field_presence` can wait for those of the operation it
+ * is asked about (issue 6: a `field_presence` sent in the same burst as a probe must not answer
+ * "nothing probed yet").
+ */
+export class ProbeLog {
   byOperation = new Map<string, Seen[]>();
   byPath = new Map<string, Seen>();
   inFlight = new Set<Destination & { done: Promise<void> }>();
+  /** Every body either map holds, oldest first. */
+  held = new Map<Seen, Held>();
+  /** Sum of the `cost` of the bodies in `held`, in bytes. */
+  heldBytes = 0;
+  /** Bodies of each operation dropped to stay within `maxBytes` or `maxOperations`, so tools can say records are missing. */
+  dropped = new Map<string, number>();
+  limits: MemoryLimits;
+
+  constructor(limits: MemoryLimits = MEMORY_LIMITS) {
+    this.limits = limits;
+  }
 
   /** Marks probes to these destinations as in flight; call the returned function once they have all settled. */
   begin(destinations: Destination[]): () => void {
@@ -532,16 +579,75 @@ class ProbeLog {
     }
   }
 
-  add(operationKey: string | undefined, seen: Seen): void {
+  /**
+   * Keeps a body, newest last, then drops what the limits no longer allow: the oldest body of its
+   * operation or the oldest path past `perOperation`/`perPath`, the least recently probed operation past
+   * `maxOperations`, and the oldest bodies anywhere until the total cost is within `maxBytes`.
+   * @param operationKey The operation the body belongs to, or undefined when none matched (kept by path only).
+   * @param cost The body's `memoryCost`, in bytes; a body costing more than `maxBytes` is not kept.
+   * @returns Whether the body was kept.
+   */
+  add(operationKey: string | undefined, seen: Seen, cost: number): boolean {
+    if (cost > this.limits.maxBytes) return false;
+    this.held.set(seen, { cost, operationKey, holders: operationKey ? 2 : 1 });
+    this.heldBytes += cost;
     if (operationKey) {
       const list = this.byOperation.get(operationKey) ?? [];
-      list.push(seen);
-      if (list.length > 50) list.shift();
+      this.byOperation.delete(operationKey); // re-inserted last: the most recently probed operation
       this.byOperation.set(operationKey, list);
+      list.push(seen);
+      if (list.length > this.limits.perOperation) this.release(list.shift()!);
+      while (this.byOperation.size > this.limits.maxOperations) {
+        const [oldest, bodies] = this.byOperation.entries().next().value!;
+        this.byOperation.delete(oldest);
+        this.dropped.set(oldest, (this.dropped.get(oldest) ?? 0) + bodies.length);
+        for (const body of bodies) this.release(body);
+      }
     }
+    const previous = this.byPath.get(seen.path);
     this.byPath.delete(seen.path);
+    if (previous) this.release(previous);
     this.byPath.set(seen.path, seen);
-    if (this.byPath.size > 200) this.byPath.delete(this.byPath.keys().next().value!);
+    if (this.byPath.size > this.limits.perPath) {
+      const oldest = this.byPath.values().next().value!;
+      this.byPath.delete(oldest.path);
+      this.release(oldest);
+    }
+    while (this.heldBytes > this.limits.maxBytes) this.evict(this.held.keys().next().value!);
+    return true;
+  }
+
+  /** One of the maps let go of `seen`: forgets it once neither holds it. */
+  private release(seen: Seen): void {
+    const held = this.held.get(seen);
+    if (!held) return;
+    held.holders--;
+    if (held.holders > 0) return;
+    this.held.delete(seen);
+    this.heldBytes -= held.cost;
+  }
+
+  /** Takes `seen` out of both maps (its operation's list and its path), counting it as dropped for its operation. */
+  private evict(seen: Seen): void {
+    const held = this.held.get(seen)!;
+    const key = held.operationKey;
+    const list = key === undefined ? undefined : this.byOperation.get(key);
+    const index = list ? list.indexOf(seen) : -1;
+    if (list && index >= 0) {
+      list.splice(index, 1);
+      if (list.length === 0) this.byOperation.delete(key!);
+      this.dropped.set(key!, (this.dropped.get(key!) ?? 0) + 1);
+      this.release(seen);
+    }
+    if (this.byPath.get(seen.path) === seen) {
+      this.byPath.delete(seen.path);
+      this.release(seen);
+    }
+    // Not in either map any more (already released by both): make sure the books balance.
+    if (this.held.has(seen)) {
+      this.held.delete(seen);
+      this.heldBytes -= held.cost;
+    }
   }
 }
 
@@ -602,7 +708,7 @@ async function loadDocumentState(context: ToolContext): Promise<DocumentState> {
 /** At most this many findings are listed in a probe's result; `findingCount` then gives them all. */
 const MAX_FINDINGS_SHOWN = 200;
 
-/** Bodies larger than this (bytes) are checked but not kept in session memory, which holds up to 250 bodies. */
+/** Bodies larger than this (bytes) are checked but not kept in session memory (see `MEMORY_LIMITS` for the whole). */
 const REMEMBER_MAX_BYTES = 1024 * 1024;
 
 async function probeTool(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
@@ -693,7 +799,7 @@ async function sendProbe(decision: { url: URL }, context: ToolContext, selector?
   if (!state.loaded) {
     structured.validated = false;
     structured.validationNote = state.problem;
-    if (remember) context.log.add(undefined, seen);
+    if (remember) context.log.add(undefined, seen, memoryCost(seen.body, probed.bytes));
     return result(structured, probed.status >= 400);
   }
   const loaded = state.loaded;
@@ -703,7 +809,7 @@ async function sendProbe(decision: { url: URL }, context: ToolContext, selector?
     structured.operation = null;
     structured.validated = false;
     structured.validationNote = `No GET operation in the document matches ${relativePath}${match.nearest.length ? `. Nearest: ${match.nearest.join(', ')}` : ''}${match.note ? `. ${match.note}` : ''}.`;
-    if (remember) context.log.add(undefined, seen);
+    if (remember) context.log.add(undefined, seen, memoryCost(seen.body, probed.bytes));
     return result(structured, probed.status >= 400);
   }
   structured.operation = summarize(match.operation);
@@ -721,7 +827,7 @@ async function sendProbe(decision: { url: URL }, context: ToolContext, selector?
     structured.findingCount = findings.length;
     structured.findings = findings.slice(0, MAX_FINDINGS_SHOWN);
   }
-  if (remember) context.log.add(operationKey(match.operation), seen);
+  if (remember) context.log.add(operationKey(match.operation), seen, memoryCost(seen.body, probed.bytes));
   return result(structured, probed.status >= 400);
 }
 
@@ -744,7 +850,10 @@ async function fieldPresenceTool(args: Record<string, unknown>, context: ToolCon
     return failure(`No complete JSON 2xx response of ${key} has been probed in this session. ${stillRunning ? `${stillRunning} ` : ''}Probe it first (several records, e.g. different ids), or call probe_sample with their paths.`);
   }
   const { probes, ...analysis } = analyzeSample(loaded, operation, seen);
-  return result({ operation: summarize(operation), probes, ...analysis, ...(stillRunning ? { note: stillRunning } : {}) });
+  const dropped = context.log.dropped.get(key);
+  const forgotten = dropped ? `${dropped} earlier record(s) of ${key} were dropped from session memory to keep it within ${context.log.limits.maxBytes} bytes and ${context.log.limits.maxOperations} operations; these ${probes.length} are counted.` : undefined;
+  const note = [stillRunning, forgotten].filter(Boolean).join(' ');
+  return result({ operation: summarize(operation), probes, ...analysis, ...(note ? { note } : {}) });
 }
 
 /** One probe of a `probe_sample` call as the result lists it: the body left out, the verdict kept. */
@@ -1170,13 +1279,14 @@ const SHUTDOWN = Symbol('shutdown');
  * @param options.gate The concurrency gate; default `createGate(config.concurrency)`.
  * @param options.rate The rate limit; default `createRateLimit(config.ratePerMinute)`.
  * @param options.requestId Makes request ids (tests); default `newRequestId`.
+ * @param options.memory Session memory limits (tests); default `MEMORY_LIMITS`.
  */
 export function createHandler(
   config: Config,
-  options: { fetch?: typeof fetch; documents?: DocumentSource; logger?: Logger; redact?: Redactor; gate?: Gate; rate?: RateLimit; requestId?: () => string } = {},
+  options: { fetch?: typeof fetch; documents?: DocumentSource; logger?: Logger; redact?: Redactor; gate?: Gate; rate?: RateLimit; requestId?: () => string; memory?: MemoryLimits } = {},
 ): Handler {
   const documents = options.documents ?? (config.openapiDoc ? createDocumentSource(config.openapiDoc, { ttlMs: config.documentTtlMs }) : undefined);
-  const probeLog = new ProbeLog();
+  const probeLog = new ProbeLog(options.memory);
   const redact = options.redact ?? redactor(config.apiKey);
   const logger = options.logger ?? SILENT;
   const gate = options.gate ?? createGate(config.concurrency ?? 4);
