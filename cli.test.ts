@@ -141,12 +141,24 @@ describe('check (issue 10)', () => {
     });
   });
 
-  it('exits 2 without --doc', async () => {
-    assert.deepEqual(await runCommand(['check', 'fixtures/check/pass']), {
-      result: { exitCode: 2 },
-      stdout: '',
-      stderr: 'openapi-probe check: --doc is required: the OpenAPI document to check against (a path or an http(s) URL)\n',
-    });
+  it('checks against openapi.json in the working folder when --doc is not given', async () => {
+    const ran = await runCommand(['check', '--format', 'json', 'fixtures/check/pass']);
+    assert.deepEqual([ran.result, ran.stderr], [{ exitCode: 0 }, '']);
+  });
+
+  it('exits 2 without --doc where there is no openapi.json', async () => {
+    const empty = mkdtempSync(join(tmpdir(), 'openapi-probe-check-'));
+    process.chdir(empty);
+    try {
+      assert.deepEqual(await runCommand(['check', join(HERE, 'fixtures/check/pass')]), {
+        result: { exitCode: 2 },
+        stdout: '',
+        stderr: 'openapi-probe check: no OpenAPI document: give --doc (or OPENAPI_DOC), a path or an http(s) URL, or run where openapi.json is\n',
+      });
+    } finally {
+      process.chdir(HERE);
+      rmSync(empty, { recursive: true, force: true });
+    }
   });
 
   it('takes the GET entries of a HAR file as fixtures; a path the document lacks is not checked, so exit 1', async () => {

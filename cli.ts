@@ -5,7 +5,7 @@
  * contract layer, and with `--live` compares each with what the API sends now.
  * With no command, `main` in probe-server.ts serves MCP on stdio with the environment returned here.
  */
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { findOperation, judge, operationKey, summarize } from './contract.ts';
 import type { ProbedResponse } from './contract.ts';
@@ -219,7 +219,7 @@ export type CheckedFixture = {
 };
 
 /**
- * Runs `check`: loads the document (`--doc` / OPENAPI_DOC), reads the fixtures, judges each with the
+ * Runs `check`: loads the document (`--doc` / OPENAPI_DOC, else `openapi.json` in the working folder), reads the fixtures, judges each with the
  * contract (`findOperation`, `judge`), with `live` probes each path and compares (`compareWithFixture`),
  * and prints the report in `format`.
  * @returns The exit code: 0 all pass, 1 any fail or unchecked, 2 bad input (message on stderr).
@@ -229,8 +229,9 @@ export async function runCheck(options: { env: Environment; format: Format; live
     output.err(`openapi-probe check: ${message}\n`);
     return 2;
   };
-  const docPath = options.env.OPENAPI_DOC?.trim();
-  if (!docPath) return bad('--doc is required: the OpenAPI document to check against (a path or an http(s) URL)');
+  // As for the server (readConfig): `openapi.json` in the working folder when neither --doc nor OPENAPI_DOC names one.
+  const docPath = options.env.OPENAPI_DOC?.trim() || (existsSync('openapi.json') ? resolve('openapi.json') : undefined);
+  if (!docPath) return bad('no OpenAPI document: give --doc (or OPENAPI_DOC), a path or an http(s) URL, or run where openapi.json is');
   if (options.fixtures.length === 0) return bad('no FIXTURE given: name fixture files, folders of them, or HAR files');
   let loaded: LoadedDocument;
   try {

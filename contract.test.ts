@@ -599,3 +599,9 @@ describe('describeTypeScript', () => {
     assert.deepEqual(sources.map(compile), [[], [], [], []]);
   });
 });
+
+describe('resolveOperation suggestions', () => {
+  it('suggests the nearest operationId for a mistyped one', () => {
+    assert.equal(resolveOperation(loaded, '', 'getMetr'), 'No operation `getMetr` in the document (did you mean getMeter?): give an operationId, "GET /path/{template}" or a concrete path such as /meters/mtr_1.');
+  });
+});

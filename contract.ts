@@ -186,7 +186,8 @@ export function resolveOperation(loaded: LoadedDocument, basePrefix: string, ope
       return `No ${method} operation matches ${path}${match.nearest.length ? `. Nearest: ${match.nearest.join(', ')}` : ''}.`;
     }
   }
-  return `No operation \`${operation}\` in the document: give an operationId, "GET /path/{template}" or a concrete path such as /meters/mtr_1.`;
+  const near = spaced ? undefined : nearestName(operation.trim(), loaded.operations.flatMap((candidate) => (candidate.operationId ? [candidate.operationId] : [])));
+  return `No operation \`${operation}\` in the document${near ? ` (did you mean ${near}?)` : ''}: give an operationId, "GET /path/{template}" or a concrete path such as /meters/mtr_1.`;
 }
 
 /** One record of a sample: a complete JSON 2xx response of one operation. */

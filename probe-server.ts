@@ -693,15 +693,20 @@ function failure(text: string): ToolResult {
   return { content: [{ type: 'text', text }], isError: true };
 }
 
-type DocumentState = { loaded?: LoadedDocument; problem?: string };
+/**
+ * The document, or why there is none: `problem` as a probe's `validationNote` says it ("…, so the response was
+ * not checked"), `reason` for the tools that need the document to answer at all.
+ */
+type DocumentState = { loaded?: LoadedDocument; problem?: string; reason?: string };
 
 async function loadDocumentState(context: ToolContext): Promise<DocumentState> {
-  if (!context.documents) return { problem: 'No OpenAPI document configured (set OPENAPI_DOC), so the response was not checked.' };
+  if (!context.documents) return { problem: 'No OpenAPI document configured (set OPENAPI_DOC), so the response was not checked.', reason: 'No OpenAPI document is configured: set OPENAPI_DOC.' };
   try {
     return { loaded: await context.documents.get() };
   } catch (error) {
     // The message may name OPENAPI_DOC; its password or token never goes out (issue 8).
-    return { problem: `The OpenAPI document could not be loaded, so the response was not checked: ${hideSourceSecrets((error as Error).message, context.config.openapiDoc)}` };
+    const why = hideSourceSecrets((error as Error).message, context.config.openapiDoc);
+    return { problem: `The OpenAPI document could not be loaded, so the response was not checked: ${why}`, reason: `The OpenAPI document could not be loaded: ${why}` };
   }
 }
 
@@ -833,7 +838,7 @@ async function sendProbe(decision: { url: URL }, context: ToolContext, selector?
 
 async function fieldPresenceTool(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
   const state = await loadDocumentState(context);
-  if (!state.loaded) return failure(`field_presence needs the OpenAPI document. ${state.problem}`);
+  if (!state.loaded) return failure(`field_presence needs the OpenAPI document. ${state.reason}`);
   const loaded = state.loaded;
   const basePrefix = trimSlash(context.config.baseUrl.pathname);
   const operation = resolveOperation(loaded, basePrefix, String(args.operation));
@@ -880,7 +885,7 @@ async function probeSampleTool(args: Record<string, unknown>, context: ToolConte
 /** `probe_sample` once every URL is accepted: one operation for all, then the probes one after another, then the analysis. */
 async function sampleOperation(paths: string[], urls: URL[], context: ToolContext): Promise<ToolResult> {
   const state = await loadDocumentState(context);
-  if (!state.loaded) return failure(`probe_sample needs the OpenAPI document to tell which operation the paths belong to; nothing was sent. ${state.problem}`);
+  if (!state.loaded) return failure(`probe_sample needs the OpenAPI document to tell which operation the paths belong to; nothing was sent. ${state.reason}`);
   const loaded = state.loaded;
   const basePrefix = trimSlash(context.config.baseUrl.pathname);
   // Every path must name a record of the same operation before anything is sent (one operation per sample).
@@ -957,7 +962,8 @@ async function compareFixtureTool(args: Record<string, unknown>, context: ToolCo
   let probedNow = false;
   if (!seen) {
     const probed = await probeTool({ path: args.path }, context);
-    if (probed.isError) return probed;
+    // A refusal or a network failure is the probe's own answer; an HTTP error status falls through to the message below.
+    if (probed.isError && !probed.structuredContent) return probed;
     seen = context.log.byPath.get(relativePath);
     probedNow = true;
     if (!seen) return failure(`GET ${relativePath} did not return a complete JSON 2xx body, so there is nothing to compare: ${probed.content[0]!.text.slice(0, 500)}`);
@@ -979,7 +985,7 @@ async function describeOperationTool(args: Record<string, unknown>, context: Too
     return failure('`depth` must be a whole number from 0 to 10: how many $ref levels to expand (default 3).');
   }
   const state = await loadDocumentState(context);
-  if (!state.loaded) return failure(`describe_operation needs the OpenAPI document. ${state.problem}`);
+  if (!state.loaded) return failure(`describe_operation needs the OpenAPI document. ${state.reason}`);
   const operation = resolveOperation(state.loaded, trimSlash(context.config.baseUrl.pathname), args.operation);
   if (typeof operation === 'string') return failure(operation);
   const options = { part: args.part as 'request' | 'responses' | undefined, status: args.status === undefined ? undefined : (args.status as string).toUpperCase().replace('DEFAULT', 'default'), depth: args.depth as number | undefined };
@@ -1003,7 +1009,7 @@ async function draftRequestTool(args: Record<string, unknown>, context: ToolCont
   }
   if (args.body !== undefined && nestingDepth(args.body) > MAX_BODY_DEPTH) return failure(`\`body\` nests deeper than ${MAX_BODY_DEPTH} levels.`);
   const state = await loadDocumentState(context);
-  if (!state.loaded) return failure(`draft_request needs the OpenAPI document. ${state.problem}`);
+  if (!state.loaded) return failure(`draft_request needs the OpenAPI document. ${state.reason}`);
   const { config } = context;
   const drafted = draftRequest(state.loaded, {
     method: args.method,
@@ -1027,7 +1033,7 @@ async function findOperationTool(args: Record<string, unknown>, context: ToolCon
   // The dispatch has already checked `limit` against the inputSchema (an integer from 1 to maxLimit).
   const limit = (args.limit as number | undefined) ?? SEARCH_LIMITS.defaultLimit;
   const state = await loadDocumentState(context);
-  if (!state.loaded) return failure(`find_operation needs the OpenAPI document. ${state.problem}`);
+  if (!state.loaded) return failure(`find_operation needs the OpenAPI document. ${state.reason}`);
   return result(findOperations(state.loaded, args.query, { method: args.method as string | undefined, limit }));
 }
 

@@ -14,7 +14,7 @@ import { gzipSync } from 'node:zlib';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { buildProbeUrl, probe, readConfig, redactor, createHandler, ProbeError, MAX_BODY_BUDGET } from './probe-server.ts';
-import { spawnServer, nodeArgsFor } from './stdio-client.ts';
+import { spawnServer, nodeArgsFor, withoutRequestId } from './stdio-client.ts';
 import type { StdioClient } from './stdio-client.ts';
 import { start as startStandIn, METERS } from './stand-in-api.ts';
 import type { StandIn } from './stand-in-api.ts';
@@ -829,5 +829,46 @@ describe('the API key', () => {
     assert.ok(spawned.length >= 15);
     const leaks = spawned.filter((client) => (client.stdoutLines.join('\n') + client.stderr()).includes(CANARY)).length;
     assert.equal(leaks, 0);
+  });
+});
+
+describe('compare_fixture (dispatch against the stand-in API)', () => {
+  let api: StandIn;
+  let handler: ReturnType<typeof createHandler>;
+  let id = 0;
+  const call = async (name: string, args: Record<string, unknown>): Promise<any> => withoutRequestId(((await handler.handleMessage({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name, arguments: args } })) as any).result);
+  before(async () => {
+    api = await startStandIn({ key: 'demo-key' });
+    handler = createHandler(readConfig({ API_BASE_URL: api.url, API_KEY: 'demo-key', OPENAPI_DOC: `${HERE}openapi.json` }));
+  });
+  after(async () => {
+    await api.close();
+  });
+
+  it('lists fields only live, only in the fixture, and changed values, probing the path now', async () => {
+    const fixture = { ...METERS.mtr_1, serial: 'SN-OLD', retiredAt: null } as Record<string, unknown>;
+    delete fixture.firmwareVersion;
+    const called = await call('compare_fixture', { path: '/meters/mtr_1', fixture });
+    assert.deepEqual({ ...called.structuredContent, live: { probedNow: called.structuredContent.live.probedNow } }, {
+      path: '/meters/mtr_1',
+      live: { probedNow: true },
+      onlyLive: ['$.firmwareVersion'],
+      onlyFixture: ['$.retiredAt'],
+      changed: [{ path: '$.serial', fixture: 'SN-OLD', live: 'SN-0041-7781' }],
+      same: false,
+    });
+  });
+
+  it('says there is nothing to compare when the live record answers with an error status', async () => {
+    const called = await call('compare_fixture', { path: '/meters/mtr_404', fixture: { id: 'mtr_404' } });
+    assert.deepEqual([called.isError, called.content[0].text.startsWith('GET /meters/mtr_404 did not return a complete JSON 2xx body, so there is nothing to compare: {"url"'), called.content[0].text.includes('"status":404')], [true, true, true]);
+  });
+});
+
+describe('tools that need the document, without one', () => {
+  it('says what is missing without talking about a response that was never checked', async () => {
+    const handler = createHandler(readConfig({ API_BASE_URL: 'https://api.example.com' }, '/nonexistent'));
+    const reply: any = await handler.handleMessage({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'describe_operation', arguments: { operation: 'getMeter' } } });
+    assert.deepEqual(withoutRequestId(reply.result), { content: [{ type: 'text', text: 'describe_operation needs the OpenAPI document. No OpenAPI document is configured: set OPENAPI_DOC.' }], isError: true });
   });
 });
