@@ -83,8 +83,18 @@ function session(args: string[], env: Record<string, string>): Session {
       waiting.delete(String(message.id));
     }
   });
-  child.stderr.resume();
+  let stderr = '';
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (chunk: string) => {
+    stderr = (stderr + chunk).slice(-2000);
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // A server that exits leaves no request waiting forever (the bench would end silently): say why instead.
+  void exited.then(() => {
+    if (waiting.size === 0) return;
+    console.error(`server ${args.join(' ')} exited with ${waiting.size} request(s) unanswered: ${stderr.trim()}`);
+    process.exit(1);
+  });
   const send = (message: unknown) => child.stdin.write(JSON.stringify(message) + '\n');
   return {
     child,
@@ -212,7 +222,7 @@ async function startUp(): Promise<void> {
 
 async function probeOverhead(api: { url: string }, documentFile: string): Promise<void> {
   const calls = QUICK ? 200 : 1000;
-  const server = session([BUNDLE], { API_BASE_URL: api.url, OPENAPI_DOC: documentFile, PROBE_RATE_PER_MIN: '1000000', PROBE_MAX_BYTES: '524288', LOG_LEVEL: 'error' });
+  const server = session([BUNDLE], { API_BASE_URL: api.url, OPENAPI_DOC: documentFile, PROBE_RATE_PER_MIN: '100000', PROBE_MAX_BYTES: '524288', LOG_LEVEL: 'error' });
   await initialized(server);
   for (const [name, path] of [['small body', '/small'], ['100 KB body', '/big']] as const) {
     for (let i = 0; i < 20; i++) await fetch(api.url + path).then((response) => response.arrayBuffer());
@@ -464,7 +474,7 @@ async function hostile(api: { url: string }, documentFile: string): Promise<void
   }
 
   // 1,000 probes of an endless body at the largest budget, written in one burst (case 52).
-  const burst = session([BUNDLE], { API_BASE_URL: api.url, OPENAPI_DOC: documentFile, PROBE_MAX_BYTES: '524288', PROBE_RATE_PER_MIN: '1000000', LOG_LEVEL: 'error' });
+  const burst = session([BUNDLE], { API_BASE_URL: api.url, OPENAPI_DOC: documentFile, PROBE_MAX_BYTES: '524288', PROBE_RATE_PER_MIN: '100000', LOG_LEVEL: 'error' });
   await initialized(burst);
   const count = QUICK ? 200 : 1000;
   let peak = 0;
