@@ -127,6 +127,7 @@ export function escapePointerToken(token: string): string {
 
 /** Unescapes one JSON Pointer reference token: `~1` becomes `/`, then `~0` becomes `~`, so `~01` is `~1` (RFC 6901, 4). */
 export function unescapePointerToken(token: string): string {
+  if (!token.includes('~')) return token; // the common case, without two regex passes
   return token.replace(/~1/g, '/').replace(/~0/g, '~');
 }
 
@@ -137,6 +138,9 @@ function safeDecode(text: string): string | undefined {
     return undefined;
   }
 }
+
+/** A JSON Pointer token that names an array element (RFC 6901 section 4: no leading zeros). */
+const ARRAY_INDEX = /^(0|[1-9][0-9]*)$/;
 
 /** Result of `lookupPointer`: the value, or why there is none (agent-facing, names the pointer). */
 export type PointerLookup = { found: true; value: unknown } | { found: false; reason: string };
@@ -154,7 +158,7 @@ export type PointerLookup = { found: true; value: unknown } | { found: false; re
 export function lookupPointer(root: unknown, ref: string): PointerLookup {
   let pointer: string;
   if (ref.startsWith('#')) {
-    pointer = safeDecode(ref.slice(1)) ?? ref.slice(1);
+    pointer = ref.includes('%') ? (safeDecode(ref.slice(1)) ?? ref.slice(1)) : ref.slice(1);
   } else if (ref === '' || ref.startsWith('/')) {
     pointer = ref;
   } else {
@@ -165,7 +169,7 @@ export function lookupPointer(root: unknown, ref: string): PointerLookup {
   let value: unknown = root;
   for (const raw of pointer.slice(1).split('/')) {
     const token = unescapePointerToken(raw);
-    if (Array.isArray(value) && /^(0|[1-9][0-9]*)$/.test(token) && Number(token) < value.length) {
+    if (Array.isArray(value) && ARRAY_INDEX.test(token) && Number(token) < value.length) {
       value = value[Number(token)];
     } else if (isObject(value) && Object.prototype.hasOwnProperty.call(value, token)) {
       value = value[token];
@@ -201,6 +205,7 @@ function isObject(value: unknown): value is Record<string, any> {
  *   longer than `MAX_REF_HOPS`. Never throws.
  */
 export function follow(doc: unknown, value: unknown): { value: unknown; pointer?: string; error?: string; looped?: boolean } {
+  if (!isObject(value) || typeof value.$ref !== 'string') return { value }; // most values: no chain to allocate
   let pointer: string | undefined;
   const chain: string[] = [];
   const seen = new Set<string>();
@@ -528,15 +533,23 @@ async function bundle(
       if (!Array.isArray(node) && typeof node.$ref === 'string') {
         await rewriteRef(node, entry, job.file);
       }
+      // Only objects and arrays are pushed: a string or number holds no `$ref` (most nodes are such leaves).
       if (Array.isArray(node)) {
-        for (let i = node.length - 1; i >= 0; i--) stack.push({ node: node[i], key: String(i), parent: entry });
+        for (let i = node.length - 1; i >= 0; i--) {
+          const child = node[i];
+          if (child !== null && typeof child === 'object') stack.push({ node: child, key: String(i), parent: entry });
+        }
       } else {
         const inMap = NAME_MAPS.has(entry.key) && !(entry.parent && NAME_MAPS.has(entry.parent.key));
-        for (const key of Object.keys(node).reverse()) {
+        const keys = Object.keys(node);
+        for (let i = keys.length - 1; i >= 0; i--) {
+          const key = keys[i]!;
+          const child = node[key];
+          if (child === null || typeof child !== 'object') continue;
           if (key === '$ref') continue;
           if (DATA_KEYS.has(key) && !inMap) continue;
           if (key === 'value' && entry.parent?.key === 'examples') continue;
-          stack.push({ node: node[key], key, parent: entry });
+          stack.push({ node: child, key, parent: entry });
         }
       }
     }
@@ -629,12 +642,23 @@ async function realPathOf(path: string): Promise<string | undefined> {
 /** Throws DocumentError for a local ref that points nowhere; notes pure `$ref` cycles as problems. */
 function verifyRefs(doc: unknown, sites: RefSite[], problems: string[]): void {
   const status = new Map<string, 'ok' | 'cycle' | 'broken'>();
+  // Most sites share a few targets (`#/components/schemas/X`): each pointer is looked up once.
+  const lookups = new Map<string, PointerLookup>();
+  const lookup = (pointer: string): PointerLookup => {
+    let hit = lookups.get(pointer);
+    if (hit === undefined) {
+      hit = lookupPointer(doc, pointer);
+      lookups.set(pointer, hit);
+    }
+    return hit;
+  };
   for (const site of sites) {
     const ref: string = site.holder.$ref;
     if (typeof ref !== 'string' || !ref.startsWith('#') || (ref !== '#' && !ref.startsWith('#/'))) continue;
-    if (!lookupPointer(doc, ref).found) {
+    if (!lookup(ref).found) {
       throw new DocumentError(site.file.display, pointerOf(site.entry), `$ref ${site.original} points nowhere`);
     }
+    if (status.has(ref)) continue; // this pointer and its whole chain were judged at an earlier site
     // Follow ref-to-ref chains; a chain that loops never reaches a schema (validators would spin).
     const chain: string[] = [];
     let current = ref;
@@ -654,7 +678,7 @@ function verifyRefs(doc: unknown, sites: RefSite[], problems: string[]): void {
       }
       seen.add(current);
       chain.push(current);
-      const target = lookupPointer(doc, current);
+      const target = lookup(current);
       if (!target.found) {
         outcome = 'broken';
         break;
