@@ -714,18 +714,24 @@ function tooLarge(maxBytes: number): string {
 async function readCapped(path: string, maxBytes: number): Promise<string> {
   const handle = await open(path, 'r');
   try {
-    if ((await handle.stat()).size > maxBytes) throw new Error(tooLarge(maxBytes));
+    const size = (await handle.stat()).size;
+    if (size > maxBytes) throw new Error(tooLarge(maxBytes));
+    // One buffer of the stated size plus one byte, so a regular file is read in one call without zeroing
+    // or joining chunks; a device (size 0) or a file that grew keeps being read, in 1 MiB steps, up to the cap.
     const chunks: Buffer[] = [];
     let total = 0;
+    let room = Math.min(size + 1, maxBytes + 1);
     for (;;) {
-      const buffer = Buffer.alloc(Math.min(1024 * 1024, maxBytes + 1 - total));
+      const buffer = Buffer.allocUnsafe(room);
       const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
       if (bytesRead === 0) break;
       total += bytesRead;
       if (total > maxBytes) throw new Error(tooLarge(maxBytes));
       chunks.push(buffer.subarray(0, bytesRead));
+      room = Math.min(1024 * 1024, maxBytes + 1 - total);
     }
-    return Buffer.concat(chunks).toString('utf8');
+    const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
+    return bytes.toString('utf8');
   } finally {
     await handle.close();
   }
