@@ -433,6 +433,12 @@ function makePattern(pattern: string): CompiledPattern | { reason: string } {
 // Parsing
 
 /**
+ * Values made by `JSON.parse` here: trees, in which no object is reached twice, so the bundle walk
+ * needs no visited set for them (YAML aliases may share nodes or form cycles, so YAML keeps one).
+ */
+const TREES = new WeakSet<object>();
+
+/**
  * Parses document text as JSON or YAML. `.json` files are JSON; `.yaml`/`.yml` files, and other
  * text that does not start with `{` or `[`, are YAML (YAML 1.2 via the optional `yaml` package,
  * imported on demand by `importYaml`, default `import('yaml')`).
@@ -453,7 +459,9 @@ export async function parseDocumentText(
   const asJson = ext === '.json' || (ext !== '.yaml' && ext !== '.yml' && (trimmed.startsWith('{') || trimmed.startsWith('[')));
   if (asJson) {
     try {
-      return JSON.parse(text);
+      const value = JSON.parse(text);
+      if (value !== null && typeof value === 'object') TREES.add(value);
+      return value;
     } catch (error) {
       throw new DocumentError(file, '#', `invalid JSON: ${(error as Error).message}`);
     }
@@ -524,12 +532,16 @@ async function bundle(
 
   while (jobs.length > 0) {
     const job = jobs.pop()!;
+    const tree = job.node !== null && typeof job.node === 'object' && TREES.has(job.node);
     const stack: Entry[] = [{ node: job.node, key: '', parent: undefined }];
     while (stack.length > 0) {
       const entry = stack.pop()!;
       const node = entry.node;
-      if (node === null || typeof node !== 'object' || visited.has(node)) continue;
-      visited.add(node);
+      if (node === null || typeof node !== 'object') continue;
+      if (!tree) {
+        if (visited.has(node)) continue;
+        visited.add(node);
+      }
       if (!Array.isArray(node) && typeof node.$ref === 'string') {
         await rewriteRef(node, entry, job.file);
       }
