@@ -903,7 +903,7 @@ async function loadInternal(source: string, options: LoadOptions): Promise<LoadR
     infoVersion: info.version === undefined ? '' : String(info.version),
     loadedAt: new Date().toISOString(),
     basePaths: basePathsOf(doc, version),
-    operations: indexOperations(doc, version),
+    operations: operationsOf(doc, version),
     problems,
   };
   return { loaded, files };
@@ -1049,6 +1049,24 @@ export function indexOperations(doc: any, version: '2.0' | '3.0' | '3.1'): Opera
       operations.push(operation);
     }
   }
+  return operations;
+}
+
+// Indexes made by `operationsOf`, per document object; only Swagger 2.0 or not changes an index.
+const operationIndexes = new WeakMap<object, { swagger: boolean; operations: Operation[] }>();
+
+/**
+ * `indexOperations`, computed once per document object and version family (2.0 or 3.x): the loader
+ * and the schema checks share one index instead of building it twice (issue 9).
+ * @returns The same array for the same document object; do not modify it. Never throws.
+ */
+export function operationsOf(doc: any, version: '2.0' | '3.0' | '3.1'): Operation[] {
+  if (doc === null || typeof doc !== 'object') return indexOperations(doc, version);
+  const swagger = version === '2.0';
+  const cached = operationIndexes.get(doc);
+  if (cached && cached.swagger === swagger) return cached.operations;
+  const operations = indexOperations(doc, version);
+  operationIndexes.set(doc, { swagger, operations });
   return operations;
 }
 

@@ -5,10 +5,9 @@
 // is ever fetched.
 import { isIPv4, isIPv6 } from 'node:net';
 import {
-  compilePattern, escapePointerToken, follow, indexOperations, lookupPointer, MAX_REF_HOPS, pickMediaType, resolvePointer, responseForStatus,
+  compilePattern, escapePointerToken, follow, lookupPointer, MAX_REF_HOPS, operationsOf, pickMediaType, resolvePointer, responseForStatus,
   unescapePointerToken,
 } from './openapi-document.ts';
-import type { Operation } from './openapi-document.ts';
 
 // The document core owns JSON Pointer, `$ref` following and media types; re-exported for existing callers.
 export {
@@ -1114,15 +1113,9 @@ function followAt(doc: JsonObject, node: unknown, path: string): { node: unknown
   return { node: hit.value, path: hit.pointer ?? path };
 }
 
-// The core's operation index, built once per document object.
-const operationIndexes = new WeakMap<object, Operation[]>();
-
 function findOp(doc: JsonObject, method: string, pathTemplate: string): OpInfo | undefined {
-  let operations = operationIndexes.get(doc);
-  if (!operations) {
-    operations = indexOperations(doc, dialectOf(doc));
-    operationIndexes.set(doc, operations);
-  }
+  // The core's operation index, built once per document object and shared with the loader.
+  const operations = operationsOf(doc, dialectOf(doc));
   const upper = method.toUpperCase();
   const operation = operations.find((candidate) => candidate.method === upper && candidate.pathTemplate === pathTemplate);
   if (!operation) return undefined;
