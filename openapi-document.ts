@@ -205,6 +205,24 @@ function isObject(value: unknown): value is Record<string, any> {
  *   longer than `MAX_REF_HOPS`. Never throws.
  */
 export function follow(doc: unknown, value: unknown): { value: unknown; pointer?: string; error?: string; looped?: boolean } {
+  return followWith(doc, value, lookupPointer);
+}
+
+/** A `lookupPointer` that remembers each pointer's result, for one pass over an unchanging document. */
+function memoLookup(): (root: unknown, ref: string) => PointerLookup {
+  const hits = new Map<string, PointerLookup>();
+  return (root, ref) => {
+    let hit = hits.get(ref);
+    if (hit === undefined) {
+      hit = lookupPointer(root, ref);
+      hits.set(ref, hit);
+    }
+    return hit;
+  };
+}
+
+/** `follow` with the pointer lookup given (`memoLookup()` for a pass that follows the same `$ref`s often). */
+function followWith(doc: unknown, value: unknown, lookup: (root: unknown, ref: string) => PointerLookup): { value: unknown; pointer?: string; error?: string; looped?: boolean } {
   if (!isObject(value) || typeof value.$ref !== 'string') return { value }; // most values: no chain to allocate
   let pointer: string | undefined;
   const chain: string[] = [];
@@ -219,7 +237,7 @@ export function follow(doc: unknown, value: unknown): { value: unknown; pointer?
     }
     seen.add(ref);
     chain.push(ref);
-    const target = lookupPointer(doc, ref);
+    const target = lookup(doc, ref);
     if (!target.found) return { value, pointer, error: target.reason };
     pointer = ref;
     value = target.value;
@@ -939,8 +957,8 @@ const SWAGGER_SCHEMA_KEYS = [
 ] as const;
 const PARAMETER_LOCATIONS = ['path', 'query', 'header', 'cookie', 'body', 'formData'] as const;
 
-function readParameter(doc: any, raw: unknown, pointer: string, version: '2.0' | '3.0' | '3.1'): Parameter | undefined {
-  const resolved = follow(doc, raw);
+function readParameter(doc: any, raw: unknown, pointer: string, version: '2.0' | '3.0' | '3.1', lookup: (root: unknown, ref: string) => PointerLookup): Parameter | undefined {
+  const resolved = followWith(doc, raw, lookup);
   const p = resolved.value;
   if (!isObject(p) || typeof p.name !== 'string' || typeof p.$ref === 'string') return undefined;
   const location = PARAMETER_LOCATIONS.find((l) => l === p.in);
@@ -987,20 +1005,21 @@ function mediaTypes(value: unknown, fallback: unknown): string[] {
 export function indexOperations(doc: any, version: '2.0' | '3.0' | '3.1'): Operation[] {
   const operations: Operation[] = [];
   if (!isObject(doc) || !isObject(doc.paths)) return operations;
+  const lookup = memoLookup(); // parameters and responses are mostly `$ref`s to a few shared components
   for (const pathTemplate of Object.keys(doc.paths)) {
     if (pathTemplate.startsWith('x-')) continue;
     const itemPointer = '#/paths/' + escapePointerToken(pathTemplate);
-    const item = follow(doc, doc.paths[pathTemplate]).value;
+    const item = followWith(doc, doc.paths[pathTemplate], lookup).value;
     if (!isObject(item)) continue;
     const pathParameters = (Array.isArray(item.parameters) ? item.parameters : [])
-      .map((raw: unknown, i: number) => readParameter(doc, raw, `${itemPointer}/parameters/${i}`, version))
+      .map((raw: unknown, i: number) => readParameter(doc, raw, `${itemPointer}/parameters/${i}`, version, lookup))
       .filter((p: Parameter | undefined): p is Parameter => p !== undefined);
     for (const method of METHODS) {
       const op = item[method];
       if (!isObject(op)) continue;
       const pointer = `${itemPointer}/${method}`;
       const own = (Array.isArray(op.parameters) ? op.parameters : [])
-        .map((raw: unknown, i: number) => readParameter(doc, raw, `${pointer}/parameters/${i}`, version))
+        .map((raw: unknown, i: number) => readParameter(doc, raw, `${pointer}/parameters/${i}`, version, lookup))
         .filter((p: Parameter | undefined): p is Parameter => p !== undefined);
       const parameters = [
         ...pathParameters.filter((p: Parameter) => !own.some((o: Parameter) => o.name === p.name && o.in === p.in)),
@@ -1032,7 +1051,7 @@ export function indexOperations(doc: any, version: '2.0' | '3.0' | '3.1'): Opera
         }
         const produces = mediaTypes(op.produces, doc.produces);
         for (const status of Object.keys(responses)) {
-          const response = follow(doc, responses[status]).value;
+          const response = followWith(doc, responses[status], lookup).value;
           if (!isObject(response)) continue;
           const shaped: Record<string, unknown> = { ...response };
           if (response.schema !== undefined) {
@@ -1043,8 +1062,8 @@ export function indexOperations(doc: any, version: '2.0' | '3.0' | '3.1'): Opera
           operation.responses[status] = shaped;
         }
       } else {
-        if (op.requestBody !== undefined) operation.requestBody = follow(doc, op.requestBody).value;
-        for (const status of Object.keys(responses)) operation.responses[status] = follow(doc, responses[status]).value;
+        if (op.requestBody !== undefined) operation.requestBody = followWith(doc, op.requestBody, lookup).value;
+        for (const status of Object.keys(responses)) operation.responses[status] = followWith(doc, responses[status], lookup).value;
       }
       operations.push(operation);
     }
@@ -1350,15 +1369,16 @@ function matcherFor(doc: LoadedDocument): Matcher {
     ? (isObject(root) && typeof root.basePath === 'string' ? expandServerUrl(root.basePath.replace(/[{}]/g, ''), {}) : [])
     : isObject(root) ? basesOfServers(root.servers) ?? [] : [];
   const allBases = new Map<string, BasePath>();
+  const lookup = memoLookup();
   const byKey = new Map<string, Route>();
   for (const op of doc.operations) {
-    const item = Object.prototype.hasOwnProperty.call(paths, op.pathTemplate) ? follow(root, paths[op.pathTemplate]).value : undefined;
+    const item = Object.prototype.hasOwnProperty.call(paths, op.pathTemplate) ? followWith(root, paths[op.pathTemplate], lookup).value : undefined;
     const raw = isObject(item) ? item[op.method.toLowerCase()] : undefined;
     // Multi-segment path parameters: the path item's, then the operation's own (same name wins).
     const multi = new Map<string, boolean>();
     for (const list of [isObject(item) ? item.parameters : undefined, isObject(raw) ? raw.parameters : undefined]) {
       for (const entry of Array.isArray(list) ? list : []) {
-        const parameter = follow(root, entry).value;
+        const parameter = followWith(root, entry, lookup).value;
         if (isObject(parameter) && parameter.in === 'path' && typeof parameter.name === 'string') {
           multi.set(parameter.name, parameter['x-multi-segment'] === true);
         }
