@@ -561,7 +561,8 @@ async function bundle(
         visited.add(node);
       }
       if (!Array.isArray(node) && typeof node.$ref === 'string') {
-        await rewriteRef(node, entry, job.file);
+        // A local `#...` ref (nearly all of them) is rewritten without an await per ref.
+        if (!rewriteLocalRef(node, entry, job.file)) await rewriteRef(node, entry, job.file);
       }
       // Only objects and arrays are pushed: a string or number holds no `$ref` (most nodes are such leaves).
       if (Array.isArray(node)) {
@@ -591,6 +592,16 @@ async function bundle(
     if (rel !== '' && rel !== '..' && !rel.startsWith('..' + sep) && !isAbsolute(rel)) return true;
     // The document itself may be the target (a `$ref` back into the root file).
     return rootFile.abs !== undefined && real === (await realPathOf(rootFile.abs));
+  }
+
+  // The `rewriteRef` steps for a ref with no URI part, synchronously; false when the ref has a URI part.
+  function rewriteLocalRef(holder: Record<string, any>, entry: Entry, file: FileContext): boolean {
+    const original: string = holder.$ref;
+    if (!original.startsWith('#') && original !== '') return false;
+    const fragment = original.slice(1);
+    if (file.prefix !== '#' && (fragment === '' || fragment.startsWith('/'))) holder.$ref = file.prefix + fragment;
+    sites.push({ holder, original, file, entry });
+    return true;
   }
 
   async function rewriteRef(holder: Record<string, any>, entry: Entry, file: FileContext): Promise<void> {
