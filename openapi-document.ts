@@ -131,11 +131,13 @@ const NAME_MAPS = new Set([
 
 /** Escapes one JSON Pointer reference token: `~` becomes `~0`, then `/` becomes `~1` (RFC 6901, 3). */
 export function escapePointerToken(token: string): string {
+  if (!token.includes('~') && !token.includes('/')) return token; // the common case, without two regex passes
   return token.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
 /** Unescapes one JSON Pointer reference token: `~1` becomes `/`, then `~0` becomes `~`, so `~01` is `~1` (RFC 6901, 4). */
 export function unescapePointerToken(token: string): string {
+  if (!token.includes('~')) return token; // the common case, without two regex passes
   return token.replace(/~1/g, '/').replace(/~0/g, '~');
 }
 
@@ -146,6 +148,9 @@ function safeDecode(text: string): string | undefined {
     return undefined;
   }
 }
+
+/** A JSON Pointer token that names an array element (RFC 6901 section 4: no leading zeros). */
+const ARRAY_INDEX = /^(0|[1-9][0-9]*)$/;
 
 /** Result of `lookupPointer`: the value, or why there is none (agent-facing, names the pointer). */
 export type PointerLookup = { found: true; value: unknown } | { found: false; reason: string };
@@ -163,7 +168,7 @@ export type PointerLookup = { found: true; value: unknown } | { found: false; re
 export function lookupPointer(root: unknown, ref: string): PointerLookup {
   let pointer: string;
   if (ref.startsWith('#')) {
-    pointer = safeDecode(ref.slice(1)) ?? ref.slice(1);
+    pointer = ref.includes('%') ? (safeDecode(ref.slice(1)) ?? ref.slice(1)) : ref.slice(1);
   } else if (ref === '' || ref.startsWith('/')) {
     pointer = ref;
   } else {
@@ -174,7 +179,7 @@ export function lookupPointer(root: unknown, ref: string): PointerLookup {
   let value: unknown = root;
   for (const raw of pointer.slice(1).split('/')) {
     const token = unescapePointerToken(raw);
-    if (Array.isArray(value) && /^(0|[1-9][0-9]*)$/.test(token) && Number(token) < value.length) {
+    if (Array.isArray(value) && ARRAY_INDEX.test(token) && Number(token) < value.length) {
       value = value[Number(token)];
     } else if (isObject(value) && Object.prototype.hasOwnProperty.call(value, token)) {
       value = value[token];
@@ -210,6 +215,25 @@ function isObject(value: unknown): value is Record<string, any> {
  *   longer than `MAX_REF_HOPS`. Never throws.
  */
 export function follow(doc: unknown, value: unknown): { value: unknown; pointer?: string; error?: string; looped?: boolean } {
+  return followWith(doc, value, lookupPointer);
+}
+
+/** A `lookupPointer` that remembers each pointer's result, for one pass over an unchanging document. */
+function memoLookup(): (root: unknown, ref: string) => PointerLookup {
+  const hits = new Map<string, PointerLookup>();
+  return (root, ref) => {
+    let hit = hits.get(ref);
+    if (hit === undefined) {
+      hit = lookupPointer(root, ref);
+      hits.set(ref, hit);
+    }
+    return hit;
+  };
+}
+
+/** `follow` with the pointer lookup given (`memoLookup()` for a pass that follows the same `$ref`s often). */
+function followWith(doc: unknown, value: unknown, lookup: (root: unknown, ref: string) => PointerLookup): { value: unknown; pointer?: string; error?: string; looped?: boolean } {
+  if (!isObject(value) || typeof value.$ref !== 'string') return { value }; // most values: no chain to allocate
   let pointer: string | undefined;
   const chain: string[] = [];
   const seen = new Set<string>();
@@ -223,7 +247,7 @@ export function follow(doc: unknown, value: unknown): { value: unknown; pointer?
     }
     seen.add(ref);
     chain.push(ref);
-    const target = lookupPointer(doc, ref);
+    const target = lookup(doc, ref);
     if (!target.found) return { value, pointer, error: target.reason };
     pointer = ref;
     value = target.value;
@@ -437,6 +461,12 @@ function makePattern(pattern: string): CompiledPattern | { reason: string } {
 // Parsing
 
 /**
+ * Values made by `JSON.parse` here: trees, in which no object is reached twice, so the bundle walk
+ * needs no visited set for them (YAML aliases may share nodes or form cycles, so YAML keeps one).
+ */
+const TREES = new WeakSet<object>();
+
+/**
  * Parses document text as JSON or YAML. `.json` files are JSON; `.yaml`/`.yml` files, and other
  * text that does not start with `{` or `[`, are YAML (YAML 1.2 via the optional `yaml` package,
  * imported on demand by `importYaml`, default `import('yaml')`).
@@ -457,7 +487,9 @@ export async function parseDocumentText(
   const asJson = ext === '.json' || (ext !== '.yaml' && ext !== '.yml' && (trimmed.startsWith('{') || trimmed.startsWith('[')));
   if (asJson) {
     try {
-      return JSON.parse(text);
+      const value = JSON.parse(text);
+      if (value !== null && typeof value === 'object') TREES.add(value);
+      return value;
     } catch (error) {
       throw new DocumentError(file, '#', `invalid JSON: ${(error as Error).message}`);
     }
@@ -528,24 +560,37 @@ async function bundle(
 
   while (jobs.length > 0) {
     const job = jobs.pop()!;
+    const tree = job.node !== null && typeof job.node === 'object' && TREES.has(job.node);
     const stack: Entry[] = [{ node: job.node, key: '', parent: undefined }];
     while (stack.length > 0) {
       const entry = stack.pop()!;
       const node = entry.node;
-      if (node === null || typeof node !== 'object' || visited.has(node)) continue;
-      visited.add(node);
-      if (!Array.isArray(node) && typeof node.$ref === 'string') {
-        await rewriteRef(node, entry, job.file);
+      if (node === null || typeof node !== 'object') continue;
+      if (!tree) {
+        if (visited.has(node)) continue;
+        visited.add(node);
       }
+      if (!Array.isArray(node) && typeof node.$ref === 'string') {
+        // A local `#...` ref (nearly all of them) is rewritten without an await per ref.
+        if (!rewriteLocalRef(node, entry, job.file)) await rewriteRef(node, entry, job.file);
+      }
+      // Only objects and arrays are pushed: a string or number holds no `$ref` (most nodes are such leaves).
       if (Array.isArray(node)) {
-        for (let i = node.length - 1; i >= 0; i--) stack.push({ node: node[i], key: String(i), parent: entry });
+        for (let i = node.length - 1; i >= 0; i--) {
+          const child = node[i];
+          if (child !== null && typeof child === 'object') stack.push({ node: child, key: String(i), parent: entry });
+        }
       } else {
         const inMap = NAME_MAPS.has(entry.key) && !(entry.parent && NAME_MAPS.has(entry.parent.key));
-        for (const key of Object.keys(node).reverse()) {
+        const keys = Object.keys(node);
+        for (let i = keys.length - 1; i >= 0; i--) {
+          const key = keys[i]!;
+          const child = node[key];
+          if (child === null || typeof child !== 'object') continue;
           if (key === '$ref') continue;
           if (DATA_KEYS.has(key) && !inMap) continue;
           if (key === 'value' && entry.parent?.key === 'examples') continue;
-          stack.push({ node: node[key], key, parent: entry });
+          stack.push({ node: child, key, parent: entry });
         }
       }
     }
@@ -557,6 +602,16 @@ async function bundle(
     if (rel !== '' && rel !== '..' && !rel.startsWith('..' + sep) && !isAbsolute(rel)) return true;
     // The document itself may be the target (a `$ref` back into the root file).
     return rootFile.abs !== undefined && real === (await realPathOf(rootFile.abs));
+  }
+
+  // The `rewriteRef` steps for a ref with no URI part, synchronously; false when the ref has a URI part.
+  function rewriteLocalRef(holder: Record<string, any>, entry: Entry, file: FileContext): boolean {
+    const original: string = holder.$ref;
+    if (!original.startsWith('#') && original !== '') return false;
+    const fragment = original.slice(1);
+    if (file.prefix !== '#' && (fragment === '' || fragment.startsWith('/'))) holder.$ref = file.prefix + fragment;
+    sites.push({ holder, original, file, entry });
+    return true;
   }
 
   async function rewriteRef(holder: Record<string, any>, entry: Entry, file: FileContext): Promise<void> {
@@ -638,12 +693,23 @@ async function realPathOf(path: string): Promise<string | undefined> {
 /** Throws DocumentError for a local ref that points nowhere; notes pure `$ref` cycles as problems. */
 function verifyRefs(doc: unknown, sites: RefSite[], problems: string[]): void {
   const status = new Map<string, 'ok' | 'cycle' | 'broken'>();
+  // Most sites share a few targets (`#/components/schemas/X`): each pointer is looked up once.
+  const lookups = new Map<string, PointerLookup>();
+  const lookup = (pointer: string): PointerLookup => {
+    let hit = lookups.get(pointer);
+    if (hit === undefined) {
+      hit = lookupPointer(doc, pointer);
+      lookups.set(pointer, hit);
+    }
+    return hit;
+  };
   for (const site of sites) {
     const ref: string = site.holder.$ref;
     if (typeof ref !== 'string' || !ref.startsWith('#') || (ref !== '#' && !ref.startsWith('#/'))) continue;
-    if (!lookupPointer(doc, ref).found) {
+    if (!lookup(ref).found) {
       throw new DocumentError(site.file.display, pointerOf(site.entry), `$ref ${site.original} points nowhere`);
     }
+    if (status.has(ref)) continue; // this pointer and its whole chain were judged at an earlier site
     // Follow ref-to-ref chains; a chain that loops never reaches a schema (validators would spin).
     const chain: string[] = [];
     let current = ref;
@@ -663,7 +729,7 @@ function verifyRefs(doc: unknown, sites: RefSite[], problems: string[]): void {
       }
       seen.add(current);
       chain.push(current);
-      const target = lookupPointer(doc, current);
+      const target = lookup(current);
       if (!target.found) {
         outcome = 'broken';
         break;
@@ -744,10 +810,14 @@ async function readCapped(path: string, maxBytes: number, timeoutMs = DEFAULT_TI
     if (!opened.isFile()) throw new Error(`${fileKind(opened)}, not a regular file; only regular files are read`);
     if (opened.ino !== before.ino || opened.dev !== before.dev) throw new Error('the file was replaced while it was being opened; try again');
     if (opened.size > maxBytes) throw new Error(tooLarge(maxBytes));
+    const size = opened.size;
+    // One buffer of the stated size plus one byte, so a regular file is read in one call without zeroing
+    // or joining chunks; a file that grew keeps being read, in 1 MiB steps, up to the cap.
     const chunks: Buffer[] = [];
     let total = 0;
+    let room = Math.min(size + 1, maxBytes + 1);
     for (;;) {
-      const buffer = Buffer.alloc(Math.min(1024 * 1024, maxBytes + 1 - total));
+      const buffer = Buffer.allocUnsafe(room);
       pending = true;
       const { bytesRead } = await beforeDeadline(handle.read(buffer, 0, buffer.length, null), deadline, timeoutMs);
       pending = false;
@@ -755,8 +825,10 @@ async function readCapped(path: string, maxBytes: number, timeoutMs = DEFAULT_TI
       total += bytesRead;
       if (total > maxBytes) throw new Error(tooLarge(maxBytes));
       chunks.push(buffer.subarray(0, bytesRead));
+      room = Math.min(1024 * 1024, maxBytes + 1 - total);
     }
-    return Buffer.concat(chunks).toString('utf8');
+    const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
+    return bytes.toString('utf8');
   } finally {
     // A read still running past the deadline would hold close() until it ends: close without waiting then.
     if (pending) void handle.close().catch(() => undefined);
@@ -918,7 +990,7 @@ async function loadInternal(source: string, options: LoadOptions): Promise<LoadR
     infoVersion: info.version === undefined ? '' : String(info.version),
     loadedAt: new Date().toISOString(),
     basePaths: basePathsOf(doc, version),
-    operations: indexOperations(doc, version),
+    operations: operationsOf(doc, version),
     problems,
   };
   return { loaded, files };
@@ -954,8 +1026,8 @@ const SWAGGER_SCHEMA_KEYS = [
 ] as const;
 const PARAMETER_LOCATIONS = ['path', 'query', 'header', 'cookie', 'body', 'formData'] as const;
 
-function readParameter(doc: any, raw: unknown, pointer: string, version: '2.0' | '3.0' | '3.1'): Parameter | undefined {
-  const resolved = follow(doc, raw);
+function readParameter(doc: any, raw: unknown, pointer: string, version: '2.0' | '3.0' | '3.1', lookup: (root: unknown, ref: string) => PointerLookup): Parameter | undefined {
+  const resolved = followWith(doc, raw, lookup);
   const p = resolved.value;
   if (!isObject(p) || typeof p.name !== 'string' || typeof p.$ref === 'string') return undefined;
   const location = PARAMETER_LOCATIONS.find((l) => l === p.in);
@@ -1002,20 +1074,21 @@ function mediaTypes(value: unknown, fallback: unknown): string[] {
 export function indexOperations(doc: any, version: '2.0' | '3.0' | '3.1'): Operation[] {
   const operations: Operation[] = [];
   if (!isObject(doc) || !isObject(doc.paths)) return operations;
+  const lookup = memoLookup(); // parameters and responses are mostly `$ref`s to a few shared components
   for (const pathTemplate of Object.keys(doc.paths)) {
     if (pathTemplate.startsWith('x-')) continue;
     const itemPointer = '#/paths/' + escapePointerToken(pathTemplate);
-    const item = follow(doc, doc.paths[pathTemplate]).value;
+    const item = followWith(doc, doc.paths[pathTemplate], lookup).value;
     if (!isObject(item)) continue;
     const pathParameters = (Array.isArray(item.parameters) ? item.parameters : [])
-      .map((raw: unknown, i: number) => readParameter(doc, raw, `${itemPointer}/parameters/${i}`, version))
+      .map((raw: unknown, i: number) => readParameter(doc, raw, `${itemPointer}/parameters/${i}`, version, lookup))
       .filter((p: Parameter | undefined): p is Parameter => p !== undefined);
     for (const method of METHODS) {
       const op = item[method];
       if (!isObject(op)) continue;
       const pointer = `${itemPointer}/${method}`;
       const own = (Array.isArray(op.parameters) ? op.parameters : [])
-        .map((raw: unknown, i: number) => readParameter(doc, raw, `${pointer}/parameters/${i}`, version))
+        .map((raw: unknown, i: number) => readParameter(doc, raw, `${pointer}/parameters/${i}`, version, lookup))
         .filter((p: Parameter | undefined): p is Parameter => p !== undefined);
       const parameters = [
         ...pathParameters.filter((p: Parameter) => !own.some((o: Parameter) => o.name === p.name && o.in === p.in)),
@@ -1047,7 +1120,7 @@ export function indexOperations(doc: any, version: '2.0' | '3.0' | '3.1'): Opera
         }
         const produces = mediaTypes(op.produces, doc.produces);
         for (const status of Object.keys(responses)) {
-          const response = follow(doc, responses[status]).value;
+          const response = followWith(doc, responses[status], lookup).value;
           if (!isObject(response)) continue;
           const shaped: Record<string, unknown> = { ...response };
           if (response.schema !== undefined) {
@@ -1058,12 +1131,30 @@ export function indexOperations(doc: any, version: '2.0' | '3.0' | '3.1'): Opera
           operation.responses[status] = shaped;
         }
       } else {
-        if (op.requestBody !== undefined) operation.requestBody = follow(doc, op.requestBody).value;
-        for (const status of Object.keys(responses)) operation.responses[status] = follow(doc, responses[status]).value;
+        if (op.requestBody !== undefined) operation.requestBody = followWith(doc, op.requestBody, lookup).value;
+        for (const status of Object.keys(responses)) operation.responses[status] = followWith(doc, responses[status], lookup).value;
       }
       operations.push(operation);
     }
   }
+  return operations;
+}
+
+// Indexes made by `operationsOf`, per document object; only Swagger 2.0 or not changes an index.
+const operationIndexes = new WeakMap<object, { swagger: boolean; operations: Operation[] }>();
+
+/**
+ * `indexOperations`, computed once per document object and version family (2.0 or 3.x): the loader
+ * and the schema checks share one index instead of building it twice (issue 9).
+ * @returns The same array for the same document object; do not modify it. Never throws.
+ */
+export function operationsOf(doc: any, version: '2.0' | '3.0' | '3.1'): Operation[] {
+  if (doc === null || typeof doc !== 'object') return indexOperations(doc, version);
+  const swagger = version === '2.0';
+  const cached = operationIndexes.get(doc);
+  if (cached && cached.swagger === swagger) return cached.operations;
+  const operations = indexOperations(doc, version);
+  operationIndexes.set(doc, { swagger, operations });
   return operations;
 }
 
@@ -1380,15 +1471,16 @@ function matcherFor(doc: LoadedDocument): Matcher {
     ? (isObject(root) && typeof root.basePath === 'string' ? expandServerUrl(root.basePath.replace(/[{}]/g, ''), {}) : [])
     : isObject(root) ? basesOfServers(root.servers) ?? [] : [];
   const allBases = new Map<string, BasePath>();
+  const lookup = memoLookup();
   const byKey = new Map<string, Route>();
   for (const op of doc.operations) {
-    const item = Object.prototype.hasOwnProperty.call(paths, op.pathTemplate) ? follow(root, paths[op.pathTemplate]).value : undefined;
+    const item = Object.prototype.hasOwnProperty.call(paths, op.pathTemplate) ? followWith(root, paths[op.pathTemplate], lookup).value : undefined;
     const raw = isObject(item) ? item[op.method.toLowerCase()] : undefined;
     // Multi-segment path parameters: the path item's, then the operation's own (same name wins).
     const multi = new Map<string, boolean>();
     for (const list of [isObject(item) ? item.parameters : undefined, isObject(raw) ? raw.parameters : undefined]) {
       for (const entry of Array.isArray(list) ? list : []) {
-        const parameter = follow(root, entry).value;
+        const parameter = followWith(root, entry, lookup).value;
         if (isObject(parameter) && parameter.in === 'path' && typeof parameter.name === 'string') {
           multi.set(parameter.name, parameter['x-multi-segment'] === true);
         }

@@ -685,8 +685,14 @@ type Tool = {
   handler: (args: Record<string, unknown>, context: ToolContext) => Promise<ToolResult>;
 };
 
+// The text `result()` made of each structured content, so `withRequestId` recognises that block without
+// serializing a result (up to PROBE_MAX_BYTES of body) once more.
+const resultTexts = new WeakMap<object, string>();
+
 function result(structured: Record<string, unknown>, isError = false): ToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured, ...(isError ? { isError: true } : {}) };
+  const text = JSON.stringify(structured);
+  resultTexts.set(structured, text);
+  return { content: [{ type: 'text', text }], structuredContent: structured, ...(isError ? { isError: true } : {}) };
 }
 
 function failure(text: string): ToolResult {
@@ -1526,8 +1532,12 @@ function withArticle(type: string): string {
 function withRequestId(called: ToolResult, rid: string): ToolResult {
   if (called.structuredContent) {
     const structured = { ...called.structuredContent, requestId: rid };
-    const before = JSON.stringify(called.structuredContent);
-    const content = called.content.map((block) => (block.text === before ? { ...block, text: JSON.stringify(structured) } : block));
+    const before = resultTexts.get(called.structuredContent) ?? JSON.stringify(called.structuredContent);
+    // `requestId` goes last in `structured`, so its JSON is `before` with the member appended (not serialized again).
+    const after = Object.hasOwn(called.structuredContent, 'requestId') || !before.endsWith('}')
+      ? JSON.stringify(structured)
+      : `${before.length > 2 ? before.slice(0, -1) + ',' : '{'}"requestId":${JSON.stringify(rid)}}`;
+    const content = called.content.map((block) => (block.text === before ? { ...block, text: after } : block));
     return { ...called, content, structuredContent: structured };
   }
   if (called.isError) return { ...called, content: [...called.content, { type: 'text', text: `requestId: ${rid}` }] };

@@ -5,10 +5,10 @@
 // is ever fetched.
 import { isIPv4, isIPv6 } from 'node:net';
 import {
-  compilePattern, escapePointerToken, follow, indexOperations, lookupPointer, MAX_REF_HOPS, pickMediaType, resolvePointer, responseForStatus,
+  compilePattern, escapePointerToken, follow, lookupPointer, MAX_REF_HOPS, operationsOf, pickMediaType, resolvePointer, responseForStatus,
   unescapePointerToken,
 } from './openapi-document.ts';
-import type { Operation } from './openapi-document.ts';
+import type { PointerLookup } from './openapi-document.ts';
 
 // The document core owns JSON Pointer, `$ref` following and media types; re-exported for existing callers.
 export {
@@ -105,6 +105,7 @@ type Context = {
   steps: number; maxSteps: number; started: number; deadline: number; stopped?: string;
   memo: Map<unknown, Map<string, InternalFinding[]>>; ids: Map<object, number>;
   dispatching: Set<string>;  // base schema + instance location whose discriminator already picked a subtype
+  pointers: Map<string, PointerLookup>;  // each `$ref` looked up once per check (an array of N items repeats it N times)
 };
 /** A schema and its schema path (JSON Pointer after `$ref`). */
 type SchemaLocation = { schema: unknown; schemaPath: string };
@@ -485,7 +486,11 @@ function enterRef(ctx: Context, ref: string, schemaPath: string, value: unknown,
   let holder = schemaPath;
   let target: unknown;
   for (;;) {
-    const hit = lookupPointer(ctx.doc, current);
+    let hit = ctx.pointers.get(current);
+    if (hit === undefined) {
+      hit = lookupPointer(ctx.doc, current);
+      ctx.pointers.set(current, hit);
+    }
     if (!hit.found) return [makeFinding('unresolvedRef', segments, holder, `was not checked: \`$ref: ${current}\` points nowhere in the document`)];
     target = hit.value;
     if (!isObj(target) || typeof target.$ref !== 'string' || !isPureRef(ctx, target)) break;
@@ -1075,7 +1080,7 @@ function makeCtx(doc: unknown, direction: Direction | undefined, options?: Check
   const timeoutMs = options?.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
   return {
     doc, dialect: dialectOf(doc), direction: direction ?? 'response', active: new Set(), depth: 0,
-    steps: 0, maxSteps, started, deadline: started + timeoutMs, memo: new Map(), ids: new Map(), dispatching: new Set(),
+    steps: 0, maxSteps, started, deadline: started + timeoutMs, memo: new Map(), ids: new Map(), dispatching: new Set(), pointers: new Map(),
   };
 }
 
@@ -1152,15 +1157,9 @@ function followAt(doc: JsonObject, node: unknown, path: string): { node: unknown
   return { node: hit.value, path: hit.pointer ?? path };
 }
 
-// The core's operation index, built once per document object.
-const operationIndexes = new WeakMap<object, Operation[]>();
-
 function findOp(doc: JsonObject, method: string, pathTemplate: string): OpInfo | undefined {
-  let operations = operationIndexes.get(doc);
-  if (!operations) {
-    operations = indexOperations(doc, dialectOf(doc));
-    operationIndexes.set(doc, operations);
-  }
+  // The core's operation index, built once per document object and shared with the loader.
+  const operations = operationsOf(doc, dialectOf(doc));
   const upper = method.toUpperCase();
   const operation = operations.find((candidate) => candidate.method === upper && candidate.pathTemplate === pathTemplate);
   if (!operation) return undefined;
