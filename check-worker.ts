@@ -5,7 +5,7 @@
  * the server"). The main thread keeps the transport, dispatch, the fetch and the bytes.
  *
  * One worker, started at the first probe, takes one body at a time; the deadline runs from the
- * moment the body is handed to it. Past the deadline (or when the worker dies, e.g. out of memory)
+ * moment the body is handed to the started worker (its start-up has its own limit). Past the deadline (or when the worker dies, e.g. out of memory)
  * the worker is terminated, the probe is answered with the body unchecked and a note naming the
  * budget, and the next probe starts a fresh worker. The worker loads its own copy of the document
  * (same `createDocumentSource`, lazily, at its first body).
@@ -29,6 +29,9 @@ import type { Logger } from './server-log.ts';
 /** Time the worker may spend on one body (decode, scan, redaction, view, judgement), in ms. */
 export const CHECK_DEADLINE_MS = 5000;
 
+/** Time a new worker may take to load before the bodies waiting for it are answered unchecked, in ms. */
+const STARTUP_LIMIT_MS = 20000;
+
 /** Marks the worker's `workerData`, so the module starts the worker loop only there. */
 const ROLE = 'openapi-probe-check-worker';
 
@@ -39,7 +42,7 @@ export type BodyRequest = { url: string; selector?: Exclude<Selector, { problem:
 export type BodyChecker = {
   /** The pipeline's answer, or the body unchecked with a note when the deadline passed or the worker failed. Never rejects. */
   check(raw: RawResponse, request: BodyRequest): Promise<CheckedProbe>;
-  /** Terminates the worker; a later `check` starts a new one. */
+  /** Terminates the worker, answering the bodies it holds or waits for as unchecked; a later `check` starts a new one. */
   close(): Promise<void>;
 };
 
@@ -61,46 +64,66 @@ export function createCheckWorker(config: Config, options: { deadlineMs?: number
   const sent: SentConfig = { ...config, baseUrl: config.baseUrl.href };
   const queue: Job[] = [];
   let worker: Worker | undefined;
+  let ready = false;
+  let startup: NodeJS.Timeout | undefined;
   let current: { job: Job; timer: NodeJS.Timeout; id: number } | undefined;
   let nextId = 0;
 
+  const unchecked = (job: Job, reason: string) => job.resolve(uncheckedProbe(job.raw, redact, reason));
+
   const start = (): Worker => {
     const started = spawnWorker({ role: ROLE, config: sent });
-    started.on('message', (message: { id: number; checked?: CheckedProbe; error?: string }) => {
+    ready = false;
+    startup = setTimeout(() => lost(started, `it did not start within ${STARTUP_LIMIT_MS} ms`), STARTUP_LIMIT_MS);
+    started.on('message', (message: { ready?: true; id?: number; checked?: CheckedProbe; error?: string }) => {
+      if (worker !== started) return;
+      if (message.ready) {
+        clearTimeout(startup);
+        ready = true;
+        next();
+        return;
+      }
       if (!current || message.id !== current.id) return;
       const { job, timer } = current;
       clearTimeout(timer);
       current = undefined;
-      job.resolve(message.checked ?? uncheckedProbe(job.raw, redact, `The body was not checked: the check failed (${message.error ?? 'no answer'}). This is a bug in openapi-probe; the status and size above are what the API sent.`));
+      if (message.checked) job.resolve(message.checked);
+      else unchecked(job, `The body was not shown or checked: the check failed (${message.error ?? 'no answer'}). This is a bug in openapi-probe; the status and size above are what the API sent.`);
       next();
     });
-    // A worker that dies (out of memory, a crash) fails only the body it held; the next body starts a new one.
-    const lost = (reason: string) => {
-      if (worker !== started) return;
-      worker = undefined;
-      options.logger?.error('check.worker.error', { reason });
-      if (current) {
-        const { job, timer } = current;
-        clearTimeout(timer);
-        current = undefined;
-        job.resolve(uncheckedProbe(job.raw, redact, `The body was not shown or checked: the check worker stopped (${reason}). The status and size above are what the API sent; try again, or probe a smaller resource.`));
-      }
-      next();
-    };
-    started.on('error', (error: Error) => lost(redact.text(error.message)));
-    started.on('exit', (code) => lost(`exit code ${code}`));
+    started.on('error', (error: Error) => lost(started, redact.text(error.message)));
+    started.on('exit', (code) => lost(started, `exit code ${code}`));
     return started;
+  };
+
+  // A worker that dies (out of memory, a crash) fails only the body it held; one that never started fails the bodies waiting for it.
+  const lost = (started: Worker, reason: string) => {
+    if (worker !== started) return;
+    worker = undefined;
+    clearTimeout(startup);
+    void started.terminate();
+    options.logger?.error('check.worker.error', { reason: `check worker stopped: ${reason}` });
+    const note = `The body was not shown or checked: the check worker stopped (${reason}). The status and size above are what the API sent; try again, or probe a smaller resource.`;
+    if (current) {
+      clearTimeout(current.timer);
+      unchecked(current.job, note);
+      current = undefined;
+    } else if (!ready) {
+      for (const job of queue.splice(0)) unchecked(job, note);
+    }
+    next();
   };
 
   const next = () => {
     if (current) return;
-    const job = queue.shift();
-    if (!job) {
+    if (queue.length === 0) {
       worker?.unref();
       return;
     }
-    worker ??= start();
+    if (!worker) worker = start();
     worker.ref();
+    if (!ready) return;
+    const job = queue.shift()!;
     const id = nextId++;
     const timer = setTimeout(() => {
       if (!current || current.id !== id) return;
@@ -108,8 +131,8 @@ export function createCheckWorker(config: Config, options: { deadlineMs?: number
       const stopped = worker;
       worker = undefined;
       void stopped?.terminate();
-      options.logger?.error('check.worker.error', { reason: `deadline of ${deadlineMs} ms passed; worker restarted` });
-      job.resolve(uncheckedProbe(job.raw, redact, `The body (${job.raw.bytes} bytes) was not shown or checked: decoding and checking it took longer than the check budget of ${deadlineMs} ms, so it was stopped. The status and size above are what the API sent; probe a smaller resource (a page size or filter parameter).`));
+      options.logger?.error('check.worker.error', { reason: `check budget of ${deadlineMs} ms passed; worker restarted` });
+      unchecked(job, `The body (${job.raw.bytes} bytes) was not shown or checked: decoding and checking it took longer than the check budget of ${deadlineMs} ms, so it was stopped. The status and size above are what the API sent; probe a smaller resource (a page size or filter parameter).`);
       next();
     }, deadlineMs);
     current = { job, timer, id };
@@ -126,6 +149,14 @@ export function createCheckWorker(config: Config, options: { deadlineMs?: number
     async close() {
       const stopped = worker;
       worker = undefined;
+      clearTimeout(startup);
+      const note = 'The body was not shown or checked: the server is stopping.';
+      if (current) {
+        clearTimeout(current.timer);
+        unchecked(current.job, note);
+        current = undefined;
+      }
+      for (const job of queue.splice(0)) unchecked(job, note);
       await stopped?.terminate();
     },
   };
@@ -155,6 +186,7 @@ function runWorker(sent: SentConfig): void {
   const config: Config = { ...sent, baseUrl: new URL(sent.baseUrl) };
   const redact: Redactor = redactor(config.apiKey);
   let documents: DocumentSource | undefined;
+  parentPort!.postMessage({ ready: true });
   parentPort!.on('message', async (message: { id: number; raw: RawResponse; request: BodyRequest }) => {
     try {
       if (config.openapiDoc) documents ??= createDocumentSource(config.openapiDoc, { ttlMs: config.documentTtlMs });

@@ -7,51 +7,65 @@
  * with plain node), `--node=PATH` (the node binary for the server, default this one), `--rounds=N`
  * (probes per input, default 5), `--rss` (also RSS with GitHub's description configured).
  *
- * Spawns the server against an upstream on 127.0.0.1 (its own process, so its buffers do not count)
- * and a document written to a temporary folder. For each input it sends the probes one after the
- * other while a `ping` goes out every 5 ms, independently of the answers, and prints per input: the
+ * Spawns the server against an upstream on 127.0.0.1 (`startHostileApi`, in this process) and a
+ * document written to a temporary folder. For each input it sends the probes one after the other while a `ping` goes out every 5 ms, independently of the answers, and prints per input: the
  * probes' time (median, worst, ms) and the pings' latency (count, median, p99, worst, ms).
  * Inputs: (a) case 50, pattern `^(a+)+$` against 34 `a` and `!`; (b) 40 levels of `anyOf: [S, S]`;
  * (c) a 512 KiB and an 8 MiB (8,000,000 bytes) JSON list; (d) 8,000,000 bytes of items nested 40
  * deep, each object holding duplicate member names.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { nodeArgsFor } from '../stdio-client.ts';
 import { githubDescriptionPath } from '../fixture-documents.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const MiB = 1024 * 1024;
 
-/** The upstream: one path per hostile input; bodies are built once. */
-const UPSTREAM = `
-const http = require('node:http');
-const item = (i) => ({ id: 'mtr_' + i, serial: 'SN-0041-' + i, status: 'active', lastReading: { kwh: 18234.5, takenAt: '2026-11-29T23:45:00Z' } });
-const list = (bytes) => { const items = []; let size = 0; while (size < bytes) { const m = item(items.length); size += JSON.stringify(m).length + 1; items.push(m); } return JSON.stringify({ items }); };
-const nestedItem = (depth) => { let text = '1'; for (let d = 0; d < depth; d++) text = '{"a":' + text + ',"a":2,"b":[' + d + ']}'; return text; };
-const nested = (bytes) => { const one = nestedItem(40); const count = Math.floor((bytes - 20) / (one.length + 1)); return '{"items":[' + Array(count).fill(one).join(',') + ']}'; };
-const bodies = {
-  '/pattern': JSON.stringify({ code: 'a'.repeat(34) + '!' }),
-  '/any-of': '1',
-  '/list-small': list(512 * 1024),
-  '/list-large': list(8000000),
-  '/nested': nested(8000000),
-};
-const server = http.createServer((req, res) => {
-  const body = bodies[req.url.split('?')[0]];
-  if (body === undefined) { res.writeHead(404, { 'content-type': 'application/json' }); return res.end('{"error":"not found"}'); }
-  res.writeHead(200, { 'content-type': 'application/json' });
-  res.end(body);
-});
-server.listen(0, '127.0.0.1', () => process.stdout.write(String(server.address().port) + '\\n'));
-process.stdin.on('end', () => process.exit(0)); process.stdin.resume();
-`;
+/** The hostile bodies by path, built once: JSON text. */
+export function hostileBodies(): Record<string, string> {
+  const item = (i: number) => ({ id: `mtr_${i}`, serial: `SN-0041-${i}`, status: 'active', lastReading: { kwh: 18234.5, takenAt: '2026-11-29T23:45:00Z' } });
+  const list = (bytes: number) => {
+    const items = [];
+    for (let size = 0; size < bytes; ) {
+      const next = item(items.length);
+      size += JSON.stringify(next).length + 1;
+      items.push(next);
+    }
+    return JSON.stringify({ items });
+  };
+  let one = '1';
+  for (let depth = 0; depth < 40; depth++) one = `{"a":${one},"a":2,"b":[${depth}]}`;
+  const nested = `{"items":[${Array(Math.floor((8000000 - 20) / (one.length + 1))).fill(one).join(',')}]}`;
+  return {
+    '/pattern': JSON.stringify({ code: `${'a'.repeat(34)}!` }),
+    '/any-of': '1',
+    '/list-small': list(512 * 1024),
+    '/list-large': list(8000000),
+    '/nested': nested,
+  };
+}
 
-/** The OpenAPI document of the upstream's paths. */
-function hostileDocument(): Record<string, unknown> {
+/** Serves `hostileBodies()` on 127.0.0.1, port 0, as `application/json` (404 for other paths). */
+export async function startHostileApi(): Promise<{ url: string; close(): Promise<void> }> {
+  const bodies = hostileBodies();
+  const api = createServer((request, response) => {
+    const body = bodies[(request.url ?? '/').split('?')[0]!];
+    response.writeHead(body === undefined ? 404 : 200, { 'content-type': 'application/json' });
+    response.end(body ?? '{"error":"not found"}');
+  });
+  await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
+  const { port } = api.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, close: () => new Promise<void>((resolve) => (api.closeAllConnections(), api.close(() => resolve()))) };
+}
+
+/** The OpenAPI document of `hostileBodies()`'s paths (OpenAPI 3.0.3). */
+export function hostileDocument(): Record<string, unknown> {
   const ok = (schema: Record<string, unknown>) => ({ get: { responses: { '200': { description: 'ok', content: { 'application/json': { schema } } } } } });
   const schemas: Record<string, unknown> = { Item: { type: 'object', properties: { id: { type: 'string' }, serial: { type: 'string' }, status: { type: 'string', enum: ['active', 'retired'] }, lastReading: { type: 'object', properties: { kwh: { type: 'number' }, takenAt: { type: 'string', format: 'date-time' } } } }, required: ['id', 'status'] } };
   for (let level = 0; level < 40; level++) schemas[`Level${level}`] = { anyOf: [{ $ref: `#/components/schemas/Level${level + 1}` }, { $ref: `#/components/schemas/Level${level + 1}` }] };
@@ -71,16 +85,14 @@ function hostileDocument(): Record<string, unknown> {
   };
 }
 
-async function upstream(): Promise<{ url: string; close(): Promise<void> }> {
-  const child = spawn(process.execPath, ['-e', UPSTREAM], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const port = await new Promise<string>((resolve) => child.stdout.once('data', (chunk) => resolve(String(chunk).trim())));
-  return { url: `http://127.0.0.1:${port}`, close: () => new Promise<void>((resolve) => (child.once('exit', () => resolve()), child.stdin.end())) };
-}
+export type Server = ReturnType<typeof server>;
 
-type Server = ReturnType<typeof server>;
-
-/** A spawned server: replies by id with their arrival time, RSS from /proc/<pid>/status. */
-function server(options: { file: string; node: string }, env: Record<string, string>) {
+/**
+ * A spawned server (`node [--import tsx] FILE`, or `NODE FILE` with `options.node`) with `env` on top of
+ * PATH, HOME, LOG_LEVEL=error and PROBE_RATE_PER_MIN=100000: replies by id with their arrival time
+ * (performance.now(), ms), `answer(id)` waits for one, RSS from /proc/<pid>/status in bytes.
+ */
+export function server(options: { file: string; node: string }, env: Record<string, string>) {
   const args = options.file.endsWith('.ts') && options.node === process.execPath ? nodeArgsFor(options.file) : [options.file];
   const child = spawn(options.node, args, { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'error', PROBE_RATE_PER_MIN: '100000', ...env }, stdio: ['pipe', 'pipe', 'inherit'] });
   const replies = new Map<string, { at: number; message: any }>();
@@ -113,15 +125,18 @@ function server(options: { file: string; node: string }, env: Record<string, str
 }
 
 /** The q-quantile of numbers (nearest rank). */
-function quantile(values: number[], q: number): number {
+export function quantile(values: number[], q: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN;
 }
 
 let nextId = 0;
 
-/** Sends `rounds` probes of `path` one after the other while pinging every 5 ms; returns the figures. */
-async function measure(probeServer: Server, path: string, rounds: number): Promise<{ probes: number[]; pings: number[]; note: string }> {
+/**
+ * Sends `rounds` probes of `path` one after the other while a ping goes out every 5 ms.
+ * @returns Each probe's time and each ping's latency (ms), a summary of the last probe's result and its structured content.
+ */
+export async function measure(probeServer: Server, path: string, rounds: number): Promise<{ probes: number[]; pings: number[]; note: string; last: Record<string, any> }> {
   const sent = new Map<string, number>();
   let running = true;
   const pinger = setInterval(() => {
@@ -132,6 +147,7 @@ async function measure(probeServer: Server, path: string, rounds: number): Promi
   }, 5);
   const probes: number[] = [];
   let note = '';
+  let last: Record<string, any> = {};
   for (let round = 0; round < rounds; round++) {
     const id = `probe-${nextId++}`;
     const began = performance.now();
@@ -139,24 +155,25 @@ async function measure(probeServer: Server, path: string, rounds: number): Promi
     const answer = await probeServer.answer(id);
     probes.push(performance.now() - began);
     const result = answer.result?.structuredContent ?? {};
+    last = result;
     note = `validated=${result.validated} findings=${result.findingCount ?? result.findings?.length ?? 0}${result.validationNote ? ` note="${String(result.validationNote).slice(0, 140)}"` : ''}`;
   }
   running = false;
   clearInterval(pinger);
   await Promise.all([...sent.keys()].map((id) => probeServer.answer(id)));
   const pings = [...sent].map(([id, at]) => probeServer.replies.get(id)!.at - at);
-  return { probes, pings, note };
+  return { probes, pings, note, last };
 }
 
 async function main(): Promise<void> {
   const option = (name: string) => process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
-  const file = option('server') ? join(process.cwd(), option('server')!) : `${ROOT}probe-server.ts`;
+  const file = option('server') ? resolve(option('server')!) : `${ROOT}probe-server.ts`;
   const node = option('node') ?? process.execPath;
   const rounds = Number(option('rounds') ?? 5);
   const folder = mkdtempSync(join(tmpdir(), 'ping-latency-'));
   const document = join(folder, 'openapi.json');
   writeFileSync(document, JSON.stringify(hostileDocument()));
-  const api = await upstream();
+  const api = await startHostileApi();
   const probeServer = server({ file, node }, { API_BASE_URL: api.url, OPENAPI_DOC: document });
   console.log(`ping latency while probes are checked: server ${file} on ${node}, a ping every 5 ms, ${rounds} probe(s) per input`);
   try {
@@ -179,7 +196,7 @@ async function main(): Promise<void> {
 
 /** RSS with GitHub's description configured: idle after the document loaded, then after one probe. */
 async function githubRss(file: string, node: string): Promise<void> {
-  const api = await upstream();
+  const api = await startHostileApi();
   const probeServer = server({ file, node }, { API_BASE_URL: api.url, OPENAPI_DOC: githubDescriptionPath() });
   try {
     probeServer.send({ id: 'describe', method: 'tools/call', params: { name: 'describe_operation', arguments: { operation: 'repos/get' } } });
@@ -196,4 +213,4 @@ async function githubRss(file: string, node: string): Promise<void> {
   }
 }
 
-main();
+if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) main();
