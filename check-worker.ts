@@ -4,7 +4,7 @@
  * thread keeps reading stdin and answering `ping` whatever the API sends (issue 8, "Nothing stalls
  * the server"). The main thread keeps the transport, dispatch, the fetch and the bytes.
  *
- * One worker, started at the first probe, takes one body at a time; the deadline runs from the
+ * One worker, started with the server (`warm`) or at the first probe, takes one body at a time; the deadline runs from the
  * moment the body is handed to the started worker (its start-up has its own limit). Past the deadline (or when the worker dies, e.g. out of memory)
  * the worker is terminated, the probe is answered with the body unchecked and a note naming the
  * budget, and the next probe starts a fresh worker. The worker loads its own copy of the document
@@ -29,6 +29,13 @@ import type { Logger } from './server-log.ts';
 /** Time the worker may spend on one body (decode, scan, redaction, view, judgement), in ms. */
 export const CHECK_DEADLINE_MS = 5000;
 
+/**
+ * While the worker is still starting (0.5 to 1.5 s under tsx on a busy machine), bodies up to this
+ * many bytes are checked on the main thread rather than waiting, in bytes. Such a body holds the
+ * thread at most the schema check's own budget (validate.ts: 1,000 ms), and only in that window.
+ */
+export const INLINE_WHILE_STARTING_BYTES = 64 * 1024;
+
 /** Time a new worker may take to load before the bodies waiting for it are answered unchecked, in ms. */
 const STARTUP_LIMIT_MS = 20000;
 
@@ -42,6 +49,10 @@ export type BodyRequest = { url: string; selector?: Exclude<Selector, { problem:
 export type BodyChecker = {
   /** The pipeline's answer, or the body unchecked with a note when the deadline passed or the worker failed. Never rejects. */
   check(raw: RawResponse, request: BodyRequest): Promise<CheckedProbe>;
+  /** True once a worker has started and can take a body at once. */
+  started(): boolean;
+  /** Starts the worker now (and its document load) rather than at the first body: the server calls it at start-up. */
+  warm(): void;
   /** Terminates the worker, answering the bodies it holds or waits for as unchecked; a later `check` starts a new one. */
   close(): Promise<void>;
 };
@@ -56,7 +67,8 @@ type Job = { raw: RawResponse; request: BodyRequest; resolve: (checked: CheckedP
  * @param config The server's configuration; the worker builds its own redactor from `apiKey` and
  *   its own document source from `openapiDoc` and `documentTtlMs`.
  * @param options.deadlineMs Time per body, in ms; default `CHECK_DEADLINE_MS`.
- * @param options.logger Records a deadline overrun or a worker failure (`check.worker.error`).
+ * @param options.logger Records a deadline overrun or a worker failure (`check.worker.error`), and
+ *   at debug level the worker's start-up time (`check.worker.start.done`).
  */
 export function createCheckWorker(config: Config, options: { deadlineMs?: number; logger?: Logger } = {}): BodyChecker {
   const deadlineMs = options.deadlineMs ?? CHECK_DEADLINE_MS;
@@ -72,6 +84,7 @@ export function createCheckWorker(config: Config, options: { deadlineMs?: number
   const unchecked = (job: Job, reason: string) => job.resolve(uncheckedProbe(job.raw, redact, reason));
 
   const start = (): Worker => {
+    const began = performance.now();
     const started = spawnWorker({ role: ROLE, config: sent });
     ready = false;
     startup = setTimeout(() => lost(started, `it did not start within ${STARTUP_LIMIT_MS} ms`), STARTUP_LIMIT_MS);
@@ -80,6 +93,7 @@ export function createCheckWorker(config: Config, options: { deadlineMs?: number
       if (message.ready) {
         clearTimeout(startup);
         ready = true;
+        options.logger?.debug('check.worker.start.done', { took_ms: Math.round(performance.now() - began) });
         next();
         return;
       }
@@ -140,6 +154,11 @@ export function createCheckWorker(config: Config, options: { deadlineMs?: number
   };
 
   return {
+    started: () => worker !== undefined && ready,
+    warm() {
+      if (!worker) worker = start();
+      if (!current && queue.length === 0) worker.unref();
+    },
     check(raw, request) {
       return new Promise<CheckedProbe>((resolve) => {
         queue.push({ raw, request, resolve });
@@ -187,6 +206,11 @@ function runWorker(sent: SentConfig): void {
   const redact: Redactor = redactor(config.apiKey);
   let documents: DocumentSource | undefined;
   parentPort!.postMessage({ ready: true });
+  // Load the document now, beside the main thread's load; a failure is reported by the first check that needs it.
+  if (config.openapiDoc) {
+    documents = createDocumentSource(config.openapiDoc, { ttlMs: config.documentTtlMs });
+    documents.get().catch(() => {});
+  }
   parentPort!.on('message', async (message: { id: number; raw: RawResponse; request: BodyRequest }) => {
     try {
       if (config.openapiDoc) documents ??= createDocumentSource(config.openapiDoc, { ttlMs: config.documentTtlMs });

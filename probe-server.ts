@@ -29,7 +29,7 @@ import type { Redactor } from './redaction.ts';
 import { parseSelect } from './body-view.ts';
 import { checkProbe, decodeProbe, loadDocumentState } from './probe-pipeline.ts';
 import type { ProbeResult, RawResponse, Seen } from './probe-pipeline.ts';
-import { createCheckWorker } from './check-worker.ts';
+import { createCheckWorker, INLINE_WHILE_STARTING_BYTES } from './check-worker.ts';
 import type { BodyChecker } from './check-worker.ts';
 import type { Selector } from './body-view.ts';
 import { createGate, createRateLimit, QUEUE_SIZE } from './server-limits.ts';
@@ -631,9 +631,11 @@ async function sendProbe(decision: { url: URL }, context: ToolContext, selector?
     if (error instanceof ProbeError) return failure(error.message);
     throw error;
   }
-  // Decode, redact, view and judge: in the check worker when the server has one (main), else on this thread.
+  // Decode, redact, view and judge: in the check worker when the server has one (main), else on this thread;
+  // a small body is not kept waiting for a worker that is still starting.
   const request = { url: decision.url.href, ...(selector ? { selector } : {}) };
-  const checked = context.checker ? await context.checker.check(raw, request) : await checkProbe(raw, request, context);
+  const offThread = context.checker && (context.checker.started() || raw.held.byteLength > INLINE_WHILE_STARTING_BYTES);
+  const checked = offThread ? await context.checker!.check(raw, request) : await checkProbe(raw, request, context);
   if (checked.remember) context.log.add(checked.remember.operationKey, checked.remember.seen);
   return result(checked.structured, checked.isError);
 }
@@ -1554,6 +1556,7 @@ export async function main(): Promise<void> {
   const documents = config.openapiDoc ? createDocumentSource(config.openapiDoc, { ttlMs: config.documentTtlMs }) : undefined;
   // The body pipeline runs in a worker with a deadline, so ping is answered whatever the API sends (issue 8).
   const checker = createCheckWorker(config, { logger });
+  checker.warm();
   const handler = createHandler(config, { logger, documents, redact, checker });
   const base = `${config.baseUrl.origin}${trimSlash(config.baseUrl.pathname)}`;
   logger.info('server.start', {
