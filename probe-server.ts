@@ -615,8 +615,11 @@ export function probeHeaders(config: Config, requestId?: string): Record<string,
 
 /**
  * The probe behind the `probe` tool (and `probe_sample`, one URL after another), once the URL is
- * accepted: sends the GET, redacts, judges the response against the document, remembers a complete
- * JSON 2xx body. Returns the tool result: isError for a network failure or an HTTP status >= 400.
+ * accepted: sends the GET and reads the bytes here (`fetchResponse`), then runs the body pipeline
+ * (probe-pipeline.ts `checkProbe`: decode, redact, view, judge against the document) in the check
+ * worker when `context.checker` is set (check-worker.ts; a body past its budget comes back unchecked
+ * with a note), else on this thread; remembers a complete JSON 2xx body. Returns the tool result:
+ * isError for a network failure or an HTTP status >= 400.
  */
 async function sendProbe(decision: { url: URL }, context: ToolContext, selector?: Exclude<Selector, { problem: string }>): Promise<ToolResult> {
   const { config } = context;
