@@ -121,9 +121,9 @@ export function cutNoteFor(config: Config): string {
   return `Body longer than ${config.checkMaxBytes} bytes (PROBE_CHECK_MAX_BYTES); cut there and not parsed or checked. Probe a smaller resource (a page size or filter parameter), or raise PROBE_CHECK_MAX_BYTES; PROBE_MAX_BYTES (${config.maxBytes}) only limits what is shown.`;
 }
 
-/** `trimSlash` of probe-server.ts: a path prefix without its trailing slash. */
-function trimSlash(pathname: string): string {
-  return pathname.endsWith('/') ? pathname.slice(0, -1) : pathname;
+/** A path prefix without its trailing slashes (`/v2/` -> `/v2`, `/` -> ``). */
+export function trimSlash(pathname: string): string {
+  return pathname.replace(/\/+$/, '');
 }
 
 /**

@@ -27,7 +27,7 @@ import { MAX_BODY_DEPTH } from './http-body.ts';
 import { redactor, displaySource, NO_REDACTION } from './redaction.ts';
 import type { Redactor } from './redaction.ts';
 import { parseSelect } from './body-view.ts';
-import { checkProbe, decodeProbe, loadDocumentState } from './probe-pipeline.ts';
+import { checkProbe, decodeProbe, loadDocumentState, trimSlash } from './probe-pipeline.ts';
 import type { ProbeResult, RawResponse, Seen } from './probe-pipeline.ts';
 import { createCheckWorker, INLINE_WHILE_STARTING_BYTES } from './check-worker.ts';
 import type { BodyChecker } from './check-worker.ts';
@@ -299,9 +299,6 @@ function hasLoneSurrogate(text: string): boolean {
   return /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text);
 }
 
-function trimSlash(pathname: string): string {
-  return pathname.replace(/\/+$/, '');
-}
 
 function describeType(value: unknown): string {
   if (value === null) return 'null';
