@@ -13,20 +13,24 @@ import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { pathToFileURL } from 'node:url';
+import { isMainThread } from 'node:worker_threads';
 import type { Readable, Writable } from 'node:stream';
 import { compareWithFixture, check, instancePath } from './validate.ts';
 import type { Finding, FixtureDiff } from './validate.ts';
 import { createDocumentSource } from './openapi-document.ts';
-import { analyzeSample, checkParameters, describeOperation, describeTypeScript, draftRequest, findOperation, judge, operationKey, queryValues, resolveOperation, summarize } from './contract.ts';
+import { analyzeSample, describeOperation, describeTypeScript, draftRequest, findOperation, operationKey, resolveOperation, summarize } from './contract.ts';
 import type { SampleRecord } from './contract.ts';
 import { commandLine } from './cli.ts';
 import { findOperations, SEARCH_LIMITS } from './operation-search.ts';
-import type { DocumentSource, LoadedDocument, Operation } from './openapi-document.ts';
-import { decodeBody, MAX_BODY_DEPTH } from './http-body.ts';
-import type { BodyWarning } from './http-body.ts';
-import { redactor, displaySource, hideSourceSecrets, NO_REDACTION, WITHHELD_MARK } from './redaction.ts';
+import type { DocumentSource, Operation } from './openapi-document.ts';
+import { MAX_BODY_DEPTH } from './http-body.ts';
+import { redactor, displaySource, hideSourceSecrets, NO_REDACTION } from './redaction.ts';
 import type { Redactor } from './redaction.ts';
-import { fitView, parseSelect, selectPart } from './body-view.ts';
+import { parseSelect } from './body-view.ts';
+import { checkProbe, decodeProbe, loadDocumentState, trimSlash } from './probe-pipeline.ts';
+import type { ProbeResult, RawResponse, Seen } from './probe-pipeline.ts';
+import { createCheckWorker, INLINE_WHILE_STARTING_BYTES } from './check-worker.ts';
+import type { BodyChecker } from './check-worker.ts';
 import type { Selector } from './body-view.ts';
 import { createGate, createRateLimit, QUEUE_SIZE } from './server-limits.ts';
 import type { Gate, RateLimit } from './server-limits.ts';
@@ -295,9 +299,6 @@ function hasLoneSurrogate(text: string): boolean {
   return /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text);
 }
 
-function trimSlash(pathname: string): string {
-  return pathname.replace(/\/+$/, '');
-}
 
 function describeType(value: unknown): string {
   if (value === null) return 'null';
@@ -306,28 +307,7 @@ function describeType(value: unknown): string {
   return `a ${typeof value}`;
 }
 
-/** What one GET returned. */
-export type ProbeResult = {
-  /** The URL requested, query included (the key is never in it: it travels in a header). */
-  url: string;
-  status: number;
-  /** The Content-Type header as sent, or null. */
-  contentType: string | null;
-  /** Body bytes received after content decoding; exact when `truncated` is false, a lower bound when true. */
-  bytes: number;
-  /** True when the body was longer than the budget and reading stopped. */
-  truncated: boolean;
-  /** Parsed JSON when the body is complete and parses; otherwise the text (cut at the budget); null for a binary body. */
-  body: unknown;
-  /** For a 3xx: where the API points. Redirects are never followed. */
-  location?: string;
-  /** Set when something about the body needs saying (binary, cut, JSON that does not parse, a broken content coding). */
-  note?: string;
-  /** Remarks about the JSON text itself (duplicate names, changed numbers, depth), each at an instance path. */
-  warnings?: BodyWarning[];
-  /** Line-framed JSON (NDJSON, JSON Lines): each record parsed, for the record-by-record check; never shown. */
-  records?: { line: number; value?: unknown; problem?: string }[];
-};
+export type { ProbeResult };
 
 /** A probe failure the agent can act on (timeout, refused connection, DNS); the message names URL and cause. */
 export class ProbeError extends Error {}
@@ -355,6 +335,19 @@ export async function probe(
   url: URL,
   options: { headers: Record<string, string>; timeoutMs: number; maxBytes: number; cutNote?: string; redact?: Redactor; fetch?: typeof fetch; signal?: AbortSignal },
 ): Promise<ProbeResult> {
+  return decodeProbe(await fetchResponse(url, options), options);
+}
+
+/**
+ * The network half of `probe`: sends the GET and reads at most `maxBytes` of the body (plus one
+ * chunk), undecoded. Cheap on the thread: no parse, no scan, no check.
+ * @returns The response as read (`RawResponse`, probe-pipeline.ts); a body whose reading broke carries `failureNote`.
+ * @throws ProbeError as `probe` does.
+ */
+export async function fetchResponse(
+  url: URL,
+  options: { headers: Record<string, string>; timeoutMs: number; maxBytes: number; fetch?: typeof fetch; signal?: AbortSignal },
+): Promise<RawResponse> {
   const controller = new AbortController();
   let timedOut = false;
   const timer = setTimeout(() => {
@@ -374,23 +367,18 @@ export async function probe(
     const { held, bytes, truncated, failure } = await readCapped(response, options.maxBytes);
     if (failure && (timedOut || options.signal?.aborted)) throw failure;
     const contentType = response.headers.get('content-type');
-    const result: ProbeResult = { url: shown, status: response.status, contentType, bytes, truncated, body: null };
-    const location = response.headers.get('location');
-    if (location !== null && response.status >= 300 && response.status < 400) result.location = location;
     const contentEncoding = response.headers.get('content-encoding');
+    const raw: RawResponse = { url: shown, status: response.status, contentType, contentEncoding, bytes, truncated, held };
+    const location = response.headers.get('location');
+    if (location !== null && response.status >= 300 && response.status < 400) raw.location = location;
     if (failure) {
       const cause = networkCause(failure).replace(/\.$/, '');
-      result.note = contentEncoding
+      raw.held = new Uint8Array(0);
+      raw.failureNote = contentEncoding
         ? `The body could not be decoded: it is labelled Content-Encoding ${contentEncoding}, but decoding failed after ${bytes} byte(s) (${cause}). The API sent a wrong Content-Encoding header or a broken stream; the raw bytes cannot be recovered through the decoder, so the body is not shown or checked.`
         : `The connection broke after ${bytes} byte(s) of the body (${cause}); the status and headers above are what the API sent, the body is not shown or checked.`;
-      return result;
     }
-    const decoded = decodeBody(held, contentType, { truncated, maxBytes: options.maxBytes, cutNote: options.cutNote, redact: options.redact?.text, contentEncoding });
-    result.body = decoded.body;
-    if (decoded.note) result.note = decoded.note;
-    if (decoded.warnings?.length) result.warnings = decoded.warnings;
-    if (decoded.records) result.records = decoded.records;
-    return result;
+    return raw;
   } catch (error) {
     if (timedOut) throw new ProbeError(`GET ${shown} timed out after ${options.timeoutMs} ms (PROBE_TIMEOUT_MS). The API may be slow or unreachable; try again, or raise PROBE_TIMEOUT_MS.`);
     if (options.signal?.aborted) throw new ProbeError(`GET ${shown} was cancelled.`);
@@ -478,9 +466,6 @@ function networkCause(error: unknown): string {
   if (code) return `${cause?.message ?? 'network error'} (${code})`;
   return cause?.message ?? (error as Error)?.message ?? String(error);
 }
-
-/** A complete JSON 2xx body seen by a probe in this session, kept for `field_presence` and `compare_fixture`. */
-type Seen = { path: string; status: number; body: unknown; at: string };
 
 /** Where a probe in flight goes: the whole request path (`/v2/meters/mtr_1`) and the part after the base URL's prefix. */
 type Destination = { requestPath: string; relativePath: string };
@@ -673,6 +658,8 @@ type ToolContext = {
   rate?: RateLimit;
   /** Filled by tools that send a request: method and URL (without secrets), for logs and the audit file. */
   trace?: { method?: string; url?: string | null };
+  /** Runs the body pipeline off this thread (check-worker.ts); without it the pipeline runs here. */
+  checker?: BodyChecker;
 };
 
 type Tool = {
@@ -698,29 +685,6 @@ function result(structured: Record<string, unknown>, isError = false): ToolResul
 function failure(text: string): ToolResult {
   return { content: [{ type: 'text', text }], isError: true };
 }
-
-/**
- * The document, or why there is none: `problem` as a probe's `validationNote` says it ("…, so the response was
- * not checked"), `reason` for the tools that need the document to answer at all.
- */
-type DocumentState = { loaded?: LoadedDocument; problem?: string; reason?: string };
-
-async function loadDocumentState(context: ToolContext): Promise<DocumentState> {
-  if (!context.documents) return { problem: 'No OpenAPI document configured (set OPENAPI_DOC), so the response was not checked.', reason: 'No OpenAPI document is configured: set OPENAPI_DOC.' };
-  try {
-    return { loaded: await context.documents.get() };
-  } catch (error) {
-    // The message may name OPENAPI_DOC; its password or token never goes out (issue 8).
-    const why = hideSourceSecrets((error as Error).message, context.config.openapiDoc);
-    return { problem: `The OpenAPI document could not be loaded, so the response was not checked: ${why}`, reason: `The OpenAPI document could not be loaded: ${why}` };
-  }
-}
-
-/** At most this many findings are listed in a probe's result; `findingCount` then gives them all. */
-const MAX_FINDINGS_SHOWN = 200;
-
-/** Bodies larger than this (bytes) are checked but not kept in session memory (see `MEMORY_LIMITS` for the whole). */
-const REMEMBER_MAX_BYTES = 1024 * 1024;
 
 async function probeTool(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
   const decision = buildProbeUrl(context.config.baseUrl, args.path, args.query);
@@ -760,86 +724,33 @@ export function probeHeaders(config: Config, requestId?: string): Record<string,
 
 /**
  * The probe behind the `probe` tool (and `probe_sample`, one URL after another), once the URL is
- * accepted: sends the GET, redacts, judges the response against the document, remembers a complete
- * JSON 2xx body. Returns the tool result: isError for a network failure or an HTTP status >= 400.
+ * accepted: sends the GET and reads the bytes here (`fetchResponse`), then runs the body pipeline
+ * (probe-pipeline.ts `checkProbe`: decode, redact, view, judge against the document) in the check
+ * worker when `context.checker` is set (check-worker.ts; a body past its budget comes back unchecked
+ * with a note), else on this thread; remembers a complete JSON 2xx body. Returns the tool result:
+ * isError for a network failure or an HTTP status >= 400.
  */
 async function sendProbe(decision: { url: URL }, context: ToolContext, selector?: Exclude<Selector, { problem: string }>): Promise<ToolResult> {
   const { config } = context;
-  if (context.trace) Object.assign(context.trace, { method: 'GET', url: publicUrl(decision.url, config.baseUrl) });
   const limited = context.rate?.take();
   if (limited) return failure(limited);
+  // Traced only once a request will be sent: a call refused by the rate limit sent nothing (audit: method and url null).
+  if (context.trace) Object.assign(context.trace, { method: 'GET', url: publicUrl(decision.url, config.baseUrl) });
   const headers = probeHeaders(config, context.requestId);
-  let probed: ProbeResult;
+  let raw: RawResponse;
   try {
-    const cutNote = `Body longer than ${config.checkMaxBytes} bytes (PROBE_CHECK_MAX_BYTES); cut there and not parsed or checked. Probe a smaller resource (a page size or filter parameter), or raise PROBE_CHECK_MAX_BYTES; PROBE_MAX_BYTES (${config.maxBytes}) only limits what is shown.`;
-    probed = await probe(decision.url, { headers, timeoutMs: config.timeoutMs, maxBytes: config.checkMaxBytes, cutNote, redact: context.redact, fetch: context.fetch, signal: context.signal });
+    raw = await fetchResponse(decision.url, { headers, timeoutMs: config.timeoutMs, maxBytes: config.checkMaxBytes, fetch: context.fetch, signal: context.signal });
   } catch (error) {
     if (error instanceof ProbeError) return failure(error.message);
     throw error;
   }
-  // Whatever the API sent is cleaned of the key here, before anything (findings, notes, session memory) derives from
-  // it. A body cut at the budget may end in the first characters of an echoed key: its end is withheld whatever it
-  // holds, so what is shown never depends on whether a guess matches part of the key (issue 8, case 49).
-  probed = context.redact.value(probed, true);
-  if (probed.truncated && typeof probed.body === 'string' && context.redact.withheld > 0) {
-    probed.body = context.redact.tail(probed.body);
-    probed.note = `${probed.note ?? ''} Its last ${context.redact.withheld} characters are withheld whatever they are (marked ${WITHHELD_MARK}), so a cut never shows the start of the API key.`.trim();
-  }
-  const { records, warnings, ...shown } = probed;
-  const structured: Record<string, unknown> = { ...shown };
-  if (warnings?.length) structured.findings = warnings;
-  const part = selector ? (typeof probed.body === 'object' && probed.body !== null ? selectPart(probed.body, selector.segments) : { found: false as const, problem: 'the body is not parsed JSON' }) : { found: true as const, value: probed.body };
-  const view = fitView(part.found ? part.value : null, config.maxBytes);
-  structured.body = view.value;
-  if (selector || view.cut) {
-    structured.view = {
-      ...(selector ? { select: selector.shown, found: part.found } : {}),
-      cut: view.cut,
-      bytes: view.bytes,
-      note: [
-        selector && !part.found ? `\`select\` ${selector.shown} matched nothing (${(part as { problem: string }).problem.replace(/\.$/, '')}); body is null.` : selector ? `Only ${selector.shown} is shown.` : '',
-        view.cut ? `Cut to fit PROBE_MAX_BYTES (${config.maxBytes} bytes): arrays, objects and strings end where marked ("… 27 more items"). The body is ${probed.bytes} bytes; use \`select\` ("$.items[3]" or "/items/3") to see one part whole.` : '',
-        probed.truncated ? '' : 'Findings cover the whole body.',
-      ].filter(Boolean).join(' '),
-    };
-  }
-  const relativePath = decision.url.pathname.slice(trimSlash(config.baseUrl.pathname).length) || '/';
-  const seen: Seen = { path: relativePath + decision.url.search, status: probed.status, body: probed.body, at: new Date().toISOString() };
-  const remember = !probed.truncated && probed.bytes <= Math.max(config.maxBytes, REMEMBER_MAX_BYTES) && probed.status >= 200 && probed.status < 300 && probed.body !== null && typeof probed.body === 'object';
-  const state = await loadDocumentState(context);
-  if (!state.loaded) {
-    structured.validated = false;
-    structured.validationNote = state.problem;
-    if (remember) context.log.add(undefined, seen, memoryCost(seen.body, probed.bytes));
-    return result(structured, probed.status >= 400);
-  }
-  const loaded = state.loaded;
-  structured.document = { title: loaded.title, version: loaded.infoVersion, loadedAt: loaded.loadedAt };
-  const match = findOperation(loaded, trimSlash(config.baseUrl.pathname), decision.url.pathname, relativePath);
-  if (!match.operation) {
-    structured.operation = null;
-    structured.validated = false;
-    structured.validationNote = `No GET operation in the document matches ${relativePath}${match.nearest.length ? `. Nearest: ${match.nearest.join(', ')}` : ''}${match.note ? `. ${match.note}` : ''}.`;
-    if (remember) context.log.add(undefined, seen, memoryCost(seen.body, probed.bytes));
-    return result(structured, probed.status >= 400);
-  }
-  structured.operation = summarize(match.operation);
-  if (match.note) structured.matchNote = match.note;
-  // Path values stay `parameterProblems` (as before); the query sent is checked too, as `requestProblems`.
-  const problems = checkParameters(loaded, match.operation, { path: match.params, query: queryValues(decision.url, config.baseUrl.searchParams.keys()) });
-  const parameterProblems = problems.filter((problem) => problem.in === 'path');
-  const requestProblems = problems.filter((problem) => problem.in === 'query');
-  if (parameterProblems.length) structured.parameterProblems = parameterProblems;
-  if (requestProblems.length) structured.requestProblems = requestProblems;
-  Object.assign(structured, judge(loaded, match.operation, probed));
-  const findings = structured.findings as unknown[] | undefined;
-  if (findings && findings.length > MAX_FINDINGS_SHOWN) {
-    // A whole 8 MiB body can hold a finding per item: list the first ones, count them all, keep the line small.
-    structured.findingCount = findings.length;
-    structured.findings = findings.slice(0, MAX_FINDINGS_SHOWN);
-  }
-  if (remember) context.log.add(operationKey(match.operation), seen, memoryCost(seen.body, probed.bytes));
-  return result(structured, probed.status >= 400);
+  // Decode, redact, view and judge: in the check worker when the server has one (main), else on this thread;
+  // a small body is not kept waiting for a worker that is still starting.
+  const request = { url: decision.url.href, ...(selector ? { selector } : {}) };
+  const offThread = context.checker && (context.checker.started() || raw.held.byteLength > INLINE_WHILE_STARTING_BYTES);
+  const checked = offThread ? await context.checker!.check(raw, request) : await checkProbe(raw, request, context);
+  if (checked.remember) context.log.add(checked.remember.operationKey, checked.remember.seen, memoryCost(checked.remember.seen.body, Number(checked.structured.bytes) || 0));
+  return result(checked.structured, checked.isError);
 }
 
 async function fieldPresenceTool(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
@@ -1292,10 +1203,11 @@ const SHUTDOWN = Symbol('shutdown');
  * @param options.rate The rate limit; default `createRateLimit(config.ratePerMinute)`.
  * @param options.requestId Makes request ids (tests); default `newRequestId`.
  * @param options.memory Session memory limits (tests); default `MEMORY_LIMITS`.
+ * @param options.checker Runs each probe's body pipeline off the thread (check-worker.ts); default: on this thread.
  */
 export function createHandler(
   config: Config,
-  options: { fetch?: typeof fetch; documents?: DocumentSource; logger?: Logger; redact?: Redactor; gate?: Gate; rate?: RateLimit; requestId?: () => string; memory?: MemoryLimits } = {},
+  options: { fetch?: typeof fetch; documents?: DocumentSource; logger?: Logger; redact?: Redactor; gate?: Gate; rate?: RateLimit; requestId?: () => string; memory?: MemoryLimits; checker?: BodyChecker } = {},
 ): Handler {
   const documents = options.documents ?? (config.openapiDoc ? createDocumentSource(config.openapiDoc, { ttlMs: config.documentTtlMs }) : undefined);
   const probeLog = new ProbeLog(options.memory);
@@ -1353,7 +1265,7 @@ export function createHandler(
     if ('refusal' in admitted) return failure(admitted.refusal);
     logger.debug('queue.wait.done', { rid, tool: name, took_ms: Math.round(performance.now() - waited) });
     try {
-      return await tool.handler(args as Record<string, unknown>, { config, redact, documents, log: probeLog, fetch: options.fetch, signal, requestId: rid, rate, trace });
+      return await tool.handler(args as Record<string, unknown>, { config, redact, documents, log: probeLog, fetch: options.fetch, signal, requestId: rid, rate, trace, checker: options.checker });
     } finally {
       admitted.slot.release();
     }
@@ -1768,7 +1680,10 @@ export async function main(): Promise<void> {
   const redact = redactor(config.apiKey);
   const logger = createLogger({ level: config.logLevel, redact: redact.text });
   const documents = config.openapiDoc ? createDocumentSource(config.openapiDoc, { ttlMs: config.documentTtlMs }) : undefined;
-  const handler = createHandler(config, { logger, documents, redact });
+  // The body pipeline runs in a worker with a deadline, so ping is answered whatever the API sends (issue 8).
+  const checker = createCheckWorker(config, { logger });
+  checker.warm();
+  const handler = createHandler(config, { logger, documents, redact, checker });
   const base = `${config.baseUrl.origin}${trimSlash(config.baseUrl.pathname)}`;
   logger.info('server.start', {
     summary: `serving ${base} (GET only) on stdio`,
@@ -1803,4 +1718,5 @@ export async function main(): Promise<void> {
   process.exit(0);
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) main();
+// Not in the check worker, which loads this same file in the single-file build (check-worker.ts).
+if (isMainThread && process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) main();

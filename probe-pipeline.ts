@@ -1,0 +1,224 @@
+/**
+ * The body pipeline of a probe, after the bytes have arrived: decode (charset, `JSON.parse`, the
+ * JSON text scan), redaction of the key, the view the agent sees, and the judgement against the
+ * document. Plain data in, plain data out, so it runs the same on the main thread and in the check
+ * worker (`check-worker.ts`), which keeps the CPU-heavy part off the thread that answers `ping`
+ * (issue 8, "Nothing stalls the server").
+ */
+import { findOperation, checkParameters, judge, operationKey, queryValues, summarize } from './contract.ts';
+import type { Config } from './probe-server.ts';
+import type { DocumentSource, LoadedDocument } from './openapi-document.ts';
+import { decodeBody } from './http-body.ts';
+import type { BodyWarning } from './http-body.ts';
+import { hideSourceSecrets, WITHHELD_MARK } from './redaction.ts';
+import type { Redactor } from './redaction.ts';
+import { fitView, selectPart } from './body-view.ts';
+import type { Selector } from './body-view.ts';
+
+/** What one GET returned. */
+export type ProbeResult = {
+  /** The URL requested, query included (the key is never in it: it travels in a header). */
+  url: string;
+  status: number;
+  /** The Content-Type header as sent, or null. */
+  contentType: string | null;
+  /** Body bytes received after content decoding; exact when `truncated` is false, a lower bound when true. */
+  bytes: number;
+  /** True when the body was longer than the budget and reading stopped. */
+  truncated: boolean;
+  /** Parsed JSON when the body is complete and parses; otherwise the text (cut at the budget); null for a binary body. */
+  body: unknown;
+  /** For a 3xx: where the API points. Redirects are never followed. */
+  location?: string;
+  /** Set when something about the body needs saying (binary, cut, JSON that does not parse, a broken content coding). */
+  note?: string;
+  /** Remarks about the JSON text itself (duplicate names, changed numbers, depth), each at an instance path. */
+  warnings?: BodyWarning[];
+  /** Line-framed JSON (NDJSON, JSON Lines): each record parsed, for the record-by-record check; never shown. */
+  records?: { line: number; value?: unknown; problem?: string }[];
+};
+
+/**
+ * A response as read off the wire, before decoding: what `probe` hands to `decodeProbe`, and what the
+ * server sends to the check worker (structured-clone safe: no class instances).
+ */
+export type RawResponse = {
+  /** The URL requested (origin, path and query). */
+  url: string;
+  status: number;
+  contentType: string | null;
+  /** The Content-Encoding header, or null. */
+  contentEncoding: string | null;
+  /** The Location header of a 3xx, if any. */
+  location?: string;
+  /** Body bytes received after content decoding (a lower bound when `truncated`). */
+  bytes: number;
+  truncated: boolean;
+  /** The body bytes held, at most the read budget, cut at a UTF-8 character boundary. */
+  held: Uint8Array;
+  /** Set when reading the body failed after the status line: the note to show instead of the body. */
+  failureNote?: string;
+};
+
+/**
+ * Turns a response read off the wire into a `ProbeResult`: the body decoded by `decodeBody`
+ * (http-body.ts: charset, JSON always UTF-8, warnings about the JSON text), or, when reading broke,
+ * `body: null` and the failure note. Synchronous; CPU time grows with `held` (about linear).
+ * @param options.maxBytes The read budget, in bytes, named in notes.
+ * @param options.cutNote The note of a body cut at the budget.
+ * @param options.redact Applied to values quoted in warnings before they are shortened.
+ */
+export function decodeProbe(raw: RawResponse, options: { maxBytes: number; cutNote?: string; redact?: Redactor }): ProbeResult {
+  const result: ProbeResult = { url: raw.url, status: raw.status, contentType: raw.contentType, bytes: raw.bytes, truncated: raw.truncated, body: null };
+  if (raw.location !== undefined) result.location = raw.location;
+  if (raw.failureNote !== undefined) {
+    result.note = raw.failureNote;
+    return result;
+  }
+  const decoded = decodeBody(raw.held, raw.contentType, { truncated: raw.truncated, maxBytes: options.maxBytes, cutNote: options.cutNote, redact: options.redact?.text, contentEncoding: raw.contentEncoding });
+  result.body = decoded.body;
+  if (decoded.note) result.note = decoded.note;
+  if (decoded.warnings?.length) result.warnings = decoded.warnings;
+  if (decoded.records) result.records = decoded.records;
+  return result;
+}
+
+/** A complete JSON 2xx body seen by a probe in this session, kept for `field_presence` and `compare_fixture`. */
+export type Seen = { path: string; status: number; body: unknown; at: string };
+
+/** What the pipeline needs: the configuration, the key redactor, the document source (if any). */
+export type PipelineContext = { config: Config; redact: Redactor; documents?: DocumentSource };
+
+/** The pipeline's answer: the tool result's structured content, whether it is an error, and what to remember. */
+export type CheckedProbe = {
+  structured: Record<string, unknown>;
+  isError: boolean;
+  /** A complete JSON 2xx body to keep in session memory, under its operation's key when one matched. */
+  remember?: { operationKey?: string; seen: Seen };
+};
+
+/**
+ * The document, or why there is none: `problem` as a probe's `validationNote` says it ("…, so the response was
+ * not checked"), `reason` for the tools that need the document to answer at all. Neither carries a password
+ * or token of `OPENAPI_DOC`.
+ */
+export type DocumentState = { loaded?: LoadedDocument; problem?: string; reason?: string };
+
+/** The document, or why there is none (see `DocumentState`). Never throws. */
+export async function loadDocumentState(context: { config: Config; documents?: DocumentSource }): Promise<DocumentState> {
+  if (!context.documents) return { problem: 'No OpenAPI document configured (set OPENAPI_DOC), so the response was not checked.', reason: 'No OpenAPI document is configured: set OPENAPI_DOC.' };
+  try {
+    return { loaded: await context.documents.get() };
+  } catch (error) {
+    // The message may name OPENAPI_DOC; its password or token never goes out (issue 8).
+    const why = hideSourceSecrets((error as Error).message, context.config.openapiDoc);
+    return { problem: `The OpenAPI document could not be loaded, so the response was not checked: ${why}`, reason: `The OpenAPI document could not be loaded: ${why}` };
+  }
+}
+
+/** At most this many findings are listed in a probe's result; `findingCount` then gives them all. */
+const MAX_FINDINGS_SHOWN = 200;
+
+/** Bodies larger than this (bytes) are checked but not kept in session memory (see `MEMORY_LIMITS` for the whole). */
+const REMEMBER_MAX_BYTES = 1024 * 1024;
+
+/** The note of a body cut at `PROBE_CHECK_MAX_BYTES`. */
+export function cutNoteFor(config: Config): string {
+  return `Body longer than ${config.checkMaxBytes} bytes (PROBE_CHECK_MAX_BYTES); cut there and not parsed or checked. Probe a smaller resource (a page size or filter parameter), or raise PROBE_CHECK_MAX_BYTES; PROBE_MAX_BYTES (${config.maxBytes}) only limits what is shown.`;
+}
+
+/** A path prefix without its trailing slashes (`/v2/` -> `/v2`, `/` -> ``). */
+export function trimSlash(pathname: string): string {
+  return pathname.replace(/\/+$/, '');
+}
+
+/**
+ * The body pipeline of one probe: decodes the response, redacts the key from everything the API sent
+ * (before findings, notes or session memory derive from it), fits the view to `PROBE_MAX_BYTES`,
+ * matches the operation, checks the request's parameters and judges the response (contract.ts).
+ * @param raw The response as read (`RawResponse`).
+ * @param request.url The probe's URL (`href`).
+ * @param request.selector The parsed `select`, if any.
+ * @returns The structured content of the tool result (isError for an HTTP status >= 400) and the body to remember.
+ */
+export async function checkProbe(raw: RawResponse, request: { url: string; selector?: Exclude<Selector, { problem: string }> }, context: PipelineContext): Promise<CheckedProbe> {
+  const { config } = context;
+  const url = new URL(request.url);
+  const selector = request.selector;
+  let probed = decodeProbe(raw, { maxBytes: config.checkMaxBytes, cutNote: cutNoteFor(config), redact: context.redact });
+  // Whatever the API sent is cleaned of the key here, before anything (findings, notes, session memory) derives from
+  // it. A body cut at the budget may end in the first characters of an echoed key: its end is withheld whatever it
+  // holds, so what is shown never depends on whether a guess matches part of the key (issue 8, case 49).
+  probed = context.redact.value(probed, true);
+  if (probed.truncated && typeof probed.body === 'string' && context.redact.withheld > 0) {
+    probed.body = context.redact.tail(probed.body);
+    probed.note = `${probed.note ?? ''} Its last ${context.redact.withheld} characters are withheld whatever they are (marked ${WITHHELD_MARK}), so a cut never shows the start of the API key.`.trim();
+  }
+  const { records, warnings, ...shown } = probed;
+  const structured: Record<string, unknown> = { ...shown };
+  if (warnings?.length) structured.findings = warnings;
+  const part = selector ? (typeof probed.body === 'object' && probed.body !== null ? selectPart(probed.body, selector.segments) : { found: false as const, problem: 'the body is not parsed JSON' }) : { found: true as const, value: probed.body };
+  const view = fitView(part.found ? part.value : null, config.maxBytes);
+  structured.body = view.value;
+  if (selector || view.cut) {
+    structured.view = {
+      ...(selector ? { select: selector.shown, found: part.found } : {}),
+      cut: view.cut,
+      bytes: view.bytes,
+      note: [
+        selector && !part.found ? `\`select\` ${selector.shown} matched nothing (${(part as { problem: string }).problem.replace(/\.$/, '')}); body is null.` : selector ? `Only ${selector.shown} is shown.` : '',
+        view.cut ? `Cut to fit PROBE_MAX_BYTES (${config.maxBytes} bytes): arrays, objects and strings end where marked ("… 27 more items"). The body is ${probed.bytes} bytes; use \`select\` ("$.items[3]" or "/items/3") to see one part whole.` : '',
+        probed.truncated ? '' : 'Findings cover the whole body.',
+      ].filter(Boolean).join(' '),
+    };
+  }
+  const relativePath = url.pathname.slice(trimSlash(config.baseUrl.pathname).length) || '/';
+  const seen: Seen = { path: relativePath + url.search, status: probed.status, body: probed.body, at: new Date().toISOString() };
+  const remember = !probed.truncated && probed.bytes <= Math.max(config.maxBytes, REMEMBER_MAX_BYTES) && probed.status >= 200 && probed.status < 300 && probed.body !== null && typeof probed.body === 'object';
+  const isError = probed.status >= 400;
+  const state = await loadDocumentState(context);
+  if (!state.loaded) {
+    structured.validated = false;
+    structured.validationNote = state.problem;
+    return { structured, isError, ...(remember ? { remember: { seen } } : {}) };
+  }
+  const loaded = state.loaded;
+  structured.document = { title: loaded.title, version: loaded.infoVersion, loadedAt: loaded.loadedAt };
+  const match = findOperation(loaded, trimSlash(config.baseUrl.pathname), url.pathname, relativePath);
+  if (!match.operation) {
+    structured.operation = null;
+    structured.validated = false;
+    structured.validationNote = `No GET operation in the document matches ${relativePath}${match.nearest.length ? `. Nearest: ${match.nearest.join(', ')}` : ''}${match.note ? `. ${match.note}` : ''}.`;
+    return { structured, isError, ...(remember ? { remember: { seen } } : {}) };
+  }
+  structured.operation = summarize(match.operation);
+  if (match.note) structured.matchNote = match.note;
+  // Path values stay `parameterProblems` (as before); the query sent is checked too, as `requestProblems`.
+  const problems = checkParameters(loaded, match.operation, { path: match.params, query: queryValues(url, config.baseUrl.searchParams.keys()) });
+  const parameterProblems = problems.filter((problem) => problem.in === 'path');
+  const requestProblems = problems.filter((problem) => problem.in === 'query');
+  if (parameterProblems.length) structured.parameterProblems = parameterProblems;
+  if (requestProblems.length) structured.requestProblems = requestProblems;
+  Object.assign(structured, judge(loaded, match.operation, probed));
+  const findings = structured.findings as unknown[] | undefined;
+  if (findings && findings.length > MAX_FINDINGS_SHOWN) {
+    // A whole 8 MiB body can hold a finding per item: list the first ones, count them all, keep the line small.
+    structured.findingCount = findings.length;
+    structured.findings = findings.slice(0, MAX_FINDINGS_SHOWN);
+  }
+  return { structured, isError, ...(remember ? { remember: { operationKey: operationKey(match.operation), seen } } : {}) };
+}
+
+/**
+ * The answer for a body the pipeline could not finish (the check worker ran past its deadline or
+ * failed): status, headers and size as received, `body: null`, `validated: false`, and `note` naming
+ * the reason. Cheap: touches no body byte, so it never stalls the thread.
+ */
+export function uncheckedProbe(raw: RawResponse, redact: Redactor, reason: string): CheckedProbe {
+  const structured: Record<string, unknown> = { url: raw.url, status: raw.status, contentType: raw.contentType, bytes: raw.bytes, truncated: raw.truncated, body: null };
+  if (raw.location !== undefined) structured.location = redact.text(raw.location);
+  structured.note = reason;
+  structured.validated = false;
+  structured.validationNote = 'The body was not checked; `note` says why.';
+  return { structured: redact.value(structured), isError: raw.status >= 400 };
+}
