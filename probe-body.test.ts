@@ -17,7 +17,8 @@ import { fileURLToPath } from 'node:url';
 import { buildProbeUrl, createHandler, readConfig, redactor, displaySource } from './probe-server.ts';
 import { isTextMediaType, scanJson } from './http-body.ts';
 import { fitView, parseSelect } from './body-view.ts';
-import { WITHHELD_MARK } from './redaction.ts';
+import { hideSourceSecrets, WITHHELD_MARK } from './redaction.ts';
+import { publicSource } from './server-log.ts';
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
 const KEY = 'sk-canary-7f3e9a1c0b5d';
@@ -360,11 +361,22 @@ describe('the key cannot be guessed (issue 8, case 49)', () => {
 });
 
 describe('the document URL\'s secrets (issue 8)', () => {
-  it('displaySource hides a password and query values', () => {
+  it('displaySource hides a password and the whole query', () => {
     assert.deepEqual(
       ['https://user:pa55word@docs.example/openapi.json?token=t0ken-abc&v=2', 'http://docs.example/o.json', '/srv/openapi.json'].map(displaySource),
-      ['https://***@docs.example/openapi.json?token=***&v=***', 'http://docs.example/o.json', '/srv/openapi.json'],
+      ['https://***@docs.example/openapi.json?***', 'http://docs.example/o.json', '/srv/openapi.json'],
     );
+  });
+
+  it('displaySource and publicSource hide a bare query name, a fragment and percent-encoded credentials (B12)', () => {
+    const sources = ['http://docs.example/doc.json?t0ken123', 'http://docs.example/doc.json#t0ken123', 'http://us%65r:pa%355word@docs.example/doc.json?tok%65n=t0k%65n123', 'http://:pa55@docs.example/d.json', 'http://[bad/doc.json?t0ken123#frag'];
+    const expected = ['http://docs.example/doc.json?***', 'http://docs.example/doc.json', 'http://***@docs.example/doc.json?***', 'http://***@docs.example/d.json', 'http://[bad/doc.json?***'];
+    assert.deepEqual([sources.map(displaySource), sources.map(publicSource)], [expected, expected]);
+  });
+
+  it('hideSourceSecrets hides the query name, fragment and decoded credentials wherever a message quotes them (B12)', () => {
+    const source = 'http://us%65r:pa%355word@docs.example/doc.json?t0ken123#fr4gment';
+    assert.equal(hideSourceSecrets('fetch http://user:pa55word@docs.example/doc.json?t0ken123 failed: t0ken123, fr4gment, pa%355word', source), 'fetch http://***:***@docs.example/doc.json?*** failed: ***, ***, ***');
   });
 
   it('never prints the password or token of OPENAPI_DOC in validationNote', async () => {
@@ -375,7 +387,7 @@ describe('the document URL\'s secrets (issue 8)', () => {
     const doc = `${api.url.replace('http://', 'http://reader:pa55word@')}/openapi.json?token=t0ken-abc`;
     const { structuredContent: result } = await callProbe({ API_BASE_URL: api.url, OPENAPI_DOC: doc }, { path: '/x' });
     await api.close();
-    assert.deepEqual([result.validated, /pa55word|t0ken-abc/.test(JSON.stringify(result)), result.validationNote.includes(`http://***@${api.url.slice('http://'.length)}/openapi.json?token=***`)], [false, false, true]);
+    assert.deepEqual([result.validated, /pa55word|t0ken-abc/.test(JSON.stringify(result)), result.validationNote.includes(`http://***@${api.url.slice('http://'.length)}/openapi.json?***`)], [false, false, true]);
   });
 });
 

@@ -108,9 +108,11 @@ export function redactor(secret: string | undefined): Redactor {
 }
 
 /**
- * The document source as it may be printed: for an http(s) URL, user name and password become `***`
- * and every query value becomes `***` (names kept), the fragment is dropped; a file path is returned
- * as it is. Use it for stderr, notes and error texts (issue 8: `OPENAPI_DOC` secrets never printed).
+ * The document source as it may be printed: for a URL (`scheme://...`), user name and password
+ * (raw or percent-encoded) become `***`, the whole query (names and values: a bare `?t0ken123` is a
+ * secret too) becomes `?***`, and the fragment is dropped; a file path is returned as it is. Used
+ * for stderr, the start-up line, notes and error texts (issue 8: `OPENAPI_DOC` secrets are never
+ * printed; attack report B12).
  * @param source `OPENAPI_DOC` as configured. Never throws.
  */
 export function displaySource(source: string): string {
@@ -120,11 +122,10 @@ export function displaySource(source: string): string {
     url = new URL(source);
   } catch {
     // Not parseable: show no more than the scheme and host-looking part before any credentials or query.
-    return source.replace(/\/\/[^/?#]*@/, '//***@').replace(/[?#].*$/, '?***');
+    return source.replace(/\/\/[^/?#]*@/, '//***@').replace(/[?#].*$/, (rest) => (rest.startsWith('?') ? '?***' : ''));
   }
   const credentials = url.username || url.password ? '***@' : '';
-  const query = url.search ? `?${url.search.slice(1).split('&').map((pair) => `${pair.split('=')[0]}=***`).join('&')}` : '';
-  return `${url.protocol}//${credentials}${url.host}${url.pathname}${query}`;
+  return `${url.protocol}//${credentials}${url.host}${url.pathname}${url.search ? '?***' : ''}`;
 }
 
 /**
@@ -140,10 +141,23 @@ export function hideSourceSecrets(text: string, source: string | undefined): str
   try {
     const url = new URL(source);
     out = out.split(url.href).join(shown);
-    const secrets = [url.password, url.username, decodeURIComponent(url.password), ...[...url.searchParams.values()]].filter((secret) => secret.length >= 3);
+    // Every part displaySource hides, as written and decoded (`pa%355word` is `pa55word`), longest first.
+    const parts = [url.password, url.username, url.search.slice(1), url.hash.slice(1), ...url.search.slice(1).split(/[&;=]/)];
+    const secrets = [...new Set(parts.flatMap((part) => [part, decodedOrSelf(part), decodedOrSelf(part.replace(/\+/g, ' '))]))]
+      .filter((secret) => secret.length >= 3)
+      .sort((left, right) => right.length - left.length);
     for (const secret of secrets) out = out.split(secret).join('***');
   } catch {
     // Unparseable: the literal replacement above is all there is.
   }
   return out;
+}
+
+/** `decodeURIComponent(text)`, or `text` itself when it holds a malformed escape. */
+function decodedOrSelf(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
