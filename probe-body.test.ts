@@ -360,6 +360,71 @@ describe('the key cannot be guessed (issue 8, case 49)', () => {
   });
 });
 
+describe('key forms an API may echo (issue 8, B14)', () => {
+  const redact = redactor(KEY);
+  const percent = (text: string, upper: boolean) => [...Buffer.from(text)].map((byte) => `%${upper ? byte.toString(16).toUpperCase() : byte.toString(16)}`).join('');
+  const unicode = (text: string, slashes: number) => [...text].map((character) => `${'\\'.repeat(slashes)}u${character.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+  const base64 = (bytes: Buffer, url: boolean) => bytes.toString(url ? 'base64url' : 'base64');
+
+  it('redacts the key in upper, lower and mixed case, in every promised form', () => {
+    const mixed = [...KEY].map((character, index) => (index % 2 ? character.toUpperCase() : character)).join('');
+    const spellings = [KEY.toUpperCase(), mixed];
+    const forms = spellings.flatMap((spelled) => [spelled, percent(spelled, true), percent(spelled, false), percent(spelled, true).replace(/%/g, '%25'), unicode(spelled, 1), unicode(spelled, 2), unicode(spelled, 1).toUpperCase()]);
+    assert.deepEqual(forms.map((form) => redact.text(`a ${form} b`)), forms.map(() => 'a [redacted] b'));
+  });
+
+  it('redacts the key percent-encoded three times (%25252D)', () => {
+    assert.equal(redact.text(`k=${percent(KEY, true).replace(/%/g, '%2525')}`), 'k=[redacted]');
+  });
+
+  it('redacts base64 and base64url of the key after any 0-5 bytes and before any 0-2 bytes, leaving only the characters that mix in other bytes', () => {
+    const leftovers: string[] = [];
+    for (let before = 0; before <= 5; before++) {
+      for (let after = 0; after <= 2; after++) {
+        for (const url of [false, true]) {
+          const bytes = Buffer.concat([Buffer.from('user:'.slice(0, before)), Buffer.from(KEY), Buffer.from('!?'.slice(0, after))]);
+          const redacted = redact.text(base64(bytes, url));
+          // Characters outside the key's own bits: those of the other bytes, one mixed character each side, padding.
+          const [head, tail] = redacted.split('[redacted]');
+          if (tail === undefined || head!.length > 1 + Math.ceil((8 * before) / 6) || tail.length > 3 + Math.ceil((8 * after) / 6)) leftovers.push(`${before}/${after}/${url}: ${redacted}`);
+        }
+      }
+    }
+    assert.deepEqual(leftovers, []);
+  });
+
+  it('redacts a Basic authorization echo, and base64 percent-encoded or JSON-escaped', () => {
+    const basic = `Basic ${Buffer.from(`user:${KEY}`).toString('base64')}`;
+    const encoded = Buffer.from(`ab${KEY}`).toString('base64');
+    assert.deepEqual([redact.text(basic), redact.text(encodeURIComponent(encoded)), redact.text(encoded.replace(/\//g, '\\/'))].map((text) => text.includes('[redacted]') && text.length < 30), [true, true, true]);
+  });
+
+  it('withholds enough of a cut text that no part of the longest base64 form of the key shows (each character \\\\\\\\uXXXX)', () => {
+    const leaks: string[] = [];
+    for (const before of [0, 1, 2]) {
+      const plain = Buffer.from(`${'u:'.slice(0, before)}${KEY}`).toString('base64').slice(Math.ceil((8 * before) / 6), Math.floor((8 * (before + KEY.length)) / 6));
+      const form = [...plain].map((character) => `${'\\'.repeat(4)}u${character.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+      // Every cut short of the whole form (the whole form is redacted).
+      for (let cut = 1; cut < form.length; cut++) {
+        if (redact.tail(`${'x'.repeat(400)}${form.slice(0, cut)}`) !== redact.tail(`${'x'.repeat(400)}${'Z'.repeat(cut)}`)) leaks.push(`${before} cut at ${cut}`);
+      }
+    }
+    assert.deepEqual([leaks.length, redact.text(`${'x'.repeat(4)}${[...Buffer.from(KEY).toString('base64').slice(0, 29)].map((character) => `${'\\'.repeat(4)}u${character.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')}`)], [0, 'xxxx[redacted]']);
+  });
+
+  it('never returns the key upper-cased or base64-encoded in the body, location or content type of a probe', async () => {
+    const encoded = Buffer.from(KEY).toString('base64');
+    const api = await listen({
+      '/v2/echo': send(200, { 'content-type': `application/json; x=${encoded}` }, JSON.stringify({ upper: KEY.toUpperCase(), auth: `Basic ${Buffer.from(`me:${KEY}`).toString('base64')}`, raw: encoded })),
+      '/v2/moved': send(302, { location: `http://127.0.0.1:1/?k=${KEY.toUpperCase()}&b=${encoded}` }, ''),
+    });
+    const results = [await callProbe({ API_BASE_URL: `${api.url}/v2` }, { path: '/echo' }), await callProbe({ API_BASE_URL: `${api.url}/v2` }, { path: '/moved' })];
+    await api.close();
+    const text = JSON.stringify(results);
+    assert.deepEqual([text.toLowerCase().includes(KEY.toLowerCase()), text.includes(encoded.slice(4, 16)), text.includes(Buffer.from(`me:${KEY}`).toString('base64').slice(8, 20)), results.map((result) => result.structuredContent.status)], [false, false, false, [200, 302]]);
+  });
+});
+
 describe('the document URL\'s secrets (issue 8)', () => {
   it('displaySource hides a password and the whole query', () => {
     assert.deepEqual(
