@@ -47,6 +47,12 @@ describe('the path on a backend that decodes more than once (issue 8, B1)', () =
     assert.deepEqual(refused, paths);
   });
 
+  it('refuses a dot segment behind a NUL, control character or surrounding space, or spelled %u002e (IIS), at any level', () => {
+    const paths = ['/..%00/admin', '/.%00./admin', '/..%09/admin', '/..%20/admin', '/%2e%2e%2520/admin', '/%u002e%u002e/admin', '/%25u002E./admin', '/..%u002fadmin'];
+    const refused = paths.filter((path) => /dot segment/.test(outcome(path)));
+    assert.deepEqual([refused, outcome('/..%00/admin')], [paths, '`path` "/..%00/admin" has the segment "..%00", which servers that drop control characters and surrounding spaces (C string ends, Windows) read as a dot segment, which would climb out of the API\'s base path; it is refused. Name the resource directly.']);
+  });
+
   it('refuses a segment still encoded after four decodings, naming the limit', () => {
     const path = `/${encodePercents(encodePercents(encodePercents(encodePercents('%41'))))}`;
     assert.deepEqual(outcome(path), `\`path\` "/%2525252541" has the segment "%2525252541", still percent-encoded after 4 decodings; no backend needs that and some read the result as a dot segment or separator, so it is refused. Percent-encode data once.`);

@@ -32,21 +32,29 @@ const LOOK_ALIKES: Record<string, string> = {
 const LOOK_ALIKE = new RegExp(`[${Object.keys(LOOK_ALIKES).join('')}]`, 'gu');
 
 /**
- * One round of percent-decoding, WHATWG URL style (a `%` not followed by two hex digits stays), of
- * the UTF-8 bytes of `text`, decoded strictly back to text (WHATWG Encoding, UTF-8 decode with
+ * One round of percent-decoding, WHATWG URL style (a `%` not followed by two hex digits stays;
+ * `%uXXXX` is read as the UTF-16 unit XXXX, as IIS does), of the UTF-8 bytes of `text`, decoded strictly back to text (WHATWG Encoding, UTF-8 decode with
  * error mode fatal).
  * @returns The decoded text (equal to `text` when nothing was encoded), or `undefined` when the
  *   bytes are not valid UTF-8: overlong forms of any length, 5- and 6-byte forms, surrogates, stray
  *   continuation bytes. Never throws.
  */
 export function percentDecodeOnce(text: string): string | undefined {
-  if (!/%[0-9A-Fa-f]{2}/.test(text)) return text;
+  if (!/%(?:[0-9A-Fa-f]{2}|[uU][0-9A-Fa-f]{4})/.test(text)) return text;
   const bytes: number[] = [];
   const encoder = new TextEncoder();
   for (let index = 0; index < text.length; ) {
     if (text[index] === '%' && /^[0-9A-Fa-f]{2}$/.test(text.slice(index + 1, index + 3))) {
       bytes.push(parseInt(text.slice(index + 1, index + 3), 16));
       index += 3;
+      continue;
+    }
+    // IIS and some old decoders read `%uXXXX` as one UTF-16 unit; a lone surrogate has no UTF-8 form.
+    if (text[index] === '%' && /^[uU][0-9A-Fa-f]{4}$/.test(text.slice(index + 1, index + 6))) {
+      const unit = parseInt(text.slice(index + 2, index + 6), 16);
+      if (unit >= 0xd800 && unit <= 0xdfff) return undefined;
+      bytes.push(...encoder.encode(String.fromCharCode(unit)));
+      index += 6;
       continue;
     }
     const point = text.codePointAt(index)!;
@@ -87,9 +95,13 @@ function readingsOf(text: string): { readings: Reading[] } | { problem: 'utf8' |
   }
 }
 
-/** True for the dot segments `.` and `..` (RFC 3986, 5.2.4), after a `;parameter` is dropped. */
+/**
+ * True for the dot segments `.` and `..` (RFC 3986, 5.2.4), after a `;parameter` is dropped and
+ * control characters and surrounding spaces are removed (`..%00`, `.. `: C string ends, Windows and
+ * trimming servers).
+ */
 function isDot(part: string): boolean {
-  const named = part.split(';')[0]!;
+  const named = part.split(';')[0]!.replace(/[\u0000-\u001f\u007f]/g, '').trim();
   return named === '.' || named === '..';
 }
 
@@ -164,6 +176,9 @@ export function pathProblem(path: string, pathname: string, fixedNames: Readonly
         }
         if (named !== segment && isDot(named.replace(/%2e/gi, '.'))) {
           return `\`path\` ${shown} has the segment ${JSON.stringify(segment)}, which Tomcat and Spring read as the dot segment ${JSON.stringify(named)} (a ";parameter" is dropped before normalising) and which would climb out of the API's base path; name the resource directly.`;
+        }
+        if (part.split(';')[0] !== '.' && part.split(';')[0] !== '..') {
+          return `\`path\` ${shown} has the segment ${JSON.stringify(segment)}, which servers that drop control characters and surrounding spaces (C string ends, Windows) read as a dot segment, which would climb out of the API's base path; it is refused. Name the resource directly.`;
         }
         return `\`path\` ${shown} has the dot segment ${JSON.stringify(segment)}, which would climb out of the API's base path; name the resource directly.`;
       }
