@@ -373,6 +373,14 @@ describe('key forms an API may echo (issue 8, B14)', () => {
     assert.deepEqual(forms.map((form) => redact.text(`a ${form} b`)), forms.map(() => 'a [redacted] b'));
   });
 
+  it('redacts a megabyte of near-misses (the key without its last character, in mixed case) in linear time, not 2^n backtracking', () => {
+    const nearMiss = [...KEY.slice(0, -1)].map((character, index) => (index % 3 ? character : character.toUpperCase())).join('');
+    const text = `${nearMiss} `.repeat(Math.ceil(1_000_000 / KEY.length));
+    const began = performance.now();
+    const out = redact.text(text);
+    assert.deepEqual([out === text, performance.now() - began < 1500], [true, true]);
+  });
+
   it('redacts the key percent-encoded three times (%25252D)', () => {
     assert.equal(redact.text(`k=${percent(KEY, true).replace(/%/g, '%2525')}`), 'k=[redacted]');
   });

@@ -62,7 +62,7 @@ function spellingForms(character: string): { source: string; longest: number }[]
   forms.push({ source: bytes.map((byte) => `%(?:25){0,2}${hexPattern(byte, 2)}`).join(''), longest: 7 * bytes.length });
   if (character === ' ') forms.push({ source: '\\+', longest: 1 });
   // JSON: \uXXXX for any UTF-16 unit (RFC 8259, 7), escaped once or more (`\\u002d`): one to four backslashes.
-  forms.push({ source: units.map((unit) => `\\\\{1,4}u${hexPattern(unit, 4)}`).join(''), longest: 9 * units.length });
+  forms.push({ source: units.map((unit) => `\\\\{1,4}[uU]${hexPattern(unit, 4)}`).join(''), longest: 9 * units.length });
   if (character === '"' || character === '/') forms.push({ source: `\\\\{1,3}${literal}`, longest: 4 });
   if (character === '\\') forms.push({ source: '\\\\{2,4}', longest: 4 });
   return forms;
@@ -105,8 +105,9 @@ export function redactor(secret: string | undefined): Redactor {
   // The key, and the stable cores of its base64 and base64url forms, each in every form a character can take.
   const spellings = [secret, ...base64Cores(secret)].map((spelling) => [...spelling].map(characterForms));
   const sources = spellings.map((perCharacter) => perCharacter.map((forms) => `(?:${forms.map((form) => form.source).join('|')})`).join(''));
-  // `i`: an API that upper- or lower-cases what it echoes (`SK-CANARY-...`), in every form (`%2D`/`%2d`, `\U002D`).
-  const whole = new RegExp(sources.map((source) => `(?:${source})`).join('|'), 'gi');
+  // No `i` flag: each form spells its letter cases itself, so alternatives never match the same text
+  // and a near-miss cannot backtrack through 2^n ways (issue 8: nothing stalls the server).
+  const whole = new RegExp(sources.map((source) => `(?:${source})`).join('|'), 'g');
   // The longest text any form of any spelling can take: what a cut text must lose (no prefix oracle).
   const withheld = Math.max(...spellings.map((perCharacter) => perCharacter.reduce((sum, forms) => sum + Math.max(...forms.map((form) => form.longest)), 0)));
   const text = (input: string) => input.replace(whole, '[redacted]');
