@@ -30,7 +30,7 @@ import { fitView, parseSelect, selectPart } from './body-view.ts';
 import type { Selector } from './body-view.ts';
 import { createGate, createRateLimit, QUEUE_SIZE } from './server-limits.ts';
 import type { Gate, RateLimit } from './server-limits.ts';
-import { canonicalName, pathProblem, shadowingName } from './probe-url.ts';
+import { canonicalName, MAX_URL_PART, pathProblem, shadowingName } from './probe-url.ts';
 import { createAudit, createLogger, LOG_LEVELS, newRequestId, publicSource, publicUrl, SILENT } from './server-log.ts';
 import type { Logger, LogLevel } from './server-log.ts';
 
@@ -215,6 +215,7 @@ export function buildProbeUrl(base: URL, path: unknown, query?: unknown): UrlDec
   if (/[\u0000-\u001f\u007f]/.test(path)) {
     return { refusal: `\`path\` ${JSON.stringify(path)} holds a control character (tab, newline or similar); the URL parser would drop or reinterpret it. Remove it, or percent-encode data that needs it.` };
   }
+  if (path.length > MAX_URL_PART) return { refusal: `\`path\` is ${path.length} characters long, over the limit of ${MAX_URL_PART}; servers refuse URLs far shorter (414). Ask for less, or page through the resource.` };
   if (path !== path.trim()) return { refusal: `\`path\` ${JSON.stringify(path)} has leading or trailing spaces; remove them.` };
   // The URL parser would silently send U+FFFD instead (WHATWG URL, UTF-8 percent-encode).
   if (hasLoneSurrogate(path)) return { refusal: `\`path\` ${JSON.stringify(path)} holds a lone UTF-16 surrogate, which is not a character and has no UTF-8 form; remove it.` };
@@ -268,6 +269,7 @@ export function buildProbeUrl(base: URL, path: unknown, query?: unknown): UrlDec
     extra.push(`${encodeURIComponent(name)}=${encodeURIComponent(String(value))}`);
   }
   const agentSearch = [url.search.slice(1), ...extra].filter(Boolean).join('&');
+  if (agentSearch.length > MAX_URL_PART) return { refusal: `\`query\` and the path's query come to ${agentSearch.length} characters encoded, over the limit of ${MAX_URL_PART}; servers refuse URLs far shorter (414). Send fewer or shorter parameters.` };
   // Names compared on every reading (decoded, case-folded, `[]`/NUL stripped, split at `;` too), so
   // no binder, first-wins or last-wins, case-sensitive or not, sees a second value (issue 8, B4).
   const shadow = shadowingName(agentSearch, fixedNames);

@@ -53,6 +53,23 @@ describe('the path on a backend that decodes more than once (issue 8, B1)', () =
     assert.deepEqual([refused, outcome('/..%00/admin')], [paths, '`path` "/..%00/admin" has the segment "..%00", which servers that drop control characters and surrounding spaces (C string ends, Windows) read as a dot segment, which would climb out of the API\'s base path; it is refused. Name the resource directly.']);
   });
 
+  it('refuses a path or added query over 32 KiB, and judges one just under it in well under a second', () => {
+    const under = `/${'%25252541'.repeat(3600)}`;
+    const began = performance.now();
+    const sent = outcome(under);
+    const took = performance.now() - began;
+    assert.deepEqual([sent.startsWith('https://api.example.com/v2/%25252541'), took < 1000, outcome(`/${'a'.repeat(32 * 1024)}`), outcome('/x', { q: 'é'.repeat(6000) })], [
+      true,
+      true,
+      '`path` is 32769 characters long, over the limit of 32768; servers refuse URLs far shorter (414). Ask for less, or page through the resource.',
+      '`query` and the path\'s query come to 36002 characters encoded, over the limit of 32768; servers refuse URLs far shorter (414). Send fewer or shorter parameters.',
+    ]);
+  });
+
+  it('decodes a long run of %uXXXX escapes without overflowing the stack', () => {
+    assert.equal(percentDecodeOnce('%u0041'.repeat(200_000))?.length, 200_000);
+  });
+
   it('refuses a segment still encoded after four decodings, naming the limit', () => {
     const path = `/${encodePercents(encodePercents(encodePercents(encodePercents('%41'))))}`;
     assert.deepEqual(outcome(path), `\`path\` "/%2525252541" has the segment "%2525252541", still percent-encoded after 4 decodings; no backend needs that and some read the result as a dot segment or separator, so it is refused. Percent-encode data once.`);

@@ -8,6 +8,12 @@
 /** Percent-decoding rounds tried; a path still decodable after this many is refused. */
 export const DECODE_LEVELS = 4;
 
+/**
+ * Longest `path`, and longest query text the agent adds, in characters (32 KiB): servers answer 414
+ * well before this (8 KiB is common), and it bounds the cost of judging every reading.
+ */
+export const MAX_URL_PART = 32 * 1024;
+
 /** One way a backend may read a path segment or a query. */
 type Reading = { text: string; decodes: number; unicode: boolean; plain: string };
 
@@ -41,32 +47,24 @@ const LOOK_ALIKE = new RegExp(`[${Object.keys(LOOK_ALIKES).join('')}]`, 'gu');
  */
 export function percentDecodeOnce(text: string): string | undefined {
   if (!/%(?:[0-9A-Fa-f]{2}|[uU][0-9A-Fa-f]{4})/.test(text)) return text;
-  const bytes: number[] = [];
-  const encoder = new TextEncoder();
-  for (let index = 0; index < text.length; ) {
-    if (text[index] === '%' && /^[0-9A-Fa-f]{2}$/.test(text.slice(index + 1, index + 3))) {
-      bytes.push(parseInt(text.slice(index + 1, index + 3), 16));
-      index += 3;
-      continue;
+  let valid = true;
+  // A run of escapes is decoded on its own: a raw character between runs is whole UTF-8 already, so
+  // no multi-byte sequence can span it. One pass, linear in the length of `text`.
+  const decoded = text.replace(/(?:%[0-9A-Fa-f]{2})+|(?:%[uU][0-9A-Fa-f]{4})+/g, (run) => {
+    if (run[1] === 'u' || run[1] === 'U') {
+      const units = run.split('%').slice(1).map((escape) => parseInt(escape.slice(1), 16));
+      const unicode = units.map((unit) => String.fromCharCode(unit)).join('');
+      if (/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(unicode)) valid = false;
+      return unicode;
     }
-    // IIS and some old decoders read `%uXXXX` as one UTF-16 unit; a lone surrogate has no UTF-8 form.
-    if (text[index] === '%' && /^[uU][0-9A-Fa-f]{4}$/.test(text.slice(index + 1, index + 6))) {
-      const unit = parseInt(text.slice(index + 2, index + 6), 16);
-      if (unit >= 0xd800 && unit <= 0xdfff) return undefined;
-      bytes.push(...encoder.encode(String.fromCharCode(unit)));
-      index += 6;
-      continue;
+    try {
+      return fatalUtf8.decode(Buffer.from(run.replace(/%/g, ''), 'hex'));
+    } catch {
+      valid = false;
+      return run;
     }
-    const point = text.codePointAt(index)!;
-    const character = String.fromCodePoint(point);
-    bytes.push(...encoder.encode(character));
-    index += character.length;
-  }
-  try {
-    return fatalUtf8.decode(new Uint8Array(bytes));
-  } catch {
-    return undefined;
-  }
+  });
+  return valid ? decoded : undefined;
 }
 
 /**
