@@ -17,7 +17,8 @@ import { fileURLToPath } from 'node:url';
 import { buildProbeUrl, createHandler, readConfig, redactor, displaySource } from './probe-server.ts';
 import { isTextMediaType, scanJson } from './http-body.ts';
 import { fitView, parseSelect } from './body-view.ts';
-import { WITHHELD_MARK } from './redaction.ts';
+import { hideSourceSecrets, WITHHELD_MARK } from './redaction.ts';
+import { publicSource } from './server-log.ts';
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
 const KEY = 'sk-canary-7f3e9a1c0b5d';
@@ -359,12 +360,96 @@ describe('the key cannot be guessed (issue 8, case 49)', () => {
   });
 });
 
+describe('key forms an API may echo (issue 8, B14)', () => {
+  const redact = redactor(KEY);
+  const percent = (text: string, upper: boolean) => [...Buffer.from(text)].map((byte) => `%${upper ? byte.toString(16).toUpperCase() : byte.toString(16)}`).join('');
+  const unicode = (text: string, slashes: number) => [...text].map((character) => `${'\\'.repeat(slashes)}u${character.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+  const base64 = (bytes: Buffer, url: boolean) => bytes.toString(url ? 'base64url' : 'base64');
+
+  it('redacts the key in upper, lower and mixed case, in every promised form', () => {
+    const mixed = [...KEY].map((character, index) => (index % 2 ? character.toUpperCase() : character)).join('');
+    const spellings = [KEY.toUpperCase(), mixed];
+    const forms = spellings.flatMap((spelled) => [spelled, percent(spelled, true), percent(spelled, false), percent(spelled, true).replace(/%/g, '%25'), unicode(spelled, 1), unicode(spelled, 2), unicode(spelled, 1).toUpperCase()]);
+    assert.deepEqual(forms.map((form) => redact.text(`a ${form} b`)), forms.map(() => 'a [redacted] b'));
+  });
+
+  it('redacts a megabyte of near-misses (the key without its last character, in mixed case) in linear time, not 2^n backtracking', () => {
+    const nearMiss = [...KEY.slice(0, -1)].map((character, index) => (index % 3 ? character : character.toUpperCase())).join('');
+    const text = `${nearMiss} `.repeat(Math.ceil(1_000_000 / KEY.length));
+    const began = performance.now();
+    const out = redact.text(text);
+    assert.deepEqual([out === text, performance.now() - began < 1500], [true, true]);
+  });
+
+  it('redacts the key percent-encoded three times (%25252D)', () => {
+    assert.equal(redact.text(`k=${percent(KEY, true).replace(/%/g, '%2525')}`), 'k=[redacted]');
+  });
+
+  it('redacts base64 and base64url of the key after any 0-5 bytes and before any 0-2 bytes, leaving only the characters that mix in other bytes', () => {
+    const leftovers: string[] = [];
+    for (let before = 0; before <= 5; before++) {
+      for (let after = 0; after <= 2; after++) {
+        for (const url of [false, true]) {
+          const bytes = Buffer.concat([Buffer.from('user:'.slice(0, before)), Buffer.from(KEY), Buffer.from('!?'.slice(0, after))]);
+          const redacted = redact.text(base64(bytes, url));
+          // Characters outside the key's own bits: those of the other bytes, one mixed character each side, padding.
+          const [head, tail] = redacted.split('[redacted]');
+          if (tail === undefined || head!.length > 1 + Math.ceil((8 * before) / 6) || tail.length > 3 + Math.ceil((8 * after) / 6)) leftovers.push(`${before}/${after}/${url}: ${redacted}`);
+        }
+      }
+    }
+    assert.deepEqual(leftovers, []);
+  });
+
+  it('redacts a Basic authorization echo, and base64 percent-encoded or JSON-escaped', () => {
+    const basic = `Basic ${Buffer.from(`user:${KEY}`).toString('base64')}`;
+    const encoded = Buffer.from(`ab${KEY}`).toString('base64');
+    assert.deepEqual([redact.text(basic), redact.text(encodeURIComponent(encoded)), redact.text(encoded.replace(/\//g, '\\/'))].map((text) => text.includes('[redacted]') && text.length < 30), [true, true, true]);
+  });
+
+  it('withholds enough of a cut text that no part of the longest base64 form of the key shows (each character \\\\\\\\uXXXX)', () => {
+    const leaks: string[] = [];
+    for (const before of [0, 1, 2]) {
+      const plain = Buffer.from(`${'u:'.slice(0, before)}${KEY}`).toString('base64').slice(Math.ceil((8 * before) / 6), Math.floor((8 * (before + KEY.length)) / 6));
+      const form = [...plain].map((character) => `${'\\'.repeat(4)}u${character.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+      // Every cut short of the whole form (the whole form is redacted).
+      for (let cut = 1; cut < form.length; cut++) {
+        if (redact.tail(`${'x'.repeat(400)}${form.slice(0, cut)}`) !== redact.tail(`${'x'.repeat(400)}${'Z'.repeat(cut)}`)) leaks.push(`${before} cut at ${cut}`);
+      }
+    }
+    assert.deepEqual([leaks.length, redact.text(`${'x'.repeat(4)}${[...Buffer.from(KEY).toString('base64').slice(0, 29)].map((character) => `${'\\'.repeat(4)}u${character.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')}`)], [0, 'xxxx[redacted]']);
+  });
+
+  it('never returns the key upper-cased or base64-encoded in the body, location or content type of a probe', async () => {
+    const encoded = Buffer.from(KEY).toString('base64');
+    const api = await listen({
+      '/v2/echo': send(200, { 'content-type': `application/json; x=${encoded}` }, JSON.stringify({ upper: KEY.toUpperCase(), auth: `Basic ${Buffer.from(`me:${KEY}`).toString('base64')}`, raw: encoded })),
+      '/v2/moved': send(302, { location: `http://127.0.0.1:1/?k=${KEY.toUpperCase()}&b=${encoded}` }, ''),
+    });
+    const results = [await callProbe({ API_BASE_URL: `${api.url}/v2` }, { path: '/echo' }), await callProbe({ API_BASE_URL: `${api.url}/v2` }, { path: '/moved' })];
+    await api.close();
+    const text = JSON.stringify(results);
+    assert.deepEqual([text.toLowerCase().includes(KEY.toLowerCase()), text.includes(encoded.slice(4, 16)), text.includes(Buffer.from(`me:${KEY}`).toString('base64').slice(8, 20)), results.map((result) => result.structuredContent.status)], [false, false, false, [200, 302]]);
+  });
+});
+
 describe('the document URL\'s secrets (issue 8)', () => {
-  it('displaySource hides a password and query values', () => {
+  it('displaySource hides a password and the whole query', () => {
     assert.deepEqual(
       ['https://user:pa55word@docs.example/openapi.json?token=t0ken-abc&v=2', 'http://docs.example/o.json', '/srv/openapi.json'].map(displaySource),
-      ['https://***@docs.example/openapi.json?token=***&v=***', 'http://docs.example/o.json', '/srv/openapi.json'],
+      ['https://***@docs.example/openapi.json?***', 'http://docs.example/o.json', '/srv/openapi.json'],
     );
+  });
+
+  it('displaySource and publicSource hide a bare query name, a fragment and percent-encoded credentials (B12)', () => {
+    const sources = ['http://docs.example/doc.json?t0ken123', 'http://docs.example/doc.json#t0ken123', 'http://us%65r:pa%355word@docs.example/doc.json?tok%65n=t0k%65n123', 'http://:pa55@docs.example/d.json', 'http://[bad/doc.json?t0ken123#frag'];
+    const expected = ['http://docs.example/doc.json?***', 'http://docs.example/doc.json', 'http://***@docs.example/doc.json?***', 'http://***@docs.example/d.json', 'http://[bad/doc.json?***'];
+    assert.deepEqual([sources.map(displaySource), sources.map(publicSource)], [expected, expected]);
+  });
+
+  it('hideSourceSecrets hides the query name, fragment and decoded credentials wherever a message quotes them (B12)', () => {
+    const source = 'http://us%65r:pa%355word@docs.example/doc.json?t0ken123#fr4gment';
+    assert.equal(hideSourceSecrets('fetch http://user:pa55word@docs.example/doc.json?t0ken123 failed: t0ken123, fr4gment, pa%355word', source), 'fetch http://***:***@docs.example/doc.json?*** failed: ***, ***, ***');
   });
 
   it('never prints the password or token of OPENAPI_DOC in validationNote', async () => {
@@ -375,7 +460,7 @@ describe('the document URL\'s secrets (issue 8)', () => {
     const doc = `${api.url.replace('http://', 'http://reader:pa55word@')}/openapi.json?token=t0ken-abc`;
     const { structuredContent: result } = await callProbe({ API_BASE_URL: api.url, OPENAPI_DOC: doc }, { path: '/x' });
     await api.close();
-    assert.deepEqual([result.validated, /pa55word|t0ken-abc/.test(JSON.stringify(result)), result.validationNote.includes(`http://***@${api.url.slice('http://'.length)}/openapi.json?token=***`)], [false, false, true]);
+    assert.deepEqual([result.validated, /pa55word|t0ken-abc/.test(JSON.stringify(result)), result.validationNote.includes(`http://***@${api.url.slice('http://'.length)}/openapi.json?***`)], [false, false, true]);
   });
 });
 
@@ -397,7 +482,7 @@ describe('the base (issue 8)', () => {
   it('refuses percent signs encoded twice that decode to a dot segment, slash or backslash', () => {
     assert.deepEqual(['/%252e%252e/admin', '/%25252E./admin', '/a%252fb', '/a%255Cb'].map((path) => refusal(path)), [
       '`path` "/%252e%252e/admin" has the segment "%252e%252e", a dot segment percent-encoded twice (%252e), which a backend that decodes twice reads as ".." and which would climb out of the API\'s base path; name the resource directly.',
-      '`path` "/%25252E./admin" has the segment "%25252E.", a dot segment percent-encoded twice (%252e), which a backend that decodes twice reads as ".." and which would climb out of the API\'s base path; name the resource directly.',
+      '`path` "/%25252E./admin" has the segment "%25252E.", a dot segment percent-encoded 3 times (%25252e), which a backend that decodes 3 times reads as ".." and which would climb out of the API\'s base path; name the resource directly.',
       '`path` "/a%252fb" holds a percent-encoded "%" that decodes to a slash or backslash (%252f, %255c) on a backend that decodes twice; it is refused. Name the resource directly.',
       '`path` "/a%255Cb" holds a percent-encoded "%" that decodes to a slash or backslash (%252f, %255c) on a backend that decodes twice; it is refused. Name the resource directly.',
     ]);
@@ -410,7 +495,7 @@ describe('the base (issue 8)', () => {
 
   it('keeps the base URL\'s query and lets neither the path nor query override it', () => {
     assert.deepEqual([refusal('/meters?status=on', { limit: 5 }), refusal('/meters?tenant=evil'), refusal('/meters', { tenant: 'evil' })], [
-      'https://api.example.com/v2/meters?status=on&tenant=acme&limit=5',
+      'https://api.example.com/v2/meters?tenant=acme&status=on&limit=5',
       '`path` "/meters?tenant=evil" sets the query parameter "tenant", which API_BASE_URL fixes; it cannot be overridden. Leave it out.',
       '`query.tenant` is fixed by API_BASE_URL and cannot be overridden; leave it out.',
     ]);

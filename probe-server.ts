@@ -34,6 +34,7 @@ import type { BodyChecker } from './check-worker.ts';
 import type { Selector } from './body-view.ts';
 import { createGate, createRateLimit, QUEUE_SIZE } from './server-limits.ts';
 import type { Gate, RateLimit } from './server-limits.ts';
+import { canonicalName, MAX_URL_PART, pathProblem, shadowingName } from './probe-url.ts';
 import { createAudit, createLogger, LOG_LEVELS, newRequestId, publicSource, publicUrl, SILENT } from './server-log.ts';
 import type { Logger, LogLevel } from './server-log.ts';
 
@@ -194,13 +195,21 @@ export type UrlDecision = { url: URL } | { refusal: string };
  * - any backslash, raw or percent-encoded (`%5C`, `%5c`): WHATWG URL reads `\` as `/` in http(s);
  * - an absolute URL (a scheme such as `https:` or `http:`), or an authority (`//host`);
  * - a `#` fragment (never sent, so never meant);
- * - a dot segment (`.`, `..`, `%2e%2e` in any case or mix), also hidden behind `%2F`;
+ * - what any lenient backend would read as leaving the base path (`pathProblem`, probe-url.ts),
+ *   judged on every reading of each segment: percent-decoded 1 to 4 times (`%2e%2e`, `%252e`,
+ *   `%25%32%65`), folded by NFKC or look-alikes (`．．`, `․․`, `∕`), with `;parameters` dropped
+ *   (`..;x`): a dot segment, a backslash, a `/` that a second decoding or a fold creates, bytes
+ *   that are not UTF-8 (overlong, 5/6-byte, surrogate), or encoding deeper than 4 levels;
+ * - a query name (in `path`, `query`, or a `;name=` matrix parameter, also split at `;` and
+ *   decoded) that a lenient binder reads as one API_BASE_URL's query fixes (`canonicalName`:
+ *   `Tenant`, `tenant[]`, `tenant%00`). The fixed pairs are sent first, the agent's after them;
  * - a result whose origin differs from the base, or whose path leaves the base's path prefix
  *   (compared by segment: `/v2-admin` is outside `/v2`).
  * A path without a leading `/` is read as if it had one (`meters/1` is `/meters/1`).
  * @param base The configured base URL.
  * @param path The agent's path, e.g. `/meters/mtr_1?status=active`.
- * @param query Extra query parameters, name to string value, appended in order.
+ * @param query Extra query parameters, name to string value, appended in order after the
+ *   fixed pairs and the path's own query.
  * @returns `{url}` or `{refusal}`; never throws, never touches the network.
  */
 export function buildProbeUrl(base: URL, path: unknown, query?: unknown): UrlDecision {
@@ -210,6 +219,7 @@ export function buildProbeUrl(base: URL, path: unknown, query?: unknown): UrlDec
   if (/[\u0000-\u001f\u007f]/.test(path)) {
     return { refusal: `\`path\` ${JSON.stringify(path)} holds a control character (tab, newline or similar); the URL parser would drop or reinterpret it. Remove it, or percent-encode data that needs it.` };
   }
+  if (path.length > MAX_URL_PART) return { refusal: `\`path\` is ${path.length} characters long, over the limit of ${MAX_URL_PART}; servers refuse URLs far shorter (414). Ask for less, or page through the resource.` };
   if (path !== path.trim()) return { refusal: `\`path\` ${JSON.stringify(path)} has leading or trailing spaces; remove them.` };
   // The URL parser would silently send U+FFFD instead (WHATWG URL, UTF-8 percent-encode).
   if (hasLoneSurrogate(path)) return { refusal: `\`path\` ${JSON.stringify(path)} holds a lone UTF-16 surrogate, which is not a character and has no UTF-8 form; remove it.` };
@@ -229,24 +239,12 @@ export function buildProbeUrl(base: URL, path: unknown, query?: unknown): UrlDec
   if (/%(?:c0|c1)|%e0%[89]|%f0%8/i.test(path)) {
     return { refusal: `\`path\` ${JSON.stringify(path)} holds an overlong UTF-8 percent-encoding (such as %c0%ae for "." or %c0%af for "/"), which lenient decoders read as a dot or slash; it is refused. Percent-encode characters as their shortest UTF-8 bytes.` };
   }
-  if (/%25(?:25)*(?:2f|5c)/i.test(path)) {
-    return { refusal: `\`path\` ${JSON.stringify(path)} holds a percent-encoded "%" that decodes to a slash or backslash (%252f, %255c) on a backend that decodes twice; it is refused. Name the resource directly.` };
-  }
-  for (const segment of pathname.split('/')) {
-    // Tomcat and Spring drop a ";parameter" from a segment before normalising, so "..;x" is "..".
-    const named = segment.split(';')[0]!;
-    let decoded = named;
-    for (let round = 0; round < 4 && /%25/i.test(decoded); round++) decoded = decoded.replace(/%25/gi, '%');
-    if (isDotSegment(segment)) {
-      return { refusal: `\`path\` ${JSON.stringify(path)} has the dot segment "${segment}", which would climb out of the API's base path; name the resource directly.` };
-    }
-    if (isDotSegment(named)) {
-      return { refusal: `\`path\` ${JSON.stringify(path)} has the segment "${segment}", which Tomcat and Spring read as the dot segment "${named}" (a ";parameter" is dropped before normalising) and which would climb out of the API's base path; name the resource directly.` };
-    }
-    if (isDotSegment(decoded)) {
-      return { refusal: `\`path\` ${JSON.stringify(path)} has the segment "${segment}", a dot segment percent-encoded twice (%252e), which a backend that decodes twice reads as "${decoded.replace(/%2e/gi, '.')}" and which would climb out of the API's base path; name the resource directly.` };
-    }
-  }
+  // The base URL's query (`?tenant=acme`) is part of the configuration: sent first, never shadowed.
+  const fixedPairs = base.search.slice(1).split('&').filter(Boolean);
+  const rawFixed = new Set(fixedPairs.map((pair) => pair.split('=')[0]!));
+  const fixedNames = new Set([...rawFixed].map(canonicalName).filter(Boolean));
+  const problem = pathProblem(path, pathname, fixedNames);
+  if (problem) return { refusal: problem };
   if (query !== undefined && (query === null || typeof query !== 'object' || Array.isArray(query))) {
     return { refusal: `\`query\` must be an object of name to string value, such as {"status": "active"}, got ${describeType(query)}.` };
   }
@@ -260,17 +258,13 @@ export function buildProbeUrl(base: URL, path: unknown, query?: unknown): UrlDec
   // Query text is appended, never re-serialized: the path's own query goes out as the agent wrote it
   // (URLSearchParams would turn `?flag` into `?flag=` and %20 into +).
   const extra: string[] = [];
-  // The base URL's query (`?tenant=acme`) is part of the configuration: always sent, never overridden.
-  const fixed = new Set(new URLSearchParams(base.search).keys());
-  for (const name of url.searchParams.keys()) {
-    if (fixed.has(name)) return { refusal: `\`path\` ${JSON.stringify(path)} sets the query parameter "${name}", which API_BASE_URL fixes; it cannot be overridden. Leave it out.` };
-  }
-  for (const pair of base.search.slice(1).split('&')) if (pair) extra.push(pair);
   for (const [name, value] of Object.entries((query ?? {}) as Record<string, unknown>)) {
     if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
       return { refusal: `\`query.${name}\` must be a string (or number or boolean), got ${describeType(value)}.` };
     }
-    if (fixed.has(name)) return { refusal: `\`query.${name}\` is fixed by API_BASE_URL and cannot be overridden; leave it out.` };
+    if (fixedNames.has(canonicalName(name))) {
+      return { refusal: rawFixed.has(name) ? `\`query.${name}\` is fixed by API_BASE_URL and cannot be overridden; leave it out.` : `\`query\` has the parameter ${JSON.stringify(name)}, which servers that ignore case, brackets, encoding or punctuation in names read as "${canonicalName(name)}", a parameter API_BASE_URL fixes; it cannot be overridden. Leave it out.` };
+    }
     // encodeURIComponent throws URIError on a lone surrogate (ECMA-262, Encode); refuse it by name instead.
     if (hasLoneSurrogate(name)) return { refusal: `\`query\` has the parameter name ${JSON.stringify(name)}, which holds a lone UTF-16 surrogate (not a character, no UTF-8 form); remove it.` };
     if (typeof value === 'string' && hasLoneSurrogate(value)) {
@@ -278,20 +272,23 @@ export function buildProbeUrl(base: URL, path: unknown, query?: unknown): UrlDec
     }
     extra.push(`${encodeURIComponent(name)}=${encodeURIComponent(String(value))}`);
   }
-  if (extra.length) url.search = [url.search.slice(1), ...extra].filter(Boolean).join('&');
+  const agentSearch = [url.search.slice(1), ...extra].filter(Boolean).join('&');
+  if (agentSearch.length > MAX_URL_PART) return { refusal: `\`query\` and the path's query come to ${agentSearch.length} characters encoded, over the limit of ${MAX_URL_PART}; servers refuse URLs far shorter (414). Send fewer or shorter parameters.` };
+  // Names compared on every reading (decoded, case-folded, `[]`/NUL stripped, split at `;` too), so
+  // no binder, first-wins or last-wins, case-sensitive or not, sees a second value (issue 8, B4).
+  const shadow = shadowingName(agentSearch, fixedNames);
+  if (shadow) {
+    const where = url.search && shadowingName(url.search.slice(1), fixedNames) ? `\`path\` ${JSON.stringify(path)}` : `\`query\` (sent as ${JSON.stringify(extra.join('&'))})`;
+    if (rawFixed.has(shadow.name)) return { refusal: `${where} sets the query parameter "${shadow.name}", which API_BASE_URL fixes; it cannot be overridden. Leave it out.` };
+    return { refusal: `${where} sets the query parameter ${JSON.stringify(shadow.name)}, which servers that ignore case, brackets, encoding or punctuation in names, or split pairs at ";", read as "${canonicalName(shadow.name)}", a parameter API_BASE_URL fixes; it cannot be overridden. Leave it out.` };
+  }
+  const search = [...fixedPairs, agentSearch].filter(Boolean).join('&');
+  if (search) url.search = search;
   const inside = prefix === '' || url.pathname === prefix || url.pathname.startsWith(`${prefix}/`);
   if (url.origin !== base.origin || url.username || url.password || !inside) {
     return { refusal: `\`path\` ${JSON.stringify(path)} resolves to ${url.origin}${url.pathname}, outside API_BASE_URL (${base.origin}${prefix}); it is refused.` };
   }
   return { url };
-}
-
-/** True for `.` and `..` in any spelling WHATWG URL treats as one (`%2e`, `.%2E`...), also inside a `%2F`-joined segment. */
-function isDotSegment(segment: string): boolean {
-  const decoded = segment.replace(/%2e/gi, '.');
-  if (decoded === '.' || decoded === '..') return true;
-  // "..%2fadmin" stays one segment for WHATWG, but a server that decodes %2F before routing climbs.
-  return /%2f/i.test(segment) && decoded.split(/%2f/i).some((part) => part === '.' || part === '..');
 }
 
 /** True when `text` holds a high surrogate not followed by a low one, or a low one not after a high one. */

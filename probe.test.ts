@@ -132,9 +132,9 @@ describe('buildProbeUrl', () => {
     assert.equal('url' in decision && decision.url.href, 'https://api.example.com/v2/meters?status=active&limit=5&page=2');
   });
 
-  it('sends the path\'s own query as written and appends the base\'s and the extra ones', () => {
+  it('sends the base\'s query first, then the path\'s own query as written, then the extra ones (issue 8, B4)', () => {
     const decision = buildProbeUrl(new URL('https://api.example.com/v2?api-version=1'), '/x?flag&q=a%20b~c', { z: '1 2' });
-    assert.equal('url' in decision && decision.url.href, 'https://api.example.com/v2/x?flag&q=a%20b~c&api-version=1&z=1%202');
+    assert.equal('url' in decision && decision.url.href, 'https://api.example.com/v2/x?api-version=1&flag&q=a%20b~c&z=1%202');
   });
 
   it('names the argument and the expected type for a path that is not a string', () => {

@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { appendFile } from 'node:fs/promises';
+import { displaySource } from './redaction.ts';
 
 /** A new request id: 12 lowercase hex characters from 6 random bytes (node:crypto). */
 export function newRequestId(): string {
@@ -148,11 +149,10 @@ export function publicUrl(url: string | URL, base?: URL): string | null {
 }
 
 /**
- * The document source (`OPENAPI_DOC`) as logs show it: a URL through `publicUrl` (no credentials,
- * secret-looking query values hidden), a file path as given.
+ * The document source (`OPENAPI_DOC`) as logs show it: `displaySource` (redaction.ts): a URL without
+ * credentials, query (names and values) or fragment; a file path as given; `none` when unset.
  */
 export function publicSource(source: string | undefined): string {
   if (source === undefined) return 'none';
-  if (/^https?:\/\//i.test(source)) return publicUrl(source) ?? '[unparsable URL]';
-  return source;
+  return displaySource(source);
 }

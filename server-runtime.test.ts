@@ -130,7 +130,7 @@ describe('log records and public URLs', () => {
     const base = new URL('https://api.example.com/v2?tenant=acme');
     assert.deepEqual(
       [publicUrl('https://api.example.com/v2/meters?tenant=acme&status=active&api_key=k1&x=1', base), publicSource('https://user:pass@docs.example.com/openapi.json?token=t1&v=3'), publicSource('./openapi.json')],
-      ['https://api.example.com/v2/meters?tenant=[hidden]&status=active&api_key=[hidden]&x=1', 'https://docs.example.com/openapi.json?token=[hidden]&v=3', './openapi.json'],
+      ['https://api.example.com/v2/meters?tenant=[hidden]&status=active&api_key=[hidden]&x=1', 'https://***@docs.example.com/openapi.json?***', './openapi.json'],
     );
   });
 

@@ -1,0 +1,217 @@
+/**
+ * What a probe path and query MEAN to the servers behind the API, judged on every reading a lenient
+ * backend might make of them (issue 8, attack report B1-B4): percent-decoded once or more, read
+ * through Unicode NFKC or a look-alike table, with `;parameters` dropped. Used by `buildProbeUrl`
+ * (probe-server.ts). No MCP, no network; only `node:` imports (none needed).
+ */
+
+/** Percent-decoding rounds tried; a path still decodable after this many is refused. */
+export const DECODE_LEVELS = 4;
+
+/**
+ * Longest `path`, and longest query text the agent adds, in characters (32 KiB): servers answer 414
+ * well before this (8 KiB is common), and it bounds the cost of judging every reading.
+ */
+export const MAX_URL_PART = 32 * 1024;
+
+/** One way a backend may read a path segment or a query. */
+type Reading = { text: string; decodes: number; unicode: boolean; plain: string };
+
+const fatalUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Characters that no NFKC form maps to `/`, `\` or `.`, but that some backends, filters or
+ * look-alike folds read as one (UTS 39 confusables; UTS 46 maps U+3002 to `.` in host names).
+ */
+const LOOK_ALIKES: Record<string, string> = {
+  '\u2215': '/', // DIVISION SLASH
+  '\u2044': '/', // FRACTION SLASH
+  '\u29f8': '/', // BIG SOLIDUS
+  '\u2571': '/', // BOX DRAWINGS LIGHT DIAGONAL UPPER RIGHT TO LOWER LEFT
+  '\u29f5': '\\', // REVERSE SOLIDUS OPERATOR
+  '\u29f9': '\\', // BIG REVERSE SOLIDUS
+  '\u2572': '\\', // BOX DRAWINGS LIGHT DIAGONAL UPPER LEFT TO LOWER RIGHT
+  '\u3002': '.', // IDEOGRAPHIC FULL STOP
+  '\uff61': '.', // HALFWIDTH IDEOGRAPHIC FULL STOP
+  '\ufe12': '.', // PRESENTATION FORM FOR VERTICAL IDEOGRAPHIC FULL STOP
+};
+const LOOK_ALIKE = new RegExp(`[${Object.keys(LOOK_ALIKES).join('')}]`, 'gu');
+
+/**
+ * One round of percent-decoding, WHATWG URL style (a `%` not followed by two hex digits stays;
+ * `%uXXXX` is read as the UTF-16 unit XXXX, as IIS does), of the UTF-8 bytes of `text`, decoded strictly back to text (WHATWG Encoding, UTF-8 decode with
+ * error mode fatal).
+ * @returns The decoded text (equal to `text` when nothing was encoded), or `undefined` when the
+ *   bytes are not valid UTF-8: overlong forms of any length, 5- and 6-byte forms, surrogates, stray
+ *   continuation bytes. Never throws.
+ */
+export function percentDecodeOnce(text: string): string | undefined {
+  if (!/%(?:[0-9A-Fa-f]{2}|[uU][0-9A-Fa-f]{4})/.test(text)) return text;
+  let valid = true;
+  // A run of escapes is decoded on its own: a raw character between runs is whole UTF-8 already, so
+  // no multi-byte sequence can span it. One pass, linear in the length of `text`.
+  const decoded = text.replace(/(?:%[0-9A-Fa-f]{2})+|(?:%[uU][0-9A-Fa-f]{4})+/g, (run) => {
+    if (run[1] === 'u' || run[1] === 'U') {
+      const units = run.split('%').slice(1).map((escape) => parseInt(escape.slice(1), 16));
+      const unicode = units.map((unit) => String.fromCharCode(unit)).join('');
+      if (/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(unicode)) valid = false;
+      return unicode;
+    }
+    try {
+      return fatalUtf8.decode(Buffer.from(run.replace(/%/g, ''), 'hex'));
+    } catch {
+      valid = false;
+      return run;
+    }
+  });
+  return valid ? decoded : undefined;
+}
+
+/**
+ * Every reading of `text` a lenient backend may make: as written, percent-decoded 1 to
+ * `DECODE_LEVELS` times, and each of those through NFKC and the look-alike table. At most
+ * 2 x (DECODE_LEVELS + 1) readings, each linear in the length of `text`.
+ * @returns The readings, or a problem: `'utf8'` when some decoding gives bytes that are not UTF-8
+ *   (with how many rounds it took), `'deep'` when the text is still encoded after DECODE_LEVELS rounds.
+ */
+function readingsOf(text: string): { readings: Reading[] } | { problem: 'utf8' | 'deep'; decodes: number } {
+  const readings: Reading[] = [];
+  let current = text;
+  for (let decodes = 0; ; decodes++) {
+    readings.push({ text: current, decodes, unicode: false, plain: current });
+    const folded = current.normalize('NFKC').replace(LOOK_ALIKE, (character) => LOOK_ALIKES[character]!);
+    if (folded !== current) readings.push({ text: folded, decodes, unicode: true, plain: current });
+    const next = percentDecodeOnce(current);
+    if (next === undefined) return { problem: 'utf8', decodes: decodes + 1 };
+    const foldedNext = folded === current ? next : percentDecodeOnce(folded);
+    if (foldedNext === undefined) return { problem: 'utf8', decodes: decodes + 1 };
+    if (next === current && foldedNext === folded) return { readings };
+    if (decodes === DECODE_LEVELS) return { problem: 'deep', decodes };
+    // A fold that revealed "%2e" (fullwidth ％２ｅ) is decoded on the next round too.
+    if (next === current && foldedNext !== folded) current = folded;
+    else current = next;
+  }
+}
+
+/**
+ * True for the dot segments `.` and `..` (RFC 3986, 5.2.4), after a `;parameter` is dropped and
+ * control characters and surrounding spaces are removed (`..%00`, `.. `: C string ends, Windows and
+ * trimming servers).
+ */
+function isDot(part: string): boolean {
+  const named = part.split(';')[0]!.replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  return named === '.' || named === '..';
+}
+
+/**
+ * Canonical form of a query or matrix parameter name, for comparing with the names API_BASE_URL
+ * fixes the way lenient binders do: percent-decoded (bounded, malformed escapes kept), `+` as space,
+ * NFKC, lower case, cut at a `[` that follows the name (`tenant[]`, `tenant[x]`), and every
+ * character that is not a letter or digit removed (NUL, spaces, `.`, `_`, `-`).
+ * @param name A raw name as written in a URL, e.g. `Ten%61nt[]`.
+ * @returns E.g. `tenant`. Never throws.
+ */
+export function canonicalName(name: string): string {
+  let text = name.replace(/\+/g, ' ');
+  for (let round = 0; round < DECODE_LEVELS; round++) {
+    const next = percentDecodeOnce(text);
+    if (next === undefined || next === text) break;
+    text = next;
+  }
+  text = text.normalize('NFKC').toLowerCase();
+  const bracket = text.indexOf('[');
+  if (bracket > 0) text = text.slice(0, bracket);
+  return text.replace(/[^\p{L}\p{N}]/gu, '');
+}
+
+/**
+ * Checks what a probe's path means on every reading (see `readingsOf`), segment by segment, and
+ * refuses, with a reason the agent can act on: a dot segment (`.`, `..`, also `..;x`) in any
+ * reading; a backslash in any decoded or folded reading; a `/` that only a second decoding or a
+ * Unicode fold creates (`%252f`, `／`, `∕`), or a dot segment behind a once-encoded `%2F`; bytes
+ * that are not valid UTF-8 after any decoding; encoding more than DECODE_LEVELS deep; and a
+ * `;name=value` matrix parameter whose name is one of `fixedNames`.
+ * @param path The agent's `path` as given (already free of control characters and raw backslashes).
+ * @param pathname Its path part, with a leading `/`, before any `?`.
+ * @param fixedNames Canonical names (`canonicalName`) of the query parameters API_BASE_URL fixes.
+ * @returns The refusal text, or `undefined` when every reading stays a plain path. Never throws.
+ */
+export function pathProblem(path: string, pathname: string, fixedNames: ReadonlySet<string>): string | undefined {
+  const shown = JSON.stringify(path);
+  for (const segment of pathname.split('/')) {
+    const found = readingsOf(segment);
+    if ('problem' in found) {
+      return found.problem === 'utf8'
+        ? `\`path\` ${shown} has the segment ${JSON.stringify(segment)}, whose percent-encoded bytes (after ${found.decodes} decoding${found.decodes === 1 ? '' : 's'}) are not valid UTF-8: an overlong form (%c0%ae, %e0%80%ae), a 5- or 6-byte form, a surrogate or a stray byte, which lenient decoders may read as "." or "/"; it is refused. Percent-encode each character once, as its shortest UTF-8 bytes.`
+        : `\`path\` ${shown} has the segment ${JSON.stringify(segment)}, still percent-encoded after ${DECODE_LEVELS} decodings; no backend needs that and some read the result as a dot segment or separator, so it is refused. Percent-encode data once.`;
+    }
+    for (const reading of found.readings) {
+      const how = reading.unicode
+        ? 'which a backend that folds Unicode look-alikes (NFKC: fullwidth ．／＼, one-dot leader ․, division slash ∕) reads as'
+        : reading.decodes >= 2
+          ? `which a backend that decodes ${reading.decodes === 2 ? 'twice' : `${reading.decodes} times`} reads as`
+          : 'which reads as';
+      if (reading.text.includes('\\')) {
+        if (reading.decodes >= 2 && !reading.unicode) {
+          return `\`path\` ${shown} holds a percent-encoded "%" that decodes to a slash or backslash (%252f, %255c) on a backend that decodes twice; it is refused. Name the resource directly.`;
+        }
+        return `\`path\` ${shown} has the segment ${JSON.stringify(segment)}, ${how} ${JSON.stringify(reading.text)}, with a backslash that URL parsers and Windows servers read as "/"; it is refused. Use "/" between segments and plain characters in names.`;
+      }
+      const parts = reading.text.split('/');
+      const created = reading.unicode ? parts.length > reading.plain.split('/').length : parts.length > 1 && reading.decodes >= 2;
+      if (created) {
+        if (!reading.unicode) return `\`path\` ${shown} holds a percent-encoded "%" that decodes to a slash or backslash (%252f, %255c) on a backend that decodes twice; it is refused. Name the resource directly.`;
+        return `\`path\` ${shown} has the segment ${JSON.stringify(segment)}, ${how} ${JSON.stringify(reading.text)}, with a "/" that splits it into segments; it is refused. Use "/" between segments and plain characters in names.`;
+      }
+      for (const part of parts) {
+        if (!isDot(part)) continue;
+        const named = segment.split(';')[0]!;
+        if (reading.unicode) {
+          return `\`path\` ${shown} has the segment ${JSON.stringify(segment)}, ${how} ${JSON.stringify(reading.text)}, a dot segment that would climb out of the API's base path; it is refused. Name the resource directly, with plain ASCII "." only inside names.`;
+        }
+        if (reading.decodes >= 2) {
+          return `\`path\` ${shown} has the segment ${JSON.stringify(segment)}, a dot segment percent-encoded ${reading.decodes === 2 ? 'twice (%252e)' : `${reading.decodes} times (%25252e)`}, ${how} ${JSON.stringify(reading.text.split(';')[0])} and which would climb out of the API's base path; name the resource directly.`;
+        }
+        if (named !== segment && isDot(named.replace(/%2e/gi, '.'))) {
+          return `\`path\` ${shown} has the segment ${JSON.stringify(segment)}, which Tomcat and Spring read as the dot segment ${JSON.stringify(named)} (a ";parameter" is dropped before normalising) and which would climb out of the API's base path; name the resource directly.`;
+        }
+        if (part.split(';')[0] !== '.' && part.split(';')[0] !== '..') {
+          return `\`path\` ${shown} has the segment ${JSON.stringify(segment)}, which servers that drop control characters and surrounding spaces (C string ends, Windows) read as a dot segment, which would climb out of the API's base path; it is refused. Name the resource directly.`;
+        }
+        return `\`path\` ${shown} has the dot segment ${JSON.stringify(segment)}, which would climb out of the API's base path; name the resource directly.`;
+      }
+      for (const part of parts) {
+        for (const parameter of part.split(';').slice(1)) {
+          const name = parameter.split('=')[0]!;
+          if (fixedNames.has(canonicalName(name))) {
+            return `\`path\` ${shown} has the matrix parameter ${JSON.stringify(`;${parameter}`)}, which names the query parameter "${name}" that API_BASE_URL fixes; servers that read ";name=value" would let it override the fixed value, so it is refused. Leave it out.`;
+          }
+        }
+      }
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Finds a query parameter in the agent's part of a query string that names one API_BASE_URL fixes,
+ * on every reading (see `readingsOf`): pairs split at `&` and at `;` (which some servers also
+ * split at), names compared by `canonicalName` (`Tenant`, `tenant[]`, `tenant%00`, `%74enant`).
+ * @param search The agent's query text without `?`, as it will be sent.
+ * @param fixedNames Canonical names of the fixed parameters.
+ * @returns The raw name found (as written in the reading that showed it) and the reading, or
+ *   `undefined`. Never throws.
+ */
+export function shadowingName(search: string, fixedNames: ReadonlySet<string>): { name: string; reading: string } | undefined {
+  if (!search || fixedNames.size === 0) return undefined;
+  const found = readingsOf(search);
+  // A query whose bytes are not UTF-8 after decoding is judged as written; its names still count.
+  const readings = 'readings' in found ? found.readings : [{ text: search, decodes: 0, unicode: false, plain: search }];
+  for (const reading of readings) {
+    for (const pair of reading.text.split(/[&;]/)) {
+      const name = pair.split('=')[0]!;
+      if (fixedNames.has(canonicalName(name))) return { name, reading: reading.text };
+    }
+  }
+  return undefined;
+}
