@@ -960,7 +960,22 @@ describe('compilePattern', () => {
   it('refuses a lookaround around nested quantifiers', () => assert.deepStrictEqual(run('^(?=(a+)+$)', 'aa'),
     'the pattern "^(?=(a+)+$)" cannot run in linear time (it needs Unicode mode, a backreference or a lookaround) and may backtrack catastrophically, so it is not run on API data'));
   it('reports an invalid pattern', () => assert.deepStrictEqual(run('[', 'x'), 'the pattern "[" is not a valid ECMA-262 regular expression'));
-  it('counts an astral character as one character when the pattern is safe', () => assert.deepStrictEqual(run('^.$', '\u{1F600}'), ['linear', true]));
+  it('does not test an astral value against a pattern whose linear reading would split it', () => assert.deepStrictEqual(run('^.$', '\u{1F600}'),
+    ['linear', { notChecked: 'the value has characters outside the Basic Multilingual Plane, which the linear-time engine reads as two characters each under this pattern' }]));
+  it('issue 8 B5: runs an astral value on the linear engine when no atom can match half of it', () => assert.deepStrictEqual(run('^[a-z]+\\d?$', 'ab\u{1F600}'), ['linear', false]));
+  it('issue 8 B5: never backtracks on an astral value for alternation groups (2^31 paths)', () => assert.deepStrictEqual(run(`^${'(?:a|a)'.repeat(31)}$`, 'a'.repeat(31) + '\u{1F600}'), ['linear', false]));
+  it('issue 8 B5: does not run a Unicode-mode pattern of 31 alternation groups (2^31 paths) on the backtracking engine', () => assert.deepStrictEqual(
+    run(`^${'(?:\\p{L}|a)'.repeat(31)}$`, 'a'.repeat(31) + '!'), ['backtracking', { notChecked: 'the pattern cannot run in linear time (it needs Unicode mode, a backreference or a lookaround) ' +
+      'and on a 32-character value it could take up to 2^38 backtracking steps, past the limit of 4000000' }]));
+  it('issue 8 B5: runs a short Unicode-mode alternation sequence whose bound is small', () => assert.deepStrictEqual(run('^(?:\\p{L}|1)(?:\\p{L}|2)$', 'é2'), ['backtracking', true]));
+  it('issue 8 B5: does not run two unanchored quantifiers on a long value (cubic: 66 s before)', () => assert.deepStrictEqual(run('\\p{L}*\\p{L}*!', 'a'.repeat(4096)),
+    ['backtracking', { notChecked: 'the pattern cannot run in linear time (it needs Unicode mode, a backreference or a lookaround) ' +
+      'and on a 4096-character value it could take up to 2^39 backtracking steps, past the limit of 4000000' }]));
+  it('issue 8 B5: refuses alternation sequences behind a backreference when the value is long enough to cost 2^N', () => assert.deepStrictEqual(
+    run(`^${'(a|a)'.repeat(24)}\\1$`, 'a'.repeat(24) + '!'), ['backtracking', { notChecked: 'the pattern cannot run in linear time (it needs Unicode mode, a backreference or a lookaround) ' +
+      'and on a 25-character value it could take up to 2^34 backtracking steps, past the limit of 4000000' }]));
+  it('issue 8 B5: refuses a fixed repetition of an alternation group', () => assert.deepStrictEqual(run('^(?:\\p{L}|a){20}$', 'a'),
+    'the pattern "^(?:\\\\p{L}|a){20}$" cannot run in linear time (it needs Unicode mode, a backreference or a lookaround) and may backtrack catastrophically, so it is not run on API data'));
   it('does not test a value past the length cap', () => assert.deepStrictEqual(run('^a+$', 'a'.repeat(1_000_001)),
     ['linear', { notChecked: 'the value is 1000001 characters long, past the 1000000-character limit for testing this pattern' }]));
 });
