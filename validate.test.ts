@@ -1098,3 +1098,24 @@ describe('undecided subschemas (issue 8: no false pass, no guessed finding)', ()
     ]);
   });
 });
+
+describe('huge enums (issue 8 B7)', () => {
+  const FIRST_20 = Array.from({ length: 20 }, (_, i) => i);
+  it('issue 8 B7: an enum finding lists the first 20 allowed values and counts the others', () => {
+    const schema = { type: 'array', items: { enum: [...Array.from({ length: 1000 }, (_, i) => i), { a: [1] }] } };
+    const more = 'is 1000, not one of the allowed values (1001 in all) [0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,… 981 more]';
+    assert.deepStrictEqual(check({ openapi: '3.1.0' }, schema, [999, 1000, { a: [1] }, '1']), [
+      { kind: 'enum', severity: 'error', path: '$[1]', schemaPath: '#/items/enum', allowed: FIRST_20, allowedMore: 981, message: more },
+      { kind: 'enum', severity: 'error', path: '$[3]', schemaPath: '#/items/enum', allowed: FIRST_20, allowedMore: 981, message: more.replace('is 1000', 'is "1"') },
+    ]);
+  });
+
+  it('issue 8 B7: a 1,000,000-value enum counts against the step budget and the check says it stopped', () => {
+    const schema = { type: 'array', items: { type: 'string', enum: Array.from({ length: 1_000_000 }, (_, i) => `v${i}`) } };
+    assert.deepStrictEqual(check({ openapi: '3.0.3' }, schema, Array.from({ length: 20_000 }, (_, i) => `zz${i}`)), [{
+      kind: 'notChecked', severity: 'warning', path: '$', schemaPath: '#',
+      message: 'was not checked completely: the check stopped because it ran out of its step budget (200000 schema applications; an enum of 1000000 values counts one per value); ' +
+        'no finding is reported, since the parts checked so far cannot be judged alone',
+    }]);
+  });
+});

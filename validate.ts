@@ -29,7 +29,8 @@ export type Finding = {
   schemaPath: string;      // the rule after $ref resolution: '#/components/schemas/Meter/required'
   expected?: string;       // wrongType: 'string or null', 'integer', 'array or null'
   actual?: string;         // wrongType: 'integer' | 'number' | 'string' | 'boolean' | 'null' | 'object' | 'array'
-  allowed?: unknown[];     // enum (and const, as a one-element list)
+  allowed?: unknown[];     // enum (and const, as a one-element list); at most SHOWN_VALUES values, the enum's first
+  allowedMore?: number;    // enum: how many further allowed values `allowed` leaves out (issue 8 B7)
   keyword?: string;        // constraint: 'maxLength', 'minimum', 'pattern', ...; format: 'date-time' etc
   message: string;         // agent-facing sentence, e.g. 'is required but missing'
 };
@@ -105,6 +106,7 @@ type Context = {
   steps: number; maxSteps: number; started: number; deadline: number; stopped?: string;
   memo: Map<unknown, Map<string, InternalFinding[]>>; ids: Map<object, number>;
   dispatching: Set<string>;  // base schema + instance location whose discriminator already picked a subtype
+  enums?: Set<unknown[]>;    // enums whose values were charged to this check's step budget (issue 8 B7)
 };
 /** A schema and its schema path (JSON Pointer after `$ref`). */
 type SchemaLocation = { schema: unknown; schemaPath: string };
@@ -191,9 +193,72 @@ function orList(items: string[]): string {
   return `${items.slice(0, -1).join(', ')} or ${items[items.length - 1]}`;
 }
 
+/** Most values of a schema's list (`enum`, discriminator names) a finding lists or quotes (issue 8 B7). */
+const SHOWN_VALUES = 20;
+
+/**
+ * A value as JSON for a message, at most 80 characters. Arrays past `SHOWN_VALUES` entries show the first ones
+ * and `… N more`; only a bounded prefix of a long string or a big structure is stringified (issue 8 B7).
+ */
 function show(v: unknown): string {
-  const s = JSON.stringify(v) ?? String(v);
+  let shown = v;
+  if (typeof v === 'string' && v.length > 200) shown = v.slice(0, 200);
+  else if (Array.isArray(v) && v.length > SHOWN_VALUES) shown = v.slice(0, SHOWN_VALUES);
+  let s = boundedJson(shown, 200);
+  if (Array.isArray(v) && v.length > SHOWN_VALUES) s = `${s.slice(0, -1)},… ${v.length - SHOWN_VALUES} more]`;
   return s.length > 80 ? `${s.slice(0, 77)}...` : s;
+}
+
+/** JSON text of a value, cut after about `limit` characters without stringifying the rest. */
+function boundedJson(v: unknown, limit: number): string {
+  if (Array.isArray(v) || isObj(v)) {
+    let out = Array.isArray(v) ? '[' : '{';
+    let first = true;
+    for (const key of Array.isArray(v) ? v.keys() : Object.keys(v)) {
+      if (out.length > limit) return `${out}...`;
+      const item = (v as Record<string | number, unknown>)[key];
+      out += (first ? '' : ',') + (Array.isArray(v) ? '' : `${JSON.stringify(key)}:`) + boundedJson(item, limit - out.length);
+      first = false;
+    }
+    return out + (Array.isArray(v) ? ']' : '}');
+  }
+  if (typeof v === 'string' && v.length > limit) return JSON.stringify(v.slice(0, limit));
+  return JSON.stringify(v) ?? String(v);
+}
+
+const enumKeys = new WeakMap<unknown[], Set<string>>();
+
+/** A key equal for deep-equal JSON values (`deepEqual`), for looking values up in an enum. */
+function enumKey(v: unknown): string {
+  if (typeof v === 'string') return `s${v}`;
+  if (v !== null && typeof v === 'object') return `o${canonical(v)}`;
+  return `${typeof v}${String(v)}`;
+}
+
+/**
+ * Whether `value` is one of the enum's values (deep equality). Each enum costs its length in steps of the
+ * check's budget the first time the check meets it (issue 8 B7: a 1,000,000-value enum); lookups then cost
+ * one step. @returns undefined when the budget ran out (`ctx.stopped` says so).
+ */
+function inEnum(ctx: Context, list: unknown[], value: unknown): boolean | undefined {
+  const enums = ctx.enums ??= new Set();
+  if (!enums.has(list)) {
+    enums.add(list);
+    ctx.steps += list.length;
+    if (ctx.steps > ctx.maxSteps) {
+      ctx.stopped = `it ran out of its step budget (${ctx.maxSteps} schema applications; an enum of ${list.length} values counts one per value)`;
+      return undefined;
+    }
+  }
+  if (list.length <= SHOWN_VALUES) return list.some((e) => deepEqual(e, value));
+  let keys = enumKeys.get(list);
+  if (!keys) enumKeys.set(list, keys = new Set(list.map(enumKey)));
+  return keys.has(enumKey(value));
+}
+
+/** The `allowed` / `allowedMore` fields of an enum finding: the first `SHOWN_VALUES` values and how many more. */
+function allowedOf(list: unknown[]): Partial<Finding> {
+  return list.length > SHOWN_VALUES ? { allowed: list.slice(0, SHOWN_VALUES), allowedMore: list.length - SHOWN_VALUES } : { allowed: list };
 }
 
 function compareSegments(a: Segment[], b: Segment[]): number {
@@ -569,13 +634,14 @@ function evalNode(ctx: Context, schema: JsonObject, schemaPath: string, value: u
   }
 
   // enum / const: independent assertions (OAS 3.0.3 nullable does not extend enum; 2020-12 §6.1.2-3)
-  if (typeOk && Array.isArray(schema.enum) && !schema.enum.some((e) => deepEqual(e, value))) {
-    let message = `is ${show(value)}, not one of the allowed values ${show(schema.enum)}`;
+  if (typeOk && Array.isArray(schema.enum) && inEnum(ctx, schema.enum, value) === false) {
+    const count = schema.enum.length > SHOWN_VALUES ? ` (${schema.enum.length} in all)` : '';
+    let message = `is ${show(value)}, not one of the allowed values${count} ${show(schema.enum)}`;
     if (value === null) {
       message = `is null, but the enum ${show(schema.enum)} does not list null although the type allows null; ` +
         'the document probably omits null from the enum (nullable / a null type does not extend enum), so the API may be right';
     }
-    push(makeFinding('enum', segments, `${schemaPath}/enum`, message, { allowed: schema.enum }));
+    push(makeFinding('enum', segments, `${schemaPath}/enum`, message, allowedOf(schema.enum)));
   }
   if (typeOk && hasOwn(schema, 'const') && !deepEqual(schema.const, value)) {
     push(makeFinding('enum', segments, `${schemaPath}/const`, `is ${show(value)}, but the schema requires the constant ${show(schema.const)}`, { allowed: [schema.const] }));
@@ -949,7 +1015,7 @@ function dispatchDiscriminator(ctx: Context, schema: JsonObject, schemaPath: str
       if (baseName !== undefined && Object.keys(discriminator.mapping).length === 0 && chosen === unescapePointerToken(baseName)) return undefined;
       const allowed = [...values.keys()];
       const unknown = makeFinding('enum', [...segments, discriminator.propertyName], `${schemaPath}/discriminator`,
-        `is ${show(chosen)}, which names no schema of the discriminator: allowed values are ${show(allowed)}`, { allowed });
+        `is ${show(chosen)}, which names no schema of the discriminator: allowed values are ${show(allowed)}`, allowedOf(allowed));
       return [unknown, ...evalNode(ctx, schema, schemaPath, value, segments, mode, [])];
     }
     const suffix = ` (subtype chosen by discriminator ${discriminator.propertyName}=${JSON.stringify(chosen)}: ${target})`;
@@ -989,7 +1055,7 @@ function evalAlternatives(ctx: Context, schema: JsonObject, kw: 'oneOf' | 'anyOf
     const allowed = [...mappingKeys, ...names.filter((name) => !mappingKeys.includes(name))];
     if (allowed.length > 0) {
       return [makeFinding('enum', [...segments, disc.propertyName], `${schemaPath}/discriminator`,
-        `is ${show(dv)}, which names no schema of the discriminator: allowed values are ${show(allowed)}`, { allowed })];
+        `is ${show(dv)}, which names no schema of the discriminator: allowed values are ${show(allowed)}`, allowedOf(allowed))];
     }
   }
   const results = branches.map((b, i) => evalSchema(ctx, b, `${schemaPath}/${kw}/${i}`, value, segments, mode));
