@@ -4,7 +4,7 @@
  * it sits on the schema checks (`validate.ts`) and the document core (`openapi-document.ts`).
  */
 import { check, checkRequestBody, checkResponse, fieldPresence, inferShape, resolvePointer, schemaFor } from './validate.ts';
-import type { FieldPresence, Finding } from './validate.ts';
+import type { FieldPresence, Finding, InexactNumbers } from './validate.ts';
 import type { BodyWarning } from './http-body.ts';
 import { renderTypeScript, typeName } from './typescript-type.ts';
 import type { Observed } from './typescript-type.ts';
@@ -90,7 +90,8 @@ function judgeBody(loaded: LoadedDocument, operation: Operation, probed: ProbedR
   if (probed.note && unparsed) return { validated: false, validationNote: probed.note };
   const empty = probed.bytes === 0;
   // An empty body has no media type worth the name: judge it against what the status declares at all.
-  const checked = checkResponse(loaded.doc, 'GET', operation.pathTemplate, empty ? { status: probed.status, body: undefined } : { status: probed.status, contentType: probed.contentType ?? undefined, body: probed.body });
+  const checked = checkResponse(loaded.doc, 'GET', operation.pathTemplate, empty ? { status: probed.status, body: undefined } : { status: probed.status, contentType: probed.contentType ?? undefined, body: probed.body },
+    inexactNumbersOf(probed.warnings));
   const findings: Finding[] = [...checked.findings];
   let validated = checked.validated;
   let validationNote = checked.validated ? undefined : checked.reason;
@@ -132,6 +133,16 @@ function judgeBody(loaded: LoadedDocument, operation: Operation, probed: ProbedR
     findings,
     ...(validated || errors ? { matchesContract: validated && !errors } : {}),
   };
+}
+
+/**
+ * The numbers the body scan found changed by JSON parsing (RFC 8259, 6), for `checkResponse`: their numeric
+ * constraints are not checked (issue 8 B13). A warning without `values` is the scan's "N more not listed".
+ */
+function inexactNumbersOf(warnings: BodyWarning[] | undefined): { inexactNumbers: InexactNumbers } | undefined {
+  const inexact = warnings?.filter((warning) => warning.kind === 'inexactNumber') ?? [];
+  if (inexact.length === 0) return undefined;
+  return { inexactNumbers: { paths: new Set(inexact.filter((w) => w.values).map((w) => w.path)), unlisted: inexact.some((w) => !w.values) } };
 }
 
 /** Checks line-framed JSON record by record (NDJSON, JSON Lines, json-seq; case 40). */

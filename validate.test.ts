@@ -1119,3 +1119,57 @@ describe('huge enums (issue 8 B7)', () => {
     }]);
   });
 });
+
+describe('keywords the validator does not implement are not checked, never passed (issue 8 B13)', () => {
+  const doc31 = { openapi: '3.1.0', components: { schemas: { Node: { $dynamicAnchor: 'node', type: 'object', required: ['must'] } } } };
+  it('issue 8 B13: unevaluatedItems: false on items past prefixItems is not checked', () => {
+    assert.deepStrictEqual(check(doc31, { type: 'array', prefixItems: [{ type: 'string' }], unevaluatedItems: false }, ['x', 1, 2]), [{
+      kind: 'notChecked', severity: 'warning', path: '$', schemaPath: '#/unevaluatedItems', keyword: 'unevaluatedItems',
+      message: 'was not checked against `unevaluatedItems`: the validator does not support `unevaluatedItems` (annotation collection)',
+    }]);
+  });
+  it('issue 8 B13: unevaluatedItems decides nothing when prefixItems covers every item', () => {
+    assert.deepStrictEqual(check(doc31, { type: 'array', prefixItems: [{ type: 'string' }], unevaluatedItems: false }, ['x']), []);
+  });
+  it('issue 8 B13: $dynamicRef is not checked', () => {
+    assert.deepStrictEqual(check(doc31, { $dynamicRef: '#node' }, {}), [{
+      kind: 'notChecked', severity: 'warning', path: '$', schemaPath: '#/$dynamicRef', keyword: '$dynamicRef',
+      message: 'was not checked against `$dynamicRef`: the validator does not support `$dynamicRef` (dynamic scope), so what it refers to was not applied',
+    }]);
+  });
+  it('issue 8 B13: unevaluatedProperties as a schema is not checked', () => {
+    assert.deepStrictEqual(check(doc31, { type: 'object', properties: { a: {} }, unevaluatedProperties: { type: 'string' } }, { a: 1, b: 2 }), [{
+      kind: 'notChecked', severity: 'warning', path: '$', schemaPath: '#/unevaluatedProperties', keyword: 'unevaluatedProperties',
+      message: 'was not checked against `unevaluatedProperties`: the validator applies `unevaluatedProperties` only as `false` (closing the object), not as a schema',
+    }]);
+  });
+  it('issue 8 B13: unevaluatedProperties: false beside anyOf is not checked (b is evaluated only by a failing branch)', () => {
+    const schema = { type: 'object', anyOf: [{ properties: { a: { type: 'integer' } } }, { properties: { b: { type: 'integer' } } }], unevaluatedProperties: false };
+    assert.deepStrictEqual(check(doc31, schema, { a: 1, b: 'x' }), [{
+      kind: 'notChecked', severity: 'warning', path: '$', schemaPath: '#/unevaluatedProperties', keyword: 'unevaluatedProperties',
+      message: 'was not checked against `unevaluatedProperties`: the schema decides which properties are evaluated through anyOf, oneOf, if, dependentSchemas or not, and the validator does not collect those annotations',
+    }]);
+  });
+  it('keeps unevaluatedProperties: false without branches as closing the object', () => {
+    assert.deepStrictEqual(check(doc31, { type: 'object', properties: { a: {} }, unevaluatedProperties: false }, { a: 1, extra: 2 }), [{
+      kind: 'undocumented', severity: 'error', path: '$.extra', schemaPath: '#/unevaluatedProperties',
+      message: 'is present but not documented, and the schema closes the object with additionalProperties: false',
+    }]);
+  });
+  it('issue 8 B13: numbers JSON parsing changed are not checked against enum, minimum or maximum', () => {
+    const schema = { type: 'object', properties: { id: { enum: [9007199254740992], minimum: 0 }, n: { maximum: 1 }, small: { maximum: 1 } } };
+    const reason = 'the number in the body cannot be held exactly in a double (RFC 8259, 6), so the check would compare a different number';
+    assert.deepStrictEqual(check(doc31, schema, JSON.parse('{"id":9007199254740993,"n":9007199254740993,"small":2}'), { inexactNumbers: { paths: new Set(['$.id']), unlisted: false } }), [
+      { kind: 'notChecked', severity: 'warning', path: '$.id', schemaPath: '#/properties/id/enum', keyword: 'enum', message: `was not checked against \`enum\`: ${reason}` },
+      { kind: 'notChecked', severity: 'warning', path: '$.id', schemaPath: '#/properties/id/minimum', keyword: 'minimum', message: `was not checked against \`minimum\`: ${reason}` },
+      { kind: 'constraint', severity: 'error', path: '$.n', schemaPath: '#/properties/n/maximum', keyword: 'maximum', message: 'is 9007199254740992, more than maximum 1' },
+      { kind: 'constraint', severity: 'error', path: '$.small', schemaPath: '#/properties/small/maximum', keyword: 'maximum', message: 'is 2, more than maximum 1' },
+    ]);
+  });
+  it('issue 8 B13: when the scan did not list every changed number, every integer past 2^53 counts as changed', () => {
+    assert.deepStrictEqual(check(doc31, { type: 'integer', maximum: 9007199254740992 }, JSON.parse('9007199254740993'), { inexactNumbers: { paths: new Set(), unlisted: true } }), [{
+      kind: 'notChecked', severity: 'warning', path: '$', schemaPath: '#/maximum', keyword: 'maximum',
+      message: 'was not checked against `maximum`: the number in the body cannot be held exactly in a double (RFC 8259, 6), so the check would compare a different number',
+    }]);
+  });
+});

@@ -40,14 +40,22 @@ export type CheckOptions = {
   at?: string;                          // schema path of the `schema` argument, default '#'
   maxSteps?: number;                    // schema applications before the check stops, default DEFAULT_MAX_STEPS
   timeoutMs?: number;                   // milliseconds before the check stops, default DEFAULT_CHECK_TIMEOUT_MS
+  inexactNumbers?: InexactNumbers;      // numbers JSON parsing changed (RFC 8259 §6): their numeric constraints are not checked
 };
+/**
+ * Where the body's JSON text held numbers that JSON parsing changed (RFC 8259 §6: past 2^53, or out of
+ * range), as instance paths (`$.id`); `unlisted`: some were not listed, so every number past 2^53 or not
+ * finite counts as changed. At these numbers `maximum`, `minimum`, `exclusiveMaximum`, `exclusiveMinimum`,
+ * `multipleOf`, `enum` and `const` are `notChecked` (issue 8 B13: 9007199254740993 passed maximum 9007199254740992).
+ */
+export type InexactNumbers = { paths: ReadonlySet<string>; unlisted: boolean };
 
 /** Default step budget of one check: schema applications (`$ref`, property, branch) before it stops. */
 export const DEFAULT_MAX_STEPS = 200_000;
 /** Default time budget of one check, in milliseconds. */
 export const DEFAULT_CHECK_TIMEOUT_MS = 1000;
 /** The budget options of `checkResponse` / `checkRequestBody` (see `CheckOptions`). */
-export type CheckBudget = { maxSteps?: number; timeoutMs?: number };
+export type CheckBudget = { maxSteps?: number; timeoutMs?: number; inexactNumbers?: InexactNumbers };
 /** Where a body schema was found in the document. */
 export type ResponseTarget = {
   schema: unknown;          // the schema object found (may be a {$ref})
@@ -107,6 +115,7 @@ type Context = {
   memo: Map<unknown, Map<string, InternalFinding[]>>; ids: Map<object, number>;
   dispatching: Set<string>;  // base schema + instance location whose discriminator already picked a subtype
   enums?: Set<unknown[]>;    // enums whose values were charged to this check's step budget (issue 8 B7)
+  inexact?: InexactNumbers;  // numbers JSON parsing changed (issue 8 B13)
 };
 /** A schema and its schema path (JSON Pointer after `$ref`). */
 type SchemaLocation = { schema: unknown; schemaPath: string };
@@ -421,7 +430,10 @@ function collect(ctx: Context, schema: unknown, schemaPath: string, alternatives
   }
   for (const kw of ['additionalProperties', 'unevaluatedProperties']) {
     const ap = schema[kw];
-    if (ap === false) {
+    // Not exact when branches decide what is evaluated: left open, and `unsupportedKeywords` says it was not checked (B13).
+    if (ap === false && kw === 'unevaluatedProperties' && conditionalProperties(ctx, schema, new Set())) {
+      acc.open = true;
+    } else if (ap === false) {
       acc.declares = true;
       acc.closedAt ??= `${schemaPath}/${kw}`;
     } else if (ap === true || isObj(ap)) {
@@ -633,8 +645,19 @@ function evalNode(ctx: Context, schema: JsonObject, schemaPath: string, value: u
     push(makeFinding('wrongType', segments, `${schemaPath}/type`, message, { expected, actual }));
   }
 
+  unsupportedKeywords(ctx, schema, schemaPath, value, segments, push);
+  // A number JSON parsing changed is not the API's number: its value constraints are not checked (B13).
+  const inexact = typeof value === 'number' && inexactAt(ctx, value, segments);
+  if (inexact) {
+    for (const keyword of ['enum', 'const', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf']) {
+      if (!hasOwn(schema, keyword)) continue;
+      push(makeFinding('notChecked', segments, `${schemaPath}/${keyword}`,
+        `was not checked against \`${keyword}\`: the number in the body cannot be held exactly in a double (RFC 8259, 6), so the check would compare a different number`, { keyword }));
+    }
+  }
+
   // enum / const: independent assertions (OAS 3.0.3 nullable does not extend enum; 2020-12 §6.1.2-3)
-  if (typeOk && Array.isArray(schema.enum) && inEnum(ctx, schema.enum, value) === false) {
+  if (typeOk && !inexact && Array.isArray(schema.enum) && inEnum(ctx, schema.enum, value) === false) {
     const count = schema.enum.length > SHOWN_VALUES ? ` (${schema.enum.length} in all)` : '';
     let message = `is ${show(value)}, not one of the allowed values${count} ${show(schema.enum)}`;
     if (value === null) {
@@ -643,12 +666,12 @@ function evalNode(ctx: Context, schema: JsonObject, schemaPath: string, value: u
     }
     push(makeFinding('enum', segments, `${schemaPath}/enum`, message, allowedOf(schema.enum)));
   }
-  if (typeOk && hasOwn(schema, 'const') && !deepEqual(schema.const, value)) {
+  if (typeOk && !inexact && hasOwn(schema, 'const') && !deepEqual(schema.const, value)) {
     push(makeFinding('enum', segments, `${schemaPath}/const`, `is ${show(value)}, but the schema requires the constant ${show(schema.const)}`, { allowed: [schema.const] }));
   }
 
   if (typeof value === 'string') checkString(schema, schemaPath, value, segments, push);
-  if (typeof value === 'number') checkNumber(schema, schemaPath, value, segments, push);
+  if (typeof value === 'number' && !inexact) checkNumber(schema, schemaPath, value, segments, push);
   if (Array.isArray(value)) checkArray(ctx, schema, schemaPath, value, segments, push);
 
   let union: Documented | undefined;
@@ -759,6 +782,53 @@ function stringFormatProblem(format: string, value: string): string | undefined 
     default:
       return undefined;
   }
+}
+
+/** Whether the number at this instance location was changed by JSON parsing (see `InexactNumbers`). */
+function inexactAt(ctx: Context, value: number, segments: Segment[]): boolean {
+  if (!ctx.inexact) return false;
+  if (ctx.inexact.unlisted && (!Number.isFinite(value) || Math.abs(value) > Number.MAX_SAFE_INTEGER)) return true;
+  return ctx.inexact.paths.has(instancePath(segments));
+}
+
+/**
+ * Keywords this validator does not implement, where they could decide the result, as `notChecked` findings
+ * (issue 8 B13: never a silent pass): `$dynamicRef` / `$recursiveRef` (JSON Schema 2020-12 §8.2.3.2, 2019-09),
+ * `unevaluatedItems` other than `true` on an array, `unevaluatedProperties` as a schema on an object, and
+ * `unevaluatedProperties: false` on an object when the schema decides properties through `anyOf`, `oneOf`,
+ * `if`, `dependentSchemas` or `not` (annotation collection, §11; there the union of declared properties is not exact).
+ */
+function unsupportedKeywords(ctx: Context, schema: JsonObject, schemaPath: string, value: unknown, segments: Segment[], push: (f: InternalFinding) => void): void {
+  const not = (keyword: string, why: string): void => {
+    push(makeFinding('notChecked', segments, `${schemaPath}/${keyword}`, `was not checked against \`${keyword}\`: ${why}`, { keyword }));
+  };
+  for (const keyword of ['$dynamicRef', '$recursiveRef']) {
+    if (typeof schema[keyword] === 'string') not(keyword, `the validator does not support \`${keyword}\` (dynamic scope), so what it refers to was not applied`);
+  }
+  // Every item is evaluated by the schema's own `items` (2020-12 form) or `prefixItems`: then nothing is left to decide.
+  const evaluatedAll = Array.isArray(value) && (isObj(schema.items) || typeof schema.items === 'boolean'
+    || (Array.isArray(schema.prefixItems) && schema.prefixItems.length >= value.length));
+  if (Array.isArray(value) && !evaluatedAll && hasOwn(schema, 'unevaluatedItems') && schema.unevaluatedItems !== true) {
+    not('unevaluatedItems', 'the validator does not support `unevaluatedItems` (annotation collection)');
+  }
+  if (isObj(value) && hasOwn(schema, 'unevaluatedProperties') && schema.unevaluatedProperties !== true) {
+    if (schema.unevaluatedProperties !== false) not('unevaluatedProperties', 'the validator applies `unevaluatedProperties` only as `false` (closing the object), not as a schema');
+    else if (conditionalProperties(ctx, schema, new Set())) {
+      not('unevaluatedProperties', 'the schema decides which properties are evaluated through anyOf, oneOf, if, dependentSchemas or not, and the validator does not collect those annotations');
+    }
+  }
+}
+
+/** Whether a schema, through `$ref` and `allOf`, holds `anyOf`, `oneOf`, `if`, `dependentSchemas` or `not`. */
+function conditionalProperties(ctx: Context, schema: unknown, visited: Set<unknown>): boolean {
+  if (!isObj(schema) || visited.has(schema) || visited.size > 256) return visited.size > 256;
+  visited.add(schema);
+  if (['anyOf', 'oneOf', 'if', 'dependentSchemas', 'not'].some((keyword) => hasOwn(schema, keyword))) return true;
+  if (typeof schema.$ref === 'string') {
+    const target = lookupPointer(ctx.doc, schema.$ref);
+    if (target.found && conditionalProperties(ctx, target.value, visited)) return true;
+  }
+  return Array.isArray(schema.allOf) && schema.allOf.some((branch) => conditionalProperties(ctx, branch, visited));
 }
 
 function checkNumber(schema: JsonObject, schemaPath: string, value: number, segments: Segment[], push: (f: InternalFinding) => void): void {
@@ -1142,6 +1212,7 @@ function makeCtx(doc: unknown, direction: Direction | undefined, options?: Check
   return {
     doc, dialect: dialectOf(doc), direction: direction ?? 'response', active: new Set(), depth: 0,
     steps: 0, maxSteps, started, deadline: started + timeoutMs, memo: new Map(), ids: new Map(), dispatching: new Set(),
+    ...(options?.inexactNumbers ? { inexact: options.inexactNumbers } : {}),
   };
 }
 
