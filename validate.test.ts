@@ -1166,6 +1166,12 @@ describe('keywords the validator does not implement are not checked, never passe
       { kind: 'constraint', severity: 'error', path: '$.small', schemaPath: '#/properties/small/maximum', keyword: 'maximum', message: 'is 2, more than maximum 1' },
     ]);
   });
+  it('issue 8 B13: items equal only after JSON parsing changed their numbers are not reported as duplicates', () => {
+    assert.deepStrictEqual(check(doc31, { type: 'array', uniqueItems: true }, JSON.parse('[9007199254740993,9007199254740992]'), { inexactNumbers: { paths: new Set(['$[0]']), unlisted: false } }), [{
+      kind: 'notChecked', severity: 'warning', path: '$', schemaPath: '#/uniqueItems', keyword: 'uniqueItems',
+      message: 'was not checked against `uniqueItems`: item 1 equals item 0 as parsed, but the items hold numbers that cannot be held exactly in a double (RFC 8259, 6)',
+    }]);
+  });
   it('issue 8 B13: when the scan did not list every changed number, every integer past 2^53 counts as changed', () => {
     assert.deepStrictEqual(check(doc31, { type: 'integer', maximum: 9007199254740992 }, JSON.parse('9007199254740993'), { inexactNumbers: { paths: new Set(), unlisted: true } }), [{
       kind: 'notChecked', severity: 'warning', path: '$', schemaPath: '#/maximum', keyword: 'maximum',

@@ -876,7 +876,12 @@ function checkArray(ctx: Context, schema: JsonObject, schemaPath: string, value:
       const k = canonical(value[i]);
       const first = seen.get(k);
       if (first !== undefined) {
-        c('uniqueItems', `has item ${i} equal to item ${first}, but uniqueItems is true`);
+        // Items that hold numbers JSON parsing changed may differ in the body's text (B13): then not checked.
+        const inside = `${instancePath(segments)}[`;
+        if (ctx.inexact && (ctx.inexact.unlisted || [...ctx.inexact.paths].some((path) => path.startsWith(inside)))) {
+          push(makeFinding('notChecked', segments, `${schemaPath}/uniqueItems`,
+            `was not checked against \`uniqueItems\`: item ${i} equals item ${first} as parsed, but the items hold numbers that cannot be held exactly in a double (RFC 8259, 6)`, { keyword: 'uniqueItems' }));
+        } else c('uniqueItems', `has item ${i} equal to item ${first}, but uniqueItems is true`);
         break;
       }
       seen.set(k, i);
