@@ -974,6 +974,12 @@ describe('compilePattern', () => {
   it('issue 8 B5: refuses alternation sequences behind a backreference when the value is long enough to cost 2^N', () => assert.deepStrictEqual(
     run(`^${'(a|a)'.repeat(24)}\\1$`, 'a'.repeat(24) + '!'), ['backtracking', { notChecked: 'the pattern cannot run in linear time (it needs Unicode mode, a backreference or a lookaround) ' +
       'and on a 25-character value it could take up to 2^34 backtracking steps, past the limit of 4000000' }]));
+  it('issue 8 B5: looks at the clock after each pattern test, so many costly tests stop at the time budget', () => {
+    assert.deepStrictEqual(check({ openapi: '3.1.0' }, { type: 'string', pattern: '^\\p{L}+$' }, 'abc', { timeoutMs: 0 }), [{
+      kind: 'notChecked', severity: 'warning', path: '$', schemaPath: '#',
+      message: 'was not checked completely: the check stopped because it ran out of its time budget (0 ms); no finding is reported, since the parts checked so far cannot be judged alone',
+    }]);
+  });
   it('issue 8 B5: refuses a fixed repetition of an alternation group', () => assert.deepStrictEqual(run('^(?:\\p{L}|a){20}$', 'a'),
     'the pattern "^(?:\\\\p{L}|a){20}$" cannot run in linear time (it needs Unicode mode, a backreference or a lookaround) and may backtrack catastrophically, so it is not run on API data'));
   it('does not test a value past the length cap', () => assert.deepStrictEqual(run('^a+$', 'a'.repeat(1_000_001)),

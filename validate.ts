@@ -670,7 +670,11 @@ function evalNode(ctx: Context, schema: JsonObject, schemaPath: string, value: u
     push(makeFinding('enum', segments, `${schemaPath}/const`, `is ${show(value)}, but the schema requires the constant ${show(schema.const)}`, { allowed: [schema.const] }));
   }
 
-  if (typeof value === 'string') checkString(schema, schemaPath, value, segments, push);
+  if (typeof value === 'string') {
+    checkString(schema, schemaPath, value, segments, push);
+    // A backtracking pattern test may cost up to MAX_BACKTRACKING_STEPS: look at the clock after each (B5).
+    if (typeof schema.pattern === 'string' && performance.now() > ctx.deadline) ctx.stopped ??= `it ran out of its time budget (${Math.round(ctx.deadline - ctx.started)} ms)`;
+  }
   if (typeof value === 'number' && !inexact) checkNumber(schema, schemaPath, value, segments, push);
   if (Array.isArray(value)) checkArray(ctx, schema, schemaPath, value, segments, push);
 
