@@ -202,6 +202,17 @@ describe('checkParameters', () => {
     ]);
   });
 
+  it('issue 8 B5: a path value an unsafe pattern cannot test is notChecked, not invalid', async () => {
+    const pattern = `^${'(?:\\p{L}|a)'.repeat(31)}$`;
+    const document = await loadObject({ openapi: '3.1.0', info: { title: 'p', version: '1' }, paths: { '/p/{id}': { get: {
+      parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', pattern } }], responses: { 200: { description: 'ok' } } } } } });
+    assert.deepEqual(pathProblems(document, `/p/${'a'.repeat(31)}!`), [{
+      in: 'path', name: 'id', kind: 'notChecked', value: `${'a'.repeat(31)}!`,
+      problem: 'was not checked against the pattern: the pattern cannot run in linear time (it needs Unicode mode, a backreference or a lookaround) ' +
+        'and on a 32-character value it could take up to 2^38 backtracking steps, past the limit of 4000000',
+    }]);
+  });
+
   it('splits an array query value on commas and names the failing item', () => {
     const operation = counted.operations[0]!;
     assert.deepEqual(checkParameters(counted, operation, { query: { ids: '1,x' } }), [

@@ -263,7 +263,7 @@ export function analyzeSample(loaded: LoadedDocument, operation: Operation, reco
 // ───────────────────────────── Request parameters ─────────────────────────────
 
 /** One parameter value that breaks the operation's contract: `problem` reads after the name ("is required but missing"). */
-export type ParameterProblem = { in: 'path' | 'query' | 'header'; name: string; kind: 'missing' | 'unknown' | 'invalid'; value: string; problem: string };
+export type ParameterProblem = { in: 'path' | 'query' | 'header'; name: string; kind: 'missing' | 'unknown' | 'invalid' | 'notChecked'; value: string; problem: string };
 
 /** The values of a request's parameters, as text: path values decoded, a repeated query name as a list. */
 export type ParameterValues = {
@@ -305,7 +305,10 @@ export function checkParameters(loaded: LoadedDocument, operation: Operation, va
       continue;
     }
     const shown = Array.isArray(raw) ? raw.join(',') : raw;
-    for (const problem of checkParameterValue(loaded, parameter, raw)) problems.push({ in: where, name: parameter.name, kind: 'invalid', value: shown, problem });
+    for (const { problem, unchecked } of checkParameterValue(loaded, parameter, raw)) {
+      // A value the check could not test (an unsafe pattern: issue 8 B5) is `notChecked`, never `invalid`.
+      problems.push({ in: where, name: parameter.name, kind: unchecked ? 'notChecked' : 'invalid', value: shown, problem });
+    }
   }
   if (values.query) {
     const declared = operation.parameters.filter((parameter) => parameter.in === 'query').map((parameter) => parameter.name);
@@ -319,7 +322,7 @@ export function checkParameters(loaded: LoadedDocument, operation: Operation, va
   return problems;
 }
 
-function checkParameterValue(loaded: LoadedDocument, parameter: Parameter, raw: string | string[]): string[] {
+function checkParameterValue(loaded: LoadedDocument, parameter: Parameter, raw: string | string[]): { problem: string; unchecked: boolean }[] {
   if (parameter.schema === undefined) return [];
   const value = convertParameter(loaded.doc, parameter.schema, raw);
   let findings: Finding[];
@@ -332,7 +335,8 @@ function checkParameterValue(loaded: LoadedDocument, parameter: Parameter, raw: 
     .filter((finding) => finding.severity !== 'info')
     .map((finding) => {
       const text = finding.kind === 'wrongType' ? `is not of type ${finding.expected}` : finding.message;
-      return finding.path === '$' ? text : `at ${finding.path.replace(/^\$/, 'item ')}: ${text}`.replace('item [', '[');
+      const problem = finding.path === '$' ? text : `at ${finding.path.replace(/^\$/, 'item ')}: ${text}`.replace('item [', '[');
+      return { problem, unchecked: finding.kind === 'notChecked' };
     });
 }
 
@@ -512,7 +516,7 @@ export function draftRequest(loaded: LoadedDocument, draft: Draft): { matchesCon
   }
   const operation = match.operation;
   const problems: DraftProblem[] = checkParameters(loaded, operation, { path: match.params, query: queryValues(draft.url, draft.baseQuery), headers: draft.headers ?? {} })
-    .map((problem) => ({ in: problem.in, name: problem.name, kind: problem.kind, severity: 'error' as const, message: problem.problem }));
+    .map((problem) => ({ in: problem.in, name: problem.name, kind: problem.kind, severity: problem.kind === 'notChecked' ? 'warning' as const : 'error' as const, message: problem.problem }));
   problems.push(...bodyProblems(loaded, operation, draft));
   return { matchesContract: !problems.some((problem) => problem.severity !== 'info'), operation: summarize(operation), problems, request };
 }
