@@ -14,6 +14,7 @@ import {
 } from './contract.ts';
 import type { Draft } from './contract.ts';
 import { renderTypeScript } from './typescript-type.ts';
+import { scanJson } from './http-body.ts';
 import { githubDescriptionPath } from './fixture-documents.ts';
 
 const CASES = fileURLToPath(new URL('./fixtures/cases/', import.meta.url));
@@ -106,6 +107,28 @@ describe('judge', () => {
   });
 });
 
+describe('judge: numbers JSON parsing changed (issue 8 B13)', () => {
+  it('issue 8 B13: an integer past 2^53 is not checked against maximum, so the verdict is not a pass', async () => {
+    const document = await loadObject({ openapi: '3.1.0', info: { title: 'n', version: '1' }, paths: { '/n': { get: { responses: { 200: {
+      description: 'ok', content: { 'application/json': { schema: { type: 'object', properties: { id: { type: 'integer', maximum: 9007199254740992 } } } } } } } } } } });
+    const text = '{"id":9007199254740993}';
+    const verdict = judge(document, document.operations[0]!, {
+      status: 200, contentType: 'application/json', bytes: text.length, truncated: false, body: JSON.parse(text), warnings: scanJson(text).warnings,
+    });
+    const reason = 'was not checked against `maximum`: the number in the body cannot be held exactly in a double (RFC 8259, 6), so the check would compare a different number';
+    assert.deepEqual(verdict, {
+      validated: false,
+      validationNote: `Part of the body was not checked: $.id ${reason}.`,
+      schemaPath: '#/paths/~1n/get/responses/200/content/application~1json/schema',
+      findings: [
+        { kind: 'notChecked', severity: 'warning', path: '$.id', schemaPath: '#/paths/~1n/get/responses/200/content/application~1json/schema/properties/id/maximum', keyword: 'maximum', message: reason },
+        { kind: 'inexactNumber', severity: 'warning', path: '$.id', rule: 'RFC 8259, 6', values: ['9007199254740993', '9007199254740992'],
+          message: 'the number 9007199254740993 cannot be held exactly in a double and reads as 9007199254740992: read it as a string or BigInt' },
+      ],
+    });
+  });
+});
+
 describe('checkParameters', () => {
   let case31: LoadedDocument;
   let counted: LoadedDocument;
@@ -177,6 +200,17 @@ describe('checkParameters', () => {
       [{ in: 'path', name: 'code', kind: 'invalid', value: 'AB9', problem: 'is "AB9", which does not match the pattern "^[a-z]+$"' }],
       [],
     ]);
+  });
+
+  it('issue 8 B5: a path value an unsafe pattern cannot test is notChecked, not invalid', async () => {
+    const pattern = `^${'(?:\\p{L}|a)'.repeat(31)}$`;
+    const document = await loadObject({ openapi: '3.1.0', info: { title: 'p', version: '1' }, paths: { '/p/{id}': { get: {
+      parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', pattern } }], responses: { 200: { description: 'ok' } } } } } });
+    assert.deepEqual(pathProblems(document, `/p/${'a'.repeat(31)}!`), [{
+      in: 'path', name: 'id', kind: 'notChecked', value: `${'a'.repeat(31)}!`,
+      problem: 'was not checked against the pattern: the pattern cannot run in linear time (it needs Unicode mode, a backreference or a lookaround) ' +
+        'and on a 32-character value it could take up to 2^38 backtracking steps, past the limit of 4000000',
+    }]);
   });
 
   it('splits an array query value on commas and names the failing item', () => {

@@ -4,7 +4,7 @@
  * it sits on the schema checks (`validate.ts`) and the document core (`openapi-document.ts`).
  */
 import { check, checkRequestBody, checkResponse, fieldPresence, inferShape, resolvePointer, schemaFor } from './validate.ts';
-import type { FieldPresence, Finding } from './validate.ts';
+import type { FieldPresence, Finding, InexactNumbers } from './validate.ts';
 import type { BodyWarning } from './http-body.ts';
 import { renderTypeScript, typeName } from './typescript-type.ts';
 import type { Observed } from './typescript-type.ts';
@@ -90,7 +90,8 @@ function judgeBody(loaded: LoadedDocument, operation: Operation, probed: ProbedR
   if (probed.note && unparsed) return { validated: false, validationNote: probed.note };
   const empty = probed.bytes === 0;
   // An empty body has no media type worth the name: judge it against what the status declares at all.
-  const checked = checkResponse(loaded.doc, 'GET', operation.pathTemplate, empty ? { status: probed.status, body: undefined } : { status: probed.status, contentType: probed.contentType ?? undefined, body: probed.body });
+  const checked = checkResponse(loaded.doc, 'GET', operation.pathTemplate, empty ? { status: probed.status, body: undefined } : { status: probed.status, contentType: probed.contentType ?? undefined, body: probed.body },
+    inexactNumbersOf(probed.warnings));
   const findings: Finding[] = [...checked.findings];
   let validated = checked.validated;
   let validationNote = checked.validated ? undefined : checked.reason;
@@ -132,6 +133,16 @@ function judgeBody(loaded: LoadedDocument, operation: Operation, probed: ProbedR
     findings,
     ...(validated || errors ? { matchesContract: validated && !errors } : {}),
   };
+}
+
+/**
+ * The numbers the body scan found changed by JSON parsing (RFC 8259, 6), for `checkResponse`: their numeric
+ * constraints are not checked (issue 8 B13). A warning without `values` is the scan's "N more not listed".
+ */
+function inexactNumbersOf(warnings: BodyWarning[] | undefined): { inexactNumbers: InexactNumbers } | undefined {
+  const inexact = warnings?.filter((warning) => warning.kind === 'inexactNumber') ?? [];
+  if (inexact.length === 0) return undefined;
+  return { inexactNumbers: { paths: new Set(inexact.filter((w) => w.values).map((w) => w.path)), unlisted: inexact.some((w) => !w.values) } };
 }
 
 /** Checks line-framed JSON record by record (NDJSON, JSON Lines, json-seq; case 40). */
@@ -253,7 +264,7 @@ export function analyzeSample(loaded: LoadedDocument, operation: Operation, reco
 // ───────────────────────────── Request parameters ─────────────────────────────
 
 /** One parameter value that breaks the operation's contract: `problem` reads after the name ("is required but missing"). */
-export type ParameterProblem = { in: 'path' | 'query' | 'header'; name: string; kind: 'missing' | 'unknown' | 'invalid'; value: string; problem: string };
+export type ParameterProblem = { in: 'path' | 'query' | 'header'; name: string; kind: 'missing' | 'unknown' | 'invalid' | 'notChecked'; value: string; problem: string };
 
 /** The values of a request's parameters, as text: path values decoded, a repeated query name as a list. */
 export type ParameterValues = {
@@ -295,7 +306,10 @@ export function checkParameters(loaded: LoadedDocument, operation: Operation, va
       continue;
     }
     const shown = Array.isArray(raw) ? raw.join(',') : raw;
-    for (const problem of checkParameterValue(loaded, parameter, raw)) problems.push({ in: where, name: parameter.name, kind: 'invalid', value: shown, problem });
+    for (const { problem, unchecked } of checkParameterValue(loaded, parameter, raw)) {
+      // A value the check could not test (an unsafe pattern: issue 8 B5) is `notChecked`, never `invalid`.
+      problems.push({ in: where, name: parameter.name, kind: unchecked ? 'notChecked' : 'invalid', value: shown, problem });
+    }
   }
   if (values.query) {
     const declared = operation.parameters.filter((parameter) => parameter.in === 'query').map((parameter) => parameter.name);
@@ -309,7 +323,7 @@ export function checkParameters(loaded: LoadedDocument, operation: Operation, va
   return problems;
 }
 
-function checkParameterValue(loaded: LoadedDocument, parameter: Parameter, raw: string | string[]): string[] {
+function checkParameterValue(loaded: LoadedDocument, parameter: Parameter, raw: string | string[]): { problem: string; unchecked: boolean }[] {
   if (parameter.schema === undefined) return [];
   const value = convertParameter(loaded.doc, parameter.schema, raw);
   let findings: Finding[];
@@ -322,7 +336,8 @@ function checkParameterValue(loaded: LoadedDocument, parameter: Parameter, raw: 
     .filter((finding) => finding.severity !== 'info')
     .map((finding) => {
       const text = finding.kind === 'wrongType' ? `is not of type ${finding.expected}` : finding.message;
-      return finding.path === '$' ? text : `at ${finding.path.replace(/^\$/, 'item ')}: ${text}`.replace('item [', '[');
+      const problem = finding.path === '$' ? text : `at ${finding.path.replace(/^\$/, 'item ')}: ${text}`.replace('item [', '[');
+      return { problem, unchecked: finding.kind === 'notChecked' };
     });
 }
 
@@ -502,7 +517,7 @@ export function draftRequest(loaded: LoadedDocument, draft: Draft): { matchesCon
   }
   const operation = match.operation;
   const problems: DraftProblem[] = checkParameters(loaded, operation, { path: match.params, query: queryValues(draft.url, draft.baseQuery), headers: draft.headers ?? {} })
-    .map((problem) => ({ in: problem.in, name: problem.name, kind: problem.kind, severity: 'error' as const, message: problem.problem }));
+    .map((problem) => ({ in: problem.in, name: problem.name, kind: problem.kind, severity: problem.kind === 'notChecked' ? 'warning' as const : 'error' as const, message: problem.problem }));
   problems.push(...bodyProblems(loaded, operation, draft));
   return { matchesContract: !problems.some((problem) => problem.severity !== 'info'), operation: summarize(operation), problems, request };
 }

@@ -323,73 +323,128 @@ try {
 export const MAX_PATTERN_VALUE_LENGTH = 1_000_000;
 /** Longest value (UTF-16 code units) tested with the backtracking engine, for patterns `compilePattern` judges safe. */
 export const MAX_BACKTRACKING_VALUE_LENGTH = 4096;
+/**
+ * Most backtracking steps one value test may cost, as bounded by `backtrackingCost` (start positions times
+ * choice combinations times pattern atoms): about 10 ms of V8 time at this figure. Costlier tests are not run.
+ */
+export const MAX_BACKTRACKING_STEPS = 4_000_000;
 
 /**
  * A document pattern ready to test values: `test` answers true / false, or `{notChecked}` with an
- * agent-facing reason when this value cannot be tested safely (too long, or astral characters the
- * linear engine would count as two).
+ * agent-facing reason when this value cannot be tested safely (too long, too costly for the
+ * backtracking engine, or astral characters the linear engine would read differently).
  */
 export type CompiledPattern = { engine: 'linear' | 'backtracking'; test(value: string): boolean | { notChecked: string } };
 
 const compiledPatterns = new Map<string, CompiledPattern | { reason: string }>();
 
 /**
- * Whether a pattern cannot backtrack catastrophically: no quantified group that holds a quantifier or
- * an alternation (`(a+)+`, `(a|a)+`), and at most two quantifiers in all (`\d*\d*\d*` is cubic).
- * Conservative: false means "not proven safe". Escapes and character classes are skipped as units.
+ * An upper bound on the backtracking search of a pattern, as a function of the value's length `n`:
+ * log2(start positions × choice combinations × (atoms + 1)). Start positions are 1 for a pattern
+ * anchored with a leading `^` and no top-level `|`, else n + 1; each `*`, `+`, `{m,}` and each
+ * backreference (which may match up to n characters) is a factor n + 1, `{m,k}` a factor min(k - m + 1, n + 1),
+ * `?` a factor 2 and each alternation its branch count, so `^(?:a|a)(?:a|a)…$` with N groups is 2^N.
+ * The product bounds the search only when no quantified group holds a quantifier or an alternation
+ * (`(a+)+`, `(a|b)+`, `(a|b){20}`): then `unsafe` is true and there is no bound.
+ * Escapes and character classes are read as single atoms; the scan is conservative (it may over-count).
  */
-function backtrackingIsSafe(pattern: string): boolean {
-  const groups: { risky: boolean }[] = [];
-  let quantifiers = 0;
+type BacktrackingCost = { unsafe: boolean; anchored: boolean; perLength: number; ranges: number[]; constantLog2: number; atoms: number };
+
+function backtrackingCost(pattern: string): BacktrackingCost {
+  const cost: BacktrackingCost = { unsafe: false, anchored: pattern.startsWith('^'), perLength: 0, ranges: [], constantLog2: 0, atoms: 0 };
+  const groups: { risky: boolean; branches: number }[] = [{ risky: false, branches: 1 }];
   let lastGroupRisky = false;
   let previous: 'atom' | 'group' | 'none' = 'none';
   for (let i = 0; i < pattern.length; i++) {
     const ch = pattern[i]!;
     if (ch === '\\') {
+      const next = pattern[i + 1] ?? '';
+      if (/[1-9]/.test(next) || next === 'k') cost.perLength++; // a backreference matches up to n characters
       i++;
+      cost.atoms++;
       previous = 'atom';
       continue;
     }
     if (ch === '[') {
       for (i++; i < pattern.length && pattern[i] !== ']'; i++) if (pattern[i] === '\\') i++;
+      cost.atoms++;
       previous = 'atom';
       continue;
     }
     if (ch === '(') {
-      groups.push({ risky: false });
+      groups.push({ risky: false, branches: 1 });
+      cost.atoms++;
+      // skip the group's kind (`?:`, `?=`, `?!`, `?<=`, `?<!`, `?<name>`) so its `?` is not read as a quantifier
+      const kind = /^\?(?::|=|!|<=|<!|<[^>]*>)/.exec(pattern.slice(i + 1, i + 260));
+      if (kind) i += kind[0].length;
       previous = 'none';
       continue;
     }
     if (ch === ')') {
-      lastGroupRisky = groups.pop()?.risky ?? true;
+      const group = groups.length > 1 ? groups.pop()! : { risky: true, branches: 1 };
+      cost.constantLog2 += Math.log2(group.branches);
+      lastGroupRisky = group.risky;
       previous = 'group';
       continue;
     }
-    const quantifier = ch === '*' || ch === '+' || ch === '?' || (ch === '{' && /^\{\d+(,\d*)?\}/.test(pattern.slice(i)));
-    if (quantifier) {
-      if (ch === '{') i = pattern.indexOf('}', i);
+    const bounds = ch === '{' ? /^\{(\d+)(,(\d*))?\}/.exec(pattern.slice(i, i + 40)) : null;
+    if (ch === '*' || ch === '+' || ch === '?' || bounds) {
+      if (bounds) i += bounds[0].length - 1;
       if (pattern[i + 1] === '?') i++; // lazy
-      if (previous === 'group' && lastGroupRisky) return false;
-      if (ch !== '?') quantifiers++;
+      if (previous === 'group' && lastGroupRisky) cost.unsafe = true;
+      if (ch === '?') cost.constantLog2 += 1;
+      else if (!bounds || bounds[2] === ',') cost.perLength++;
+      else if (bounds[2] !== undefined) cost.ranges.push(Number(bounds[3]) - Number(bounds[1]) + 1);
       for (const group of groups) group.risky = true;
       previous = 'none';
       continue;
     }
-    if (ch === '|') for (const group of groups) group.risky = true;
+    if (ch === '|') {
+      groups[groups.length - 1]!.branches++;
+      for (const group of groups) group.risky = true;
+      previous = 'none';
+      continue;
+    }
+    cost.atoms++;
     previous = 'atom';
   }
-  return quantifiers <= 2;
+  const top = groups[0]!;
+  cost.constantLog2 += Math.log2(top.branches);
+  if (top.branches > 1 || groups.length > 1) cost.anchored = false;
+  return cost;
+}
+
+/** log2 of the `backtrackingCost` bound for a value of `length` code units (Infinity when unbounded). */
+function backtrackingStepsLog2(cost: BacktrackingCost, length: number): number {
+  if (cost.unsafe) return Infinity;
+  const perLength = Math.log2(length + 1);
+  let log2 = (cost.anchored ? 0 : perLength) + cost.perLength * perLength + cost.constantLog2 + Math.log2(cost.atoms + 1);
+  for (const range of cost.ranges) log2 += Math.log2(Math.max(1, Math.min(range, length + 1)));
+  return log2;
+}
+
+/**
+ * Whether the linear engine (no `u` flag) gives the same answer as Unicode mode on a value with astral
+ * characters: true when no atom of the pattern can match a lone surrogate code unit (no `.`, negated class,
+ * `\S` `\D` `\W`, word boundary, `\u` escape or literal character from U+D800 up), so an astral character
+ * is an unmatchable barrier under both readings and no match can start or end inside it.
+ */
+function astralNeutral(pattern: string): boolean {
+  return !/[.\uD800-\uFFFF]|\[\^|\\[SDWbBu]/.test(pattern.replace(/\\\\/g, ''));
 }
 
 /**
  * Compiles a pattern from the document (JSON Schema 2020-12 section 6.3.3 `pattern`, `patternProperties`
  * keys, parameter patterns: ECMA-262, unanchored) so that testing an untrusted value can never stall the
- * thread. The pattern runs on V8's linear-time engine (`l` flag) when it can: that engine has no `u` flag,
- * so a pattern that needs Unicode mode (`\p{..}`, `\u{..}`) or a value with astral characters goes to the
- * backtracking engine, which is used only when `backtrackingIsSafe` proves the pattern cannot backtrack
- * catastrophically, and only for values up to `MAX_BACKTRACKING_VALUE_LENGTH`. Results are cached by pattern.
+ * thread. The pattern runs on V8's linear-time engine (`l` flag) when it can. That engine has no `u` flag:
+ * a value with astral characters runs on it only when the pattern is astral-neutral (`astralNeutral`: the
+ * answer is then the same as in Unicode mode), and is otherwise not checked. A pattern the linear engine
+ * cannot compile (Unicode mode `\p{..}` / `\u{..}`, a backreference, a lookaround, or no linear engine in the
+ * runtime) runs on the backtracking engine only for values up to `MAX_BACKTRACKING_VALUE_LENGTH` whose
+ * `backtrackingCost` bound is at most `MAX_BACKTRACKING_STEPS`; other values are not checked (issue 8, B5).
+ * Results are cached by pattern.
  * @returns The compiled pattern, or `{reason}` (agent-facing) when it is invalid or could only run with
- *   unbounded backtracking (backreferences or lookarounds around nested quantifiers). Never throws.
+ *   unbounded backtracking (a quantified group holding a quantifier or an alternation). Never throws.
  */
 export function compilePattern(pattern: string): CompiledPattern | { reason: string } {
   const known = compiledPatterns.get(pattern);
@@ -415,15 +470,9 @@ function makePattern(pattern: string): CompiledPattern | { reason: string } {
   }
   const backtracking = unicode ?? legacy;
   if (!backtracking) return { reason: `the pattern ${JSON.stringify(pattern)} is not a valid ECMA-262 regular expression` };
-  const safe = backtrackingIsSafe(pattern);
   const tooLong = (value: string, limit: number): { notChecked: string } => ({
     notChecked: `the value is ${value.length} characters long, past the ${limit}-character limit for testing this pattern`,
   });
-  const runBacktracking = (value: string): boolean | { notChecked: string } => {
-    if (value.length > MAX_BACKTRACKING_VALUE_LENGTH) return tooLong(value, MAX_BACKTRACKING_VALUE_LENGTH);
-    backtracking.lastIndex = 0;
-    return backtracking.test(value);
-  };
   // Unicode mode changes what the pattern means (`\p{L}` is a property, not `p{L}`): then the legacy
   // reading is not the same pattern, and the linear engine (no `u`) cannot run it.
   const needsUnicode = unicode !== undefined && (legacy === undefined || /\\[pP]\{|\\u\{|[\uD800-\uDFFF]/.test(pattern));
@@ -437,23 +486,41 @@ function makePattern(pattern: string): CompiledPattern | { reason: string } {
   }
   if (linear) {
     const engine = linear;
+    const neutral = !unicode || astralNeutral(pattern);
     return {
       engine: 'linear',
       test(value: string) {
         if (value.length > MAX_PATTERN_VALUE_LENGTH) return tooLong(value, MAX_PATTERN_VALUE_LENGTH);
-        // Without `u`, an astral character is two code units to `.` and classes: only a safe pattern runs on it.
-        if (unicode && /[\uD800-\uDFFF]/.test(value)) {
-          return safe ? runBacktracking(value) : { notChecked: 'the value has characters outside the Basic Multilingual Plane and the pattern can only be run safely without Unicode mode' };
+        // Without `u`, an astral character is two code units to `.` and negated classes: never backtracking for it (B5).
+        if (!neutral && /[\uD800-\uDFFF]/.test(value)) {
+          return { notChecked: 'the value has characters outside the Basic Multilingual Plane, which the linear-time engine reads as two characters each under this pattern' };
         }
         engine.lastIndex = 0;
         return engine.test(value);
       },
     };
   }
-  if (safe) return { engine: 'backtracking', test: runBacktracking };
+  const cost = backtrackingCost(pattern);
+  if (cost.unsafe) {
+    return {
+      reason: `the pattern ${JSON.stringify(pattern)} cannot run in linear time (it needs Unicode mode, a backreference or a lookaround) ` +
+        'and may backtrack catastrophically, so it is not run on API data',
+    };
+  }
   return {
-    reason: `the pattern ${JSON.stringify(pattern)} cannot run in linear time (it needs Unicode mode, a backreference or a lookaround) ` +
-      'and may backtrack catastrophically, so it is not run on API data',
+    engine: 'backtracking',
+    test(value: string) {
+      if (value.length > MAX_BACKTRACKING_VALUE_LENGTH) return tooLong(value, MAX_BACKTRACKING_VALUE_LENGTH);
+      const log2 = backtrackingStepsLog2(cost, value.length);
+      if (log2 > Math.log2(MAX_BACKTRACKING_STEPS)) {
+        return {
+          notChecked: `the pattern cannot run in linear time (it needs Unicode mode, a backreference or a lookaround) and on a ${value.length}-character value ` +
+            `it could take up to 2^${Math.floor(log2)} backtracking steps, past the limit of ${MAX_BACKTRACKING_STEPS}`,
+        };
+      }
+      backtracking.lastIndex = 0;
+      return backtracking.test(value);
+    },
   };
 }
 

@@ -960,7 +960,28 @@ describe('compilePattern', () => {
   it('refuses a lookaround around nested quantifiers', () => assert.deepStrictEqual(run('^(?=(a+)+$)', 'aa'),
     'the pattern "^(?=(a+)+$)" cannot run in linear time (it needs Unicode mode, a backreference or a lookaround) and may backtrack catastrophically, so it is not run on API data'));
   it('reports an invalid pattern', () => assert.deepStrictEqual(run('[', 'x'), 'the pattern "[" is not a valid ECMA-262 regular expression'));
-  it('counts an astral character as one character when the pattern is safe', () => assert.deepStrictEqual(run('^.$', '\u{1F600}'), ['linear', true]));
+  it('does not test an astral value against a pattern whose linear reading would split it', () => assert.deepStrictEqual(run('^.$', '\u{1F600}'),
+    ['linear', { notChecked: 'the value has characters outside the Basic Multilingual Plane, which the linear-time engine reads as two characters each under this pattern' }]));
+  it('issue 8 B5: runs an astral value on the linear engine when no atom can match half of it', () => assert.deepStrictEqual(run('^[a-z]+\\d?$', 'ab\u{1F600}'), ['linear', false]));
+  it('issue 8 B5: never backtracks on an astral value for alternation groups (2^31 paths)', () => assert.deepStrictEqual(run(`^${'(?:a|a)'.repeat(31)}$`, 'a'.repeat(31) + '\u{1F600}'), ['linear', false]));
+  it('issue 8 B5: does not run a Unicode-mode pattern of 31 alternation groups (2^31 paths) on the backtracking engine', () => assert.deepStrictEqual(
+    run(`^${'(?:\\p{L}|a)'.repeat(31)}$`, 'a'.repeat(31) + '!'), ['backtracking', { notChecked: 'the pattern cannot run in linear time (it needs Unicode mode, a backreference or a lookaround) ' +
+      'and on a 32-character value it could take up to 2^38 backtracking steps, past the limit of 4000000' }]));
+  it('issue 8 B5: runs a short Unicode-mode alternation sequence whose bound is small', () => assert.deepStrictEqual(run('^(?:\\p{L}|1)(?:\\p{L}|2)$', 'é2'), ['backtracking', true]));
+  it('issue 8 B5: does not run two unanchored quantifiers on a long value (cubic: 66 s before)', () => assert.deepStrictEqual(run('\\p{L}*\\p{L}*!', 'a'.repeat(4096)),
+    ['backtracking', { notChecked: 'the pattern cannot run in linear time (it needs Unicode mode, a backreference or a lookaround) ' +
+      'and on a 4096-character value it could take up to 2^39 backtracking steps, past the limit of 4000000' }]));
+  it('issue 8 B5: refuses alternation sequences behind a backreference when the value is long enough to cost 2^N', () => assert.deepStrictEqual(
+    run(`^${'(a|a)'.repeat(24)}\\1$`, 'a'.repeat(24) + '!'), ['backtracking', { notChecked: 'the pattern cannot run in linear time (it needs Unicode mode, a backreference or a lookaround) ' +
+      'and on a 25-character value it could take up to 2^34 backtracking steps, past the limit of 4000000' }]));
+  it('issue 8 B5: looks at the clock after each pattern test, so many costly tests stop at the time budget', () => {
+    assert.deepStrictEqual(check({ openapi: '3.1.0' }, { type: 'string', pattern: '^\\p{L}+$' }, 'abc', { timeoutMs: 0 }), [{
+      kind: 'notChecked', severity: 'warning', path: '$', schemaPath: '#',
+      message: 'was not checked completely: the check stopped because it ran out of its time budget (0 ms); no finding is reported, since the parts checked so far cannot be judged alone',
+    }]);
+  });
+  it('issue 8 B5: refuses a fixed repetition of an alternation group', () => assert.deepStrictEqual(run('^(?:\\p{L}|a){20}$', 'a'),
+    'the pattern "^(?:\\\\p{L}|a){20}$" cannot run in linear time (it needs Unicode mode, a backreference or a lookaround) and may backtrack catastrophically, so it is not run on API data'));
   it('does not test a value past the length cap', () => assert.deepStrictEqual(run('^a+$', 'a'.repeat(1_000_001)),
     ['linear', { notChecked: 'the value is 1000001 characters long, past the 1000000-character limit for testing this pattern' }]));
 });
@@ -1081,5 +1102,86 @@ describe('undecided subschemas (issue 8: no false pass, no guessed finding)', ()
     assert.deepStrictEqual(check({ openapi: '3.1.0' }, { type: 'object', propertyNames: { pattern: unsafe } }, { aa: 1 }), [
       { kind: 'notChecked', severity: 'warning', path: '$.aa', schemaPath: '#/propertyNames/pattern', keyword: 'pattern', message: `was not checked against the pattern: ${reason}` },
     ]);
+  });
+});
+
+describe('huge enums (issue 8 B7)', () => {
+  const FIRST_20 = Array.from({ length: 20 }, (_, i) => i);
+  it('issue 8 B7: an enum finding lists the first 20 allowed values and counts the others', () => {
+    const schema = { type: 'array', items: { enum: [...Array.from({ length: 1000 }, (_, i) => i), { a: [1] }] } };
+    const more = 'is 1000, not one of the allowed values (1001 in all) [0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,… 981 more]';
+    assert.deepStrictEqual(check({ openapi: '3.1.0' }, schema, [999, 1000, { a: [1] }, '1']), [
+      { kind: 'enum', severity: 'error', path: '$[1]', schemaPath: '#/items/enum', allowed: FIRST_20, allowedMore: 981, message: more },
+      { kind: 'enum', severity: 'error', path: '$[3]', schemaPath: '#/items/enum', allowed: FIRST_20, allowedMore: 981, message: more.replace('is 1000', 'is "1"') },
+    ]);
+  });
+
+  it('issue 8 B7: a 1,000,000-value enum counts against the step budget and the check says it stopped', () => {
+    const schema = { type: 'array', items: { type: 'string', enum: Array.from({ length: 1_000_000 }, (_, i) => `v${i}`) } };
+    assert.deepStrictEqual(check({ openapi: '3.0.3' }, schema, Array.from({ length: 20_000 }, (_, i) => `zz${i}`)), [{
+      kind: 'notChecked', severity: 'warning', path: '$', schemaPath: '#',
+      message: 'was not checked completely: the check stopped because it ran out of its step budget (200000 schema applications; an enum of 1000000 values counts one per value); ' +
+        'no finding is reported, since the parts checked so far cannot be judged alone',
+    }]);
+  });
+});
+
+describe('keywords the validator does not implement are not checked, never passed (issue 8 B13)', () => {
+  const doc31 = { openapi: '3.1.0', components: { schemas: { Node: { $dynamicAnchor: 'node', type: 'object', required: ['must'] } } } };
+  it('issue 8 B13: unevaluatedItems: false on items past prefixItems is not checked', () => {
+    assert.deepStrictEqual(check(doc31, { type: 'array', prefixItems: [{ type: 'string' }], unevaluatedItems: false }, ['x', 1, 2]), [{
+      kind: 'notChecked', severity: 'warning', path: '$', schemaPath: '#/unevaluatedItems', keyword: 'unevaluatedItems',
+      message: 'was not checked against `unevaluatedItems`: the validator does not support `unevaluatedItems` (annotation collection)',
+    }]);
+  });
+  it('issue 8 B13: unevaluatedItems decides nothing when prefixItems covers every item', () => {
+    assert.deepStrictEqual(check(doc31, { type: 'array', prefixItems: [{ type: 'string' }], unevaluatedItems: false }, ['x']), []);
+  });
+  it('issue 8 B13: $dynamicRef is not checked', () => {
+    assert.deepStrictEqual(check(doc31, { $dynamicRef: '#node' }, {}), [{
+      kind: 'notChecked', severity: 'warning', path: '$', schemaPath: '#/$dynamicRef', keyword: '$dynamicRef',
+      message: 'was not checked against `$dynamicRef`: the validator does not support `$dynamicRef` (dynamic scope), so what it refers to was not applied',
+    }]);
+  });
+  it('issue 8 B13: unevaluatedProperties as a schema is not checked', () => {
+    assert.deepStrictEqual(check(doc31, { type: 'object', properties: { a: {} }, unevaluatedProperties: { type: 'string' } }, { a: 1, b: 2 }), [{
+      kind: 'notChecked', severity: 'warning', path: '$', schemaPath: '#/unevaluatedProperties', keyword: 'unevaluatedProperties',
+      message: 'was not checked against `unevaluatedProperties`: the validator applies `unevaluatedProperties` only as `false` (closing the object), not as a schema',
+    }]);
+  });
+  it('issue 8 B13: unevaluatedProperties: false beside anyOf is not checked (b is evaluated only by a failing branch)', () => {
+    const schema = { type: 'object', anyOf: [{ properties: { a: { type: 'integer' } } }, { properties: { b: { type: 'integer' } } }], unevaluatedProperties: false };
+    assert.deepStrictEqual(check(doc31, schema, { a: 1, b: 'x' }), [{
+      kind: 'notChecked', severity: 'warning', path: '$', schemaPath: '#/unevaluatedProperties', keyword: 'unevaluatedProperties',
+      message: 'was not checked against `unevaluatedProperties`: the schema decides which properties are evaluated through anyOf, oneOf, if, dependentSchemas or not, and the validator does not collect those annotations',
+    }]);
+  });
+  it('keeps unevaluatedProperties: false without branches as closing the object', () => {
+    assert.deepStrictEqual(check(doc31, { type: 'object', properties: { a: {} }, unevaluatedProperties: false }, { a: 1, extra: 2 }), [{
+      kind: 'undocumented', severity: 'error', path: '$.extra', schemaPath: '#/unevaluatedProperties',
+      message: 'is present but not documented, and the schema closes the object with additionalProperties: false',
+    }]);
+  });
+  it('issue 8 B13: numbers JSON parsing changed are not checked against enum, minimum or maximum', () => {
+    const schema = { type: 'object', properties: { id: { enum: [9007199254740992], minimum: 0 }, n: { maximum: 1 }, small: { maximum: 1 } } };
+    const reason = 'the number in the body cannot be held exactly in a double (RFC 8259, 6), so the check would compare a different number';
+    assert.deepStrictEqual(check(doc31, schema, JSON.parse('{"id":9007199254740993,"n":9007199254740993,"small":2}'), { inexactNumbers: { paths: new Set(['$.id']), unlisted: false } }), [
+      { kind: 'notChecked', severity: 'warning', path: '$.id', schemaPath: '#/properties/id/enum', keyword: 'enum', message: `was not checked against \`enum\`: ${reason}` },
+      { kind: 'notChecked', severity: 'warning', path: '$.id', schemaPath: '#/properties/id/minimum', keyword: 'minimum', message: `was not checked against \`minimum\`: ${reason}` },
+      { kind: 'constraint', severity: 'error', path: '$.n', schemaPath: '#/properties/n/maximum', keyword: 'maximum', message: 'is 9007199254740992, more than maximum 1' },
+      { kind: 'constraint', severity: 'error', path: '$.small', schemaPath: '#/properties/small/maximum', keyword: 'maximum', message: 'is 2, more than maximum 1' },
+    ]);
+  });
+  it('issue 8 B13: items equal only after JSON parsing changed their numbers are not reported as duplicates', () => {
+    assert.deepStrictEqual(check(doc31, { type: 'array', uniqueItems: true }, JSON.parse('[9007199254740993,9007199254740992]'), { inexactNumbers: { paths: new Set(['$[0]']), unlisted: false } }), [{
+      kind: 'notChecked', severity: 'warning', path: '$', schemaPath: '#/uniqueItems', keyword: 'uniqueItems',
+      message: 'was not checked against `uniqueItems`: item 1 equals item 0 as parsed, but the items hold numbers that cannot be held exactly in a double (RFC 8259, 6)',
+    }]);
+  });
+  it('issue 8 B13: when the scan did not list every changed number, every integer past 2^53 counts as changed', () => {
+    assert.deepStrictEqual(check(doc31, { type: 'integer', maximum: 9007199254740992 }, JSON.parse('9007199254740993'), { inexactNumbers: { paths: new Set(), unlisted: true } }), [{
+      kind: 'notChecked', severity: 'warning', path: '$', schemaPath: '#/maximum', keyword: 'maximum',
+      message: 'was not checked against `maximum`: the number in the body cannot be held exactly in a double (RFC 8259, 6), so the check would compare a different number',
+    }]);
   });
 });

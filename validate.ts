@@ -29,7 +29,8 @@ export type Finding = {
   schemaPath: string;      // the rule after $ref resolution: '#/components/schemas/Meter/required'
   expected?: string;       // wrongType: 'string or null', 'integer', 'array or null'
   actual?: string;         // wrongType: 'integer' | 'number' | 'string' | 'boolean' | 'null' | 'object' | 'array'
-  allowed?: unknown[];     // enum (and const, as a one-element list)
+  allowed?: unknown[];     // enum (and const, as a one-element list); at most SHOWN_VALUES values, the enum's first
+  allowedMore?: number;    // enum: how many further allowed values `allowed` leaves out (issue 8 B7)
   keyword?: string;        // constraint: 'maxLength', 'minimum', 'pattern', ...; format: 'date-time' etc
   message: string;         // agent-facing sentence, e.g. 'is required but missing'
 };
@@ -39,14 +40,22 @@ export type CheckOptions = {
   at?: string;                          // schema path of the `schema` argument, default '#'
   maxSteps?: number;                    // schema applications before the check stops, default DEFAULT_MAX_STEPS
   timeoutMs?: number;                   // milliseconds before the check stops, default DEFAULT_CHECK_TIMEOUT_MS
+  inexactNumbers?: InexactNumbers;      // numbers JSON parsing changed (RFC 8259 §6): their numeric constraints are not checked
 };
+/**
+ * Where the body's JSON text held numbers that JSON parsing changed (RFC 8259 §6: past 2^53, or out of
+ * range), as instance paths (`$.id`); `unlisted`: some were not listed, so every number past 2^53 or not
+ * finite counts as changed. At these numbers `maximum`, `minimum`, `exclusiveMaximum`, `exclusiveMinimum`,
+ * `multipleOf`, `enum` and `const` are `notChecked` (issue 8 B13: 9007199254740993 passed maximum 9007199254740992).
+ */
+export type InexactNumbers = { paths: ReadonlySet<string>; unlisted: boolean };
 
 /** Default step budget of one check: schema applications (`$ref`, property, branch) before it stops. */
 export const DEFAULT_MAX_STEPS = 200_000;
 /** Default time budget of one check, in milliseconds. */
 export const DEFAULT_CHECK_TIMEOUT_MS = 1000;
 /** The budget options of `checkResponse` / `checkRequestBody` (see `CheckOptions`). */
-export type CheckBudget = { maxSteps?: number; timeoutMs?: number };
+export type CheckBudget = { maxSteps?: number; timeoutMs?: number; inexactNumbers?: InexactNumbers };
 /** Where a body schema was found in the document. */
 export type ResponseTarget = {
   schema: unknown;          // the schema object found (may be a {$ref})
@@ -106,6 +115,8 @@ type Context = {
   memo: Map<unknown, Map<string, InternalFinding[]>>; ids: Map<object, number>;
   dispatching: Set<string>;  // base schema + instance location whose discriminator already picked a subtype
   pointers: Map<string, PointerLookup>;  // each `$ref` looked up once per check (an array of N items repeats it N times)
+  enums?: Set<unknown[]>;    // enums whose values were charged to this check's step budget (issue 8 B7)
+  inexact?: InexactNumbers;  // numbers JSON parsing changed (issue 8 B13)
 };
 /** A schema and its schema path (JSON Pointer after `$ref`). */
 type SchemaLocation = { schema: unknown; schemaPath: string };
@@ -192,9 +203,72 @@ function orList(items: string[]): string {
   return `${items.slice(0, -1).join(', ')} or ${items[items.length - 1]}`;
 }
 
+/** Most values of a schema's list (`enum`, discriminator names) a finding lists or quotes (issue 8 B7). */
+const SHOWN_VALUES = 20;
+
+/**
+ * A value as JSON for a message, at most 80 characters. Arrays past `SHOWN_VALUES` entries show the first ones
+ * and `… N more`; only a bounded prefix of a long string or a big structure is stringified (issue 8 B7).
+ */
 function show(v: unknown): string {
-  const s = JSON.stringify(v) ?? String(v);
+  let shown = v;
+  if (typeof v === 'string' && v.length > 200) shown = v.slice(0, 200);
+  else if (Array.isArray(v) && v.length > SHOWN_VALUES) shown = v.slice(0, SHOWN_VALUES);
+  let s = boundedJson(shown, 200);
+  if (Array.isArray(v) && v.length > SHOWN_VALUES) s = `${s.slice(0, -1)},… ${v.length - SHOWN_VALUES} more]`;
   return s.length > 80 ? `${s.slice(0, 77)}...` : s;
+}
+
+/** JSON text of a value, cut after about `limit` characters without stringifying the rest. */
+function boundedJson(v: unknown, limit: number): string {
+  if (Array.isArray(v) || isObj(v)) {
+    let out = Array.isArray(v) ? '[' : '{';
+    let first = true;
+    for (const key of Array.isArray(v) ? v.keys() : Object.keys(v)) {
+      if (out.length > limit) return `${out}...`;
+      const item = (v as Record<string | number, unknown>)[key];
+      out += (first ? '' : ',') + (Array.isArray(v) ? '' : `${JSON.stringify(key)}:`) + boundedJson(item, limit - out.length);
+      first = false;
+    }
+    return out + (Array.isArray(v) ? ']' : '}');
+  }
+  if (typeof v === 'string' && v.length > limit) return JSON.stringify(v.slice(0, limit));
+  return JSON.stringify(v) ?? String(v);
+}
+
+const enumKeys = new WeakMap<unknown[], Set<string>>();
+
+/** A key equal for deep-equal JSON values (`deepEqual`), for looking values up in an enum. */
+function enumKey(v: unknown): string {
+  if (typeof v === 'string') return `s${v}`;
+  if (v !== null && typeof v === 'object') return `o${canonical(v)}`;
+  return `${typeof v}${String(v)}`;
+}
+
+/**
+ * Whether `value` is one of the enum's values (deep equality). Each enum costs its length in steps of the
+ * check's budget the first time the check meets it (issue 8 B7: a 1,000,000-value enum); lookups then cost
+ * one step. @returns undefined when the budget ran out (`ctx.stopped` says so).
+ */
+function inEnum(ctx: Context, list: unknown[], value: unknown): boolean | undefined {
+  const enums = ctx.enums ??= new Set();
+  if (!enums.has(list)) {
+    enums.add(list);
+    ctx.steps += list.length;
+    if (ctx.steps > ctx.maxSteps) {
+      ctx.stopped = `it ran out of its step budget (${ctx.maxSteps} schema applications; an enum of ${list.length} values counts one per value)`;
+      return undefined;
+    }
+  }
+  if (list.length <= SHOWN_VALUES) return list.some((e) => deepEqual(e, value));
+  let keys = enumKeys.get(list);
+  if (!keys) enumKeys.set(list, keys = new Set(list.map(enumKey)));
+  return keys.has(enumKey(value));
+}
+
+/** The `allowed` / `allowedMore` fields of an enum finding: the first `SHOWN_VALUES` values and how many more. */
+function allowedOf(list: unknown[]): Partial<Finding> {
+  return list.length > SHOWN_VALUES ? { allowed: list.slice(0, SHOWN_VALUES), allowedMore: list.length - SHOWN_VALUES } : { allowed: list };
 }
 
 function compareSegments(a: Segment[], b: Segment[]): number {
@@ -357,7 +431,10 @@ function collect(ctx: Context, schema: unknown, schemaPath: string, alternatives
   }
   for (const kw of ['additionalProperties', 'unevaluatedProperties']) {
     const ap = schema[kw];
-    if (ap === false) {
+    // Not exact when branches decide what is evaluated: left open, and `unsupportedKeywords` says it was not checked (B13).
+    if (ap === false && kw === 'unevaluatedProperties' && conditionalProperties(ctx, schema, new Set())) {
+      acc.open = true;
+    } else if (ap === false) {
       acc.declares = true;
       acc.closedAt ??= `${schemaPath}/${kw}`;
     } else if (ap === true || isObj(ap)) {
@@ -573,21 +650,37 @@ function evalNode(ctx: Context, schema: JsonObject, schemaPath: string, value: u
     push(makeFinding('wrongType', segments, `${schemaPath}/type`, message, { expected, actual }));
   }
 
+  unsupportedKeywords(ctx, schema, schemaPath, value, segments, push);
+  // A number JSON parsing changed is not the API's number: its value constraints are not checked (B13).
+  const inexact = typeof value === 'number' && inexactAt(ctx, value, segments);
+  if (inexact) {
+    for (const keyword of ['enum', 'const', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf']) {
+      if (!hasOwn(schema, keyword)) continue;
+      push(makeFinding('notChecked', segments, `${schemaPath}/${keyword}`,
+        `was not checked against \`${keyword}\`: the number in the body cannot be held exactly in a double (RFC 8259, 6), so the check would compare a different number`, { keyword }));
+    }
+  }
+
   // enum / const: independent assertions (OAS 3.0.3 nullable does not extend enum; 2020-12 §6.1.2-3)
-  if (typeOk && Array.isArray(schema.enum) && !schema.enum.some((e) => deepEqual(e, value))) {
-    let message = `is ${show(value)}, not one of the allowed values ${show(schema.enum)}`;
+  if (typeOk && !inexact && Array.isArray(schema.enum) && inEnum(ctx, schema.enum, value) === false) {
+    const count = schema.enum.length > SHOWN_VALUES ? ` (${schema.enum.length} in all)` : '';
+    let message = `is ${show(value)}, not one of the allowed values${count} ${show(schema.enum)}`;
     if (value === null) {
       message = `is null, but the enum ${show(schema.enum)} does not list null although the type allows null; ` +
         'the document probably omits null from the enum (nullable / a null type does not extend enum), so the API may be right';
     }
-    push(makeFinding('enum', segments, `${schemaPath}/enum`, message, { allowed: schema.enum }));
+    push(makeFinding('enum', segments, `${schemaPath}/enum`, message, allowedOf(schema.enum)));
   }
-  if (typeOk && hasOwn(schema, 'const') && !deepEqual(schema.const, value)) {
+  if (typeOk && !inexact && hasOwn(schema, 'const') && !deepEqual(schema.const, value)) {
     push(makeFinding('enum', segments, `${schemaPath}/const`, `is ${show(value)}, but the schema requires the constant ${show(schema.const)}`, { allowed: [schema.const] }));
   }
 
-  if (typeof value === 'string') checkString(schema, schemaPath, value, segments, push);
-  if (typeof value === 'number') checkNumber(schema, schemaPath, value, segments, push);
+  if (typeof value === 'string') {
+    checkString(schema, schemaPath, value, segments, push);
+    // A backtracking pattern test may cost up to MAX_BACKTRACKING_STEPS: look at the clock after each (B5).
+    if (typeof schema.pattern === 'string' && performance.now() > ctx.deadline) ctx.stopped ??= `it ran out of its time budget (${Math.round(ctx.deadline - ctx.started)} ms)`;
+  }
+  if (typeof value === 'number' && !inexact) checkNumber(schema, schemaPath, value, segments, push);
   if (Array.isArray(value)) checkArray(ctx, schema, schemaPath, value, segments, push);
 
   let union: Documented | undefined;
@@ -700,6 +793,53 @@ function stringFormatProblem(format: string, value: string): string | undefined 
   }
 }
 
+/** Whether the number at this instance location was changed by JSON parsing (see `InexactNumbers`). */
+function inexactAt(ctx: Context, value: number, segments: Segment[]): boolean {
+  if (!ctx.inexact) return false;
+  if (ctx.inexact.unlisted && (!Number.isFinite(value) || Math.abs(value) > Number.MAX_SAFE_INTEGER)) return true;
+  return ctx.inexact.paths.has(instancePath(segments));
+}
+
+/**
+ * Keywords this validator does not implement, where they could decide the result, as `notChecked` findings
+ * (issue 8 B13: never a silent pass): `$dynamicRef` / `$recursiveRef` (JSON Schema 2020-12 §8.2.3.2, 2019-09),
+ * `unevaluatedItems` other than `true` on an array, `unevaluatedProperties` as a schema on an object, and
+ * `unevaluatedProperties: false` on an object when the schema decides properties through `anyOf`, `oneOf`,
+ * `if`, `dependentSchemas` or `not` (annotation collection, §11; there the union of declared properties is not exact).
+ */
+function unsupportedKeywords(ctx: Context, schema: JsonObject, schemaPath: string, value: unknown, segments: Segment[], push: (f: InternalFinding) => void): void {
+  const not = (keyword: string, why: string): void => {
+    push(makeFinding('notChecked', segments, `${schemaPath}/${keyword}`, `was not checked against \`${keyword}\`: ${why}`, { keyword }));
+  };
+  for (const keyword of ['$dynamicRef', '$recursiveRef']) {
+    if (typeof schema[keyword] === 'string') not(keyword, `the validator does not support \`${keyword}\` (dynamic scope), so what it refers to was not applied`);
+  }
+  // Every item is evaluated by the schema's own `items` (2020-12 form) or `prefixItems`: then nothing is left to decide.
+  const evaluatedAll = Array.isArray(value) && (isObj(schema.items) || typeof schema.items === 'boolean'
+    || (Array.isArray(schema.prefixItems) && schema.prefixItems.length >= value.length));
+  if (Array.isArray(value) && !evaluatedAll && hasOwn(schema, 'unevaluatedItems') && schema.unevaluatedItems !== true) {
+    not('unevaluatedItems', 'the validator does not support `unevaluatedItems` (annotation collection)');
+  }
+  if (isObj(value) && hasOwn(schema, 'unevaluatedProperties') && schema.unevaluatedProperties !== true) {
+    if (schema.unevaluatedProperties !== false) not('unevaluatedProperties', 'the validator applies `unevaluatedProperties` only as `false` (closing the object), not as a schema');
+    else if (conditionalProperties(ctx, schema, new Set())) {
+      not('unevaluatedProperties', 'the schema decides which properties are evaluated through anyOf, oneOf, if, dependentSchemas or not, and the validator does not collect those annotations');
+    }
+  }
+}
+
+/** Whether a schema, through `$ref` and `allOf`, holds `anyOf`, `oneOf`, `if`, `dependentSchemas` or `not`. */
+function conditionalProperties(ctx: Context, schema: unknown, visited: Set<unknown>): boolean {
+  if (!isObj(schema) || visited.has(schema) || visited.size > 256) return visited.size > 256;
+  visited.add(schema);
+  if (['anyOf', 'oneOf', 'if', 'dependentSchemas', 'not'].some((keyword) => hasOwn(schema, keyword))) return true;
+  if (typeof schema.$ref === 'string') {
+    const target = lookupPointer(ctx.doc, schema.$ref);
+    if (target.found && conditionalProperties(ctx, target.value, visited)) return true;
+  }
+  return Array.isArray(schema.allOf) && schema.allOf.some((branch) => conditionalProperties(ctx, branch, visited));
+}
+
 function checkNumber(schema: JsonObject, schemaPath: string, value: number, segments: Segment[], push: (f: InternalFinding) => void): void {
   const c = (keyword: string, message: string): void => {
     push(makeFinding('constraint', segments, `${schemaPath}/${keyword}`, message, { keyword }));
@@ -745,7 +885,12 @@ function checkArray(ctx: Context, schema: JsonObject, schemaPath: string, value:
       const k = canonical(value[i]);
       const first = seen.get(k);
       if (first !== undefined) {
-        c('uniqueItems', `has item ${i} equal to item ${first}, but uniqueItems is true`);
+        // Items that hold numbers JSON parsing changed may differ in the body's text (B13): then not checked.
+        const inside = `${instancePath(segments)}[`;
+        if (ctx.inexact && (ctx.inexact.unlisted || [...ctx.inexact.paths].some((path) => path.startsWith(inside)))) {
+          push(makeFinding('notChecked', segments, `${schemaPath}/uniqueItems`,
+            `was not checked against \`uniqueItems\`: item ${i} equals item ${first} as parsed, but the items hold numbers that cannot be held exactly in a double (RFC 8259, 6)`, { keyword: 'uniqueItems' }));
+        } else c('uniqueItems', `has item ${i} equal to item ${first}, but uniqueItems is true`);
         break;
       }
       seen.set(k, i);
@@ -954,7 +1099,7 @@ function dispatchDiscriminator(ctx: Context, schema: JsonObject, schemaPath: str
       if (baseName !== undefined && Object.keys(discriminator.mapping).length === 0 && chosen === unescapePointerToken(baseName)) return undefined;
       const allowed = [...values.keys()];
       const unknown = makeFinding('enum', [...segments, discriminator.propertyName], `${schemaPath}/discriminator`,
-        `is ${show(chosen)}, which names no schema of the discriminator: allowed values are ${show(allowed)}`, { allowed });
+        `is ${show(chosen)}, which names no schema of the discriminator: allowed values are ${show(allowed)}`, allowedOf(allowed));
       return [unknown, ...evalNode(ctx, schema, schemaPath, value, segments, mode, [])];
     }
     const suffix = ` (subtype chosen by discriminator ${discriminator.propertyName}=${JSON.stringify(chosen)}: ${target})`;
@@ -994,7 +1139,7 @@ function evalAlternatives(ctx: Context, schema: JsonObject, kw: 'oneOf' | 'anyOf
     const allowed = [...mappingKeys, ...names.filter((name) => !mappingKeys.includes(name))];
     if (allowed.length > 0) {
       return [makeFinding('enum', [...segments, disc.propertyName], `${schemaPath}/discriminator`,
-        `is ${show(dv)}, which names no schema of the discriminator: allowed values are ${show(allowed)}`, { allowed })];
+        `is ${show(dv)}, which names no schema of the discriminator: allowed values are ${show(allowed)}`, allowedOf(allowed))];
     }
   }
   const results = branches.map((b, i) => evalSchema(ctx, b, `${schemaPath}/${kw}/${i}`, value, segments, mode));
@@ -1081,6 +1226,7 @@ function makeCtx(doc: unknown, direction: Direction | undefined, options?: Check
   return {
     doc, dialect: dialectOf(doc), direction: direction ?? 'response', active: new Set(), depth: 0,
     steps: 0, maxSteps, started, deadline: started + timeoutMs, memo: new Map(), ids: new Map(), dispatching: new Set(), pointers: new Map(),
+    ...(options?.inexactNumbers ? { inexact: options.inexactNumbers } : {}),
   };
 }
 
