@@ -56,6 +56,19 @@ describe('findOperations on the walkthrough document', () => {
     meters = await loadDocument(`${HERE}openapi.json`);
   });
 
+  it('issue 6: finds the operations whose 2xx response has a field with the enum value asked for', () => {
+    // `inactive` is only a value of Meter.status (MeterStatus enum), the 200 response of getMeter and updateMeter.
+    assert.deepEqual(findOperations(meters, 'inactive'), {
+      query: 'inactive',
+      kind: 'text',
+      hits: [
+        { method: 'GET', path: '/meters/{meterId}', operationId: 'getMeter', summary: 'Get one meter', matched: 'words: inactive', score: 0.7, confidence: 'high' },
+        { method: 'PATCH', path: '/meters/{meterId}', operationId: 'updateMeter', summary: "Update a meter's note or location", matched: 'words: inactive', score: 0.659, confidence: 'high' },
+      ],
+      suggestions: [],
+    });
+  });
+
   it('lists every method of the matched template for a concrete path without a method, GET first', () => {
     assert.deepEqual(findOperations(meters, '/meters/mtr_1'), {
       query: '/meters/mtr_1',
