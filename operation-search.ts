@@ -258,13 +258,16 @@ function schemaText(doc: unknown, holder: unknown): string {
 /**
  * The text of one operation's search document, fields joined by spaces in index order: summary,
  * operationId, path template, tags, the first 400 characters of the description, parameter names,
- * 2xx response property names, method. For baselines that index the same text another way.
+ * 2xx response property names, method, the description's characters 400 to 2,000, the request
+ * body's fields and the 2xx response's fields (`schemaText`). For baselines that index the same text another way.
  * @returns Plain text; never throws.
  */
 export function operationDocumentText(loaded: LoadedDocument, operation: Operation): string {
   return [operation.summary ?? '', operation.operationId ?? '', operation.pathTemplate, operation.tags.join(' '),
     (operation.description ?? '').slice(0, DESCRIPTION_CHARS), operation.parameters.map((parameter) => parameter.name).join(' '),
-    responsePropertyNames(loaded.doc, operation.responses).join(' '), operation.method].join(' ');
+    responsePropertyNames(loaded.doc, operation.responses).join(' '), operation.method,
+    (operation.description ?? '').slice(DESCRIPTION_CHARS, FULL_DESCRIPTION_CHARS), schemaText(loaded.doc, operation.requestBody),
+    schemaText(loaded.doc, successResponse(operation))].join(' ');
 }
 
 /**
