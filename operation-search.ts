@@ -294,6 +294,13 @@ function buildIndex(loaded: LoadedDocument): SearchIndex {
   const byWordSet = new Map<string, number[]>();
   const byLastIdWord = new Map<string, number[]>();
   const templates = new Set<string>();
+  // Many operations share a body schema (`$ref`): its words are split and stemmed once per build.
+  const schemaWords = new Map<string, string[]>();
+  const schemaTerms = (text: string) => {
+    let words = schemaWords.get(text);
+    if (!words) schemaWords.set(text, (words = terms(text)));
+    return words;
+  };
   let totalLength = 0;
   for (const operation of loaded.operations) {
     const position = entries.length;
@@ -315,8 +322,8 @@ function buildIndex(loaded: LoadedDocument): SearchIndex {
     add(responsePropertyNames(loaded.doc, operation.responses).join(' '), FIELD_WEIGHTS.responseFields);
     add((METHOD_WORDS as Record<string, string>)[operation.method], FIELD_WEIGHTS.method, (text) => text.split(' ').map(stemWord));
     add(operation.description?.slice(DESCRIPTION_CHARS, FULL_DESCRIPTION_CHARS), FIELD_WEIGHTS.descriptionRest);
-    add(schemaText(loaded.doc, operation.requestBody), FIELD_WEIGHTS.requestFields);
-    add(schemaText(loaded.doc, successResponse(operation)), FIELD_WEIGHTS.responseDetails);
+    add(schemaText(loaded.doc, operation.requestBody), FIELD_WEIGHTS.requestFields, schemaTerms);
+    add(schemaText(loaded.doc, successResponse(operation)), FIELD_WEIGHTS.responseDetails, schemaTerms);
     totalLength += length;
     const raw = loaded.doc?.paths?.[operation.pathTemplate]?.[operation.method.toLowerCase()];
     const docsUrl = typeof raw?.externalDocs?.url === 'string' ? raw.externalDocs.url : undefined;
