@@ -77,7 +77,7 @@ export function score(rows: DiscoveryRow[], answers: Answer[]): Record<string, F
 
 /**
  * A plain BM25 baseline (k1 1.2, b 0.75) over the same per-operation text (`operationDocumentText`:
- * summary, operationId, path, tags, description start, parameter names, response fields, method), split
+ * summary, operationId, path, tags, description to 2,000 characters, parameter names, request and response fields, method), split
  * on whitespace and punctuation only: no case splitting, stemming, stop words, synonyms, field weights or fusion.
  * @returns A function from a query to `METHOD /template` best first (top 3).
  */

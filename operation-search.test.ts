@@ -56,6 +56,19 @@ describe('findOperations on the walkthrough document', () => {
     meters = await loadDocument(`${HERE}openapi.json`);
   });
 
+  it('issue 6: finds the operations whose 2xx response has a field with the enum value asked for', () => {
+    // `inactive` is only a value of Meter.status (MeterStatus enum), the 200 response of getMeter and updateMeter.
+    assert.deepEqual(findOperations(meters, 'inactive'), {
+      query: 'inactive',
+      kind: 'text',
+      hits: [
+        { method: 'GET', path: '/meters/{meterId}', operationId: 'getMeter', summary: 'Get one meter', matched: 'words: inactive', score: 0.7, confidence: 'high' },
+        { method: 'PATCH', path: '/meters/{meterId}', operationId: 'updateMeter', summary: "Update a meter's note or location", matched: 'words: inactive', score: 0.659, confidence: 'high' },
+      ],
+      suggestions: [],
+    });
+  });
+
   it('lists every method of the matched template for a concrete path without a method, GET first', () => {
     assert.deepEqual(findOperations(meters, '/meters/mtr_1'), {
       query: '/meters/mtr_1',
@@ -94,13 +107,14 @@ describe('findOperations on the walkthrough document', () => {
   });
 
   it('suggests the plural of a segment and flags the closest templates low', () => {
+    // Scores 0.843 and 0.746 (were 0.845 and 0.715) since request and response fields are indexed (issue 6); order unchanged.
     assert.deepEqual(findOperations(meters, '/meters/mtr_1/reading'), {
       query: '/meters/mtr_1/reading',
       kind: 'path',
       hits: [
         { method: 'GET', path: '/meters/{meterId}/readings', operationId: 'listReadings', summary: "List a meter's readings, newest first", matched: 'no template matches /meters/mtr_1/reading; closest by its segments (meters, reading)', score: 0.867, confidence: 'low' },
-        { method: 'POST', path: '/meters/{meterId}/readings', operationId: 'submitReading', summary: 'Submit a manual reading', matched: 'no template matches /meters/mtr_1/reading; closest by its segments (meters, reading)', score: 0.845, confidence: 'low' },
-        { method: 'GET', path: '/meters/{meterId}', operationId: 'getMeter', summary: 'Get one meter', matched: 'no template matches /meters/mtr_1/reading; closest by its segments (meters, reading)', score: 0.715, confidence: 'low' },
+        { method: 'POST', path: '/meters/{meterId}/readings', operationId: 'submitReading', summary: 'Submit a manual reading', matched: 'no template matches /meters/mtr_1/reading; closest by its segments (meters, reading)', score: 0.843, confidence: 'low' },
+        { method: 'GET', path: '/meters/{meterId}', operationId: 'getMeter', summary: 'Get one meter', matched: 'no template matches /meters/mtr_1/reading; closest by its segments (meters, reading)', score: 0.746, confidence: 'low' },
       ],
       suggestions: [
         '/meters/mtr_1/readings (GET /meters/{meterId}/readings): "readings" for "reading"',
