@@ -639,3 +639,31 @@ describe('resolveOperation suggestions', () => {
     assert.equal(resolveOperation(loaded, '', 'getMetr'), 'No operation `getMetr` in the document (did you mean getMeter?): give an operationId, "GET /path/{template}" or a concrete path such as /meters/mtr_1.');
   });
 });
+
+describe('huge enums in descriptions (issue 8)', () => {
+  const values = Array.from({ length: 1_000_000 }, (_, index) => `v${index}`);
+  const doc = {
+    openapi: '3.0.3',
+    info: { title: 'enum', version: '1' },
+    paths: { '/codes': { get: { operationId: 'listCodes', parameters: [{ name: 'code', in: 'query', schema: { type: 'string', enum: values } }], responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'array', items: { type: 'string', enum: values } } } } } } } } },
+  };
+
+  it('types a million-value enum by its values\' JSON type instead of a union of literals', () => {
+    assert.equal(renderTypeScript(doc, doc.paths['/codes'].get.responses['200'].content['application/json'].schema, 'T', 'response'), 'export type T = string[];\n');
+  });
+
+  it('shows the first 50 values of a huge enum and counts the rest', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'enum-'));
+    try {
+      await writeFile(join(dir, 'doc.json'), JSON.stringify(doc));
+      const huge = await loadDocument(join(dir, 'doc.json'));
+      const described = describeOperation(huge, huge.operations[0]!) as { parameters: { enum: unknown[]; enumMore: number }[]; responses: Record<string, { schema: { items: { enum: unknown[]; enumMore: number } } }> };
+      assert.deepEqual(
+        [described.parameters[0]!.enum.length, described.parameters[0]!.enumMore, described.responses['200']!.schema.items.enum.length, described.responses['200']!.schema.items.enumMore],
+        [50, 999_950, 50, 999_950],
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

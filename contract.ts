@@ -646,6 +646,13 @@ const KEPT_KEYWORDS = [
 ] as const;
 const SCHEMA_LISTS = ['allOf', 'oneOf', 'anyOf', 'prefixItems'] as const;
 const MAX_DESCRIPTION = 160;
+/** At most this many enum values are shown; the rest are counted in `enumMore` (a document's enum may hold a million). */
+const MAX_ENUM_SHOWN = 50;
+
+/** `enum` as described: all values, or the first `MAX_ENUM_SHOWN` plus `enumMore` with how many were left out. */
+function shownEnum(values: unknown[]): { enum: unknown[]; enumMore?: number } {
+  return values.length > MAX_ENUM_SHOWN ? { enum: values.slice(0, MAX_ENUM_SHOWN), enumMore: values.length - MAX_ENUM_SHOWN } : { enum: values };
+}
 
 /**
  * A schema made readable: `$ref`s expanded up to `refsLeft` levels (the expansion carries `ref: "Name"`),
@@ -670,6 +677,7 @@ function readableSchema(doc: unknown, schema: unknown, refsLeft: number, active:
   if (typeof schema.title === 'string') out.title = schema.title;
   if (typeof schema.description === 'string') out.description = schema.description.length > MAX_DESCRIPTION ? `${schema.description.slice(0, MAX_DESCRIPTION - 1)}…` : schema.description;
   for (const key of KEPT_KEYWORDS) if (Object.hasOwn(schema, key)) out[key] = schema[key];
+  if (Array.isArray(schema.enum)) Object.assign(out, shownEnum(schema.enum));
   if (isRecord(schema.properties)) {
     const properties: Record<string, unknown> = {};
     for (const [name, property] of Object.entries(schema.properties)) properties[name] = readableSchema(doc, property, refsLeft, active, nesting + 1, budget);
@@ -707,11 +715,11 @@ function parameterSummary(doc: unknown, parameter: Parameter): Record<string, un
     if (type.includes('array')) {
       const items = resolveSchema(doc, node.items).node;
       if (items && typeof items.type === 'string') type = type.replace('array', `array of ${items.type}`);
-      if (items && Array.isArray(items.enum)) out.enum = items.enum;
+      if (items && Array.isArray(items.enum)) Object.assign(out, shownEnum(items.enum));
     }
     if (typeof node.format === 'string') type += ` (${node.format})`;
     if (type) out.type = type;
-    if (Array.isArray(node.enum)) out.enum = node.enum;
+    if (Array.isArray(node.enum)) Object.assign(out, shownEnum(node.enum));
     if (Object.hasOwn(node, 'default')) out.default = node.default;
     if (typeof node.pattern === 'string') out.pattern = node.pattern;
     for (const key of ['minimum', 'maximum', 'minLength', 'maxLength'] as const) if (typeof node[key] === 'number') out[key] = node[key];

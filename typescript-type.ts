@@ -151,6 +151,8 @@ function render(renderer: Renderer, schema: unknown, nesting: number, indent = 0
   const nullable = schema.nullable === true || schema['x-nullable'] === true;
   const withNull = (type: string) => (nullable && type !== 'unknown' && !type.split(' | ').includes('null') ? `${type} | null` : type);
   if (Object.hasOwn(schema, 'const')) return withNull(literal(schema.const));
+  // A union of a million literals helps no client: past MAX_ENUM_LITERALS the enum is typed by its values' JSON types.
+  if (Array.isArray(schema.enum) && schema.enum.length > MAX_ENUM_LITERALS) return withNull(union([...new Set(schema.enum.map(literalType))]));
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return withNull(union(schema.enum.map(literal)));
   const parts: string[] = [];
   const own = ownType(renderer, schema, nesting, indent);
@@ -260,4 +262,13 @@ export function renderTypeScript(doc: unknown, schema: unknown, rootName: string
   lines.push(`export type ${rootName} = ${rootType};`);
   for (const declaration of renderer.declarations.values()) lines.push(declaration);
   return lines.join('\n\n').replace(/^(\/\/.*)\n\n(?=\/\/)/gm, '$1\n') + '\n';
+}
+
+/** Enums longer than this are typed by the JSON types of their values (`string`), not as a union of literals. */
+const MAX_ENUM_LITERALS = 200;
+
+/** The TypeScript type of one enum value: `string`, `number`, `boolean`, `null` or `unknown`. */
+function literalType(value: unknown): string {
+  if (value === null) return 'null';
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? typeof value : 'unknown';
 }
