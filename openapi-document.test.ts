@@ -16,6 +16,7 @@ import {
   loadDocument,
   matchOperation,
   parseDocumentText,
+  readCappedStream,
 } from './openapi-document.ts';
 import type { LoadedDocument, PathMatch } from './openapi-document.ts';
 import { follow, lookupPointer, pickMediaType, responseForStatus } from './openapi-document.ts';
@@ -1070,5 +1071,34 @@ describe('document core lookups (issue 6)', () => {
     const content = { 'application/json; charset=utf-8': { schema: {} }, 'text/*': {}, '*/*': {} };
     assert.deepEqual(['Application/JSON', 'text/html', 'image/png', undefined].map((type) => pickMediaType(content, type)),
       ['application/json; charset=utf-8', 'text/*', '*/*', 'application/json; charset=utf-8']);
+  });
+});
+
+describe('readCappedStream', () => {
+  // One chunk per pull, then the end or (`fail`) an error, as a socket would deliver them.
+  const streamOf = (chunks: string[], fail = false) => {
+    let next = 0;
+    return new Response(new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (next < chunks.length) controller.enqueue(new TextEncoder().encode(chunks[next++]));
+        else if (fail) controller.error(new Error('connection reset'));
+        else controller.close();
+      },
+    }));
+  };
+
+  test('stops one chunk past the cap and says the body was longer', async () => {
+    const read = await readCappedStream(streamOf(['abcd', 'efgh', 'ijkl']), 5);
+    assert.deepEqual([read.all.toString(), read.bytes, read.truncated, 'failure' in read], ['abcdefgh', 8, true, false]);
+  });
+
+  test('reads a body within the cap whole', async () => {
+    const read = await readCappedStream(streamOf(['abcd', 'efgh']), 8);
+    assert.deepEqual([read.all.toString(), read.bytes, read.truncated, 'failure' in read], ['abcdefgh', 8, false, false]);
+  });
+
+  test('returns what arrived before a broken stream, with the failure', async () => {
+    const read = await readCappedStream(streamOf(['abcd'], true), 100);
+    assert.deepEqual([read.all.toString(), read.bytes, read.truncated, (read.failure as Error).message], ['abcd', 4, false, 'connection reset']);
   });
 });

@@ -903,23 +903,48 @@ async function readCapped(path: string, maxBytes: number, timeoutMs = DEFAULT_TI
   }
 }
 
-/** Reads a response body up to `maxBytes` decoded bytes; cancels the stream and throws DocumentError past it. */
-async function readBody(response: Response, source: string, maxBytes: number): Promise<string> {
-  if (!response.body) return '';
-  const reader = response.body.getReader();
+/**
+ * Reads an HTTP body stream up to `maxBytes` bytes as they arrive (after content decoding, so a gzip bomb
+ * costs no more than the cap; Content-Length is never trusted, RFC 9110, 8.6): reading stops and the stream
+ * is cancelled once more than `maxBytes` have arrived, so at most one network chunk past the cap is held.
+ * Shared by the document download (which fails past the cap) and the probe (which keeps the cut body).
+ * @returns `all` the bytes held, `bytes` received (exact unless `truncated`), `truncated` when the body was
+ *   longer than `maxBytes`, and `failure` when the stream broke, with what arrived before it. Never throws.
+ */
+export async function readCappedStream(response: Response, maxBytes: number): Promise<{ all: Buffer; bytes: number; truncated: boolean; failure?: unknown }> {
   const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      throw new DocumentError(source, '#', tooLarge(maxBytes));
+  let bytes = 0;
+  let truncated = false;
+  let failure: unknown;
+  if (response.body) {
+    const reader = response.body.getReader();
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        bytes += value.byteLength;
+        chunks.push(value);
+        if (bytes > maxBytes) {
+          truncated = true;
+          // Stop reading: the rest of the body is never pulled off the socket.
+          await reader.cancel().catch(() => {});
+          break;
+        }
+      }
+    } catch (error) {
+      failure = error;
+      await reader.cancel().catch(() => {});
     }
-    chunks.push(value);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return { all: Buffer.concat(chunks), bytes, truncated, ...(failure === undefined ? {} : { failure }) };
+}
+
+/** Reads a response body up to `maxBytes` decoded bytes; throws DocumentError past it, and the stream's own error when it breaks. */
+async function readBody(response: Response, source: string, maxBytes: number): Promise<string> {
+  const read = await readCappedStream(response, maxBytes);
+  if (read.truncated) throw new DocumentError(source, '#', tooLarge(maxBytes));
+  if (read.failure !== undefined) throw read.failure;
+  return read.all.toString('utf8');
 }
 
 /**

@@ -17,7 +17,7 @@ import { isMainThread } from 'node:worker_threads';
 import type { Readable, Writable } from 'node:stream';
 import { compareWithFixture, check, instancePath } from './validate.ts';
 import type { Finding, FixtureDiff } from './validate.ts';
-import { createDocumentSource } from './openapi-document.ts';
+import { createDocumentSource, readCappedStream } from './openapi-document.ts';
 import { analyzeSample, describeOperation, describeTypeScript, draftRequest, findOperation, operationKey, resolveOperation, summarize } from './contract.ts';
 import type { SampleRecord } from './contract.ts';
 import { commandLine } from './cli.ts';
@@ -386,34 +386,10 @@ export async function fetchResponse(
   }
 }
 
-/** Reads at most `maxBytes` (plus one chunk); an error while reading is returned as `failure` with what arrived before it. */
+/** Reads at most `maxBytes` (plus one chunk, `readCappedStream`); a cut body is cut again at a character boundary. */
 async function readCapped(response: Response, maxBytes: number): Promise<{ held: Uint8Array; bytes: number; truncated: boolean; failure?: unknown }> {
-  const chunks: Uint8Array[] = [];
-  let bytes = 0;
-  let truncated = false;
-  let failure: unknown;
-  if (response.body) {
-    const reader = response.body.getReader();
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        bytes += value.byteLength;
-        chunks.push(value);
-        if (bytes > maxBytes) {
-          truncated = true;
-          // Stop reading: the rest of the body is never pulled off the socket.
-          await reader.cancel().catch(() => {});
-          break;
-        }
-      }
-    } catch (error) {
-      failure = error;
-      await reader.cancel().catch(() => {});
-    }
-  }
-  const all = Buffer.concat(chunks);
-  return { held: truncated ? cutAtCharBoundary(all, maxBytes) : all, bytes, truncated, ...(failure === undefined ? {} : { failure }) };
+  const { all, ...read } = await readCappedStream(response, maxBytes);
+  return { held: read.truncated ? cutAtCharBoundary(all, maxBytes) : all, ...read };
 }
 
 /** Cuts a UTF-8 buffer at `limit` bytes without splitting a character. */
