@@ -115,6 +115,8 @@ export function server(options: { file: string; node: string }, env: Record<stri
     rss: () => status('VmRSS:'),
     peakRss: () => status('VmHWM:'),
     send: (message: Record<string, unknown>) => child.stdin.write(JSON.stringify({ jsonrpc: '2.0', ...message }) + '\n'),
+    /** Writes raw text to stdin in one write (a burst of many lines). */
+    write: (text: string) => child.stdin.write(text),
     answer: (id: string, ms = 60000) => new Promise<any>((resolve, reject) => {
       if (replies.has(id)) return resolve(replies.get(id)!.message);
       const timer = setTimeout(() => reject(new Error(`no answer to ${id} in ${ms} ms`)), ms);
