@@ -231,7 +231,7 @@ describe('check the whole body, return what fits (issue 6)', () => {
       [result.bytes, result.truncated, result.validated, result.matchesContract, result.findings.map((finding: any) => [finding.kind, finding.path]), shown.length, shown[shown.length - 1], result.view, Buffer.byteLength(JSON.stringify(result.body)) <= 16384],
       [Buffer.byteLength(page), false, true, false, [['wrongType', '$.items[350].value']], 101, '… 300 more items', {
         cut: true, bytes: Buffer.byteLength(JSON.stringify(result.body)),
-        note: `Cut to fit PROBE_MAX_BYTES (16384 bytes): arrays, objects and strings end where marked ("… 27 more items"). The body is ${Buffer.byteLength(page)} bytes; use \`select\` ("$.items[3]" or "/items/3") to see one part whole. Findings cover the whole body.`,
+        note: `Cut to fit PROBE_MAX_BYTES (16384 bytes): arrays, objects and strings end where marked with what was left out ("… N more items"). The body is ${Buffer.byteLength(page)} bytes; use \`select\` ("$.items[3]" or "/items/3") to see one part whole. Findings cover the whole body.`,
       }, true],
     );
   });
@@ -255,6 +255,7 @@ describe('check the whole body, return what fits (issue 6)', () => {
   it('cuts a body past PROBE_CHECK_MAX_BYTES unchecked, naming both settings', async () => {
     const called = await callProbe({ ...env(), PROBE_MAX_BYTES: '1024', PROBE_CHECK_MAX_BYTES: '2048' }, { path: '/readings' });
     const result = called.structuredContent;
+    assert.equal(result.view.note, 'Cut to fit PROBE_MAX_BYTES (1024 bytes): arrays, objects and strings end where marked with what was left out ("… N more items"). The body was not parsed (it is longer than PROBE_CHECK_MAX_BYTES), so `select` cannot pick a part of it.');
     assert.deepEqual([result.truncated, result.validated, Buffer.byteLength(JSON.stringify(result.body)) <= 1024, result.note], [true, false, true,
       `Body longer than 2048 bytes (PROBE_CHECK_MAX_BYTES); cut there and not parsed or checked. Probe a smaller resource (a page size or filter parameter), or raise PROBE_CHECK_MAX_BYTES; PROBE_MAX_BYTES (1024) only limits what is shown. Its last ${redactor(KEY).withheld} characters are withheld whatever they are (marked ${WITHHELD_MARK}), so a cut never shows the start of the API key.`]);
   });

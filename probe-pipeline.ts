@@ -167,7 +167,7 @@ export async function checkProbe(raw: RawResponse, request: { url: string; selec
       bytes: view.bytes,
       note: [
         selector && !part.found ? `\`select\` ${selector.shown} matched nothing (${(part as { problem: string }).problem.replace(/\.$/, '')}); body is null.` : selector ? `Only ${selector.shown} is shown.` : '',
-        view.cut ? `Cut to fit PROBE_MAX_BYTES (${config.maxBytes} bytes): arrays, objects and strings end where marked ("… 27 more items"). The body is ${probed.bytes} bytes; use \`select\` ("$.items[3]" or "/items/3") to see one part whole.` : '',
+        view.cut ? `Cut to fit PROBE_MAX_BYTES (${config.maxBytes} bytes): arrays, objects and strings end where marked with what was left out ("… N more items"). ${probed.truncated ? 'The body was not parsed (it is longer than PROBE_CHECK_MAX_BYTES), so `select` cannot pick a part of it.' : `The body is ${probed.bytes} bytes; use \`select\` ("$.items[3]" or "/items/3") to see one part whole.`}` : '',
         probed.truncated ? '' : 'Findings cover the whole body.',
       ].filter(Boolean).join(' '),
     };
