@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { loadDocument, matchOperation } from './openapi-document.ts';
 import type { LoadedDocument } from './openapi-document.ts';
-import { findOperations, searchIndexStats, splitWords, stemWord } from './operation-search.ts';
+import { findOperations, prepareSearchIndex, searchIndexStats, splitWords, stemWord } from './operation-search.ts';
 import { githubDescriptionPath, spotifyDescriptionPath } from './fixture-documents.ts';
 import { spawnServer } from './stdio-client.ts';
 import type { StdioClient } from './stdio-client.ts';
@@ -398,5 +398,35 @@ describe('find_operation over stdio', () => {
       content: [{ type: 'text', text: 'Refused, nothing was sent: `limit` is 50, more than maximum 10.' }],
       isError: true,
     });
+  });
+});
+
+describe('prepareSearchIndex (issue 8: indexing never holds the thread long)', () => {
+  it('builds GitHub\'s index in slices, letting timers run between them, and finds what a one-go build finds', async () => {
+    const sliced = await loadDocument(githubDescriptionPath());
+    const whole = await loadDocument(githubDescriptionPath());
+    let turns = 0;
+    let longest = 0;
+    let last = performance.now();
+    const ticker = setInterval(() => {
+      const now = performance.now();
+      longest = Math.max(longest, now - last);
+      last = now;
+      turns++;
+    }, 1);
+    last = performance.now();
+    await prepareSearchIndex(sliced, 8);
+    clearInterval(ticker);
+    const query = 'list the stargazers of a repo';
+    assert.deepEqual([turns > 5, findOperations(sliced, query)], [true, findOperations(whole, query)]);
+    console.log(`# prepareSearchIndex on GitHub: ${turns} timer turns during the build, longest gap ${longest.toFixed(1)} ms`);
+  });
+
+  it('builds once: concurrent and later callers reuse the same index', async () => {
+    const loaded = await loadDocument(githubDescriptionPath());
+    await Promise.all([prepareSearchIndex(loaded), prepareSearchIndex(loaded)]);
+    const built = searchIndexStats(loaded);
+    await prepareSearchIndex(loaded);
+    assert.deepEqual([searchIndexStats(loaded), built.operations], [built, 1223]);
   });
 });

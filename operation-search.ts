@@ -285,7 +285,12 @@ function normalizeUrl(url: string): string {
   return url.trim().toLowerCase().replace(/^https?:\/\//, '').replace(/^www\./, '').replace(/\/+(#|$)/, '$1');
 }
 
-function buildIndex(loaded: LoadedDocument): SearchIndex {
+/**
+ * Builds the index in steps: it yields between operations and between posting lists, so a caller can
+ * run it to the end at once (`buildIndex`) or give the event loop a turn between slices
+ * (`prepareSearchIndex`; issue 8: a 22,361-operation document takes seconds to index).
+ */
+function* buildIndexSteps(loaded: LoadedDocument): Generator<void, SearchIndex, void> {
   const started = performance.now();
   const entries: IndexedOperation[] = [];
   const lists = new Map<string, number[]>();
@@ -354,10 +359,13 @@ function buildIndex(loaded: LoadedDocument): SearchIndex {
     }
     templates.add(operation.pathTemplate);
     entries.push(entry);
+    yield;
   }
   const aliases = learnAbbreviations(loaded.operations);
   const averageLength = entries.length ? totalLength / entries.length : 1;
-  entries.forEach((entry, position) => {
+  for (let position = 0; position < entries.length; position++) {
+    const entry = entries[position]!;
+    if (position % 256 === 255) yield;
     entry.norm = BM25_K1 * (1 - BM25_B + (BM25_B * entry.length) / averageLength);
     for (const [short, long] of aliases) {
       const weight = entry.weights.get(short);
@@ -370,9 +378,11 @@ function buildIndex(loaded: LoadedDocument): SearchIndex {
       if (list) list.push(position, weight);
       else lists.set(term, [position, weight]);
     }
-  });
+  }
   const postings = new Map<string, Posting>();
+  let listed = 0;
   for (const [term, list] of lists) {
+    if (++listed % 512 === 0) yield;
     const length = list.length / 2;
     const posting: Posting = { positions: new Int32Array(length), parts: new Float64Array(length), length };
     for (let i = 0; i < length; i++) {
@@ -527,6 +537,15 @@ function learnAbbreviations(operations: Operation[]): Map<string, string> {
   return aliases;
 }
 
+/** Runs `buildIndexSteps` to the end in one go. */
+function buildIndex(loaded: LoadedDocument): SearchIndex {
+  const steps = buildIndexSteps(loaded);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
 function indexFor(loaded: LoadedDocument): SearchIndex {
   let index = indexes.get(loaded);
   if (!index) {
@@ -534,6 +553,41 @@ function indexFor(loaded: LoadedDocument): SearchIndex {
     indexes.set(loaded, index);
   }
   return index;
+}
+
+const building = new WeakMap<LoadedDocument, Promise<void>>();
+
+/**
+ * Builds the search index of a document (once; kept like `indexFor`'s) in slices of at most `sliceMs`
+ * of work, giving the event loop a turn (`setImmediate`) between them, so a server that calls this before
+ * its first `findOperations` keeps answering `ping` while a large document is indexed (issue 8).
+ * Concurrent callers share one build. Never rejects.
+ * @param sliceMs Work per slice in ms, default 8.
+ */
+export function prepareSearchIndex(loaded: LoadedDocument, sliceMs = 8): Promise<void> {
+  if (indexes.has(loaded)) return Promise.resolve();
+  let work = building.get(loaded);
+  if (!work) {
+    work = (async () => {
+      const steps = buildIndexSteps(loaded);
+      let slice = performance.now();
+      for (;;) {
+        const step = steps.next();
+        if (step.done) {
+          if (!indexes.has(loaded)) indexes.set(loaded, step.value);
+          return;
+        }
+        if (performance.now() - slice > sliceMs) {
+          await new Promise((resolve) => setImmediate(resolve));
+          slice = performance.now();
+        }
+      }
+    })();
+    building.set(loaded, work);
+    const clear = () => building.delete(loaded);
+    work.then(clear, clear);
+  }
+  return work;
 }
 
 /**

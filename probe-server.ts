@@ -21,7 +21,7 @@ import { createDocumentSource, readCappedStream } from './openapi-document.ts';
 import { analyzeSample, describeOperation, describeTypeScript, draftRequest, findOperation, operationKey, resolveOperation, summarize } from './contract.ts';
 import type { SampleRecord } from './contract.ts';
 import { commandLine } from './cli.ts';
-import { findOperations, SEARCH_LIMITS } from './operation-search.ts';
+import { findOperations, prepareSearchIndex, SEARCH_LIMITS } from './operation-search.ts';
 import type { DocumentSource, Operation } from './openapi-document.ts';
 import { MAX_BODY_DEPTH } from './http-body.ts';
 import { redactor, displaySource, hideSourceSecrets, NO_REDACTION } from './redaction.ts';
@@ -924,6 +924,8 @@ async function findOperationTool(args: Record<string, unknown>, context: ToolCon
   const limit = (args.limit as number | undefined) ?? SEARCH_LIMITS.defaultLimit;
   const state = await loadDocumentState(context);
   if (!state.loaded) return failure(`find_operation needs the OpenAPI document. ${state.reason}`);
+  // Indexed in slices on the first call, so ping and other calls are answered meanwhile (issue 8).
+  await prepareSearchIndex(state.loaded);
   return result(findOperations(state.loaded, args.query, { method: args.method as string | undefined, limit }));
 }
 
