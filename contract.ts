@@ -95,12 +95,6 @@ function judgeBody(loaded: LoadedDocument, operation: Operation, probed: ProbedR
   const findings: Finding[] = [...checked.findings];
   let validated = checked.validated;
   let validationNote = checked.validated ? undefined : checked.reason;
-  const unresolvedRoot = findings.find((finding) => finding.kind === 'unresolvedRef' && finding.path === '$');
-  if (validated && unresolvedRoot) {
-    // The schema itself could not be followed: nothing was checked, whatever the findings say.
-    validated = false;
-    validationNote = `The response schema could not be followed, so the body was not checked: ${unresolvedRoot.message}`;
-  }
   if (empty && !findings.some((finding) => finding.kind === 'undocumentedStatus')) {
     validated = true;
     validationNote = undefined;

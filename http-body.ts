@@ -123,7 +123,13 @@ export function decodeBody(held: Uint8Array, contentType: string | null, options
   }
   let text: string;
   const charset = charsetOf(contentType);
-  if (jsonLike || !type) {
+  const utf16 = jsonLike ? utf16Form(bytes, charset) : undefined;
+  if (utf16) {
+    // RFC 8259, 8.1 asks for UTF-8, but RFC 4627 allowed UTF-16 and APIs still send it. Read as UTF-8 it would be
+    // text with NULs between the letters, which neither parses nor lets an echoed key be recognised.
+    text = new TextDecoder(utf16).decode(bytes);
+    notes.push(`JSON should be UTF-8 (RFC 8259, 8.1); this body is ${utf16.toUpperCase()} (by its ${bytes[0] === 0xff || bytes[0] === 0xfe ? 'byte order mark' : charset && /^utf-?16/.test(charset) ? 'charset label' : 'pattern of zero bytes'}) and was decoded as such.`);
+  } else if (jsonLike || !type) {
     if (jsonLike && charset && !['utf-8', 'utf8', 'unicode-1-1-utf-8'].includes(charset)) {
       notes.push(`JSON is always UTF-8 (RFC 8259, 8.1); the charset label ${charset} is ignored.`);
     }
@@ -433,4 +439,19 @@ export function scanJson(text: string, redact: (text: string) => string = (value
       break;
     }
   }
+}
+
+/**
+ * The UTF-16 form of a JSON body, or undefined for UTF-8: by its byte order mark, its `charset` label
+ * (`utf-16`, `utf-16le`, `utf-16be`), or the pattern of zero bytes in its first two octets, since JSON text
+ * starts with an ASCII character (RFC 4627, 3).
+ */
+function utf16Form(bytes: Uint8Array, charset: string | undefined): 'utf-16le' | 'utf-16be' | undefined {
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return 'utf-16le';
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return 'utf-16be';
+  if (charset && /^utf-?16(le)?$/.test(charset)) return 'utf-16le';
+  if (charset && /^utf-?16be$/.test(charset)) return 'utf-16be';
+  if (bytes.length >= 2 && bytes[0] !== 0 && bytes[1] === 0) return 'utf-16le';
+  if (bytes.length >= 2 && bytes[0] === 0 && bytes[1] !== 0) return 'utf-16be';
+  return undefined;
 }

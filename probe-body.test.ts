@@ -502,3 +502,33 @@ describe('the base (issue 8)', () => {
     ]);
   });
 });
+
+describe('UTF-16 JSON (second attack round: the key between NULs)', () => {
+  let api: Awaited<ReturnType<typeof listen>>;
+  const json = JSON.stringify({ echo: KEY, n: 1 });
+  const le = Buffer.from(json, 'utf16le');
+  const be = Buffer.from(le).swap16();
+  before(async () => {
+    api = await listen({
+      '/label-le': send(200, { 'content-type': 'application/json; charset=utf-16le' }, le),
+      '/bom-le': send(200, { 'content-type': 'application/json' }, Buffer.concat([Buffer.from([0xff, 0xfe]), le])),
+      '/bare-be': send(200, { 'content-type': 'application/json' }, be),
+    });
+  });
+  after(async () => {
+    await api.close();
+  });
+
+  it('decodes a UTF-16 JSON body by its label, byte order mark or zero bytes, parses it and redacts an echoed key', async () => {
+    const results = [];
+    for (const path of ['/label-le', '/bom-le', '/bare-be']) {
+      const { structuredContent: result } = await callProbe({ API_BASE_URL: api.url }, { path });
+      results.push([result.body, result.note]);
+    }
+    assert.deepEqual(results, [
+      [{ echo: '[redacted]', n: 1 }, 'JSON should be UTF-8 (RFC 8259, 8.1); this body is UTF-16LE (by its charset label) and was decoded as such.'],
+      [{ echo: '[redacted]', n: 1 }, 'JSON should be UTF-8 (RFC 8259, 8.1); this body is UTF-16LE (by its byte order mark) and was decoded as such.'],
+      [{ echo: '[redacted]', n: 1 }, 'JSON should be UTF-8 (RFC 8259, 8.1); this body is UTF-16BE (by its pattern of zero bytes) and was decoded as such.'],
+    ]);
+  });
+});

@@ -669,7 +669,8 @@ describe('checkResponse', () => {
   });
   it('reports a response schema that is a looping $ref chain instead of passing it unchecked', () => {
     assert.deepStrictEqual(checkResponse(looping, 'get', '/things', { status: 201, contentType: 'application/json', body: { any: 1 } }), {
-      validated: true,
+      validated: false,
+      reason: 'The response schema could not be followed, so the body was not checked: was not checked: the $ref chain #/components/schemas/A -> #/components/schemas/B -> #/components/schemas/A loops without reaching a schema.',
       target: {
         schema: { $ref: '#/components/schemas/A' }, schemaPath: '#/paths/~1things/get/responses/201/content/application~1json/schema',
         statusKey: '201', mediaType: 'application/json',
@@ -1183,5 +1184,22 @@ describe('keywords the validator does not implement are not checked, never passe
       kind: 'notChecked', severity: 'warning', path: '$', schemaPath: '#/maximum', keyword: 'maximum',
       message: 'was not checked against `maximum`: the number in the body cannot be held exactly in a double (RFC 8259, 6), so the check would compare a different number',
     }]);
+  });
+});
+
+describe('no false pass on numbers and $refs (second attack round)', () => {
+  it('finds an integer that is not a multiple of an integer multipleOf, however large', () => {
+    const doc = { openapi: '3.1.0' };
+    const values = [1000000001, 3000000001, 9007199254740992, 1e20, 2 ** 60, 999999999];
+    assert.deepEqual(values.map((n) => check(doc, { multipleOf: 3 }, n).map((finding) => finding.kind)), [['constraint'], ['constraint'], ['constraint'], ['constraint'], ['constraint'], []]);
+  });
+
+  it('calls a body not validated when a nested $ref could not be followed', () => {
+    const doc = {
+      openapi: '3.1.0',
+      paths: { '/t': { get: { responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'object', properties: { a: { $ref: '#code' } } } } } } } } } },
+    };
+    const checked = checkResponse(doc, 'get', '/t', { status: 200, contentType: 'application/json', body: { a: 12345 } });
+    assert.deepEqual([checked.validated, checked.findings.map((finding) => `${finding.kind} ${finding.path}`), checked.reason?.startsWith('Part of the body was not checked: $.a was not checked:')], [false, ['unresolvedRef $.a'], true]);
   });
 });

@@ -859,10 +859,14 @@ function checkNumber(schema: JsonObject, schemaPath: string, value: number, segm
   if (typeof schema.exclusiveMaximum === 'number' && !(value < schema.exclusiveMaximum)) c('exclusiveMaximum', `is ${value}, must be less than ${schema.exclusiveMaximum}`);
   if (typeof schema.multipleOf === 'number' && schema.multipleOf > 0) {
     const q = value / schema.multipleOf;
-    // A quotient that overflows (1e308 / 0.5) still decides for an integer value when 1 is a multiple of multipleOf.
-    const ok = Number.isFinite(q)
-      ? Math.abs(q - Math.round(q)) <= 1e-9 * Math.max(1, Math.abs(q))
-      : Number.isInteger(value) && Number.isInteger(1 / schema.multipleOf);
+    // Two integers: the remainder is exact in IEEE 754 (fmod), so no tolerance may hide one (1000000001 is not a
+    // multiple of 3). Otherwise a quotient within 1e-9 of an integer counts (0.3 / 0.1), and one that overflows
+    // (1e308 / 0.5) still decides for an integer value when 1 is a multiple of multipleOf.
+    const ok = Number.isInteger(value) && Number.isInteger(schema.multipleOf)
+      ? value % schema.multipleOf === 0
+      : Number.isFinite(q)
+        ? Math.abs(q - Math.round(q)) <= 1e-9 * Math.max(1, Math.abs(q))
+        : Number.isInteger(value) && Number.isInteger(1 / schema.multipleOf);
     if (!ok) c('multipleOf', `is ${value}, not a multiple of ${schema.multipleOf}`);
   }
   // int32/int64 are ranges (OAS 3.0.3 Data Types); float/double constrain precision only, not sign (case 24).
@@ -1401,8 +1405,9 @@ export function schemaFor(doc: unknown, method: string, pathTemplate: string, st
  *   operation, undocumented status, no matching media type, no schema, no body); an undocumented status also
  *   yields one `undocumentedStatus` finding at `$`, and a response `$ref` that points nowhere or whose chain
  *   loops (the reason names the pointers) one `unresolvedRef` finding at `$`. When a part of the body could
- *   not be checked (the budget ran out, the schema or value is too deep, a pattern cannot run safely) the
- *   findings include `notChecked` ones and the result is `validated: false` with a reason naming the first.
+ *   not be checked (the budget ran out, the schema or value is too deep, a pattern cannot run safely, a `$ref`
+ *   could not be followed) the findings include `notChecked` or `unresolvedRef` ones and the result is
+ *   `validated: false` with a reason naming the first.
  *   Never throws on data.
  * @param budget `maxSteps` and `timeoutMs` (ms) of the check, defaults as in `check`.
  * @throws TypeError when `doc` is not an object.
@@ -1421,11 +1426,15 @@ function finishCheck(doc: unknown, loc: Located, body: unknown, direction: Direc
   }
   const findings = check(doc, loc.target.schema, body, { ...budget, direction, at: loc.target.schemaPath });
   // A part that could not be checked (budget, depth, an unsafe pattern) means no verdict: never a false pass.
-  const skipped = findings.filter((finding) => finding.kind === 'notChecked');
+  // A `$ref` that could not be followed left its part unchecked just the same.
+  const skipped = findings.filter((finding) => finding.kind === 'notChecked' || finding.kind === 'unresolvedRef');
   if (skipped.length > 0) {
     const first = skipped[0]!;
     const more = skipped.length > 1 ? ` (and ${skipped.length - 1} more part${skipped.length > 2 ? 's' : ''})` : '';
-    return { validated: false, reason: `Part of the body was not checked: ${first.path} ${first.message}${more}.`, target: loc.target, findings };
+    const reason = first.kind === 'unresolvedRef' && first.path === '$'
+      ? `The ${direction} schema could not be followed, so the body was not checked: ${first.message}${more}.`
+      : `Part of the body was not checked: ${first.path} ${first.message}${more}.`;
+    return { validated: false, reason, target: loc.target, findings };
   }
   return { validated: true, target: loc.target, findings };
 }
