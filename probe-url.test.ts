@@ -153,6 +153,16 @@ describe('the query API_BASE_URL fixes (issue 8, B4)', () => {
     ]);
   });
 
+  it('refuses a "?" or "#" that a decoding or a fold creates in the path, which would end it around the fixed query (second attack round)', () => {
+    const paths = ['/x%3Ftenant=evil&', '/x%3ftenant=evil%23', '/x%23', '/x%253ftenant=evil', '/x%2523', '/x\uff1ftenant=evil'];
+    const refused = paths.filter((path) => outcome(path).includes('with a "?" or "#" that a backend which decodes the path and parses it again takes as the start of the query or fragment'));
+    assert.deepEqual(refused, paths);
+  });
+
+  it('sends an encoded "?" in a path when the base fixes no query', () => {
+    assert.equal(buildProbeUrl(new URL('https://api.example.com/v2'), '/search/what%3F').hasOwnProperty('url'), true);
+  });
+
   it('sends the fixed pairs first, then the path\'s query, then `query`', () => {
     assert.equal(outcome('/x?b=2&flag', { c: '3' }), 'https://api.example.com/v2/x?tenant=acme&b=2&flag&c=3');
   });

@@ -129,8 +129,9 @@ export function canonicalName(name: string): string {
  * refuses, with a reason the agent can act on: a dot segment (`.`, `..`, also `..;x`) in any
  * reading; a backslash in any decoded or folded reading; a `/` that only a second decoding or a
  * Unicode fold creates (`%252f`, `／`, `∕`), or a dot segment behind a once-encoded `%2F`; bytes
- * that are not valid UTF-8 after any decoding; encoding more than DECODE_LEVELS deep; and a
- * `;name=value` matrix parameter whose name is one of `fixedNames`.
+ * that are not valid UTF-8 after any decoding; encoding more than DECODE_LEVELS deep; a
+ * `;name=value` matrix parameter whose name is one of `fixedNames`; and, when API_BASE_URL fixes query
+ * parameters, a `?` or `#` that a decoding or a fold creates (`%3F`, `%253F`, `%23`, `？`).
  * @param path The agent's `path` as given (already free of control characters and raw backslashes).
  * @param pathname Its path part, with a leading `/`, before any `?`.
  * @param fixedNames Canonical names (`canonicalName`) of the query parameters API_BASE_URL fixes.
@@ -156,6 +157,11 @@ export function pathProblem(path: string, pathname: string, fixedNames: Readonly
           return `\`path\` ${shown} holds a percent-encoded "%" that decodes to a slash or backslash (%252f, %255c) on a backend that decodes twice; it is refused. Name the resource directly.`;
         }
         return `\`path\` ${shown} has the segment ${JSON.stringify(segment)}, ${how} ${JSON.stringify(reading.text)}, with a backslash that URL parsers and Windows servers read as "/"; it is refused. Use "/" between segments and plain characters in names.`;
+      }
+      // A "?" or "#" that only decoding or a fold creates ends the path for a backend that decodes the path and parses
+      // it again: what follows would become query pairs beside (or a fragment cutting off) the query API_BASE_URL fixes.
+      if (fixedNames.size > 0 && (reading.decodes >= 1 || reading.unicode) && /[?#]/.test(reading.text)) {
+        return `\`path\` ${shown} has the segment ${JSON.stringify(segment)}, ${how} ${JSON.stringify(reading.text)}, with a "?" or "#" that a backend which decodes the path and parses it again takes as the start of the query or fragment, around the query API_BASE_URL fixes; it is refused. Give query parameters in \`query\`.`;
       }
       const parts = reading.text.split('/');
       const created = reading.unicode ? parts.length > reading.plain.split('/').length : parts.length > 1 && reading.decodes >= 2;
