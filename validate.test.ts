@@ -1203,3 +1203,18 @@ describe('no false pass on numbers and $refs (second attack round)', () => {
     assert.deepEqual([checked.validated, checked.findings.map((finding) => `${finding.kind} ${finding.path}`), checked.reason?.startsWith('Part of the body was not checked: $.a was not checked:')], [false, ['unresolvedRef $.a'], true]);
   });
 });
+
+describe('the linear-time engine has a work bound too (second attack round)', () => {
+  it('does not test a 100,000-character value against a 1,000-branch alternation, and says why', () => {
+    const pattern = `^(?:${Array.from({ length: 1000 }, (_, index) => `w${index}qqq`).join('|')})!$`;
+    const compiled = compilePattern(pattern);
+    assert.ok(!('reason' in compiled));
+    const result = (compiled as { test(value: string): unknown }).test('a'.repeat(100_000));
+    assert.deepEqual(result, { notChecked: `the value (100000 characters) against this ${pattern.length}-character pattern would cost more than the linear-time budget (5000000 character-states), so it was not tested` });
+  });
+
+  it('still tests a short value against the same pattern', () => {
+    const pattern = `^(?:${Array.from({ length: 1000 }, (_, index) => `w${index}qqq`).join('|')})!$`;
+    assert.deepEqual([(compilePattern(pattern) as { test(value: string): unknown }).test('w7qqq!'), (compilePattern(pattern) as { test(value: string): unknown }).test('w7qq!')], [true, false]);
+  });
+});
