@@ -352,14 +352,16 @@ const compiledPatterns = new Map<string, CompiledPattern | { reason: string }>()
  * `?` a factor 2 and each alternation its branch count, so `^(?:a|a)(?:a|a)…$` with N groups is 2^N.
  * The product bounds the search only when no quantified group holds a quantifier or an alternation
  * (`(a+)+`, `(a|b)+`, `(a|b){20}`): then `unsafe` is true and there is no bound.
+ * A counted repetition (`{m}`, `{m,k}`) adds its item's atoms once per extra repetition (the largest count).
  * Escapes and character classes are read as single atoms; the scan is conservative (it may over-count).
  */
 type BacktrackingCost = { unsafe: boolean; anchored: boolean; perLength: number; ranges: number[]; constantLog2: number; atoms: number };
 
 function backtrackingCost(pattern: string): BacktrackingCost {
   const cost: BacktrackingCost = { unsafe: false, anchored: pattern.startsWith('^'), perLength: 0, ranges: [], constantLog2: 0, atoms: 0 };
-  const groups: { risky: boolean; branches: number }[] = [{ risky: false, branches: 1 }];
+  const groups: { risky: boolean; branches: number; startAtoms: number }[] = [{ risky: false, branches: 1, startAtoms: 0 }];
   let lastGroupRisky = false;
+  let lastGroupAtoms = 1;
   let previous: 'atom' | 'group' | 'none' = 'none';
   for (let i = 0; i < pattern.length; i++) {
     const ch = pattern[i]!;
@@ -378,8 +380,8 @@ function backtrackingCost(pattern: string): BacktrackingCost {
       continue;
     }
     if (ch === '(') {
-      groups.push({ risky: false, branches: 1 });
       cost.atoms++;
+      groups.push({ risky: false, branches: 1, startAtoms: cost.atoms });
       // skip the group's kind (`?:`, `?=`, `?!`, `?<=`, `?<!`, `?<name>`) so its `?` is not read as a quantifier
       const kind = /^\?(?::|=|!|<=|<!|<[^>]*>)/.exec(pattern.slice(i + 1, i + 260));
       if (kind) i += kind[0].length;
@@ -387,9 +389,10 @@ function backtrackingCost(pattern: string): BacktrackingCost {
       continue;
     }
     if (ch === ')') {
-      const group = groups.length > 1 ? groups.pop()! : { risky: true, branches: 1 };
+      const group = groups.length > 1 ? groups.pop()! : { risky: true, branches: 1, startAtoms: cost.atoms };
       cost.constantLog2 += Math.log2(group.branches);
       lastGroupRisky = group.risky;
+      lastGroupAtoms = Math.max(1, cost.atoms - group.startAtoms + 1);
       previous = 'group';
       continue;
     }
@@ -401,6 +404,11 @@ function backtrackingCost(pattern: string): BacktrackingCost {
       if (ch === '?') cost.constantLog2 += 1;
       else if (!bounds || bounds[2] === ',') cost.perLength++;
       else if (bounds[2] !== undefined) cost.ranges.push(Number(bounds[3]) - Number(bounds[1]) + 1);
+      // A counted repetition repeats its item's atoms: `\p{L}{2048}` is 2048 atoms of work, not one (second attack round).
+      if (bounds) {
+        const count = Math.max(Number(bounds[1]), bounds[3] ? Number(bounds[3]) : 0);
+        if (count > 1) cost.atoms += (previous === 'group' ? lastGroupAtoms : 1) * (count - 1);
+      }
       for (const group of groups) group.risky = true;
       previous = 'none';
       continue;

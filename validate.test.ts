@@ -1218,3 +1218,17 @@ describe('the linear-time engine has a work bound too (second attack round)', ()
     assert.deepEqual([(compilePattern(pattern) as { test(value: string): unknown }).test('w7qqq!'), (compilePattern(pattern) as { test(value: string): unknown }).test('w7qq!')], [true, false]);
   });
 });
+
+describe('counted repetitions count in the backtracking bound (second attack round)', () => {
+  it('does not run a lookahead of 2,048 letters repeated 190 times with backtracking on a long value', () => {
+    const pattern = `${'(?=\\p{L}{2048})'.repeat(190)}!`;
+    const compiled = compilePattern(pattern) as { engine: string; test(value: string): unknown };
+    const result = compiled.test('a'.repeat(4096));
+    assert.deepEqual([compiled.engine, typeof result === 'object' && result !== null && 'notChecked' in result], ['backtracking', true]);
+  });
+
+  it('still tests a counted pattern whose bound is small', () => {
+    const compiled = compilePattern('^\\p{L}{3}-\\d{2}$') as { test(value: string): unknown };
+    assert.deepEqual([compiled.test('abc-12'), compiled.test('ab-12')], [true, false]);
+  });
+});
