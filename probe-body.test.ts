@@ -532,3 +532,10 @@ describe('UTF-16 JSON (second attack round: the key between NULs)', () => {
     ]);
   });
 });
+
+describe('document URL path parameters (second attack round)', () => {
+  it('hides a ;name=value path parameter of OPENAPI_DOC in what it shows and in messages that quote it', () => {
+    const source = 'http://docs.example/doc.json;token=t0ken123';
+    assert.deepEqual([displaySource(source), hideSourceSecrets(`cannot read ${source}: 404`, source).includes('t0ken123')], ['http://docs.example/doc.json;***', false]);
+  });
+});

@@ -160,7 +160,9 @@ export function displaySource(source: string): string {
     return source.replace(/\/\/[^/?#]*@/, '//***@').replace(/[?#].*$/, (rest) => (rest.startsWith('?') ? '?***' : ''));
   }
   const credentials = url.username || url.password ? '***@' : '';
-  return `${url.protocol}//${credentials}${url.host}${url.pathname}${url.search ? '?***' : ''}`;
+  // `;name=value` path parameters (`/doc.json;token=...`) carry secrets as readily as a query does.
+  const path = url.pathname.replace(/;[^/]*/g, ';***');
+  return `${url.protocol}//${credentials}${url.host}${path}${url.search ? '?***' : ''}`;
 }
 
 /**
@@ -177,7 +179,8 @@ export function hideSourceSecrets(text: string, source: string | undefined): str
     const url = new URL(source);
     out = out.split(url.href).join(shown);
     // Every part displaySource hides, as written and decoded (`pa%355word` is `pa55word`), longest first.
-    const parts = [url.password, url.username, url.search.slice(1), url.hash.slice(1), ...url.search.slice(1).split(/[&;=]/)];
+    const matrix = url.pathname.match(/;[^/]*/g)?.map((part) => part.slice(1)) ?? [];
+    const parts = [url.password, url.username, url.search.slice(1), url.hash.slice(1), ...url.search.slice(1).split(/[&;=]/), ...matrix, ...matrix.flatMap((part) => part.split(/[;=]/))];
     const secrets = [...new Set(parts.flatMap((part) => [part, decodedOrSelf(part), decodedOrSelf(part.replace(/\+/g, ' '))]))]
       .filter((secret) => secret.length >= 3)
       .sort((left, right) => right.length - left.length);
