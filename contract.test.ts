@@ -667,3 +667,12 @@ describe('huge enums in descriptions (issue 8)', () => {
     }
   });
 });
+
+describe('checkParameters shares one time budget (issue 8, second attack round)', () => {
+  it('reports every value reached after the budget ran out as not checked, never as passed', () => {
+    const operation = loaded.operations.find((candidate) => candidate.operationId === 'getMeter')!;
+    assert.deepEqual(checkParameters(loaded, operation, { path: { meterId: 'mtr_1' } }, { timeoutMs: 0 }), [
+      { in: 'path', name: 'meterId', kind: 'notChecked', value: 'mtr_1', problem: "was not checked: the parameter checks' time budget (0 ms) ran out" },
+    ]);
+  });
+});

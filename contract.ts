@@ -281,10 +281,16 @@ const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
  * as "is not of type integer"), and, when `values.query` is given, a query name the operation does not
  * declare ("is not a query parameter of GET /x", with "did you mean" for a near name). Header names are
  * compared case-insensitively; `Accept`, `Content-Type` and `Authorization` parameters are ignored.
+ * All the values share one time budget (issue 8: a document may declare many parameters with costly
+ * patterns, and these checks run on the server's main thread): a value reached after it ran out is
+ * `notChecked`, never passed.
+ * @param options.timeoutMs The shared budget in ms, default `PARAMETER_CHECKS_MS` (250).
  * @returns Problems in parameter order (unknown query names last); `[]` when all pass. Never throws.
  */
-export function checkParameters(loaded: LoadedDocument, operation: Operation, values: ParameterValues): ParameterProblem[] {
+export function checkParameters(loaded: LoadedDocument, operation: Operation, values: ParameterValues, options: { timeoutMs?: number } = {}): ParameterProblem[] {
   const problems: ParameterProblem[] = [];
+  const budgetMs = options.timeoutMs ?? PARAMETER_CHECKS_MS;
+  const deadline = performance.now() + budgetMs;
   const headers = new Map(Object.entries(values.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
   for (const parameter of operation.parameters) {
     if (parameter.in !== 'path' && parameter.in !== 'query' && parameter.in !== 'header') continue;
@@ -300,7 +306,12 @@ export function checkParameters(loaded: LoadedDocument, operation: Operation, va
       continue;
     }
     const shown = Array.isArray(raw) ? raw.join(',') : raw;
-    for (const { problem, unchecked } of checkParameterValue(loaded, parameter, raw)) {
+    const left = deadline - performance.now();
+    if (left <= 0) {
+      problems.push({ in: where, name: parameter.name, kind: 'notChecked', value: shown, problem: `was not checked: the parameter checks' time budget (${budgetMs} ms) ran out` });
+      continue;
+    }
+    for (const { problem, unchecked } of checkParameterValue(loaded, parameter, raw, left)) {
       // A value the check could not test (an unsafe pattern: issue 8 B5) is `notChecked`, never `invalid`.
       problems.push({ in: where, name: parameter.name, kind: unchecked ? 'notChecked' : 'invalid', value: shown, problem });
     }
@@ -317,12 +328,15 @@ export function checkParameters(loaded: LoadedDocument, operation: Operation, va
   return problems;
 }
 
-function checkParameterValue(loaded: LoadedDocument, parameter: Parameter, raw: string | string[]): { problem: string; unchecked: boolean }[] {
+/** Time budget (ms) shared by all the parameter values of one request, checked on the main thread. */
+export const PARAMETER_CHECKS_MS = 250;
+
+function checkParameterValue(loaded: LoadedDocument, parameter: Parameter, raw: string | string[], timeoutMs: number): { problem: string; unchecked: boolean }[] {
   if (parameter.schema === undefined) return [];
   const value = convertParameter(loaded.doc, parameter.schema, raw);
   let findings: Finding[];
   try {
-    findings = check(loaded.doc, parameter.schema, value, { at: `${parameter.pointer}/schema`, direction: 'request' });
+    findings = check(loaded.doc, parameter.schema, value, { at: `${parameter.pointer}/schema`, direction: 'request', timeoutMs });
   } catch {
     return [];
   }
