@@ -1,14 +1,17 @@
 /**
- * The check worker: a `worker_threads` worker that runs the body pipeline of each probe
- * (probe-pipeline.ts: decode, JSON scan, redaction, view, judgement) with a deadline, so the main
- * thread keeps reading stdin and answering `ping` whatever the API sends (issue 8, "Nothing stalls
- * the server"). The main thread keeps the transport, dispatch, the fetch and the bytes.
+ * The check worker: a `worker_threads` worker that holds the server's only copy of the OpenAPI document
+ * and runs every step that needs it (contract-jobs.ts: each probe's body pipeline, operation lookup,
+ * field presence, descriptions, drafts, search) with a deadline, so the main thread keeps reading
+ * stdin and answering `ping` whatever the API, the agent or the document hold (issue 8, "Nothing
+ * stalls the server"; issue 9: one copy of the document). The main thread keeps the transport,
+ * dispatch, the URL checks, the fetch and the bytes, session memory (as JSON text) and the logs.
  *
- * One worker, started with the server (`warm`) or at the first probe, takes one body at a time; the deadline runs from the
- * moment the body is handed to the started worker (its start-up has its own limit). Past the deadline (or when the worker dies, e.g. out of memory)
- * the worker is terminated, the probe is answered with the body unchecked and a note naming the
- * budget, and the next probe starts a fresh worker. The worker loads its own copy of the document
- * (same `createDocumentSource`, lazily, at its first body).
+ * One worker, started with the server (`warm`, which begins loading the document at once) or at the
+ * first job, takes one job at a time. A job first makes the document ready (load, bundle, index, the
+ * search index for `find`) under `DOCUMENT_LOAD_LIMIT_MS`, then runs under the job deadline
+ * (`CHECK_DEADLINE_MS`). Past either (or when the worker dies, e.g. out of memory under its
+ * `resourceLimits`) the worker is terminated, the job is answered (a probe: the body unchecked with a
+ * note; any other job: a failure naming the budget), and the next job starts a fresh worker.
  *
  * The worker is this same module: `new Worker(new URL(import.meta.url))`, recognised by its
  * `workerData`. In the single-file build `import.meta.url` is `dist/probe-server.mjs`, so the
@@ -17,26 +20,34 @@
  */
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { createDocumentSource } from './openapi-document.ts';
-import type { DocumentSource } from './openapi-document.ts';
 import { redactor } from './redaction.ts';
 import type { Redactor } from './redaction.ts';
-import { checkProbe, uncheckedProbe } from './probe-pipeline.ts';
+import { hideSourceSecrets } from './redaction.ts';
+import { JOBS, unfinishedJob } from './contract-jobs.ts';
+import type { ContractService, JobContext, JobInputs, JobName, JobOutputs } from './contract-jobs.ts';
 import type { CheckedProbe, RawResponse } from './probe-pipeline.ts';
 import type { Selector } from './body-view.ts';
 import type { Config } from './probe-server.ts';
-import type { Logger } from './server-log.ts';
+import type { Logger, LogValue } from './server-log.ts';
 
-/** Time the worker may spend on one body (decode, scan, redaction, view, judgement), in ms. */
+/** Time the worker may spend on one job once the document is ready (a probe: decode, scan, redaction, view, judgement), in ms. */
 export const CHECK_DEADLINE_MS = 5000;
 
 /**
- * While the worker is still starting (0.5 to 1.5 s under tsx on a busy machine), bodies up to this
- * many bytes are checked on the main thread rather than waiting, in bytes. Such a body holds the
- * thread at most the schema check's own budget (validate.ts: 1,000 ms), and only in that window.
+ * Time the worker may spend making the document ready for a job (reading, parsing, bundling and
+ * indexing it, again after `OPENAPI_TTL_S`; building the search index), in ms. Microsoft Graph beta
+ * (47 MB, 22,361 operations) takes 1 to 4 s on a busy 2-core machine; a load past this limit is
+ * taken as stuck: the worker restarts and the job is answered with the reason.
  */
-export const INLINE_WHILE_STARTING_BYTES = 64 * 1024;
+export const DOCUMENT_LOAD_LIMIT_MS = 60000;
 
-/** Time a new worker may take to load before the bodies waiting for it are answered unchecked, in ms. */
+/**
+ * Default heap limit of the worker (`resourceLimits.maxOldGenerationSizeMb`, `PROBE_WORKER_MEMORY_MB`), in MiB:
+ * room for Microsoft Graph beta (about 600 MiB of heap at its peak while loading) and an 8 MiB body, while a hostile document or body ends the worker, not the machine.
+ */
+export const WORKER_MEMORY_MB = 2048;
+
+/** Time a new worker may take to start before the jobs waiting for it are answered, in ms. */
 const STARTUP_LIMIT_MS = 20000;
 
 /** Marks the worker's `workerData`, so the module starts the worker loop only there. */
@@ -45,50 +56,65 @@ const ROLE = 'openapi-probe-check-worker';
 /** One probe's body for the pipeline: the response as read and the request it answers. */
 export type BodyRequest = { url: string; selector?: Exclude<Selector, { problem: string }> };
 
-/** Runs the body pipeline of a probe off the main thread. */
-export type BodyChecker = {
-  /** The pipeline's answer, or the body unchecked with a note when the deadline passed or the worker failed. Never rejects. */
-  check(raw: RawResponse, request: BodyRequest): Promise<CheckedProbe>;
-  /** True once a worker has started and can take a body at once. */
-  started(): boolean;
-  /** Starts the worker now (and its document load) rather than at the first body: the server calls it at start-up. */
-  warm(): void;
-  /** Terminates the worker, answering the bodies it holds or waits for as unchecked; a later `check` starts a new one. */
-  close(): Promise<void>;
-};
+/** The check worker as the server uses it (see `ContractService`). */
+export type BodyChecker = ContractService;
 
 /** The configuration as sent to the worker: `baseUrl` as text (a URL does not survive structured cloning). */
 type SentConfig = Omit<Config, 'baseUrl'> & { baseUrl: string };
 
-type Job = { raw: RawResponse; request: BodyRequest; resolve: (checked: CheckedProbe) => void };
+type Job = { name: JobName; input: JobInputs[JobName]; resolve: (output: JobOutputs[JobName]) => void };
+
+/** What each job does, and what to try when it cannot finish, for the failure text. */
+const JOB_WORDS: Record<JobName, { doing: string; advice: string }> = {
+  probe: { doing: 'checking the body', advice: 'probe a smaller resource' },
+  resolve: { doing: 'finding the operation in the document', advice: 'name the operation by its operationId or "METHOD /template"' },
+  operationKeys: { doing: 'matching probes in flight to operations', advice: 'try again' },
+  matchSample: { doing: 'matching the paths to operations', advice: 'send fewer or simpler paths' },
+  analyze: { doing: 'comparing the remembered records', advice: 'probe fewer or smaller records' },
+  describe: { doing: 'describing the operation', advice: 'ask for less: `part`, `status` or a lower `depth`' },
+  draft: { doing: 'checking the drafted request', advice: 'check a smaller or simpler body' },
+  find: { doing: 'searching the document', advice: 'try a shorter query' },
+};
 
 /**
- * Starts the check worker lazily and returns its `BodyChecker`.
+ * Starts the check worker lazily and returns it as a `ContractService`.
  * @param config The server's configuration; the worker builds its own redactor from `apiKey` and
- *   its own document source from `openapiDoc` and `documentTtlMs`.
- * @param options.deadlineMs Time per body, in ms; default `CHECK_DEADLINE_MS`.
- * @param options.logger Records a deadline overrun or a worker failure (`check.worker.error`), and
- *   at debug level the worker's start-up time (`check.worker.start.done`).
+ *   its own document source from `openapiDoc` and `documentTtlMs` (the only copy in the process).
+ * @param options.deadlineMs Time per job once the document is ready, in ms; default `CHECK_DEADLINE_MS`.
+ * @param options.loadLimitMs Time to make the document ready for a job, in ms; default `DOCUMENT_LOAD_LIMIT_MS`.
+ * @param options.memoryMb The worker's heap limit (`maxOldGenerationSizeMb`), in MiB; default `WORKER_MEMORY_MB`.
+ * @param options.logger Records a deadline overrun or a worker failure (`check.worker.error`), the
+ *   document load (`document.load.done`, `document.load.error`), and at debug level the worker's start-up
+ *   time (`check.worker.start.done`).
  */
-export function createCheckWorker(config: Config, options: { deadlineMs?: number; logger?: Logger } = {}): BodyChecker {
+export function createCheckWorker(config: Config, options: { deadlineMs?: number; loadLimitMs?: number; memoryMb?: number; logger?: Logger } = {}): BodyChecker {
   const deadlineMs = options.deadlineMs ?? CHECK_DEADLINE_MS;
+  const loadLimitMs = options.loadLimitMs ?? DOCUMENT_LOAD_LIMIT_MS;
+  const memoryMb = options.memoryMb ?? WORKER_MEMORY_MB;
   const redact = redactor(config.apiKey);
   const sent: SentConfig = { ...config, baseUrl: config.baseUrl.href };
   const queue: Job[] = [];
   let worker: Worker | undefined;
   let ready = false;
   let startup: NodeJS.Timeout | undefined;
-  let current: { job: Job; timer: NodeJS.Timeout; id: number } | undefined;
+  let current: { job: Job; timer: NodeJS.Timeout; id: number; preparing: boolean } | undefined;
   let nextId = 0;
 
-  const unchecked = (job: Job, reason: string) => job.resolve(uncheckedProbe(job.raw, redact, reason));
+  const answer = (job: Job, reason: string) => job.resolve(unfinishedJob(job.name, job.input, redact, reason));
+
+  /** The failure text of a job stopped for `why` (a probe keeps the note it always had). */
+  const stoppedNote = (job: Job, why: string): string => {
+    if (job.name === 'probe') return `The body was not shown or checked: the check worker stopped (${why}). The status and size above are what the API sent; try again, or probe a smaller resource.`;
+    const words = JOB_WORDS[job.name];
+    return `Not answered: the check worker stopped (${why}) while ${words.doing}; it restarts for the next call. Try again, or ${words.advice}.`;
+  };
 
   const start = (): Worker => {
     const began = performance.now();
-    const started = spawnWorker({ role: ROLE, config: sent });
+    const started = spawnWorker({ role: ROLE, config: sent }, memoryMb);
     ready = false;
     startup = setTimeout(() => lost(started, `it did not start within ${STARTUP_LIMIT_MS} ms`), STARTUP_LIMIT_MS);
-    started.on('message', (message: { ready?: true; id?: number; checked?: CheckedProbe; error?: string }) => {
+    started.on('message', (message: { ready?: true; log?: 'info' | 'error'; event?: string; fields?: Record<string, LogValue>; id?: number; started?: true; output?: JobOutputs[JobName]; error?: string }) => {
       if (worker !== started) return;
       if (message.ready) {
         clearTimeout(startup);
@@ -97,12 +123,24 @@ export function createCheckWorker(config: Config, options: { deadlineMs?: number
         next();
         return;
       }
+      if (message.log && message.event) {
+        options.logger?.[message.log](message.event, message.fields);
+        return;
+      }
       if (!current || message.id !== current.id) return;
+      if (message.started) {
+        // The document is ready: the job's own deadline starts now.
+        current.preparing = false;
+        clearTimeout(current.timer);
+        current.timer = overrun(current.id, deadlineMs);
+        return;
+      }
       const { job, timer } = current;
       clearTimeout(timer);
       current = undefined;
-      if (message.checked) job.resolve(message.checked);
-      else unchecked(job, `The body was not shown or checked: the check failed (${message.error ?? 'no answer'}). This is a bug in openapi-probe; the status and size above are what the API sent.`);
+      if (message.output !== undefined) job.resolve(message.output);
+      else if (job.name === 'probe') answer(job, `The body was not shown or checked: the check failed (${message.error ?? 'no answer'}). This is a bug in openapi-probe; the status and size above are what the API sent.`);
+      else answer(job, `Internal error while ${JOB_WORDS[job.name].doing}: ${message.error ?? 'no answer'}. This is a bug in openapi-probe.`);
       next();
     });
     started.on('error', (error: Error) => lost(started, redact.text(error.message)));
@@ -110,23 +148,46 @@ export function createCheckWorker(config: Config, options: { deadlineMs?: number
     return started;
   };
 
-  // A worker that dies (out of memory, a crash) fails only the body it held; one that never started fails the bodies waiting for it.
+  // A worker that dies (out of memory, a crash) fails only the job it held; one that never started fails the jobs waiting for it.
   const lost = (started: Worker, reason: string) => {
     if (worker !== started) return;
     worker = undefined;
     clearTimeout(startup);
     void started.terminate();
     options.logger?.error('check.worker.error', { reason: `check worker stopped: ${reason}` });
-    const note = `The body was not shown or checked: the check worker stopped (${reason}). The status and size above are what the API sent; try again, or probe a smaller resource.`;
     if (current) {
       clearTimeout(current.timer);
-      unchecked(current.job, note);
+      answer(current.job, stoppedNote(current.job, reason));
       current = undefined;
     } else if (!ready) {
-      for (const job of queue.splice(0)) unchecked(job, note);
+      for (const job of queue.splice(0)) answer(job, stoppedNote(job, reason));
     }
     next();
   };
+
+  /** Stops the job `id` when its time is up: the document load's limit while preparing, the deadline after. */
+  const overrun = (id: number, ms: number): NodeJS.Timeout => setTimeout(() => {
+    if (!current || current.id !== id) return;
+    const { job, preparing } = current;
+    current = undefined;
+    const stopped = worker;
+    worker = undefined;
+    void stopped?.terminate();
+    const limit = preparing ? loadLimitMs : deadlineMs;
+    options.logger?.error('check.worker.error', { reason: preparing ? `document not ready within ${limit} ms; worker restarted` : `check budget of ${limit} ms passed; worker restarted` });
+    if (preparing) {
+      answer(job, job.name === 'probe'
+        ? `The body was not shown or checked: loading the OpenAPI document took longer than its limit of ${limit} ms, so it was stopped. The status and size above are what the API sent; check OPENAPI_DOC (a smaller document loads faster), then try again.`
+        : `Not answered: loading the OpenAPI document took longer than its limit of ${limit} ms, so it was stopped. Check OPENAPI_DOC (a smaller document loads faster), then try again.`);
+    } else if (job.name === 'probe') {
+      const raw = (job.input as JobInputs['probe']).raw;
+      answer(job, `The body (${raw.bytes} bytes) was not shown or checked: decoding and checking it took longer than the check budget of ${limit} ms, so it was stopped. The status and size above are what the API sent; probe a smaller resource (a page size or filter parameter).`);
+    } else {
+      const words = JOB_WORDS[job.name];
+      answer(job, `Not answered: ${words.doing} took longer than the check budget of ${limit} ms, so it was stopped (the check worker restarts for the next call). Try again, or ${words.advice}.`);
+    }
+    next();
+  }, ms);
 
   const next = () => {
     if (current) return;
@@ -139,43 +200,35 @@ export function createCheckWorker(config: Config, options: { deadlineMs?: number
     if (!ready) return;
     const job = queue.shift()!;
     const id = nextId++;
-    const timer = setTimeout(() => {
-      if (!current || current.id !== id) return;
-      current = undefined;
-      const stopped = worker;
-      worker = undefined;
-      void stopped?.terminate();
-      options.logger?.error('check.worker.error', { reason: `check budget of ${deadlineMs} ms passed; worker restarted` });
-      unchecked(job, `The body (${job.raw.bytes} bytes) was not shown or checked: decoding and checking it took longer than the check budget of ${deadlineMs} ms, so it was stopped. The status and size above are what the API sent; probe a smaller resource (a page size or filter parameter).`);
-      next();
-    }, deadlineMs);
-    current = { job, timer, id };
-    worker.postMessage({ id, raw: job.raw, request: job.request });
+    // First the document load's limit; re-armed with the deadline once the worker says the document is ready.
+    current = { job, id, preparing: true, timer: overrun(id, loadLimitMs) };
+    worker.postMessage({ id, name: job.name, input: job.input });
   };
 
+  const run = <Name extends JobName>(name: Name, input: JobInputs[Name]): Promise<JobOutputs[Name]> => new Promise<JobOutputs[Name]>((resolve) => {
+    queue.push({ name, input, resolve: resolve as (output: JobOutputs[JobName]) => void });
+    next();
+  });
+
   return {
+    run,
+    check: (raw: RawResponse, request: BodyRequest): Promise<CheckedProbe> => run('probe', { raw, request }),
     started: () => worker !== undefined && ready,
     warm() {
       if (!worker) worker = start();
       if (!current && queue.length === 0) worker.unref();
     },
-    check(raw, request) {
-      return new Promise<CheckedProbe>((resolve) => {
-        queue.push({ raw, request, resolve });
-        next();
-      });
-    },
     async close() {
       const stopped = worker;
       worker = undefined;
       clearTimeout(startup);
-      const note = 'The body was not shown or checked: the server is stopping.';
+      const note = (job: Job) => (job.name === 'probe' ? 'The body was not shown or checked: the server is stopping.' : 'Not answered: the server is stopping.');
       if (current) {
         clearTimeout(current.timer);
-        unchecked(current.job, note);
+        answer(current.job, note(current.job));
         current = undefined;
       }
-      for (const job of queue.splice(0)) unchecked(job, note);
+      for (const job of queue.splice(0)) answer(job, note(job));
       await stopped?.terminate();
     },
   };
@@ -185,10 +238,11 @@ export function createCheckWorker(config: Config, options: { deadlineMs?: number
  * A worker running this module. Under tsx (Node 20: a `.ts` module and no type stripping), the worker
  * is a small bootstrap that imports the parent's `--import` modules first, which installs tsx there.
  */
-function spawnWorker(data: { role: string; config: SentConfig }): Worker {
+function spawnWorker(data: { role: string; config: SentConfig }, memoryMb: number): Worker {
+  const resourceLimits = { maxOldGenerationSizeMb: memoryMb };
   const self = new URL(import.meta.url);
   const stripsTypes = Boolean((process.features as { typescript?: unknown }).typescript);
-  if (!self.pathname.endsWith('.ts') || stripsTypes) return new Worker(self, { workerData: data });
+  if (!self.pathname.endsWith('.ts') || stripsTypes) return new Worker(self, { workerData: data, resourceLimits });
   const imports: string[] = [];
   process.execArgv.forEach((argument, index) => {
     const flag = /^--import(?:=(.+))?$/.exec(argument);
@@ -197,27 +251,35 @@ function spawnWorker(data: { role: string; config: SentConfig }): Worker {
   });
   // `--import tsx` does not install tsx's hooks in a worker; its API's `register()` does (tsx/esm/api).
   const code = `(async () => { for (const name of ${JSON.stringify(imports)}) { if (name === 'tsx') (await import(name + '/esm/api')).register(); else await import(name); } await import(${JSON.stringify(self.href)}); })();`;
-  return new Worker(code, { eval: true, workerData: data });
+  return new Worker(code, { eval: true, workerData: data, resourceLimits });
 }
 
-/** The worker loop: one `{id, raw, request}` in, one `{id, checked}` (or `{id, error}`) out. */
+/**
+ * The worker loop: `{id, name, input}` in; `{id, started}` once the document is ready, then
+ * `{id, output}` (or `{id, error}`) out. The document starts loading at once; its outcome is sent as a
+ * log record (`document.load.done` or `document.load.error`).
+ */
 function runWorker(sent: SentConfig): void {
   const config: Config = { ...sent, baseUrl: new URL(sent.baseUrl) };
   const redact: Redactor = redactor(config.apiKey);
-  let documents: DocumentSource | undefined;
-  parentPort!.postMessage({ ready: true });
-  // Load the document now, beside the main thread's load; a failure is reported by the first check that needs it.
-  if (config.openapiDoc) {
-    documents = createDocumentSource(config.openapiDoc, { ttlMs: config.documentTtlMs });
-    documents.get().catch(() => {});
+  const documents = config.openapiDoc ? createDocumentSource(config.openapiDoc, { ttlMs: config.documentTtlMs }) : undefined;
+  const context: JobContext = { config, redact, documents };
+  const post = (message: unknown) => parentPort!.postMessage(message);
+  post({ ready: true });
+  if (documents) {
+    const loading = performance.now();
+    documents
+      .get()
+      .then((loaded) => post({ log: 'info', event: 'document.load.done', fields: { title: loaded.title, version: loaded.infoVersion, openapi: loaded.version, operations: loaded.operations.length, problems: loaded.problems.length, first_problems: loaded.problems.slice(0, 3).join('; ') || undefined, took_ms: Math.round(performance.now() - loading) } }))
+      .catch((error: Error) => post({ log: 'error', event: 'document.load.error', fields: { reason: `document not loaded, probes go unchecked: ${hideSourceSecrets(error.message, config.openapiDoc)}`, took_ms: Math.round(performance.now() - loading) } }));
   }
-  parentPort!.on('message', async (message: { id: number; raw: RawResponse; request: BodyRequest }) => {
+  parentPort!.on('message', async (message: { id: number; name: JobName; input: JobInputs[JobName] }) => {
     try {
-      if (config.openapiDoc) documents ??= createDocumentSource(config.openapiDoc, { ttlMs: config.documentTtlMs });
-      const checked = await checkProbe(message.raw, message.request, { config, redact, documents });
-      parentPort!.postMessage({ id: message.id, checked });
+      const job = JOBS[message.name] as (input: JobInputs[JobName], context: JobContext, begin: () => void) => Promise<JobOutputs[JobName]>;
+      const output = await job(message.input, context, () => post({ id: message.id, started: true }));
+      post({ id: message.id, output });
     } catch (error) {
-      parentPort!.postMessage({ id: message.id, error: redact.text(String((error as Error)?.message ?? error)) });
+      post({ id: message.id, error: redact.text(String((error as Error)?.message ?? error)) });
     }
   });
 }

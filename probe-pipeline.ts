@@ -83,8 +83,32 @@ export function decodeProbe(raw: RawResponse, options: { maxBytes: number; cutNo
   return result;
 }
 
-/** A complete JSON 2xx body seen by a probe in this session, kept for `field_presence` and `compare_fixture`. */
-export type Seen = { path: string; status: number; body: unknown; at: string };
+/**
+ * A complete JSON 2xx body seen by a probe in this session, kept for `field_presence`, `describe_operation`
+ * and `compare_fixture`: as its JSON text (`text`, redacted), so the main thread holds and passes a string,
+ * never the parsed graph; `cost` is its `memoryCost` (bytes), what session memory is accounted by.
+ */
+export type Seen = { path: string; status: number; at: string; text: string; cost: number };
+
+/**
+ * Bytes a parsed JSON body is taken to hold in memory: its JSON text's byte count plus 64 bytes per
+ * JSON value in it (every object, array, string, number, boolean and null; a JavaScript object or
+ * boxed value costs about that on V8), so 1 MiB of `[{},{},…]` (349,000 values) costs about 22 MiB
+ * and 1 MiB of long strings about 1 MiB. Counted without recursion. Session memory is accounted by it,
+ * so the bodies a job parses back (field_presence, describe as TypeScript) are bounded the same way.
+ * @param value Parsed JSON.
+ * @param textBytes Byte count of its JSON text (the body as received).
+ */
+export function memoryCost(value: unknown, textBytes: number): number {
+  let values = 0;
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const current = stack.pop();
+    values++;
+    if (current !== null && typeof current === 'object') for (const inner of Object.values(current)) stack.push(inner);
+  }
+  return textBytes + 64 * values;
+}
 
 /** What the pipeline needs: the configuration, the key redactor, the document source (if any). */
 export type PipelineContext = { config: Config; redact: Redactor; documents?: DocumentSource };
@@ -173,14 +197,14 @@ export async function checkProbe(raw: RawResponse, request: { url: string; selec
     };
   }
   const relativePath = url.pathname.slice(trimSlash(config.baseUrl.pathname).length) || '/';
-  const seen: Seen = { path: relativePath + url.search, status: probed.status, body: probed.body, at: new Date().toISOString() };
   const remember = !probed.truncated && probed.bytes <= Math.max(config.maxBytes, REMEMBER_MAX_BYTES) && probed.status >= 200 && probed.status < 300 && probed.body !== null && typeof probed.body === 'object';
+  const seen: Seen | undefined = remember ? { path: relativePath + url.search, status: probed.status, at: new Date().toISOString(), text: JSON.stringify(probed.body), cost: memoryCost(probed.body, probed.bytes) } : undefined;
   const isError = probed.status >= 400;
   const state = await loadDocumentState(context);
   if (!state.loaded) {
     structured.validated = false;
     structured.validationNote = state.problem;
-    return { structured, isError, ...(remember ? { remember: { seen } } : {}) };
+    return { structured, isError, ...(seen ? { remember: { seen } } : {}) };
   }
   const loaded = state.loaded;
   structured.document = { title: loaded.title, version: loaded.infoVersion, loadedAt: loaded.loadedAt };
@@ -189,7 +213,7 @@ export async function checkProbe(raw: RawResponse, request: { url: string; selec
     structured.operation = null;
     structured.validated = false;
     structured.validationNote = `No GET operation in the document matches ${relativePath}${match.nearest.length ? `. Nearest: ${match.nearest.join(', ')}` : ''}${match.note ? `. ${match.note}` : ''}.`;
-    return { structured, isError, ...(remember ? { remember: { seen } } : {}) };
+    return { structured, isError, ...(seen ? { remember: { seen } } : {}) };
   }
   structured.operation = summarize(match.operation);
   if (match.note) structured.matchNote = match.note;
@@ -206,7 +230,7 @@ export async function checkProbe(raw: RawResponse, request: { url: string; selec
     structured.findingCount = findings.length;
     structured.findings = findings.slice(0, MAX_FINDINGS_SHOWN);
   }
-  return { structured, isError, ...(remember ? { remember: { operationKey: operationKey(match.operation), seen } } : {}) };
+  return { structured, isError, ...(seen ? { remember: { operationKey: operationKey(match.operation), seen } } : {}) };
 }
 
 /**

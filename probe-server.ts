@@ -18,19 +18,18 @@ import type { Readable, Writable } from 'node:stream';
 import { compareWithFixture, check, instancePath } from './validate.ts';
 import type { Finding, FixtureDiff } from './validate.ts';
 import { createDocumentSource, readCappedStream } from './openapi-document.ts';
-import { analyzeSample, describeOperation, describeTypeScript, draftRequest, findOperation, operationKey, resolveOperation, summarize } from './contract.ts';
-import type { SampleRecord } from './contract.ts';
 import { commandLine } from './cli.ts';
-import { findOperations, prepareSearchIndex, SEARCH_LIMITS } from './operation-search.ts';
-import type { DocumentSource, Operation } from './openapi-document.ts';
+import { SEARCH_LIMITS } from './operation-search.ts';
+import type { DocumentSource } from './openapi-document.ts';
+import { inProcessContract } from './contract-jobs.ts';
+import type { ContractService, Destination, RecordText } from './contract-jobs.ts';
 import { MAX_BODY_DEPTH } from './http-body.ts';
-import { redactor, displaySource, hideSourceSecrets, NO_REDACTION } from './redaction.ts';
+import { redactor, displaySource, NO_REDACTION } from './redaction.ts';
 import type { Redactor } from './redaction.ts';
 import { parseSelect } from './body-view.ts';
-import { checkProbe, decodeProbe, loadDocumentState, trimSlash } from './probe-pipeline.ts';
+import { decodeProbe, memoryCost, trimSlash } from './probe-pipeline.ts';
 import type { ProbeResult, RawResponse, Seen } from './probe-pipeline.ts';
-import { createCheckWorker, INLINE_WHILE_STARTING_BYTES } from './check-worker.ts';
-import type { BodyChecker } from './check-worker.ts';
+import { createCheckWorker, WORKER_MEMORY_MB } from './check-worker.ts';
 import type { Selector } from './body-view.ts';
 import { createGate, createRateLimit, QUEUE_SIZE } from './server-limits.ts';
 import type { Gate, RateLimit } from './server-limits.ts';
@@ -38,7 +37,7 @@ import { canonicalName, MAX_URL_PART, pathProblem, shadowingName } from './probe
 import { createAudit, createLogger, LOG_LEVELS, newRequestId, publicSource, publicUrl, SILENT } from './server-log.ts';
 import type { Logger, LogLevel } from './server-log.ts';
 
-export { redactor, displaySource, MAX_BODY_DEPTH };
+export { redactor, displaySource, MAX_BODY_DEPTH, memoryCost };
 export type { Redactor };
 
 // ───────────────────────────── 1. Logic ─────────────────────────────
@@ -160,6 +159,15 @@ function readRuntimeConfig(env: Record<string, string | undefined>): Pick<Config
     logLevel: level as LogLevel,
     auditLog: env.PROBE_AUDIT_LOG?.trim() || undefined,
   };
+}
+
+/**
+ * The check worker's heap limit from `PROBE_WORKER_MEMORY_MB` (MiB, 64 to 65536, default `WORKER_MEMORY_MB`):
+ * a document or body that needs more ends the worker (the call answered with the reason), never the machine.
+ * @throws Error naming the variable and the value when it is not a whole number in range.
+ */
+export function readWorkerMemory(env: Record<string, string | undefined>): number {
+  return readInteger(env, 'PROBE_WORKER_MEMORY_MB', WORKER_MEMORY_MB, 64, 65536);
 }
 
 /** The key as fetch will send it: trimmed (RFC 9110, 5.5: no leading or trailing whitespace in a field value). */
@@ -440,8 +448,6 @@ function networkCause(error: unknown): string {
   return cause?.message ?? (error as Error)?.message ?? String(error);
 }
 
-/** Where a probe in flight goes: the whole request path (`/v2/meters/mtr_1`) and the part after the base URL's prefix. */
-type Destination = { requestPath: string; relativePath: string };
 
 /**
  * Limits of a session's memory of bodies (issue 8, B10: memory is bounded overall).
@@ -455,41 +461,26 @@ export type MemoryLimits = { maxBytes: number; maxOperations: number; perOperati
 /** The session memory limits of the server: 32 MiB of estimated body memory, 100 operations, 50 bodies each, 200 paths. */
 export const MEMORY_LIMITS: MemoryLimits = { maxBytes: 32 * 1024 * 1024, maxOperations: 100, perOperation: 50, perPath: 200 };
 
-/**
- * Bytes a parsed JSON body is taken to hold in memory: its JSON text's byte count plus 64 bytes per
- * JSON value in it (every object, array, string, number, boolean and null; a JavaScript object or
- * boxed value costs about that on V8), so 1 MiB of `[{},{},…]` (349,000 values) costs about 22 MiB
- * and 1 MiB of long strings about 1 MiB. Counted without recursion.
- * @param value Parsed JSON.
- * @param textBytes Byte count of its JSON text (the body as received).
- */
-export function memoryCost(value: unknown, textBytes: number): number {
-  let values = 0;
-  const stack: unknown[] = [value];
-  while (stack.length) {
-    const current = stack.pop();
-    values++;
-    if (current !== null && typeof current === 'object') for (const inner of Object.values(current)) stack.push(inner);
-  }
-  return textBytes + 64 * values;
-}
-
 /** What the log holds about one kept body: its cost, the operation list it is in (if any), and how many of the two maps hold it. */
 type Held = { cost: number; operationKey?: string; holders: number };
+
+/** A probe in flight, as `ProbeLog` tracks it: where it goes, and a promise settled when it has answered. */
+type InFlight = Destination & { done: Promise<void> };
 
 /**
  * Per-session memory of probes, bounded by `MemoryLimits` (newest 50 per operation, 200 concrete
  * paths, 100 operations, 32 MiB of estimated memory across all of them, a body held by both maps
  * counted once); and the probes in flight, so `field_presence` can wait for those of the operation it
  * is asked about (issue 6: a `field_presence` sent in the same burst as a probe must not answer
- * "nothing probed yet").
+ * "nothing probed yet"). The server keeps each body as `Seen` (its JSON text, probe-pipeline.ts), so the
+ * main thread holds strings, never the parsed graphs; `Entry` is whatever is kept, identified by its `path`.
  */
-export class ProbeLog {
-  byOperation = new Map<string, Seen[]>();
-  byPath = new Map<string, Seen>();
-  inFlight = new Set<Destination & { done: Promise<void> }>();
+export class ProbeLog<Entry extends { path: string } = { path: string }> {
+  byOperation = new Map<string, Entry[]>();
+  byPath = new Map<string, Entry>();
+  inFlight = new Set<InFlight>();
   /** Every body either map holds, oldest first. */
-  held = new Map<Seen, Held>();
+  held = new Map<Entry, Held>();
   /** Sum of the `cost` of the bodies in `held`, in bytes. */
   heldBytes = 0;
   /** Bodies of each operation dropped to stay within `maxBytes` or `maxOperations`, so tools can say records are missing. */
@@ -514,14 +505,18 @@ export class ProbeLog {
 
   /**
    * Waits until no probe in flight that `concerns` selects is left, probes started meanwhile included.
+   * @param concerns Given the probes in flight, says for each whether to wait for it (it may ask the check
+   *   worker which operation each one's destination belongs to).
    * @param timeoutMs Upper bound on the wait, in ms.
    * @param signal Stops the wait early (the call was cancelled).
    * @returns How many selected probes are still in flight when it stops: 0, or more after `timeoutMs` or cancellation.
    */
-  async settle(concerns: (destination: Destination) => boolean, timeoutMs: number, signal?: AbortSignal): Promise<number> {
+  async settle(concerns: (entries: InFlight[]) => Promise<boolean[]> | boolean[], timeoutMs: number, signal?: AbortSignal): Promise<number> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const waiting = [...this.inFlight].filter(concerns);
+      const entries = [...this.inFlight];
+      const selected = await concerns(entries);
+      const waiting = entries.filter((entry, index) => selected[index] && this.inFlight.has(entry));
       const left = deadline - Date.now();
       if (waiting.length === 0 || left <= 0 || signal?.aborted) return waiting.length;
       let timer: NodeJS.Timeout | undefined;
@@ -545,7 +540,7 @@ export class ProbeLog {
    * @param cost The body's `memoryCost`, in bytes; a body costing more than `maxBytes` is not kept.
    * @returns Whether the body was kept.
    */
-  add(operationKey: string | undefined, seen: Seen, cost: number): boolean {
+  add(operationKey: string | undefined, seen: Entry, cost: number): boolean {
     if (cost > this.limits.maxBytes) return false;
     this.held.set(seen, { cost, operationKey, holders: operationKey ? 2 : 1 });
     this.heldBytes += cost;
@@ -576,7 +571,7 @@ export class ProbeLog {
   }
 
   /** One of the maps let go of `seen`: forgets it once neither holds it. */
-  private release(seen: Seen): void {
+  private release(seen: Entry): void {
     const held = this.held.get(seen);
     if (!held) return;
     held.holders--;
@@ -586,7 +581,7 @@ export class ProbeLog {
   }
 
   /** Takes `seen` out of both maps (its operation's list and its path), counting it as dropped for its operation. */
-  private evict(seen: Seen): void {
+  private evict(seen: Entry): void {
     const held = this.held.get(seen)!;
     const key = held.operationKey;
     const list = key === undefined ? undefined : this.byOperation.get(key);
@@ -621,8 +616,7 @@ export type ToolResult = {
 type ToolContext = {
   config: Config;
   redact: Redactor;
-  documents?: DocumentSource;
-  log: ProbeLog;
+  log: ProbeLog<Seen>;
   fetch?: typeof fetch;
   signal?: AbortSignal;
   /** The tool call's request id, sent as `X-Request-Id`. */
@@ -631,8 +625,8 @@ type ToolContext = {
   rate?: RateLimit;
   /** Filled by tools that send a request: method and URL (without secrets), for logs and the audit file. */
   trace?: { method?: string; url?: string | null };
-  /** Runs the body pipeline off this thread (check-worker.ts); without it the pipeline runs here. */
-  checker?: BodyChecker;
+  /** Runs every step that needs the document: in the check worker (check-worker.ts) or on this thread (contract-jobs.ts). */
+  contract: ContractService;
 };
 
 type Tool = {
@@ -717,38 +711,60 @@ async function sendProbe(decision: { url: URL }, context: ToolContext, selector?
     if (error instanceof ProbeError) return failure(error.message);
     throw error;
   }
-  // Decode, redact, view and judge: in the check worker when the server has one (main), else on this thread;
-  // a small body is not kept waiting for a worker that is still starting.
+  // Decode, redact, view and judge: in the check worker (the server's main) or on this thread (tests); the first
+  // probe waits for the worker, which started loading the document at start-up.
   const request = { url: decision.url.href, ...(selector ? { selector } : {}) };
-  const offThread = context.checker && (context.checker.started() || raw.held.byteLength > INLINE_WHILE_STARTING_BYTES);
-  const checked = offThread ? await context.checker!.check(raw, request) : await checkProbe(raw, request, context);
-  if (checked.remember) context.log.add(checked.remember.operationKey, checked.remember.seen, memoryCost(checked.remember.seen.body, Number(checked.structured.bytes) || 0));
+  const checked = await context.contract.check(raw, request);
+  // Kept as the JSON text the pipeline made, accounted by the memory cost it measured there.
+  if (checked.remember) context.log.add(checked.remember.operationKey, checked.remember.seen, checked.remember.seen.cost);
   return result(checked.structured, checked.isError);
 }
 
-async function fieldPresenceTool(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
-  const state = await loadDocumentState(context);
-  if (!state.loaded) return failure(`field_presence needs the OpenAPI document. ${state.reason}`);
-  const loaded = state.loaded;
-  const basePrefix = trimSlash(context.config.baseUrl.pathname);
-  const operation = resolveOperation(loaded, basePrefix, String(args.operation));
-  if (typeof operation === 'string') return failure(operation);
-  const key = operationKey(operation);
-  // Probes of this operation still in flight (sent in the same burst, or by probe_sample) count: wait for them.
-  const unfinished = await context.log.settle((destination) => {
-    const match = findOperation(loaded, basePrefix, destination.requestPath, destination.relativePath);
-    return match.operation !== undefined && operationKey(match.operation) === key;
+/** The answer of a job as a tool result. */
+function answered(answer: { structured: Record<string, unknown>; isError?: boolean } | { failure: string }): ToolResult {
+  return 'failure' in answer ? failure(answer.failure) : result(answer.structured, answer.isError);
+}
+
+/** Remembered bodies as the jobs take them: path, status and JSON text. */
+function recordTexts(seen: Seen[]): RecordText[] {
+  return seen.map((entry) => ({ path: entry.path, status: entry.status, text: entry.text }));
+}
+
+/**
+ * Waits for the probes in flight that belong to the operation `key` (sent in the same burst, or by
+ * probe_sample), asking the check worker which operation each destination belongs to, once per probe.
+ * @returns How many are still running after `PROBE_TIMEOUT_MS` (or cancellation).
+ */
+function settleOperation(key: string, context: ToolContext): Promise<number> {
+  const known = new WeakMap<object, string | null>();
+  return context.log.settle(async (entries) => {
+    const unknown = entries.filter((entry) => !known.has(entry));
+    if (unknown.length) {
+      const keys = await context.contract.run('operationKeys', { destinations: unknown.map(({ requestPath, relativePath }) => ({ requestPath, relativePath })) });
+      unknown.forEach((entry, index) => known.set(entry, keys[index] ?? null));
+    }
+    return entries.map((entry) => known.get(entry) === key);
   }, context.config.timeoutMs, context.signal);
+}
+
+async function fieldPresenceTool(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
+  const resolved = await context.contract.run('resolve', { tool: 'field_presence', operation: String(args.operation) });
+  if ('failure' in resolved) return failure(resolved.failure);
+  const { key, summary } = resolved;
+  // Probes of this operation still in flight (sent in the same burst, or by probe_sample) count: wait for them.
+  const unfinished = await settleOperation(key, context);
   const stillRunning = unfinished ? `${unfinished} probe(s) of ${key} still running after ${context.config.timeoutMs} ms (PROBE_TIMEOUT_MS) are not counted.` : undefined;
   const seen = context.log.byOperation.get(key) ?? [];
   if (seen.length === 0) {
     return failure(`No complete JSON 2xx response of ${key} has been probed in this session. ${stillRunning ? `${stillRunning} ` : ''}Probe it first (several records, e.g. different ids), or call probe_sample with their paths.`);
   }
-  const { probes, ...analysis } = analyzeSample(loaded, operation, seen);
+  const analyzed = await context.contract.run('analyze', { tool: 'field_presence', key, records: recordTexts(seen) });
+  if ('failure' in analyzed) return failure(analyzed.failure);
+  const { probes, ...analysis } = analyzed.structured as { probes: string[] } & Record<string, unknown>;
   const dropped = context.log.dropped.get(key);
   const forgotten = dropped ? `${dropped} earlier record(s) of ${key} were dropped from session memory to keep it within ${context.log.limits.maxBytes} bytes and ${context.log.limits.maxOperations} operations; these ${probes.length} are counted.` : undefined;
   const note = [stillRunning, forgotten].filter(Boolean).join(' ');
-  return result({ operation: summarize(operation), probes, ...analysis, ...(note ? { note } : {}) });
+  return result({ operation: summary, probes, ...analysis, ...(note ? { note } : {}) });
 }
 
 /** One probe of a `probe_sample` call as the result lists it: the body left out, the verdict kept. */
@@ -774,29 +790,10 @@ async function probeSampleTool(args: Record<string, unknown>, context: ToolConte
 
 /** `probe_sample` once every URL is accepted: one operation for all, then the probes one after another, then the analysis. */
 async function sampleOperation(paths: string[], urls: URL[], context: ToolContext): Promise<ToolResult> {
-  const state = await loadDocumentState(context);
-  if (!state.loaded) return failure(`probe_sample needs the OpenAPI document to tell which operation the paths belong to; nothing was sent. ${state.reason}`);
-  const loaded = state.loaded;
-  const basePrefix = trimSlash(context.config.baseUrl.pathname);
-  // Every path must name a record of the same operation before anything is sent (one operation per sample).
-  const groups = new Map<string, string[]>();
-  let operation: Operation | undefined;
-  for (const [index, url] of urls.entries()) {
-    const destination = destinationOf(url, context.config);
-    const match = findOperation(loaded, basePrefix, destination.requestPath, destination.relativePath);
-    if (!match.operation) {
-      return failure(`No GET operation in the document matches ${paths[index]}${match.nearest.length ? `. Nearest: ${match.nearest.join(', ')}` : ''}; nothing was sent. Give paths of records of one documented GET operation.`);
-    }
-    operation ??= match.operation;
-    const key = operationKey(match.operation);
-    groups.set(key, [...(groups.get(key) ?? []), paths[index]!]);
-  }
-  if (groups.size > 1 || !operation) {
-    const listed = [...groups].map(([key, members]) => `${key}: ${members.join(', ')}`).join('; ');
-    return failure(`The paths belong to ${groups.size} different operations (${listed}); nothing was sent. A sample compares records of one operation: call probe_sample once per operation.`);
-  }
+  const matched = await context.contract.run('matchSample', { paths, destinations: urls.map((url) => destinationOf(url, context.config)) });
+  if ('failure' in matched) return failure(matched.failure);
   const probes: SampleProbe[] = [];
-  const records: SampleRecord[] = [];
+  const records: RecordText[] = [];
   const skipped: string[] = [];
   for (const url of urls) {
     if (context.signal?.aborted) break;
@@ -816,14 +813,17 @@ async function sampleOperation(paths: string[], urls: URL[], context: ToolContex
     probes.push(entry);
     const status = structured.status as number;
     const body = structured.body;
-    if (!structured.truncated && status >= 200 && status < 300 && body !== null && typeof body === 'object') records.push({ path, status, body });
+    // The body shown (at most PROBE_MAX_BYTES of JSON) goes to the analysis as text.
+    if (!structured.truncated && status >= 200 && status < 300 && body !== null && typeof body === 'object') records.push({ path, status, text: JSON.stringify(body) });
     else skipped.push(`${path} (status ${status}${structured.truncated ? ', cut at PROBE_MAX_BYTES' : ''})`);
   }
-  const summary = summarize(operation);
+  const summary = matched.summary;
   if (records.length === 0) {
     return result({ operation: summary, probes, note: `None of the ${probes.length} probes returned a complete JSON 2xx body, so there is nothing to compare. Check the paths (ids of existing records) and each probe's status or error.` }, true);
   }
-  const { probes: compared, ...analysis } = analyzeSample(loaded, operation, records);
+  const analyzed = await context.contract.run('analyze', { tool: 'probe_sample', key: matched.key, records });
+  if ('failure' in analyzed) return failure(analyzed.failure);
+  const { probes: compared, ...analysis } = analyzed.structured as { probes: string[] } & Record<string, unknown>;
   return result({
     operation: summary,
     probes,
@@ -858,7 +858,8 @@ async function compareFixtureTool(args: Record<string, unknown>, context: ToolCo
     probedNow = true;
     if (!seen) return failure(`GET ${relativePath} did not return a complete JSON 2xx body, so there is nothing to compare: ${probed.content[0]!.text.slice(0, 500)}`);
   }
-  const diff: FixtureDiff = compareWithFixture(fixture, seen.body);
+  // The remembered body is its JSON text (at most 1 MiB, or PROBE_MAX_BYTES when larger): parsed here, no document needed.
+  const diff: FixtureDiff = compareWithFixture(fixture, JSON.parse(seen.text));
   return result({ path: relativePath, live: { at: seen.at, probedNow }, ...diff, same: diff.onlyLive.length + diff.onlyFixture.length + diff.changed.length === 0 });
 }
 
@@ -874,14 +875,12 @@ async function describeOperationTool(args: Record<string, unknown>, context: Too
   if (args.depth !== undefined && (typeof args.depth !== 'number' || !Number.isInteger(args.depth) || args.depth < 0 || args.depth > 10)) {
     return failure('`depth` must be a whole number from 0 to 10: how many $ref levels to expand (default 3).');
   }
-  const state = await loadDocumentState(context);
-  if (!state.loaded) return failure(`describe_operation needs the OpenAPI document. ${state.reason}`);
-  const operation = resolveOperation(state.loaded, trimSlash(context.config.baseUrl.pathname), args.operation);
-  if (typeof operation === 'string') return failure(operation);
-  const options = { part: args.part as 'request' | 'responses' | undefined, status: args.status === undefined ? undefined : (args.status as string).toUpperCase().replace('DEFAULT', 'default'), depth: args.depth as number | undefined };
-  const seen = (context.log.byOperation.get(operationKey(operation)) ?? []).map((entry) => ({ status: entry.status, body: entry.body }));
-  const described = args.as === 'typescript' ? describeTypeScript(state.loaded, operation, options, seen) : describeOperation(state.loaded, operation, options);
-  return typeof described === 'string' ? failure(described) : result(described);
+  const options = { operation: args.operation, as: args.as as 'text' | 'typescript' | undefined, part: args.part as 'request' | 'responses' | undefined, status: args.status === undefined ? undefined : (args.status as string).toUpperCase().replace('DEFAULT', 'default'), depth: args.depth as number | undefined };
+  if (args.as !== 'typescript') return answered(await context.contract.run('describe', options));
+  // As TypeScript, the bodies remembered for the operation go along (as text) to show undocumented fields.
+  const resolved = await context.contract.run('resolve', { tool: 'describe_operation', operation: args.operation });
+  if ('failure' in resolved) return failure(resolved.failure);
+  return answered(await context.contract.run('describe', { ...options, records: recordTexts(context.log.byOperation.get(resolved.key) ?? []) }));
 }
 
 async function draftRequestTool(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
@@ -898,19 +897,7 @@ async function draftRequestTool(args: Record<string, unknown>, context: ToolCont
     }
   }
   if (args.body !== undefined && nestingDepth(args.body) > MAX_BODY_DEPTH) return failure(`\`body\` nests deeper than ${MAX_BODY_DEPTH} levels.`);
-  const state = await loadDocumentState(context);
-  if (!state.loaded) return failure(`draft_request needs the OpenAPI document. ${state.reason}`);
-  const { config } = context;
-  const drafted = draftRequest(state.loaded, {
-    method: args.method,
-    url: decision.url,
-    basePrefix: trimSlash(config.baseUrl.pathname),
-    baseQuery: [...config.baseUrl.searchParams.keys()],
-    headers,
-    body: args.body,
-    keyHeader: config.apiKey ? (config.apiKeyHeader ?? 'Authorization') : undefined,
-  });
-  return result({ ...drafted, note: 'Not sent. Run `request.curl` yourself after review, with API_KEY set in your shell.' });
+  return answered(await context.contract.run('draft', { method: args.method, url: decision.url.href, headers, ...(args.body !== undefined ? { body: args.body } : {}) }));
 }
 
 async function findOperationTool(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
@@ -922,11 +909,7 @@ async function findOperationTool(args: Record<string, unknown>, context: ToolCon
   }
   // The dispatch has already checked `limit` against the inputSchema (an integer from 1 to maxLimit).
   const limit = (args.limit as number | undefined) ?? SEARCH_LIMITS.defaultLimit;
-  const state = await loadDocumentState(context);
-  if (!state.loaded) return failure(`find_operation needs the OpenAPI document. ${state.reason}`);
-  // Indexed in slices on the first call, so ping and other calls are answered meanwhile (issue 8).
-  await prepareSearchIndex(state.loaded);
-  return result(findOperations(state.loaded, args.query, { method: args.method as string | undefined, limit }));
+  return answered(await context.contract.run('find', { query: args.query, ...(args.method !== undefined ? { method: args.method as string } : {}), limit }));
 }
 
 /** The tools, in the order `tools/list` gives them. */
@@ -1178,15 +1161,17 @@ const SHUTDOWN = Symbol('shutdown');
  * @param options.rate The rate limit; default `createRateLimit(config.ratePerMinute)`.
  * @param options.requestId Makes request ids (tests); default `newRequestId`.
  * @param options.memory Session memory limits (tests); default `MEMORY_LIMITS`.
- * @param options.checker Runs each probe's body pipeline off the thread (check-worker.ts); default: on this thread.
+ * @param options.contract Runs every step that needs the document (contract-jobs.ts): the check worker
+ *   (check-worker.ts `createCheckWorker`, as `main` does) or, by default, `inProcessContract` on this thread
+ *   with `documents`.
  */
 export function createHandler(
   config: Config,
-  options: { fetch?: typeof fetch; documents?: DocumentSource; logger?: Logger; redact?: Redactor; gate?: Gate; rate?: RateLimit; requestId?: () => string; memory?: MemoryLimits; checker?: BodyChecker } = {},
+  options: { fetch?: typeof fetch; documents?: DocumentSource; logger?: Logger; redact?: Redactor; gate?: Gate; rate?: RateLimit; requestId?: () => string; memory?: MemoryLimits; contract?: ContractService } = {},
 ): Handler {
-  const documents = options.documents ?? (config.openapiDoc ? createDocumentSource(config.openapiDoc, { ttlMs: config.documentTtlMs }) : undefined);
-  const probeLog = new ProbeLog(options.memory);
+  const probeLog = new ProbeLog<Seen>(options.memory);
   const redact = options.redact ?? redactor(config.apiKey);
+  const contract = options.contract ?? inProcessContract({ config, redact, documents: options.documents ?? (config.openapiDoc ? createDocumentSource(config.openapiDoc, { ttlMs: config.documentTtlMs }) : undefined) });
   const logger = options.logger ?? SILENT;
   const gate = options.gate ?? createGate(config.concurrency ?? 4);
   const rate = options.rate ?? createRateLimit(config.ratePerMinute ?? 60);
@@ -1240,7 +1225,7 @@ export function createHandler(
     if ('refusal' in admitted) return failure(admitted.refusal);
     logger.debug('queue.wait.done', { rid, tool: name, took_ms: Math.round(performance.now() - waited) });
     try {
-      return await tool.handler(args as Record<string, unknown>, { config, redact, documents, log: probeLog, fetch: options.fetch, signal, requestId: rid, rate, trace, checker: options.checker });
+      return await tool.handler(args as Record<string, unknown>, { config, redact, log: probeLog, fetch: options.fetch, signal, requestId: rid, rate, trace, contract });
     } finally {
       admitted.slot.release();
     }
@@ -1643,8 +1628,10 @@ export async function main(): Promise<void> {
     process.exit(start.exitCode);
   }
   let config: Config;
+  let workerMemory: number;
   try {
     config = readConfig(start.env);
+    workerMemory = readWorkerMemory(start.env);
   } catch (error) {
     process.stderr.write(`openapi-probe: ${(error as Error).message}\n`);
     process.exit(2);
@@ -1654,11 +1641,11 @@ export async function main(): Promise<void> {
   const began = performance.now();
   const redact = redactor(config.apiKey);
   const logger = createLogger({ level: config.logLevel, redact: redact.text });
-  const documents = config.openapiDoc ? createDocumentSource(config.openapiDoc, { ttlMs: config.documentTtlMs }) : undefined;
-  // The body pipeline runs in a worker with a deadline, so ping is answered whatever the API sends (issue 8).
-  const checker = createCheckWorker(config, { logger });
-  checker.warm();
-  const handler = createHandler(config, { logger, documents, redact, checker });
+  // The document lives in the check worker only, and every step that needs it runs there with a deadline, so
+  // ping is answered whatever the API, the agent or the document hold (issue 8). It starts loading now (issue 9).
+  const contract = createCheckWorker(config, { logger, memoryMb: workerMemory });
+  contract.warm();
+  const handler = createHandler(config, { logger, redact, contract });
   const base = `${config.baseUrl.origin}${trimSlash(config.baseUrl.pathname)}`;
   logger.info('server.start', {
     summary: `serving ${base} (GET only) on stdio`,
@@ -1677,14 +1664,8 @@ export async function main(): Promise<void> {
     rate_per_min: config.ratePerMinute,
     log_level: config.logLevel,
     audit: config.auditLog ?? 'none',
+    worker_memory_mb: workerMemory,
   });
-  if (documents) {
-    const loading = performance.now();
-    documents
-      .get()
-      .then((loaded) => logger.info('document.load.done', { title: loaded.title, version: loaded.infoVersion, openapi: loaded.version, operations: loaded.operations.length, problems: loaded.problems.length, first_problems: loaded.problems.slice(0, 3).join('; ') || undefined, took_ms: Math.round(performance.now() - loading) }))
-      .catch((error: Error) => logger.error('document.load.error', { reason: `document not loaded, probes go unchecked: ${hideSourceSecrets(error.message, config.openapiDoc)}`, took_ms: Math.round(performance.now() - loading) }));
-  }
   const stop = new AbortController();
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort(signal));
   const reason = await serve(handler, { redact, logger, stop: stop.signal });

@@ -1,0 +1,240 @@
+/**
+ * Every step of the server that needs the OpenAPI document, as a job: plain data in, plain data out
+ * (structured-clone safe, remembered bodies as JSON text), so the same functions run in the check
+ * worker (check-worker.ts, the server's `main`) and on the calling thread (`inProcessContract`: tests,
+ * the CLI). The main thread of the server never parses, bundles or indexes the document, and never
+ * runs a schema check, a search, a description or a draft: it sends these jobs (issue 8, "Nothing
+ * stalls the server"; issue 9, one copy of the document).
+ *
+ * Each job first makes the document ready (load, bundle, index: `prepare`), then calls `begin()`;
+ * the job's deadline runs from there, the load has its own, longer limit (check-worker.ts).
+ */
+import { analyzeSample, describeOperation, describeTypeScript, draftRequest, findOperation, operationKey, resolveOperation, summarize } from './contract.ts';
+import type { SampleRecord } from './contract.ts';
+import { findOperations, prepareSearchIndex } from './operation-search.ts';
+import type { LoadedDocument, Operation } from './openapi-document.ts';
+import { checkProbe, loadDocumentState, trimSlash, uncheckedProbe } from './probe-pipeline.ts';
+import type { CheckedProbe, DocumentState, PipelineContext, RawResponse } from './probe-pipeline.ts';
+import type { Selector } from './body-view.ts';
+
+/** Where a probe goes: the whole request path (`/v2/meters/mtr_1`) and the part after the base URL's prefix. */
+export type Destination = { requestPath: string; relativePath: string };
+
+/** A remembered body as the jobs receive it: the JSON text the pipeline produced. */
+export type RecordText = { path: string; status: number; text: string };
+
+/** A tool's answer from a job: the structured content (isError when set), or a failure text. */
+export type JobAnswer = { structured: Record<string, unknown>; isError?: boolean } | { failure: string };
+
+/** An operation found for a tool: its key (`GET /meters/{meterId}`) and summary, or a failure text. */
+export type Resolved = { key: string; summary: ReturnType<typeof summarize> } | { failure: string };
+
+/** The inputs of each job. */
+export type JobInputs = {
+  probe: { raw: RawResponse; request: { url: string; selector?: Exclude<Selector, { problem: string }> } };
+  resolve: { tool: string; operation: string };
+  operationKeys: { destinations: Destination[] };
+  matchSample: { paths: string[]; destinations: Destination[] };
+  analyze: { tool: string; key: string; records: RecordText[] };
+  describe: { operation: string; as?: 'text' | 'typescript'; part?: 'request' | 'responses'; status?: string; depth?: number; records?: RecordText[] };
+  draft: { method: string; url: string; headers: Record<string, string>; body?: unknown };
+  find: { query: string; method?: string; limit: number };
+};
+
+/** The outputs of each job. */
+export type JobOutputs = {
+  probe: CheckedProbe;
+  resolve: Resolved;
+  operationKeys: (string | null)[];
+  matchSample: Resolved;
+  analyze: JobAnswer;
+  describe: JobAnswer;
+  draft: JobAnswer;
+  find: JobAnswer;
+};
+
+export type JobName = keyof JobInputs;
+
+/** What a job runs with: the pipeline context (configuration, key redactor, document source). */
+export type JobContext = PipelineContext;
+
+/** The document, made ready for the jobs: loaded, its path matcher built (the first probe does not pay for it). */
+async function prepare(context: JobContext): Promise<DocumentState> {
+  const state = await loadDocumentState(context);
+  if (state.loaded) warmMatcher(state.loaded);
+  return state;
+}
+
+const warmed = new WeakSet<LoadedDocument>();
+
+/** Builds the document's path matcher once (openapi-document.ts caches it per loaded document). */
+function warmMatcher(loaded: LoadedDocument): void {
+  if (warmed.has(loaded)) return;
+  warmed.add(loaded);
+  findOperation(loaded, '', '/', '/');
+}
+
+function operationByKey(loaded: LoadedDocument, key: string): Operation | undefined {
+  return loaded.operations.find((operation) => operationKey(operation) === key);
+}
+
+const parsed = (records: RecordText[]): SampleRecord[] => records.map((record) => ({ path: record.path, status: record.status, body: JSON.parse(record.text) }));
+
+type Job<Name extends JobName> = (input: JobInputs[Name], context: JobContext, begin: () => void) => Promise<JobOutputs[Name]>;
+
+/**
+ * The jobs by name. `begin` marks the end of the preparation (document load, search index): the
+ * deadline of a job starts there. None throws on bad input; a failure is a `failure` text.
+ */
+export const JOBS: { [Name in JobName]: Job<Name> } = {
+  async probe(input, context, begin) {
+    await prepare(context);
+    begin();
+    return checkProbe(input.raw, input.request, context);
+  },
+
+  async resolve(input, context, begin) {
+    const state = await prepare(context);
+    begin();
+    if (!state.loaded) return { failure: `${input.tool} needs the OpenAPI document. ${state.reason}` };
+    const operation = resolveOperation(state.loaded, trimSlash(context.config.baseUrl.pathname), input.operation);
+    if (typeof operation === 'string') return { failure: operation };
+    return { key: operationKey(operation), summary: summarize(operation) };
+  },
+
+  async operationKeys(input, context, begin) {
+    const state = await prepare(context);
+    begin();
+    const loaded = state.loaded;
+    if (!loaded) return input.destinations.map(() => null);
+    const basePrefix = trimSlash(context.config.baseUrl.pathname);
+    return input.destinations.map((destination) => {
+      const match = findOperation(loaded, basePrefix, destination.requestPath, destination.relativePath);
+      return match.operation ? operationKey(match.operation) : null;
+    });
+  },
+
+  async matchSample(input, context, begin) {
+    const state = await prepare(context);
+    begin();
+    if (!state.loaded) return { failure: `probe_sample needs the OpenAPI document to tell which operation the paths belong to; nothing was sent. ${state.reason}` };
+    const loaded = state.loaded;
+    const basePrefix = trimSlash(context.config.baseUrl.pathname);
+    // Every path must name a record of the same operation before anything is sent (one operation per sample).
+    const groups = new Map<string, string[]>();
+    let operation: Operation | undefined;
+    for (const [index, destination] of input.destinations.entries()) {
+      const match = findOperation(loaded, basePrefix, destination.requestPath, destination.relativePath);
+      if (!match.operation) {
+        return { failure: `No GET operation in the document matches ${input.paths[index]}${match.nearest.length ? `. Nearest: ${match.nearest.join(', ')}` : ''}; nothing was sent. Give paths of records of one documented GET operation.` };
+      }
+      operation ??= match.operation;
+      const key = operationKey(match.operation);
+      groups.set(key, [...(groups.get(key) ?? []), input.paths[index]!]);
+    }
+    if (groups.size > 1 || !operation) {
+      const listed = [...groups].map(([key, members]) => `${key}: ${members.join(', ')}`).join('; ');
+      return { failure: `The paths belong to ${groups.size} different operations (${listed}); nothing was sent. A sample compares records of one operation: call probe_sample once per operation.` };
+    }
+    return { key: operationKey(operation), summary: summarize(operation) };
+  },
+
+  async analyze(input, context, begin) {
+    const state = await prepare(context);
+    begin();
+    if (!state.loaded) return { failure: `${input.tool} needs the OpenAPI document. ${state.reason}` };
+    const operation = operationByKey(state.loaded, input.key);
+    if (!operation) return { failure: `${input.key} is no longer in the OpenAPI document (it was reloaded); find the operation again with find_operation.` };
+    return { structured: { ...analyzeSample(state.loaded, operation, parsed(input.records)) } };
+  },
+
+  async describe(input, context, begin) {
+    const state = await prepare(context);
+    begin();
+    if (!state.loaded) return { failure: `describe_operation needs the OpenAPI document. ${state.reason}` };
+    const operation = resolveOperation(state.loaded, trimSlash(context.config.baseUrl.pathname), input.operation);
+    if (typeof operation === 'string') return { failure: operation };
+    const options = { part: input.part, status: input.status, depth: input.depth };
+    const described = input.as === 'typescript'
+      ? describeTypeScript(state.loaded, operation, options, parsed(input.records ?? []).map((record) => ({ status: record.status, body: record.body })))
+      : describeOperation(state.loaded, operation, options);
+    return typeof described === 'string' ? { failure: described } : { structured: described };
+  },
+
+  async draft(input, context, begin) {
+    const state = await prepare(context);
+    begin();
+    if (!state.loaded) return { failure: `draft_request needs the OpenAPI document. ${state.reason}` };
+    const { config } = context;
+    const drafted = draftRequest(state.loaded, {
+      method: input.method,
+      url: new URL(input.url),
+      basePrefix: trimSlash(config.baseUrl.pathname),
+      baseQuery: [...config.baseUrl.searchParams.keys()],
+      headers: input.headers,
+      body: input.body,
+      keyHeader: config.apiKey ? (config.apiKeyHeader ?? 'Authorization') : undefined,
+    });
+    return { structured: { ...drafted, note: 'Not sent. Run `request.curl` yourself after review, with API_KEY set in your shell.' } };
+  },
+
+  async find(input, context, begin) {
+    const state = await prepare(context);
+    if (!state.loaded) {
+      begin();
+      return { failure: `find_operation needs the OpenAPI document. ${state.reason}` };
+    }
+    // The search index is built on first use: part of the preparation, under the load limit, not the job deadline.
+    await prepareSearchIndex(state.loaded);
+    begin();
+    return { structured: { ...findOperations(state.loaded, input.query, { method: input.method, limit: input.limit }) } };
+  },
+};
+
+/**
+ * Runs document jobs somewhere: in the check worker (check-worker.ts `createCheckWorker`, the server's
+ * `main`) or on this thread (`inProcessContract`, tests and the CLI).
+ */
+export type ContractService = {
+  /**
+   * Runs one job. Never rejects: a job past its deadline, a worker that died or ran out of memory, or a
+   * document load past its limit answers a probe unchecked with a note (`uncheckedProbe`), and any
+   * other job with `{failure}` naming the budget or the reason.
+   */
+  run<Name extends JobName>(name: Name, input: JobInputs[Name]): Promise<JobOutputs[Name]>;
+  /** The probe job: the body pipeline of one probe (decode, redact, view, judge). */
+  check(raw: RawResponse, request: JobInputs['probe']['request']): Promise<CheckedProbe>;
+  /** True once the service can take a job at once. */
+  started(): boolean;
+  /** Starts the worker (and its document load) now rather than at the first job; the server calls it at start-up. */
+  warm(): void;
+  /** Stops the worker, answering the jobs it holds or waits for; a later job starts a new one. */
+  close(): Promise<void>;
+};
+
+/**
+ * The jobs run on the calling thread, as the contract functions are called directly: what
+ * `createHandler` uses without a `contract` option (tests, the CLI). No deadline; a thrown job
+ * rejects (it is a bug, answered -32603 by the dispatch, as before).
+ * @param context The configuration, key redactor and document source (if any).
+ */
+export function inProcessContract(context: JobContext): ContractService {
+  const run = <Name extends JobName>(name: Name, input: JobInputs[Name]): Promise<JobOutputs[Name]> => (JOBS[name] as Job<Name>)(input, context, () => {});
+  return {
+    run,
+    check: (raw, request) => run('probe', { raw, request }),
+    started: () => true,
+    warm() {},
+    close: async () => {},
+  };
+}
+
+/**
+ * The answer of a job that could not finish (deadline, worker stopped, document load past its limit):
+ * the probe unchecked with `reason` as its note, any other job `{failure: reason}`.
+ */
+export function unfinishedJob<Name extends JobName>(name: Name, input: JobInputs[Name], redact: JobContext['redact'], reason: string): JobOutputs[Name] {
+  if (name === 'probe') return uncheckedProbe((input as JobInputs['probe']).raw, redact, reason) as JobOutputs[Name];
+  if (name === 'operationKeys') return (input as JobInputs['operationKeys']).destinations.map(() => null) as JobOutputs[Name];
+  return { failure: reason } as JobOutputs[Name];
+}
