@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PassThrough, Writable } from 'node:stream';
-import { createHandler, escapeLineSeparators, readConfig, redactor, serve } from './probe-server.ts';
+import { createHandler, escapeLineSeparators, MAX_LINE, readConfig, readWorkerMemory, redactor, serve } from './probe-server.ts';
 import { createGate, createRateLimit, QUEUE_SIZE } from './server-limits.ts';
 import { createLogger, formatRecord, publicSource, publicUrl } from './server-log.ts';
 import { spawnServer } from './stdio-client.ts';
@@ -156,6 +156,47 @@ describe('readConfig (runtime settings)', () => {
   it('refuses an unknown LOG_LEVEL and a concurrency of 0 by name', () => {
     assert.throws(() => readConfig({ API_BASE_URL: 'https://api.example.com', LOG_LEVEL: 'verbose' }), { message: 'LOG_LEVEL must be one of error, info, debug, got `verbose`' });
     assert.throws(() => readConfig({ API_BASE_URL: 'https://api.example.com', PROBE_CONCURRENCY: '0' }), { message: 'PROBE_CONCURRENCY must be a whole number from 1 to 64, got `0`' });
+  });
+});
+
+describe('readWorkerMemory (PROBE_WORKER_MEMORY_MB)', () => {
+  it('reads the check worker\'s heap limit in MiB, 2048 by default', () => {
+    assert.deepEqual([readWorkerMemory({}), readWorkerMemory({ PROBE_WORKER_MEMORY_MB: '512' })], [2048, 512]);
+  });
+
+  it('refuses a limit below 64 MiB by name', () => {
+    assert.throws(() => readWorkerMemory({ PROBE_WORKER_MEMORY_MB: '16' }), { message: 'PROBE_WORKER_MEMORY_MB must be a whole number from 64 to 65536, got `16`' });
+  });
+});
+
+describe('serve (the line limit, issue 8)', () => {
+  const tooLong = { jsonrpc: '2.0', id: null, error: { code: -32600, message: `Invalid Request: message longer than ${MAX_LINE} characters (the line limit), dropped unread. Send smaller arguments: a fixture or request body of at most 1 MiB.` } };
+
+  /** Writes `chunks` to a served handler, then a ping; returns every answer line, parsed. */
+  async function answers(chunks: string[]): Promise<unknown[]> {
+    const handler = createHandler(readConfig({ API_BASE_URL: 'https://api.example.com' }, '/nonexistent'));
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const served = serve(handler, { input, output, graceMs: 0 });
+    for (const chunk of chunks) input.write(chunk);
+    input.end(JSON.stringify({ jsonrpc: '2.0', id: 'after', method: 'ping' }) + '\n');
+    await served;
+    return String(output.read()).trim().split('\n').map((line) => JSON.parse(line));
+  }
+
+  it('drops a line over MAX_LINE that arrives whole in one chunk with -32600 naming the limit, and reads the next line', async () => {
+    assert.deepEqual(await answers([`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"${'x'.repeat(MAX_LINE)}"}}\n`]), [tooLong, { jsonrpc: '2.0', id: 'after', result: {} }]);
+  });
+
+  it('drops a line over MAX_LINE that arrives in pieces, answering once', async () => {
+    const piece = 'x'.repeat(64 * 1024);
+    assert.deepEqual(await answers(['{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"', ...Array(40).fill(piece), '"}}\n']), [tooLong, { jsonrpc: '2.0', id: 'after', result: {} }]);
+  });
+
+  it('reads a line of exactly MAX_LINE characters', async () => {
+    const head = '{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"';
+    const line = head + 'x'.repeat(MAX_LINE - head.length - 3) + '"}}';
+    assert.deepEqual([line.length, await answers([line + '\n'])], [MAX_LINE, [{ jsonrpc: '2.0', id: 1, result: {} }, { jsonrpc: '2.0', id: 'after', result: {} }]]);
   });
 });
 
