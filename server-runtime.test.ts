@@ -160,8 +160,8 @@ describe('readConfig (runtime settings)', () => {
 });
 
 describe('readWorkerMemory (PROBE_WORKER_MEMORY_MB)', () => {
-  it('reads the check worker\'s heap limit in MiB, 2048 by default', () => {
-    assert.deepEqual([readWorkerMemory({}), readWorkerMemory({ PROBE_WORKER_MEMORY_MB: '512' })], [2048, 512]);
+  it('reads the check worker\'s heap limit in MiB, 1024 by default', () => {
+    assert.deepEqual([readWorkerMemory({}), readWorkerMemory({ PROBE_WORKER_MEMORY_MB: '512' })], [1024, 512]);
   });
 
   it('refuses a limit below 64 MiB by name', () => {
