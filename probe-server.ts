@@ -1655,9 +1655,6 @@ export async function main(): Promise<void> {
   const contract = createCheckWorker(config, { logger, memoryMb: workerMemory });
   contract.warm();
   const handler = createHandler(config, { logger, redact, contract });
-  // Node loads fetch (undici) on its first call, about 50 ms on this thread: do it now, while the document loads,
-  // not when the first probe arrives. A data: URL touches no network.
-  setImmediate(() => void fetch('data:,').then((response) => response.arrayBuffer()).catch(() => {}));
   const base = `${config.baseUrl.origin}${trimSlash(config.baseUrl.pathname)}`;
   logger.info('server.start', {
     summary: `serving ${base} (GET only) on stdio`,
