@@ -1,8 +1,10 @@
 /**
- * Issue 8, "Nothing stalls the server": the body pipeline of a probe runs in the check worker
- * (check-worker.ts), so `ping` is answered while hostile bodies are decoded and checked; a body that
- * outlasts the check budget is answered unchecked with a note naming the budget, and the next probe
- * works; ordinary bodies give the same result in the worker as on the thread.
+ * Issue 8, "Nothing stalls the server": the document lives in the check worker (check-worker.ts) and
+ * every step that needs it runs there (contract-jobs.ts), so `ping` is answered while hostile bodies are
+ * decoded and checked, while a large document loads or reloads, while remembered bodies are described
+ * and hostile drafts checked; a JSON-RPC line over MAX_LINE is dropped unread. A job that outlasts its
+ * budget, a document load past its limit and a worker out of memory are answered with the reason, and
+ * the next call works; every tool answers the same through the worker as on the thread.
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
