@@ -10,8 +10,9 @@
  * first job, takes one job at a time. A job first makes the document ready (load, bundle, index, the
  * search index for `find`) under `DOCUMENT_LOAD_LIMIT_MS`, then runs under the job deadline
  * (`CHECK_DEADLINE_MS`). Past either (or when the worker dies, e.g. out of memory under its
- * `resourceLimits`) the worker is terminated, the job is answered (a probe: the body unchecked with a
- * note; any other job: a failure naming the budget), and the next job starts a fresh worker.
+ * `resourceLimits`) the worker is terminated and the job is answered (a probe: the body unchecked with a
+ * note; any other job: a failure naming the budget). After a job overran, a fresh worker starts at once
+ * (loading the document); after a load past its limit or a worker that died, at the next job.
  *
  * The worker is this same module: `new Worker(new URL(import.meta.url))`, recognised by its
  * `workerData`. In the single-file build `import.meta.url` is `dist/probe-server.mjs`, so the
@@ -190,6 +191,9 @@ export function createCheckWorker(config: Config, options: { deadlineMs?: number
       const words = JOB_WORDS[job.name];
       answer(job, `Not answered: ${words.doing} took longer than the check budget of ${limit} ms, so it was stopped (the check worker restarts for the next call). Try again, or ${words.advice}.`);
     }
+    // A job overran, not the document: a new worker starts loading the document now, so the next call does not
+    // wait for the whole load. After a load past its limit (or a worker that died) it starts at the next call only.
+    if (!preparing) worker = start();
     next();
   }, ms);
 
