@@ -179,6 +179,12 @@ describe('redactor: the cut no guess can steer (issue 8, case 49)', () => {
     assert.equal(redact.tail(`${'y'.repeat(400)}${'&#120;'.repeat(66)}&#12`), `${'y'.repeat(400)}${'&#120;'.repeat(15)}${WITHHELD_MARK}`);
   });
 
+  it('reads only the end of a long text, and cuts it where reading all of it would', () => {
+    // 200,000 characters of `&amp;#120;` (an x escaped twice, 10 characters each): 51 letters are 510 characters.
+    const text = '&amp;#120;'.repeat(20000);
+    assert.deepEqual([redact.tail(text) === `${'&amp;#120;'.repeat(20000 - 51)}${WITHHELD_MARK}`, redact.tail(`${'a'.repeat(100000)}${FIXTURE.forms.hex.slice(0, 40)}`) === `${'a'.repeat(100000 + 40 - 306)}${WITHHELD_MARK}`], [true, true]);
+  });
+
   it('withholds an escape the cut left open as a whole, whatever it holds', () => {
     // Read as text, `%2525…` would be 200 digits: without the rule the cut would keep `%` and a run of `25`s.
     const short = redactor('abcdefghijkl');

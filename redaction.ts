@@ -128,7 +128,8 @@ function base64Cores(secret: string): string[] {
  * byte alignments (`base64Cores`). Every match covers the whole target; the original text from its first
  * to its last matched character becomes `[redacted]`. `value` runs one skeleton over all strings of a
  * value in document order, so a key split across strings is found and each string's share of it is
- * replaced. Linear in the text's length; no regular expression sees the text.
+ * replaced. Linear in the text's length; no regular expression reads more than its last 256 characters
+ * (`tail`'s open escape).
  *
  * A shorter key is matched only in strict forms, whole and contiguous, in any letter case: plain;
  * percent-encoded with either case of hex, encoded twice or three times (`%252D`, `%25252D`), or `+` for
@@ -360,12 +361,19 @@ function skeletonRedactor(secret: string, withheld: number): Redactor {
     // characters or open escapes, never on the key: at least `withheld` characters, and back far enough
     // that the dropped end holds all but one character of the longest target of each skeleton.
     const open = openEscapeStart(out);
-    const letters = new Lane(Math.max(letterNeed, 1), false);
-    const base64 = new Lane(Math.max(baseNeed, 1), false);
-    scanSkeleton(out, 0, open, letters, base64);
-    let end = Math.min(Math.max(0, out.length - withheld), open);
-    end = Math.min(end, letters.length >= letterNeed ? (letterNeed ? letters.starts![letters.length % letterNeed]! : open) : 0);
-    if (baseNeed) end = Math.min(end, base64.length >= baseNeed ? base64.starts![base64.length % baseNeed]! : 0);
+    // Only the end is read: a window that doubles until the units needed lie well inside it (or it is the whole text).
+    let end = 0;
+    for (let window = 4096 + 8 * (withheld + letterNeed); ; window *= 2) {
+      const from = Math.max(0, open - window);
+      const letters = new Lane(Math.max(letterNeed, 1), false);
+      const base64 = new Lane(Math.max(baseNeed, 1), false);
+      scanSkeleton(out, from, open, letters, base64);
+      end = Math.min(Math.max(0, out.length - withheld), open);
+      end = Math.min(end, letters.length >= letterNeed ? (letterNeed ? letters.starts![letters.length % letterNeed]! : open) : 0);
+      if (baseNeed) end = Math.min(end, base64.length >= baseNeed ? base64.starts![base64.length % baseNeed]! : 0);
+      // An escape cut by the window's start reads differently there; a cut that far from it is read as from the start.
+      if (from === 0 || end >= from + 2 * OPEN_ESCAPE_LONGEST) break;
+    }
     // Never leave half of a surrogate pair.
     if (end > 0 && /[\ud800-\udbff]/.test(out[end - 1]!)) end--;
     return out.slice(0, end) + WITHHELD_MARK;
