@@ -220,6 +220,10 @@ describe('probe: the key in every form, through a real call (issue 8)', () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ a: 'sk-canary-3f9a', b: '2b7c41d8e6f0', items: [{ 'sk-canary': '-3f9a2b7c41d8e6f0' }] }));
     },
+    '/v2/duplicate': (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(`{"id":"m1","id":"${FIXTURE.forms['HTML hex references']}"}`);
+    },
     '/v2/headers': (_req, res) => {
       res.writeHead(302, { 'content-type': `text/plain; k=${FIXTURE.forms.reversed}`, location: `http://127.0.0.1:1/?k=${FIXTURE.forms['hex upper case, bytes spaced'].replace(/ /g, '+')}` });
       res.end(`echo: ${FIXTURE.forms['HTML decimal references']}\n`);
@@ -261,6 +265,11 @@ describe('probe: the key in every form, through a real call (issue 8)', () => {
   it('returns no key reversed in the Content-Type, as spaced hex in the location, or as HTML references in a text body', async () => {
     const { structuredContent: result } = await callProbe({}, { path: '/headers' });
     assert.deepEqual([result.contentType, result.location, result.body], ['text/plain; k=[redacted]', 'http://127.0.0.1:1/?k=[redacted]', 'echo: [redacted]\n']);
+  });
+
+  it('quotes no form of the key in a warning: a duplicate member holding it as HTML references', async () => {
+    const { structuredContent: result } = await callProbe({}, { path: '/duplicate' });
+    assert.deepEqual([result.body, result.findings.map((finding: any) => finding.values)], [{ id: '[redacted]' }, [['"m1"', '"[redacted]"']]]);
   });
 
   /** The answer for `guess` reflected so that it ends `end` bytes into the body, with the guess as reflected replaced by `#`s. */

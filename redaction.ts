@@ -34,14 +34,17 @@ export type Redactor = {
   /**
    * The fewest letters and digits (as the skeleton reads them, escapes decoded) a cut text loses: all but
    * one of the longest skeleton form of the key (the hex of its bytes); 0 for a key matched only in
-   * strict forms, and without a key.
+   * strict forms, and without a key. Optional, so a redactor written elsewhere (a test's stub) still fits.
    */
-  withheldLetters: number;
+  withheldLetters?: number;
   /**
    * A JSON-RPC message with `text` applied to the strings of a tool result's `content` and
    * `structuredContent` and of an error's `message`, never to protocol fields (`jsonrpc`, `id`,
    * `type`...). Defence in depth behind the redaction of API data at its source; skipped for keys
-   * shorter than 8 characters, which would match ordinary words of the server's own text.
+   * shorter than 8 characters, which would match ordinary words of the server's own text. For a key
+   * matched by skeleton, a text block that serializes the structured content is rebuilt from the cleaned
+   * content when `value` replaced anything in it (a key split across strings has member names between
+   * its parts in the serialized text, where `text` alone would not find it).
    */
   message<T>(message: T): T;
 };
