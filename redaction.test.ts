@@ -193,9 +193,11 @@ describe('redactor: the cut no guess can steer (issue 8, case 49)', () => {
 });
 
 describe('redactor: cost (issue 8: nothing stalls the server)', () => {
-  it('reads a megabyte of escapes and look-alikes that never complete the key in linear time', () => {
+  it('reads a megabyte of escapes, look-alikes and distinct letters of other scripts that never complete the key in linear time', () => {
     const near = KEY.slice(0, -1);
-    const text = [
+    // 100,000 distinct CJK letters outside the BMP: each is folded (NFKC) once, no cache holds them all.
+    const distinct = Array.from({ length: 100000 }, (_, index) => String.fromCodePoint(0x20000 + index)).join('');
+    const text = [distinct,
       '%25'.repeat(40000), '&amp;'.repeat(20000), '\\'.repeat(100000), '&#'.repeat(50000),
       `${FIXTURE.forms.fullwidth.slice(0, -1)} `.repeat(4000), `${Buffer.from(near).toString('hex')} `.repeat(4000), `${near} `.repeat(12000),
     ].join('');

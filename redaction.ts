@@ -425,18 +425,38 @@ const NAMED_REFERENCES: Map<string, string> = (() => {
   return table;
 })();
 
-const FOLD_CACHE_LIMIT = 65536;
-const foldCache = new Map<number, [string, string]>();
+/** What one non-ASCII code point adds to each skeleton, as UTF-8 bytes. */
+type Folded = { letters: Uint8Array; base64: Uint8Array };
+const ASTRAL_CACHE_LIMIT = 65536;
+// Every BMP code point's fold, once computed; astral ones up to a bound (the text chooses which appear).
+const bmpFolds: (Folded | undefined)[] = new Array(65536);
+const astralFolds = new Map<number, Folded>();
 const LETTER_OR_DIGIT_PATTERN = /^[\p{L}\p{N}]$/u;
+
+const NOTHING = new Uint8Array(0);
+
+/** The UTF-8 bytes of a short well-formed text (a folded character), without a Buffer's set-up cost. */
+function utf8(text: string): Uint8Array {
+  const bytes: number[] = [];
+  for (const character of text) {
+    const code = character.codePointAt(0)!;
+    if (code < 0x80) bytes.push(code);
+    else if (code < 0x800) bytes.push(0xc0 | (code >> 6), 0x80 | (code & 0x3f));
+    else if (code < 0x10000) bytes.push(0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f));
+    else bytes.push(0xf0 | (code >> 18), 0x80 | ((code >> 12) & 0x3f), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f));
+  }
+  return Uint8Array.from(bytes);
+}
 
 /**
  * What a non-ASCII code point adds to the two skeletons: its NFKC form (Unicode UAX #15: fullwidth `ｓ`,
  * mathematical `𝐬`, ligature `ﬁ` become `s`, `s`, `fi`) case-folded and cut to letters and digits, and
- * its base64 characters (case kept). Zero-width, soft hyphen, combining marks and other punctuation add
- * nothing. Cached (up to 65,536 code points), so a long text of few distinct characters folds quickly.
+ * its base64 characters (case kept), each as UTF-8 bytes. Zero-width, soft hyphen, combining marks and
+ * other punctuation add nothing. Cached (every BMP code point, 65,536 astral ones), so a long text folds
+ * at the cost of a lookup per character.
  */
-function foldCodePoint(codePoint: number): [string, string] {
-  const cached = foldCache.get(codePoint);
+function foldCodePoint(codePoint: number): Folded {
+  const cached = codePoint < 65536 ? bmpFolds[codePoint] : astralFolds.get(codePoint);
   if (cached) return cached;
   let letters = '';
   let base64 = '';
@@ -449,8 +469,9 @@ function foldCodePoint(codePoint: number): [string, string] {
       for (const lower of character.toLowerCase()) if (LETTER_OR_DIGIT_PATTERN.test(lower)) letters += lower;
     }
   }
-  const folded: [string, string] = [letters, base64];
-  if (foldCache.size < FOLD_CACHE_LIMIT) foldCache.set(codePoint, folded);
+  const folded: Folded = { letters: letters ? utf8(letters) : NOTHING, base64: base64 ? utf8(base64) : NOTHING };
+  if (codePoint < 65536) bmpFolds[codePoint] = folded;
+  else if (astralFolds.size < ASTRAL_CACHE_LIMIT) astralFolds.set(codePoint, folded);
   return folded;
 }
 
@@ -502,9 +523,9 @@ class Lane {
     this.starts![slot] = start;
     this.ends![slot] = end;
   }
-  /** Appends `text` (letters or digits already folded) as UTF-8, every byte from `start` to `end`. */
-  pushText(text: string, start: number, end: number): void {
-    for (const byte of Buffer.from(text, 'utf8')) this.push(byte, start, end);
+  /** Appends `bytes` (a folded character's UTF-8), every byte from `start` to `end`. */
+  pushBytes(bytes: Uint8Array, start: number, end: number): void {
+    for (let index = 0; index < bytes.length; index++) this.push(bytes[index]!, start, end);
   }
   /** The bytes kept so far. */
   view(): Buffer {
@@ -702,9 +723,9 @@ function emitCodePoint(codePoint: number, start: number, end: number, letters: L
     if (BASE64_CHARACTER[codePoint]) base64.push(BASE64_CHARACTER[codePoint]!, start, end);
     return;
   }
-  const [folded, base] = foldCodePoint(codePoint);
-  if (folded) letters.pushText(folded, start, end);
-  if (base) base64.pushText(base, start, end);
+  const folded = foldCodePoint(codePoint);
+  if (folded.letters.length) letters.pushBytes(folded.letters, start, end);
+  if (folded.base64.length) base64.pushBytes(folded.base64, start, end);
 }
 
 /**
