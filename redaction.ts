@@ -223,10 +223,10 @@ function skeletonRedactor(secret: string, withheld: number): Redactor {
   const hex = Buffer.from(secret, 'utf8').toString('hex');
   const letterTargets = [...new Set([forward, [...forward].reverse().join(''), hex])].map((target) => Buffer.from(target, 'utf8'));
   const baseTargets = [...new Set(base64Cores(secret).map((core) => core.replace(/-/g, '+').replace(/_/g, '/')))].map((target) => Buffer.from(target, 'latin1'));
-  // What `tail` must drop so no partial target survives a cut: all but one unit of the longest target of each skeleton.
   // The key's characters before its first and after its last letter or digit (`/+"\` in `canary-9c41/+"\`).
   const leading = secret.slice(0, secret.search(/[\p{L}\p{N}]/u));
   const trailing = secret.slice(secret.length - [...secret].reverse().join('').search(/[\p{L}\p{N}]/u));
+  // What `tail` must drop so no partial target survives a cut: all but one unit of the longest target of each skeleton.
   const letterNeed = Math.max(...letterTargets.map((target) => target.length)) - 1;
   const baseNeed = baseTargets.length ? Math.max(...baseTargets.map((target) => target.length)) - 1 : 0;
 
