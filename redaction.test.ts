@@ -34,6 +34,10 @@ describe('redactor: the key in every form an API can echo (issue 8)', () => {
     });
   }
 
+  it('redacts the key after text that turns its first characters into an escape (`%25` before hex, `&#` before a digit)', () => {
+    assert.deepEqual([redact.text(`x%25${FIXTURE.forms.hex}`), redact.text(`&#${FIXTURE.forms.reversed}`), redact.text(`100%${Buffer.from(KEY).toString('hex').toUpperCase()}`)], ['x%25[redacted]', '&#[redacted]', '100%[redacted]']);
+  });
+
   it('redacts a key split across JSON strings, each string\'s share of it', () => {
     assert.deepEqual(redact.value({ a: 'id sk-canary-3f9a', b: '2b7c41d8e6f0 end', c: 'other' }, true), { a: 'id [redacted]', b: '[redacted] end', c: 'other' });
   });

@@ -203,6 +203,10 @@ function messageRedaction(text: (input: string) => string, value: <T>(input: T, 
   };
 }
 
+// The lanes' buffers of the last `matchPieces` call, reused by the next (each up to `SCRATCH_LIMIT` bytes).
+const SCRATCH_LIMIT = 1024 * 1024;
+const scratch: (Buffer | undefined)[] = [];
+
 /** A text with each `[start, end)` pair of `offsets` (sorted, disjoint UTF-16 offsets) replaced by `[redacted]`. */
 function replaceRanges(text: string, offsets: number[]): string {
   let out = '';
@@ -238,61 +242,65 @@ function skeletonRedactor(secret: string, withheld: number): Redactor {
   const matchPieces = (pieces: string[]): Map<number, number[]> => {
     let capacity = 16;
     for (const piece of pieces) capacity += piece.length;
-    const letters = new Lane(0, true, capacity);
-    const base64 = new Lane(0, true, capacity);
-    const letterStarts = new Int32Array(pieces.length + 1);
-    const baseStarts = new Int32Array(pieces.length + 1);
-    for (let index = 0; index < pieces.length; index++) {
-      letterStarts[index] = letters.length;
-      baseStarts[index] = base64.length;
-      scanSkeleton(pieces[index]!, 0, pieces[index]!.length, letters, base64);
+    // Lanes 0, 1, 2: letters and digits (escapes decoded), base64 characters, letters and digits (escapes as written).
+    const decoded = new Lane(0, true, capacity, undefined, scratch[0]);
+    const lanes = [decoded, new Lane(0, true, capacity, undefined, scratch[1]), new Lane(0, true, capacity, decoded, scratch[2])] as const;
+    const starts = [new Int32Array(pieces.length + 1), new Int32Array(pieces.length + 1), new Int32Array(pieces.length + 1)] as const;
+    for (let index = 0; index <= pieces.length; index++) {
+      for (let lane = 0; lane < 3; lane++) starts[lane]![index] = lanes[lane]!.size();
+      if (index < pieces.length) scanSkeleton(pieces[index]!, 0, pieces[index]!.length, lanes[0], lanes[1], lanes[2]);
     }
-    letterStarts[pieces.length] = letters.length;
-    baseStarts[pieces.length] = base64.length;
-    const forwardFound: number[] = [];
-    const letterFound = findTargets(letters.view(), letterTargets, forwardFound);
-    const baseFound = findTargets(base64.view(), baseTargets);
+    const forwardFound: [number[], number[], number[]] = [[], [], []];
+    // A lane still shadowing holds what lane 0 holds: nothing more to find there.
+    const found = [findTargets(lanes[0].view(), letterTargets, forwardFound[0]), findTargets(lanes[1].view(), baseTargets), lanes[2].shadowOf ? [] : findTargets(lanes[2].view(), letterTargets, forwardFound[2])];
+    // Kept for the next call (messages come one after another on one thread), up to 1 MiB each.
+    lanes.forEach((lane, index) => {
+      if (lane.bytes.length <= SCRATCH_LIMIT) scratch[index] = lane.bytes;
+    });
     const matched = new Map<number, number[]>();
-    if (!letterFound.length && !baseFound.length) return matched;
-    // Each match's share of each piece it touches, in that piece's own skeleton units.
-    const shares = new Map<number, [number[], number[]]>();
-    const share = (found: number[], starts: Int32Array, lane: 0 | 1) => {
-      for (let index = 0; index < found.length; index += 2) {
-        const start = found[index]!;
-        const end = found[index + 1]!;
+    if (!found[0].length && !found[1].length && !found[2].length) return matched;
+    // Each match's share of each piece it touches, in that piece's own skeleton units, per lane.
+    const shares = new Map<number, [number[], number[], number[]]>();
+    found.forEach((pairs, lane) => {
+      const laneStarts = starts[lane]!;
+      for (let index = 0; index < pairs.length; index += 2) {
+        const start = pairs[index]!;
+        const end = pairs[index + 1]!;
         let low = 0;
         let high = pieces.length - 1;
         while (low < high) {
           const middle = (low + high + 1) >> 1;
-          if (starts[middle]! <= start) low = middle;
+          if (laneStarts[middle]! <= start) low = middle;
           else high = middle - 1;
         }
-        for (let piece = low; piece < pieces.length && starts[piece]! < end; piece++) {
-          const from = Math.max(start, starts[piece]!) - starts[piece]!;
-          const to = Math.min(end, starts[piece + 1]!) - starts[piece]!;
+        for (let piece = low; piece < pieces.length && laneStarts[piece]! < end; piece++) {
+          const from = Math.max(start, laneStarts[piece]!) - laneStarts[piece]!;
+          const to = Math.min(end, laneStarts[piece + 1]!) - laneStarts[piece]!;
           if (to <= from) continue;
-          if (!shares.has(piece)) shares.set(piece, [[], []]);
-          shares.get(piece)![lane].push(from, to);
+          if (!shares.has(piece)) shares.set(piece, [[], [], []]);
+          shares.get(piece)![lane]!.push(from, to);
         }
       }
-    };
-    share(letterFound, letterStarts, 0);
-    share(baseFound, baseStarts, 1);
-    for (const [piece, [letterShare, baseShare]] of shares) {
+    });
+    for (const [piece, pieceShares] of shares) {
       // Scanned once more with positions: only the few pieces a match touches.
-      const positioned = [new Lane(-1, false), new Lane(-1, false)] as const;
-      scanSkeleton(pieces[piece]!, 0, pieces[piece]!.length, positioned[0], positioned[1]);
+      const positioned = [new Lane(-1, false), new Lane(-1, false), new Lane(-1, false)] as const;
+      const text = pieces[piece]!;
+      scanSkeleton(text, 0, text.length, positioned[0], positioned[1], positioned[2]);
       const offsets: number[] = [];
-      [letterShare, baseShare].forEach((ranges, lane) => {
+      pieceShares.forEach((ranges, lane) => {
         for (let index = 0; index < ranges.length; index += 2) offsets.push(positioned[lane]!.starts![ranges[index]!]!, positioned[lane]!.ends![ranges[index + 1]! - 1]!);
       });
       // A match of the key itself (not its reverse or hex) takes the key's punctuation at either end along.
-      for (let index = 0; index < forwardFound.length; index += 2) {
-        const first = forwardFound[index]! - letterStarts[piece]!;
-        const last = forwardFound[index + 1]! - 1 - letterStarts[piece]!;
-        const length = letterStarts[piece + 1]! - letterStarts[piece]!;
-        if (first >= 0 && first < length) offsets.push(...widenToKey(pieces[piece]!, positioned[0].starts![first]!, positioned[0].starts![first]!, leading, ''));
-        if (last >= 0 && last < length) offsets.push(...widenToKey(pieces[piece]!, positioned[0].ends![last]!, positioned[0].ends![last]!, '', trailing));
+      for (const lane of [0, 2] as const) {
+        const pairs = forwardFound[lane];
+        const length = starts[lane][piece + 1]! - starts[lane][piece]!;
+        for (let index = 0; index < pairs.length; index += 2) {
+          const first = pairs[index]! - starts[lane][piece]!;
+          const last = pairs[index + 1]! - 1 - starts[lane][piece]!;
+          if (first >= 0 && first < length) offsets.push(...widenToKey(text, positioned[lane].starts![first]!, positioned[lane].starts![first]!, leading, ''));
+          if (last >= 0 && last < length) offsets.push(...widenToKey(text, positioned[lane].ends![last]!, positioned[lane].ends![last]!, '', trailing));
+        }
       }
       matched.set(piece, mergeRanges(offsets));
     }
@@ -370,7 +378,7 @@ function skeletonRedactor(secret: string, withheld: number): Redactor {
       const from = Math.max(0, open - window);
       const letters = new Lane(Math.max(letterNeed, 1), false);
       const base64 = new Lane(Math.max(baseNeed, 1), false);
-      scanSkeleton(out, from, open, letters, base64);
+      scanSkeleton(out, from, open, letters, base64, new Lane(0, false));
       end = Math.min(Math.max(0, out.length - withheld), open);
       end = Math.min(end, letters.length >= letterNeed ? (letterNeed ? letters.starts![letters.length % letterNeed]! : open) : 0);
       if (baseNeed) end = Math.min(end, base64.length >= baseNeed ? base64.starts![base64.length % baseNeed]! : 0);
@@ -488,16 +496,23 @@ class Lane {
   ends: Int32Array | undefined;
   ring: number;
   keepBytes: boolean;
-  constructor(ring: number, keepBytes: boolean, capacity = 256) {
+  /**
+   * While set, this lane holds what that lane holds, unwritten (the escapes-as-written lane is the decoded
+   * one until a text has an escape with letters or digits in it); `unshadow` makes the copy then.
+   */
+  shadowOf: Lane | undefined;
+  constructor(ring: number, keepBytes: boolean, capacity = 256, shadowOf?: Lane, reuse?: Buffer) {
+    this.shadowOf = shadowOf;
     this.ring = ring;
     this.keepBytes = keepBytes;
-    this.bytes = Buffer.allocUnsafe(keepBytes ? Math.max(capacity, 16) : 0);
+    this.bytes = reuse && reuse.length >= capacity ? reuse : Buffer.allocUnsafe(keepBytes ? Math.max(capacity, 16) : 0);
     if (ring !== 0) {
       this.starts = new Int32Array(ring > 0 ? ring : 256);
       this.ends = new Int32Array(ring > 0 ? ring : 256);
     }
   }
   push(byte: number, start: number, end: number): void {
+    if (this.shadowOf) return;
     if (this.keepBytes) {
       if (this.length === this.bytes.length) {
         const grown = Buffer.allocUnsafe(this.bytes.length * 2);
@@ -526,6 +541,18 @@ class Lane {
   /** Appends `bytes` (a folded character's UTF-8), every byte from `start` to `end`. */
   pushBytes(bytes: Uint8Array, start: number, end: number): void {
     for (let index = 0; index < bytes.length; index++) this.push(bytes[index]!, start, end);
+  }
+  /** Its length, shadowed or not. */
+  size(): number {
+    return this.shadowOf ? this.shadowOf.length : this.length;
+  }
+  /** Stops shadowing: copies the shadowed lane's bytes, to be written on from here. */
+  unshadow(): void {
+    const shadowed = this.shadowOf!;
+    this.shadowOf = undefined;
+    if (this.bytes.length < shadowed.bytes.length) this.bytes = Buffer.allocUnsafe(shadowed.bytes.length);
+    shadowed.bytes.copy(this.bytes, 0, 0, shadowed.length);
+    this.length = shadowed.length;
   }
   /** The bytes kept so far. */
   view(): Buffer {
@@ -654,12 +681,14 @@ function escapeEnd(text: string, at: number): number {
 /**
  * Appends the skeletons of `text` from `from` to `to` (UTF-16 offsets): to `letters` its letters and
  * digits, case-folded and NFKC-folded, after decoding escapes (`escapeEnd`); to `base64` its base64 and
- * base64url characters, case kept, after the same decoding. Everything else (spaces, line breaks,
+ * base64url characters, case kept, after the same decoding; to `raw` its letters and digits with escapes
+ * read as written (`%2573` as `2573`), so text that happens to end in `%25` or `&#` before the key, and
+ * turns its first characters into an escape, does not hide it. Everything else (spaces, line breaks,
  * punctuation, zero-width characters, soft hyphens) adds nothing. Linear in the text's length.
  */
-function scanSkeleton(text: string, from: number, to: number, letters: Lane, base64: Lane): void {
-  if (letters.starts || base64.starts || !letters.keepBytes || !base64.keepBytes) {
-    for (let at = from; at < to; ) at = scanToken(text, at, to, letters, base64);
+function scanSkeleton(text: string, from: number, to: number, letters: Lane, base64: Lane, raw: Lane): void {
+  if (letters.starts || base64.starts || raw.starts || !letters.keepBytes || !base64.keepBytes || !raw.keepBytes) {
+    for (let at = from; at < to; ) at = scanToken(text, at, to, letters, base64, raw);
     return;
   }
   // The hot path, inlined with the lanes' bytes in locals: most text is ASCII letters, digits and punctuation.
@@ -667,12 +696,18 @@ function scanSkeleton(text: string, from: number, to: number, letters: Lane, bas
   let letterLength = letters.length;
   let baseBytes = base64.bytes;
   let baseLength = base64.length;
+  let rawBytes = raw.bytes;
+  let rawLength = raw.length;
+  let shadowing = raw.shadowOf !== undefined;
   let at = from;
   while (at < to) {
     const code = text.charCodeAt(at);
-    if (code < 128 && code !== 37 && code !== 92 && code !== 38 && letterLength < letterBytes.length && baseLength < baseBytes.length) {
+    if (code < 128 && code !== 37 && code !== 92 && code !== 38 && letterLength < letterBytes.length && baseLength < baseBytes.length && (shadowing || rawLength < rawBytes.length)) {
       const letter = LETTER_OR_DIGIT[code]!;
-      if (letter !== 0) letterBytes[letterLength++] = letter;
+      if (letter !== 0) {
+        letterBytes[letterLength++] = letter;
+        if (!shadowing) rawBytes[rawLength++] = letter;
+      }
       const base = BASE64_CHARACTER[code]!;
       if (base !== 0) baseBytes[baseLength++] = base;
       at++;
@@ -680,28 +715,43 @@ function scanSkeleton(text: string, from: number, to: number, letters: Lane, bas
     }
     letters.length = letterLength;
     base64.length = baseLength;
-    at = scanToken(text, at, to, letters, base64);
+    raw.length = rawLength;
+    at = scanToken(text, at, to, letters, base64, raw);
     letterBytes = letters.bytes;
     letterLength = letters.length;
     baseBytes = base64.bytes;
     baseLength = base64.length;
+    rawBytes = raw.bytes;
+    rawLength = raw.length;
+    shadowing = raw.shadowOf !== undefined;
   }
   letters.length = letterLength;
   base64.length = baseLength;
+  raw.length = rawLength;
 }
 
 /** `scanSkeleton` for the one character or escape at `at`; returns where the next one starts. */
-function scanToken(text: string, at: number, to: number, letters: Lane, base64: Lane): number {
+function scanToken(text: string, at: number, to: number, letters: Lane, base64: Lane, raw: Lane): number {
   const code = text.charCodeAt(at);
   if (code < 128) {
     if (code === 37 || code === 92 || code === 38) {
       const end = Math.min(escapeEnd(text, at), to);
       if (end > at) {
-        for (const character of escaped) emitCodePoint(character.codePointAt(0)!, at, end, letters, base64);
+        if (raw.shadowOf) {
+          let written = false;
+          for (let index = at; index < end && !written; index++) written = LETTER_OR_DIGIT[text.charCodeAt(index)]! !== 0;
+          if (written) raw.unshadow();
+        }
+        for (const character of escaped) emitCodePoint(character.codePointAt(0)!, at, end, letters, base64, undefined);
+        // Escapes are ASCII: their letters and digits as written.
+        for (let index = at; index < end; index++) {
+          const letter = LETTER_OR_DIGIT[text.charCodeAt(index)]!;
+          if (letter) raw.push(letter, index, index + 1);
+        }
         return end;
       }
     }
-    emitCodePoint(code, at, at + 1, letters, base64);
+    emitCodePoint(code, at, at + 1, letters, base64, raw);
     return at + 1;
   }
   let end = at + 1;
@@ -713,18 +763,26 @@ function scanToken(text: string, at: number, to: number, letters: Lane, base64: 
       end++;
     }
   }
-  if (codePoint < 0xd800 || codePoint >= 0xe000) emitCodePoint(codePoint, at, end, letters, base64);
+  if (codePoint < 0xd800 || codePoint >= 0xe000) emitCodePoint(codePoint, at, end, letters, base64, raw);
   return end;
 }
 
-function emitCodePoint(codePoint: number, start: number, end: number, letters: Lane, base64: Lane): void {
+/** Appends what one character (decoded) adds to each skeleton; to `raw` as to `letters`, when given. */
+function emitCodePoint(codePoint: number, start: number, end: number, letters: Lane, base64: Lane, raw: Lane | undefined): void {
   if (codePoint < 128) {
-    if (LETTER_OR_DIGIT[codePoint]) letters.push(LETTER_OR_DIGIT[codePoint]!, start, end);
+    const letter = LETTER_OR_DIGIT[codePoint]!;
+    if (letter) {
+      letters.push(letter, start, end);
+      raw?.push(letter, start, end);
+    }
     if (BASE64_CHARACTER[codePoint]) base64.push(BASE64_CHARACTER[codePoint]!, start, end);
     return;
   }
   const folded = foldCodePoint(codePoint);
-  if (folded.letters.length) letters.pushBytes(folded.letters, start, end);
+  if (folded.letters.length) {
+    letters.pushBytes(folded.letters, start, end);
+    raw?.pushBytes(folded.letters, start, end);
+  }
   if (folded.base64.length) base64.pushBytes(folded.base64, start, end);
 }
 
@@ -745,7 +803,7 @@ function openEscapeStart(text: string): number {
 /** The skeleton of the key: its letters and digits, NFKC-folded and case-folded, as `scanSkeleton` reads text. */
 export function keySkeleton(secret: string): string {
   const letters = new Lane(0, true);
-  scanSkeleton(secret, 0, secret.length, letters, new Lane(0, false));
+  scanSkeleton(secret, 0, secret.length, letters, new Lane(0, false), new Lane(0, false));
   return letters.view().toString('utf8');
 }
 
