@@ -257,7 +257,7 @@ describe('check the whole body, return what fits (issue 6)', () => {
     const result = called.structuredContent;
     assert.equal(result.view.note, 'Cut to fit PROBE_MAX_BYTES (1024 bytes): arrays, objects and strings end where marked with what was left out ("… N more items"). The body was not parsed (it is longer than PROBE_CHECK_MAX_BYTES), so `select` cannot pick a part of it.');
     assert.deepEqual([result.truncated, result.validated, Buffer.byteLength(JSON.stringify(result.body)) <= 1024, result.note], [true, false, true,
-      `Body longer than 2048 bytes (PROBE_CHECK_MAX_BYTES); cut there and not parsed or checked. Probe a smaller resource (a page size or filter parameter), or raise PROBE_CHECK_MAX_BYTES; PROBE_MAX_BYTES (1024) only limits what is shown. Its last ${redactor(KEY).withheld} characters are withheld whatever they are (marked ${WITHHELD_MARK}), so a cut never shows the start of the API key.`]);
+      `Body longer than 2048 bytes (PROBE_CHECK_MAX_BYTES); cut there and not parsed or checked. Probe a smaller resource (a page size or filter parameter), or raise PROBE_CHECK_MAX_BYTES; PROBE_MAX_BYTES (1024) only limits what is shown. Its end is withheld whatever it holds (marked ${WITHHELD_MARK}): at least its last ${redactor(KEY).withheld} characters, and at least ${redactor(KEY).withheldLetters} letters or digits, so a cut never shows the start of the API key.`]);
   });
 
   it('lists the first 200 findings of a whole body and counts them all', async () => {
@@ -413,9 +413,10 @@ describe('key forms an API may echo (issue 8, B14)', () => {
     for (const before of [0, 1, 2]) {
       const plain = Buffer.from(`${'u:'.slice(0, before)}${KEY}`).toString('base64').slice(Math.ceil((8 * before) / 6), Math.floor((8 * (before + KEY.length)) / 6));
       const form = [...plain].map((character) => `${'\\'.repeat(4)}u${character.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
-      // Every cut short of the whole form (the whole form is redacted).
+      // Every cut short of the whole form (the whole form is redacted): only the padding is kept. (The cut's place
+      // depends on how many letters and digits the escapes stand for, so it is compared with the padding, not with 'Z's.)
       for (let cut = 1; cut < form.length; cut++) {
-        if (redact.tail(`${'x'.repeat(400)}${form.slice(0, cut)}`) !== redact.tail(`${'x'.repeat(400)}${'Z'.repeat(cut)}`)) leaks.push(`${before} cut at ${cut}`);
+        if (!/^x*\[…end withheld\]$/.test(redact.tail(`${'x'.repeat(400)}${form.slice(0, cut)}`))) leaks.push(`${before} cut at ${cut}`);
       }
     }
     assert.deepEqual([leaks.length, redact.text(`${'x'.repeat(4)}${[...Buffer.from(KEY).toString('base64').slice(0, 29)].map((character) => `${'\\'.repeat(4)}u${character.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')}`)], [0, 'xxxx[redacted]']);

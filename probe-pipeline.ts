@@ -10,7 +10,7 @@ import type { Config } from './probe-server.ts';
 import type { DocumentSource, LoadedDocument } from './openapi-document.ts';
 import { decodeBody } from './http-body.ts';
 import type { BodyWarning } from './http-body.ts';
-import { hideSourceSecrets, WITHHELD_MARK } from './redaction.ts';
+import { hideSourceSecrets, withheldNote } from './redaction.ts';
 import type { Redactor } from './redaction.ts';
 import { fitView, selectPart } from './body-view.ts';
 import type { Selector } from './body-view.ts';
@@ -176,7 +176,7 @@ export async function checkProbe(raw: RawResponse, request: { url: string; selec
   probed = context.redact.value(probed, true);
   if (probed.truncated && typeof probed.body === 'string' && context.redact.withheld > 0) {
     probed.body = context.redact.tail(probed.body);
-    probed.note = `${probed.note ?? ''} Its last ${context.redact.withheld} characters are withheld whatever they are (marked ${WITHHELD_MARK}), so a cut never shows the start of the API key.`.trim();
+    probed.note = `${probed.note ?? ''} ${withheldNote(context.redact)}`.trim();
   }
   const { records, warnings, ...shown } = probed;
   const structured: Record<string, unknown> = { ...shown };

@@ -5,29 +5,46 @@
 
 /** Removes the API key from data that came from the API, and from what the server writes; see `redactor`. */
 export type Redactor = {
-  /** Every occurrence of the key, in any of the forms `redactor` lists, replaced by `[redacted]`. */
+  /** Every occurrence of the key, in any of the forms `redactor` lists, replaced by `[redacted]` (from its first to its last matched character). */
   text(text: string): string;
   /**
-   * A copy of a JSON value with `text` applied to every string value, and a number that spells the
-   * key replaced; booleans and null untouched. With `keys`, object keys too: for data from the API.
+   * A JSON value with every string value cleaned as `text` does, and a number that spells the key (or,
+   * for a key matched by skeleton, any part of it) replaced by `[redacted]`; booleans and null
+   * untouched. With `keys`, object keys too: for data from the API. For a key matched by skeleton, the
+   * strings (and numbers) are read in document order as one text, so a key split across them is found;
+   * each string's share of it is replaced. Returns a copy when anything was replaced; for a key matched
+   * by skeleton, the value itself when nothing was (treat the result as read-only).
    */
   value<T>(value: T, keys?: boolean): T;
   /**
-   * For a text cut at a byte budget, whose end may hold the start of the key: `text`, then the last
-   * `withheld` characters dropped whatever they are, and `WITHHELD_MARK` appended. What is kept never
-   * depends on whether the text ends in part of the key (issue 8, case 49: no prefix oracle).
+   * For a text cut at a byte budget, whose end may hold the start of the key: `text`, then its end
+   * dropped whatever it holds, and `WITHHELD_MARK` appended. The end dropped is the shortest that is
+   * at least `withheld` characters long, holds at least `withheldLetters` letters or digits and all but
+   * one base64 character of the longest base64 core (as the skeleton reads them), and takes any escape
+   * the cut left open (`%25`, `\u00`, `&#x6`). So what is kept depends on the text's length and on which
+   * of its characters are letters, digits or escapes, never on whether its end matches part of the key
+   * (issue 8, case 49: no prefix oracle).
    */
   tail(text: string): string;
   /**
-   * Characters a cut text loses: the length of the longest form the key can take, base64 cores
-   * included (0 without a key).
+   * The fewest characters a cut text loses: the length of the longest strict form the key can take,
+   * base64 cores included (0 without a key).
    */
   withheld: number;
+  /**
+   * The fewest letters and digits (as the skeleton reads them, escapes decoded) a cut text loses: all but
+   * one of the longest skeleton form of the key (the hex of its bytes); 0 for a key matched only in
+   * strict forms, and without a key. Optional, so a redactor written elsewhere (a test's stub) still fits.
+   */
+  withheldLetters?: number;
   /**
    * A JSON-RPC message with `text` applied to the strings of a tool result's `content` and
    * `structuredContent` and of an error's `message`, never to protocol fields (`jsonrpc`, `id`,
    * `type`...). Defence in depth behind the redaction of API data at its source; skipped for keys
-   * shorter than 8 characters, which would match ordinary words of the server's own text.
+   * shorter than 8 characters, which would match ordinary words of the server's own text. For a key
+   * matched by skeleton, a text block that serializes the structured content is rebuilt from the cleaned
+   * content when `value` replaced anything in it (a key split across strings has member names between
+   * its parts in the serialized text, where `text` alone would not find it).
    */
   message<T>(message: T): T;
 };
@@ -35,8 +52,18 @@ export type Redactor = {
 /** Appended to a text whose end was withheld by `Redactor.tail`. */
 export const WITHHELD_MARK = '[…end withheld]';
 
+/**
+ * The sentence a note about a cut text adds when `Redactor.tail` withheld its end: how much was
+ * withheld and why, e.g. "Its end is withheld whatever it holds (marked […end withheld]): at least its
+ * last 306 characters, and at least 51 letters or digits, so a cut never shows the start of the API key."
+ */
+export function withheldNote(redact: Redactor): string {
+  if (!redact.withheldLetters) return `Its last ${redact.withheld} characters are withheld whatever they are (marked ${WITHHELD_MARK}), so a cut never shows the start of the API key.`;
+  return `Its end is withheld whatever it holds (marked ${WITHHELD_MARK}): at least its last ${redact.withheld} characters, and at least ${redact.withheldLetters} letters or digits, so a cut never shows the start of the API key.`;
+}
+
 /** The redactor of a server without a key: changes nothing. */
-export const NO_REDACTION: Redactor = { text: (input) => input, value: (input) => input, tail: (input) => input, withheld: 0, message: (input) => input };
+export const NO_REDACTION: Redactor = { text: (input) => input, value: (input) => input, tail: (input) => input, withheld: 0, withheldLetters: 0, message: (input) => input };
 
 /** Hex digits of `value`, `width` wide, each letter matching either case. */
 function hexPattern(value: number, width: number): string {
@@ -88,28 +115,45 @@ function base64Cores(secret: string): string[] {
 
 /**
  * Builds the redactor for the API key. The key is never put into output on purpose; this catches an
- * API that echoes it. It matches the whole key, in any letter case, written in any mix of these
- * forms: plain; percent-encoded with either case of hex, encoded twice or three times (`%252D`,
- * `%25252D`), or `+` for a space; JSON-escaped once or more (`\"`, `\\`, `\/`, `\uXXXX`,
- * `\\uXXXX`); and the stable cores of its base64 and base64url forms at each of the three byte
- * alignments (`base64Cores`), so `Basic base64(user:key)` is caught, each core character in the same
- * escaped forms. Out of scope (not matched): the key split across strings, reversed, hex-encoded,
- * as HTML entities, with zero-width or other characters inserted, fullwidth, with `-` turned to `+`,
- * or percent-encoded four times or more. It works on string values, never on serialized
- * JSON, so no key, however short, can corrupt a message. Only the whole key is ever matched: a text
- * cut at a budget goes through `tail`, which drops its end whatever it holds.
+ * API that echoes it.
+ *
+ * A key whose skeleton (`keySkeleton`: its letters and digits) has at least `SKELETON_MIN_LENGTH` (12)
+ * characters is matched by skeleton: the text is read as its letters and digits, NFKC-folded (fullwidth
+ * `ｓｋ`, mathematical `𝐬`) and case-folded, after decoding percent-encoding to any depth (`%2525…73`,
+ * UTF-8 sequences too), JSON and JavaScript escapes behind any number of backslashes (`\u0073`,
+ * `\\u0073`, `\x73`, `\n`), and HTML character references (`&#115;`, `&#x6b;`, `&sopf;`, `&hyphen;`,
+ * also escaped as `&amp;#115;`); spaces, line breaks, tabs, zero-width characters (U+200B, U+200C,
+ * U+200D, U+2060, U+FEFF), soft hyphens, combining marks and punctuation count for nothing, so a
+ * punctuation mark in place of another (`sk_canary` for `sk-canary`) still matches. In that skeleton it
+ * finds the key's skeleton, its reverse, and the hex of its UTF-8 bytes (either case); in a second
+ * skeleton that keeps letter case and base64 characters (base64url read as base64, line breaks and `=`
+ * ignored, so MIME's 76-column lines match), the stable cores of its base64 forms at each of the three
+ * byte alignments (`base64Cores`). Every match covers the whole target; the original text from its first
+ * to its last matched character becomes `[redacted]`. `value` runs one skeleton over all strings of a
+ * value in document order, so a key split across strings is found and each string's share of it is
+ * replaced. Linear in the text's length; no regular expression reads more than its last 256 characters
+ * (`tail`'s open escape).
+ *
+ * A shorter key is matched only in strict forms, whole and contiguous, in any letter case: plain;
+ * percent-encoded with either case of hex, encoded twice or three times (`%252D`, `%25252D`), or `+` for
+ * a space; JSON-escaped once or more (`\"`, `\\`, `\/`, `\uXXXX`, `\\uXXXX`); and the base64 cores as
+ * above, each core character in the same escaped forms.
+ *
+ * Only the whole key is ever matched: a text cut at a budget goes through `tail`, which drops its end
+ * whatever it holds.
  * @param secret The key, already trimmed; undefined or empty gives a redactor that changes nothing.
  */
 export function redactor(secret: string | undefined): Redactor {
   if (!secret) return NO_REDACTION;
   // The key, and the stable cores of its base64 and base64url forms, each in every form a character can take.
   const spellings = [secret, ...base64Cores(secret)].map((spelling) => [...spelling].map(characterForms));
+  // The longest text any strict form of any spelling can take: the least a cut text loses (no prefix oracle).
+  const withheld = Math.max(...spellings.map((perCharacter) => perCharacter.reduce((sum, forms) => sum + Math.max(...forms.map((form) => form.longest)), 0)));
+  if (keySkeleton(secret).length >= SKELETON_MIN_LENGTH) return skeletonRedactor(secret, withheld);
   const sources = spellings.map((perCharacter) => perCharacter.map((forms) => `(?:${forms.map((form) => form.source).join('|')})`).join(''));
   // No `i` flag: each form spells its letter cases itself, so alternatives never match the same text
   // and a near-miss cannot backtrack through 2^n ways (issue 8: nothing stalls the server).
   const whole = new RegExp(sources.map((source) => `(?:${source})`).join('|'), 'g');
-  // The longest text any form of any spelling can take: what a cut text must lose (no prefix oracle).
-  const withheld = Math.max(...spellings.map((perCharacter) => perCharacter.reduce((sum, forms) => sum + Math.max(...forms.map((form) => form.longest)), 0)));
   const text = (input: string) => input.replace(whole, '[redacted]');
   const value = <T,>(input: T, keys = false): T => {
     if (typeof input === 'string') return text(input) as T;
@@ -128,18 +172,696 @@ export function redactor(secret: string | undefined): Redactor {
     if (end > 0 && /[\ud800-\udbff]/.test(out[end - 1]!)) end--;
     return out.slice(0, end) + WITHHELD_MARK;
   };
-  const message = <T,>(input: T): T => {
+  return { text, value, tail, withheld, withheldLetters: 0, message: messageRedaction(text, value, secret) };
+}
+
+/**
+ * `Redactor.message` over a redactor's `text` and `value`. With `mirrored` (a `value` that returns its
+ * input when nothing matched), a text block that is the serialized structured content is replaced by the
+ * serialization of the cleaned content when `value` replaced anything, so a key split across strings
+ * (which `text` over the serialized form does not see: member names lie between) leaves neither copy.
+ */
+function messageRedaction(text: (input: string) => string, value: <T>(input: T, keys?: boolean) => T, secret: string, mirrored = false): <T>(message: T) => T {
+  return <T,>(input: T): T => {
     if (secret.length < 8 || input === null || typeof input !== 'object') return input;
     const copy = { ...(input as Record<string, any>) };
     if (copy.result && typeof copy.result === 'object') {
       copy.result = { ...copy.result };
-      if (Array.isArray(copy.result.content)) copy.result.content = copy.result.content.map((block: Record<string, unknown>) => (typeof block?.text === 'string' ? { ...block, text: text(block.text) } : block));
-      if (copy.result.structuredContent) copy.result.structuredContent = value(copy.result.structuredContent);
+      const structured = copy.result.structuredContent;
+      const cleaned = structured ? value(structured) : structured;
+      const serialized = mirrored && cleaned !== structured ? JSON.stringify(structured) : undefined;
+      if (Array.isArray(copy.result.content)) {
+        copy.result.content = copy.result.content.map((block: Record<string, unknown>) => {
+          if (typeof block?.text !== 'string') return block;
+          return { ...block, text: text(serialized !== undefined && block.text === serialized ? JSON.stringify(cleaned) : block.text) };
+        });
+      }
+      if (structured) copy.result.structuredContent = cleaned;
     }
     if (copy.error && typeof copy.error.message === 'string') copy.error = { ...copy.error, message: text(copy.error.message) };
     return copy as T;
   };
-  return { text, value, tail, withheld, message };
+}
+
+// The lanes' buffers of the last `matchPieces` call, reused by the next (each up to `SCRATCH_LIMIT` bytes).
+const SCRATCH_LIMIT = 1024 * 1024;
+const scratch: (Buffer | undefined)[] = [];
+
+/** A text with each `[start, end)` pair of `offsets` (sorted, disjoint UTF-16 offsets) replaced by `[redacted]`. */
+function replaceRanges(text: string, offsets: number[]): string {
+  let out = '';
+  let last = 0;
+  for (let index = 0; index < offsets.length; index += 2) {
+    out += `${text.slice(last, offsets[index])}[redacted]`;
+    last = offsets[index + 1]!;
+  }
+  return out + text.slice(last);
+}
+
+/**
+ * The redactor of a key whose skeleton has at least `SKELETON_MIN_LENGTH` characters: see `redactor`.
+ * @param withheld The fewest characters `tail` drops (the longest strict form of the key).
+ */
+function skeletonRedactor(secret: string, withheld: number): Redactor {
+  const forward = keySkeleton(secret);
+  const hex = Buffer.from(secret, 'utf8').toString('hex');
+  const letterTargets = [...new Set([forward, [...forward].reverse().join(''), hex])].map((target) => Buffer.from(target, 'utf8'));
+  const baseTargets = [...new Set(base64Cores(secret).map((core) => core.replace(/-/g, '+').replace(/_/g, '/')))].map((target) => Buffer.from(target, 'latin1'));
+  // The key's characters before its first and after its last letter or digit (`/+"\` in `canary-9c41/+"\`).
+  const leading = secret.slice(0, secret.search(/[\p{L}\p{N}]/u));
+  const trailing = secret.slice(secret.length - [...secret].reverse().join('').search(/[\p{L}\p{N}]/u));
+  // What `tail` must drop so no partial target survives a cut: all but one unit of the longest target of each skeleton.
+  const letterNeed = Math.max(...letterTargets.map((target) => target.length)) - 1;
+  const baseNeed = baseTargets.length ? Math.max(...baseTargets.map((target) => target.length)) - 1 : 0;
+
+  /**
+   * The parts of `pieces` (texts in document order) that spell a target in one skeleton run over all
+   * of them, so a key split across strings is found: for each piece index, its `[start, end)` UTF-16
+   * offsets to redact (sorted, disjoint), from the first to the last character of the match in it.
+   */
+  const matchPieces = (pieces: string[]): Map<number, number[]> => {
+    let capacity = 16;
+    for (const piece of pieces) capacity += piece.length;
+    // Lanes 0, 1, 2: letters and digits (escapes decoded), base64 characters, letters and digits (escapes as written).
+    const decoded = new Lane(0, true, capacity, undefined, scratch[0]);
+    const lanes = [decoded, new Lane(0, true, capacity, undefined, scratch[1]), new Lane(0, true, capacity, decoded, scratch[2])] as const;
+    const starts = [new Int32Array(pieces.length + 1), new Int32Array(pieces.length + 1), new Int32Array(pieces.length + 1)] as const;
+    for (let index = 0; index <= pieces.length; index++) {
+      for (let lane = 0; lane < 3; lane++) starts[lane]![index] = lanes[lane]!.size();
+      if (index < pieces.length) scanSkeleton(pieces[index]!, 0, pieces[index]!.length, lanes[0], lanes[1], lanes[2]);
+    }
+    const forwardFound: [number[], number[], number[]] = [[], [], []];
+    // A lane still shadowing holds what lane 0 holds: nothing more to find there.
+    const found = [findTargets(lanes[0].view(), letterTargets, forwardFound[0]), findTargets(lanes[1].view(), baseTargets), lanes[2].shadowOf ? [] : findTargets(lanes[2].view(), letterTargets, forwardFound[2])];
+    // Kept for the next call (messages come one after another on one thread), up to 1 MiB each.
+    lanes.forEach((lane, index) => {
+      if (lane.bytes.length <= SCRATCH_LIMIT) scratch[index] = lane.bytes;
+    });
+    const matched = new Map<number, number[]>();
+    if (!found[0].length && !found[1].length && !found[2].length) return matched;
+    // Each match's share of each piece it touches, in that piece's own skeleton units, per lane.
+    const shares = new Map<number, [number[], number[], number[]]>();
+    found.forEach((pairs, lane) => {
+      const laneStarts = starts[lane]!;
+      for (let index = 0; index < pairs.length; index += 2) {
+        const start = pairs[index]!;
+        const end = pairs[index + 1]!;
+        let low = 0;
+        let high = pieces.length - 1;
+        while (low < high) {
+          const middle = (low + high + 1) >> 1;
+          if (laneStarts[middle]! <= start) low = middle;
+          else high = middle - 1;
+        }
+        for (let piece = low; piece < pieces.length && laneStarts[piece]! < end; piece++) {
+          const from = Math.max(start, laneStarts[piece]!) - laneStarts[piece]!;
+          const to = Math.min(end, laneStarts[piece + 1]!) - laneStarts[piece]!;
+          if (to <= from) continue;
+          if (!shares.has(piece)) shares.set(piece, [[], [], []]);
+          shares.get(piece)![lane]!.push(from, to);
+        }
+      }
+    });
+    for (const [piece, pieceShares] of shares) {
+      // Scanned once more with positions: only the few pieces a match touches.
+      const positioned = [new Lane(-1, false), new Lane(-1, false), new Lane(-1, false)] as const;
+      const text = pieces[piece]!;
+      scanSkeleton(text, 0, text.length, positioned[0], positioned[1], positioned[2]);
+      const offsets: number[] = [];
+      pieceShares.forEach((ranges, lane) => {
+        for (let index = 0; index < ranges.length; index += 2) offsets.push(positioned[lane]!.starts![ranges[index]!]!, positioned[lane]!.ends![ranges[index + 1]! - 1]!);
+      });
+      // A match of the key itself (not its reverse or hex) takes the key's punctuation at either end along.
+      for (const lane of [0, 2] as const) {
+        const pairs = forwardFound[lane];
+        const length = starts[lane][piece + 1]! - starts[lane][piece]!;
+        for (let index = 0; index < pairs.length; index += 2) {
+          const first = pairs[index]! - starts[lane][piece]!;
+          const last = pairs[index + 1]! - 1 - starts[lane][piece]!;
+          if (first >= 0 && first < length) offsets.push(...widenToKey(text, positioned[lane].starts![first]!, positioned[lane].starts![first]!, leading, ''));
+          if (last >= 0 && last < length) offsets.push(...widenToKey(text, positioned[lane].ends![last]!, positioned[lane].ends![last]!, '', trailing));
+        }
+      }
+      matched.set(piece, mergeRanges(offsets));
+    }
+    return matched;
+  };
+
+  const text = (input: string): string => {
+    const offsets = matchPieces([input]).get(0);
+    return offsets ? replaceRanges(input, offsets) : input;
+  };
+  const value = <T,>(input: T, keys = false): T => {
+    // Every string (and number, and with `keys` every object key) in document order: one skeleton run over them all.
+    // Two runs when keys count: one over the values alone (a key split across `{"a": "sk-can", "b": "ary..."}`
+    // is not broken by the member names between), one over names and values (`{"sk-can": "ary..."}`).
+    const pieces: string[] = [];
+    const valueIndexes: number[] = [];
+    const collect = (inner: unknown): void => {
+      if (typeof inner === 'string' || typeof inner === 'number') {
+        valueIndexes.push(pieces.length);
+        pieces.push(String(inner));
+      } else if (Array.isArray(inner)) inner.forEach(collect);
+      else if (inner !== null && typeof inner === 'object') {
+        for (const [key, member] of Object.entries(inner)) {
+          if (keys) pieces.push(key);
+          collect(member);
+        }
+      }
+    };
+    collect(input);
+    let matched = matchPieces(valueIndexes.length === pieces.length ? pieces : valueIndexes.map((index) => pieces[index]!));
+    if (valueIndexes.length !== pieces.length) {
+      const both = matchPieces(pieces);
+      const values = matched;
+      matched = both;
+      for (const [index, offsets] of values) {
+        const piece = valueIndexes[index]!;
+        matched.set(piece, mergeRanges([...(both.get(piece) ?? []), ...offsets]));
+      }
+    }
+    // Nothing matched (the usual case): the value itself, not a copy.
+    if (matched.size === 0) return input;
+    let counter = 0;
+    const rebuild = (inner: unknown): unknown => {
+      if (typeof inner === 'string') {
+        const offsets = matched.get(counter++);
+        return offsets ? replaceRanges(inner, offsets) : inner;
+      }
+      // A number any part of which spells part of the key goes whole.
+      if (typeof inner === 'number') return matched.has(counter++) ? '[redacted]' : inner;
+      if (Array.isArray(inner)) return inner.map(rebuild);
+      if (inner !== null && typeof inner === 'object') {
+        // fromEntries defines own properties, so a body key "__proto__" stays a key.
+        return Object.fromEntries(Object.entries(inner).map(([key, member]) => {
+          let shown = key;
+          if (keys) {
+            const offsets = matched.get(counter++);
+            if (offsets) shown = replaceRanges(key, offsets);
+          }
+          return [shown, rebuild(member)];
+        }));
+      }
+      return inner;
+    };
+    return rebuild(input) as T;
+  };
+  const tail = (input: string): string => {
+    const out = text(input);
+    // Where the cut falls depends on the text's length and on which characters are letters, digits, base64
+    // characters or open escapes, never on the key: at least `withheld` characters, and back far enough
+    // that the dropped end holds all but one character of the longest target of each skeleton.
+    const open = openEscapeStart(out);
+    // Only the end is read: a window that doubles until the units needed lie well inside it (or it is the whole text).
+    let end = 0;
+    for (let window = 4096 + 8 * (withheld + letterNeed); ; window *= 2) {
+      const from = Math.max(0, open - window);
+      const letters = new Lane(Math.max(letterNeed, 1), false);
+      const base64 = new Lane(Math.max(baseNeed, 1), false);
+      scanSkeleton(out, from, open, letters, base64, new Lane(0, false));
+      end = Math.min(Math.max(0, out.length - withheld), open);
+      end = Math.min(end, letters.length >= letterNeed ? (letterNeed ? letters.starts![letters.length % letterNeed]! : open) : 0);
+      if (baseNeed) end = Math.min(end, base64.length >= baseNeed ? base64.starts![base64.length % baseNeed]! : 0);
+      // An escape cut by the window's start reads differently there; a cut that far from it is read as from the start.
+      if (from === 0 || end >= from + 2 * OPEN_ESCAPE_LONGEST) break;
+    }
+    // Never leave half of a surrogate pair.
+    if (end > 0 && /[\ud800-\udbff]/.test(out[end - 1]!)) end--;
+    return out.slice(0, end) + WITHHELD_MARK;
+  };
+  const message = messageRedaction(text, value, secret, true);
+  return { text, value, tail, withheld, withheldLetters: letterNeed, message };
+}
+
+/**
+ * Keys whose skeleton (their letters and digits, `keySkeleton`) is shorter than this are matched only in
+ * the strict forms: a skeleton match ignores every other character, so a short one would find ordinary
+ * words and numbers (an 8-character skeleton is one of 36^8 = 2.8e12 strings, met by chance about once in
+ * 10^5 bodies of 8 MiB; at 12, 36^12 = 4.7e18, never in practice, and no real key is that short).
+ */
+export const SKELETON_MIN_LENGTH = 12;
+
+/** Longest trailing text `Redactor.tail` takes for an escape the cut left open (`%25`, `\u00`, `&#x6`), in characters. */
+const OPEN_ESCAPE_LONGEST = 256;
+
+// ASCII tables: the skeleton character of each code (letters lower-cased, digits as they are, 0 for
+// the rest), and its base64 character (base64url's `-` and `_` read as `+` and `/`, RFC 4648, 5).
+const LETTER_OR_DIGIT = new Uint16Array(128);
+const BASE64_CHARACTER = new Uint16Array(128);
+for (let code = 48; code < 58; code++) LETTER_OR_DIGIT[code] = BASE64_CHARACTER[code] = code;
+for (let code = 65; code < 91; code++) {
+  LETTER_OR_DIGIT[code] = code + 32;
+  BASE64_CHARACTER[code] = code;
+}
+for (let code = 97; code < 123; code++) LETTER_OR_DIGIT[code] = BASE64_CHARACTER[code] = code;
+BASE64_CHARACTER[43] = BASE64_CHARACTER[45] = 43;
+BASE64_CHARACTER[47] = BASE64_CHARACTER[95] = 47;
+
+/**
+ * HTML named character references (WHATWG HTML, 13.5) the skeleton decodes: those that stand for
+ * letters or digits (`&sopf;` is 𝕤, NFKC `s`; `&sup1;` is ¹), and punctuation, spaces and invisible
+ * characters, which stand for nothing in the skeleton. A name not listed stays text (its letters count).
+ */
+const NAMED_REFERENCES: Map<string, string> = (() => {
+  const table = new Map<string, string>();
+  for (const letter of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz') {
+    for (const family of ['opf', 'scr', 'fr']) table.set(letter + family, letter);
+  }
+  for (const [name, text] of [['ell', 'l'], ['sup1', '1'], ['sup2', '2'], ['sup3', '3'], ['trade', 'TM'], ['TRADE', 'TM'], ['fflig', 'ff'], ['filig', 'fi'], ['fllig', 'fl'], ['ffilig', 'ffi'], ['ffllig', 'ffl'], ['ijlig', 'ij'], ['IJlig', 'IJ']]) table.set(name!, text!);
+  const nothing = 'hyphen dash minus ndash mdash horbar lowbar UnderBar period colon comma plus equals sol bsol excl quest num dollar percnt ast midast lowast lpar rpar lsqb lbrack rsqb rbrack lcub lbrace rcub rbrace verbar vert VerticalLine tilde Hat grave DiacriticalGrave apos quot QUOT lt LT gt GT amp AMP nbsp NonBreakingSpace shy zwj zwnj ZeroWidthSpace NegativeThinSpace NegativeMediumSpace NegativeThickSpace NegativeVeryThinSpace NoBreak semi commat Tab NewLine ensp emsp emsp13 emsp14 thinsp hairsp numsp puncsp MediumSpace ThinSpace VeryThinSpace hybull bull bullet middot centerdot CenterDot sdot ic InvisibleComma it InvisibleTimes af ApplyFunction copy reg sect para pound yen cent euro deg times divide laquo raquo lsquo rsquo ldquo rdquo sbquo bdquo hellip mldr nldr prime Prime oline frasl iexcl iquest brvbar uml macr acute cedil not plusmn lrm rlm';
+  for (const name of nothing.split(' ')) table.set(name, '');
+  return table;
+})();
+
+/** What one non-ASCII code point adds to each skeleton, as UTF-8 bytes. */
+type Folded = { letters: Uint8Array; base64: Uint8Array };
+const ASTRAL_CACHE_LIMIT = 65536;
+// Every BMP code point's fold, once computed; astral ones up to a bound (the text chooses which appear).
+const bmpFolds: (Folded | undefined)[] = new Array(65536);
+const astralFolds = new Map<number, Folded>();
+const LETTER_OR_DIGIT_PATTERN = /^[\p{L}\p{N}]$/u;
+
+const NOTHING = new Uint8Array(0);
+
+/** The UTF-8 bytes of a short well-formed text (a folded character), without a Buffer's set-up cost. */
+function utf8(text: string): Uint8Array {
+  const bytes: number[] = [];
+  for (const character of text) {
+    const code = character.codePointAt(0)!;
+    if (code < 0x80) bytes.push(code);
+    else if (code < 0x800) bytes.push(0xc0 | (code >> 6), 0x80 | (code & 0x3f));
+    else if (code < 0x10000) bytes.push(0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f));
+    else bytes.push(0xf0 | (code >> 18), 0x80 | ((code >> 12) & 0x3f), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f));
+  }
+  return Uint8Array.from(bytes);
+}
+
+/**
+ * What a non-ASCII code point adds to the two skeletons: its NFKC form (Unicode UAX #15: fullwidth `ｓ`,
+ * mathematical `𝐬`, ligature `ﬁ` become `s`, `s`, `fi`) case-folded and cut to letters and digits, and
+ * its base64 characters (case kept), each as UTF-8 bytes. Zero-width, soft hyphen, combining marks and
+ * other punctuation add nothing. Cached (every BMP code point, 65,536 astral ones), so a long text folds
+ * at the cost of a lookup per character.
+ */
+function foldCodePoint(codePoint: number): Folded {
+  const cached = codePoint < 65536 ? bmpFolds[codePoint] : astralFolds.get(codePoint);
+  if (cached) return cached;
+  let letters = '';
+  let base64 = '';
+  for (const character of String.fromCodePoint(codePoint).normalize('NFKC')) {
+    const code = character.codePointAt(0)!;
+    if (code < 128) {
+      if (LETTER_OR_DIGIT[code]) letters += String.fromCharCode(LETTER_OR_DIGIT[code]!);
+      if (BASE64_CHARACTER[code]) base64 += String.fromCharCode(BASE64_CHARACTER[code]!);
+    } else if (LETTER_OR_DIGIT_PATTERN.test(character)) {
+      for (const lower of character.toLowerCase()) if (LETTER_OR_DIGIT_PATTERN.test(lower)) letters += lower;
+    }
+  }
+  const folded: Folded = { letters: letters ? utf8(letters) : NOTHING, base64: base64 ? utf8(base64) : NOTHING };
+  if (codePoint < 65536) bmpFolds[codePoint] = folded;
+  else if (astralFolds.size < ASTRAL_CACHE_LIMIT) astralFolds.set(codePoint, folded);
+  return folded;
+}
+
+/**
+ * One skeleton of a text: its characters as UTF-8 bytes, in order (so a native byte search finds a
+ * target), and optionally where each byte came from: the start and end (UTF-16 offsets) of the text it
+ * was decoded from. `ring` > 0 keeps only the positions of the last `ring` bytes (for
+ * `Redactor.tail`); 0 keeps none, -1 keeps all. `keepBytes` false counts bytes without keeping them.
+ */
+class Lane {
+  bytes: Buffer;
+  length = 0;
+  starts: Int32Array | undefined;
+  ends: Int32Array | undefined;
+  ring: number;
+  keepBytes: boolean;
+  /**
+   * While set, this lane holds what that lane holds, unwritten (the escapes-as-written lane is the decoded
+   * one until a text has an escape with letters or digits in it); `unshadow` makes the copy then.
+   */
+  shadowOf: Lane | undefined;
+  constructor(ring: number, keepBytes: boolean, capacity = 256, shadowOf?: Lane, reuse?: Buffer) {
+    this.shadowOf = shadowOf;
+    this.ring = ring;
+    this.keepBytes = keepBytes;
+    this.bytes = reuse && reuse.length >= capacity ? reuse : Buffer.allocUnsafe(keepBytes ? Math.max(capacity, 16) : 0);
+    if (ring !== 0) {
+      this.starts = new Int32Array(ring > 0 ? ring : 256);
+      this.ends = new Int32Array(ring > 0 ? ring : 256);
+    }
+  }
+  push(byte: number, start: number, end: number): void {
+    if (this.shadowOf) return;
+    if (this.keepBytes) {
+      if (this.length === this.bytes.length) {
+        const grown = Buffer.allocUnsafe(this.bytes.length * 2);
+        this.bytes.copy(grown);
+        this.bytes = grown;
+      }
+      this.bytes[this.length] = byte;
+    }
+    if (this.starts) this.position(start, end);
+    this.length++;
+  }
+  position(start: number, end: number): void {
+    let slot = this.length;
+    if (this.ring > 0) slot %= this.ring;
+    else if (slot === this.starts!.length) {
+      const starts = new Int32Array(slot * 2);
+      const ends = new Int32Array(slot * 2);
+      starts.set(this.starts!);
+      ends.set(this.ends!);
+      this.starts = starts;
+      this.ends = ends;
+    }
+    this.starts![slot] = start;
+    this.ends![slot] = end;
+  }
+  /** Appends `bytes` (a folded character's UTF-8), every byte from `start` to `end`. */
+  pushBytes(bytes: Uint8Array, start: number, end: number): void {
+    for (let index = 0; index < bytes.length; index++) this.push(bytes[index]!, start, end);
+  }
+  /** Its length, shadowed or not. */
+  size(): number {
+    return this.shadowOf ? this.shadowOf.length : this.length;
+  }
+  /** Stops shadowing: copies the shadowed lane's bytes, to be written on from here. */
+  unshadow(): void {
+    const shadowed = this.shadowOf!;
+    this.shadowOf = undefined;
+    if (this.bytes.length < shadowed.bytes.length) this.bytes = Buffer.allocUnsafe(shadowed.bytes.length);
+    shadowed.bytes.copy(this.bytes, 0, 0, shadowed.length);
+    this.length = shadowed.length;
+  }
+  /** The bytes kept so far. */
+  view(): Buffer {
+    return this.bytes.subarray(0, this.length);
+  }
+}
+
+const isHexCode = (code: number) => (code >= 48 && code <= 57) || (code >= 65 && code <= 70) || (code >= 97 && code <= 102);
+const hexValue = (code: number) => (code <= 57 ? code - 48 : (code | 32) - 87);
+
+// What the escape `escapeEnd` recognised stands for ('' for nothing the skeleton keeps).
+let escaped = '';
+
+/** A percent-encoded byte at `at`, encoded once or more (`%73`, `%2573`, `%252573`): its end, or `at`; the byte in `percentByte`. */
+let percentByte = 0;
+function percentEnd(text: string, at: number): number {
+  let next = at + 1;
+  while (text.charCodeAt(next) === 50 && text.charCodeAt(next + 1) === 53) next += 2;
+  if (isHexCode(text.charCodeAt(next)) && isHexCode(text.charCodeAt(next + 1))) {
+    percentByte = hexValue(text.charCodeAt(next)) * 16 + hexValue(text.charCodeAt(next + 1));
+    return next + 2;
+  }
+  if (next > at + 1) {
+    // `%25` not followed by two hex digits is a percent sign.
+    percentByte = 0x25;
+    return next;
+  }
+  return at;
+}
+
+/**
+ * The end of an escape starting at `at` (`%`, `\` or `&`), with what it stands for in `escaped`, or
+ * `at` when none starts there. Percent-encoding of UTF-8 (RFC 3986, 2.1) to any depth; JSON and
+ * JavaScript escapes `\uXXXX` (surrogate pairs joined), `\xXX`, `\n`, `\r`, `\t` behind any number of
+ * backslashes (RFC 8259, 7); HTML character references, numeric or named, escaped as `&amp;` to any
+ * depth (WHATWG HTML, 13.5). Each step is bounded, so a text is scanned in linear time.
+ */
+function escapeEnd(text: string, at: number): number {
+  const first = text.charCodeAt(at);
+  if (first === 37) {
+    const end = percentEnd(text, at);
+    if (end === at) return at;
+    const lead = percentByte;
+    if (lead < 0x80) {
+      escaped = String.fromCharCode(lead);
+      return end;
+    }
+    // A UTF-8 sequence written as escapes: `%EF%BD%93` is `ｓ`. Anything else stands for nothing.
+    const following = lead >= 0xf0 && lead <= 0xf4 ? 3 : lead >= 0xe0 ? 2 : lead >= 0xc2 && lead < 0xe0 ? 1 : 0;
+    escaped = '';
+    if (following === 0) return end;
+    let codePoint = lead & (0x3f >> following);
+    let next = end;
+    for (let index = 0; index < following; index++) {
+      if (text.charCodeAt(next) !== 37) return end;
+      const after = percentEnd(text, next);
+      if (after === next || (percentByte & 0xc0) !== 0x80) return end;
+      codePoint = codePoint * 64 + (percentByte & 0x3f);
+      next = after;
+    }
+    if (codePoint > 0x10ffff || (codePoint >= 0xd800 && codePoint < 0xe000)) return end;
+    escaped = String.fromCodePoint(codePoint);
+    return next;
+  }
+  if (first === 92) {
+    let next = at;
+    while (text.charCodeAt(next) === 92) next++;
+    const letter = text.charCodeAt(next) | 32;
+    if (letter === 117 && isHexCode(text.charCodeAt(next + 1)) && isHexCode(text.charCodeAt(next + 2)) && isHexCode(text.charCodeAt(next + 3)) && isHexCode(text.charCodeAt(next + 4))) {
+      const unit = parseInt(text.slice(next + 1, next + 5), 16);
+      escaped = String.fromCharCode(unit);
+      const end = next + 5;
+      if (unit >= 0xd800 && unit < 0xdc00 && text.charCodeAt(end) === 92) {
+        let low = end;
+        while (text.charCodeAt(low) === 92) low++;
+        if ((text.charCodeAt(low) | 32) === 117 && /^[dD][c-fC-F][0-9A-Fa-f]{2}$/.test(text.slice(low + 1, low + 5))) {
+          escaped += String.fromCharCode(parseInt(text.slice(low + 1, low + 5), 16));
+          return low + 5;
+        }
+      }
+      if (unit >= 0xd800 && unit < 0xe000) escaped = '';
+      return end;
+    }
+    if (letter === 120 && isHexCode(text.charCodeAt(next + 1)) && isHexCode(text.charCodeAt(next + 2))) {
+      escaped = String.fromCharCode(hexValue(text.charCodeAt(next + 1)) * 16 + hexValue(text.charCodeAt(next + 2)));
+      return next + 3;
+    }
+    escaped = '';
+    // `\n`, `\r`, `\t`: a line break or tab written as an escape stands for nothing, like the character.
+    const code = text.charCodeAt(next);
+    return code === 110 || code === 114 || code === 116 ? next + 1 : next;
+  }
+  if (first === 38) {
+    let next = at + 1;
+    while (text.startsWith('amp;', next)) next += 4;
+    if (text.charCodeAt(next) === 35) {
+      const hex = (text.charCodeAt(next + 1) | 32) === 120;
+      let digit = next + (hex ? 2 : 1);
+      let value = 0;
+      const begin = digit;
+      while (digit - begin < 8 && (hex ? isHexCode(text.charCodeAt(digit)) : text.charCodeAt(digit) >= 48 && text.charCodeAt(digit) <= 57)) {
+        value = value * (hex ? 16 : 10) + hexValue(text.charCodeAt(digit));
+        digit++;
+      }
+      if (digit > begin) {
+        escaped = value <= 0x10ffff && !(value >= 0xd800 && value < 0xe000) ? String.fromCodePoint(value) : '';
+        return text.charCodeAt(digit) === 59 ? digit + 1 : digit;
+      }
+    }
+    let name = next;
+    while (name - next < 32 && /[A-Za-z0-9]/.test(text[name] ?? '')) name++;
+    if (name > next && text.charCodeAt(name) === 59) {
+      const named = NAMED_REFERENCES.get(text.slice(next, name));
+      if (named !== undefined) {
+        escaped = named;
+        return name + 1;
+      }
+    }
+    // `&amp;` (to any depth) before something else: an ampersand.
+    escaped = '';
+    return next > at + 1 ? next : at;
+  }
+  return at;
+}
+
+/**
+ * Appends the skeletons of `text` from `from` to `to` (UTF-16 offsets): to `letters` its letters and
+ * digits, case-folded and NFKC-folded, after decoding escapes (`escapeEnd`); to `base64` its base64 and
+ * base64url characters, case kept, after the same decoding; to `raw` its letters and digits with escapes
+ * read as written (`%2573` as `2573`), so text that happens to end in `%25` or `&#` before the key, and
+ * turns its first characters into an escape, does not hide it. Everything else (spaces, line breaks,
+ * punctuation, zero-width characters, soft hyphens) adds nothing. Linear in the text's length.
+ */
+function scanSkeleton(text: string, from: number, to: number, letters: Lane, base64: Lane, raw: Lane): void {
+  if (letters.starts || base64.starts || raw.starts || !letters.keepBytes || !base64.keepBytes || !raw.keepBytes) {
+    for (let at = from; at < to; ) at = scanToken(text, at, to, letters, base64, raw);
+    return;
+  }
+  // The hot path, inlined with the lanes' bytes in locals: most text is ASCII letters, digits and punctuation.
+  let letterBytes = letters.bytes;
+  let letterLength = letters.length;
+  let baseBytes = base64.bytes;
+  let baseLength = base64.length;
+  let rawBytes = raw.bytes;
+  let rawLength = raw.length;
+  let shadowing = raw.shadowOf !== undefined;
+  let at = from;
+  while (at < to) {
+    const code = text.charCodeAt(at);
+    if (code < 128 && code !== 37 && code !== 92 && code !== 38 && letterLength < letterBytes.length && baseLength < baseBytes.length && (shadowing || rawLength < rawBytes.length)) {
+      const letter = LETTER_OR_DIGIT[code]!;
+      if (letter !== 0) {
+        letterBytes[letterLength++] = letter;
+        if (!shadowing) rawBytes[rawLength++] = letter;
+      }
+      const base = BASE64_CHARACTER[code]!;
+      if (base !== 0) baseBytes[baseLength++] = base;
+      at++;
+      continue;
+    }
+    letters.length = letterLength;
+    base64.length = baseLength;
+    raw.length = rawLength;
+    at = scanToken(text, at, to, letters, base64, raw);
+    letterBytes = letters.bytes;
+    letterLength = letters.length;
+    baseBytes = base64.bytes;
+    baseLength = base64.length;
+    rawBytes = raw.bytes;
+    rawLength = raw.length;
+    shadowing = raw.shadowOf !== undefined;
+  }
+  letters.length = letterLength;
+  base64.length = baseLength;
+  raw.length = rawLength;
+}
+
+/** `scanSkeleton` for the one character or escape at `at`; returns where the next one starts. */
+function scanToken(text: string, at: number, to: number, letters: Lane, base64: Lane, raw: Lane): number {
+  const code = text.charCodeAt(at);
+  if (code < 128) {
+    if (code === 37 || code === 92 || code === 38) {
+      const end = Math.min(escapeEnd(text, at), to);
+      if (end > at) {
+        if (raw.shadowOf) {
+          let written = false;
+          for (let index = at; index < end && !written; index++) written = LETTER_OR_DIGIT[text.charCodeAt(index)]! !== 0;
+          if (written) raw.unshadow();
+        }
+        for (const character of escaped) emitCodePoint(character.codePointAt(0)!, at, end, letters, base64, undefined);
+        // Escapes are ASCII: their letters and digits as written.
+        for (let index = at; index < end; index++) {
+          const letter = LETTER_OR_DIGIT[text.charCodeAt(index)]!;
+          if (letter) raw.push(letter, index, index + 1);
+        }
+        return end;
+      }
+    }
+    emitCodePoint(code, at, at + 1, letters, base64, raw);
+    return at + 1;
+  }
+  let end = at + 1;
+  let codePoint = code;
+  if (code >= 0xd800 && code < 0xdc00 && end < to) {
+    const low = text.charCodeAt(end);
+    if (low >= 0xdc00 && low < 0xe000) {
+      codePoint = (code - 0xd800) * 0x400 + (low - 0xdc00) + 0x10000;
+      end++;
+    }
+  }
+  if (codePoint < 0xd800 || codePoint >= 0xe000) emitCodePoint(codePoint, at, end, letters, base64, raw);
+  return end;
+}
+
+/** Appends what one character (decoded) adds to each skeleton; to `raw` as to `letters`, when given. */
+function emitCodePoint(codePoint: number, start: number, end: number, letters: Lane, base64: Lane, raw: Lane | undefined): void {
+  if (codePoint < 128) {
+    const letter = LETTER_OR_DIGIT[codePoint]!;
+    if (letter) {
+      letters.push(letter, start, end);
+      raw?.push(letter, start, end);
+    }
+    if (BASE64_CHARACTER[codePoint]) base64.push(BASE64_CHARACTER[codePoint]!, start, end);
+    return;
+  }
+  const folded = foldCodePoint(codePoint);
+  if (folded.letters.length) {
+    letters.pushBytes(folded.letters, start, end);
+    raw?.pushBytes(folded.letters, start, end);
+  }
+  if (folded.base64.length) base64.pushBytes(folded.base64, start, end);
+}
+
+/**
+ * Where a text ends in an escape the cut left open (`%`, `%25`, `%2`, `\`, `\u00`, `&amp;#x6`, `&hyph`),
+ * as the offset it starts at, or the text's length. Only the last 256 characters are looked at.
+ */
+function openEscapeStart(text: string): number {
+  for (let at = Math.max(0, text.length - OPEN_ESCAPE_LONGEST); at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    if (code !== 37 && code !== 92 && code !== 38) continue;
+    const rest = text.slice(at);
+    if (/^%(?:25)*[0-9A-Fa-f]?$/.test(rest) || /^\\+(?:[uU][0-9A-Fa-f]{0,3}|[xX][0-9A-Fa-f]?)?$/.test(rest) || /^&(?:amp;)*(?:#[xX]?[0-9A-Fa-f]{0,8}|[A-Za-z][A-Za-z0-9]{0,31})?$/.test(rest)) return at;
+  }
+  return text.length;
+}
+
+/** The skeleton of the key: its letters and digits, NFKC-folded and case-folded, as `scanSkeleton` reads text. */
+export function keySkeleton(secret: string): string {
+  const letters = new Lane(0, true);
+  scanSkeleton(secret, 0, secret.length, letters, new Lane(0, false), new Lane(0, false));
+  return letters.view().toString('utf8');
+}
+
+/** Merges `[start, end)` pairs (flat) into sorted, disjoint pairs. */
+function mergeRanges(flat: number[]): number[] {
+  const pairs: [number, number][] = [];
+  for (let index = 0; index < flat.length; index += 2) pairs.push([flat[index]!, flat[index + 1]!]);
+  pairs.sort((left, right) => left[0] - right[0]);
+  const merged: number[] = [];
+  for (const [start, end] of pairs) {
+    if (merged.length && start <= merged[merged.length - 1]!) merged[merged.length - 1] = Math.max(merged[merged.length - 1]!, end);
+    else merged.push(start, end);
+  }
+  return merged;
+}
+
+/** Every occurrence of each target in `lane`, as flat `[start, end)` pairs of byte indexes; `forward`, those of `targets[0]` too. */
+function findTargets(lane: Buffer, targets: Buffer[], forward?: number[]): number[] {
+  const found: number[] = [];
+  targets.forEach((target, index) => {
+    for (let at = lane.indexOf(target); at !== -1; at = lane.indexOf(target, at + 1)) {
+      found.push(at, at + target.length);
+      if (index === 0) forward?.push(at, at + target.length);
+    }
+  });
+  return found;
+}
+
+/**
+ * Widens a match of the key's skeleton over the key's own characters before its first and after its
+ * last letter or digit (`/+"\` of `canary-9c41/+"\`), where the text has them next to it: after, as
+ * written or escaped (`\"`, `%2F`); before, as written. Case-insensitive, like the match.
+ * @returns The widened `[start, end)` UTF-16 offsets.
+ */
+function widenToKey(text: string, start: number, end: number, leading: string, trailing: string): [number, number] {
+  let after = end;
+  for (const character of trailing) {
+    if (after >= text.length) break;
+    if (text[after] === '\\') {
+      // A run of backslashes: a backslash of the key at some depth of escaping, or the escape of the next character (`\"`).
+      let run = after;
+      while (text[run] === '\\' && run - after < 8) run++;
+      if (character === '\\') after = run;
+      else if (text[run] === character) after = run + 1;
+      else break;
+      continue;
+    }
+    const escapeStop = text[after] === '%' || text[after] === '&' ? escapeEnd(text, after) : after;
+    const written = escapeStop > after ? escaped : text[after]!;
+    if (written.toLowerCase() !== character.toLowerCase()) break;
+    after = escapeStop > after ? escapeStop : after + 1;
+  }
+  let before = start;
+  for (let index = leading.length - 1; index >= 0 && before > 0; index--) {
+    if (text[before - 1]!.toLowerCase() !== leading[index]!.toLowerCase()) break;
+    before--;
+  }
+  return [before, after];
 }
 
 /**

@@ -1,0 +1,298 @@
+/**
+ * The key in every form an API can still echo (issue 8, "The key"): `redactor` unit by unit, one form
+ * per test, the false-positive rule on real text, the cut that no guess can steer (case 49), and the
+ * same forms through a real `probe` call to a 127.0.0.1 API this file starts and stops. The forms are
+ * the exact strings of fixtures/redaction/key-forms.json.
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { redactor, keySkeleton, withheldNote, SKELETON_MIN_LENGTH, WITHHELD_MARK } from './redaction.ts';
+import { createHandler, readConfig } from './probe-server.ts';
+import { recordedGets } from './github-replay.ts';
+
+const HERE = fileURLToPath(new URL('.', import.meta.url));
+const FIXTURE: { key: string; forms: Record<string, string> } = JSON.parse(readFileSync(`${HERE}fixtures/redaction/key-forms.json`, 'utf8'));
+const KEY = FIXTURE.key;
+const redact = redactor(KEY);
+// What the MIME form keeps: the base64 of the text around the key, and the characters that mix its bytes with theirs.
+const MIME_REDACTED = 'UHJlYW1ibGUgYnl0ZXMgYmVmb3JlIHRoZSBrZXksIGVub3VnaCB0byB3cmFwIGEgbGluZS4gUHJl\r\nYW1ibGUgYnl0ZXMgYmVmb3JlIHRoZSBrZXksIGVub3VnaCB0byB3cmFwIGEgbGluZS4g[redacted]AgYW5kIGFmdGVy';
+
+/** The redacted text expected for each fixture form placed between `<` and `>`. */
+function expectedFor(name: string): string {
+  return name === 'base64 in 76-column MIME lines' ? `<${MIME_REDACTED}>` : '<[redacted]>';
+}
+
+describe('redactor: the key in every form an API can echo (issue 8)', () => {
+  for (const [name, form] of Object.entries(FIXTURE.forms)) {
+    it(`redacts the key written as: ${name}`, () => {
+      assert.equal(redact.text(`<${form}>`), expectedFor(name));
+    });
+  }
+
+  it('redacts the key after text that turns its first characters into an escape (`%25` before hex, `&#` before a digit)', () => {
+    assert.deepEqual([redact.text(`x%25${FIXTURE.forms.hex}`), redact.text(`&#${FIXTURE.forms.reversed}`), redact.text(`100%${Buffer.from(KEY).toString('hex').toUpperCase()}`)], ['x%25[redacted]', '&#[redacted]', '100%[redacted]']);
+  });
+
+  it('redacts a key split across JSON strings, each string\'s share of it', () => {
+    assert.deepEqual(redact.value({ a: 'id sk-canary-3f9a', b: '2b7c41d8e6f0 end', c: 'other' }, true), { a: 'id [redacted]', b: '[redacted] end', c: 'other' });
+  });
+
+  it('redacts a key split across array items and nested objects, with member names between', () => {
+    assert.deepEqual(redact.value({ parts: ['sk-ca', { x: 'nary-3f9a2' }, 'b7c41d8e6f0'], n: 1 }, true), { parts: ['[redacted]', { x: '[redacted]' }, '[redacted]'], n: 1 });
+  });
+
+  it('redacts a key split between a member name and its value', () => {
+    assert.deepEqual(redact.value({ 'sk-canary-3f9a': '2b7c41d8e6f0' }, true), { '[redacted]': '[redacted]' });
+  });
+
+  it('replaces a number that completes a key split across values', () => {
+    assert.deepEqual(redact.value({ a: 'sk-canary-3f9a2b7c41d8e6f', n: 0, z: 'x' }, true), { a: '[redacted]', n: '[redacted]', z: 'x' });
+  });
+
+  it('redacts the key in a Content-Type parameter, a location and a note of a probe result', () => {
+    const result = {
+      contentType: `application/json; k=${FIXTURE.forms.hex}`,
+      location: `https://login.example/?k=${FIXTURE.forms['percent-encoded four times']}&next=%2F`,
+      note: `The API said: ${FIXTURE.forms.fullwidth}.`,
+    };
+    assert.deepEqual(redact.value(result, true), { contentType: 'application/json; k=[redacted]', location: 'https://login.example/?k=[redacted]&next=%2F', note: 'The API said: [redacted].' });
+  });
+
+  it('takes the key\'s own punctuation at its ends along, as written or escaped', () => {
+    const key = 'canary-9c41e7d2-must-never-print/+"\\';
+    assert.deepEqual([redactor(key).text(`<${key}>`), redactor(key).text(JSON.stringify({ k: key })), redactor(key).text(`k=${encodeURIComponent(key)}&x`)], ['<[redacted]>', '{"k":"[redacted]"}', 'k=[redacted]&x']);
+  });
+
+  it('redacts a key split across strings in an outgoing message, in the structured content and in its text copy', () => {
+    const structured = { body: { a: 'sk-canary-3f9a', b: '2b7c41d8e6f0' }, status: 200 };
+    const message = { jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured } };
+    const cleaned = { body: { a: '[redacted]', b: '[redacted]' }, status: 200 };
+    assert.deepEqual(redact.message(message), { jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: JSON.stringify(cleaned) }], structuredContent: cleaned } });
+  });
+
+  it('returns a value in which nothing matched as it is, not a copy', () => {
+    const body = { id: 'm1', tags: ['a', 'b'] };
+    assert.equal(redact.value(body, true), body);
+  });
+});
+
+describe('redactor: ordinary text survives (issue 8, the false-positive rule)', () => {
+  // A GitHub-style token beside the canary: real-looking keys of both shapes.
+  const keys = [KEY, 'ghp_R8x2LmQ4vT9wZ1kP6nJ3sY7bH5cF0dA2eG4i'];
+
+  it(`matches by skeleton only a key of ${SKELETON_MIN_LENGTH} or more letters and digits`, () => {
+    assert.deepEqual([keySkeleton(KEY), keySkeleton('sk-live-12345'), SKELETON_MIN_LENGTH], ['skcanary3f9a2b7c41d8e6f0', 'sklive12345', 12]);
+  });
+
+  it('matches a key of fewer letters and digits only whole and contiguous (strict forms)', () => {
+    const short = redactor('sk-live-12345');
+    assert.equal(short.text('s k - l i v e - 1 2 3 4 5, sk_live_12345, sk-live-12345'), 's k - l i v e - 1 2 3 4 5, sk_live_12345, [redacted]');
+  });
+
+  it('leaves a page of ordinary English text unchanged (fixtures/redaction/ordinary-text.txt)', () => {
+    const text = readFileSync(`${HERE}fixtures/redaction/ordinary-text.txt`, 'utf8');
+    assert.deepEqual(keys.map((key) => redactor(key).text(text) === text), [true, true]);
+  });
+
+  it('leaves every recorded GitHub response (@octokit/fixtures) unchanged, as values and as text', () => {
+    const changed: string[] = [];
+    for (const key of keys) {
+      const keyed = redactor(key);
+      for (const recorded of recordedGets()) {
+        if (keyed.value(recorded.body, true) !== recorded.body || keyed.text(JSON.stringify(recorded.body)) !== JSON.stringify(recorded.body)) changed.push(`${recorded.scenario} ${recorded.path}`);
+      }
+    }
+    assert.deepEqual([changed, recordedGets().length > 20], [[], true]);
+  });
+
+  it('leaves openapi.json, its examples included, unchanged', () => {
+    const document = JSON.parse(readFileSync(`${HERE}openapi.json`, 'utf8'));
+    assert.deepEqual(keys.map((key) => redactor(key).value(document, true) === document && redactor(key).text(JSON.stringify(document, null, 2)) === JSON.stringify(document, null, 2)), [true, true]);
+  });
+});
+
+describe('redactor: the cut no guess can steer (issue 8, case 49)', () => {
+  // A wrong key of the same length whose every character has the same class, and the same
+  // width in every form (letters a-c and d-z keep their decimal code width; digits stay digits).
+  const wrongCharacter = (character: string) => (/[a-b]/.test(character) ? String.fromCharCode(character.charCodeAt(0) + 1) : character === 'c' ? 'a' : /[d-y]/.test(character) ? String.fromCharCode(character.charCodeAt(0) + 1) : character === 'z' ? 'd' : /[0-8]/.test(character) ? String.fromCharCode(character.charCodeAt(0) + 1) : character === '9' ? '0' : character);
+  const WRONG = [...KEY].map(wrongCharacter).join('');
+  const percent = (text: string, depth: number) => [...Buffer.from(text)].map((byte) => `%${'25'.repeat(depth - 1)}${byte.toString(16).toUpperCase().padStart(2, '0')}`).join('');
+  const forms: Record<string, (key: string) => string> = {
+    'as written': (key) => key,
+    'hex': (key) => Buffer.from(key).toString('hex'),
+    'reversed': (key) => [...key].reverse().join(''),
+    'percent-encoded four times': (key) => percent(key, 4),
+    'HTML decimal references': (key) => [...key].map((character) => `&#${character.charCodeAt(0)};`).join(''),
+    'fullwidth': (key) => [...key].map((character) => String.fromCharCode(character.charCodeAt(0) + 0xfee0)).join(''),
+    'zero-width joined': (key) => [...key].join('\u200b'),
+    'JSON escaped twice': (key) => [...key].map((character) => `\\\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`).join(''),
+  };
+  const padding = 'The path you asked for was not found: /v2/spring/' + 'A'.repeat(400);
+
+  /**
+   * For every form and every prefix length: the text ending in the right guess and in the wrong one.
+   * Prefixes that already spell the whole key are left out (`&#115;...&#48` without its last `;`):
+   * they are the key, and redacted as such.
+   */
+  function guesses(): { name: string; right: string; wrong: string }[] {
+    const out = [];
+    for (const [name, form] of Object.entries(forms)) {
+      const [right, wrong] = [form(KEY), form(WRONG)];
+      for (let length = 1; length < right.length; length++) {
+        if (redact.text(right.slice(0, length)) === right.slice(0, length)) out.push({ name: `${name} cut at ${length}`, right: padding + right.slice(0, length), wrong: padding + wrong.slice(0, length) });
+      }
+    }
+    return out;
+  }
+
+  it('cuts a text ending in a right guess and in a wrong one at the same place, in every form, at every prefix length', () => {
+    const differ: string[] = [];
+    const shown: string[] = [];
+    let compared = 0;
+    for (const { name, right, wrong } of guesses()) {
+      const [cutRight, cutWrong] = [redact.tail(right), redact.tail(wrong)];
+      compared++;
+      // The same length, each a prefix of its own text: the outputs differ at most in the guessed characters themselves.
+      if (cutRight.length !== cutWrong.length || cutRight !== right.slice(0, cutRight.length - WITHHELD_MARK.length) + WITHHELD_MARK || cutWrong !== wrong.slice(0, cutWrong.length - WITHHELD_MARK.length) + WITHHELD_MARK) differ.push(name);
+      // And no character of the guess is kept.
+      if (cutRight.length - WITHHELD_MARK.length > padding.length) shown.push(name);
+    }
+    assert.deepEqual([differ, shown, compared], [[], [], 727]);
+  });
+
+  it('cuts every such text at the same place whatever the key (another key of the same length and classes)', () => {
+    const other = redactor(WRONG);
+    const differ = guesses().flatMap(({ name, right, wrong }) => (redact.tail(right) === other.tail(right) && redact.tail(wrong) === other.tail(wrong) ? [] : [name]));
+    assert.deepEqual(differ, []);
+  });
+
+  it('withholds at least `withheld` characters and `withheldLetters` letters or digits, and says so', () => {
+    assert.deepEqual([redact.withheld, redact.withheldLetters, redact.tail('x'.repeat(400)), withheldNote(redact)], [
+      306, 51, `${'x'.repeat(94)}${WITHHELD_MARK}`,
+      'Its end is withheld whatever it holds (marked […end withheld]): at least its last 306 characters, and at least 51 letters or digits, so a cut never shows the start of the API key.',
+    ]);
+  });
+
+  it('withholds letters and digits written as escapes the same as written plainly: a long escaped end goes further back', () => {
+    // 400 characters of `&#120;` hold 66 letters: past the 306-character minimum, the cut goes back to hold 51 of them.
+    assert.equal(redact.tail(`${'y'.repeat(400)}${'&#120;'.repeat(66)}&#12`), `${'y'.repeat(400)}${'&#120;'.repeat(15)}${WITHHELD_MARK}`);
+  });
+
+  it('reads only the end of a long text, and cuts it where reading all of it would', () => {
+    // 200,000 characters of `&amp;#120;` (an x escaped twice, 10 characters each): 51 letters are 510 characters.
+    const text = '&amp;#120;'.repeat(20000);
+    assert.deepEqual([redact.tail(text) === `${'&amp;#120;'.repeat(20000 - 51)}${WITHHELD_MARK}`, redact.tail(`${'a'.repeat(100000)}${FIXTURE.forms.hex.slice(0, 40)}`) === `${'a'.repeat(100000 + 40 - 306)}${WITHHELD_MARK}`], [true, true]);
+  });
+
+  it('withholds an escape the cut left open as a whole, whatever it holds', () => {
+    // Read as text, `%2525…` would be 200 digits: without the rule the cut would keep `%` and a run of `25`s.
+    const short = redactor('abcdefghijkl');
+    assert.deepEqual([short.withheld, short.withheldLetters, short.tail(`${'y'.repeat(200)}%${'25'.repeat(100)}`)], [144, 23, `${'y'.repeat(177)}${WITHHELD_MARK}`]);
+  });
+});
+
+describe('redactor: cost (issue 8: nothing stalls the server)', () => {
+  it('reads a megabyte of escapes, look-alikes and distinct letters of other scripts that never complete the key in linear time', () => {
+    const near = KEY.slice(0, -1);
+    // 100,000 distinct CJK letters outside the BMP: each is folded (NFKC) once, no cache holds them all.
+    const distinct = Array.from({ length: 100000 }, (_, index) => String.fromCodePoint(0x20000 + index)).join('');
+    const text = [distinct,
+      '%25'.repeat(40000), '&amp;'.repeat(20000), '\\'.repeat(100000), '&#'.repeat(50000),
+      `${FIXTURE.forms.fullwidth.slice(0, -1)} `.repeat(4000), `${Buffer.from(near).toString('hex')} `.repeat(4000), `${near} `.repeat(12000),
+    ].join('');
+    const began = performance.now();
+    const out = redact.text(text);
+    const took = performance.now() - began;
+    assert.deepEqual([out === text, text.length > 1_000_000, took < 2000], [true, true, true]);
+  });
+});
+
+type Route = (req: IncomingMessage, res: ServerResponse) => void;
+
+describe('probe: the key in every form, through a real call (issue 8)', () => {
+  let server: Server;
+  let base = '';
+  const routes: Record<string, Route> = {
+    '/v2/forms': (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(FIXTURE.forms));
+    },
+    '/v2/split': (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ a: 'sk-canary-3f9a', b: '2b7c41d8e6f0', items: [{ 'sk-canary': '-3f9a2b7c41d8e6f0' }] }));
+    },
+    '/v2/duplicate': (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(`{"id":"m1","id":"${FIXTURE.forms['HTML hex references']}"}`);
+    },
+    '/v2/headers': (_req, res) => {
+      res.writeHead(302, { 'content-type': `text/plain; k=${FIXTURE.forms.reversed}`, location: `http://127.0.0.1:1/?k=${FIXTURE.forms['hex upper case, bytes spaced'].replace(/ /g, '+')}` });
+      res.end(`echo: ${FIXTURE.forms['HTML decimal references']}\n`);
+    },
+  };
+  // Spring's 404: the request path reflected in a JSON body (case 49's input).
+  const reflect: Route = (req, res) => {
+    res.writeHead(404, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ timestamp: '2026-11-30T12:00:00.000+00:00', status: 404, error: 'Not Found', path: req.url }));
+  };
+  before(async () => {
+    server = createServer((req, res) => (routes[(req.url ?? '/').split('?')[0]!] ?? reflect)(req, res));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v2`;
+  });
+  after(() => new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  }));
+
+  async function callProbe(env: Record<string, string>, args: Record<string, unknown>): Promise<any> {
+    const handler = createHandler(readConfig({ API_BASE_URL: base, API_KEY: KEY, ...env }, '/nonexistent'));
+    const reply: any = await handler.handleMessage({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'probe', arguments: args } });
+    return reply.result;
+  }
+
+  it('returns no form of the key in a JSON body (fixtures/redaction/key-forms.json)', async () => {
+    const { structuredContent: result } = await callProbe({}, { path: '/forms' });
+    assert.deepEqual(result.body, Object.fromEntries(Object.keys(FIXTURE.forms).map((name) => [name, expectedFor(name).slice(1, -1)])));
+  });
+
+  it('returns no key split across strings of a JSON body, nor in the text copy of the result', async () => {
+    const called = await callProbe({}, { path: '/split' });
+    // Each string's share runs from its first to its last letter or digit of the match: the hyphen that opens a share stays.
+    const expected = { a: '[redacted]', b: '[redacted]', items: [{ '[redacted]': '-[redacted]' }] };
+    assert.deepEqual([called.structuredContent.body, JSON.parse(called.content[0].text).body], [expected, expected]);
+  });
+
+  it('returns no key reversed in the Content-Type, as spaced hex in the location, or as HTML references in a text body', async () => {
+    const { structuredContent: result } = await callProbe({}, { path: '/headers' });
+    assert.deepEqual([result.contentType, result.location, result.body], ['text/plain; k=[redacted]', 'http://127.0.0.1:1/?k=[redacted]', 'echo: [redacted]\n']);
+  });
+
+  it('quotes no form of the key in a warning: a duplicate member holding it as HTML references', async () => {
+    const { structuredContent: result } = await callProbe({}, { path: '/duplicate' });
+    assert.deepEqual([result.body, result.findings.map((finding: any) => finding.values)], [{ id: '[redacted]' }, [['"m1"', '"[redacted]"']]]);
+  });
+
+  /** The answer for `guess` reflected so that it ends `end` bytes into the body, with the guess as reflected replaced by `#`s. */
+  async function probeGuess(guess: string, end: number): Promise<string> {
+    const reflected = encodeURIComponent(guess);
+    const before = '{"timestamp":"2026-11-30T12:00:00.000+00:00","status":404,"error":"Not Found","path":"/v2/spring/'.length;
+    const result = await callProbe({ PROBE_MAX_BYTES: '4096', PROBE_CHECK_MAX_BYTES: '4096' }, { path: `/spring/${'A'.repeat(end - before - reflected.length)}${guess}` });
+    return JSON.stringify([result.structuredContent.body, result.structuredContent.note]).split(reflected).join('#'.repeat(reflected.length));
+  }
+
+  it('case 49: gives the same answer for a right and a wrong guess written as hex or fullwidth, ending at the read budget', async () => {
+    const hex = Buffer.from(KEY).toString('hex');
+    const fullwidth = FIXTURE.forms.fullwidth;
+    const answers = [];
+    for (const [right, wrong] of [[hex.slice(0, 30), `${hex.slice(0, 28)}7a`], [fullwidth.slice(0, 10), `${fullwidth.slice(0, 9)}ｘ`]]) {
+      for (const end of [4096, 4096 - 40, 4096 - redact.withheld]) answers.push((await probeGuess(right!, end)) === (await probeGuess(wrong!, end)));
+    }
+    assert.deepEqual(answers, [true, true, true, true, true, true]);
+  });
+});
