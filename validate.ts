@@ -115,6 +115,7 @@ type Context = {
   memo: Map<unknown, Map<string, InternalFinding[]>>; ids: Map<object, number>;
   dispatching: Set<string>;  // base schema + instance location whose discriminator already picked a subtype
   pointers: Map<string, PointerLookup>;  // each `$ref` looked up once per check (an array of N items repeats it N times)
+  locations: Map<Segment[], string>;      // instance locations as memo keys, per segments array
   enums?: Set<unknown[]>;    // enums whose values were charged to this check's step budget (issue 8 B7)
   inexact?: InexactNumbers;  // numbers JSON parsing changed (issue 8 B13)
 };
@@ -129,6 +130,8 @@ type Documented = {
   declares: boolean;          // properties/patternProperties/additionalProperties:false seen: keys are checked
   closedAt?: string;          // schema path of an additionalProperties:false
   required: Set<string>;
+  writeOnly?: Map<string, string | null>;  // `scopedFlag` per name in responses, filled on first use
+  readOnly?: Map<string, string | null>;   // the same in requests
 };
 /**
  * How a schema is applied at one instance location. `owner`: this schema owns the location and reports
@@ -361,8 +364,19 @@ function emptyDocumented(): Documented {
   return { names: new Map(), patterns: [], additional: [], open: false, declares: false, required: new Set() };
 }
 
+/** Merged unions by their two parts, so a oneOf/anyOf met again reuses its branches' unions. */
+const mergedCache = new WeakMap<Documented, WeakMap<Documented, Documented>>();
+
 function mergeDocumented(a: Documented | undefined, b: Documented): Documented {
   if (!a) return b;
+  let byB = mergedCache.get(a);
+  if (!byB) mergedCache.set(a, byB = new WeakMap());
+  let known = byB.get(b);
+  if (!known) byB.set(b, known = mergeTwo(a, b));
+  return known;
+}
+
+function mergeTwo(a: Documented, b: Documented): Documented {
   const names = new Map(a.names);
   for (const [k, v] of b.names) names.set(k, [...(names.get(k) ?? []), ...v]);
   return {
@@ -452,7 +466,26 @@ function collect(ctx: Context, schema: unknown, schemaPath: string, alternatives
   }
 }
 
+/**
+ * What a schema documents, per document, schema object, schema path and `alternatives`: the same schema
+ * met again (every item of an array, every response of a steady probe) reuses it. Documents and schemas
+ * are not changed once loaded, so the union stays right; results are never mutated after `collect`.
+ */
+const documentedCache = new WeakMap<object, WeakMap<object, Map<string, Documented>>>();
+
 function documentedOf(ctx: Context, schema: unknown, schemaPath: string, alternatives: boolean, extra: SchemaLocation[] = []): Documented {
+  if (extra.length > 0 || !isObj(schema)) return collectDocumented(ctx, schema, schemaPath, alternatives, extra);
+  let bySchema = documentedCache.get(ctx.doc);
+  if (!bySchema) documentedCache.set(ctx.doc, bySchema = new WeakMap());
+  let byPath = bySchema.get(schema);
+  if (!byPath) bySchema.set(schema, byPath = new Map());
+  const key = alternatives ? `1${schemaPath}` : `0${schemaPath}`;
+  let known = byPath.get(key);
+  if (!known) byPath.set(key, known = collectDocumented(ctx, schema, schemaPath, alternatives, extra));
+  return known;
+}
+
+function collectDocumented(ctx: Context, schema: unknown, schemaPath: string, alternatives: boolean, extra: SchemaLocation[]): Documented {
   const acc = emptyDocumented();
   const visited = new Set<string>();
   collect(ctx, schema, schemaPath, alternatives, acc, visited);
@@ -483,14 +516,24 @@ function flagAt(ctx: Context, schema: unknown, schemaPath: string, flag: string,
 
 function scopedFlag(ctx: Context, documented: Documented, name: string): string | undefined {
   const flag = ctx.direction === 'response' ? 'writeOnly' : 'readOnly';
+  const flags = documented[flag] ??= new Map();
+  const known = flags.get(name);
+  if (known !== undefined) return known ?? undefined;
+  let found: string | undefined;
   for (const loc of documented.names.get(name) ?? []) {
-    const hit = flagAt(ctx, loc.schema, loc.schemaPath, flag);
-    if (hit) return hit;
+    found = flagAt(ctx, loc.schema, loc.schemaPath, flag);
+    if (found) break;
   }
-  return undefined;
+  flags.set(name, found ?? null);
+  return found;
 }
 
 // ---------------------------------------------------------------- the walk
+
+/** Modes and lists shared by every call that needs them (never mutated). */
+const OWN: Mode = { owner: true };
+const NOT_OWNER: Mode = { owner: false };
+const NO_PARTS: SchemaLocation[] = [];
 
 const ANNOTATIONS = new Set(['description', 'summary', 'title', '$comment', 'example', 'examples', 'deprecated', 'default']);
 
@@ -517,7 +560,7 @@ function evalSchema(ctx: Context, schema: unknown, schemaPath: string, value: un
     return [makeFinding('notChecked', segments.slice(0, MAX_INSTANCE_DEPTH), schemaPath, `was not checked below this point: the value nests deeper than ${MAX_INSTANCE_DEPTH} levels (too deep to check)`)];
   }
   const ref = schema.$ref;
-  if (typeof ref !== 'string') return evalNode(ctx, schema, schemaPath, value, segments, mode, []);
+  if (typeof ref !== 'string') return evalNode(ctx, schema, schemaPath, value, segments, mode, NO_PARTS);
   if (!isPureRef(ctx, schema)) {
     // JSON Schema 2020-12 §8.2.3.1: $ref is an applicator beside its siblings, like one more allOf branch.
     const fromRef = enterRef(ctx, ref, schemaPath, value, segments, { owner: false, union: mode.union });
@@ -584,7 +627,9 @@ function enterRef(ctx: Context, ref: string, schemaPath: string, value: unknown,
     holder = current;
     current = next;
   }
-  const location = `${current}\u0000${JSON.stringify(segments)}`;
+  let at = ctx.locations.get(segments);
+  if (at === undefined) ctx.locations.set(segments, at = JSON.stringify(segments));
+  const location = `${current}\u0000${at}`;
   // Same $ref at the same instance location again: a cycle that makes no progress (A -> B -> A).
   if (ctx.active.has(location)) return [];
   if (ctx.depth >= MAX_REF_DEPTH) {
@@ -593,7 +638,7 @@ function enterRef(ctx: Context, ref: string, schemaPath: string, value: unknown,
   const key = `${location}\u0000${mode.owner ? 1 : 0}:${idOf(ctx, mode.extra)}:${idOf(ctx, mode.union)}`;
   let byValue = ctx.memo.get(value);
   const known = byValue?.get(key);
-  if (known) return [...known];
+  if (known) return known; // results are never changed once made: callers copy or map them
   ctx.active.add(location);
   ctx.depth++;
   try {
@@ -605,7 +650,7 @@ function enterRef(ctx: Context, ref: string, schemaPath: string, value: unknown,
       }
       byValue.set(key, out);
     }
-    return [...out];
+    return out;
   } finally {
     ctx.active.delete(location);
     ctx.depth--;
@@ -630,12 +675,11 @@ function evalNode(ctx: Context, schema: JsonObject, schemaPath: string, value: u
     if (dispatched) return dispatched;
   }
   let out: InternalFinding[] = [];
-  const push = (f: InternalFinding): void => {
-    out.push(f);
-  };
 
   // type (JSON Schema 2020-12 §6.1.1)
-  const types = typeList(ctx, schema);
+  // The common case, one type name that matches (no nullable to widen it), without building a list.
+  const plain = typeof schema.type === 'string' && matchesType(schema.type, value);
+  const types = plain ? undefined : typeList(ctx, schema);
   let typeOk = true;
   if (types && types.length > 0 && !types.some((t) => matchesType(t, value))) {
     typeOk = false;
@@ -647,16 +691,16 @@ function evalNode(ctx: Context, schema: JsonObject, schemaPath: string, value: u
     } else if (value === null && schema.nullable === true && ctx.dialect === '2.0') {
       message += ' (Swagger 2.0 has no `nullable`; the vendor extension `x-nullable: true` is the usual spelling; the document likely omits null)';
     }
-    push(makeFinding('wrongType', segments, `${schemaPath}/type`, message, { expected, actual }));
+    out.push(makeFinding('wrongType', segments, `${schemaPath}/type`, message, { expected, actual }));
   }
 
-  unsupportedKeywords(ctx, schema, schemaPath, value, segments, push);
+  unsupportedKeywords(ctx, schema, schemaPath, value, segments, out);
   // A number JSON parsing changed is not the API's number: its value constraints are not checked (B13).
   const inexact = typeof value === 'number' && inexactAt(ctx, value, segments);
   if (inexact) {
     for (const keyword of ['enum', 'const', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf']) {
       if (!hasOwn(schema, keyword)) continue;
-      push(makeFinding('notChecked', segments, `${schemaPath}/${keyword}`,
+      out.push(makeFinding('notChecked', segments, `${schemaPath}/${keyword}`,
         `was not checked against \`${keyword}\`: the number in the body cannot be held exactly in a double (RFC 8259, 6), so the check would compare a different number`, { keyword }));
     }
   }
@@ -669,24 +713,24 @@ function evalNode(ctx: Context, schema: JsonObject, schemaPath: string, value: u
       message = `is null, but the enum ${show(schema.enum)} does not list null although the type allows null; ` +
         'the document probably omits null from the enum (nullable / a null type does not extend enum), so the API may be right';
     }
-    push(makeFinding('enum', segments, `${schemaPath}/enum`, message, allowedOf(schema.enum)));
+    out.push(makeFinding('enum', segments, `${schemaPath}/enum`, message, allowedOf(schema.enum)));
   }
   if (typeOk && !inexact && hasOwn(schema, 'const') && !deepEqual(schema.const, value)) {
-    push(makeFinding('enum', segments, `${schemaPath}/const`, `is ${show(value)}, but the schema requires the constant ${show(schema.const)}`, { allowed: [schema.const] }));
+    out.push(makeFinding('enum', segments, `${schemaPath}/const`, `is ${show(value)}, but the schema requires the constant ${show(schema.const)}`, { allowed: [schema.const] }));
   }
 
   if (typeof value === 'string') {
-    checkString(schema, schemaPath, value, segments, push);
+    checkString(schema, schemaPath, value, segments, out);
     // A backtracking pattern test may cost up to MAX_BACKTRACKING_STEPS: look at the clock after each (B5).
     if (typeof schema.pattern === 'string' && performance.now() > ctx.deadline) ctx.stopped ??= `it ran out of its time budget (${Math.round(ctx.deadline - ctx.started)} ms)`;
   }
-  if (typeof value === 'number' && !inexact) checkNumber(schema, schemaPath, value, segments, push);
-  if (Array.isArray(value)) checkArray(ctx, schema, schemaPath, value, segments, push);
+  if (typeof value === 'number' && !inexact) checkNumber(schema, schemaPath, value, segments, out);
+  if (Array.isArray(value)) checkArray(ctx, schema, schemaPath, value, segments, out);
 
   let union: Documented | undefined;
   if (isObj(value)) {
     union = mode.union ?? mergeDocumented(mode.extra, documentedOf(ctx, schema, schemaPath, true, refParts));
-    checkObject(ctx, schema, schemaPath, value, segments, union, push);
+    checkObject(ctx, schema, schemaPath, value, segments, union, out);
   }
 
   // allOf: every branch applies to the same instance; the undocumented check is the owner's, on the union.
@@ -710,7 +754,7 @@ function evalNode(ctx: Context, schema: JsonObject, schemaPath: string, value: u
     // A subschema that could not be fully checked decides nothing: say so instead of guessing.
     if (!sub.some(fails) && undecided.length > 0) out.push(...undecided);
     else if (!sub.some(fails)) {
-      push(makeFinding('constraint', segments, `${schemaPath}/not`, 'matches the schema under `not`, which it must not match', { keyword: 'not' }));
+      out.push(makeFinding('constraint', segments, `${schemaPath}/not`, 'matches the schema under `not`, which it must not match', { keyword: 'not' }));
     }
   }
   if (hasOwn(schema, 'if') && (hasOwn(schema, 'then') || hasOwn(schema, 'else'))) {
@@ -722,7 +766,7 @@ function evalNode(ctx: Context, schema: JsonObject, schemaPath: string, value: u
 
   // The owner of this instance location reports undocumented / writeOnly / readOnly fields once.
   if (mode.owner && union && isObj(value) && !hasAlternatives) {
-    checkDocumented(ctx, schemaPath, value, segments, union, push);
+    checkDocumented(ctx, schemaPath, value, segments, union, out);
   }
   // The same finding reached through several branches (allOf: [S, S]) is kept once, so nesting cannot double it.
   out = unique(out);
@@ -732,28 +776,44 @@ function evalNode(ctx: Context, schema: JsonObject, schemaPath: string, value: u
   return out;
 }
 
-function checkString(schema: JsonObject, schemaPath: string, value: string, segments: Segment[], push: (f: InternalFinding) => void): void {
-  const len = [...value].length; // code points, JSON Schema 2020-12 §6.3.1
+function checkString(schema: JsonObject, schemaPath: string, value: string, segments: Segment[], out: InternalFinding[]): void {
+  const len = typeof schema.maxLength === 'number' || typeof schema.minLength === 'number' ? codePoints(value) : 0;
   if (typeof schema.maxLength === 'number' && len > schema.maxLength) {
-    push(makeFinding('constraint', segments, `${schemaPath}/maxLength`, `is ${len} characters long, more than maxLength ${schema.maxLength}`, { keyword: 'maxLength' }));
+    out.push(makeFinding('constraint', segments, `${schemaPath}/maxLength`, `is ${len} characters long, more than maxLength ${schema.maxLength}`, { keyword: 'maxLength' }));
   }
   if (typeof schema.minLength === 'number' && len < schema.minLength) {
-    push(makeFinding('constraint', segments, `${schemaPath}/minLength`, `is ${len} characters long, fewer than minLength ${schema.minLength}`, { keyword: 'minLength' }));
+    out.push(makeFinding('constraint', segments, `${schemaPath}/minLength`, `is ${len} characters long, fewer than minLength ${schema.minLength}`, { keyword: 'minLength' }));
   }
   if (typeof schema.pattern === 'string') {
     // Document patterns run through `compilePattern`: linear time, or not run at all (issue 8, case 50).
     const compiled = compilePattern(schema.pattern);
     const result = 'reason' in compiled ? { notChecked: compiled.reason } : compiled.test(value);
     if (result === false) {
-      push(makeFinding('constraint', segments, `${schemaPath}/pattern`, `is ${show(value)}, which does not match the pattern ${show(schema.pattern)}`, { keyword: 'pattern' }));
+      out.push(makeFinding('constraint', segments, `${schemaPath}/pattern`, `is ${show(value)}, which does not match the pattern ${show(schema.pattern)}`, { keyword: 'pattern' }));
     } else if (result !== true) {
-      push(makeFinding('notChecked', segments, `${schemaPath}/pattern`, `was not checked against the pattern: ${result.notChecked}`, { keyword: 'pattern' }));
+      out.push(makeFinding('notChecked', segments, `${schemaPath}/pattern`, `was not checked against the pattern: ${result.notChecked}`, { keyword: 'pattern' }));
     }
   }
   if (typeof schema.format === 'string') {
     const problem = stringFormatProblem(schema.format, value);
-    if (problem) push(makeFinding('format', segments, `${schemaPath}/format`, `is ${show(value)}, not a valid ${schema.format} (${problem})`, { keyword: schema.format }));
+    if (problem) out.push(makeFinding('format', segments, `${schemaPath}/format`, `is ${show(value)}, not a valid ${schema.format} (${problem})`, { keyword: schema.format }));
   }
+}
+
+/** Length in code points (JSON Schema 2020-12 §6.3.1): a surrogate pair counts once, a lone surrogate once. */
+function codePoints(value: string): number {
+  let n = value.length;
+  for (let i = 0; i < value.length - 1; i++) {
+    const unit = value.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      const next = value.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        n--;
+        i++;
+      }
+    }
+  }
+  return n;
 }
 
 function validDate(y: number, m: number, d: number): boolean {
@@ -807,9 +867,11 @@ function inexactAt(ctx: Context, value: number, segments: Segment[]): boolean {
  * `unevaluatedProperties: false` on an object when the schema decides properties through `anyOf`, `oneOf`,
  * `if`, `dependentSchemas` or `not` (annotation collection, §11; there the union of declared properties is not exact).
  */
-function unsupportedKeywords(ctx: Context, schema: JsonObject, schemaPath: string, value: unknown, segments: Segment[], push: (f: InternalFinding) => void): void {
+function unsupportedKeywords(ctx: Context, schema: JsonObject, schemaPath: string, value: unknown, segments: Segment[], out: InternalFinding[]): void {
+  // The common case, none of the four keywords, without building anything (`in`: own or inherited, as hasOwn for JSON).
+  if (!('$dynamicRef' in schema) && !('$recursiveRef' in schema) && !('unevaluatedItems' in schema) && !('unevaluatedProperties' in schema)) return;
   const not = (keyword: string, why: string): void => {
-    push(makeFinding('notChecked', segments, `${schemaPath}/${keyword}`, `was not checked against \`${keyword}\`: ${why}`, { keyword }));
+    out.push(makeFinding('notChecked', segments, `${schemaPath}/${keyword}`, `was not checked against \`${keyword}\`: ${why}`, { keyword }));
   };
   for (const keyword of ['$dynamicRef', '$recursiveRef']) {
     if (typeof schema[keyword] === 'string') not(keyword, `the validator does not support \`${keyword}\` (dynamic scope), so what it refers to was not applied`);
@@ -840,23 +902,25 @@ function conditionalProperties(ctx: Context, schema: unknown, visited: Set<unkno
   return Array.isArray(schema.allOf) && schema.allOf.some((branch) => conditionalProperties(ctx, branch, visited));
 }
 
-function checkNumber(schema: JsonObject, schemaPath: string, value: number, segments: Segment[], push: (f: InternalFinding) => void): void {
-  const c = (keyword: string, message: string): void => {
-    push(makeFinding('constraint', segments, `${schemaPath}/${keyword}`, message, { keyword }));
-  };
+/** Adds a `constraint` finding for `keyword` of the schema at `schemaPath`. */
+function constraint(out: InternalFinding[], segments: Segment[], schemaPath: string, keyword: string, message: string): void {
+  out.push(makeFinding('constraint', segments, `${schemaPath}/${keyword}`, message, { keyword }));
+}
+
+function checkNumber(schema: JsonObject, schemaPath: string, value: number, segments: Segment[], out: InternalFinding[]): void {
   if (typeof schema.minimum === 'number') {
     if (schema.exclusiveMinimum === true) { // OAS 3.0 / draft 4 boolean form
-      if (!(value > schema.minimum)) c('exclusiveMinimum', `is ${value}, must be greater than ${schema.minimum}`);
-    } else if (value < schema.minimum) c('minimum', `is ${value}, less than minimum ${schema.minimum}`);
+      if (!(value > schema.minimum)) constraint(out, segments, schemaPath, 'exclusiveMinimum', `is ${value}, must be greater than ${schema.minimum}`);
+    } else if (value < schema.minimum) constraint(out, segments, schemaPath, 'minimum', `is ${value}, less than minimum ${schema.minimum}`);
   }
   if (typeof schema.maximum === 'number') {
     if (schema.exclusiveMaximum === true) {
-      if (!(value < schema.maximum)) c('exclusiveMaximum', `is ${value}, must be less than ${schema.maximum}`);
-    } else if (value > schema.maximum) c('maximum', `is ${value}, more than maximum ${schema.maximum}`);
+      if (!(value < schema.maximum)) constraint(out, segments, schemaPath, 'exclusiveMaximum', `is ${value}, must be less than ${schema.maximum}`);
+    } else if (value > schema.maximum) constraint(out, segments, schemaPath, 'maximum', `is ${value}, more than maximum ${schema.maximum}`);
   }
   // OAS 3.1 / JSON Schema 2020-12 number form
-  if (typeof schema.exclusiveMinimum === 'number' && !(value > schema.exclusiveMinimum)) c('exclusiveMinimum', `is ${value}, must be greater than ${schema.exclusiveMinimum}`);
-  if (typeof schema.exclusiveMaximum === 'number' && !(value < schema.exclusiveMaximum)) c('exclusiveMaximum', `is ${value}, must be less than ${schema.exclusiveMaximum}`);
+  if (typeof schema.exclusiveMinimum === 'number' && !(value > schema.exclusiveMinimum)) constraint(out, segments, schemaPath, 'exclusiveMinimum', `is ${value}, must be greater than ${schema.exclusiveMinimum}`);
+  if (typeof schema.exclusiveMaximum === 'number' && !(value < schema.exclusiveMaximum)) constraint(out, segments, schemaPath, 'exclusiveMaximum', `is ${value}, must be less than ${schema.exclusiveMaximum}`);
   if (typeof schema.multipleOf === 'number' && schema.multipleOf > 0) {
     const q = value / schema.multipleOf;
     // Two integers: the remainder is exact in IEEE 754 (fmod), so no tolerance may hide one (1000000001 is not a
@@ -867,22 +931,19 @@ function checkNumber(schema: JsonObject, schemaPath: string, value: number, segm
       : Number.isFinite(q)
         ? Math.abs(q - Math.round(q)) <= 1e-9 * Math.max(1, Math.abs(q))
         : Number.isInteger(value) && Number.isInteger(1 / schema.multipleOf);
-    if (!ok) c('multipleOf', `is ${value}, not a multiple of ${schema.multipleOf}`);
+    if (!ok) constraint(out, segments, schemaPath, 'multipleOf', `is ${value}, not a multiple of ${schema.multipleOf}`);
   }
   // int32/int64 are ranges (OAS 3.0.3 Data Types); float/double constrain precision only, not sign (case 24).
   if (schema.format === 'int32' || schema.format === 'int64') {
     const [lo, hi] = schema.format === 'int32' ? [-2147483648, 2147483647] : [-9223372036854775808, 9223372036854775807];
-    if (!Number.isInteger(value)) push(makeFinding('format', segments, `${schemaPath}/format`, `is ${value}, not an integer as ${schema.format} requires`, { keyword: schema.format }));
-    else if (value < lo || value > hi) push(makeFinding('format', segments, `${schemaPath}/format`, `is ${value}, outside the ${schema.format} range ${lo}..${hi}`, { keyword: schema.format }));
+    if (!Number.isInteger(value)) out.push(makeFinding('format', segments, `${schemaPath}/format`, `is ${value}, not an integer as ${schema.format} requires`, { keyword: schema.format }));
+    else if (value < lo || value > hi) out.push(makeFinding('format', segments, `${schemaPath}/format`, `is ${value}, outside the ${schema.format} range ${lo}..${hi}`, { keyword: schema.format }));
   }
 }
 
-function checkArray(ctx: Context, schema: JsonObject, schemaPath: string, value: unknown[], segments: Segment[], push: (f: InternalFinding) => void): void {
-  const c = (keyword: string, message: string): void => {
-    push(makeFinding('constraint', segments, `${schemaPath}/${keyword}`, message, { keyword }));
-  };
-  if (typeof schema.maxItems === 'number' && value.length > schema.maxItems) c('maxItems', `has ${value.length} items, more than maxItems ${schema.maxItems}`);
-  if (typeof schema.minItems === 'number' && value.length < schema.minItems) c('minItems', `has ${value.length} items, fewer than minItems ${schema.minItems}`);
+function checkArray(ctx: Context, schema: JsonObject, schemaPath: string, value: unknown[], segments: Segment[], out: InternalFinding[]): void {
+  if (typeof schema.maxItems === 'number' && value.length > schema.maxItems) constraint(out, segments, schemaPath, 'maxItems', `has ${value.length} items, more than maxItems ${schema.maxItems}`);
+  if (typeof schema.minItems === 'number' && value.length < schema.minItems) constraint(out, segments, schemaPath, 'minItems', `has ${value.length} items, fewer than minItems ${schema.minItems}`);
   if (schema.uniqueItems === true) {
     const seen = new Map<string, number>();
     for (let i = 0; i < value.length; i++) {
@@ -892,30 +953,30 @@ function checkArray(ctx: Context, schema: JsonObject, schemaPath: string, value:
         // Items that hold numbers JSON parsing changed may differ in the body's text (B13): then not checked.
         const inside = `${instancePath(segments)}[`;
         if (ctx.inexact && (ctx.inexact.unlisted || [...ctx.inexact.paths].some((path) => path.startsWith(inside)))) {
-          push(makeFinding('notChecked', segments, `${schemaPath}/uniqueItems`,
+          out.push(makeFinding('notChecked', segments, `${schemaPath}/uniqueItems`,
             `was not checked against \`uniqueItems\`: item ${i} equals item ${first} as parsed, but the items hold numbers that cannot be held exactly in a double (RFC 8259, 6)`, { keyword: 'uniqueItems' }));
-        } else c('uniqueItems', `has item ${i} equal to item ${first}, but uniqueItems is true`);
+        } else constraint(out, segments, schemaPath, 'uniqueItems', `has item ${i} equal to item ${first}, but uniqueItems is true`);
         break;
       }
       seen.set(k, i);
     }
   }
-  const own: Mode = { owner: true };
+  const own = OWN;
   let start = 0;
   const tuple = Array.isArray(schema.prefixItems) ? { list: schema.prefixItems, kw: 'prefixItems' } : Array.isArray(schema.items) ? { list: schema.items, kw: 'items' } : undefined;
   if (tuple) {
     start = tuple.list.length;
     for (let i = 0; i < Math.min(tuple.list.length, value.length); i++) {
-      for (const f of evalSchema(ctx, tuple.list[i], `${schemaPath}/${tuple.kw}/${i}`, value[i], [...segments, i], own)) push(f);
+      for (const f of evalSchema(ctx, tuple.list[i], `${schemaPath}/${tuple.kw}/${i}`, value[i], [...segments, i], own)) out.push(f);
     }
   }
   const rest = tuple?.kw === 'items' ? schema.additionalItems : schema.items;
   const restKw = tuple?.kw === 'items' ? 'additionalItems' : 'items';
   if (rest === false && value.length > start) {
-    c(restKw, `has ${value.length} items, but the schema allows only ${start}`);
+    constraint(out, segments, schemaPath, restKw, `has ${value.length} items, but the schema allows only ${start}`);
   } else if (rest !== undefined && !Array.isArray(rest)) {
     for (let i = start; i < value.length; i++) {
-      for (const f of evalSchema(ctx, rest, `${schemaPath}/${restKw}`, value[i], [...segments, i], own)) push(f);
+      for (const f of evalSchema(ctx, rest, `${schemaPath}/${restKw}`, value[i], [...segments, i], own)) out.push(f);
     }
   }
   if (hasOwn(schema, 'contains')) {
@@ -929,23 +990,23 @@ function checkArray(ctx: Context, schema: JsonObject, schemaPath: string, value:
     }
     if (undecided > 0) {
       // Items that could not be checked decide nothing: no count is reported rather than a wrong one.
-      push(makeFinding('notChecked', segments, `${schemaPath}/contains`, `was not checked against \`contains\`: ${undecided} item${undecided === 1 ? '' : 's'} could not be checked`, { keyword: 'contains' }));
+      out.push(makeFinding('notChecked', segments, `${schemaPath}/contains`, `was not checked against \`contains\`: ${undecided} item${undecided === 1 ? '' : 's'} could not be checked`, { keyword: 'contains' }));
       return;
     }
     const min = typeof schema.minContains === 'number' ? schema.minContains : 1;
-    if (n < min) c(typeof schema.minContains === 'number' ? 'minContains' : 'contains', `has ${n} items matching \`contains\`, fewer than ${min}`);
-    if (typeof schema.maxContains === 'number' && n > schema.maxContains) c('maxContains', `has ${n} items matching \`contains\`, more than maxContains ${schema.maxContains}`);
+    if (n < min) constraint(out, segments, schemaPath, typeof schema.minContains === 'number' ? 'minContains' : 'contains', `has ${n} items matching \`contains\`, fewer than ${min}`);
+    if (typeof schema.maxContains === 'number' && n > schema.maxContains) constraint(out, segments, schemaPath, 'maxContains', `has ${n} items matching \`contains\`, more than maxContains ${schema.maxContains}`);
   }
 }
 
-function checkObject(ctx: Context, schema: JsonObject, schemaPath: string, value: JsonObject, segments: Segment[], union: Documented, push: (f: InternalFinding) => void): void {
+function checkObject(ctx: Context, schema: JsonObject, schemaPath: string, value: JsonObject, segments: Segment[], union: Documented, out: InternalFinding[]): void {
   const keys = Object.keys(value);
   if (Array.isArray(schema.required)) {
     for (const name of schema.required) {
       if (typeof name !== 'string' || hasOwn(value, name)) continue;
       // OAS 3.0.3 Schema Object readOnly/writeOnly: a required writeOnly property is required in requests only.
       if (scopedFlag(ctx, union, name)) continue;
-      push(makeFinding('missing', [...segments, name], `${schemaPath}/required`, 'is required but missing'));
+      out.push(makeFinding('missing', [...segments, name], `${schemaPath}/required`, 'is required but missing'));
     }
   }
   if (isObj(schema.dependentRequired)) {
@@ -953,16 +1014,16 @@ function checkObject(ctx: Context, schema: JsonObject, schemaPath: string, value
       if (!hasOwn(value, trigger) || !Array.isArray(deps)) continue;
       for (const d of deps) {
         if (typeof d === 'string' && !hasOwn(value, d)) {
-          push(makeFinding('missing', [...segments, d], `${schemaPath}/dependentRequired/${escapePointerToken(trigger)}`, `is required when ${show(trigger)} is present, but missing`));
+          out.push(makeFinding('missing', [...segments, d], `${schemaPath}/dependentRequired/${escapePointerToken(trigger)}`, `is required when ${show(trigger)} is present, but missing`));
         }
       }
     }
   }
   if (typeof schema.maxProperties === 'number' && keys.length > schema.maxProperties) {
-    push(makeFinding('constraint', segments, `${schemaPath}/maxProperties`, `has ${keys.length} properties, more than maxProperties ${schema.maxProperties}`, { keyword: 'maxProperties' }));
+    out.push(makeFinding('constraint', segments, `${schemaPath}/maxProperties`, `has ${keys.length} properties, more than maxProperties ${schema.maxProperties}`, { keyword: 'maxProperties' }));
   }
   if (typeof schema.minProperties === 'number' && keys.length < schema.minProperties) {
-    push(makeFinding('constraint', segments, `${schemaPath}/minProperties`, `has ${keys.length} properties, fewer than minProperties ${schema.minProperties}`, { keyword: 'minProperties' }));
+    out.push(makeFinding('constraint', segments, `${schemaPath}/minProperties`, `has ${keys.length} properties, fewer than minProperties ${schema.minProperties}`, { keyword: 'minProperties' }));
   }
   const props = isObj(schema.properties) ? schema.properties : undefined;
   const patterns: { test: NameTest; schema: unknown; schemaPath: string }[] = [];
@@ -972,61 +1033,60 @@ function checkObject(ctx: Context, schema: JsonObject, schemaPath: string, value
       if (test) patterns.push({ test, schema: sch, schemaPath: `${schemaPath}/patternProperties/${escapePointerToken(p)}` });
     }
   }
-  const own: Mode = { owner: true };
+  const own = OWN;
   for (const k of keys) {
     const child = [...segments, k];
     let covered = false;
     if (props && hasOwn(props, k)) {
       covered = true;
-      for (const f of evalSchema(ctx, props[k], `${schemaPath}/properties/${escapePointerToken(k)}`, value[k], child, own)) push(f);
+      for (const f of evalSchema(ctx, props[k], `${schemaPath}/properties/${escapePointerToken(k)}`, value[k], child, own)) out.push(f);
     }
     for (const p of patterns) {
       const matched = p.test(k);
       if (matched === false) continue;
       covered = true;
       if (matched !== true) {
-        push(makeFinding('notChecked', child, p.schemaPath, `was not checked: whether its name matches the patternProperties pattern is unknown (${matched.notChecked})`));
+        out.push(makeFinding('notChecked', child, p.schemaPath, `was not checked: whether its name matches the patternProperties pattern is unknown (${matched.notChecked})`));
         continue;
       }
-      for (const f of evalSchema(ctx, p.schema, p.schemaPath, value[k], child, own)) push(f);
+      for (const f of evalSchema(ctx, p.schema, p.schemaPath, value[k], child, own)) out.push(f);
     }
     // additionalProperties as a schema declares a map: its values are checked, its keys documented (case 26).
     if (!covered && isObj(schema.additionalProperties)) {
-      for (const f of evalSchema(ctx, schema.additionalProperties, `${schemaPath}/additionalProperties`, value[k], child, own)) push(f);
+      for (const f of evalSchema(ctx, schema.additionalProperties, `${schemaPath}/additionalProperties`, value[k], child, own)) out.push(f);
     }
     if (hasOwn(schema, 'propertyNames')) {
-      const bad = evalSchema(ctx, schema.propertyNames, `${schemaPath}/propertyNames`, k, child, { owner: false });
-      if (!bad.some(fails)) for (const f of bad) if (f.kind === 'notChecked') push(f);
+      const bad = evalSchema(ctx, schema.propertyNames, `${schemaPath}/propertyNames`, k, child, NOT_OWNER);
+      if (!bad.some(fails)) for (const f of bad) if (f.kind === 'notChecked') out.push(f);
       if (bad.some(fails)) {
-        push(makeFinding('constraint', child, `${schemaPath}/propertyNames`, `has a name ${show(k)} that the propertyNames schema rejects`, { keyword: 'propertyNames' }));
+        out.push(makeFinding('constraint', child, `${schemaPath}/propertyNames`, `has a name ${show(k)} that the propertyNames schema rejects`, { keyword: 'propertyNames' }));
       }
     }
   }
   if (isObj(schema.dependentSchemas)) {
     for (const [trigger, dep] of Object.entries(schema.dependentSchemas)) {
       if (!hasOwn(value, trigger)) continue;
-      for (const f of evalSchema(ctx, dep, `${schemaPath}/dependentSchemas/${escapePointerToken(trigger)}`, value, segments, { owner: false, union })) push(f);
+      for (const f of evalSchema(ctx, dep, `${schemaPath}/dependentSchemas/${escapePointerToken(trigger)}`, value, segments, { owner: false, union })) out.push(f);
     }
   }
 }
 
-function checkDocumented(ctx: Context, schemaPath: string, value: JsonObject, segments: Segment[], documented: Documented, push: (f: InternalFinding) => void): void {
+function checkDocumented(ctx: Context, schemaPath: string, value: JsonObject, segments: Segment[], documented: Documented, out: InternalFinding[]): void {
   for (const k of Object.keys(value)) {
-    const child = [...segments, k];
     if (documented.names.has(k)) {
       const hit = scopedFlag(ctx, documented, k);
       if (hit && ctx.direction === 'response') {
-        push(makeFinding('writeOnly', child, hit, 'is writeOnly but appears in a response: a write-only value (such as a password) is leaking'));
+        out.push(makeFinding('writeOnly', [...segments, k], hit, 'is writeOnly but appears in a response: a write-only value (such as a password) is leaking'));
       } else if (hit) {
-        push(makeFinding('readOnly', child, hit, 'is readOnly but is sent in a request; the server should ignore or reject it'));
+        out.push(makeFinding('readOnly', [...segments, k], hit, 'is readOnly but is sent in a request; the server should ignore or reject it'));
       }
       continue;
     }
     if (!documented.declares || documented.open || documented.patterns.some((p) => p.test(k) !== false)) continue;
     // Under additionalProperties: false an extra field breaks an assertion the document makes: an error.
-    push(documented.closedAt
-      ? makeFinding('undocumented', child, documented.closedAt, 'is present but not documented, and the schema closes the object with additionalProperties: false', { severity: 'error' })
-      : makeFinding('undocumented', child, `${schemaPath}/properties`, 'is present but not documented in the schema'));
+    out.push(documented.closedAt
+      ? makeFinding('undocumented', [...segments, k], documented.closedAt, 'is present but not documented, and the schema closes the object with additionalProperties: false', { severity: 'error' })
+      : makeFinding('undocumented', [...segments, k], `${schemaPath}/properties`, 'is present but not documented in the schema'));
   }
 }
 
@@ -1163,7 +1223,7 @@ function evalAlternatives(ctx: Context, schema: JsonObject, kw: 'oneOf' | 'anyOf
       const own = (f: InternalFinding): boolean => (f.kind === 'undocumented' || f.kind === 'writeOnly' || f.kind === 'readOnly') &&
         f.segments.length === segments.length + 1 && f.path.startsWith(instancePath(segments));
       const kept: InternalFinding[] = [];
-      checkDocumented(ctx, schemaPath, value, segments, union, (f) => kept.push(f));
+      checkDocumented(ctx, schemaPath, value, segments, union, kept);
       // Of the satisfied branches, the one with fewest remaining findings speaks for the rest of the value.
       const rest = satisfied.map((i) => results[i]!.filter((f) => !own(f)));
       rest.sort((a, b) => a.length - b.length);
@@ -1229,7 +1289,7 @@ function makeCtx(doc: unknown, direction: Direction | undefined, options?: Check
   const timeoutMs = options?.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
   return {
     doc, dialect: dialectOf(doc), direction: direction ?? 'response', active: new Set(), depth: 0,
-    steps: 0, maxSteps, started, deadline: started + timeoutMs, memo: new Map(), ids: new Map(), dispatching: new Set(), pointers: new Map(),
+    steps: 0, maxSteps, started, deadline: started + timeoutMs, memo: new Map(), ids: new Map(), dispatching: new Set(), pointers: new Map(), locations: new Map(),
     ...(options?.inexactNumbers ? { inexact: options.inexactNumbers } : {}),
   };
 }
@@ -1279,7 +1339,7 @@ export function check(doc: unknown, schema: unknown, value: unknown, options?: C
   const at = options?.at ?? '#';
   let found: InternalFinding[];
   try {
-    found = evalSchema(ctx, schema, at, value, [], { owner: true });
+    found = evalSchema(ctx, schema, at, value, [], OWN);
   } catch (error) {
     // A schema whose nesting still exhausts the stack (allOf inside allOf thousands deep): too deep, never a crash.
     if (!(error instanceof RangeError)) throw error;
