@@ -1282,6 +1282,294 @@ function checkOneOfExclusive(results: InternalFinding[][], label: (i: number) =>
     { keyword: 'oneOf' }), ...rest];
 }
 
+// ---------------------------------------------------------------- the quick pass
+
+/**
+ * The quick pass: most bodies have no finding, and proving that needs no instance paths, schema paths,
+ * findings or memo keys. `quickPass` walks the same schema applications as `evalSchema` (no memo, so it
+ * counts at least the walk's steps and enum charges against the same budget) and answers true only when
+ * the walk would return no finding at all. Anything it does not model (oneOf, not, if, discriminators,
+ * patternProperties, tuples, contains, `$ref` siblings, unsupported keywords, inexact numbers, a cycle,
+ * the budget) aborts it with `QUICK_ABORT`; then, and whenever it met a finding, the full walk runs from
+ * a fresh budget. It never reports anything itself.
+ */
+type Quick = {
+  ctx: Context;
+  plans: WeakMap<object, Plan>;
+  active: string[];      // `$ref` targets being evaluated, outermost first (the walk's `active`)
+  activeDepth: number[]; // the instance depth each was entered at
+  counts: number[];      // schema applications per instance depth on the current path
+  scratch: InternalFinding[];
+};
+
+/**
+ * What the quick pass needs of one schema object, read once per document (schemas are not changed once
+ * loaded): a fixed shape, so the pass reads fields instead of probing the schema for absent keywords.
+ */
+type Plan = {
+  abort: number;                 // ABORT_* bits: what the quick pass leaves to the walk
+  types: string[] | undefined;   // `typeList`
+  enumList: unknown[] | undefined;
+  hasConst: boolean;
+  string: boolean;               // maxLength, minLength, pattern or format
+  number: boolean;               // a keyword `checkNumber` reads
+  array: boolean;                // maxItems, minItems, uniqueItems or items
+  items: unknown;
+  props: JsonObject | undefined;
+  additional: JsonObject | undefined;
+  required: unknown[] | undefined;
+  counts: boolean;               // maxProperties or minProperties
+  allOf: unknown[] | undefined;
+  anyOf: unknown[] | undefined;
+  ref: string | undefined;       // a pure `$ref`: the chain's last pointer, with its target in `target`
+  target: unknown;
+  refFinding: boolean;           // a `$ref` the walk reports (remote, dangling, looping, too long)
+  documented: Documented | undefined;  // the union, on first use
+};
+
+const ABORT_ALWAYS = 1;
+const ABORT_OBJECT = 2;
+const ABORT_ARRAY = 4;
+
+/** Thrown (never escapes `quickPass`) when the quick pass cannot decide; the full walk runs instead. */
+const QUICK_ABORT = new Error('quick pass cannot decide');
+/** Schema applications at one instance location before the quick pass leaves it to the memoised walk. */
+const QUICK_PER_LOCATION = 64;
+/** Instance depth past which the quick pass leaves the value to the walk (its limit is 256). */
+const QUICK_MAX_DEPTH = 128;
+const NUMBER_KEYWORDS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf'];
+
+const quickPlans = new WeakMap<object, WeakMap<object, Plan>>();
+
+function quickPass(ctx: Context, schema: unknown, value: unknown): boolean {
+  if (ctx.inexact && (ctx.inexact.paths.size > 0 || ctx.inexact.unlisted)) return false;
+  let plans = quickPlans.get(ctx.doc);
+  if (!plans) quickPlans.set(ctx.doc, plans = new WeakMap());
+  const q: Quick = { ctx, plans, active: [], activeDepth: [], counts: [0], scratch: [] };
+  try {
+    return quickSchema(q, schema, value, 0, true, undefined);
+  } catch (error) {
+    if (error === QUICK_ABORT || error instanceof RangeError) return false;
+    throw error;
+  }
+}
+
+function planOf(q: Quick, schema: JsonObject): Plan {
+  let plan = q.plans.get(schema);
+  if (!plan) q.plans.set(schema, plan = makePlan(q.ctx, schema));
+  return plan;
+}
+
+function makePlan(ctx: Context, schema: JsonObject): Plan {
+  let abort = 0;
+  if (['$dynamicRef', '$recursiveRef', 'unevaluatedItems', 'unevaluatedProperties', 'oneOf', 'not', 'if'].some((k) => hasOwn(schema, k))) abort |= ABORT_ALWAYS;
+  if (['discriminator', 'dependentRequired', 'patternProperties', 'propertyNames', 'dependentSchemas'].some((k) => hasOwn(schema, k))) abort |= ABORT_OBJECT;
+  if (Array.isArray(schema.prefixItems) || Array.isArray(schema.items) || hasOwn(schema, 'contains')) abort |= ABORT_ARRAY;
+  const plan: Plan = {
+    abort, types: typeList(ctx, schema), enumList: Array.isArray(schema.enum) ? schema.enum : undefined, hasConst: hasOwn(schema, 'const'),
+    string: typeof schema.maxLength === 'number' || typeof schema.minLength === 'number' || typeof schema.pattern === 'string' || typeof schema.format === 'string',
+    number: NUMBER_KEYWORDS.some((k) => schema[k] !== undefined) || schema.format === 'int32' || schema.format === 'int64',
+    array: typeof schema.maxItems === 'number' || typeof schema.minItems === 'number' || schema.uniqueItems === true || schema.items !== undefined,
+    items: schema.items,
+    props: isObj(schema.properties) ? schema.properties : undefined,
+    additional: isObj(schema.additionalProperties) ? schema.additionalProperties : undefined,
+    required: Array.isArray(schema.required) && schema.required.length > 0 ? schema.required : undefined,
+    counts: typeof schema.maxProperties === 'number' || typeof schema.minProperties === 'number',
+    allOf: Array.isArray(schema.allOf) ? schema.allOf : undefined,
+    anyOf: Array.isArray(schema.anyOf) ? schema.anyOf : undefined,
+    ref: undefined, target: undefined, refFinding: false, documented: undefined,
+  };
+  const ref = schema.$ref;
+  if (typeof ref === 'string') {
+    if (!isPureRef(ctx, schema)) plan.abort |= ABORT_ALWAYS;
+    else followForPlan(ctx, ref, plan);
+  }
+  return plan;
+}
+
+/** The end of a chain of pure `$ref`s as `enterRef` follows it; `refFinding` where the walk reports one. */
+function followForPlan(ctx: Context, ref: string, plan: Plan): void {
+  plan.refFinding = true;
+  if (!ref.startsWith('#')) return;
+  const seen = new Set([ref]);
+  let current = ref;
+  for (;;) {
+    const hit = lookupPointer(ctx.doc, current);
+    if (!hit.found) return;
+    const target = hit.value;
+    if (!isObj(target) || typeof target.$ref !== 'string' || !isPureRef(ctx, target) || !target.$ref.startsWith('#')) {
+      plan.refFinding = false;
+      plan.ref = current;
+      plan.target = target;
+      return;
+    }
+    const next = target.$ref;
+    if (seen.has(next) || seen.size >= MAX_REF_HOPS) return;
+    seen.add(next);
+    current = next;
+  }
+}
+
+/** `evalSchema` in the quick pass: true when the walk would find nothing here. */
+function quickSchema(q: Quick, schema: unknown, value: unknown, depth: number, owner: boolean, union: Documented | undefined): boolean {
+  const ctx = q.ctx;
+  ctx.steps++;
+  if (ctx.steps > ctx.maxSteps) throw QUICK_ABORT;
+  if ((ctx.steps & 255) === 0 && performance.now() > ctx.deadline) throw QUICK_ABORT;
+  if (++q.counts[depth]! > QUICK_PER_LOCATION) throw QUICK_ABORT;
+  if (schema === true || schema === undefined || schema === null) return true;
+  if (schema === false) return false;
+  if (!isObj(schema)) return true;
+  if (depth > QUICK_MAX_DEPTH) throw QUICK_ABORT;
+  const plan = planOf(q, schema);
+  if (plan.abort & ABORT_ALWAYS) throw QUICK_ABORT;
+  if (plan.ref === undefined) {
+    if (plan.refFinding) return false;
+    return quickNode(q, plan, schema, value, depth, owner, union);
+  }
+  // The same $ref at the same location again: the walk cuts the cycle there; leave that to it.
+  for (let i = q.active.length - 1; i >= 0 && q.activeDepth[i] === depth; i--) if (q.active[i] === plan.ref) throw QUICK_ABORT;
+  if (q.active.length >= MAX_REF_DEPTH) throw QUICK_ABORT;
+  q.active.push(plan.ref);
+  q.activeDepth.push(depth);
+  const ok = quickSchema(q, plan.target, value, depth, owner, owner ? undefined : union);
+  q.active.pop();
+  q.activeDepth.pop();
+  return ok;
+}
+
+/** A child location (property value or item): its own count of schema applications. */
+function quickChild(q: Quick, schema: unknown, value: unknown, depth: number): boolean {
+  q.counts[depth + 1] = 0;
+  return quickSchema(q, schema, value, depth + 1, true, undefined);
+}
+
+/** `evalNode` in the quick pass. Evaluates every part, as the walk does, so no step is left uncounted. */
+function quickNode(q: Quick, plan: Plan, schema: JsonObject, value: unknown, depth: number, owner: boolean, passed: Documented | undefined): boolean {
+  const ctx = q.ctx;
+  const object = isObj(value);
+  if (object && (plan.abort & ABORT_OBJECT)) throw QUICK_ABORT;
+  let ok = true;
+  const types = plan.types;
+  const typeOk = types === undefined || types.length === 0 || matchesType(types[0]!, value) || types.some((t) => matchesType(t, value));
+  if (!typeOk) ok = false;
+  if (typeOk && plan.enumList) {
+    const known = inEnum(ctx, plan.enumList, value);
+    if (known === undefined) throw QUICK_ABORT;
+    if (!known) ok = false;
+  }
+  if (typeOk && plan.hasConst && !deepEqual(schema.const, value)) ok = false;
+  if (typeof value === 'string') {
+    if (plan.string) {
+      if (!quickString(schema, value)) ok = false;
+      if (typeof schema.pattern === 'string' && performance.now() > ctx.deadline) throw QUICK_ABORT;
+    }
+  } else if (typeof value === 'number') {
+    if (plan.number) {
+      q.scratch.length = 0;
+      checkNumber(schema, '', value, [], q.scratch);
+      if (q.scratch.length > 0) ok = false;
+    }
+  } else if (Array.isArray(value)) {
+    if (plan.abort & ABORT_ARRAY) throw QUICK_ABORT;
+    if (plan.array && !quickArray(q, plan, schema, value, depth)) ok = false;
+  }
+  let union: Documented | undefined;
+  if (object) {
+    union = passed ?? (plan.documented ??= documentedOf(ctx, schema, '#', true));
+    if (!quickObject(q, plan, schema, value, depth, union)) ok = false;
+  }
+  if (plan.allOf) {
+    for (const branch of plan.allOf) if (!quickSchema(q, branch, value, depth, false, union)) ok = false;
+  }
+  if (plan.anyOf) {
+    // Only where branches judge no undocumented field (the owner of an object merges their unions: the walk).
+    if (owner && object) throw QUICK_ABORT;
+    let some = plan.anyOf.length === 0;
+    for (const branch of plan.anyOf) if (quickSchema(q, branch, value, depth, false, union)) some = true;
+    if (!some) ok = false;
+  } else if (owner && object && !quickDocumented(ctx, value, union!)) ok = false;
+  return ok;
+}
+
+function quickString(schema: JsonObject, value: string): boolean {
+  if (typeof schema.maxLength === 'number' || typeof schema.minLength === 'number') {
+    const len = codePoints(value);
+    if (typeof schema.maxLength === 'number' && len > schema.maxLength) return false;
+    if (typeof schema.minLength === 'number' && len < schema.minLength) return false;
+  }
+  if (typeof schema.pattern === 'string') {
+    const compiled = compilePattern(schema.pattern);
+    if ('reason' in compiled || compiled.test(value) !== true) return false;
+  }
+  return typeof schema.format !== 'string' || stringFormatProblem(schema.format, value) === undefined;
+}
+
+function quickArray(q: Quick, plan: Plan, schema: JsonObject, value: unknown[], depth: number): boolean {
+  let ok = true;
+  if (typeof schema.maxItems === 'number' && value.length > schema.maxItems) ok = false;
+  if (typeof schema.minItems === 'number' && value.length < schema.minItems) ok = false;
+  if (schema.uniqueItems === true) {
+    const seen = new Set<string>();
+    for (const item of value) {
+      const key = canonical(item);
+      if (seen.has(key)) {
+        ok = false;
+        break;
+      }
+      seen.add(key);
+    }
+  }
+  const rest = plan.items;
+  if (rest === false && value.length > 0) ok = false;
+  else if (rest !== undefined) {
+    for (let i = 0; i < value.length; i++) if (!quickChild(q, rest, value[i], depth)) ok = false;
+  }
+  return ok;
+}
+
+function quickObject(q: Quick, plan: Plan, schema: JsonObject, value: JsonObject, depth: number, union: Documented): boolean {
+  let ok = true;
+  if (plan.required) {
+    for (const name of plan.required) {
+      if (typeof name === 'string' && !hasOwn(value, name) && !scopedFlag(q.ctx, union, name)) ok = false;
+    }
+  }
+  if (plan.counts) {
+    const count = Object.keys(value).length;
+    if (typeof schema.maxProperties === 'number' && count > schema.maxProperties) ok = false;
+    if (typeof schema.minProperties === 'number' && count < schema.minProperties) ok = false;
+  }
+  const props = plan.props;
+  const additional = plan.additional;
+  if (!props && !additional) return ok;
+  const keys = Object.keys(value);
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
+    if (props && hasOwn(props, k)) {
+      if (!quickChild(q, props[k], value[k], depth)) ok = false;
+    } else if (additional) {
+      if (!quickChild(q, additional, value[k], depth)) ok = false;
+    }
+  }
+  return ok;
+}
+
+/** `checkDocumented` in the quick pass: true when no key is undocumented, writeOnly (response) or readOnly (request). */
+function quickDocumented(ctx: Context, value: JsonObject, documented: Documented): boolean {
+  const checked = documented.declares && !documented.open;
+  const keys = Object.keys(value);
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
+    if (documented.names.has(k)) {
+      if (scopedFlag(ctx, documented, k)) return false;
+      continue;
+    }
+    if (checked && !documented.patterns.some((p) => p.test(k) !== false)) return false;
+  }
+  return true;
+}
+
 function makeCtx(doc: unknown, direction: Direction | undefined, options?: CheckOptions): Context {
   if (!isObj(doc)) throw new TypeError(`Expected \`doc\` to be a parsed OpenAPI document object, got ${jsonType(doc)}`);
   const started = performance.now();
@@ -1337,6 +1625,11 @@ function makeCtx(doc: unknown, direction: Direction | undefined, options?: Check
 export function check(doc: unknown, schema: unknown, value: unknown, options?: CheckOptions): Finding[] {
   const ctx = makeCtx(doc, options?.direction, options);
   const at = options?.at ?? '#';
+  // Most bodies have no finding: the quick pass proves that without building paths; otherwise the walk runs.
+  if (quickPass(ctx, schema, value)) return [];
+  ctx.steps = 0;
+  ctx.enums = undefined;
+  ctx.stopped = undefined;
   let found: InternalFinding[];
   try {
     found = evalSchema(ctx, schema, at, value, [], OWN);
