@@ -116,6 +116,7 @@ type Context = {
   dispatching: Set<string>;  // base schema + instance location whose discriminator already picked a subtype
   pointers: Map<string, PointerLookup>;  // each `$ref` looked up once per check (an array of N items repeats it N times)
   locations: Map<Segment[], string>;      // instance locations as memo keys, per segments array
+  quick?: Quick;             // the quick pass's state, reused by each of its runs in this check
   enums?: Set<unknown[]>;    // enums whose values were charged to this check's step budget (issue 8 B7)
   inexact?: InexactNumbers;  // numbers JSON parsing changed (issue 8 B13)
 };
@@ -165,6 +166,18 @@ function jsonType(v: unknown): string {
   if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number';
   if (typeof v === 'object') return 'object';
   return typeof v; // string, boolean (undefined, function, bigint: not JSON)
+}
+
+/** Whether any of the type names admits the value (a loop, not a closure: this runs for every schema applied). */
+function anyTypeMatches(types: string[], v: unknown): boolean {
+  for (const t of types) if (matchesType(t, v)) return true;
+  return false;
+}
+
+/** Whether a name matches (or may match) one of the patternProperties tests of a documented union. */
+function patternCovers(patterns: Documented['patterns'], name: string): boolean {
+  for (const p of patterns) if (p.test(name) !== false) return true;
+  return false;
 }
 
 function matchesType(t: string, v: unknown): boolean {
@@ -263,7 +276,10 @@ function inEnum(ctx: Context, list: unknown[], value: unknown): boolean | undefi
       return undefined;
     }
   }
-  if (list.length <= SHOWN_VALUES) return list.some((e) => deepEqual(e, value));
+  if (list.length <= SHOWN_VALUES) {
+    for (const e of list) if (deepEqual(e, value)) return true;
+    return false;
+  }
   let keys = enumKeys.get(list);
   if (!keys) enumKeys.set(list, keys = new Set(list.map(enumKey)));
   return keys.has(enumKey(value));
@@ -319,12 +335,14 @@ function makeFinding(kind: FindingKind, segments: Segment[], schemaPath: string,
 function unique(list: InternalFinding[]): InternalFinding[] {
   if (list.length < 2) return list;
   const seen = new Set<string>();
-  return list.filter((finding) => {
+  const kept: InternalFinding[] = [];
+  for (const finding of list) {
     const key = `${finding.kind}\u0000${finding.path}\u0000${finding.schemaPath}\u0000${finding.message}`;
-    if (seen.has(key)) return false;
+    if (seen.has(key)) continue;
     seen.add(key);
-    return true;
-  });
+    kept.push(finding);
+  }
+  return kept.length === list.length ? list : kept;
 }
 
 function finish(list: InternalFinding[]): Finding[] {
@@ -681,7 +699,7 @@ function evalNode(ctx: Context, schema: JsonObject, schemaPath: string, value: u
   const plain = typeof schema.type === 'string' && matchesType(schema.type, value);
   const types = plain ? undefined : typeList(ctx, schema);
   let typeOk = true;
-  if (types && types.length > 0 && !types.some((t) => matchesType(t, value))) {
+  if (types && types.length > 0 && !anyTypeMatches(types, value)) {
     typeOk = false;
     const expected = orList(types);
     const actual = jsonType(value);
@@ -736,9 +754,9 @@ function evalNode(ctx: Context, schema: JsonObject, schemaPath: string, value: u
   // allOf: every branch applies to the same instance; the undocumented check is the owner's, on the union.
   const branchMode: Mode = { owner: false, union };
   if (Array.isArray(schema.allOf)) {
-    schema.allOf.forEach((b, i) => {
-      out.push(...evalSchema(ctx, b, `${schemaPath}/allOf/${i}`, value, segments, branchMode));
-    });
+    for (let i = 0; i < schema.allOf.length; i++) {
+      for (const f of evalSchema(ctx, schema.allOf[i], `${schemaPath}/allOf/${i}`, value, segments, branchMode)) out.push(f);
+    }
   }
   const hasAlternatives = Array.isArray(schema.oneOf) || Array.isArray(schema.anyOf);
   for (const kw of ['oneOf', 'anyOf'] as const) {
@@ -976,6 +994,8 @@ function checkArray(ctx: Context, schema: JsonObject, schemaPath: string, value:
     constraint(out, segments, schemaPath, restKw, `has ${value.length} items, but the schema allows only ${start}`);
   } else if (rest !== undefined && !Array.isArray(rest)) {
     for (let i = start; i < value.length; i++) {
+      // Most items have no finding: the quick pass says so without paths (see `quickPass`).
+      if (quickPass(ctx, rest, value[i], segments.length + 1)) continue;
       for (const f of evalSchema(ctx, rest, `${schemaPath}/${restKw}`, value[i], [...segments, i], own)) out.push(f);
     }
   }
@@ -1039,7 +1059,8 @@ function checkObject(ctx: Context, schema: JsonObject, schemaPath: string, value
     let covered = false;
     if (props && hasOwn(props, k)) {
       covered = true;
-      for (const f of evalSchema(ctx, props[k], `${schemaPath}/properties/${escapePointerToken(k)}`, value[k], child, own)) out.push(f);
+      // Most fields have no finding: the quick pass says so without paths (see `quickPass`).
+      if (!quickPass(ctx, props[k], value[k], child.length)) for (const f of evalSchema(ctx, props[k], `${schemaPath}/properties/${escapePointerToken(k)}`, value[k], child, own)) out.push(f);
     }
     for (const p of patterns) {
       const matched = p.test(k);
@@ -1052,7 +1073,7 @@ function checkObject(ctx: Context, schema: JsonObject, schemaPath: string, value
       for (const f of evalSchema(ctx, p.schema, p.schemaPath, value[k], child, own)) out.push(f);
     }
     // additionalProperties as a schema declares a map: its values are checked, its keys documented (case 26).
-    if (!covered && isObj(schema.additionalProperties)) {
+    if (!covered && isObj(schema.additionalProperties) && !quickPass(ctx, schema.additionalProperties, value[k], child.length)) {
       for (const f of evalSchema(ctx, schema.additionalProperties, `${schemaPath}/additionalProperties`, value[k], child, own)) out.push(f);
     }
     if (hasOwn(schema, 'propertyNames')) {
@@ -1082,7 +1103,7 @@ function checkDocumented(ctx: Context, schemaPath: string, value: JsonObject, se
       }
       continue;
     }
-    if (!documented.declares || documented.open || documented.patterns.some((p) => p.test(k) !== false)) continue;
+    if (!documented.declares || documented.open || patternCovers(documented.patterns, k)) continue;
     // Under additionalProperties: false an extra field breaks an assertion the document makes: an error.
     out.push(documented.closedAt
       ? makeFinding('undocumented', [...segments, k], documented.closedAt, 'is present but not documented, and the schema closes the object with additionalProperties: false', { severity: 'error' })
@@ -1174,12 +1195,15 @@ function dispatchDiscriminator(ctx: Context, schema: JsonObject, schemaPath: str
   }
 }
 
+/** How a finding names a oneOf/anyOf branch: its `$ref`, or its schema path. */
+function branchLabel(branches: unknown[], schemaPath: string, kw: string, i: number): string {
+  const b = branches[i];
+  return isObj(b) && typeof b.$ref === 'string' ? b.$ref : `${schemaPath}/${kw}/${i}`;
+}
+
 function evalAlternatives(ctx: Context, schema: JsonObject, kw: 'oneOf' | 'anyOf', schemaPath: string, value: unknown, segments: Segment[], mode: Mode): InternalFinding[] {
   const branches = schema[kw] as unknown[];
-  const label = (i: number): string => {
-    const b = branches[i];
-    return isObj(b) && typeof b.$ref === 'string' ? b.$ref : `${schemaPath}/${kw}/${i}`;
-  };
+  const label = (i: number): string => branchLabel(branches, schemaPath, kw, i);
   // OAS 3.0.3 Discriminator Object: the property value picks the branch through mapping, or the schema name.
   const disc = schema.discriminator;
   if (isObj(disc) && typeof disc.propertyName === 'string' && isObj(value) && typeof value[disc.propertyName] === 'string') {
@@ -1206,12 +1230,18 @@ function evalAlternatives(ctx: Context, schema: JsonObject, kw: 'oneOf' | 'anyOf
         `is ${show(dv)}, which names no schema of the discriminator: allowed values are ${show(allowed)}`, allowedOf(allowed))];
     }
   }
-  const results = branches.map((b, i) => evalSchema(ctx, b, `${schemaPath}/${kw}/${i}`, value, segments, mode));
+  const results: InternalFinding[][] = [];
+  let passed = branches.length === 0;
+  for (let i = 0; i < branches.length; i++) {
+    const result = evalSchema(ctx, branches[i], `${schemaPath}/${kw}/${i}`, value, segments, mode);
+    results.push(result);
+    if (result.length === 0) passed = true;
+  }
   if (kw === 'oneOf') {
     const exclusive = checkOneOfExclusive(results, label, schemaPath, segments);
     if (exclusive) return exclusive;
   }
-  if (results.length === 0 || results.some((r) => r.length === 0)) return [];
+  if (passed) return [];
   if (kw === 'anyOf' && mode.owner && isObj(value)) {
     // JSON Schema 2020-12 §10.2.1.2: annotations come from EVERY successful anyOf branch, so a field is
     // documented when any branch the value satisfies declares it (case 37). Each branch judged its own
@@ -1259,6 +1289,14 @@ function evalAlternatives(ctx: Context, schema: JsonObject, kw: 'oneOf' | 'anyOf
  * `notChecked` beside those branches' reasons. Otherwise undefined: the caller judges the branches.
  */
 function checkOneOfExclusive(results: InternalFinding[][], label: (i: number) => string, schemaPath: string, segments: Segment[]): InternalFinding[] | undefined {
+  // The common case first, without closures: at most one branch without findings, none undecided-only.
+  let clean = 0;
+  let quiet = true;
+  for (const r of results) {
+    if (r.length === 0) clean++;
+    else if (!r.some(fails)) quiet = false;
+  }
+  if (quiet && clean <= 1) return undefined;
   // A branch with a part not checked or a $ref not followed neither matches nor fails: it is undecided.
   const unchecked = (r: InternalFinding[]): boolean => r.some((f) => f.kind === 'notChecked' || f.kind === 'unresolvedRef');
   const matching = results.map((r, i) => (r.some(fails) || unchecked(r) ? -1 : i)).filter((i) => i >= 0);
@@ -1296,6 +1334,8 @@ function checkOneOfExclusive(results: InternalFinding[][], label: (i: number) =>
 type Quick = {
   ctx: Context;
   plans: WeakMap<object, Plan>;
+  alternatives: number;  // anyOf branches being evaluated: inside one a finding must not end the pass early
+  charged: unknown[][];  // enums this pass charged to the budget, given back if it does not decide
   active: string[];      // `$ref` targets being evaluated, outermost first (the walk's `active`)
   activeDepth: number[]; // the instance depth each was entered at
   counts: number[];      // schema applications per instance depth on the current path
@@ -1341,17 +1381,33 @@ const NUMBER_KEYWORDS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMax
 
 const quickPlans = new WeakMap<object, WeakMap<object, Plan>>();
 
-function quickPass(ctx: Context, schema: unknown, value: unknown): boolean {
-  if (ctx.inexact && (ctx.inexact.paths.size > 0 || ctx.inexact.unlisted)) return false;
+/**
+ * Whether the walk would find nothing applying `schema` to `value` at an instance location `depth`
+ * levels deep, as its owner, inside `ctx.depth` nested `$ref`s. When it cannot say so, the steps and
+ * enum charges it spent are given back, so the walk that follows counts exactly as it would alone.
+ */
+function quickPass(ctx: Context, schema: unknown, value: unknown, depth: number): boolean {
+  if (ctx.stopped || (ctx.inexact && (ctx.inexact.paths.size > 0 || ctx.inexact.unlisted))) return false;
   let plans = quickPlans.get(ctx.doc);
   if (!plans) quickPlans.set(ctx.doc, plans = new WeakMap());
-  const q: Quick = { ctx, plans, active: [], activeDepth: [], counts: [0], scratch: [] };
+  const q = ctx.quick ??= { ctx, plans, alternatives: 0, charged: [], active: [], activeDepth: [], counts: [], scratch: [] };
+  q.alternatives = 0;
+  q.charged.length = 0;
+  q.active.length = 0;
+  q.activeDepth.length = 0;
+  q.counts[depth] = 0;
+  const steps = ctx.steps;
+  let ok = false;
   try {
-    return quickSchema(q, schema, value, 0, true, undefined);
+    ok = quickSchema(q, schema, value, depth, true, undefined);
   } catch (error) {
-    if (error === QUICK_ABORT || error instanceof RangeError) return false;
-    throw error;
+    if (error !== QUICK_ABORT && !(error instanceof RangeError)) throw error;
   }
+  if (ok) return true;
+  ctx.steps = steps;
+  ctx.stopped = undefined;
+  for (const list of q.charged) ctx.enums?.delete(list);
+  return false;
 }
 
 function planOf(q: Quick, schema: JsonObject): Plan {
@@ -1429,7 +1485,7 @@ function quickSchema(q: Quick, schema: unknown, value: unknown, depth: number, o
   }
   // The same $ref at the same location again: the walk cuts the cycle there; leave that to it.
   for (let i = q.active.length - 1; i >= 0 && q.activeDepth[i] === depth; i--) if (q.active[i] === plan.ref) throw QUICK_ABORT;
-  if (q.active.length >= MAX_REF_DEPTH) throw QUICK_ABORT;
+  if (ctx.depth + q.active.length >= MAX_REF_DEPTH) throw QUICK_ABORT;
   q.active.push(plan.ref);
   q.activeDepth.push(depth);
   const ok = quickSchema(q, plan.target, value, depth, owner, owner ? undefined : union);
@@ -1451,10 +1507,12 @@ function quickNode(q: Quick, plan: Plan, schema: JsonObject, value: unknown, dep
   if (object && (plan.abort & ABORT_OBJECT)) throw QUICK_ABORT;
   let ok = true;
   const types = plan.types;
-  const typeOk = types === undefined || types.length === 0 || matchesType(types[0]!, value) || types.some((t) => matchesType(t, value));
+  const typeOk = types === undefined || types.length === 0 || anyTypeMatches(types, value);
   if (!typeOk) ok = false;
   if (typeOk && plan.enumList) {
+    const charged = ctx.enums?.has(plan.enumList) === true;
     const known = inEnum(ctx, plan.enumList, value);
+    if (!charged) q.charged.push(plan.enumList);
     if (known === undefined) throw QUICK_ABORT;
     if (!known) ok = false;
   }
@@ -1486,9 +1544,13 @@ function quickNode(q: Quick, plan: Plan, schema: JsonObject, value: unknown, dep
     // Only where branches judge no undocumented field (the owner of an object merges their unions: the walk).
     if (owner && object) throw QUICK_ABORT;
     let some = plan.anyOf.length === 0;
+    q.alternatives++;
     for (const branch of plan.anyOf) if (quickSchema(q, branch, value, depth, false, union)) some = true;
+    q.alternatives--;
     if (!some) ok = false;
   } else if (owner && object && !quickDocumented(ctx, value, union!)) ok = false;
+  // A finding outside any anyOf branch decides: the walk runs, so the rest need not be counted.
+  if (!ok && q.alternatives === 0) throw QUICK_ABORT;
   return ok;
 }
 
@@ -1565,7 +1627,7 @@ function quickDocumented(ctx: Context, value: JsonObject, documented: Documented
       if (scopedFlag(ctx, documented, k)) return false;
       continue;
     }
-    if (checked && !documented.patterns.some((p) => p.test(k) !== false)) return false;
+    if (checked && !patternCovers(documented.patterns, k)) return false;
   }
   return true;
 }
@@ -1626,10 +1688,7 @@ export function check(doc: unknown, schema: unknown, value: unknown, options?: C
   const ctx = makeCtx(doc, options?.direction, options);
   const at = options?.at ?? '#';
   // Most bodies have no finding: the quick pass proves that without building paths; otherwise the walk runs.
-  if (quickPass(ctx, schema, value)) return [];
-  ctx.steps = 0;
-  ctx.enums = undefined;
-  ctx.stopped = undefined;
+  if (quickPass(ctx, schema, value, 0)) return [];
   let found: InternalFinding[];
   try {
     found = evalSchema(ctx, schema, at, value, [], OWN);
