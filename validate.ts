@@ -1361,6 +1361,7 @@ type Plan = {
   counts: boolean;               // maxProperties or minProperties
   allOf: unknown[] | undefined;
   anyOf: unknown[] | undefined;
+  oneOf: unknown[] | undefined;
   ref: string | undefined;       // a pure `$ref`: the chain's last pointer, with its target in `target`
   target: unknown;
   refFinding: boolean;           // a `$ref` the walk reports (remote, dangling, looping, too long)
@@ -1418,7 +1419,8 @@ function planOf(q: Quick, schema: JsonObject): Plan {
 
 function makePlan(ctx: Context, schema: JsonObject): Plan {
   let abort = 0;
-  if (['$dynamicRef', '$recursiveRef', 'unevaluatedItems', 'unevaluatedProperties', 'oneOf', 'not', 'if'].some((k) => hasOwn(schema, k))) abort |= ABORT_ALWAYS;
+  if (['$dynamicRef', '$recursiveRef', 'unevaluatedItems', 'unevaluatedProperties', 'not', 'if'].some((k) => hasOwn(schema, k))) abort |= ABORT_ALWAYS;
+  if (hasOwn(schema, 'oneOf') && !Array.isArray(schema.oneOf)) abort |= ABORT_ALWAYS;
   if (['discriminator', 'dependentRequired', 'patternProperties', 'propertyNames', 'dependentSchemas'].some((k) => hasOwn(schema, k))) abort |= ABORT_OBJECT;
   if (Array.isArray(schema.prefixItems) || Array.isArray(schema.items) || hasOwn(schema, 'contains')) abort |= ABORT_ARRAY;
   const plan: Plan = {
@@ -1433,6 +1435,7 @@ function makePlan(ctx: Context, schema: JsonObject): Plan {
     counts: typeof schema.maxProperties === 'number' || typeof schema.minProperties === 'number',
     allOf: Array.isArray(schema.allOf) ? schema.allOf : undefined,
     anyOf: Array.isArray(schema.anyOf) ? schema.anyOf : undefined,
+    oneOf: Array.isArray(schema.oneOf) ? schema.oneOf : undefined,
     ref: undefined, target: undefined, refFinding: false, documented: undefined,
   };
   const ref = schema.$ref;
@@ -1540,18 +1543,67 @@ function quickNode(q: Quick, plan: Plan, schema: JsonObject, value: unknown, dep
   if (plan.allOf) {
     for (const branch of plan.allOf) if (!quickSchema(q, branch, value, depth, false, union)) ok = false;
   }
+  // oneOf / anyOf only where branches judge no undocumented field (the owner of an object merges their
+  // unions with what encloses them: the walk does that). Every branch is evaluated fully, as the walk does.
+  if ((plan.anyOf || plan.oneOf) && owner && object) throw QUICK_ABORT;
+  if (plan.oneOf) {
+    // Exactly one branch without findings, every other one failing at its root (wrong type, enum, const,
+    // a missing required field): then `checkOneOfExclusive` finds one match and none open, and it passes.
+    const branches = plan.oneOf;
+    let clean = 0;
+    let cleanAt = -1;
+    q.alternatives++;
+    for (let i = 0; i < branches.length; i++) {
+      if (quickSchema(q, branches[i], value, depth, false, union)) {
+        clean++;
+        cleanAt = i;
+      }
+    }
+    q.alternatives--;
+    if (clean !== 1) ok = false;
+    else {
+      for (let i = 0; i < branches.length; i++) {
+        if (i !== cleanAt && !rootFails(q, branches[i], value, union, 0)) {
+          ok = false;
+          break;
+        }
+      }
+    }
+  }
   if (plan.anyOf) {
-    // Only where branches judge no undocumented field (the owner of an object merges their unions: the walk).
-    if (owner && object) throw QUICK_ABORT;
     let some = plan.anyOf.length === 0;
     q.alternatives++;
     for (const branch of plan.anyOf) if (quickSchema(q, branch, value, depth, false, union)) some = true;
     q.alternatives--;
     if (!some) ok = false;
-  } else if (owner && object && !quickDocumented(ctx, value, union!)) ok = false;
+  } else if (!plan.oneOf && owner && object && !quickDocumented(ctx, value, union!)) ok = false;
   // A finding outside any anyOf branch decides: the walk runs, so the rest need not be counted.
   if (!ok && q.alternatives === 0) throw QUICK_ABORT;
   return ok;
+}
+
+/**
+ * Whether applying `schema` to `value` surely yields a failed assertion (`fails`) at this location: a
+ * type the value does not have, an enum or const it misses, a required field it lacks (not excused as
+ * writeOnly / readOnly by `union`), through pure `$ref`s and allOf. False when unsure.
+ */
+function rootFails(q: Quick, schema: unknown, value: unknown, union: Documented | undefined, depth: number): boolean {
+  if (schema === false) return true;
+  if (!isObj(schema) || depth > 16) return false;
+  const plan = planOf(q, schema);
+  if (plan.abort & ABORT_ALWAYS) return false;
+  if (plan.ref !== undefined) return rootFails(q, plan.target, value, union, depth + 1);
+  if (plan.refFinding) return false;
+  const types = plan.types;
+  if (types !== undefined && types.length > 0 && !anyTypeMatches(types, value)) return true;
+  // The quick pass evaluated the branch, so its enum is charged already: this lookup costs no budget.
+  if (plan.enumList && q.ctx.enums?.has(plan.enumList) && inEnum(q.ctx, plan.enumList, value) === false) return true;
+  if (plan.hasConst && !deepEqual(schema.const, value)) return true;
+  if (plan.required && union && isObj(value)) {
+    for (const name of plan.required) if (typeof name === 'string' && !hasOwn(value, name) && !scopedFlag(q.ctx, union, name)) return true;
+  }
+  if (plan.allOf) for (const branch of plan.allOf) if (rootFails(q, branch, value, union, depth + 1)) return true;
+  return false;
 }
 
 function quickString(schema: JsonObject, value: string): boolean {
