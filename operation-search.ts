@@ -790,28 +790,36 @@ function rankText(index: SearchIndex, text: string, method: string | undefined, 
   const touched = index.scratch.touched.subarray(0, count);
   try {
     const eligible = method ? touched.filter((position) => index.entries[position]!.operation.method === method) : touched;
+    // One pass: the BM25 parts into the pool (for the cuts below) and the best of them.
+    const pool = index.scratch.pool.subarray(0, eligible.length);
     let best = 0;
-    for (const position of eligible) best = Math.max(best, scores[position]!);
+    for (let i = 0; i < eligible.length; i++) {
+      const score = scores[eligible[i]!]!;
+      pool[i] = score;
+      if (score > best) best = score;
+    }
     if (best === 0) return [];
     const queryGrams = trigramCodes(words.join(' '));
     const fuse = (position: number) => {
       const entry = index.entries[position]!;
       return (scores[position]! / best) * (1 - TRIGRAM_SHARE) + dice(queryGrams, entry.grams) * TRIGRAM_SHARE;
     };
+    // Bounded work on large documents: at most the best FUSION_CANDIDATES by BM25 get the trigram part.
+    // The two steps below look only at operations at or above the lower of the two cuts: gathered in one pass.
+    const limitCut = pool.length > FUSION_CANDIDATES ? largest(pool, FUSION_CANDIDATES) : -Infinity;
     // The best `keep` by BM25 alone give a floor for the fused score; only operations whose BM25 part
     // plus the largest trigram share reaches it can be among the best `keep` after fusion.
-    const pool = index.scratch.pool.subarray(0, eligible.length);
-    for (let i = 0; i < eligible.length; i++) pool[i] = scores[eligible[i]!]!;
     const leaderCut = pool.length > keep ? largest(pool, keep) : -Infinity;
+    const gatherCut = Math.min(limitCut, leaderCut);
+    const candidates: number[] = [];
+    for (let i = 0; i < eligible.length; i++) if (scores[eligible[i]!]! >= gatherCut) candidates.push(eligible[i]!);
     const leaders: number[] = [];
-    for (const position of eligible) if (scores[position]! >= leaderCut) leaders.push(fuse(position));
+    for (const position of candidates) if (scores[position]! >= leaderCut) leaders.push(fuse(position));
     leaders.sort((a, b) => b - a);
     const floor = leaders.length < keep ? -Infinity : leaders[keep - 1]!;
-    // Bounded work on large documents: at most the best FUSION_CANDIDATES by BM25 get the trigram part.
-    const limitCut = pool.length > FUSION_CANDIDATES ? largest(pool, FUSION_CANDIDATES) : -Infinity;
     const cut = Math.max(((floor - TRIGRAM_SHARE) / (1 - TRIGRAM_SHARE)) * best, limitCut);
     const ranked: Array<{ position: number; score: number }> = [];
-    for (const position of eligible) if (scores[position]! >= cut) ranked.push({ position, score: fuse(position) });
+    for (const position of candidates) if (scores[position]! >= cut) ranked.push({ position, score: fuse(position) });
     ranked.sort((a, b) => b.score - a.score || a.position - b.position);
     return ranked.slice(0, keep).map(({ position, score }) => {
       const own = index.entries[position]!.weights;
