@@ -332,12 +332,34 @@ function makeFinding(kind: FindingKind, segments: Segment[], schemaPath: string,
   return { kind, severity: SEVERITY[kind], path: instancePath(segments), schemaPath, ...extra, message, segments };
 }
 
+/** `unique`'s key of each finding, made once. */
+const findingKeys = new WeakMap<InternalFinding, string>();
+
+/** Whether two findings are the same for `unique`: kind, instance path, schema path and message. */
+function sameFinding(a: InternalFinding, b: InternalFinding): boolean {
+  return a === b || (a.kind === b.kind && a.path === b.path && a.schemaPath === b.schemaPath && a.message === b.message);
+}
+
 function unique(list: InternalFinding[]): InternalFinding[] {
   if (list.length < 2) return list;
+  if (list.length <= 16) {
+    // Few findings (the usual case): compared field by field, no key strings built and hashed. The first
+    // of equal findings is kept; equality is transitive, so comparing with every earlier one is enough.
+    let kept: InternalFinding[] | undefined;
+    for (let i = 1; i < list.length; i++) {
+      let duplicate = false;
+      for (let j = 0; j < i && !duplicate; j++) duplicate = sameFinding(list[j]!, list[i]!);
+      if (duplicate) kept ??= list.slice(0, i);
+      else if (kept !== undefined) kept.push(list[i]!);
+    }
+    return kept ?? list;
+  }
   const seen = new Set<string>();
   const kept: InternalFinding[] = [];
   for (const finding of list) {
-    const key = `${finding.kind}\u0000${finding.path}\u0000${finding.schemaPath}\u0000${finding.message}`;
+    // A finding met again at each enclosing level keeps its key string (and the string its hash).
+    let key = findingKeys.get(finding);
+    if (key === undefined) findingKeys.set(finding, key = `${finding.kind}\u0000${finding.path}\u0000${finding.schemaPath}\u0000${finding.message}`);
     if (seen.has(key)) continue;
     seen.add(key);
     kept.push(finding);
@@ -1348,7 +1370,7 @@ type Quick = {
  */
 type Plan = {
   abort: number;                 // ABORT_* bits: what the quick pass leaves to the walk
-  types: string[] | undefined;   // `typeList`
+  typeMask: number;              // TYPE_* bits the type list admits; TYPE_ANY: no constraint (any value, even NaN)
   enumList: unknown[] | undefined;
   hasConst: boolean;
   string: boolean;               // maxLength, minLength, pattern or format
@@ -1367,6 +1389,47 @@ type Plan = {
   refFinding: boolean;           // a `$ref` the walk reports (remote, dangling, looping, too long)
   documented: Documented | undefined;  // the union, on first use
 };
+
+// JSON types as bits, so a type check is one AND (`typeBits` of the value, `Plan.typeMask` of the schema).
+const TYPE_NULL = 1;
+const TYPE_BOOLEAN = 2;
+const TYPE_STRING = 4;
+const TYPE_ARRAY = 8;
+const TYPE_OBJECT = 16;
+const TYPE_INTEGER = 32;
+const TYPE_NUMBER = 64;
+const TYPE_ANY = 127;
+
+/** `matchesType` as bits: an integral number is both integer and number; NaN and Infinity neither. */
+function typeBits(v: unknown): number {
+  if (v === null) return TYPE_NULL;
+  switch (typeof v) {
+    case 'boolean': return TYPE_BOOLEAN;
+    case 'string': return TYPE_STRING;
+    case 'number': return Number.isInteger(v) ? TYPE_INTEGER | TYPE_NUMBER : Number.isFinite(v) ? TYPE_NUMBER : 0;
+    case 'object': return Array.isArray(v) ? TYPE_ARRAY : TYPE_OBJECT;
+    default: return 0;
+  }
+}
+
+/** The bits of the values a type list admits; an unknown name (Swagger 2.0 `file`) admits any value, as in `matchesType`. */
+function typeMaskOf(types: string[] | undefined): number {
+  if (types === undefined || types.length === 0) return TYPE_ANY;
+  let mask = 0;
+  for (const t of types) {
+    switch (t) {
+      case 'null': mask |= TYPE_NULL; break;
+      case 'boolean': mask |= TYPE_BOOLEAN; break;
+      case 'string': mask |= TYPE_STRING; break;
+      case 'integer': mask |= TYPE_INTEGER; break;
+      case 'number': mask |= TYPE_NUMBER; break;
+      case 'object': mask |= TYPE_OBJECT; break;
+      case 'array': mask |= TYPE_ARRAY; break;
+      default: return TYPE_ANY;
+    }
+  }
+  return mask;
+}
 
 const ABORT_ALWAYS = 1;
 const ABORT_OBJECT = 2;
@@ -1424,7 +1487,7 @@ function makePlan(ctx: Context, schema: JsonObject): Plan {
   if (['discriminator', 'dependentRequired', 'patternProperties', 'propertyNames', 'dependentSchemas'].some((k) => hasOwn(schema, k))) abort |= ABORT_OBJECT;
   if (Array.isArray(schema.prefixItems) || Array.isArray(schema.items) || hasOwn(schema, 'contains')) abort |= ABORT_ARRAY;
   const plan: Plan = {
-    abort, types: typeList(ctx, schema), enumList: Array.isArray(schema.enum) ? schema.enum : undefined, hasConst: hasOwn(schema, 'const'),
+    abort, typeMask: typeMaskOf(typeList(ctx, schema)), enumList: Array.isArray(schema.enum) ? schema.enum : undefined, hasConst: hasOwn(schema, 'const'),
     string: typeof schema.maxLength === 'number' || typeof schema.minLength === 'number' || typeof schema.pattern === 'string' || typeof schema.format === 'string',
     number: NUMBER_KEYWORDS.some((k) => schema[k] !== undefined) || schema.format === 'int32' || schema.format === 'int64',
     array: typeof schema.maxItems === 'number' || typeof schema.minItems === 'number' || schema.uniqueItems === true || schema.items !== undefined,
@@ -1509,8 +1572,7 @@ function quickNode(q: Quick, plan: Plan, schema: JsonObject, value: unknown, dep
   const object = isObj(value);
   if (object && (plan.abort & ABORT_OBJECT)) throw QUICK_ABORT;
   let ok = true;
-  const types = plan.types;
-  const typeOk = types === undefined || types.length === 0 || anyTypeMatches(types, value);
+  const typeOk = plan.typeMask === TYPE_ANY || (plan.typeMask & typeBits(value)) !== 0;
   if (!typeOk) ok = false;
   if (typeOk && plan.enumList) {
     const charged = ctx.enums?.has(plan.enumList) === true;
@@ -1594,8 +1656,7 @@ function rootFails(q: Quick, schema: unknown, value: unknown, union: Documented 
   if (plan.abort & ABORT_ALWAYS) return false;
   if (plan.ref !== undefined) return rootFails(q, plan.target, value, union, depth + 1);
   if (plan.refFinding) return false;
-  const types = plan.types;
-  if (types !== undefined && types.length > 0 && !anyTypeMatches(types, value)) return true;
+  if (plan.typeMask !== TYPE_ANY && (plan.typeMask & typeBits(value)) === 0) return true;
   // The quick pass evaluated the branch, so its enum is charged already: this lookup costs no budget.
   if (plan.enumList && q.ctx.enums?.has(plan.enumList) && inEnum(q.ctx, plan.enumList, value) === false) return true;
   if (plan.hasConst && !deepEqual(schema.const, value)) return true;
