@@ -852,19 +852,6 @@ function fileKind(stats: Stats): string {
   return 'not a regular file';
 }
 
-/** Settles as `promise` does, or rejects with a plain Error once `deadline` (ms since the epoch) has passed. */
-async function beforeDeadline<T>(promise: Promise<T>, deadline: number, timeoutMs: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`not read within ${timeoutMs} ms`)), Math.max(0, deadline - Date.now()));
-  });
-  try {
-    return await Promise.race([promise, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 /**
  * Reads a local file as UTF-8, failing (plain Error) when it holds more than `maxBytes` bytes: the size
  * from stat first, then a bounded read, so a device or a growing file cannot fill the memory either.
@@ -875,22 +862,46 @@ async function beforeDeadline<T>(promise: Promise<T>, deadline: number, timeoutM
  * `timeoutMs` (default 15000 ms), past which it fails with "not read within N ms".
  */
 async function readCapped(path: string, maxBytes: number, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  const before = await beforeDeadline(stat(path), deadline, timeoutMs);
+  // One timer for the whole read (not one per step): each step races it.
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`not read within ${timeoutMs} ms`)), timeoutMs);
+  });
+  late.catch(ignoreError); // observed by each race; no unhandled rejection once the read is over
+  try {
+    return await readCappedBefore(path, maxBytes, late);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function ignoreError(): void {}
+
+/**
+ * Closes a file without waiting. A module-level function on purpose: a closure made inside the reader
+ * would keep the reader's scope (its deadline race, and through it the bytes read) alive until the
+ * close completes, which is after the caller parsed the text: a whole document's bytes held longer.
+ */
+function closeQuietly(handle: FileHandle): void {
+  void handle.close().catch(ignoreError);
+}
+
+async function readCappedBefore(path: string, maxBytes: number, late: Promise<never>): Promise<string> {
+  const beforeDeadline = <T>(promise: Promise<T>): Promise<T> => Promise.race([promise, late]);
+  const before = await beforeDeadline(stat(path));
   if (!before.isFile()) throw new Error(`${fileKind(before)}, not a regular file; only regular files are read`);
   if (before.size > maxBytes) throw new Error(tooLarge(maxBytes));
   // O_NONBLOCK: should a FIFO take the file's place after the stat, opening it returns at once instead of waiting.
   const opening = open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   let handle: FileHandle;
   try {
-    handle = await beforeDeadline(opening, deadline, timeoutMs);
+    handle = await beforeDeadline(opening);
   } catch (error) {
-    void opening.then((late) => late.close()).catch(() => undefined); // an open that ends after the deadline is closed then
+    void opening.then((lateHandle) => lateHandle.close()).catch(() => undefined); // an open that ends after the deadline is closed then
     throw error;
   }
-  let pending = false;
   try {
-    const opened = await beforeDeadline(handle.stat(), deadline, timeoutMs);
+    const opened = await beforeDeadline(handle.stat());
     if (!opened.isFile()) throw new Error(`${fileKind(opened)}, not a regular file; only regular files are read`);
     if (opened.ino !== before.ino || opened.dev !== before.dev) throw new Error('the file was replaced while it was being opened; try again');
     if (opened.size > maxBytes) throw new Error(tooLarge(maxBytes));
@@ -902,21 +913,21 @@ async function readCapped(path: string, maxBytes: number, timeoutMs = DEFAULT_TI
     let room = Math.min(size + 1, maxBytes + 1);
     for (;;) {
       const buffer = Buffer.allocUnsafe(room);
-      pending = true;
-      const { bytesRead } = await beforeDeadline(handle.read(buffer, 0, buffer.length, null), deadline, timeoutMs);
-      pending = false;
+      const { bytesRead } = await beforeDeadline(handle.read(buffer, 0, buffer.length, null));
       if (bytesRead === 0) break;
       total += bytesRead;
       if (total > maxBytes) throw new Error(tooLarge(maxBytes));
       chunks.push(buffer.subarray(0, bytesRead));
+      // A regular file reads short only at its end: no further read (and round trip) to learn that.
+      if (bytesRead < buffer.length) break;
       room = Math.min(1024 * 1024, maxBytes + 1 - total);
     }
     const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
     return bytes.toString('utf8');
   } finally {
-    // A read still running past the deadline would hold close() until it ends: close without waiting then.
-    if (pending) void handle.close().catch(() => undefined);
-    else await handle.close();
+    // Closing is not waited for (a read still running past the deadline would hold it; otherwise it is
+    // one more round trip through the thread pool for nothing the caller needs).
+    closeQuietly(handle);
   }
 }
 

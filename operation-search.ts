@@ -142,6 +142,10 @@ type SearchIndex = {
   vocabulary: string[];
   /** `letterMask` of each vocabulary term, same order. */
   vocabularyMasks: Uint32Array;
+  /** Vocabulary numbers by term length (ascending in each), so a spelling is compared with near lengths only. */
+  vocabularyByLength: Int32Array[];
+  /** Vocabulary numbers of terms of 5 characters or more by their first 4 (ascending): the abbreviation candidates. */
+  vocabularyByHead: Map<string, Int32Array>;
   scratch?: Scratch;
   byOperationId: Map<string, number[]>;
   byAnchor: Map<string, number[]>;
@@ -430,8 +434,7 @@ function* buildIndexSteps(loaded: LoadedDocument): Generator<void, SearchIndex, 
     multiRoutes,
     basePrefixes: basePrefixes(loaded.doc),
     averageLength,
-    vocabulary: [...postings.keys()],
-    vocabularyMasks: Uint32Array.from(postings.keys(), letterMask),
+    ...vocabularyTables([...postings.keys()]),
     byOperationId,
     byAnchor,
     byDocsUrl,
@@ -441,6 +444,28 @@ function* buildIndexSteps(loaded: LoadedDocument): Generator<void, SearchIndex, 
     segmentCounts: new Set([...templates].map((template) => template.split('/').length)),
     literalSegments: new Set([...templates].flatMap((template) => template.split('/').filter((segment) => segment && !segment.includes('{')))),
     buildMs: performance.now() - started,
+  };
+}
+
+/** The vocabulary with its letter masks and its lookups by length and by first 4 characters. */
+function vocabularyTables(vocabulary: string[]): Pick<SearchIndex, 'vocabulary' | 'vocabularyMasks' | 'vocabularyByLength' | 'vocabularyByHead'> {
+  const byLength: number[][] = [];
+  const byHead = new Map<string, number[]>();
+  for (let i = 0; i < vocabulary.length; i++) {
+    const term = vocabulary[i]!;
+    (byLength[term.length] ??= []).push(i);
+    if (term.length >= 5) {
+      const head = term.slice(0, 4);
+      const list = byHead.get(head);
+      if (list) list.push(i);
+      else byHead.set(head, [i]);
+    }
+  }
+  return {
+    vocabulary,
+    vocabularyMasks: Uint32Array.from(vocabulary, letterMask),
+    vocabularyByLength: Array.from(byLength, (list) => Int32Array.from(list ?? [])),
+    vocabularyByHead: new Map([...byHead].map(([head, list]) => [head, Int32Array.from(list)])),
   };
 }
 
@@ -679,7 +704,23 @@ function expandQuery(index: SearchIndex, words: string[]): QueryTerm[] {
     const limit = word.length >= 8 ? 2 : 1;
     const mask = letterMask(word);
     const { vocabulary, vocabularyMasks } = index;
-    for (let i = 0; i < vocabulary.length; i++) {
+    // Only terms that can qualify, in vocabulary order (the order of the whole scan this replaces):
+    // lengths within `limit`, and longer terms that share the word's first 4 characters.
+    let count = 0;
+    for (let length = word.length - limit; length <= word.length + limit; length++) count += index.vocabularyByLength[length]?.length ?? 0;
+    const head = index.vocabularyByHead.get(word.slice(0, 4));
+    const candidates = new Int32Array(count + (head?.length ?? 0));
+    count = 0;
+    for (let length = word.length - limit; length <= word.length + limit; length++) {
+      const bucket = index.vocabularyByLength[length];
+      if (bucket) {
+        candidates.set(bucket, count);
+        count += bucket.length;
+      }
+    }
+    if (head) for (const i of head) if (vocabulary[i]!.length > word.length + limit) candidates[count++] = i;
+    const ordered = candidates.subarray(0, count).sort();
+    for (const i of ordered) {
       const term = vocabulary[i]!;
       if (term.length > word.length && term.startsWith(word)) put({ term, weight: NEAR_WEIGHT * 0.8, from: word, how: 'spelling' });
       else if (Math.abs(term.length - word.length) <= limit && bitCount(mask ^ vocabularyMasks[i]!) <= 2 * limit && editDistanceWithin(word, term, limit) <= limit) {
@@ -749,28 +790,36 @@ function rankText(index: SearchIndex, text: string, method: string | undefined, 
   const touched = index.scratch.touched.subarray(0, count);
   try {
     const eligible = method ? touched.filter((position) => index.entries[position]!.operation.method === method) : touched;
+    // One pass: the BM25 parts into the pool (for the cuts below) and the best of them.
+    const pool = index.scratch.pool.subarray(0, eligible.length);
     let best = 0;
-    for (const position of eligible) best = Math.max(best, scores[position]!);
+    for (let i = 0; i < eligible.length; i++) {
+      const score = scores[eligible[i]!]!;
+      pool[i] = score;
+      if (score > best) best = score;
+    }
     if (best === 0) return [];
     const queryGrams = trigramCodes(words.join(' '));
     const fuse = (position: number) => {
       const entry = index.entries[position]!;
       return (scores[position]! / best) * (1 - TRIGRAM_SHARE) + dice(queryGrams, entry.grams) * TRIGRAM_SHARE;
     };
+    // Bounded work on large documents: at most the best FUSION_CANDIDATES by BM25 get the trigram part.
+    // The two steps below look only at operations at or above the lower of the two cuts: gathered in one pass.
+    const limitCut = pool.length > FUSION_CANDIDATES ? largest(pool, FUSION_CANDIDATES) : -Infinity;
     // The best `keep` by BM25 alone give a floor for the fused score; only operations whose BM25 part
     // plus the largest trigram share reaches it can be among the best `keep` after fusion.
-    const pool = index.scratch.pool.subarray(0, eligible.length);
-    for (let i = 0; i < eligible.length; i++) pool[i] = scores[eligible[i]!]!;
     const leaderCut = pool.length > keep ? largest(pool, keep) : -Infinity;
+    const gatherCut = Math.min(limitCut, leaderCut);
+    const candidates: number[] = [];
+    for (let i = 0; i < eligible.length; i++) if (scores[eligible[i]!]! >= gatherCut) candidates.push(eligible[i]!);
     const leaders: number[] = [];
-    for (const position of eligible) if (scores[position]! >= leaderCut) leaders.push(fuse(position));
+    for (const position of candidates) if (scores[position]! >= leaderCut) leaders.push(fuse(position));
     leaders.sort((a, b) => b - a);
     const floor = leaders.length < keep ? -Infinity : leaders[keep - 1]!;
-    // Bounded work on large documents: at most the best FUSION_CANDIDATES by BM25 get the trigram part.
-    const limitCut = pool.length > FUSION_CANDIDATES ? largest(pool, FUSION_CANDIDATES) : -Infinity;
     const cut = Math.max(((floor - TRIGRAM_SHARE) / (1 - TRIGRAM_SHARE)) * best, limitCut);
     const ranked: Array<{ position: number; score: number }> = [];
-    for (const position of eligible) if (scores[position]! >= cut) ranked.push({ position, score: fuse(position) });
+    for (const position of candidates) if (scores[position]! >= cut) ranked.push({ position, score: fuse(position) });
     ranked.sort((a, b) => b.score - a.score || a.position - b.position);
     return ranked.slice(0, keep).map(({ position, score }) => {
       const own = index.entries[position]!.weights;

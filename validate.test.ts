@@ -1232,3 +1232,56 @@ describe('counted repetitions count in the backtracking bound (second attack rou
     assert.deepEqual([compiled.test('abc-12'), compiled.test('ab-12')], [true, false]);
   });
 });
+
+// Issue 9: a quick pass proves most values have no finding before the walk runs; these pin what it must
+// leave to the walk (overlapping oneOf branches, annotation-only branches, readOnly / writeOnly scoping,
+// numbers JSON turns into Infinity) and that the step budget counts exactly as the walk alone does.
+describe('check: the quick pass gives the walk\'s findings and step counts (issue 9)', () => {
+  const items = { type: 'object', properties: { a: { type: 'integer' }, b: { type: 'string' }, c: { type: 'boolean' } } };
+  const many = Array.from({ length: 300 }, (_, i) => ({ a: i, b: 'x', c: true }));
+  const stopped = (steps: number): Finding[] => [{
+    kind: 'notChecked', severity: 'warning', path: '$', schemaPath: '#',
+    message: `was not checked completely: the check stopped because it ran out of its step budget (${steps} schema applications); no finding is reported, since the parts checked so far cannot be judged alone`,
+  }];
+  const overlap = (message: string): Finding[] => [{ kind: 'constraint', severity: 'error', path: '$[0]', schemaPath: '#/items/oneOf', keyword: 'oneOf', message }];
+
+  it('reports an item two oneOf branches match', () => {
+    assert.deepStrictEqual(check(DOC31, { type: 'array', items: { oneOf: [{ type: 'number' }, { type: 'integer' }] } }, [3, 2.5]),
+      overlap('matches 2 oneOf branches (#/items/oneOf/0 and #/items/oneOf/1), but oneOf allows exactly one; the branches overlap, so the document may mean anyOf or lack a property that tells them apart'));
+  });
+
+  it('counts a oneOf branch with only a format finding as matching', () => {
+    const schema = { type: 'array', items: { oneOf: [{ type: 'string', format: 'date' }, { type: 'string', maxLength: 3 }] } };
+    assert.deepStrictEqual(check(DOC31, schema, ['abc', '2024-05-01']),
+      overlap('matches 2 oneOf branches (#/items/oneOf/0 and #/items/oneOf/1), but oneOf allows exactly one; the branches overlap, so the document may mean anyOf or lack a property that tells them apart'));
+  });
+
+  it('reports a readOnly field of an item in a request', () => {
+    const schema = { type: 'array', items: { type: 'object', properties: { id: { type: 'integer', readOnly: true }, name: { type: 'string' } } } };
+    assert.deepStrictEqual(check(DOC30, schema, [{ name: 'a' }, { id: 1, name: 'b' }], { direction: 'request' }), [
+      { kind: 'readOnly', severity: 'warning', path: '$[1].id', schemaPath: '#/items/properties/id/readOnly', message: 'is readOnly but is sent in a request; the server should ignore or reject it' },
+    ]);
+  });
+
+  it('excuses a missing required writeOnly field of an item in a response, not a missing plain one', () => {
+    const schema = { type: 'array', items: { type: 'object', required: ['password', 'name'], properties: { password: { type: 'string', writeOnly: true }, name: { type: 'string' } } } };
+    assert.deepStrictEqual(check(DOC30, schema, [{ name: 'a' }, {}]), [
+      { kind: 'missing', severity: 'error', path: '$[1].name', schemaPath: '#/items/required', message: 'is required but missing' },
+    ]);
+  });
+
+  it('passes Infinity where no type is asked for and reports it where a number is', () => {
+    assert.deepStrictEqual(check(DOC31, { type: 'array', items: { anyOf: [{}, { type: 'number' }] } }, [Infinity, 1]), []);
+    assert.deepStrictEqual(check(DOC31, { type: 'array', items: { type: 'number' } }, [1, Infinity]), [
+      { kind: 'wrongType', severity: 'error', path: '$[1]', schemaPath: '#/items/type', expected: 'number', actual: 'number', message: 'is number, expected number' },
+    ]);
+  });
+
+  it('checks 300 items of 3 fields in exactly 1,201 steps: passes at that budget', () => {
+    assert.deepStrictEqual(check(DOC31, { type: 'array', items }, many, { maxSteps: 1201 }), []);
+  });
+
+  it('stops one step short of 1,201 with the budget finding', () => {
+    assert.deepStrictEqual(check(DOC31, { type: 'array', items }, many, { maxSteps: 1200 }), stopped(1200));
+  });
+});

@@ -115,6 +115,8 @@ type Context = {
   memo: Map<unknown, Map<string, InternalFinding[]>>; ids: Map<object, number>;
   dispatching: Set<string>;  // base schema + instance location whose discriminator already picked a subtype
   pointers: Map<string, PointerLookup>;  // each `$ref` looked up once per check (an array of N items repeats it N times)
+  locations: Map<Segment[], string>;      // instance locations as memo keys, per segments array
+  quick?: Quick;             // the quick pass's state, reused by each of its runs in this check
   enums?: Set<unknown[]>;    // enums whose values were charged to this check's step budget (issue 8 B7)
   inexact?: InexactNumbers;  // numbers JSON parsing changed (issue 8 B13)
 };
@@ -129,6 +131,8 @@ type Documented = {
   declares: boolean;          // properties/patternProperties/additionalProperties:false seen: keys are checked
   closedAt?: string;          // schema path of an additionalProperties:false
   required: Set<string>;
+  writeOnly?: Map<string, string | null>;  // `scopedFlag` per name in responses, filled on first use
+  readOnly?: Map<string, string | null>;   // the same in requests
 };
 /**
  * How a schema is applied at one instance location. `owner`: this schema owns the location and reports
@@ -162,6 +166,18 @@ function jsonType(v: unknown): string {
   if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number';
   if (typeof v === 'object') return 'object';
   return typeof v; // string, boolean (undefined, function, bigint: not JSON)
+}
+
+/** Whether any of the type names admits the value (a loop, not a closure: this runs for every schema applied). */
+function anyTypeMatches(types: string[], v: unknown): boolean {
+  for (const t of types) if (matchesType(t, v)) return true;
+  return false;
+}
+
+/** Whether a name matches (or may match) one of the patternProperties tests of a documented union. */
+function patternCovers(patterns: Documented['patterns'], name: string): boolean {
+  for (const p of patterns) if (p.test(name) !== false) return true;
+  return false;
 }
 
 function matchesType(t: string, v: unknown): boolean {
@@ -260,7 +276,10 @@ function inEnum(ctx: Context, list: unknown[], value: unknown): boolean | undefi
       return undefined;
     }
   }
-  if (list.length <= SHOWN_VALUES) return list.some((e) => deepEqual(e, value));
+  if (list.length <= SHOWN_VALUES) {
+    for (const e of list) if (deepEqual(e, value)) return true;
+    return false;
+  }
   let keys = enumKeys.get(list);
   if (!keys) enumKeys.set(list, keys = new Set(list.map(enumKey)));
   return keys.has(enumKey(value));
@@ -313,15 +332,39 @@ function makeFinding(kind: FindingKind, segments: Segment[], schemaPath: string,
   return { kind, severity: SEVERITY[kind], path: instancePath(segments), schemaPath, ...extra, message, segments };
 }
 
+/** `unique`'s key of each finding, made once. */
+const findingKeys = new WeakMap<InternalFinding, string>();
+
+/** Whether two findings are the same for `unique`: kind, instance path, schema path and message. */
+function sameFinding(a: InternalFinding, b: InternalFinding): boolean {
+  return a === b || (a.kind === b.kind && a.path === b.path && a.schemaPath === b.schemaPath && a.message === b.message);
+}
+
 function unique(list: InternalFinding[]): InternalFinding[] {
   if (list.length < 2) return list;
+  if (list.length <= 16) {
+    // Few findings (the usual case): compared field by field, no key strings built and hashed. The first
+    // of equal findings is kept; equality is transitive, so comparing with every earlier one is enough.
+    let kept: InternalFinding[] | undefined;
+    for (let i = 1; i < list.length; i++) {
+      let duplicate = false;
+      for (let j = 0; j < i && !duplicate; j++) duplicate = sameFinding(list[j]!, list[i]!);
+      if (duplicate) kept ??= list.slice(0, i);
+      else if (kept !== undefined) kept.push(list[i]!);
+    }
+    return kept ?? list;
+  }
   const seen = new Set<string>();
-  return list.filter((finding) => {
-    const key = `${finding.kind}\u0000${finding.path}\u0000${finding.schemaPath}\u0000${finding.message}`;
-    if (seen.has(key)) return false;
+  const kept: InternalFinding[] = [];
+  for (const finding of list) {
+    // A finding met again at each enclosing level keeps its key string (and the string its hash).
+    let key = findingKeys.get(finding);
+    if (key === undefined) findingKeys.set(finding, key = `${finding.kind}\u0000${finding.path}\u0000${finding.schemaPath}\u0000${finding.message}`);
+    if (seen.has(key)) continue;
     seen.add(key);
-    return true;
-  });
+    kept.push(finding);
+  }
+  return kept.length === list.length ? list : kept;
 }
 
 function finish(list: InternalFinding[]): Finding[] {
@@ -361,8 +404,19 @@ function emptyDocumented(): Documented {
   return { names: new Map(), patterns: [], additional: [], open: false, declares: false, required: new Set() };
 }
 
+/** Merged unions by their two parts, so a oneOf/anyOf met again reuses its branches' unions. */
+const mergedCache = new WeakMap<Documented, WeakMap<Documented, Documented>>();
+
 function mergeDocumented(a: Documented | undefined, b: Documented): Documented {
   if (!a) return b;
+  let byB = mergedCache.get(a);
+  if (!byB) mergedCache.set(a, byB = new WeakMap());
+  let known = byB.get(b);
+  if (!known) byB.set(b, known = mergeTwo(a, b));
+  return known;
+}
+
+function mergeTwo(a: Documented, b: Documented): Documented {
   const names = new Map(a.names);
   for (const [k, v] of b.names) names.set(k, [...(names.get(k) ?? []), ...v]);
   return {
@@ -452,7 +506,26 @@ function collect(ctx: Context, schema: unknown, schemaPath: string, alternatives
   }
 }
 
+/**
+ * What a schema documents, per document, schema object, schema path and `alternatives`: the same schema
+ * met again (every item of an array, every response of a steady probe) reuses it. Documents and schemas
+ * are not changed once loaded, so the union stays right; results are never mutated after `collect`.
+ */
+const documentedCache = new WeakMap<object, WeakMap<object, Map<string, Documented>>>();
+
 function documentedOf(ctx: Context, schema: unknown, schemaPath: string, alternatives: boolean, extra: SchemaLocation[] = []): Documented {
+  if (extra.length > 0 || !isObj(schema)) return collectDocumented(ctx, schema, schemaPath, alternatives, extra);
+  let bySchema = documentedCache.get(ctx.doc);
+  if (!bySchema) documentedCache.set(ctx.doc, bySchema = new WeakMap());
+  let byPath = bySchema.get(schema);
+  if (!byPath) bySchema.set(schema, byPath = new Map());
+  const key = alternatives ? `1${schemaPath}` : `0${schemaPath}`;
+  let known = byPath.get(key);
+  if (!known) byPath.set(key, known = collectDocumented(ctx, schema, schemaPath, alternatives, extra));
+  return known;
+}
+
+function collectDocumented(ctx: Context, schema: unknown, schemaPath: string, alternatives: boolean, extra: SchemaLocation[]): Documented {
   const acc = emptyDocumented();
   const visited = new Set<string>();
   collect(ctx, schema, schemaPath, alternatives, acc, visited);
@@ -483,14 +556,24 @@ function flagAt(ctx: Context, schema: unknown, schemaPath: string, flag: string,
 
 function scopedFlag(ctx: Context, documented: Documented, name: string): string | undefined {
   const flag = ctx.direction === 'response' ? 'writeOnly' : 'readOnly';
+  const flags = documented[flag] ??= new Map();
+  const known = flags.get(name);
+  if (known !== undefined) return known ?? undefined;
+  let found: string | undefined;
   for (const loc of documented.names.get(name) ?? []) {
-    const hit = flagAt(ctx, loc.schema, loc.schemaPath, flag);
-    if (hit) return hit;
+    found = flagAt(ctx, loc.schema, loc.schemaPath, flag);
+    if (found) break;
   }
-  return undefined;
+  flags.set(name, found ?? null);
+  return found;
 }
 
 // ---------------------------------------------------------------- the walk
+
+/** Modes and lists shared by every call that needs them (never mutated). */
+const OWN: Mode = { owner: true };
+const NOT_OWNER: Mode = { owner: false };
+const NO_PARTS: SchemaLocation[] = [];
 
 const ANNOTATIONS = new Set(['description', 'summary', 'title', '$comment', 'example', 'examples', 'deprecated', 'default']);
 
@@ -517,7 +600,7 @@ function evalSchema(ctx: Context, schema: unknown, schemaPath: string, value: un
     return [makeFinding('notChecked', segments.slice(0, MAX_INSTANCE_DEPTH), schemaPath, `was not checked below this point: the value nests deeper than ${MAX_INSTANCE_DEPTH} levels (too deep to check)`)];
   }
   const ref = schema.$ref;
-  if (typeof ref !== 'string') return evalNode(ctx, schema, schemaPath, value, segments, mode, []);
+  if (typeof ref !== 'string') return evalNode(ctx, schema, schemaPath, value, segments, mode, NO_PARTS);
   if (!isPureRef(ctx, schema)) {
     // JSON Schema 2020-12 §8.2.3.1: $ref is an applicator beside its siblings, like one more allOf branch.
     const fromRef = enterRef(ctx, ref, schemaPath, value, segments, { owner: false, union: mode.union });
@@ -584,7 +667,9 @@ function enterRef(ctx: Context, ref: string, schemaPath: string, value: unknown,
     holder = current;
     current = next;
   }
-  const location = `${current}\u0000${JSON.stringify(segments)}`;
+  let at = ctx.locations.get(segments);
+  if (at === undefined) ctx.locations.set(segments, at = JSON.stringify(segments));
+  const location = `${current}\u0000${at}`;
   // Same $ref at the same instance location again: a cycle that makes no progress (A -> B -> A).
   if (ctx.active.has(location)) return [];
   if (ctx.depth >= MAX_REF_DEPTH) {
@@ -593,7 +678,7 @@ function enterRef(ctx: Context, ref: string, schemaPath: string, value: unknown,
   const key = `${location}\u0000${mode.owner ? 1 : 0}:${idOf(ctx, mode.extra)}:${idOf(ctx, mode.union)}`;
   let byValue = ctx.memo.get(value);
   const known = byValue?.get(key);
-  if (known) return [...known];
+  if (known) return known; // results are never changed once made: callers copy or map them
   ctx.active.add(location);
   ctx.depth++;
   try {
@@ -605,7 +690,7 @@ function enterRef(ctx: Context, ref: string, schemaPath: string, value: unknown,
       }
       byValue.set(key, out);
     }
-    return [...out];
+    return out;
   } finally {
     ctx.active.delete(location);
     ctx.depth--;
@@ -630,14 +715,13 @@ function evalNode(ctx: Context, schema: JsonObject, schemaPath: string, value: u
     if (dispatched) return dispatched;
   }
   let out: InternalFinding[] = [];
-  const push = (f: InternalFinding): void => {
-    out.push(f);
-  };
 
   // type (JSON Schema 2020-12 §6.1.1)
-  const types = typeList(ctx, schema);
+  // The common case, one type name that matches (no nullable to widen it), without building a list.
+  const plain = typeof schema.type === 'string' && matchesType(schema.type, value);
+  const types = plain ? undefined : typeList(ctx, schema);
   let typeOk = true;
-  if (types && types.length > 0 && !types.some((t) => matchesType(t, value))) {
+  if (types && types.length > 0 && !anyTypeMatches(types, value)) {
     typeOk = false;
     const expected = orList(types);
     const actual = jsonType(value);
@@ -647,16 +731,16 @@ function evalNode(ctx: Context, schema: JsonObject, schemaPath: string, value: u
     } else if (value === null && schema.nullable === true && ctx.dialect === '2.0') {
       message += ' (Swagger 2.0 has no `nullable`; the vendor extension `x-nullable: true` is the usual spelling; the document likely omits null)';
     }
-    push(makeFinding('wrongType', segments, `${schemaPath}/type`, message, { expected, actual }));
+    out.push(makeFinding('wrongType', segments, `${schemaPath}/type`, message, { expected, actual }));
   }
 
-  unsupportedKeywords(ctx, schema, schemaPath, value, segments, push);
+  unsupportedKeywords(ctx, schema, schemaPath, value, segments, out);
   // A number JSON parsing changed is not the API's number: its value constraints are not checked (B13).
   const inexact = typeof value === 'number' && inexactAt(ctx, value, segments);
   if (inexact) {
     for (const keyword of ['enum', 'const', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf']) {
       if (!hasOwn(schema, keyword)) continue;
-      push(makeFinding('notChecked', segments, `${schemaPath}/${keyword}`,
+      out.push(makeFinding('notChecked', segments, `${schemaPath}/${keyword}`,
         `was not checked against \`${keyword}\`: the number in the body cannot be held exactly in a double (RFC 8259, 6), so the check would compare a different number`, { keyword }));
     }
   }
@@ -669,32 +753,32 @@ function evalNode(ctx: Context, schema: JsonObject, schemaPath: string, value: u
       message = `is null, but the enum ${show(schema.enum)} does not list null although the type allows null; ` +
         'the document probably omits null from the enum (nullable / a null type does not extend enum), so the API may be right';
     }
-    push(makeFinding('enum', segments, `${schemaPath}/enum`, message, allowedOf(schema.enum)));
+    out.push(makeFinding('enum', segments, `${schemaPath}/enum`, message, allowedOf(schema.enum)));
   }
   if (typeOk && !inexact && hasOwn(schema, 'const') && !deepEqual(schema.const, value)) {
-    push(makeFinding('enum', segments, `${schemaPath}/const`, `is ${show(value)}, but the schema requires the constant ${show(schema.const)}`, { allowed: [schema.const] }));
+    out.push(makeFinding('enum', segments, `${schemaPath}/const`, `is ${show(value)}, but the schema requires the constant ${show(schema.const)}`, { allowed: [schema.const] }));
   }
 
   if (typeof value === 'string') {
-    checkString(schema, schemaPath, value, segments, push);
+    checkString(schema, schemaPath, value, segments, out);
     // A backtracking pattern test may cost up to MAX_BACKTRACKING_STEPS: look at the clock after each (B5).
     if (typeof schema.pattern === 'string' && performance.now() > ctx.deadline) ctx.stopped ??= `it ran out of its time budget (${Math.round(ctx.deadline - ctx.started)} ms)`;
   }
-  if (typeof value === 'number' && !inexact) checkNumber(schema, schemaPath, value, segments, push);
-  if (Array.isArray(value)) checkArray(ctx, schema, schemaPath, value, segments, push);
+  if (typeof value === 'number' && !inexact) checkNumber(schema, schemaPath, value, segments, out);
+  if (Array.isArray(value)) checkArray(ctx, schema, schemaPath, value, segments, out);
 
   let union: Documented | undefined;
   if (isObj(value)) {
     union = mode.union ?? mergeDocumented(mode.extra, documentedOf(ctx, schema, schemaPath, true, refParts));
-    checkObject(ctx, schema, schemaPath, value, segments, union, push);
+    checkObject(ctx, schema, schemaPath, value, segments, union, out);
   }
 
   // allOf: every branch applies to the same instance; the undocumented check is the owner's, on the union.
   const branchMode: Mode = { owner: false, union };
   if (Array.isArray(schema.allOf)) {
-    schema.allOf.forEach((b, i) => {
-      out.push(...evalSchema(ctx, b, `${schemaPath}/allOf/${i}`, value, segments, branchMode));
-    });
+    for (let i = 0; i < schema.allOf.length; i++) {
+      for (const f of evalSchema(ctx, schema.allOf[i], `${schemaPath}/allOf/${i}`, value, segments, branchMode)) out.push(f);
+    }
   }
   const hasAlternatives = Array.isArray(schema.oneOf) || Array.isArray(schema.anyOf);
   for (const kw of ['oneOf', 'anyOf'] as const) {
@@ -710,7 +794,7 @@ function evalNode(ctx: Context, schema: JsonObject, schemaPath: string, value: u
     // A subschema that could not be fully checked decides nothing: say so instead of guessing.
     if (!sub.some(fails) && undecided.length > 0) out.push(...undecided);
     else if (!sub.some(fails)) {
-      push(makeFinding('constraint', segments, `${schemaPath}/not`, 'matches the schema under `not`, which it must not match', { keyword: 'not' }));
+      out.push(makeFinding('constraint', segments, `${schemaPath}/not`, 'matches the schema under `not`, which it must not match', { keyword: 'not' }));
     }
   }
   if (hasOwn(schema, 'if') && (hasOwn(schema, 'then') || hasOwn(schema, 'else'))) {
@@ -722,7 +806,7 @@ function evalNode(ctx: Context, schema: JsonObject, schemaPath: string, value: u
 
   // The owner of this instance location reports undocumented / writeOnly / readOnly fields once.
   if (mode.owner && union && isObj(value) && !hasAlternatives) {
-    checkDocumented(ctx, schemaPath, value, segments, union, push);
+    checkDocumented(ctx, schemaPath, value, segments, union, out);
   }
   // The same finding reached through several branches (allOf: [S, S]) is kept once, so nesting cannot double it.
   out = unique(out);
@@ -732,28 +816,44 @@ function evalNode(ctx: Context, schema: JsonObject, schemaPath: string, value: u
   return out;
 }
 
-function checkString(schema: JsonObject, schemaPath: string, value: string, segments: Segment[], push: (f: InternalFinding) => void): void {
-  const len = [...value].length; // code points, JSON Schema 2020-12 §6.3.1
+function checkString(schema: JsonObject, schemaPath: string, value: string, segments: Segment[], out: InternalFinding[]): void {
+  const len = typeof schema.maxLength === 'number' || typeof schema.minLength === 'number' ? codePoints(value) : 0;
   if (typeof schema.maxLength === 'number' && len > schema.maxLength) {
-    push(makeFinding('constraint', segments, `${schemaPath}/maxLength`, `is ${len} characters long, more than maxLength ${schema.maxLength}`, { keyword: 'maxLength' }));
+    out.push(makeFinding('constraint', segments, `${schemaPath}/maxLength`, `is ${len} characters long, more than maxLength ${schema.maxLength}`, { keyword: 'maxLength' }));
   }
   if (typeof schema.minLength === 'number' && len < schema.minLength) {
-    push(makeFinding('constraint', segments, `${schemaPath}/minLength`, `is ${len} characters long, fewer than minLength ${schema.minLength}`, { keyword: 'minLength' }));
+    out.push(makeFinding('constraint', segments, `${schemaPath}/minLength`, `is ${len} characters long, fewer than minLength ${schema.minLength}`, { keyword: 'minLength' }));
   }
   if (typeof schema.pattern === 'string') {
     // Document patterns run through `compilePattern`: linear time, or not run at all (issue 8, case 50).
     const compiled = compilePattern(schema.pattern);
     const result = 'reason' in compiled ? { notChecked: compiled.reason } : compiled.test(value);
     if (result === false) {
-      push(makeFinding('constraint', segments, `${schemaPath}/pattern`, `is ${show(value)}, which does not match the pattern ${show(schema.pattern)}`, { keyword: 'pattern' }));
+      out.push(makeFinding('constraint', segments, `${schemaPath}/pattern`, `is ${show(value)}, which does not match the pattern ${show(schema.pattern)}`, { keyword: 'pattern' }));
     } else if (result !== true) {
-      push(makeFinding('notChecked', segments, `${schemaPath}/pattern`, `was not checked against the pattern: ${result.notChecked}`, { keyword: 'pattern' }));
+      out.push(makeFinding('notChecked', segments, `${schemaPath}/pattern`, `was not checked against the pattern: ${result.notChecked}`, { keyword: 'pattern' }));
     }
   }
   if (typeof schema.format === 'string') {
     const problem = stringFormatProblem(schema.format, value);
-    if (problem) push(makeFinding('format', segments, `${schemaPath}/format`, `is ${show(value)}, not a valid ${schema.format} (${problem})`, { keyword: schema.format }));
+    if (problem) out.push(makeFinding('format', segments, `${schemaPath}/format`, `is ${show(value)}, not a valid ${schema.format} (${problem})`, { keyword: schema.format }));
   }
+}
+
+/** Length in code points (JSON Schema 2020-12 §6.3.1): a surrogate pair counts once, a lone surrogate once. */
+function codePoints(value: string): number {
+  let n = value.length;
+  for (let i = 0; i < value.length - 1; i++) {
+    const unit = value.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      const next = value.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        n--;
+        i++;
+      }
+    }
+  }
+  return n;
 }
 
 function validDate(y: number, m: number, d: number): boolean {
@@ -807,9 +907,11 @@ function inexactAt(ctx: Context, value: number, segments: Segment[]): boolean {
  * `unevaluatedProperties: false` on an object when the schema decides properties through `anyOf`, `oneOf`,
  * `if`, `dependentSchemas` or `not` (annotation collection, §11; there the union of declared properties is not exact).
  */
-function unsupportedKeywords(ctx: Context, schema: JsonObject, schemaPath: string, value: unknown, segments: Segment[], push: (f: InternalFinding) => void): void {
+function unsupportedKeywords(ctx: Context, schema: JsonObject, schemaPath: string, value: unknown, segments: Segment[], out: InternalFinding[]): void {
+  // The common case, none of the four keywords, without building anything (`in`: own or inherited, as hasOwn for JSON).
+  if (!('$dynamicRef' in schema) && !('$recursiveRef' in schema) && !('unevaluatedItems' in schema) && !('unevaluatedProperties' in schema)) return;
   const not = (keyword: string, why: string): void => {
-    push(makeFinding('notChecked', segments, `${schemaPath}/${keyword}`, `was not checked against \`${keyword}\`: ${why}`, { keyword }));
+    out.push(makeFinding('notChecked', segments, `${schemaPath}/${keyword}`, `was not checked against \`${keyword}\`: ${why}`, { keyword }));
   };
   for (const keyword of ['$dynamicRef', '$recursiveRef']) {
     if (typeof schema[keyword] === 'string') not(keyword, `the validator does not support \`${keyword}\` (dynamic scope), so what it refers to was not applied`);
@@ -840,23 +942,25 @@ function conditionalProperties(ctx: Context, schema: unknown, visited: Set<unkno
   return Array.isArray(schema.allOf) && schema.allOf.some((branch) => conditionalProperties(ctx, branch, visited));
 }
 
-function checkNumber(schema: JsonObject, schemaPath: string, value: number, segments: Segment[], push: (f: InternalFinding) => void): void {
-  const c = (keyword: string, message: string): void => {
-    push(makeFinding('constraint', segments, `${schemaPath}/${keyword}`, message, { keyword }));
-  };
+/** Adds a `constraint` finding for `keyword` of the schema at `schemaPath`. */
+function constraint(out: InternalFinding[], segments: Segment[], schemaPath: string, keyword: string, message: string): void {
+  out.push(makeFinding('constraint', segments, `${schemaPath}/${keyword}`, message, { keyword }));
+}
+
+function checkNumber(schema: JsonObject, schemaPath: string, value: number, segments: Segment[], out: InternalFinding[]): void {
   if (typeof schema.minimum === 'number') {
     if (schema.exclusiveMinimum === true) { // OAS 3.0 / draft 4 boolean form
-      if (!(value > schema.minimum)) c('exclusiveMinimum', `is ${value}, must be greater than ${schema.minimum}`);
-    } else if (value < schema.minimum) c('minimum', `is ${value}, less than minimum ${schema.minimum}`);
+      if (!(value > schema.minimum)) constraint(out, segments, schemaPath, 'exclusiveMinimum', `is ${value}, must be greater than ${schema.minimum}`);
+    } else if (value < schema.minimum) constraint(out, segments, schemaPath, 'minimum', `is ${value}, less than minimum ${schema.minimum}`);
   }
   if (typeof schema.maximum === 'number') {
     if (schema.exclusiveMaximum === true) {
-      if (!(value < schema.maximum)) c('exclusiveMaximum', `is ${value}, must be less than ${schema.maximum}`);
-    } else if (value > schema.maximum) c('maximum', `is ${value}, more than maximum ${schema.maximum}`);
+      if (!(value < schema.maximum)) constraint(out, segments, schemaPath, 'exclusiveMaximum', `is ${value}, must be less than ${schema.maximum}`);
+    } else if (value > schema.maximum) constraint(out, segments, schemaPath, 'maximum', `is ${value}, more than maximum ${schema.maximum}`);
   }
   // OAS 3.1 / JSON Schema 2020-12 number form
-  if (typeof schema.exclusiveMinimum === 'number' && !(value > schema.exclusiveMinimum)) c('exclusiveMinimum', `is ${value}, must be greater than ${schema.exclusiveMinimum}`);
-  if (typeof schema.exclusiveMaximum === 'number' && !(value < schema.exclusiveMaximum)) c('exclusiveMaximum', `is ${value}, must be less than ${schema.exclusiveMaximum}`);
+  if (typeof schema.exclusiveMinimum === 'number' && !(value > schema.exclusiveMinimum)) constraint(out, segments, schemaPath, 'exclusiveMinimum', `is ${value}, must be greater than ${schema.exclusiveMinimum}`);
+  if (typeof schema.exclusiveMaximum === 'number' && !(value < schema.exclusiveMaximum)) constraint(out, segments, schemaPath, 'exclusiveMaximum', `is ${value}, must be less than ${schema.exclusiveMaximum}`);
   if (typeof schema.multipleOf === 'number' && schema.multipleOf > 0) {
     const q = value / schema.multipleOf;
     // Two integers: the remainder is exact in IEEE 754 (fmod), so no tolerance may hide one (1000000001 is not a
@@ -867,22 +971,19 @@ function checkNumber(schema: JsonObject, schemaPath: string, value: number, segm
       : Number.isFinite(q)
         ? Math.abs(q - Math.round(q)) <= 1e-9 * Math.max(1, Math.abs(q))
         : Number.isInteger(value) && Number.isInteger(1 / schema.multipleOf);
-    if (!ok) c('multipleOf', `is ${value}, not a multiple of ${schema.multipleOf}`);
+    if (!ok) constraint(out, segments, schemaPath, 'multipleOf', `is ${value}, not a multiple of ${schema.multipleOf}`);
   }
   // int32/int64 are ranges (OAS 3.0.3 Data Types); float/double constrain precision only, not sign (case 24).
   if (schema.format === 'int32' || schema.format === 'int64') {
     const [lo, hi] = schema.format === 'int32' ? [-2147483648, 2147483647] : [-9223372036854775808, 9223372036854775807];
-    if (!Number.isInteger(value)) push(makeFinding('format', segments, `${schemaPath}/format`, `is ${value}, not an integer as ${schema.format} requires`, { keyword: schema.format }));
-    else if (value < lo || value > hi) push(makeFinding('format', segments, `${schemaPath}/format`, `is ${value}, outside the ${schema.format} range ${lo}..${hi}`, { keyword: schema.format }));
+    if (!Number.isInteger(value)) out.push(makeFinding('format', segments, `${schemaPath}/format`, `is ${value}, not an integer as ${schema.format} requires`, { keyword: schema.format }));
+    else if (value < lo || value > hi) out.push(makeFinding('format', segments, `${schemaPath}/format`, `is ${value}, outside the ${schema.format} range ${lo}..${hi}`, { keyword: schema.format }));
   }
 }
 
-function checkArray(ctx: Context, schema: JsonObject, schemaPath: string, value: unknown[], segments: Segment[], push: (f: InternalFinding) => void): void {
-  const c = (keyword: string, message: string): void => {
-    push(makeFinding('constraint', segments, `${schemaPath}/${keyword}`, message, { keyword }));
-  };
-  if (typeof schema.maxItems === 'number' && value.length > schema.maxItems) c('maxItems', `has ${value.length} items, more than maxItems ${schema.maxItems}`);
-  if (typeof schema.minItems === 'number' && value.length < schema.minItems) c('minItems', `has ${value.length} items, fewer than minItems ${schema.minItems}`);
+function checkArray(ctx: Context, schema: JsonObject, schemaPath: string, value: unknown[], segments: Segment[], out: InternalFinding[]): void {
+  if (typeof schema.maxItems === 'number' && value.length > schema.maxItems) constraint(out, segments, schemaPath, 'maxItems', `has ${value.length} items, more than maxItems ${schema.maxItems}`);
+  if (typeof schema.minItems === 'number' && value.length < schema.minItems) constraint(out, segments, schemaPath, 'minItems', `has ${value.length} items, fewer than minItems ${schema.minItems}`);
   if (schema.uniqueItems === true) {
     const seen = new Map<string, number>();
     for (let i = 0; i < value.length; i++) {
@@ -892,30 +993,32 @@ function checkArray(ctx: Context, schema: JsonObject, schemaPath: string, value:
         // Items that hold numbers JSON parsing changed may differ in the body's text (B13): then not checked.
         const inside = `${instancePath(segments)}[`;
         if (ctx.inexact && (ctx.inexact.unlisted || [...ctx.inexact.paths].some((path) => path.startsWith(inside)))) {
-          push(makeFinding('notChecked', segments, `${schemaPath}/uniqueItems`,
+          out.push(makeFinding('notChecked', segments, `${schemaPath}/uniqueItems`,
             `was not checked against \`uniqueItems\`: item ${i} equals item ${first} as parsed, but the items hold numbers that cannot be held exactly in a double (RFC 8259, 6)`, { keyword: 'uniqueItems' }));
-        } else c('uniqueItems', `has item ${i} equal to item ${first}, but uniqueItems is true`);
+        } else constraint(out, segments, schemaPath, 'uniqueItems', `has item ${i} equal to item ${first}, but uniqueItems is true`);
         break;
       }
       seen.set(k, i);
     }
   }
-  const own: Mode = { owner: true };
+  const own = OWN;
   let start = 0;
   const tuple = Array.isArray(schema.prefixItems) ? { list: schema.prefixItems, kw: 'prefixItems' } : Array.isArray(schema.items) ? { list: schema.items, kw: 'items' } : undefined;
   if (tuple) {
     start = tuple.list.length;
     for (let i = 0; i < Math.min(tuple.list.length, value.length); i++) {
-      for (const f of evalSchema(ctx, tuple.list[i], `${schemaPath}/${tuple.kw}/${i}`, value[i], [...segments, i], own)) push(f);
+      for (const f of evalSchema(ctx, tuple.list[i], `${schemaPath}/${tuple.kw}/${i}`, value[i], [...segments, i], own)) out.push(f);
     }
   }
   const rest = tuple?.kw === 'items' ? schema.additionalItems : schema.items;
   const restKw = tuple?.kw === 'items' ? 'additionalItems' : 'items';
   if (rest === false && value.length > start) {
-    c(restKw, `has ${value.length} items, but the schema allows only ${start}`);
+    constraint(out, segments, schemaPath, restKw, `has ${value.length} items, but the schema allows only ${start}`);
   } else if (rest !== undefined && !Array.isArray(rest)) {
     for (let i = start; i < value.length; i++) {
-      for (const f of evalSchema(ctx, rest, `${schemaPath}/${restKw}`, value[i], [...segments, i], own)) push(f);
+      // Most items have no finding: the quick pass says so without paths (see `quickPass`).
+      if (quickPass(ctx, rest, value[i], segments.length + 1)) continue;
+      for (const f of evalSchema(ctx, rest, `${schemaPath}/${restKw}`, value[i], [...segments, i], own)) out.push(f);
     }
   }
   if (hasOwn(schema, 'contains')) {
@@ -929,23 +1032,23 @@ function checkArray(ctx: Context, schema: JsonObject, schemaPath: string, value:
     }
     if (undecided > 0) {
       // Items that could not be checked decide nothing: no count is reported rather than a wrong one.
-      push(makeFinding('notChecked', segments, `${schemaPath}/contains`, `was not checked against \`contains\`: ${undecided} item${undecided === 1 ? '' : 's'} could not be checked`, { keyword: 'contains' }));
+      out.push(makeFinding('notChecked', segments, `${schemaPath}/contains`, `was not checked against \`contains\`: ${undecided} item${undecided === 1 ? '' : 's'} could not be checked`, { keyword: 'contains' }));
       return;
     }
     const min = typeof schema.minContains === 'number' ? schema.minContains : 1;
-    if (n < min) c(typeof schema.minContains === 'number' ? 'minContains' : 'contains', `has ${n} items matching \`contains\`, fewer than ${min}`);
-    if (typeof schema.maxContains === 'number' && n > schema.maxContains) c('maxContains', `has ${n} items matching \`contains\`, more than maxContains ${schema.maxContains}`);
+    if (n < min) constraint(out, segments, schemaPath, typeof schema.minContains === 'number' ? 'minContains' : 'contains', `has ${n} items matching \`contains\`, fewer than ${min}`);
+    if (typeof schema.maxContains === 'number' && n > schema.maxContains) constraint(out, segments, schemaPath, 'maxContains', `has ${n} items matching \`contains\`, more than maxContains ${schema.maxContains}`);
   }
 }
 
-function checkObject(ctx: Context, schema: JsonObject, schemaPath: string, value: JsonObject, segments: Segment[], union: Documented, push: (f: InternalFinding) => void): void {
+function checkObject(ctx: Context, schema: JsonObject, schemaPath: string, value: JsonObject, segments: Segment[], union: Documented, out: InternalFinding[]): void {
   const keys = Object.keys(value);
   if (Array.isArray(schema.required)) {
     for (const name of schema.required) {
       if (typeof name !== 'string' || hasOwn(value, name)) continue;
       // OAS 3.0.3 Schema Object readOnly/writeOnly: a required writeOnly property is required in requests only.
       if (scopedFlag(ctx, union, name)) continue;
-      push(makeFinding('missing', [...segments, name], `${schemaPath}/required`, 'is required but missing'));
+      out.push(makeFinding('missing', [...segments, name], `${schemaPath}/required`, 'is required but missing'));
     }
   }
   if (isObj(schema.dependentRequired)) {
@@ -953,16 +1056,16 @@ function checkObject(ctx: Context, schema: JsonObject, schemaPath: string, value
       if (!hasOwn(value, trigger) || !Array.isArray(deps)) continue;
       for (const d of deps) {
         if (typeof d === 'string' && !hasOwn(value, d)) {
-          push(makeFinding('missing', [...segments, d], `${schemaPath}/dependentRequired/${escapePointerToken(trigger)}`, `is required when ${show(trigger)} is present, but missing`));
+          out.push(makeFinding('missing', [...segments, d], `${schemaPath}/dependentRequired/${escapePointerToken(trigger)}`, `is required when ${show(trigger)} is present, but missing`));
         }
       }
     }
   }
   if (typeof schema.maxProperties === 'number' && keys.length > schema.maxProperties) {
-    push(makeFinding('constraint', segments, `${schemaPath}/maxProperties`, `has ${keys.length} properties, more than maxProperties ${schema.maxProperties}`, { keyword: 'maxProperties' }));
+    out.push(makeFinding('constraint', segments, `${schemaPath}/maxProperties`, `has ${keys.length} properties, more than maxProperties ${schema.maxProperties}`, { keyword: 'maxProperties' }));
   }
   if (typeof schema.minProperties === 'number' && keys.length < schema.minProperties) {
-    push(makeFinding('constraint', segments, `${schemaPath}/minProperties`, `has ${keys.length} properties, fewer than minProperties ${schema.minProperties}`, { keyword: 'minProperties' }));
+    out.push(makeFinding('constraint', segments, `${schemaPath}/minProperties`, `has ${keys.length} properties, fewer than minProperties ${schema.minProperties}`, { keyword: 'minProperties' }));
   }
   const props = isObj(schema.properties) ? schema.properties : undefined;
   const patterns: { test: NameTest; schema: unknown; schemaPath: string }[] = [];
@@ -972,61 +1075,61 @@ function checkObject(ctx: Context, schema: JsonObject, schemaPath: string, value
       if (test) patterns.push({ test, schema: sch, schemaPath: `${schemaPath}/patternProperties/${escapePointerToken(p)}` });
     }
   }
-  const own: Mode = { owner: true };
+  const own = OWN;
   for (const k of keys) {
     const child = [...segments, k];
     let covered = false;
     if (props && hasOwn(props, k)) {
       covered = true;
-      for (const f of evalSchema(ctx, props[k], `${schemaPath}/properties/${escapePointerToken(k)}`, value[k], child, own)) push(f);
+      // Most fields have no finding: the quick pass says so without paths (see `quickPass`).
+      if (!quickPass(ctx, props[k], value[k], child.length)) for (const f of evalSchema(ctx, props[k], `${schemaPath}/properties/${escapePointerToken(k)}`, value[k], child, own)) out.push(f);
     }
     for (const p of patterns) {
       const matched = p.test(k);
       if (matched === false) continue;
       covered = true;
       if (matched !== true) {
-        push(makeFinding('notChecked', child, p.schemaPath, `was not checked: whether its name matches the patternProperties pattern is unknown (${matched.notChecked})`));
+        out.push(makeFinding('notChecked', child, p.schemaPath, `was not checked: whether its name matches the patternProperties pattern is unknown (${matched.notChecked})`));
         continue;
       }
-      for (const f of evalSchema(ctx, p.schema, p.schemaPath, value[k], child, own)) push(f);
+      for (const f of evalSchema(ctx, p.schema, p.schemaPath, value[k], child, own)) out.push(f);
     }
     // additionalProperties as a schema declares a map: its values are checked, its keys documented (case 26).
-    if (!covered && isObj(schema.additionalProperties)) {
-      for (const f of evalSchema(ctx, schema.additionalProperties, `${schemaPath}/additionalProperties`, value[k], child, own)) push(f);
+    if (!covered && isObj(schema.additionalProperties) && !quickPass(ctx, schema.additionalProperties, value[k], child.length)) {
+      for (const f of evalSchema(ctx, schema.additionalProperties, `${schemaPath}/additionalProperties`, value[k], child, own)) out.push(f);
     }
     if (hasOwn(schema, 'propertyNames')) {
-      const bad = evalSchema(ctx, schema.propertyNames, `${schemaPath}/propertyNames`, k, child, { owner: false });
-      if (!bad.some(fails)) for (const f of bad) if (f.kind === 'notChecked') push(f);
+      const bad = evalSchema(ctx, schema.propertyNames, `${schemaPath}/propertyNames`, k, child, NOT_OWNER);
+      if (!bad.some(fails)) for (const f of bad) if (f.kind === 'notChecked') out.push(f);
       if (bad.some(fails)) {
-        push(makeFinding('constraint', child, `${schemaPath}/propertyNames`, `has a name ${show(k)} that the propertyNames schema rejects`, { keyword: 'propertyNames' }));
+        out.push(makeFinding('constraint', child, `${schemaPath}/propertyNames`, `has a name ${show(k)} that the propertyNames schema rejects`, { keyword: 'propertyNames' }));
       }
     }
   }
   if (isObj(schema.dependentSchemas)) {
     for (const [trigger, dep] of Object.entries(schema.dependentSchemas)) {
       if (!hasOwn(value, trigger)) continue;
-      for (const f of evalSchema(ctx, dep, `${schemaPath}/dependentSchemas/${escapePointerToken(trigger)}`, value, segments, { owner: false, union })) push(f);
+      for (const f of evalSchema(ctx, dep, `${schemaPath}/dependentSchemas/${escapePointerToken(trigger)}`, value, segments, { owner: false, union })) out.push(f);
     }
   }
 }
 
-function checkDocumented(ctx: Context, schemaPath: string, value: JsonObject, segments: Segment[], documented: Documented, push: (f: InternalFinding) => void): void {
+function checkDocumented(ctx: Context, schemaPath: string, value: JsonObject, segments: Segment[], documented: Documented, out: InternalFinding[]): void {
   for (const k of Object.keys(value)) {
-    const child = [...segments, k];
     if (documented.names.has(k)) {
       const hit = scopedFlag(ctx, documented, k);
       if (hit && ctx.direction === 'response') {
-        push(makeFinding('writeOnly', child, hit, 'is writeOnly but appears in a response: a write-only value (such as a password) is leaking'));
+        out.push(makeFinding('writeOnly', [...segments, k], hit, 'is writeOnly but appears in a response: a write-only value (such as a password) is leaking'));
       } else if (hit) {
-        push(makeFinding('readOnly', child, hit, 'is readOnly but is sent in a request; the server should ignore or reject it'));
+        out.push(makeFinding('readOnly', [...segments, k], hit, 'is readOnly but is sent in a request; the server should ignore or reject it'));
       }
       continue;
     }
-    if (!documented.declares || documented.open || documented.patterns.some((p) => p.test(k) !== false)) continue;
+    if (!documented.declares || documented.open || patternCovers(documented.patterns, k)) continue;
     // Under additionalProperties: false an extra field breaks an assertion the document makes: an error.
-    push(documented.closedAt
-      ? makeFinding('undocumented', child, documented.closedAt, 'is present but not documented, and the schema closes the object with additionalProperties: false', { severity: 'error' })
-      : makeFinding('undocumented', child, `${schemaPath}/properties`, 'is present but not documented in the schema'));
+    out.push(documented.closedAt
+      ? makeFinding('undocumented', [...segments, k], documented.closedAt, 'is present but not documented, and the schema closes the object with additionalProperties: false', { severity: 'error' })
+      : makeFinding('undocumented', [...segments, k], `${schemaPath}/properties`, 'is present but not documented in the schema'));
   }
 }
 
@@ -1114,12 +1217,15 @@ function dispatchDiscriminator(ctx: Context, schema: JsonObject, schemaPath: str
   }
 }
 
+/** How a finding names a oneOf/anyOf branch: its `$ref`, or its schema path. */
+function branchLabel(branches: unknown[], schemaPath: string, kw: string, i: number): string {
+  const b = branches[i];
+  return isObj(b) && typeof b.$ref === 'string' ? b.$ref : `${schemaPath}/${kw}/${i}`;
+}
+
 function evalAlternatives(ctx: Context, schema: JsonObject, kw: 'oneOf' | 'anyOf', schemaPath: string, value: unknown, segments: Segment[], mode: Mode): InternalFinding[] {
   const branches = schema[kw] as unknown[];
-  const label = (i: number): string => {
-    const b = branches[i];
-    return isObj(b) && typeof b.$ref === 'string' ? b.$ref : `${schemaPath}/${kw}/${i}`;
-  };
+  const label = (i: number): string => branchLabel(branches, schemaPath, kw, i);
   // OAS 3.0.3 Discriminator Object: the property value picks the branch through mapping, or the schema name.
   const disc = schema.discriminator;
   if (isObj(disc) && typeof disc.propertyName === 'string' && isObj(value) && typeof value[disc.propertyName] === 'string') {
@@ -1146,12 +1252,18 @@ function evalAlternatives(ctx: Context, schema: JsonObject, kw: 'oneOf' | 'anyOf
         `is ${show(dv)}, which names no schema of the discriminator: allowed values are ${show(allowed)}`, allowedOf(allowed))];
     }
   }
-  const results = branches.map((b, i) => evalSchema(ctx, b, `${schemaPath}/${kw}/${i}`, value, segments, mode));
+  const results: InternalFinding[][] = [];
+  let passed = branches.length === 0;
+  for (let i = 0; i < branches.length; i++) {
+    const result = evalSchema(ctx, branches[i], `${schemaPath}/${kw}/${i}`, value, segments, mode);
+    results.push(result);
+    if (result.length === 0) passed = true;
+  }
   if (kw === 'oneOf') {
     const exclusive = checkOneOfExclusive(results, label, schemaPath, segments);
     if (exclusive) return exclusive;
   }
-  if (results.length === 0 || results.some((r) => r.length === 0)) return [];
+  if (passed) return [];
   if (kw === 'anyOf' && mode.owner && isObj(value)) {
     // JSON Schema 2020-12 §10.2.1.2: annotations come from EVERY successful anyOf branch, so a field is
     // documented when any branch the value satisfies declares it (case 37). Each branch judged its own
@@ -1163,7 +1275,7 @@ function evalAlternatives(ctx: Context, schema: JsonObject, kw: 'oneOf' | 'anyOf
       const own = (f: InternalFinding): boolean => (f.kind === 'undocumented' || f.kind === 'writeOnly' || f.kind === 'readOnly') &&
         f.segments.length === segments.length + 1 && f.path.startsWith(instancePath(segments));
       const kept: InternalFinding[] = [];
-      checkDocumented(ctx, schemaPath, value, segments, union, (f) => kept.push(f));
+      checkDocumented(ctx, schemaPath, value, segments, union, kept);
       // Of the satisfied branches, the one with fewest remaining findings speaks for the rest of the value.
       const rest = satisfied.map((i) => results[i]!.filter((f) => !own(f)));
       rest.sort((a, b) => a.length - b.length);
@@ -1199,6 +1311,14 @@ function evalAlternatives(ctx: Context, schema: JsonObject, kw: 'oneOf' | 'anyOf
  * `notChecked` beside those branches' reasons. Otherwise undefined: the caller judges the branches.
  */
 function checkOneOfExclusive(results: InternalFinding[][], label: (i: number) => string, schemaPath: string, segments: Segment[]): InternalFinding[] | undefined {
+  // The common case first, without closures: at most one branch without findings, none undecided-only.
+  let clean = 0;
+  let quiet = true;
+  for (const r of results) {
+    if (r.length === 0) clean++;
+    else if (!r.some(fails)) quiet = false;
+  }
+  if (quiet && clean <= 1) return undefined;
   // A branch with a part not checked or a $ref not followed neither matches nor fails: it is undecided.
   const unchecked = (r: InternalFinding[]): boolean => r.some((f) => f.kind === 'notChecked' || f.kind === 'unresolvedRef');
   const matching = results.map((r, i) => (r.some(fails) || unchecked(r) ? -1 : i)).filter((i) => i >= 0);
@@ -1222,6 +1342,409 @@ function checkOneOfExclusive(results: InternalFinding[][], label: (i: number) =>
     { keyword: 'oneOf' }), ...rest];
 }
 
+// ---------------------------------------------------------------- the quick pass
+
+/**
+ * The quick pass: most bodies have no finding, and proving that needs no instance paths, schema paths,
+ * findings or memo keys. `quickPass` walks the same schema applications as `evalSchema` (no memo, so it
+ * counts at least the walk's steps and enum charges against the same budget) and answers true only when
+ * the walk would return no finding at all. Anything it does not model (oneOf, not, if, discriminators,
+ * patternProperties, tuples, contains, `$ref` siblings, unsupported keywords, inexact numbers, a cycle,
+ * the budget) aborts it with `QUICK_ABORT`; then, and whenever it met a finding, the full walk runs from
+ * a fresh budget. It never reports anything itself.
+ */
+type Quick = {
+  ctx: Context;
+  plans: WeakMap<object, Plan>;
+  alternatives: number;  // anyOf branches being evaluated: inside one a finding must not end the pass early
+  charged: unknown[][];  // enums this pass charged to the budget, given back if it does not decide
+  active: string[];      // `$ref` targets being evaluated, outermost first (the walk's `active`)
+  activeDepth: number[]; // the instance depth each was entered at
+  counts: number[];      // schema applications per instance depth on the current path
+  scratch: InternalFinding[];
+};
+
+/**
+ * What the quick pass needs of one schema object, read once per document (schemas are not changed once
+ * loaded): a fixed shape, so the pass reads fields instead of probing the schema for absent keywords.
+ */
+type Plan = {
+  abort: number;                 // ABORT_* bits: what the quick pass leaves to the walk
+  typeMask: number;              // TYPE_* bits the type list admits; TYPE_ANY: no constraint (any value, even NaN)
+  enumList: unknown[] | undefined;
+  hasConst: boolean;
+  string: boolean;               // maxLength, minLength, pattern or format
+  number: boolean;               // a keyword `checkNumber` reads
+  array: boolean;                // maxItems, minItems, uniqueItems or items
+  items: unknown;
+  props: JsonObject | undefined;
+  additional: JsonObject | undefined;
+  required: unknown[] | undefined;
+  counts: boolean;               // maxProperties or minProperties
+  allOf: unknown[] | undefined;
+  anyOf: unknown[] | undefined;
+  oneOf: unknown[] | undefined;
+  ref: string | undefined;       // a pure `$ref`: the chain's last pointer, with its target in `target`
+  target: unknown;
+  refFinding: boolean;           // a `$ref` the walk reports (remote, dangling, looping, too long)
+  documented: Documented | undefined;  // the union, on first use
+};
+
+// JSON types as bits, so a type check is one AND (`typeBits` of the value, `Plan.typeMask` of the schema).
+const TYPE_NULL = 1;
+const TYPE_BOOLEAN = 2;
+const TYPE_STRING = 4;
+const TYPE_ARRAY = 8;
+const TYPE_OBJECT = 16;
+const TYPE_INTEGER = 32;
+const TYPE_NUMBER = 64;
+const TYPE_ANY = 127;
+
+/** `matchesType` as bits: an integral number is both integer and number; NaN and Infinity neither. */
+function typeBits(v: unknown): number {
+  if (v === null) return TYPE_NULL;
+  switch (typeof v) {
+    case 'boolean': return TYPE_BOOLEAN;
+    case 'string': return TYPE_STRING;
+    case 'number': return Number.isInteger(v) ? TYPE_INTEGER | TYPE_NUMBER : Number.isFinite(v) ? TYPE_NUMBER : 0;
+    case 'object': return Array.isArray(v) ? TYPE_ARRAY : TYPE_OBJECT;
+    default: return 0;
+  }
+}
+
+/** The bits of the values a type list admits; an unknown name (Swagger 2.0 `file`) admits any value, as in `matchesType`. */
+function typeMaskOf(types: string[] | undefined): number {
+  if (types === undefined || types.length === 0) return TYPE_ANY;
+  let mask = 0;
+  for (const t of types) {
+    switch (t) {
+      case 'null': mask |= TYPE_NULL; break;
+      case 'boolean': mask |= TYPE_BOOLEAN; break;
+      case 'string': mask |= TYPE_STRING; break;
+      case 'integer': mask |= TYPE_INTEGER; break;
+      case 'number': mask |= TYPE_NUMBER; break;
+      case 'object': mask |= TYPE_OBJECT; break;
+      case 'array': mask |= TYPE_ARRAY; break;
+      default: return TYPE_ANY;
+    }
+  }
+  return mask;
+}
+
+const ABORT_ALWAYS = 1;
+const ABORT_OBJECT = 2;
+const ABORT_ARRAY = 4;
+
+/** Thrown (never escapes `quickPass`) when the quick pass cannot decide; the full walk runs instead. */
+const QUICK_ABORT = new Error('quick pass cannot decide');
+/** Schema applications at one instance location before the quick pass leaves it to the memoised walk. */
+const QUICK_PER_LOCATION = 64;
+/** Instance depth past which the quick pass leaves the value to the walk (its limit is 256). */
+const QUICK_MAX_DEPTH = 128;
+const NUMBER_KEYWORDS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf'];
+
+const quickPlans = new WeakMap<object, WeakMap<object, Plan>>();
+
+/**
+ * Whether the walk would find nothing applying `schema` to `value` at an instance location `depth`
+ * levels deep, as its owner, inside `ctx.depth` nested `$ref`s. When it cannot say so, the steps and
+ * enum charges it spent are given back, so the walk that follows counts exactly as it would alone.
+ */
+function quickPass(ctx: Context, schema: unknown, value: unknown, depth: number): boolean {
+  if (ctx.stopped || (ctx.inexact && (ctx.inexact.paths.size > 0 || ctx.inexact.unlisted))) return false;
+  let plans = quickPlans.get(ctx.doc);
+  if (!plans) quickPlans.set(ctx.doc, plans = new WeakMap());
+  const q = ctx.quick ??= { ctx, plans, alternatives: 0, charged: [], active: [], activeDepth: [], counts: [], scratch: [] };
+  q.alternatives = 0;
+  q.charged.length = 0;
+  q.active.length = 0;
+  q.activeDepth.length = 0;
+  q.counts[depth] = 0;
+  const steps = ctx.steps;
+  let ok = false;
+  try {
+    ok = quickSchema(q, schema, value, depth, true, undefined);
+  } catch (error) {
+    if (error !== QUICK_ABORT && !(error instanceof RangeError)) throw error;
+  }
+  if (ok) return true;
+  ctx.steps = steps;
+  ctx.stopped = undefined;
+  for (const list of q.charged) ctx.enums?.delete(list);
+  return false;
+}
+
+function planOf(q: Quick, schema: JsonObject): Plan {
+  let plan = q.plans.get(schema);
+  if (!plan) q.plans.set(schema, plan = makePlan(q.ctx, schema));
+  return plan;
+}
+
+function makePlan(ctx: Context, schema: JsonObject): Plan {
+  let abort = 0;
+  if (['$dynamicRef', '$recursiveRef', 'unevaluatedItems', 'unevaluatedProperties', 'not', 'if'].some((k) => hasOwn(schema, k))) abort |= ABORT_ALWAYS;
+  if (hasOwn(schema, 'oneOf') && !Array.isArray(schema.oneOf)) abort |= ABORT_ALWAYS;
+  if (['discriminator', 'dependentRequired', 'patternProperties', 'propertyNames', 'dependentSchemas'].some((k) => hasOwn(schema, k))) abort |= ABORT_OBJECT;
+  if (Array.isArray(schema.prefixItems) || Array.isArray(schema.items) || hasOwn(schema, 'contains')) abort |= ABORT_ARRAY;
+  const plan: Plan = {
+    abort, typeMask: typeMaskOf(typeList(ctx, schema)), enumList: Array.isArray(schema.enum) ? schema.enum : undefined, hasConst: hasOwn(schema, 'const'),
+    string: typeof schema.maxLength === 'number' || typeof schema.minLength === 'number' || typeof schema.pattern === 'string' || typeof schema.format === 'string',
+    number: NUMBER_KEYWORDS.some((k) => schema[k] !== undefined) || schema.format === 'int32' || schema.format === 'int64',
+    array: typeof schema.maxItems === 'number' || typeof schema.minItems === 'number' || schema.uniqueItems === true || schema.items !== undefined,
+    items: schema.items,
+    props: isObj(schema.properties) ? schema.properties : undefined,
+    additional: isObj(schema.additionalProperties) ? schema.additionalProperties : undefined,
+    required: Array.isArray(schema.required) && schema.required.length > 0 ? schema.required : undefined,
+    counts: typeof schema.maxProperties === 'number' || typeof schema.minProperties === 'number',
+    allOf: Array.isArray(schema.allOf) ? schema.allOf : undefined,
+    anyOf: Array.isArray(schema.anyOf) ? schema.anyOf : undefined,
+    oneOf: Array.isArray(schema.oneOf) ? schema.oneOf : undefined,
+    ref: undefined, target: undefined, refFinding: false, documented: undefined,
+  };
+  const ref = schema.$ref;
+  if (typeof ref === 'string') {
+    if (!isPureRef(ctx, schema)) plan.abort |= ABORT_ALWAYS;
+    else followForPlan(ctx, ref, plan);
+  }
+  return plan;
+}
+
+/** The end of a chain of pure `$ref`s as `enterRef` follows it; `refFinding` where the walk reports one. */
+function followForPlan(ctx: Context, ref: string, plan: Plan): void {
+  plan.refFinding = true;
+  if (!ref.startsWith('#')) return;
+  const seen = new Set([ref]);
+  let current = ref;
+  for (;;) {
+    const hit = lookupPointer(ctx.doc, current);
+    if (!hit.found) return;
+    const target = hit.value;
+    if (!isObj(target) || typeof target.$ref !== 'string' || !isPureRef(ctx, target) || !target.$ref.startsWith('#')) {
+      plan.refFinding = false;
+      plan.ref = current;
+      plan.target = target;
+      return;
+    }
+    const next = target.$ref;
+    if (seen.has(next) || seen.size >= MAX_REF_HOPS) return;
+    seen.add(next);
+    current = next;
+  }
+}
+
+/** `evalSchema` in the quick pass: true when the walk would find nothing here. */
+function quickSchema(q: Quick, schema: unknown, value: unknown, depth: number, owner: boolean, union: Documented | undefined): boolean {
+  const ctx = q.ctx;
+  ctx.steps++;
+  if (ctx.steps > ctx.maxSteps) throw QUICK_ABORT;
+  if ((ctx.steps & 255) === 0 && performance.now() > ctx.deadline) throw QUICK_ABORT;
+  if (++q.counts[depth]! > QUICK_PER_LOCATION) throw QUICK_ABORT;
+  if (schema === true || schema === undefined || schema === null) return true;
+  if (schema === false) return false;
+  if (!isObj(schema)) return true;
+  if (depth > QUICK_MAX_DEPTH) throw QUICK_ABORT;
+  const plan = planOf(q, schema);
+  if (plan.abort & ABORT_ALWAYS) throw QUICK_ABORT;
+  if (plan.ref === undefined) {
+    if (plan.refFinding) return false;
+    return quickNode(q, plan, schema, value, depth, owner, union);
+  }
+  // The same $ref at the same location again: the walk cuts the cycle there; leave that to it.
+  for (let i = q.active.length - 1; i >= 0 && q.activeDepth[i] === depth; i--) if (q.active[i] === plan.ref) throw QUICK_ABORT;
+  if (ctx.depth + q.active.length >= MAX_REF_DEPTH) throw QUICK_ABORT;
+  q.active.push(plan.ref);
+  q.activeDepth.push(depth);
+  const ok = quickSchema(q, plan.target, value, depth, owner, owner ? undefined : union);
+  q.active.pop();
+  q.activeDepth.pop();
+  return ok;
+}
+
+/** A child location (property value or item): its own count of schema applications. */
+function quickChild(q: Quick, schema: unknown, value: unknown, depth: number): boolean {
+  q.counts[depth + 1] = 0;
+  return quickSchema(q, schema, value, depth + 1, true, undefined);
+}
+
+/** `evalNode` in the quick pass. Evaluates every part, as the walk does, so no step is left uncounted. */
+function quickNode(q: Quick, plan: Plan, schema: JsonObject, value: unknown, depth: number, owner: boolean, passed: Documented | undefined): boolean {
+  const ctx = q.ctx;
+  const object = isObj(value);
+  if (object && (plan.abort & ABORT_OBJECT)) throw QUICK_ABORT;
+  let ok = true;
+  const typeOk = plan.typeMask === TYPE_ANY || (plan.typeMask & typeBits(value)) !== 0;
+  if (!typeOk) ok = false;
+  if (typeOk && plan.enumList) {
+    const charged = ctx.enums?.has(plan.enumList) === true;
+    const known = inEnum(ctx, plan.enumList, value);
+    if (!charged) q.charged.push(plan.enumList);
+    if (known === undefined) throw QUICK_ABORT;
+    if (!known) ok = false;
+  }
+  if (typeOk && plan.hasConst && !deepEqual(schema.const, value)) ok = false;
+  if (typeof value === 'string') {
+    if (plan.string) {
+      if (!quickString(schema, value)) ok = false;
+      if (typeof schema.pattern === 'string' && performance.now() > ctx.deadline) throw QUICK_ABORT;
+    }
+  } else if (typeof value === 'number') {
+    if (plan.number) {
+      q.scratch.length = 0;
+      checkNumber(schema, '', value, [], q.scratch);
+      if (q.scratch.length > 0) ok = false;
+    }
+  } else if (Array.isArray(value)) {
+    if (plan.abort & ABORT_ARRAY) throw QUICK_ABORT;
+    if (plan.array && !quickArray(q, plan, schema, value, depth)) ok = false;
+  }
+  let union: Documented | undefined;
+  if (object) {
+    union = passed ?? (plan.documented ??= documentedOf(ctx, schema, '#', true));
+    if (!quickObject(q, plan, schema, value, depth, union)) ok = false;
+  }
+  if (plan.allOf) {
+    for (const branch of plan.allOf) if (!quickSchema(q, branch, value, depth, false, union)) ok = false;
+  }
+  // oneOf / anyOf only where branches judge no undocumented field (the owner of an object merges their
+  // unions with what encloses them: the walk does that). Every branch is evaluated fully, as the walk does.
+  if ((plan.anyOf || plan.oneOf) && owner && object) throw QUICK_ABORT;
+  if (plan.oneOf) {
+    // Exactly one branch without findings, every other one failing at its root (wrong type, enum, const,
+    // a missing required field): then `checkOneOfExclusive` finds one match and none open, and it passes.
+    const branches = plan.oneOf;
+    let clean = 0;
+    let cleanAt = -1;
+    q.alternatives++;
+    for (let i = 0; i < branches.length; i++) {
+      if (quickSchema(q, branches[i], value, depth, false, union)) {
+        clean++;
+        cleanAt = i;
+      }
+    }
+    q.alternatives--;
+    if (clean !== 1) ok = false;
+    else {
+      for (let i = 0; i < branches.length; i++) {
+        if (i !== cleanAt && !rootFails(q, branches[i], value, union, 0)) {
+          ok = false;
+          break;
+        }
+      }
+    }
+  }
+  if (plan.anyOf) {
+    let some = plan.anyOf.length === 0;
+    q.alternatives++;
+    for (const branch of plan.anyOf) if (quickSchema(q, branch, value, depth, false, union)) some = true;
+    q.alternatives--;
+    if (!some) ok = false;
+  } else if (!plan.oneOf && owner && object && !quickDocumented(ctx, value, union!)) ok = false;
+  // A finding outside any anyOf branch decides: the walk runs, so the rest need not be counted.
+  if (!ok && q.alternatives === 0) throw QUICK_ABORT;
+  return ok;
+}
+
+/**
+ * Whether applying `schema` to `value` surely yields a failed assertion (`fails`) at this location: a
+ * type the value does not have, an enum or const it misses, a required field it lacks (not excused as
+ * writeOnly / readOnly by `union`), through pure `$ref`s and allOf. False when unsure.
+ */
+function rootFails(q: Quick, schema: unknown, value: unknown, union: Documented | undefined, depth: number): boolean {
+  if (schema === false) return true;
+  if (!isObj(schema) || depth > 16) return false;
+  const plan = planOf(q, schema);
+  if (plan.abort & ABORT_ALWAYS) return false;
+  if (plan.ref !== undefined) return rootFails(q, plan.target, value, union, depth + 1);
+  if (plan.refFinding) return false;
+  if (plan.typeMask !== TYPE_ANY && (plan.typeMask & typeBits(value)) === 0) return true;
+  // The quick pass evaluated the branch, so its enum is charged already: this lookup costs no budget.
+  if (plan.enumList && q.ctx.enums?.has(plan.enumList) && inEnum(q.ctx, plan.enumList, value) === false) return true;
+  if (plan.hasConst && !deepEqual(schema.const, value)) return true;
+  if (plan.required && union && isObj(value)) {
+    for (const name of plan.required) if (typeof name === 'string' && !hasOwn(value, name) && !scopedFlag(q.ctx, union, name)) return true;
+  }
+  if (plan.allOf) for (const branch of plan.allOf) if (rootFails(q, branch, value, union, depth + 1)) return true;
+  return false;
+}
+
+function quickString(schema: JsonObject, value: string): boolean {
+  if (typeof schema.maxLength === 'number' || typeof schema.minLength === 'number') {
+    const len = codePoints(value);
+    if (typeof schema.maxLength === 'number' && len > schema.maxLength) return false;
+    if (typeof schema.minLength === 'number' && len < schema.minLength) return false;
+  }
+  if (typeof schema.pattern === 'string') {
+    const compiled = compilePattern(schema.pattern);
+    if ('reason' in compiled || compiled.test(value) !== true) return false;
+  }
+  return typeof schema.format !== 'string' || stringFormatProblem(schema.format, value) === undefined;
+}
+
+function quickArray(q: Quick, plan: Plan, schema: JsonObject, value: unknown[], depth: number): boolean {
+  let ok = true;
+  if (typeof schema.maxItems === 'number' && value.length > schema.maxItems) ok = false;
+  if (typeof schema.minItems === 'number' && value.length < schema.minItems) ok = false;
+  if (schema.uniqueItems === true) {
+    const seen = new Set<string>();
+    for (const item of value) {
+      const key = canonical(item);
+      if (seen.has(key)) {
+        ok = false;
+        break;
+      }
+      seen.add(key);
+    }
+  }
+  const rest = plan.items;
+  if (rest === false && value.length > 0) ok = false;
+  else if (rest !== undefined) {
+    for (let i = 0; i < value.length; i++) if (!quickChild(q, rest, value[i], depth)) ok = false;
+  }
+  return ok;
+}
+
+function quickObject(q: Quick, plan: Plan, schema: JsonObject, value: JsonObject, depth: number, union: Documented): boolean {
+  let ok = true;
+  if (plan.required) {
+    for (const name of plan.required) {
+      if (typeof name === 'string' && !hasOwn(value, name) && !scopedFlag(q.ctx, union, name)) ok = false;
+    }
+  }
+  if (plan.counts) {
+    const count = Object.keys(value).length;
+    if (typeof schema.maxProperties === 'number' && count > schema.maxProperties) ok = false;
+    if (typeof schema.minProperties === 'number' && count < schema.minProperties) ok = false;
+  }
+  const props = plan.props;
+  const additional = plan.additional;
+  if (!props && !additional) return ok;
+  const keys = Object.keys(value);
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
+    if (props && hasOwn(props, k)) {
+      if (!quickChild(q, props[k], value[k], depth)) ok = false;
+    } else if (additional) {
+      if (!quickChild(q, additional, value[k], depth)) ok = false;
+    }
+  }
+  return ok;
+}
+
+/** `checkDocumented` in the quick pass: true when no key is undocumented, writeOnly (response) or readOnly (request). */
+function quickDocumented(ctx: Context, value: JsonObject, documented: Documented): boolean {
+  const checked = documented.declares && !documented.open;
+  const keys = Object.keys(value);
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
+    if (documented.names.has(k)) {
+      if (scopedFlag(ctx, documented, k)) return false;
+      continue;
+    }
+    if (checked && !patternCovers(documented.patterns, k)) return false;
+  }
+  return true;
+}
+
 function makeCtx(doc: unknown, direction: Direction | undefined, options?: CheckOptions): Context {
   if (!isObj(doc)) throw new TypeError(`Expected \`doc\` to be a parsed OpenAPI document object, got ${jsonType(doc)}`);
   const started = performance.now();
@@ -1229,7 +1752,7 @@ function makeCtx(doc: unknown, direction: Direction | undefined, options?: Check
   const timeoutMs = options?.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
   return {
     doc, dialect: dialectOf(doc), direction: direction ?? 'response', active: new Set(), depth: 0,
-    steps: 0, maxSteps, started, deadline: started + timeoutMs, memo: new Map(), ids: new Map(), dispatching: new Set(), pointers: new Map(),
+    steps: 0, maxSteps, started, deadline: started + timeoutMs, memo: new Map(), ids: new Map(), dispatching: new Set(), pointers: new Map(), locations: new Map(),
     ...(options?.inexactNumbers ? { inexact: options.inexactNumbers } : {}),
   };
 }
@@ -1277,9 +1800,11 @@ function makeCtx(doc: unknown, direction: Direction | undefined, options?: Check
 export function check(doc: unknown, schema: unknown, value: unknown, options?: CheckOptions): Finding[] {
   const ctx = makeCtx(doc, options?.direction, options);
   const at = options?.at ?? '#';
+  // Most bodies have no finding: the quick pass proves that without building paths; otherwise the walk runs.
+  if (quickPass(ctx, schema, value, 0)) return [];
   let found: InternalFinding[];
   try {
-    found = evalSchema(ctx, schema, at, value, [], { owner: true });
+    found = evalSchema(ctx, schema, at, value, [], OWN);
   } catch (error) {
     // A schema whose nesting still exhausts the stack (allOf inside allOf thousands deep): too deep, never a crash.
     if (!(error instanceof RangeError)) throw error;
