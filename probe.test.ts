@@ -573,10 +573,19 @@ describe('stdio transport (spawned probe-server.ts)', () => {
   it('finishes a call in flight before exiting on stdin close', async () => {
     const slow = await listen((_req, res) => setTimeout(() => { res.writeHead(200, { 'content-type': 'application/json' }); res.end('[]'); }, 300));
     const client = start({ API_BASE_URL: slow.url });
-    client.child.stdin.write('{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"probe","arguments":{"path":"/x"}}}\n');
-    assert.equal(await client.close(), 0);
-    assert.deepEqual(JSON.parse(client.stdoutLines[0]!).result.structuredContent.body, []);
-    await slow.close();
+    try {
+      // One call first, so the check worker has started (0.5 to 1.5 s under tsx on a loaded machine) and the
+      // shutdown grace covers only the call in flight.
+      await client.initialize();
+      await client.callTool('probe', { path: '/warm' });
+      const before = client.stdoutLines.length;
+      client.child.stdin.write('{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"probe","arguments":{"path":"/x"}}}\n');
+      assert.equal(await client.close(), 0);
+      assert.deepEqual(JSON.parse(client.stdoutLines[before]!).result.structuredContent.body, []);
+    } finally {
+      client.child.kill();
+      await slow.close();
+    }
   });
 
   it('exits 2 with a message on stderr and nothing on stdout when API_BASE_URL is missing', async () => {
