@@ -1285,3 +1285,23 @@ describe('check: the quick pass gives the walk\'s findings and step counts (issu
     assert.deepStrictEqual(check(DOC31, { type: 'array', items }, many, { maxSteps: 1200 }), stopped(1200));
   });
 });
+
+describe('`not` and `if` own their subschema (issue 8, third attack round F1: a false pass)', () => {
+  const doc = { openapi: '3.1.0' };
+  it('rejects a body that `not: {not: {additionalProperties: false}}` forbids: its undocumented key fails the inner schema', () => {
+    assert.deepStrictEqual(check(doc, { not: { not: { additionalProperties: false } } }, { z: 1 }), [
+      { kind: 'constraint', severity: 'error', path: '$', schemaPath: '#/not', keyword: 'not', message: 'matches the schema under `not`, which it must not match' },
+    ]);
+  });
+  it('accepts a body with an undocumented key under `not: {additionalProperties: false}`', () => {
+    assert.deepStrictEqual(check(doc, { not: { additionalProperties: false } }, { z: 1 }), []);
+  });
+  it('takes `else` when `if` closes the object and the body has an undocumented key', () => {
+    assert.deepStrictEqual(check(doc, { if: { additionalProperties: false }, else: { required: ['q'] } }, { z: 1 }).map((finding) => [finding.kind, finding.path, finding.schemaPath]), [
+      ['missing', '$.q', '#/else/required'],
+    ]);
+  });
+  it('does not take `then` when `if` closes the object and the body has an undocumented key', () => {
+    assert.deepStrictEqual(check(doc, { if: { additionalProperties: false }, then: { required: ['q'] } }, { z: 1 }), []);
+  });
+});

@@ -788,8 +788,11 @@ function evalNode(ctx: Context, schema: JsonObject, schemaPath: string, value: u
       : branchMode;
     out.push(...evalAlternatives(ctx, schema, kw, schemaPath, value, segments, altMode));
   }
+  // `not` and `if` are assertions of their own (JSON Schema 2020-12, 10.2.1.4 and 10.2.2): their subschema owns
+  // the instance, so `additionalProperties: false` at its root judges the keys it documents, not the parent's union.
+  const assertionMode: Mode = { owner: true };
   if (hasOwn(schema, 'not')) {
-    const sub = evalSchema(ctx, schema.not, `${schemaPath}/not`, value, segments, branchMode);
+    const sub = evalSchema(ctx, schema.not, `${schemaPath}/not`, value, segments, assertionMode);
     const undecided = sub.filter((f) => f.kind === 'notChecked');
     // A subschema that could not be fully checked decides nothing: say so instead of guessing.
     if (!sub.some(fails) && undecided.length > 0) out.push(...undecided);
@@ -798,7 +801,7 @@ function evalNode(ctx: Context, schema: JsonObject, schemaPath: string, value: u
     }
   }
   if (hasOwn(schema, 'if') && (hasOwn(schema, 'then') || hasOwn(schema, 'else'))) {
-    const cond = evalSchema(ctx, schema.if, `${schemaPath}/if`, value, segments, branchMode);
+    const cond = evalSchema(ctx, schema.if, `${schemaPath}/if`, value, segments, assertionMode);
     const branch = cond.some(fails) ? 'else' : 'then';
     if (branch === 'then') out.push(...cond.filter((f) => f.kind === 'notChecked'));
     if (hasOwn(schema, branch)) out.push(...evalSchema(ctx, schema[branch], `${schemaPath}/${branch}`, value, segments, branchMode));
