@@ -34,6 +34,11 @@ describe('redactor: the key in every form an API can echo (issue 8)', () => {
     });
   }
 
+  it('redacts the key with invisible letters between its characters (Hangul fillers, attack round 3 G1)', () => {
+    const fillers = ['\u115f', '\u1160', '\u3164', '\uffa0'];
+    assert.deepEqual(fillers.map((filler) => redact.text(`<${[...KEY].join(filler)}>`)), ['<[redacted]>', '<[redacted]>', '<[redacted]>', '<[redacted]>']);
+  });
+
   it('redacts the key after text that turns its first characters into an escape (`%25` before hex, `&#` before a digit)', () => {
     assert.deepEqual([redact.text(`x%25${FIXTURE.forms.hex}`), redact.text(`&#${FIXTURE.forms.reversed}`), redact.text(`100%${Buffer.from(KEY).toString('hex').toUpperCase()}`)], ['x%25[redacted]', '&#[redacted]', '100%[redacted]']);
   });

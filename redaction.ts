@@ -439,7 +439,9 @@ const ASTRAL_CACHE_LIMIT = 65536;
 // Every BMP code point's fold, once computed; astral ones up to a bound (the text chooses which appear).
 const bmpFolds: (Folded | undefined)[] = new Array(65536);
 const astralFolds = new Map<number, Folded>();
-const LETTER_OR_DIGIT_PATTERN = /^[\p{L}\p{N}]$/u;
+// Letters and digits that render as nothing (Hangul fillers U+115F, U+1160, U+3164, U+FFA0 are letters by category,
+// but default-ignorable, Unicode 15.1 DerivedCoreProperties) count for nothing, like zero-width characters.
+const LETTER_OR_DIGIT_PATTERN = /^(?!\p{Default_Ignorable_Code_Point})[\p{L}\p{N}]$/u;
 
 const NOTHING = new Uint8Array(0);
 
