@@ -618,6 +618,9 @@ export type ToolResult = {
   isError?: boolean;
 };
 
+/** What a tool that sends a request records for the audit line: the method and the URL sent (shown without secrets there). */
+type Trace = { method?: string; url?: URL };
+
 type ToolContext = {
   config: Config;
   redact: Redactor;
@@ -628,8 +631,8 @@ type ToolContext = {
   requestId?: string;
   /** Counts each request sent to the API (`PROBE_RATE_PER_MIN`). */
   rate?: RateLimit;
-  /** Filled by tools that send a request: method and URL (without secrets), for logs and the audit file. */
-  trace?: { method?: string; url?: string | null };
+  /** Filled by tools that send a request: method and URL, for the audit file (which shows the URL without secrets). */
+  trace?: Trace;
   /** Runs every step that needs the document: in the check worker (check-worker.ts) or on this thread (contract-jobs.ts). */
   contract: ContractService;
 };
@@ -712,7 +715,7 @@ async function sendProbe(decision: { url: URL }, context: ToolContext, selector?
   const limited = context.rate?.take();
   if (limited) return failure(limited);
   // Traced only once a request will be sent: a call refused by the rate limit sent nothing (audit: method and url null).
-  if (context.trace) Object.assign(context.trace, { method: 'GET', url: publicUrl(decision.url, config.baseUrl) });
+  if (context.trace) Object.assign(context.trace, { method: 'GET', url: decision.url });
   const headers = probeHeaders(config, context.requestId);
   let raw: RawResponse;
   try {
@@ -1199,7 +1202,7 @@ export function createHandler(
     const tool = TOOLS.find((candidate) => candidate.name === name)!;
     const rid = makeRequestId();
     const began = performance.now();
-    const trace: { method?: string; url?: string | null } = {};
+    const trace: Trace = {};
     let called: ToolResult;
     try {
       called = await runTool(tool, name, params, signal, rid, trace);
@@ -1221,11 +1224,12 @@ export function createHandler(
       const reason = redact.text(called.content[0]?.text ?? '');
       logger.error('tool.call.error', { rid, tool: name, reason: reason.length > 300 ? `${reason.slice(0, 300)}…` : reason, took_ms: tookMs });
     }
-    await audit?.write({ time: new Date().toISOString(), rid, tool: name, method: trace.method ?? null, url: trace.url ?? null, status, bytes, findings, isError: called.isError === true, took_ms: tookMs });
+    // The URL without secrets is made only for the audit line (nothing else reads it).
+    await audit?.write({ time: new Date().toISOString(), rid, tool: name, method: trace.method ?? null, url: trace.url ? publicUrl(trace.url, config.baseUrl) : null, status, bytes, findings, isError: called.isError === true, took_ms: tookMs });
     return withRequestId(called, rid);
   }
 
-  async function runTool(tool: Tool, name: string, params: Record<string, unknown>, signal: AbortSignal, rid: string, trace: { method?: string; url?: string | null }): Promise<ToolResult> {
+  async function runTool(tool: Tool, name: string, params: Record<string, unknown>, signal: AbortSignal, rid: string, trace: Trace): Promise<ToolResult> {
     const args = params.arguments ?? {};
     if (args === null || typeof args !== 'object' || Array.isArray(args)) {
       return { ...failure(`\`arguments\` for ${name} must be an object, got ${describeType(args)}.`) };
