@@ -67,8 +67,11 @@ async function prepare(context: JobContext): Promise<DocumentState> {
 
 const warmed = new WeakSet<LoadedDocument>();
 
-/** Builds the document's path matcher once (openapi-document.ts caches it per loaded document). */
-function warmMatcher(loaded: LoadedDocument): void {
+/**
+ * Builds the document's path matcher once (openapi-document.ts caches it per loaded document): at the first job,
+ * or as soon as the check worker has loaded the document (so a first probe that comes later does not wait for it).
+ */
+export function warmMatcher(loaded: LoadedDocument): void {
   if (warmed.has(loaded)) return;
   warmed.add(loaded);
   findOperation(loaded, '', '/', '/');
