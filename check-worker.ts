@@ -24,8 +24,9 @@ import { createDocumentSource } from './openapi-document.ts';
 import { redactor } from './redaction.ts';
 import type { Redactor } from './redaction.ts';
 import { hideSourceSecrets } from './redaction.ts';
-import { JOBS, unfinishedJob } from './contract-jobs.ts';
+import { JOBS, unfinishedJob, warmMatcher } from './contract-jobs.ts';
 import type { ContractService, JobContext, JobInputs, JobName, JobOutputs } from './contract-jobs.ts';
+import { structuredTexts } from './probe-pipeline.ts';
 import type { CheckedProbe, RawResponse } from './probe-pipeline.ts';
 import type { Selector } from './body-view.ts';
 import type { Config } from './probe-server.ts';
@@ -67,7 +68,8 @@ export type BodyChecker = ContractService;
 /** The configuration as sent to the worker: `baseUrl` as text (a URL does not survive structured cloning). */
 type SentConfig = Omit<Config, 'baseUrl'> & { baseUrl: string };
 
-type Job = { name: JobName; input: JobInputs[JobName]; resolve: (output: JobOutputs[JobName]) => void };
+/** A job waiting or running; `move`: a probe's body bytes may be transferred to the worker rather than copied. */
+type Job = { name: JobName; input: JobInputs[JobName]; resolve: (output: JobOutputs[JobName]) => void; move?: boolean };
 
 /** What each job does, and what to try when it cannot finish, for the failure text. */
 const JOB_WORDS: Record<JobName, { doing: string; advice: string }> = {
@@ -119,7 +121,7 @@ export function createCheckWorker(config: Config, options: { deadlineMs?: number
     const started = spawnWorker({ role: ROLE, config: sent }, memoryMb);
     ready = false;
     startup = setTimeout(() => lost(started, `it did not start within ${STARTUP_LIMIT_MS} ms`), STARTUP_LIMIT_MS);
-    started.on('message', (message: { ready?: true; log?: 'info' | 'error'; event?: string; fields?: Record<string, LogValue>; id?: number; started?: true; output?: JobOutputs[JobName]; error?: string }) => {
+    started.on('message', (message: { ready?: true; log?: 'info' | 'error'; event?: string; fields?: Record<string, LogValue>; id?: number; started?: true; output?: JobOutputs[JobName]; text?: string; error?: string }) => {
       if (worker !== started) return;
       if (message.ready) {
         clearTimeout(startup);
@@ -143,7 +145,11 @@ export function createCheckWorker(config: Config, options: { deadlineMs?: number
       const { job, timer } = current;
       clearTimeout(timer);
       current = undefined;
-      if (message.output !== undefined) job.resolve(message.output);
+      if (message.output !== undefined) {
+        // A probe's structured content comes with its JSON text, made in the worker: this thread does not serialize it again.
+        if (job.name === 'probe' && message.text !== undefined) structuredTexts.set((message.output as CheckedProbe).structured, message.text);
+        job.resolve(message.output);
+      }
       else if (job.name === 'probe') answer(job, `The body was not shown or checked: the check failed (${message.error ?? 'no answer'}). This is a bug in openapi-probe; the status and size above are what the API sent.`);
       else answer(job, `Internal error while ${JOB_WORDS[job.name].doing}: ${message.error ?? 'no answer'}. This is a bug in openapi-probe.`);
       next();
@@ -210,17 +216,21 @@ export function createCheckWorker(config: Config, options: { deadlineMs?: number
     const id = nextId++;
     // First the document load's limit; re-armed with the deadline once the worker says the document is ready.
     current = { job, id, preparing: true, timer: overrun(id, loadLimitMs) };
-    worker.postMessage({ id, name: job.name, input: job.input });
+    // A probe's body bytes move to the worker instead of being copied when the caller will not read them again
+    // (an unfinished probe is answered from its status and sizes). Only a buffer the bytes fill exactly is moved.
+    const held = job.move && job.name === 'probe' ? (job.input as JobInputs['probe']).raw.held : undefined;
+    const movable = held !== undefined && held.buffer instanceof ArrayBuffer && held.byteOffset === 0 && held.byteLength === held.buffer.byteLength && held.byteLength > 0;
+    worker.postMessage({ id, name: job.name, input: job.input }, movable ? [held.buffer as ArrayBuffer] : []);
   };
 
-  const run = <Name extends JobName>(name: Name, input: JobInputs[Name]): Promise<JobOutputs[Name]> => new Promise<JobOutputs[Name]>((resolve) => {
-    queue.push({ name, input, resolve: resolve as (output: JobOutputs[JobName]) => void });
+  const run = <Name extends JobName>(name: Name, input: JobInputs[Name], move?: boolean): Promise<JobOutputs[Name]> => new Promise<JobOutputs[Name]>((resolve) => {
+    queue.push({ name, input, resolve: resolve as (output: JobOutputs[JobName]) => void, move });
     next();
   });
 
   return {
-    run,
-    check: (raw: RawResponse, request: BodyRequest): Promise<CheckedProbe> => run('probe', { raw, request }),
+    run: (name, input) => run(name, input),
+    check: (raw: RawResponse, request: BodyRequest, options?: { move?: boolean }): Promise<CheckedProbe> => run('probe', { raw, request }, options?.move),
     started: () => worker !== undefined && ready,
     warm() {
       if (!worker) worker = start();
@@ -278,14 +288,24 @@ function runWorker(sent: SentConfig): void {
     const loading = performance.now();
     documents
       .get()
-      .then((loaded) => post({ log: 'info', event: 'document.load.done', fields: { title: loaded.title, version: loaded.infoVersion, openapi: loaded.version, operations: loaded.operations.length, problems: loaded.problems.length, first_problems: loaded.problems.slice(0, 3).join('; ') || undefined, took_ms: Math.round(performance.now() - loading) } }))
+      .then((loaded) => {
+        post({ log: 'info', event: 'document.load.done', fields: { title: loaded.title, version: loaded.infoVersion, openapi: loaded.version, operations: loaded.operations.length, problems: loaded.problems.length, first_problems: loaded.problems.slice(0, 3).join('; ') || undefined, took_ms: Math.round(performance.now() - loading) } });
+        // The path matcher too (GitHub's description: about 20 to 40 ms), before any probe needs it. Should it
+        // throw, the first job that matches a path meets (and reports) the same failure.
+        try {
+          warmMatcher(loaded);
+        } catch {
+          // reported by that job
+        }
+      })
       .catch((error: Error) => post({ log: 'error', event: 'document.load.error', fields: { reason: `document not loaded, probes go unchecked: ${hideSourceSecrets(error.message, config.openapiDoc)}`, took_ms: Math.round(performance.now() - loading) } }));
   }
   parentPort!.on('message', async (message: { id: number; name: JobName; input: JobInputs[JobName] }) => {
     try {
       const job = JOBS[message.name] as (input: JobInputs[JobName], context: JobContext, begin: () => void) => Promise<JobOutputs[JobName]>;
       const output = await job(message.input, context, () => post({ id: message.id, started: true }));
-      post({ id: message.id, output });
+      const text = message.name === 'probe' ? structuredTexts.get((output as CheckedProbe).structured) : undefined;
+      post({ id: message.id, output, ...(text !== undefined ? { text } : {}) });
     } catch (error) {
       post({ id: message.id, error: redact.text(String((error as Error)?.message ?? error)) });
     }

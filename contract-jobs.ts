@@ -67,8 +67,11 @@ async function prepare(context: JobContext): Promise<DocumentState> {
 
 const warmed = new WeakSet<LoadedDocument>();
 
-/** Builds the document's path matcher once (openapi-document.ts caches it per loaded document). */
-function warmMatcher(loaded: LoadedDocument): void {
+/**
+ * Builds the document's path matcher once (openapi-document.ts caches it per loaded document): at the first job,
+ * or as soon as the check worker has loaded the document (so a first probe that comes later does not wait for it).
+ */
+export function warmMatcher(loaded: LoadedDocument): void {
   if (warmed.has(loaded)) return;
   warmed.add(loaded);
   findOperation(loaded, '', '/', '/');
@@ -88,9 +91,10 @@ type Job<Name extends JobName> = (input: JobInputs[Name], context: JobContext, b
  */
 export const JOBS: { [Name in JobName]: Job<Name> } = {
   async probe(input, context, begin) {
-    await prepare(context);
+    const state = await prepare(context);
     begin();
-    return checkProbe(input.raw, input.request, context);
+    // The document as prepared: not looked up (its file stamped) a second time.
+    return checkProbe(input.raw, input.request, context, state);
   },
 
   async resolve(input, context, begin) {
@@ -202,8 +206,12 @@ export type ContractService = {
    * other job with `{failure}` naming the budget or the reason.
    */
   run<Name extends JobName>(name: Name, input: JobInputs[Name]): Promise<JobOutputs[Name]>;
-  /** The probe job: the body pipeline of one probe (decode, redact, view, judge). */
-  check(raw: RawResponse, request: JobInputs['probe']['request']): Promise<CheckedProbe>;
+  /**
+   * The probe job: the body pipeline of one probe (decode, redact, view, judge).
+   * @param options.move The caller never reads `raw.held` again: a worker may take its bytes by transfer (leaving
+   *   `raw.held` empty) instead of copying them.
+   */
+  check(raw: RawResponse, request: JobInputs['probe']['request'], options?: { move?: boolean }): Promise<CheckedProbe>;
   /** True once the service can take a job at once. */
   started(): boolean;
   /** Starts the worker (and its document load) now rather than at the first job; the server calls it at start-up. */

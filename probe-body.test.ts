@@ -14,7 +14,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
-import { buildProbeUrl, createHandler, readConfig, redactor, displaySource } from './probe-server.ts';
+import { PassThrough } from 'node:stream';
+import { buildProbeUrl, createHandler, escapeLineSeparators, readConfig, redactor, displaySource, serve } from './probe-server.ts';
+import { stringifyWith } from './probe-pipeline.ts';
 import { isTextMediaType, scanJson } from './http-body.ts';
 import { fitView, parseSelect } from './body-view.ts';
 import { hideSourceSecrets, WITHHELD_MARK } from './redaction.ts';
@@ -538,5 +540,42 @@ describe('document URL path parameters (second attack round)', () => {
   it('hides a ;name=value path parameter of OPENAPI_DOC in what it shows and in messages that quote it', () => {
     const source = 'http://docs.example/doc.json;token=t0ken123';
     assert.deepEqual([displaySource(source), hideSourceSecrets(`cannot read ${source}: 404`, source).includes('t0ken123')], ['http://docs.example/doc.json;***', false]);
+  });
+});
+
+describe('one serialization of the body per probe (issue 9)', () => {
+  it('stringifyWith writes what JSON.stringify writes, the member given as text in place', () => {
+    const object: Record<string, unknown> = { url: 'x', 2: 'two', body: { b: [1, 'é\u2028', null], a: { c: true } }, gone: undefined, fn: () => 1, ['__proto__']: 'own', last: 0 };
+    assert.equal(stringifyWith(object, 'body', JSON.stringify(object.body)), JSON.stringify(object));
+  });
+
+  /** Serves one probe of `body` over the stdio transport; returns the line written and the response it holds. */
+  async function servedProbe(env: Record<string, string>, body: string): Promise<{ line: string; response: any }> {
+    const api = await listen({ '/thing': send(200, { 'content-type': 'application/json' }, body) });
+    try {
+      const config = readConfig({ API_BASE_URL: api.url, ...env }, '/nonexistent');
+      const redact = redactor(config.apiKey);
+      const input = new PassThrough();
+      const output = new PassThrough();
+      const served = serve(createHandler(config, { redact }), { input, output, redact, graceMs: 1000 });
+      input.end(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'probe', arguments: { path: '/thing' } } }) + '\n');
+      await served;
+      const line = String(output.read()).replace(/\n$/, '');
+      return { line, response: JSON.parse(line) };
+    } finally {
+      await api.close();
+    }
+  }
+
+  const body = JSON.stringify({ id: 'mtr_1', note: 'line\u2028separator', items: [1, 2.5, { deep: [null, true] }] });
+
+  it('a probe\'s line is exactly JSON.stringify of its message, and its text block is the structured content\'s JSON', async () => {
+    const { line, response } = await servedProbe({}, body);
+    assert.deepEqual([line, response.result.content[0].text, response.result.structuredContent.body], [escapeLineSeparators(JSON.stringify(response)), JSON.stringify(response.result.structuredContent), JSON.parse(body)]);
+  });
+
+  it('the same holds with a key configured, whose redaction of the message copies it', async () => {
+    const { line, response } = await servedProbe({ API_KEY: KEY }, body);
+    assert.deepEqual([line, response.result.content[0].text, response.result.structuredContent.body], [escapeLineSeparators(JSON.stringify(response)), JSON.stringify(response.result.structuredContent), JSON.parse(body)]);
   });
 });

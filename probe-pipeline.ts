@@ -122,6 +122,38 @@ export type CheckedProbe = {
 };
 
 /**
+ * The JSON text (`JSON.stringify`) of structured contents whose text is made already, by object: `checkProbe`
+ * registers each result's (made with the remembered body's text in place of the body, `stringifyWith`), the check
+ * worker sends it along and registers it again on the server's thread, and the server's tool results and transport
+ * use it instead of serializing the body once more. A registered object is never changed afterwards.
+ */
+export const structuredTexts = new WeakMap<object, string>();
+
+/**
+ * `JSON.stringify(object)` of a plain object (no `toJSON` of its own, no replacer), with the member `key`
+ * written as `valueText`, the JSON text of its value made beforehand: members in own-key order, those whose
+ * value has no JSON form (`undefined`, a function) left out, as ECMA-262 SerializeJSONObject does.
+ * @param valueText Must be `JSON.stringify(object[key])`; the caller keeps it so.
+ */
+export function stringifyWith(object: Record<string, unknown>, key: string, valueText: string): string {
+  const members: string[] = [];
+  for (const name of Object.keys(object)) {
+    const text = name === key ? valueText : JSON.stringify(object[name]);
+    if (text !== undefined) members.push(`${JSON.stringify(name)}:${text}`);
+  }
+  return `{${members.join(',')}}`;
+}
+
+/**
+ * The pipeline's answer, its structured content's text registered in `structuredTexts`: the remembered body's JSON
+ * text reused when `structured.body` is that body itself, so the body is serialized once per probe.
+ */
+function checked(structured: Record<string, unknown>, isError: boolean, remember: CheckedProbe['remember'], body: unknown): CheckedProbe {
+  structuredTexts.set(structured, remember && structured.body === body ? stringifyWith(structured, 'body', remember.seen.text) : JSON.stringify(structured));
+  return { structured, isError, ...(remember ? { remember } : {}) };
+}
+
+/**
  * The document, or why there is none: `problem` as a probe's `validationNote` says it ("…, so the response was
  * not checked"), `reason` for the tools that need the document to answer at all. Neither carries a password
  * or token of `OPENAPI_DOC`.
@@ -163,9 +195,12 @@ export function trimSlash(pathname: string): string {
  * @param raw The response as read (`RawResponse`).
  * @param request.url The probe's URL (`href`).
  * @param request.selector The parsed `select`, if any.
+ * @param ready The document as the caller already made it ready (`loadDocumentState`, as the probe job does
+ *   before its deadline starts); looked up here when not given. One lookup per probe: each one checks the
+ *   document file's stamp (two `stat` calls, a thread-pool round trip each).
  * @returns The structured content of the tool result (isError for an HTTP status >= 400) and the body to remember.
  */
-export async function checkProbe(raw: RawResponse, request: { url: string; selector?: Exclude<Selector, { problem: string }> }, context: PipelineContext): Promise<CheckedProbe> {
+export async function checkProbe(raw: RawResponse, request: { url: string; selector?: Exclude<Selector, { problem: string }> }, context: PipelineContext, ready?: DocumentState): Promise<CheckedProbe> {
   const { config } = context;
   const url = new URL(request.url);
   const selector = request.selector;
@@ -182,7 +217,12 @@ export async function checkProbe(raw: RawResponse, request: { url: string; selec
   const structured: Record<string, unknown> = { ...shown };
   if (warnings?.length) structured.findings = warnings;
   const part = selector ? (typeof probed.body === 'object' && probed.body !== null ? selectPart(probed.body, selector.segments) : { found: false as const, problem: 'the body is not parsed JSON' }) : { found: true as const, value: probed.body };
-  const view = fitView(part.found ? part.value : null, config.maxBytes);
+  const remember = !probed.truncated && probed.bytes <= Math.max(config.maxBytes, REMEMBER_MAX_BYTES) && probed.status >= 200 && probed.status < 300 && probed.body !== null && typeof probed.body === 'object';
+  // The body's JSON text, made once: it sizes the view (as `fitView` would), session memory keeps it, and the
+  // result's text holds it (`checked`). Not made for a `select` of a body that is not remembered.
+  const bodyText = probed.body !== null && typeof probed.body === 'object' && (!selector || remember) ? JSON.stringify(probed.body) : undefined;
+  const wholeBytes = !selector && bodyText !== undefined ? Buffer.byteLength(bodyText) : undefined;
+  const view = wholeBytes !== undefined && wholeBytes <= config.maxBytes ? { value: probed.body, cut: false, bytes: wholeBytes } : fitView(part.found ? part.value : null, config.maxBytes);
   structured.body = view.value;
   if (selector || view.cut) {
     structured.view = {
@@ -197,14 +237,13 @@ export async function checkProbe(raw: RawResponse, request: { url: string; selec
     };
   }
   const relativePath = url.pathname.slice(trimSlash(config.baseUrl.pathname).length) || '/';
-  const remember = !probed.truncated && probed.bytes <= Math.max(config.maxBytes, REMEMBER_MAX_BYTES) && probed.status >= 200 && probed.status < 300 && probed.body !== null && typeof probed.body === 'object';
-  const seen: Seen | undefined = remember ? { path: relativePath + url.search, status: probed.status, at: new Date().toISOString(), text: JSON.stringify(probed.body), cost: memoryCost(probed.body, probed.bytes) } : undefined;
+  const seen: Seen | undefined = remember && bodyText !== undefined ? { path: relativePath + url.search, status: probed.status, at: new Date().toISOString(), text: bodyText, cost: memoryCost(probed.body, probed.bytes) } : undefined;
   const isError = probed.status >= 400;
-  const state = await loadDocumentState(context);
+  const state = ready ?? (await loadDocumentState(context));
   if (!state.loaded) {
     structured.validated = false;
     structured.validationNote = state.problem;
-    return { structured, isError, ...(seen ? { remember: { seen } } : {}) };
+    return checked(structured, isError, seen ? { seen } : undefined, probed.body);
   }
   const loaded = state.loaded;
   structured.document = { title: loaded.title, version: loaded.infoVersion, loadedAt: loaded.loadedAt };
@@ -213,7 +252,7 @@ export async function checkProbe(raw: RawResponse, request: { url: string; selec
     structured.operation = null;
     structured.validated = false;
     structured.validationNote = `No GET operation in the document matches ${relativePath}${match.nearest.length ? `. Nearest: ${match.nearest.join(', ')}` : ''}${match.note ? `. ${match.note}` : ''}.`;
-    return { structured, isError, ...(seen ? { remember: { seen } } : {}) };
+    return checked(structured, isError, seen ? { seen } : undefined, probed.body);
   }
   structured.operation = summarize(match.operation);
   if (match.note) structured.matchNote = match.note;
@@ -230,7 +269,7 @@ export async function checkProbe(raw: RawResponse, request: { url: string; selec
     structured.findingCount = findings.length;
     structured.findings = findings.slice(0, MAX_FINDINGS_SHOWN);
   }
-  return { structured, isError, ...(seen ? { remember: { operationKey: operationKey(match.operation), seen } } : {}) };
+  return checked(structured, isError, seen ? { operationKey: operationKey(match.operation), seen } : undefined, probed.body);
 }
 
 /**

@@ -27,7 +27,7 @@ import { MAX_BODY_DEPTH } from './http-body.ts';
 import { redactor, displaySource, NO_REDACTION } from './redaction.ts';
 import type { Redactor } from './redaction.ts';
 import { parseSelect } from './body-view.ts';
-import { decodeProbe, memoryCost, trimSlash } from './probe-pipeline.ts';
+import { decodeProbe, memoryCost, structuredTexts, trimSlash } from './probe-pipeline.ts';
 import type { ProbeResult, RawResponse, Seen } from './probe-pipeline.ts';
 import { createCheckWorker, WORKER_MEMORY_MB } from './check-worker.ts';
 import type { Selector } from './body-view.ts';
@@ -394,10 +394,15 @@ export async function fetchResponse(
   }
 }
 
-/** Reads at most `maxBytes` (plus one chunk, `readCappedStream`); a cut body is cut again at a character boundary. */
+/**
+ * Reads at most `maxBytes` (plus one chunk, `readCappedStream`); a cut body is cut again at a character boundary.
+ * `held` fills its own ArrayBuffer exactly (not a slice of Node's shared pool or of a longer read), so the check
+ * worker can take it by transfer instead of a copy (check-worker.ts).
+ */
 async function readCapped(response: Response, maxBytes: number): Promise<{ held: Uint8Array; bytes: number; truncated: boolean; failure?: unknown }> {
   const { all, ...read } = await readCappedStream(response, maxBytes);
-  return { held: read.truncated ? cutAtCharBoundary(all, maxBytes) : all, ...read };
+  const held = read.truncated ? cutAtCharBoundary(all, maxBytes) : all;
+  return { held: held.byteOffset === 0 && held.byteLength === held.buffer.byteLength ? held : new Uint8Array(held), ...read };
 }
 
 /** Cuts a UTF-8 buffer at `limit` bytes without splitting a character. */
@@ -613,6 +618,9 @@ export type ToolResult = {
   isError?: boolean;
 };
 
+/** What a tool that sends a request records for the audit line: the method and the URL sent (shown without secrets there). */
+type Trace = { method?: string; url?: URL };
+
 type ToolContext = {
   config: Config;
   redact: Redactor;
@@ -623,8 +631,8 @@ type ToolContext = {
   requestId?: string;
   /** Counts each request sent to the API (`PROBE_RATE_PER_MIN`). */
   rate?: RateLimit;
-  /** Filled by tools that send a request: method and URL (without secrets), for logs and the audit file. */
-  trace?: { method?: string; url?: string | null };
+  /** Filled by tools that send a request: method and URL, for the audit file (which shows the URL without secrets). */
+  trace?: Trace;
   /** Runs every step that needs the document: in the check worker (check-worker.ts) or on this thread (contract-jobs.ts). */
   contract: ContractService;
 };
@@ -639,13 +647,18 @@ type Tool = {
   handler: (args: Record<string, unknown>, context: ToolContext) => Promise<ToolResult>;
 };
 
-// The text `result()` made of each structured content, so `withRequestId` recognises that block without
-// serializing a result (up to PROBE_MAX_BYTES of body) once more.
-const resultTexts = new WeakMap<object, string>();
-
+/**
+ * A tool result of `structured`, its text block the JSON text of `structured`: the one the probe pipeline made
+ * (`structuredTexts`, probe-pipeline.ts), else made here and registered, so `withRequestId` recognises that block
+ * and the transport writes the structured content as that text (`serializeMessage`), without serializing a result
+ * (up to PROBE_MAX_BYTES of body) once more. `structured` is never changed afterwards.
+ */
 function result(structured: Record<string, unknown>, isError = false): ToolResult {
-  const text = JSON.stringify(structured);
-  resultTexts.set(structured, text);
+  let text = structuredTexts.get(structured);
+  if (text === undefined) {
+    text = JSON.stringify(structured);
+    structuredTexts.set(structured, text);
+  }
   return { content: [{ type: 'text', text }], structuredContent: structured, ...(isError ? { isError: true } : {}) };
 }
 
@@ -702,7 +715,7 @@ async function sendProbe(decision: { url: URL }, context: ToolContext, selector?
   const limited = context.rate?.take();
   if (limited) return failure(limited);
   // Traced only once a request will be sent: a call refused by the rate limit sent nothing (audit: method and url null).
-  if (context.trace) Object.assign(context.trace, { method: 'GET', url: publicUrl(decision.url, config.baseUrl) });
+  if (context.trace) Object.assign(context.trace, { method: 'GET', url: decision.url });
   const headers = probeHeaders(config, context.requestId);
   let raw: RawResponse;
   try {
@@ -714,9 +727,11 @@ async function sendProbe(decision: { url: URL }, context: ToolContext, selector?
   // Decode, redact, view and judge: in the check worker (the server's main) or on this thread (tests); the first
   // probe waits for the worker, which started loading the document at start-up.
   const request = { url: decision.url.href, ...(selector ? { selector } : {}) };
-  const checked = await context.contract.check(raw, request);
+  // The body's bytes are not read here again: the worker takes them without a copy.
+  const checked = await context.contract.check(raw, request, { move: true });
   // Kept as the JSON text the pipeline made, accounted by the memory cost it measured there.
   if (checked.remember) context.log.add(checked.remember.operationKey, checked.remember.seen, checked.remember.seen.cost);
+  // Its text block is the text the pipeline made of the structured content (the body serialized once, in the worker).
   return result(checked.structured, checked.isError);
 }
 
@@ -1187,7 +1202,7 @@ export function createHandler(
     const tool = TOOLS.find((candidate) => candidate.name === name)!;
     const rid = makeRequestId();
     const began = performance.now();
-    const trace: { method?: string; url?: string | null } = {};
+    const trace: Trace = {};
     let called: ToolResult;
     try {
       called = await runTool(tool, name, params, signal, rid, trace);
@@ -1209,11 +1224,12 @@ export function createHandler(
       const reason = redact.text(called.content[0]?.text ?? '');
       logger.error('tool.call.error', { rid, tool: name, reason: reason.length > 300 ? `${reason.slice(0, 300)}…` : reason, took_ms: tookMs });
     }
-    await audit?.write({ time: new Date().toISOString(), rid, tool: name, method: trace.method ?? null, url: trace.url ?? null, status, bytes, findings, isError: called.isError === true, took_ms: tookMs });
+    // The URL without secrets is made only for the audit line (nothing else reads it).
+    await audit?.write({ time: new Date().toISOString(), rid, tool: name, method: trace.method ?? null, url: trace.url ? publicUrl(trace.url, config.baseUrl) : null, status, bytes, findings, isError: called.isError === true, took_ms: tookMs });
     return withRequestId(called, rid);
   }
 
-  async function runTool(tool: Tool, name: string, params: Record<string, unknown>, signal: AbortSignal, rid: string, trace: { method?: string; url?: string | null }): Promise<ToolResult> {
+  async function runTool(tool: Tool, name: string, params: Record<string, unknown>, signal: AbortSignal, rid: string, trace: Trace): Promise<ToolResult> {
     const args = params.arguments ?? {};
     if (args === null || typeof args !== 'object' || Array.isArray(args)) {
       return { ...failure(`\`arguments\` for ${name} must be an object, got ${describeType(args)}.`) };
@@ -1404,12 +1420,13 @@ function withArticle(type: string): string {
 function withRequestId(called: ToolResult, rid: string): ToolResult {
   if (called.structuredContent) {
     const structured = { ...called.structuredContent, requestId: rid };
-    const before = resultTexts.get(called.structuredContent) ?? JSON.stringify(called.structuredContent);
+    const before = structuredTexts.get(called.structuredContent) ?? JSON.stringify(called.structuredContent);
     // `requestId` goes last in `structured`, so its JSON is `before` with the member appended (not serialized again).
     const after = Object.hasOwn(called.structuredContent, 'requestId') || !before.endsWith('}')
       ? JSON.stringify(structured)
       : `${before.length > 2 ? before.slice(0, -1) + ',' : '{'}"requestId":${JSON.stringify(rid)}}`;
     const content = called.content.map((block) => (block.text === before ? { ...block, text: after } : block));
+    structuredTexts.set(structured, after);
     return { ...called, content, structuredContent: structured };
   }
   if (called.isError) return { ...called, content: [...called.content, { type: 'text', text: `requestId: ${rid}` }] };
@@ -1462,6 +1479,31 @@ export function escapeLineSeparators(json: string): string {
   return json.replace(/[\u0085\u2028\u2029]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
+/**
+ * `JSON.stringify(message)` for a tool call's response whose text block is the JSON text of its structured
+ * content (`structuredTexts`, probe-pipeline.ts): that text is written as the structured content instead of serializing it again, so
+ * a result's body is serialized once, not twice. Any other shape (an error, a redacted copy, a result without
+ * structured content) gets `JSON.stringify` itself; the line is the same either way.
+ */
+function serializeMessage(message: unknown): string {
+  const response = message as { jsonrpc?: unknown; id?: unknown; result?: { content?: unknown; structuredContent?: unknown; isError?: unknown } } | null;
+  const result = response?.result;
+  const structured = result?.structuredContent;
+  const text = structured !== null && typeof structured === 'object' ? structuredTexts.get(structured) : undefined;
+  const block = Array.isArray(result?.content) && result.content.length === 1 ? (result.content[0] as { type?: unknown; text?: unknown }) : undefined;
+  const shaped = text !== undefined && block?.type === 'text' && block.text === text && response!.jsonrpc === '2.0' && (typeof response!.id === 'string' || typeof response!.id === 'number')
+    && sameKeys(response!, ['jsonrpc', 'id', 'result']) && sameKeys(block, ['type', 'text'])
+    && (result!.isError === true ? sameKeys(result!, ['content', 'structuredContent', 'isError']) : sameKeys(result!, ['content', 'structuredContent']));
+  if (!shaped) return JSON.stringify(message);
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(response!.id)},"result":{"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${text}${result!.isError === true ? ',"isError":true' : ''}}}`;
+}
+
+/** True when `value`'s own enumerable keys are exactly `keys`, in that order. */
+function sameKeys(value: object, keys: string[]): boolean {
+  const own = Object.keys(value);
+  return own.length === keys.length && own.every((key, index) => key === keys[index]);
+}
+
 /** Resolves when `promise` settles or after `ms`, whichever is first; never rejects. */
 async function within(promise: Promise<unknown>, ms: number): Promise<void> {
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -1512,7 +1554,7 @@ export function serve(
     if (outputBroken) return;
     let line: string;
     try {
-      line = JSON.stringify(Array.isArray(message) ? message.map(redact.message) : redact.message(message)) + '\n';
+      line = (Array.isArray(message) ? JSON.stringify(message.map(redact.message)) : serializeMessage(redact.message(message))) + '\n';
     } catch (error) {
       // Never let one unserializable answer take the server down: answer its id with -32603.
       const id = (message as { id?: RequestId | null }).id ?? null;

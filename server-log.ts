@@ -6,9 +6,18 @@ import { randomBytes } from 'node:crypto';
 import { appendFile } from 'node:fs/promises';
 import { displaySource } from './redaction.ts';
 
-/** A new request id: 12 lowercase hex characters from 6 random bytes (node:crypto). */
+/** Random bytes for request ids, drawn 6 at a time (one `randomBytes` call per 256 ids, not one per tool call). */
+let idBytes = Buffer.alloc(0);
+let idOffset = 0;
+
+/** A new request id: 12 lowercase hex characters from 6 random bytes (node:crypto, taken from a pool of 1,536). */
 export function newRequestId(): string {
-  return randomBytes(6).toString('hex');
+  if (idOffset + 6 > idBytes.length) {
+    idBytes = randomBytes(6 * 256);
+    idOffset = 0;
+  }
+  idOffset += 6;
+  return idBytes.toString('hex', idOffset - 6, idOffset);
 }
 
 /** Log levels, quietest first; `LOG_LEVEL` picks one (default `info`). */
