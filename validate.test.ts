@@ -1305,3 +1305,43 @@ describe('`not` and `if` own their subschema (issue 8, third attack round F1: a 
     assert.deepStrictEqual(check(doc, { if: { additionalProperties: false }, then: { required: ['q'] } }, { z: 1 }), []);
   });
 });
+
+describe('`then`, `else` and `dependentSchemas` own their subschema (issue 8, third attack round F10: a false pass)', () => {
+  const closed = { properties: { kind: {} }, additionalProperties: false };
+  const doc = { openapi: '3.1.0', components: { schemas: { Closed: { type: 'object', properties: { kind: { type: 'string' } }, additionalProperties: false } } } };
+  const kinds = (schema: unknown) => check(doc, schema, { kind: 'x', extra: 1 }).map((finding) => [finding.kind, finding.severity, finding.path, finding.schemaPath]);
+  it('applies additionalProperties: false in `then`', () => {
+    assert.deepStrictEqual(kinds({ if: { required: ['kind'] }, then: closed }), [['undocumented', 'error', '$.extra', '#/then/additionalProperties']]);
+  });
+  it('applies additionalProperties: false in `else`', () => {
+    assert.deepStrictEqual(kinds({ if: { required: ['q'] }, else: closed }), [['undocumented', 'error', '$.extra', '#/else/additionalProperties']]);
+  });
+  it('applies additionalProperties: false in `dependentSchemas`', () => {
+    assert.deepStrictEqual(kinds({ dependentSchemas: { kind: closed } }), [['undocumented', 'error', '$.extra', '#/dependentSchemas/kind/additionalProperties']]);
+  });
+  it('applies a closed schema reached by `$ref` from `then`', () => {
+    assert.deepStrictEqual(kinds({ if: { required: ['kind'] }, then: { $ref: '#/components/schemas/Closed' } }), [['undocumented', 'error', '$.extra', '#/components/schemas/Closed/additionalProperties']]);
+  });
+  it('leaves the keys of an open `then` to the parent: no warning for a key `then` does not declare', () => {
+    assert.deepStrictEqual(kinds({ type: 'object', properties: { kind: {}, extra: {} }, if: { required: ['kind'] }, then: { properties: { kind: { type: 'string' } } } }), []);
+  });
+});
+
+describe('a `$ref` that cannot be followed decides nothing (issue 8, third attack round: a false pass)', () => {
+  const doc = { openapi: '3.1.0' };
+  const unresolved = (schemaPath: string) => ({ kind: 'unresolvedRef', severity: 'warning', path: '$', schemaPath, message: 'was not checked: `$ref: #/nowhere` points nowhere in the document' });
+  it('reports `not: {not: {$ref}}` as not checked, not as passed', () => {
+    assert.deepStrictEqual(check(doc, { not: { not: { $ref: '#/nowhere' } } }, 1), [unresolved('#/not/not')]);
+  });
+  it('reports `not: {$ref}` as not checked, not as a match', () => {
+    assert.deepStrictEqual(check(doc, { not: { $ref: '#/nowhere' } }, 1), [unresolved('#/not')]);
+  });
+  it('picks no branch when `if` could not be checked', () => {
+    assert.deepStrictEqual(check(doc, { if: { $ref: '#/nowhere' }, then: { type: 'string' } }, 1), [unresolved('#/if')]);
+  });
+  it('counts no item for `contains` that could not be checked', () => {
+    assert.deepStrictEqual(check(doc, { type: 'array', contains: { $ref: '#/nowhere' } }, [1]), [
+      { kind: 'notChecked', severity: 'warning', path: '$', schemaPath: '#/contains', keyword: 'contains', message: 'was not checked against `contains`: 1 item could not be checked' },
+    ]);
+  });
+});

@@ -393,6 +393,24 @@ function fails(f: Finding): boolean {
     (f.kind === 'undocumented' && /\/(additionalProperties|unevaluatedProperties)$/.test(f.schemaPath));
 }
 
+/** Whether a finding says a part of the value could not be checked (a budget, a pattern, a `$ref` that could not be followed): it decides nothing. */
+function undecided(f: Finding): boolean {
+  return f.kind === 'notChecked' || f.kind === 'unresolvedRef';
+}
+
+/**
+ * A subschema applied as an assertion of its own beside its parent (`then`, `else`, `dependentSchemas`:
+ * JSON Schema 2020-12, 10.2.2): it owns the instance, so `additionalProperties: false` at its root judges
+ * the keys it declares (10.3.2.3). Its reports about this location's own keys that are no failure
+ * (undocumented keys of an open object, readOnly, writeOnly) stay the parent's, which judges the keys on
+ * its own union.
+ */
+function evalAssertion(ctx: Context, schema: unknown, schemaPath: string, value: unknown, segments: Segment[]): InternalFinding[] {
+  const found = evalSchema(ctx, schema, schemaPath, value, segments, { owner: true });
+  const depth = segments.length + 1;
+  return found.filter((f) => !(f.segments.length === depth && (f.kind === 'writeOnly' || f.kind === 'readOnly' || (f.kind === 'undocumented' && !fails(f)))));
+}
+
 function addHint(list: InternalFinding[], segments: Segment[], kind: FindingKind, hint: string): InternalFinding[] {
   const at = instancePath(segments);
   return list.map((f) => (f.kind === kind && f.path === at && !f.message.includes(hint) ? { ...f, message: f.message + hint } : f));
@@ -793,9 +811,9 @@ function evalNode(ctx: Context, schema: JsonObject, schemaPath: string, value: u
   const assertionMode: Mode = { owner: true };
   if (hasOwn(schema, 'not')) {
     const sub = evalSchema(ctx, schema.not, `${schemaPath}/not`, value, segments, assertionMode);
-    const undecided = sub.filter((f) => f.kind === 'notChecked');
+    const open = sub.filter(undecided);
     // A subschema that could not be fully checked decides nothing: say so instead of guessing.
-    if (!sub.some(fails) && undecided.length > 0) out.push(...undecided);
+    if (!sub.some(fails) && open.length > 0) out.push(...open);
     else if (!sub.some(fails)) {
       out.push(makeFinding('constraint', segments, `${schemaPath}/not`, 'matches the schema under `not`, which it must not match', { keyword: 'not' }));
     }
@@ -803,8 +821,10 @@ function evalNode(ctx: Context, schema: JsonObject, schemaPath: string, value: u
   if (hasOwn(schema, 'if') && (hasOwn(schema, 'then') || hasOwn(schema, 'else'))) {
     const cond = evalSchema(ctx, schema.if, `${schemaPath}/if`, value, segments, assertionMode);
     const branch = cond.some(fails) ? 'else' : 'then';
-    if (branch === 'then') out.push(...cond.filter((f) => f.kind === 'notChecked'));
-    if (hasOwn(schema, branch)) out.push(...evalSchema(ctx, schema[branch], `${schemaPath}/${branch}`, value, segments, branchMode));
+    const open = branch === 'then' ? cond.filter(undecided) : [];
+    // An `if` that could not be fully checked picks no branch: say so instead of guessing one.
+    if (open.length > 0) out.push(...open);
+    else if (hasOwn(schema, branch)) out.push(...evalAssertion(ctx, schema[branch], `${schemaPath}/${branch}`, value, segments));
   }
 
   // The owner of this instance location reports undocumented / writeOnly / readOnly fields once.
@@ -1026,16 +1046,16 @@ function checkArray(ctx: Context, schema: JsonObject, schemaPath: string, value:
   }
   if (hasOwn(schema, 'contains')) {
     let n = 0;
-    let undecided = 0;
+    let unknown = 0;
     for (let i = 0; i < value.length; i++) {
       const result = evalSchema(ctx, schema.contains, `${schemaPath}/contains`, value[i], [...segments, i], own);
       if (result.some(fails)) continue;
-      if (result.some((f) => f.kind === 'notChecked')) undecided++;
+      if (result.some(undecided)) unknown++;
       else n++;
     }
-    if (undecided > 0) {
+    if (unknown > 0) {
       // Items that could not be checked decide nothing: no count is reported rather than a wrong one.
-      out.push(makeFinding('notChecked', segments, `${schemaPath}/contains`, `was not checked against \`contains\`: ${undecided} item${undecided === 1 ? '' : 's'} could not be checked`, { keyword: 'contains' }));
+      out.push(makeFinding('notChecked', segments, `${schemaPath}/contains`, `was not checked against \`contains\`: ${unknown} item${unknown === 1 ? '' : 's'} could not be checked`, { keyword: 'contains' }));
       return;
     }
     const min = typeof schema.minContains === 'number' ? schema.minContains : 1;
@@ -1103,7 +1123,7 @@ function checkObject(ctx: Context, schema: JsonObject, schemaPath: string, value
     }
     if (hasOwn(schema, 'propertyNames')) {
       const bad = evalSchema(ctx, schema.propertyNames, `${schemaPath}/propertyNames`, k, child, NOT_OWNER);
-      if (!bad.some(fails)) for (const f of bad) if (f.kind === 'notChecked') out.push(f);
+      if (!bad.some(fails)) for (const f of bad) if (undecided(f)) out.push(f);
       if (bad.some(fails)) {
         out.push(makeFinding('constraint', child, `${schemaPath}/propertyNames`, `has a name ${show(k)} that the propertyNames schema rejects`, { keyword: 'propertyNames' }));
       }
@@ -1112,7 +1132,7 @@ function checkObject(ctx: Context, schema: JsonObject, schemaPath: string, value
   if (isObj(schema.dependentSchemas)) {
     for (const [trigger, dep] of Object.entries(schema.dependentSchemas)) {
       if (!hasOwn(value, trigger)) continue;
-      for (const f of evalSchema(ctx, dep, `${schemaPath}/dependentSchemas/${escapePointerToken(trigger)}`, value, segments, { owner: false, union })) out.push(f);
+      for (const f of evalAssertion(ctx, dep, `${schemaPath}/dependentSchemas/${escapePointerToken(trigger)}`, value, segments)) out.push(f);
     }
   }
 }
