@@ -24,6 +24,41 @@ export type BodyWarning = {
 /** How deep parsed JSON may nest before it is returned as text: deeper values overflow the stack of JSON.stringify and the checks. */
 export const MAX_BODY_DEPTH = 256;
 
+/**
+ * The size of a JSON text's tree before it is parsed: its deepest nesting of arrays and objects and how
+ * many values it holds (the root, and one per array element or object member: a comma, or the first
+ * item of a non-empty container, outside strings). One pass over the characters, no allocation, so a
+ * caller can refuse a text whose parse alone would hold the thread (a million nested arrays: about
+ * 0.5 s of `JSON.parse`; 500,000 empty objects: about 0.15 s). Does not check the grammar (`JSON.parse`
+ * still does); for valid JSON the counts are exact.
+ * @returns `{depth, values}`; `depth` 0 for a scalar.
+ */
+export function measureJsonText(text: string): { depth: number; values: number } {
+  let depth = 0;
+  let deepest = 0;
+  let values = 1;
+  let inString = false;
+  let opened = false; // a container was just opened: its next character tells whether it is empty
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (inString) {
+      if (code === 0x5c) index++; // a backslash escapes the next character
+      else if (code === 0x22) inString = false;
+      continue;
+    }
+    if (code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09) continue;
+    if (opened && code !== 0x5d && code !== 0x7d) values++;
+    opened = false;
+    if (code === 0x22) inString = true;
+    else if (code === 0x5b || code === 0x7b) {
+      opened = true;
+      if (++depth > deepest) deepest = depth;
+    } else if (code === 0x5d || code === 0x7d) depth--;
+    else if (code === 0x2c) values++;
+  }
+  return { depth: deepest, values };
+}
+
 /** At most this many warnings of one kind are listed; the last one says how many more there were. */
 const MAX_WARNINGS = 20;
 

@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { PassThrough } from 'node:stream';
 import { buildProbeUrl, createHandler, escapeLineSeparators, readConfig, redactor, displaySource, serve } from './probe-server.ts';
 import { stringifyWith } from './probe-pipeline.ts';
-import { isTextMediaType, scanJson } from './http-body.ts';
+import { isTextMediaType, measureJsonText, scanJson } from './http-body.ts';
 import { fitView, parseSelect } from './body-view.ts';
 import { hideSourceSecrets, WITHHELD_MARK } from './redaction.ts';
 import { publicSource } from './server-log.ts';
@@ -577,5 +577,17 @@ describe('one serialization of the body per probe (issue 9)', () => {
   it('the same holds with a key configured, whose redaction of the message copies it', async () => {
     const { line, response } = await servedProbe({ API_KEY: KEY }, body);
     assert.deepEqual([line, response.result.content[0].text, response.result.structuredContent.body], [escapeLineSeparators(JSON.stringify(response)), JSON.stringify(response.result.structuredContent), JSON.parse(body)]);
+  });
+});
+
+describe('measureJsonText (issue 8, attack round 3 F9)', () => {
+  it('counts the root, every array element and every object member, and the deepest nesting', () => {
+    assert.deepEqual(
+      ['1', '[]', '[ ]', '[{},{}]', '{"a":1,"b":[1,2]}', ' { "a" : [ [ ] ] } '].map(measureJsonText),
+      [{ depth: 0, values: 1 }, { depth: 1, values: 1 }, { depth: 1, values: 1 }, { depth: 2, values: 3 }, { depth: 2, values: 5 }, { depth: 3, values: 3 }],
+    );
+  });
+  it('reads brackets, commas and escaped quotes inside strings as text', () => {
+    assert.deepEqual(measureJsonText('["[,{", "\\"]", "\\\\"]'), { depth: 1, values: 4 });
   });
 });

@@ -23,7 +23,7 @@ import { SEARCH_LIMITS } from './operation-search.ts';
 import type { DocumentSource } from './openapi-document.ts';
 import { inProcessContract } from './contract-jobs.ts';
 import type { ContractService, Destination, RecordText } from './contract-jobs.ts';
-import { MAX_BODY_DEPTH } from './http-body.ts';
+import { MAX_BODY_DEPTH, measureJsonText } from './http-body.ts';
 import { redactor, displaySource, NO_REDACTION } from './redaction.ts';
 import type { Redactor } from './redaction.ts';
 import { parseSelect } from './body-view.ts';
@@ -1463,6 +1463,15 @@ function idKey(id: unknown): string {
  */
 export const MAX_LINE = 2 * 1024 * 1024;
 
+/** Lines longer than this (characters) are measured before they are parsed (`measureJsonText`). */
+const MEASURE_LINES_FROM = 64 * 1024;
+
+/** Deepest nesting a message may have: arguments nest at most `MAX_BODY_DEPTH`, plus the envelope (`params.arguments.fixture`). */
+export const MAX_MESSAGE_DEPTH = MAX_BODY_DEPTH + 8;
+
+/** Most JSON values a message may hold: about 0.03 s of `JSON.parse`; a 1 MiB fixture of real API data holds 20,000 to 40,000. */
+export const MAX_MESSAGE_VALUES = 100_000;
+
 /** When stdin closes, calls in flight get this long to finish before they are aborted, in ms. */
 export const SHUTDOWN_GRACE_MS = 1000;
 
@@ -1580,6 +1589,17 @@ export function serve(
     let line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
     if (line.charCodeAt(0) === 0xfeff) line = line.slice(1); // RFC 8259, 8.1: parsers may ignore a BOM
     if (line.trim() === '') return;
+    // A long line is measured before it is parsed: a tree too deep or too large for any tool's arguments is
+    // refused unread, so its parse never holds the thread that answers ping (issue 8, attack round 3 F9).
+    if (line.length > MEASURE_LINES_FROM) {
+      const size = measureJsonText(line);
+      if (size.depth > MAX_MESSAGE_DEPTH || size.values > MAX_MESSAGE_VALUES) {
+        write(errorResponse(null, ERROR_CODES.invalidRequest, size.depth > MAX_MESSAGE_DEPTH
+          ? `Invalid Request: message nests ${size.depth} levels deep, more than ${MAX_MESSAGE_DEPTH} (arguments may nest at most ${MAX_BODY_DEPTH}); dropped unparsed.`
+          : `Invalid Request: message holds ${size.values} JSON values, more than ${MAX_MESSAGE_VALUES}; dropped unparsed. Send a smaller fixture or request body.`));
+        return;
+      }
+    }
     let message: unknown;
     try {
       message = JSON.parse(line);

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PassThrough, Writable } from 'node:stream';
-import { createHandler, escapeLineSeparators, MAX_LINE, readConfig, readWorkerMemory, redactor, serve } from './probe-server.ts';
+import { createHandler, escapeLineSeparators, MAX_LINE, MAX_MESSAGE_DEPTH, MAX_MESSAGE_VALUES, readConfig, readWorkerMemory, redactor, serve } from './probe-server.ts';
 import { createGate, createRateLimit, QUEUE_SIZE } from './server-limits.ts';
 import { createLogger, formatRecord, publicSource, publicUrl } from './server-log.ts';
 import { spawnServer } from './stdio-client.ts';
@@ -191,6 +191,29 @@ describe('serve (the line limit, issue 8)', () => {
   it('drops a line over MAX_LINE that arrives in pieces, answering once', async () => {
     const piece = 'x'.repeat(64 * 1024);
     assert.deepEqual(await answers(['{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"', ...Array(40).fill(piece), '"}}\n']), [tooLong, { jsonrpc: '2.0', id: 'after', result: {} }]);
+  });
+
+  it('drops a line nesting deeper than MAX_MESSAGE_DEPTH unparsed, with -32600 naming the depth (attack round 3 F9)', async () => {
+    const depth = 1_000_000;
+    const line = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"compare_fixture","arguments":{"path":"/x","fixture":${'['.repeat(depth)}${']'.repeat(depth)}}}}`;
+    assert.deepEqual(await answers([line + '\n']), [
+      { jsonrpc: '2.0', id: null, error: { code: -32600, message: `Invalid Request: message nests ${depth + 3} levels deep, more than ${MAX_MESSAGE_DEPTH} (arguments may nest at most 256); dropped unparsed.` } },
+      { jsonrpc: '2.0', id: 'after', result: {} },
+    ]);
+  });
+
+  it('drops a line holding more than MAX_MESSAGE_VALUES JSON values unparsed, with -32600 naming the count (attack round 3 F9)', async () => {
+    const line = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"draft_request","arguments":{"method":"POST","path":"/x","body":[${Array(500_000).fill('{}').join(',')}]}}}`;
+    assert.deepEqual(await answers([line + '\n']), [
+      { jsonrpc: '2.0', id: null, error: { code: -32600, message: `Invalid Request: message holds 500010 JSON values, more than ${MAX_MESSAGE_VALUES}; dropped unparsed. Send a smaller fixture or request body.` } },
+      { jsonrpc: '2.0', id: 'after', result: {} },
+    ]);
+  });
+
+  it('parses a long line of ordinary size: a 1 MiB fixture of strings with brackets and commas inside them', async () => {
+    const fixture = Array.from({ length: 20_000 }, (_, index) => `[{,}] item ${index} \\" [[[`);
+    const line = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { fixture } });
+    assert.deepEqual([line.length > 64 * 1024, await answers([line + '\n'])], [true, [{ jsonrpc: '2.0', id: 1, result: {} }, { jsonrpc: '2.0', id: 'after', result: {} }]]);
   });
 
   it('reads a line of exactly MAX_LINE characters', async () => {
