@@ -430,3 +430,21 @@ describe('prepareSearchIndex (issue 8: indexing never holds the thread long)', (
     assert.deepEqual([searchIndexStats(loaded), built.operations], [built, 1223]);
   });
 });
+
+describe('a hostile summary (issue 8, attack round 3 F6)', () => {
+  it('indexes the first 1,000 characters of a summary, so a word past them names nothing and a 10 MiB summary costs no more', async () => {
+    const { mkdtempSync, writeFileSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const folder = mkdtempSync(`${tmpdir()}/search-summary-`);
+    try {
+      const summary = `List widgets ${'filler '.repeat(200)}zebracorn ${'y'.repeat(10 * 1024 * 1024)}`;
+      writeFileSync(`${folder}/doc.json`, JSON.stringify({ openapi: '3.1.0', info: { title: 't', version: '1' }, paths: { '/widgets': { get: { operationId: 'listWidgets', summary, responses: { 200: { description: 'ok' } } } } } }));
+      const loaded = await loadDocument(`${folder}/doc.json`);
+      await prepareSearchIndex(loaded);
+      const [near, far] = [findOperations(loaded, 'list widgets'), findOperations(loaded, 'zebracorn')];
+      assert.deepEqual([near.hits.map((hit) => [hit.operationId, hit.summary?.length]), far.hits.length], [[['listWidgets', 200]], 0]);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+});

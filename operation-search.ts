@@ -268,11 +268,19 @@ function schemaText(doc: unknown, holder: unknown): string {
  * @returns Plain text; never throws.
  */
 export function operationDocumentText(loaded: LoadedDocument, operation: Operation): string {
-  return [operation.summary ?? '', operation.operationId ?? '', operation.pathTemplate, operation.tags.join(' '),
+  return [summaryOf(operation), operation.operationId ?? '', operation.pathTemplate, operation.tags.join(' '),
     (operation.description ?? '').slice(0, DESCRIPTION_CHARS), operation.parameters.map((parameter) => parameter.name).join(' '),
     responsePropertyNames(loaded.doc, operation.responses).join(' '), operation.method,
     (operation.description ?? '').slice(DESCRIPTION_CHARS, FULL_DESCRIPTION_CHARS), schemaText(loaded.doc, operation.requestBody),
     schemaText(loaded.doc, successResponse(operation))].join(' ');
+}
+
+/** How much of a summary is indexed, in characters: a summary is a line; a hostile document's 10 MiB one must not fill the worker's heap. */
+const SUMMARY_CHARS = 1000;
+
+/** An operation's summary as indexed: its first `SUMMARY_CHARS` characters, or empty. */
+function summaryOf(operation: Operation): string {
+  return (operation.summary ?? '').slice(0, SUMMARY_CHARS);
 }
 
 /**
@@ -323,7 +331,7 @@ function* buildIndexSteps(loaded: LoadedDocument): Generator<void, SearchIndex, 
         length += weight;
       }
     };
-    add(operation.summary, FIELD_WEIGHTS.summary);
+    add(summaryOf(operation), FIELD_WEIGHTS.summary);
     add(operation.operationId, FIELD_WEIGHTS.operationId);
     add(operation.pathTemplate.replace(/\{[^{}]*\}/g, ' '), FIELD_WEIGHTS.path);
     add(operation.tags.join(' '), FIELD_WEIGHTS.tags);
@@ -337,7 +345,7 @@ function* buildIndexSteps(loaded: LoadedDocument): Generator<void, SearchIndex, 
     totalLength += length;
     const raw = loaded.doc?.paths?.[operation.pathTemplate]?.[operation.method.toLowerCase()];
     const docsUrl = typeof raw?.externalDocs?.url === 'string' ? raw.externalDocs.url : undefined;
-    const grams = trigramCodes(terms(`${operation.summary ?? ''} ${operation.pathTemplate.replace(/\{[^{}]*\}/g, ' ')}`).join(' '));
+    const grams = trigramCodes(terms(`${summaryOf(operation)} ${operation.pathTemplate.replace(/\{[^{}]*\}/g, ' ')}`).join(' '));
     const entry: IndexedOperation = { operation, length, weights, norm: 0, grams };
     if (docsUrl) {
       entry.docsUrl = docsUrl;
@@ -541,9 +549,9 @@ function multiSegmentNames(doc: any): Map<string, Set<string>> {
  */
 function learnAbbreviations(operations: Operation[]): Map<string, string> {
   const counts = new Map<string, Map<string, number>>();
-  const summaryWords = new Set(operations.flatMap((operation) => terms(operation.summary ?? '')));
+  const summaryWords = new Set(operations.flatMap((operation) => terms(summaryOf(operation))));
   for (const operation of operations) {
-    const summary = new Set(terms(operation.summary ?? ''));
+    const summary = new Set(terms(summaryOf(operation)));
     for (const short of new Set(terms(operation.pathTemplate.replace(/\{[^{}]*\}/g, ' ')))) {
       if (short.length < 3 || summaryWords.has(short)) continue; // a word of its own, not an abbreviation
       for (const long of summary) {
