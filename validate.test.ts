@@ -870,6 +870,12 @@ describe('check budgets (issue 8)', () => {
     assert.ok(took < 2000, `took ${took} ms`);
   });
 
+  it('stops 30 levels of inline anyOf: [S, S] (one object twice) at its step budget, not after 2^30 walks of the documented fields (attack round 3 N1)', { timeout: 60_000 }, () => {
+    let schema: unknown = { type: 'object', required: ['m'] };
+    for (let level = 0; level < 30; level++) schema = { anyOf: [schema, schema] };
+    assert.deepStrictEqual(check({ openapi: '3.1.0' }, schema, { x: 1 }, { maxSteps: 5000 }).map((finding) => [finding.kind, finding.path]), [['notChecked', '$']]);
+  });
+
   it('checks 40 levels of allOf: [S, S] without overflowing the stack or doubling findings', () => {
     const started = performance.now();
     const findings = check(nestedComposition('allOf', 40), { $ref: '#/components/schemas/S0' }, { name: 1 });

@@ -470,8 +470,12 @@ function nameTest(pattern: string): NameTest | undefined {
  * additionalProperties, and those of every allOf branch after `$ref` (case 22: the undocumented check
  * uses the union of the composition). oneOf/anyOf branches are included only when `alternatives`.
  */
-function collect(ctx: Context, schema: unknown, schemaPath: string, alternatives: boolean, acc: Documented, visited: Set<string>): void {
+function collect(ctx: Context, schema: unknown, schemaPath: string, alternatives: boolean, acc: Documented, visited: Set<string>, seen: Set<object> = new Set()): void {
   if (!isObj(schema)) return;
+  // The same schema object met again through another branch adds nothing new: without this, `anyOf: [S, S]`
+  // nested L levels would be walked 2^L times (issue 8, attack round 3 N1).
+  if (seen.has(schema)) return;
+  seen.add(schema);
   if (typeof schema.$ref === 'string') {
     const ref = schema.$ref;
     if (!visited.has(ref)) {
@@ -482,7 +486,7 @@ function collect(ctx: Context, schema: unknown, schemaPath: string, alternatives
       } catch {
         target = undefined;
       }
-      collect(ctx, target, ref, true, acc, visited);
+      collect(ctx, target, ref, true, acc, visited, seen);
     }
     if (ctx.dialect !== '3.1') return; // OAS 3.0.3 Reference Object: siblings of $ref are ignored
   }
@@ -515,11 +519,11 @@ function collect(ctx: Context, schema: unknown, schemaPath: string, alternatives
     }
   }
   if (Array.isArray(schema.required)) for (const r of schema.required) if (typeof r === 'string') acc.required.add(r);
-  if (Array.isArray(schema.allOf)) schema.allOf.forEach((b, i) => collect(ctx, b, `${schemaPath}/allOf/${i}`, true, acc, visited));
+  if (Array.isArray(schema.allOf)) schema.allOf.forEach((b, i) => collect(ctx, b, `${schemaPath}/allOf/${i}`, true, acc, visited, seen));
   if (alternatives) {
     for (const kw of ['oneOf', 'anyOf']) {
       const list = schema[kw];
-      if (Array.isArray(list)) list.forEach((b, i) => collect(ctx, b, `${schemaPath}/${kw}/${i}`, true, acc, visited));
+      if (Array.isArray(list)) list.forEach((b, i) => collect(ctx, b, `${schemaPath}/${kw}/${i}`, true, acc, visited, seen));
     }
   }
 }
@@ -546,8 +550,9 @@ function documentedOf(ctx: Context, schema: unknown, schemaPath: string, alterna
 function collectDocumented(ctx: Context, schema: unknown, schemaPath: string, alternatives: boolean, extra: SchemaLocation[]): Documented {
   const acc = emptyDocumented();
   const visited = new Set<string>();
-  collect(ctx, schema, schemaPath, alternatives, acc, visited);
-  for (const e of extra) collect(ctx, e.schema, e.schemaPath, true, acc, visited);
+  const seen = new Set<object>();
+  collect(ctx, schema, schemaPath, alternatives, acc, visited, seen);
+  for (const e of extra) collect(ctx, e.schema, e.schemaPath, true, acc, visited, seen);
   return acc;
 }
 
