@@ -3,10 +3,10 @@
  * document. No MCP, no HTTP: plain data in, plain data out. The server and the CLI sit on top of it;
  * it sits on the schema checks (`validate.ts`) and the document core (`openapi-document.ts`).
  */
-import { check, checkRequestBody, checkResponse, fieldPresence, inferShape, resolvePointer, schemaFor } from './validate.ts';
+import { boundedText, check, checkRequestBody, checkResponse, fieldPresence, inferShape, measurePresence, resolvePointer, schemaFor } from './validate.ts';
 import type { FieldPresence, Finding, InexactNumbers } from './validate.ts';
 import type { BodyWarning } from './http-body.ts';
-import { renderTypeScript, typeName } from './typescript-type.ts';
+import { renderTypeScriptWithin, typeName } from './typescript-type.ts';
 import type { Observed } from './typescript-type.ts';
 import { escapePointerToken, isJsonMediaType, matchOperation, responseForStatus } from './openapi-document.ts';
 import type { LoadedDocument, Operation, Parameter, PathMatch } from './openapi-document.ts';
@@ -35,9 +35,34 @@ export function operationKey(operation: Operation): string {
   return `${operation.method} ${operation.pathTemplate}`;
 }
 
-/** The operation as results show it: method, path template, operationId when it has one. */
+/** The operation as results show it: method, path template, operationId when it has one (each at most `MAX_TEXT` characters). */
 export function summarize(operation: Operation): { method: string; pathTemplate: string; operationId?: string } {
-  return { method: operation.method, pathTemplate: operation.pathTemplate, ...(operation.operationId ? { operationId: operation.operationId } : {}) };
+  return { method: operation.method, pathTemplate: boundedText(operation.pathTemplate, MAX_TEXT), ...(operation.operationId ? { operationId: boundedText(operation.operationId, MAX_TEXT) } : {}) };
+}
+
+/**
+ * Longest string a document supplies that a result repeats (summary, description, title, enum value, pattern,
+ * default, property or parameter name, operationId), in characters: past it, cut with `… (N more characters)`
+ * (issue 8, attack round 3 F6: a 10 MiB summary made a 21 MB answer).
+ */
+export const MAX_TEXT = 1_000;
+
+/**
+ * A copy of JSON data with every string and every property name longer than `max` characters cut by
+ * `boundedText`; a cut name that meets another gets ` #2`, ` #3`... after it. Never throws; cycles are not expected
+ * (JSON data).
+ */
+export function cutLongStrings(value: unknown, max = MAX_TEXT, depth = 0): unknown {
+  if (typeof value === 'string') return boundedText(value, max);
+  if (value === null || typeof value !== 'object' || depth > 256) return value;
+  if (Array.isArray(value)) return value.map((item) => cutLongStrings(item, max, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    let name = boundedText(key, max);
+    for (let counter = 2; name !== key && Object.hasOwn(out, name); counter++) name = `${boundedText(key, max)} #${counter}`;
+    out[name] = cutLongStrings(item, max, depth + 1);
+  }
+  return out;
 }
 
 
@@ -177,6 +202,12 @@ function hasContent(response: unknown): boolean {
  * @returns The operation, or a message saying what was not found and what to give instead. Never throws.
  */
 export function resolveOperation(loaded: LoadedDocument, basePrefix: string, operation: string): Operation | string {
+  const resolved = resolveOperationAt(loaded, basePrefix, operation);
+  // The message repeats the agent's text and the document's templates: bounded like every other string (F6).
+  return typeof resolved === 'string' ? boundedText(resolved, 2 * MAX_TEXT) : resolved;
+}
+
+function resolveOperationAt(loaded: LoadedDocument, basePrefix: string, operation: string): Operation | string {
   const byId = loaded.operations.find((candidate) => candidate.operationId === operation);
   if (byId) return byId;
   const spaced = /^([A-Za-z]+)\s+(\/.*)$/.exec(operation.trim());
@@ -220,9 +251,22 @@ export type SampleAnalysis = {
     note: string;
     /** JSON Schema 2020-12 written from the first body (`inferShape`). */
     shape: unknown;
-    against: { path: string; findings: Finding[] }[];
+    against: { path: string; findings: Finding[]; findingsMore?: number }[];
   };
+  /** How many rows `fields` would have had, when it was cut to `MAX_LISTED_FIELDS`. */
+  fieldsTotal?: number;
+  /** What was left out or not compared, and why (lists cut at the source, the presence walk's budget); absent when nothing was. */
+  cut?: string;
 };
+
+/**
+ * Rows each list of `analyzeSample` holds at most (`fields`, `optionalFields`, `undocumentedFields`), first by
+ * path order; findings per later record at most `MAX_LISTED_FINDINGS`; the inferred shape at most
+ * `MAX_SHAPE_CHARS` characters of JSON (issue 8, attack round 3 F3: 90,000 distinct fields gave a 31.7 MB answer).
+ */
+export const MAX_LISTED_FIELDS = 500;
+export const MAX_LISTED_FINDINGS = 100;
+export const MAX_SHAPE_CHARS = 20_000;
 
 /**
  * Analyses several records of ONE operation: field presence against the response schema the document
@@ -239,19 +283,42 @@ export function analyzeSample(loaded: LoadedDocument, operation: Operation, reco
   if (!first) throw new RangeError('analyzeSample needs at least one record');
   const target = schemaFor(loaded.doc, operation.method, operation.pathTemplate, first.status, 'application/json');
   const bodies = records.map((record) => record.body);
-  const fields = fieldPresence(loaded.doc, target?.schema ?? {}, bodies, target ? { at: target.schemaPath } : undefined);
-  const shape = inferShape(first.body);
+  const presence = measurePresence(loaded.doc, target?.schema ?? {}, bodies, target ? { at: target.schemaPath } : undefined);
+  const all = presence.fields;
+  const notes = [...presence.notes];
+  const listed = (rows: FieldPresence[], what: string): string[] => {
+    if (rows.length > MAX_LISTED_FIELDS) notes.push(`${what} lists the first ${MAX_LISTED_FIELDS} of ${rows.length} (by path).`);
+    return rows.slice(0, MAX_LISTED_FIELDS).map((field) => `${field.path}: ${field.text}`);
+  };
+  if (all.length > MAX_LISTED_FIELDS) notes.unshift(`fields lists the first ${MAX_LISTED_FIELDS} of ${all.length} (by path; fieldsTotal counts them all).`);
+  const optionalFields = listed(all.filter((field) => field.documented && !field.required), 'optionalFields');
+  const undocumentedFields = listed(all.filter((field) => !field.documented), 'undocumentedFields');
+  const inferred = inferShape(first.body);
+  const shapeChars = JSON.stringify(inferred).length;
+  let shape = inferred;
+  if (shapeChars > MAX_SHAPE_CHARS) {
+    shape = { $comment: `not shown: ${shapeChars} characters of JSON, past ${MAX_SHAPE_CHARS}` };
+    notes.push(`inferredFromFirst.shape is ${shapeChars} characters of JSON, past ${MAX_SHAPE_CHARS}, so it is not shown; the later records were still checked against it.`);
+  }
+  const against = records.slice(1).map((record) => {
+    const findings = check({}, inferred, record.body);
+    if (findings.length <= MAX_LISTED_FINDINGS) return { path: record.path, findings };
+    return { path: record.path, findings: findings.slice(0, MAX_LISTED_FINDINGS), findingsMore: findings.length - MAX_LISTED_FINDINGS };
+  });
+  if (against.some((entry) => entry.findingsMore !== undefined)) notes.push(`inferredFromFirst.against lists the first ${MAX_LISTED_FINDINGS} findings per record; findingsMore counts the rest.`);
   return {
     probes: records.map((record) => record.path),
-    fields,
-    optionalFields: fields.filter((field) => field.documented && !field.required).map((field) => `${field.path}: ${field.text}`),
-    undocumentedFields: fields.filter((field) => !field.documented).map((field) => `${field.path}: ${field.text}`),
+    fields: all.slice(0, MAX_LISTED_FIELDS),
+    optionalFields,
+    undocumentedFields,
     inferredFromFirst: {
       from: first.path,
       note: 'What a client would get wrong if it took the first probe as the shape (every field seen made required, every type as seen). The document is the contract; these are not API faults.',
       shape,
-      against: records.slice(1).map((record) => ({ path: record.path, findings: check({}, shape, record.body) })),
+      against,
     },
+    ...(all.length > MAX_LISTED_FIELDS ? { fieldsTotal: all.length } : {}),
+    ...(notes.length ? { cut: `Cut at the source (issue 8): ${notes.join(' ')} Compare fewer or smaller records, or a part of them with probe's \`select\`.` } : {}),
   };
 }
 
@@ -745,7 +812,7 @@ function selectStatuses(operation: Operation, status: string | undefined): strin
     const found = documentedResponse(operation, Number(status));
     if (found) return [found.key];
   }
-  return `${operationKey(operation)} documents no response for status \`${status}\`; it documents ${keys.join(', ') || 'none'}.`;
+  return boundedText(`${operationKey(operation)} documents no response for status \`${status}\`; it documents ${keys.join(', ') || 'none'}.`, 2 * MAX_TEXT);
 }
 
 function size(value: unknown): number {
@@ -768,7 +835,7 @@ export function describeOperation(loaded: LoadedDocument, operation: Operation, 
   const statuses = options.part === 'request' ? [] : selectStatuses(operation, options.status);
   if (typeof statuses === 'string') return statuses;
   const requested = Math.max(0, Math.min(options.depth ?? 3, 10));
-  const head: Record<string, unknown> = { operation: { ...summarize(operation), ...(operation.summary ? { summary: operation.summary } : {}), ...(operation.deprecated ? { deprecated: true } : {}) } };
+  const head: Record<string, unknown> = { operation: { ...summarize(operation), ...(operation.summary ? { summary: boundedText(operation.summary, MAX_TEXT) } : {}), ...(operation.deprecated ? { deprecated: true } : {}) } };
   const build = (depth: number, kept: string[], schemas: boolean): Record<string, unknown> => {
     const out: Record<string, unknown> = { ...head };
     const budget = { nodes: 20_000 };
@@ -798,7 +865,8 @@ export function describeOperation(loaded: LoadedDocument, operation: Operation, 
       out.responses = responses;
     }
     out.depth = depth;
-    return out;
+    // Every string the document supplies is cut to MAX_TEXT here, once, whatever keyword it sits under (F6).
+    return cutLongStrings(out) as Record<string, unknown>;
   };
   let kept = [...statuses];
   let depth = requested;
@@ -824,7 +892,7 @@ export function describeOperation(loaded: LoadedDocument, operation: Operation, 
   if (dropped.length) notes.push(`responses ${dropped.join(', ')} left out`);
   if (depth < requested) notes.push(`$refs expanded ${depth} level${depth === 1 ? '' : 's'} deep instead of ${requested}`);
   if (schemasLeftOut) notes.push('schemas left out');
-  described.cut = `Cut to fit ${limit} characters: ${notes.join('; ')}. Ask for less: \`status\` (one response, e.g. "${success[0] ?? dropped[0] ?? '200'}"), \`part\`: "request" or "responses", or a smaller \`depth\`.`;
+  described.cut = `Cut to fit ${limit} characters: ${boundedText(notes.join('; '), MAX_TEXT)}. Ask for less: \`status\` (one response, e.g. "${boundedText(success[0] ?? dropped[0] ?? '200', 40)}"), \`part\`: "request" or "responses", or a smaller \`depth\`.`;
   if (size(described) > limit) {
     // Even the bare lists do not fit (thousands of parameters): keep the operation and the note.
     return { ...head, depth, cut: `${described.cut as string} The parameter list alone is longer than ${limit} characters.` };
@@ -875,7 +943,7 @@ export function describeTypeScript(loaded: LoadedDocument, operation: Operation,
   let observed: Observed | undefined;
   if (options.part === 'request') {
     const picked = pickContent(operation.requestBody);
-    if (!picked || picked.schema === undefined) return `${operationKey(operation)} declares no request body schema, so there is no request type; ask for the response type instead.`;
+    if (!picked || picked.schema === undefined) return `${boundedText(operationKey(operation), MAX_TEXT)} declares no request body schema, so there is no request type; ask for the response type instead.`;
     ({ schema, mediaType } = picked);
     name = `${base}Request`;
   } else {
@@ -891,7 +959,7 @@ export function describeTypeScript(loaded: LoadedDocument, operation: Operation,
     }
     const picked = statusKey === undefined ? undefined : pickContent(operation.responses[statusKey]);
     if (statusKey === undefined || !picked || picked.schema === undefined) {
-      return `${operationKey(operation)} declares no response body schema${statusKey ? ` for status ${statusKey}` : ' for a 2xx status'}; it has bodies for ${withContent.join(', ') || 'no status'}.`;
+      return boundedText(`${operationKey(operation)} declares no response body schema${statusKey ? ` for status ${statusKey}` : ' for a 2xx status'}; it has bodies for ${withContent.join(', ') || 'no status'}.`, 2 * MAX_TEXT);
     }
     ({ schema, mediaType } = picked);
     name = statusKey === firstSuccess ? `${base}Response` : `${base}Response${typeName(statusKey).replace(/^T/, '')}`;
@@ -900,8 +968,13 @@ export function describeTypeScript(loaded: LoadedDocument, operation: Operation,
     const target = bodies.length ? schemaFor(loaded.doc, operation.method, operation.pathTemplate, bodies[0]!.status, mediaType) : undefined;
     if (target) observed = observeBodies(loaded.doc, target.schema, target.schemaPath, bodies.map((entry) => entry.body));
   }
-  let typescript = renderTypeScript(loaded.doc, schema, name, options.part === 'request' ? 'request' : 'response', observed);
+  // The renderer stops expanding near the limit (less room for the comment above the type and the cut lines).
+  const rendered = renderTypeScriptWithin(loaded.doc, schema, name, options.part === 'request' ? 'request' : 'response', observed, Math.max(0, limit - 4_000));
+  let typescript = rendered.typescript;
   let cut: string | undefined;
+  if (rendered.cut.length > 0) {
+    cut = `Cut to fit ${limit} characters: not expanded: ${boundedText(rendered.cut.join(', '), MAX_TEXT)} (written as unknown, or counted in a comment). Ask for less: \`status\` or \`part\`, or read it as text with a smaller \`depth\`.`;
+  }
   if (typescript.length > limit) {
     const blocks = typescript.split(/\n\n(?=export type )/);
     const kept: string[] = [];
@@ -921,8 +994,8 @@ export function describeTypeScript(loaded: LoadedDocument, operation: Operation,
   return {
     operation: summarize(operation),
     part: options.part === 'request' ? 'request' : 'response',
-    ...(statusKey !== undefined ? { status: statusKey } : {}),
-    mediaType,
+    ...(statusKey !== undefined ? { status: boundedText(statusKey, MAX_TEXT) } : {}),
+    mediaType: boundedText(mediaType, MAX_TEXT),
     typeName: name,
     typescript,
     ...(cut ? { cut } : {}),

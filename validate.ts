@@ -133,6 +133,7 @@ type Documented = {
   required: Set<string>;
   writeOnly?: Map<string, string | null>;  // `scopedFlag` per name in responses, filled on first use
   readOnly?: Map<string, string | null>;   // the same in requests
+  tooDeep?: string;           // schema path where allOf/oneOf/anyOf nest deeper than MAX_REF_DEPTH: left open there (F7)
 };
 /**
  * How a schema is applied at one instance location. `owner`: this schema owns the location and reports
@@ -426,6 +427,7 @@ function mergeTwo(a: Documented, b: Documented): Documented {
     open: a.open || b.open,
     declares: a.declares || b.declares,
     closedAt: a.closedAt ?? b.closedAt,
+    ...(a.tooDeep ?? b.tooDeep ? { tooDeep: a.tooDeep ?? b.tooDeep } : {}),
     required: new Set([...a.required, ...b.required]),
   };
 }
@@ -452,8 +454,15 @@ function nameTest(pattern: string): NameTest | undefined {
  * additionalProperties, and those of every allOf branch after `$ref` (case 22: the undocumented check
  * uses the union of the composition). oneOf/anyOf branches are included only when `alternatives`.
  */
-function collect(ctx: Context, schema: unknown, schemaPath: string, alternatives: boolean, acc: Documented, visited: Set<string>): void {
+function collect(ctx: Context, schema: unknown, schemaPath: string, alternatives: boolean, acc: Documented, visited: Set<string>, depth = 0): void {
   if (!isObj(schema)) return;
+  if (depth > MAX_REF_DEPTH) {
+    // Attack round 3, F7: allOf nested 100,000 deep overflowed the stack. Past the bound nothing is read, and the
+    // object is left open so no field is called undocumented on a guess.
+    acc.open = true;
+    acc.tooDeep ??= schemaPath;
+    return;
+  }
   if (typeof schema.$ref === 'string') {
     const ref = schema.$ref;
     if (!visited.has(ref)) {
@@ -464,7 +473,7 @@ function collect(ctx: Context, schema: unknown, schemaPath: string, alternatives
       } catch {
         target = undefined;
       }
-      collect(ctx, target, ref, true, acc, visited);
+      collect(ctx, target, ref, true, acc, visited, depth + 1);
     }
     if (ctx.dialect !== '3.1') return; // OAS 3.0.3 Reference Object: siblings of $ref are ignored
   }
@@ -497,11 +506,11 @@ function collect(ctx: Context, schema: unknown, schemaPath: string, alternatives
     }
   }
   if (Array.isArray(schema.required)) for (const r of schema.required) if (typeof r === 'string') acc.required.add(r);
-  if (Array.isArray(schema.allOf)) schema.allOf.forEach((b, i) => collect(ctx, b, `${schemaPath}/allOf/${i}`, true, acc, visited));
+  if (Array.isArray(schema.allOf)) schema.allOf.forEach((b, i) => collect(ctx, b, `${schemaPath}/allOf/${i}`, true, acc, visited, depth + 1));
   if (alternatives) {
     for (const kw of ['oneOf', 'anyOf']) {
       const list = schema[kw];
-      if (Array.isArray(list)) list.forEach((b, i) => collect(ctx, b, `${schemaPath}/${kw}/${i}`, true, acc, visited));
+      if (Array.isArray(list)) list.forEach((b, i) => collect(ctx, b, `${schemaPath}/${kw}/${i}`, true, acc, visited, depth + 1));
     }
   }
 }
@@ -2033,19 +2042,30 @@ function itemsOf(ctx: Context, schema: unknown, depth = 0): { schema: unknown; s
   return undefined;
 }
 
+/** What `measurePresence` found: the rows, and what it did not compare and why (empty when nothing was left out). */
+export type PresenceReport = { fields: FieldPresence[]; notes: string[] };
+
+/**
+ * Declared fields `measurePresence` lists at most (issue 8: every walk has a step budget). The document's declared
+ * fields are walked without the bodies, so a document whose `$ref`s fan out (30 properties per level, 12 levels:
+ * 30^12 paths; attack round 3, F8) must not take the walk past the worker's deadline.
+ */
+export const MAX_DECLARED_FIELDS = 5_000;
+
 /**
  * Counts how often each field appears across several bodies of ONE operation.
  * @param schema The body schema (may be `{$ref}`), or `undefined` to count fields only.
  * @param bodies Parsed bodies, one per probe.
  * @param options `direction` scopes `required` as in `check` (a required writeOnly field is not required in
- *   a response).
- * @returns One row per field seen in any body or declared in the schema (also nested object fields, and
- *   fields of array elements as `$.items[].name`, counted per element); `of` is how many times the parent
+ *   a response); `maxSteps` bounds the declared fields walked (default `MAX_DECLARED_FIELDS`).
+ * @returns `fields`: one row per field seen in any body or declared in the schema (also nested object fields,
+ *   and fields of array elements as `$.items[].name`, counted per element); `of` is how many times the parent
  *   object was seen; `documented` means a property, patternProperties or additionalProperties covers it;
- *   `text` reads `present in 2 of 3`. Sorted by path. Never throws on data.
+ *   `text` reads `present in 2 of 3`. Sorted by path. `notes`: what was not compared (declared fields past the
+ *   budget, a schema nested deeper than MAX_REF_DEPTH, a body deeper than 64 levels). Never throws on data.
  * @throws TypeError when `doc` is not an object.
  */
-export function fieldPresence(doc: unknown, schema: unknown, bodies: unknown[], options?: CheckOptions): FieldPresence[] {
+export function measurePresence(doc: unknown, schema: unknown, bodies: unknown[], options?: CheckOptions): PresenceReport {
   const ctx = makeCtx(doc, options?.direction);
   const rows = new Map<string, { parent: string; documented: boolean; required: boolean; present: number }>();
   const parents = new Map<string, number>();
@@ -2057,6 +2077,14 @@ export function fieldPresence(doc: unknown, schema: unknown, bodies: unknown[], 
     }
     return r;
   };
+  const maxDeclared = options?.maxSteps ?? MAX_DECLARED_FIELDS;
+  let declaredLeft = maxDeclared;
+  let declaredCut = false;
+  let tooDeep: string | undefined;
+  let bodyTooDeep = false;
+  const noteDepth = (documented: Documented) => {
+    tooDeep ??= documented.tooDeep;
+  };
   // Declared fields, without unrolling recursive schemas: a schema already being declared above stops the walk.
   const declaring = new Set<unknown>();
   const declare = (schemaNode: unknown, schemaPath: string, parentPath: string, depth: number): void => {
@@ -2064,19 +2092,27 @@ export function fieldPresence(doc: unknown, schema: unknown, bodies: unknown[], 
     if (depth > 16 || resolved === undefined || declaring.has(resolved)) return;
     declaring.add(resolved);
     const documented = documentedOf(ctx, schemaNode, schemaPath, true);
+    noteDepth(documented);
     for (const [name, locs] of documented.names) {
       const fieldPath = pathStep(parentPath, name);
+      if (!rows.has(fieldPath) && --declaredLeft < 0) {
+        declaredCut = true;
+        break;
+      }
       const r = row(fieldPath, parentPath);
       r.documented = true;
       if (documented.required.has(name) && !scopedFlag(ctx, documented, name)) r.required = true;
       declare(locs[0].schema, locs[0].schemaPath, fieldPath, depth + 1);
     }
-    const items = itemsOf(ctx, schemaNode);
+    const items = declaredCut ? undefined : itemsOf(ctx, schemaNode);
     if (items) declare(items.schema, '#', `${parentPath}[]`, depth + 1);
     declaring.delete(resolved);
   };
   const walk = (value: unknown, schemaNode: unknown, parentPath: string, depth: number): void => {
-    if (depth > 64) return;
+    if (depth > 64) {
+      bodyTooDeep = true;
+      return;
+    }
     if (Array.isArray(value)) {
       const items = schemaNode === undefined ? undefined : itemsOf(ctx, schemaNode);
       for (const el of value) walk(el, items?.schema, `${parentPath}[]`, depth + 1);
@@ -2085,6 +2121,7 @@ export function fieldPresence(doc: unknown, schema: unknown, bodies: unknown[], 
     if (!isObj(value)) return;
     parents.set(parentPath, (parents.get(parentPath) ?? 0) + 1);
     const documented = schemaNode === undefined ? undefined : documentedOf(ctx, schemaNode, '#', true);
+    if (documented) noteDepth(documented);
     for (const k of Object.keys(value)) {
       const fieldPath = pathStep(parentPath, k);
       const r = row(fieldPath, parentPath);
@@ -2102,10 +2139,35 @@ export function fieldPresence(doc: unknown, schema: unknown, bodies: unknown[], 
   };
   if (schema !== undefined) declare(schema, options?.at ?? '#', '$', 0);
   for (const b of bodies) walk(b, schema, '$', 0);
-  return [...rows].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([path, r]) => {
+  const fields = [...rows].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([path, r]) => {
     const of = parents.get(r.parent) ?? 0;
     return { path, required: r.required, documented: r.documented, present: r.present, of, text: `present in ${r.present} of ${of}` };
   });
+  const notes: string[] = [];
+  if (declaredCut) notes.push(`The schema declares more than ${maxDeclared} fields (its $refs fan out), so declared fields past the first ${maxDeclared} are not listed; every field seen in the bodies is.`);
+  if (tooDeep !== undefined) notes.push(`The schema nests allOf/oneOf/anyOf/$ref more than ${MAX_REF_DEPTH} levels deep at ${boundedText(tooDeep, 200)}: what it declares below that was not compared, and no field there is called undocumented.`);
+  if (bodyTooDeep) notes.push('Fields nested deeper than 64 levels in a body were not counted.');
+  return { fields, notes };
+}
+
+/**
+ * Counts how often each field appears across several bodies of ONE operation: the rows of `measurePresence`
+ * (see there), without its notes.
+ */
+export function fieldPresence(doc: unknown, schema: unknown, bodies: unknown[], options?: CheckOptions): FieldPresence[] {
+  return measurePresence(doc, schema, bodies, options).fields;
+}
+
+/**
+ * A string from a document, a body or an agent cut to `max` characters (UTF-16 code units, never splitting a
+ * surrogate pair), with `… (N more characters)` after the cut; shorter strings as they are.
+ */
+export function boundedText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = max;
+  const code = text.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end--;
+  return `${text.slice(0, end)}… (${text.length - end} more characters)`;
 }
 
 function mergeShapes(a: JsonObject, b: JsonObject): JsonObject {
