@@ -306,6 +306,7 @@ export function analyzeSample(loaded: LoadedDocument, operation: Operation, reco
     return { path: record.path, findings: findings.slice(0, MAX_LISTED_FINDINGS), findingsMore: findings.length - MAX_LISTED_FINDINGS };
   });
   if (against.some((entry) => entry.findingsMore !== undefined)) notes.push(`inferredFromFirst.against lists the first ${MAX_LISTED_FINDINGS} findings per record; findingsMore counts the rest.`);
+  const listsCut = notes.length > presence.notes.length;
   return {
     probes: records.map((record) => record.path),
     fields: all.slice(0, MAX_LISTED_FIELDS),
@@ -318,7 +319,7 @@ export function analyzeSample(loaded: LoadedDocument, operation: Operation, reco
       against,
     },
     ...(all.length > MAX_LISTED_FIELDS ? { fieldsTotal: all.length } : {}),
-    ...(notes.length ? { cut: `Cut at the source (issue 8): ${notes.join(' ')} Compare fewer or smaller records, or a part of them with probe's \`select\`.` } : {}),
+    ...(notes.length ? { cut: `Not all listed or compared (issue 8): ${notes.join(' ')}${listsCut ? ' Compare fewer or smaller records, or a part of them with probe\'s `select`.' : ''}` } : {}),
   };
 }
 
@@ -837,7 +838,7 @@ export function describeOperation(loaded: LoadedDocument, operation: Operation, 
   const requested = Math.max(0, Math.min(options.depth ?? 3, 10));
   const head: Record<string, unknown> = { operation: { ...summarize(operation), ...(operation.summary ? { summary: boundedText(operation.summary, MAX_TEXT) } : {}), ...(operation.deprecated ? { deprecated: true } : {}) } };
   const build = (depth: number, kept: string[], schemas: boolean): Record<string, unknown> => {
-    const out: Record<string, unknown> = { ...head };
+    const out: Record<string, unknown> = {};
     const budget = { nodes: 20_000 };
     if (options.part !== 'responses') {
       out.parameters = operation.parameters.filter((parameter) => parameter.in !== 'body').map((parameter) => parameterSummary(loaded.doc, parameter));
@@ -865,8 +866,9 @@ export function describeOperation(loaded: LoadedDocument, operation: Operation, 
       out.responses = responses;
     }
     out.depth = depth;
-    // Every string the document supplies is cut to MAX_TEXT here, once, whatever keyword it sits under (F6).
-    return cutLongStrings(out) as Record<string, unknown>;
+    // Every string the document supplies is cut to MAX_TEXT here, once, whatever keyword it sits under (F6); the
+    // head is cut already.
+    return { ...head, ...(cutLongStrings(out) as Record<string, unknown>) };
   };
   let kept = [...statuses];
   let depth = requested;
