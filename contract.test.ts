@@ -363,6 +363,16 @@ describe('draftRequest', () => {
     ]);
   });
 
+  it('F3: lists the first 200 problems of a body with 251 unknown fields, counts the rest, and cuts a 1,500-character name', () => {
+    const body: Record<string, unknown> = { name: 'Rex', photoUrls: [], ['k'.repeat(1_500)]: 1 };
+    for (let index = 0; index < 250; index++) body[`u${String(index).padStart(3, '0')}`] = 1;
+    const drafted = draftRequest(pets, { method: 'POST', url: new URL('https://pets.test/pets'), basePrefix: '', headers: { 'Idempotency-Key': 'k1' }, body });
+    const undocumented = (name: string) => ({ in: 'body', name, kind: 'undocumented', severity: 'warning', message: 'is present but not documented in the schema' });
+    assert.deepStrictEqual([drafted.matchesContract, drafted.problems.length, drafted.problems[0], drafted.problems[1], drafted.problems[199], drafted.problemsMore], [
+      false, 200, undocumented(`$.${'k'.repeat(998)}… (502 more characters)`), undocumented('$.u000'), undocumented('$.u198'), 51,
+    ]);
+  });
+
   it('suggests the documented name for a body field not in the schema: photoUrl, first_name', () => {
     const drafted = draftRequest(pets, { method: 'POST', url: new URL('https://pets.test/pets'), basePrefix: '', headers: { 'Idempotency-Key': 'k1' }, body: { name: 'Rex', photoUrl: 'x', first_name: 'R' } });
     assert.deepEqual(drafted.problems, [

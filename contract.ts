@@ -576,11 +576,12 @@ export function requestEnvelope(draft: Draft): RequestEnvelope {
  * suggestions when there is none), its path, query and header parameters (`checkParameters`), and the
  * JSON body (`checkRequestBody` from validate.ts, request direction: a readOnly field sent is reported),
  * each body field the schema lacks with "did you mean" for a near documented name.
- * @returns `matchesContract` (no problem above `info`), the problems (operation, then parameters in
- *   parameter order, then body findings by instance path), the operation when one matched, and the
+ * @returns `matchesContract` (no problem above `info`, over all of them), the problems (operation, then parameters in
+ *   parameter order, then body findings by instance path; the first `MAX_LISTED_PROBLEMS` (200), `problemsMore`
+ *   counting the rest, names past 1,000 characters cut), the operation when one matched, and the
  *   runnable envelope (`requestEnvelope`). Never throws on input.
  */
-export function draftRequest(loaded: LoadedDocument, draft: Draft): { matchesContract: boolean; operation?: ReturnType<typeof summarize>; problems: DraftProblem[]; request: RequestEnvelope } {
+export function draftRequest(loaded: LoadedDocument, draft: Draft): { matchesContract: boolean; operation?: ReturnType<typeof summarize>; problems: DraftProblem[]; problemsMore?: number; request: RequestEnvelope } {
   const method = draft.method.toUpperCase();
   const request = requestEnvelope(draft);
   const relativePath = draft.url.pathname.slice(draft.basePrefix.length) || '/';
@@ -595,8 +596,14 @@ export function draftRequest(loaded: LoadedDocument, draft: Draft): { matchesCon
   const problems: DraftProblem[] = checkParameters(loaded, operation, { path: match.params, query: queryValues(draft.url, draft.baseQuery), headers: draft.headers ?? {} })
     .map((problem) => ({ in: problem.in, name: problem.name, kind: problem.kind, severity: problem.kind === 'notChecked' ? 'warning' as const : 'error' as const, message: problem.problem }));
   problems.push(...bodyProblems(loaded, operation, draft));
-  return { matchesContract: !problems.some((problem) => problem.severity !== 'info'), operation: summarize(operation), problems, request };
+  const matchesContract = !problems.some((problem) => problem.severity !== 'info');
+  // Issue 8 (attack round 3 F3): a body of 90,000 unknown fields must not give 90,000 problems; names are bounded too.
+  const listed = problems.slice(0, MAX_LISTED_PROBLEMS).map((problem) => (problem.name.length > MAX_TEXT ? { ...problem, name: boundedText(problem.name, MAX_TEXT) } : problem));
+  return { matchesContract, operation: summarize(operation), problems: listed, ...(problems.length > MAX_LISTED_PROBLEMS ? { problemsMore: problems.length - MAX_LISTED_PROBLEMS } : {}), request };
 }
+
+/** Problems `draftRequest` lists at most (in their order); `problemsMore` counts the rest. */
+export const MAX_LISTED_PROBLEMS = 200;
 
 function bodyProblems(loaded: LoadedDocument, operation: Operation, draft: Draft): DraftProblem[] {
   const declared = operation.requestBody as { required?: unknown } | undefined;

@@ -794,6 +794,24 @@ describe('measurePresence budgets (issue 8, attack round 3)', () => {
   });
 });
 
+describe('compareWithFixture caps (issue 8, attack round 3 F3)', () => {
+  it('lists the first 500 paths on each side, counts the rest, and names a long changed value by its size', () => {
+    const live: Record<string, unknown> = { v: 'x'.repeat(1_200), o: { a: 'y'.repeat(2_000) } };
+    const fixture: Record<string, unknown> = { v: 'z', o: 'was a string' };
+    for (let index = 0; index < 600; index++) live[`l${String(index).padStart(3, '0')}`] = index;
+    const diff = compareWithFixture(fixture, live);
+    assert.deepStrictEqual({ ...diff, onlyLive: [diff.onlyLive.length, diff.onlyLive[0], diff.onlyLive[499]] }, {
+      onlyLive: [500, '$.l000', '$.l499'],
+      onlyFixture: [],
+      changed: [
+        { path: '$.o', fixture: 'was a string', live: '(an object of 2008 characters of JSON, not shown)' },
+        { path: '$.v', fixture: 'z', live: `${'x'.repeat(1_000)}… (200 more characters)` },
+      ],
+      more: { onlyLive: 100 },
+    });
+  });
+});
+
 describe('boundedText', () => {
   it('cuts a long string and counts what was left out', () => {
     assert.deepStrictEqual([boundedText('abcdef', 6), boundedText('abcdefgh', 3)], ['abcdef', 'abc… (5 more characters)']);
