@@ -267,6 +267,10 @@ export type SampleAnalysis = {
 export const MAX_LISTED_FIELDS = 500;
 export const MAX_LISTED_FINDINGS = 100;
 export const MAX_SHAPE_CHARS = 20_000;
+/** Time budget (ms) shared by the checks of all later records against the first one's shape in `analyzeSample`. */
+export const SAMPLE_CHECKS_MS = 2_000;
+/** Time budget (ms) shared by the null checks of all bodies in `observeBodies`. */
+export const OBSERVE_CHECKS_MS = 1_000;
 
 /**
  * Analyses several records of ONE operation: field presence against the response schema the document
@@ -300,8 +304,10 @@ export function analyzeSample(loaded: LoadedDocument, operation: Operation, reco
     shape = { $comment: `not shown: ${shapeChars} characters of JSON, past ${MAX_SHAPE_CHARS}` };
     notes.push(`inferredFromFirst.shape is ${shapeChars} characters of JSON, past ${MAX_SHAPE_CHARS}, so it is not shown; the later records were still checked against it.`);
   }
+  // One time budget for all the later records (issue 8): a check past it says `notChecked`, never passes.
+  const deadline = performance.now() + SAMPLE_CHECKS_MS;
   const against = records.slice(1).map((record) => {
-    const findings = check({}, inferred, record.body);
+    const findings = check({}, inferred, record.body, { timeoutMs: Math.max(0, deadline - performance.now()) });
     if (findings.length <= MAX_LISTED_FINDINGS) return { path: record.path, findings };
     return { path: record.path, findings: findings.slice(0, MAX_LISTED_FINDINGS), findingsMore: findings.length - MAX_LISTED_FINDINGS };
   });
@@ -915,20 +921,29 @@ export type SeenBody = { status: number; body: unknown };
 /**
  * What the bodies seen show beside the document: fields it does not mention (from `fieldPresence`, with
  * how often they appeared) and fields sent as null where the schema does not allow null (a `wrongType`
- * finding with `actual: null`, counted once per body; array indexes folded to `[]`).
+ * finding with `actual: null`, counted once per body; array indexes folded to `[]`). The null checks share
+ * `OBSERVE_CHECKS_MS`; bodies reached after it are counted in `notCheckedForNulls`.
  * @param at Schema path of `schema` in the document, for `check`.
  */
 export function observeBodies(doc: unknown, schema: unknown, at: string, bodies: unknown[]): Observed {
   const rows = fieldPresence(doc, schema, bodies, { at });
   const nulls = new Map<string, number>();
+  const deadline = performance.now() + OBSERVE_CHECKS_MS;
+  let unchecked = 0;
   for (const body of bodies) {
-    const paths = new Set(check(doc, schema, body, { at }).filter((finding) => finding.kind === 'wrongType' && finding.actual === 'null').map((finding) => finding.path.replace(/\[[0-9]+\]/g, '[]')));
+    const left = deadline - performance.now();
+    if (left <= 0) {
+      unchecked++;
+      continue;
+    }
+    const paths = new Set(check(doc, schema, body, { at, timeoutMs: left }).filter((finding) => finding.kind === 'wrongType' && finding.actual === 'null').map((finding) => finding.path.replace(/\[[0-9]+\]/g, '[]')));
     for (const path of paths) nulls.set(path, (nulls.get(path) ?? 0) + 1);
   }
   return {
     probes: bodies.length,
     undocumented: rows.filter((row) => !row.documented).map((row) => ({ path: row.path, present: row.present, of: row.of })),
     unexpectedNull: [...nulls].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([path, count]) => ({ path, bodies: count })),
+    ...(unchecked > 0 ? { notCheckedForNulls: unchecked } : {}),
   };
 }
 

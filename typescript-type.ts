@@ -265,6 +265,8 @@ export type Observed = {
   undocumented: { path: string; present: number; of: number }[];
   /** Fields the API sent as null although the document does not allow null: in how many of the bodies. */
   unexpectedNull: { path: string; bodies: number }[];
+  /** Bodies not checked for nulls because the time budget ran out (issue 8). */
+  notCheckedForNulls?: number;
 };
 
 /**
@@ -312,6 +314,7 @@ export function renderTypeScriptWithin(doc: unknown, schema: unknown, rootName: 
     const more = Math.max(0, observed.undocumented.length - 50) + Math.max(0, observed.unexpectedNull.length - 50);
     if (more > 0) lines.push(`// - and ${more} more`);
   }
+  if (observed?.notCheckedForNulls) lines.push(`// ${observed.notCheckedForNulls} of ${observed.probes} probes were not checked for nulls: the time budget ran out.`);
   lines.push(`export type ${rootName} = ${rootType};`);
   for (const declaration of renderer.declarations.values()) lines.push(declaration);
   return { typescript: lines.join('\n\n').replace(/^(\/\/.*)\n\n(?=\/\/)/gm, '$1\n') + '\n', cut };

@@ -38,7 +38,7 @@ export type Finding = {
 export type CheckOptions = {
   direction?: 'response' | 'request';  // default 'response': readOnly/writeOnly scoping (OAS 3.0.3 Schema Object)
   at?: string;                          // schema path of the `schema` argument, default '#'
-  maxSteps?: number;                    // schema applications before the check stops, default DEFAULT_MAX_STEPS
+  maxSteps?: number;                    // schema applications before the check stops, default DEFAULT_MAX_STEPS (measurePresence: declared fields listed)
   timeoutMs?: number;                   // milliseconds before the check stops, default DEFAULT_CHECK_TIMEOUT_MS
   inexactNumbers?: InexactNumbers;      // numbers JSON parsing changed (RFC 8259 §6): their numeric constraints are not checked
 };
