@@ -851,6 +851,20 @@ describe('inferShape', () => {
       { kind: 'wrongType', severity: 'error', path: '$.owner', schemaPath: '#/properties/owner/type', expected: 'object', actual: 'null', message: 'is null, expected object' },
     ]);
   });
+  it('merges 20,000 array elements with distinct keys in linear time: each key optional, every one listed (attack round 3: 5,000 took 12.5 s)', () => {
+    const started = performance.now();
+    const shape = inferShape(Array.from({ length: 20_000 }, (_, index) => ({ [`k${index}`]: index, common: 'x' }))) as { items: { properties: Record<string, unknown>; required: string[] } };
+    const took = performance.now() - started;
+    assert.deepStrictEqual([Object.keys(shape.items.properties).length, shape.items.properties.k19999, shape.items.required], [20_001, { type: 'integer' }, ['common']]);
+    console.log(`inferShape over 20,000 distinct-key elements took ${took.toFixed(1)} ms`);
+    assert.ok(took < 2000, `took ${took} ms`);
+  });
+  it('unites the types of array elements (a number absorbs an integer) and keeps a key required only where every object had it', () => {
+    assert.deepStrictEqual(inferShape([1, 'a', 2.5, { a: 1 }, { a: 2, b: 1 }]), {
+      type: 'array',
+      items: { type: ['string', 'number', 'object'], properties: { a: { type: 'integer' }, b: { type: 'integer' } }, required: ['a'], additionalProperties: false },
+    });
+  });
   it('gives an empty array no items and a scalar its type', () => {
     assert.deepStrictEqual([inferShape([]), inferShape(null), inferShape(1e2), inferShape(0.5)], [
       { type: 'array' }, { type: 'null' }, { type: 'integer' }, { type: 'number' },
