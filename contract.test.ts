@@ -9,11 +9,12 @@ import ts from 'typescript';
 import { loadDocument, matchOperation } from './openapi-document.ts';
 import type { LoadedDocument, Operation } from './openapi-document.ts';
 import {
-  checkParameters, describeOperation, describeTypeScript, draftRequest, findOperation, judge, nearestName, queryValues,
+  analyzeSample, checkParameters, describeOperation, describeTypeScript, draftRequest, findOperation, judge, nearestName, queryValues,
   resolveOperation, shellQuote, summarize,
 } from './contract.ts';
 import type { Draft } from './contract.ts';
-import { renderTypeScript } from './typescript-type.ts';
+import { renderTypeScript, renderTypeScriptWithin } from './typescript-type.ts';
+import { inferShape } from './validate.ts';
 import { scanJson } from './http-body.ts';
 import { githubDescriptionPath } from './fixture-documents.ts';
 
@@ -362,6 +363,16 @@ describe('draftRequest', () => {
     ]);
   });
 
+  it('F3: lists the first 200 problems of a body with 251 unknown fields, counts the rest, and cuts a 1,500-character name', () => {
+    const body: Record<string, unknown> = { name: 'Rex', photoUrls: [], ['k'.repeat(1_500)]: 1 };
+    for (let index = 0; index < 250; index++) body[`u${String(index).padStart(3, '0')}`] = 1;
+    const drafted = draftRequest(pets, { method: 'POST', url: new URL('https://pets.test/pets'), basePrefix: '', headers: { 'Idempotency-Key': 'k1' }, body });
+    const undocumented = (name: string) => ({ in: 'body', name, kind: 'undocumented', severity: 'warning', message: 'is present but not documented in the schema' });
+    assert.deepStrictEqual([drafted.matchesContract, drafted.problems.length, drafted.problems[0], drafted.problems[1], drafted.problems[199], drafted.problemsMore], [
+      false, 200, undocumented(`$.${'k'.repeat(998)}… (502 more characters)`), undocumented('$.u000'), undocumented('$.u198'), 51,
+    ]);
+  });
+
   it('suggests the documented name for a body field not in the schema: photoUrl, first_name', () => {
     const drafted = draftRequest(pets, { method: 'POST', url: new URL('https://pets.test/pets'), basePrefix: '', headers: { 'Idempotency-Key': 'k1' }, body: { name: 'Rex', photoUrl: 'x', first_name: 'R' } });
     assert.deepEqual(drafted.problems, [
@@ -674,5 +685,116 @@ describe('checkParameters shares one time budget (issue 8, second attack round)'
     assert.deepEqual(checkParameters(loaded, operation, { path: { meterId: 'mtr_1' } }, { timeoutMs: 0 }), [
       { in: 'path', name: 'meterId', kind: 'notChecked', value: 'mtr_1', problem: "was not checked: the parameter checks' time budget (0 ms) ran out" },
     ]);
+  });
+});
+
+describe('budgets and caps of the contract tools (issue 8, attack round 3)', () => {
+  /** 12 levels L0..L11, each an object of 30 properties that all `$ref` the next level (30^12 paths; F8). */
+  function fanOut(): Record<string, unknown> {
+    const schemas: Record<string, unknown> = { L12: { type: 'string' } };
+    for (let level = 0; level < 12; level++) {
+      schemas[`L${level}`] = { type: 'object', properties: Object.fromEntries(Array.from({ length: 30 }, (_, index) => [`p${index}`, { $ref: `#/components/schemas/L${level + 1}` }])) };
+    }
+    return {
+      openapi: '3.0.3',
+      info: { title: 'fan', version: '1' },
+      paths: { '/r': { get: { operationId: 'getR', responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'object', properties: { x: { type: 'string' }, f: { $ref: '#/components/schemas/L0' } } } } } } } } } },
+      components: { schemas },
+    };
+  }
+
+  it('F8: gives a fanning-out response as TypeScript, with the probes\' undocumented field, well inside the deadline', async () => {
+    const fan = await loadObject(fanOut());
+    const started = performance.now();
+    const described = describeTypeScript(fan, operationOf(fan, 'getR'), {}, [{ status: 200, body: { x: 'a', extra: 1 } }, { status: 200, body: { x: 'b' } }]);
+    const took = performance.now() - started;
+    const levels = Array.from({ length: 12 }, (_, level) => `export type L${level} = {\n${Array.from({ length: 30 }, (_, index) => `  p${index}?: L${level + 1};`).join('\n')}\n};`);
+    assert.deepStrictEqual(described, {
+      operation: { method: 'GET', pathTemplate: '/r', operationId: 'getR' },
+      part: 'response',
+      status: '200',
+      mediaType: 'application/json',
+      typeName: 'GetRResponse',
+      typescript: ['// Seen in 2 probes this session, not in the document (not part of the type):\n// - $.extra: undocumented, present in 1 of 2', 'export type GetRResponse = {\n  x?: string;\n  f?: L0;\n};', ...levels, 'export type L12 = string;'].join('\n\n') + '\n',
+    });
+    console.log(`fan-out TypeScript with two bodies took ${took.toFixed(1)} ms`);
+    assert.ok(took < 2000, `took ${took} ms`);
+  });
+
+  it('F6: cuts a 2 MiB summary and every long string of the schema to 1,000 characters in describe_operation', async () => {
+    const long = (letter: string, extra: number) => letter.repeat(1_000 + extra);
+    const doc = await loadObject({
+      openapi: '3.0.3',
+      info: { title: 'long', version: '1' },
+      paths: { '/r': { get: { operationId: 'getR', summary: long('s', 2 * 1024 * 1024 - 1_000), responses: { '200': { description: 'ok', content: { 'application/json': { schema: {
+        type: 'object', title: long('t', 5), properties: { [long('n', 1)]: { type: 'string', enum: [long('e', 2)], pattern: long('p', 3), default: long('d', 4) } },
+      } } } } } } } },
+    });
+    const cut = (letter: string, extra: number) => `${letter.repeat(1_000)}… (${extra} more characters)`;
+    assert.deepStrictEqual(describeOperation(doc, operationOf(doc, 'getR')), {
+      operation: { method: 'GET', pathTemplate: '/r', operationId: 'getR', summary: cut('s', 2 * 1024 * 1024 - 1_000) },
+      parameters: [],
+      responses: { '200': { description: 'ok', mediaType: 'application/json', schema: {
+        title: cut('t', 5), type: 'object', properties: { [cut('n', 1)]: { type: 'string', default: cut('d', 4), pattern: cut('p', 3), enum: [cut('e', 2)] } },
+      } } },
+      depth: 3,
+    });
+  });
+
+  it('F6: leaves a 1,001-character property name and a 2,000-character enum value out of the TypeScript, the object still open', () => {
+    const schema = { type: 'object', required: ['a'], properties: { a: { enum: ['x'.repeat(2_000), 'y'] }, ['n'.repeat(1_001)]: { type: 'string' } } };
+    assert.equal(renderTypeScript({ openapi: '3.1.0' }, schema, 'T', 'response'), [
+      '// Cut to stay near 200000 characters: not expanded: 1 property.',
+      '',
+      'export type T = {',
+      '  a: string | "y";',
+      '  // 1 more property not shown (a name longer than 1000 characters, or the text passed its size budget)',
+      '  [key: string]: unknown;',
+      '};',
+      '',
+    ].join('\n'));
+  });
+
+  it('F8: stops writing properties past the TypeScript size budget and says what went', () => {
+    const schema = { type: 'object', properties: { a: { type: 'string' }, b: { type: 'string' }, c: { type: 'string' } } };
+    assert.deepStrictEqual(renderTypeScriptWithin({ openapi: '3.1.0' }, schema, 'T', 'response', undefined, 10), {
+      typescript: [
+        '// Cut to stay near 10 characters: not expanded: 2 properties.',
+        '',
+        'export type T = {',
+        '  a?: string;',
+        '  // 2 more properties not shown (a name longer than 1000 characters, or the text passed its size budget)',
+        '  [key: string]: unknown;',
+        '};',
+        '',
+      ].join('\n'),
+      cut: ['2 properties'],
+    });
+  });
+
+  it('F3: lists the first 500 fields of a 1,200-field sample, counts them all and leaves out the inferred shape past 20,000 characters', async () => {
+    const doc = await loadObject({ openapi: '3.0.3', info: { title: 'wide', version: '1' }, paths: { '/r/{id}': { get: { operationId: 'getR', parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }], responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'object' } } } } } } } } });
+    const body = Object.fromEntries(Array.from({ length: 1_200 }, (_, index) => [`f${String(index).padStart(4, '0')}`, 0]));
+    const analysis = analyzeSample(doc, operationOf(doc, 'getR'), [{ path: '/r/1', status: 200, body }, { path: '/r/2', status: 200, body: { ...body, f0000: 'x' } }]);
+    const shapeChars = JSON.stringify(inferShape(body)).length;
+    assert.deepStrictEqual({ ...analysis, fields: [analysis.fields.length, analysis.fields[0], analysis.fields[499]], undocumentedFields: [analysis.undocumentedFields.length, analysis.undocumentedFields[499]] }, {
+      probes: ['/r/1', '/r/2'],
+      fields: [500, { path: '$.f0000', required: false, documented: false, present: 2, of: 2, text: 'present in 2 of 2' }, { path: '$.f0499', required: false, documented: false, present: 2, of: 2, text: 'present in 2 of 2' }],
+      optionalFields: [],
+      undocumentedFields: [500, '$.f0499: present in 2 of 2'],
+      inferredFromFirst: {
+        from: '/r/1',
+        note: 'What a client would get wrong if it took the first probe as the shape (every field seen made required, every type as seen). The document is the contract; these are not API faults.',
+        shape: { $comment: `not shown: ${shapeChars} characters of JSON, past 20000` },
+        against: [{ path: '/r/2', findings: [{ kind: 'wrongType', severity: 'error', path: '$.f0000', schemaPath: '#/properties/f0000/type', expected: 'integer', actual: 'string', message: 'is string, expected integer' }] }],
+      },
+      fieldsTotal: 1_200,
+      cut: `Not all listed or compared (issue 8): fields lists the first 500 of 1200 (by path; fieldsTotal counts them all). undocumentedFields lists the first 500 of 1200 (by path). inferredFromFirst.shape is ${shapeChars} characters of JSON, past 20000, so it is not shown; the later records were still checked against it. Compare fewer or smaller records, or a part of them with probe's \`select\`.`,
+    });
+  });
+
+  it('F6: bounds an operationId of 5,000 characters in the operation a result shows', async () => {
+    const doc = await loadObject({ openapi: '3.0.3', info: { title: 'id', version: '1' }, paths: { '/r': { get: { operationId: 'o'.repeat(5_000), responses: { '204': { description: 'none' } } } } } });
+    assert.deepStrictEqual(summarize(doc.operations[0]!), { method: 'GET', pathTemplate: '/r', operationId: `${'o'.repeat(1_000)}… (4000 more characters)` });
   });
 });

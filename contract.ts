@@ -3,10 +3,10 @@
  * document. No MCP, no HTTP: plain data in, plain data out. The server and the CLI sit on top of it;
  * it sits on the schema checks (`validate.ts`) and the document core (`openapi-document.ts`).
  */
-import { check, checkRequestBody, checkResponse, fieldPresence, inferShape, resolvePointer, schemaFor } from './validate.ts';
+import { boundedText, check, checkRequestBody, checkResponse, fieldPresence, inferShape, measurePresence, resolvePointer, schemaFor } from './validate.ts';
 import type { FieldPresence, Finding, InexactNumbers } from './validate.ts';
 import type { BodyWarning } from './http-body.ts';
-import { renderTypeScript, typeName } from './typescript-type.ts';
+import { renderTypeScriptWithin, typeName } from './typescript-type.ts';
 import type { Observed } from './typescript-type.ts';
 import { escapePointerToken, isJsonMediaType, matchOperation, responseForStatus } from './openapi-document.ts';
 import type { LoadedDocument, Operation, Parameter, PathMatch } from './openapi-document.ts';
@@ -35,9 +35,34 @@ export function operationKey(operation: Operation): string {
   return `${operation.method} ${operation.pathTemplate}`;
 }
 
-/** The operation as results show it: method, path template, operationId when it has one. */
+/** The operation as results show it: method, path template, operationId when it has one (each at most `MAX_TEXT` characters). */
 export function summarize(operation: Operation): { method: string; pathTemplate: string; operationId?: string } {
-  return { method: operation.method, pathTemplate: operation.pathTemplate, ...(operation.operationId ? { operationId: operation.operationId } : {}) };
+  return { method: operation.method, pathTemplate: boundedText(operation.pathTemplate, MAX_TEXT), ...(operation.operationId ? { operationId: boundedText(operation.operationId, MAX_TEXT) } : {}) };
+}
+
+/**
+ * Longest string a document supplies that a result repeats (summary, description, title, enum value, pattern,
+ * default, property or parameter name, operationId), in characters: past it, cut with `… (N more characters)`
+ * (issue 8, attack round 3 F6: a 10 MiB summary made a 21 MB answer).
+ */
+export const MAX_TEXT = 1_000;
+
+/**
+ * A copy of JSON data with every string and every property name longer than `max` characters cut by
+ * `boundedText`; a cut name that meets another gets ` #2`, ` #3`... after it. Never throws; cycles are not expected
+ * (JSON data).
+ */
+export function cutLongStrings(value: unknown, max = MAX_TEXT, depth = 0): unknown {
+  if (typeof value === 'string') return boundedText(value, max);
+  if (value === null || typeof value !== 'object' || depth > 256) return value;
+  if (Array.isArray(value)) return value.map((item) => cutLongStrings(item, max, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    let name = boundedText(key, max);
+    for (let counter = 2; name !== key && Object.hasOwn(out, name); counter++) name = `${boundedText(key, max)} #${counter}`;
+    out[name] = cutLongStrings(item, max, depth + 1);
+  }
+  return out;
 }
 
 
@@ -177,6 +202,12 @@ function hasContent(response: unknown): boolean {
  * @returns The operation, or a message saying what was not found and what to give instead. Never throws.
  */
 export function resolveOperation(loaded: LoadedDocument, basePrefix: string, operation: string): Operation | string {
+  const resolved = resolveOperationAt(loaded, basePrefix, operation);
+  // The message repeats the agent's text and the document's templates: bounded like every other string (F6).
+  return typeof resolved === 'string' ? boundedText(resolved, 2 * MAX_TEXT) : resolved;
+}
+
+function resolveOperationAt(loaded: LoadedDocument, basePrefix: string, operation: string): Operation | string {
   const byId = loaded.operations.find((candidate) => candidate.operationId === operation);
   if (byId) return byId;
   const spaced = /^([A-Za-z]+)\s+(\/.*)$/.exec(operation.trim());
@@ -220,9 +251,26 @@ export type SampleAnalysis = {
     note: string;
     /** JSON Schema 2020-12 written from the first body (`inferShape`). */
     shape: unknown;
-    against: { path: string; findings: Finding[] }[];
+    against: { path: string; findings: Finding[]; findingsMore?: number }[];
   };
+  /** How many rows `fields` would have had, when it was cut to `MAX_LISTED_FIELDS`. */
+  fieldsTotal?: number;
+  /** What was left out or not compared, and why (lists cut at the source, the presence walk's budget); absent when nothing was. */
+  cut?: string;
 };
+
+/**
+ * Rows each list of `analyzeSample` holds at most (`fields`, `optionalFields`, `undocumentedFields`), first by
+ * path order; findings per later record at most `MAX_LISTED_FINDINGS`; the inferred shape at most
+ * `MAX_SHAPE_CHARS` characters of JSON (issue 8, attack round 3 F3: 90,000 distinct fields gave a 31.7 MB answer).
+ */
+export const MAX_LISTED_FIELDS = 500;
+export const MAX_LISTED_FINDINGS = 100;
+export const MAX_SHAPE_CHARS = 20_000;
+/** Time budget (ms) shared by the checks of all later records against the first one's shape in `analyzeSample`. */
+export const SAMPLE_CHECKS_MS = 2_000;
+/** Time budget (ms) shared by the null checks of all bodies in `observeBodies`. */
+export const OBSERVE_CHECKS_MS = 1_000;
 
 /**
  * Analyses several records of ONE operation: field presence against the response schema the document
@@ -239,19 +287,45 @@ export function analyzeSample(loaded: LoadedDocument, operation: Operation, reco
   if (!first) throw new RangeError('analyzeSample needs at least one record');
   const target = schemaFor(loaded.doc, operation.method, operation.pathTemplate, first.status, 'application/json');
   const bodies = records.map((record) => record.body);
-  const fields = fieldPresence(loaded.doc, target?.schema ?? {}, bodies, target ? { at: target.schemaPath } : undefined);
-  const shape = inferShape(first.body);
+  const presence = measurePresence(loaded.doc, target?.schema ?? {}, bodies, target ? { at: target.schemaPath } : undefined);
+  const all = presence.fields;
+  const notes = [...presence.notes];
+  const listed = (rows: FieldPresence[], what: string): string[] => {
+    if (rows.length > MAX_LISTED_FIELDS) notes.push(`${what} lists the first ${MAX_LISTED_FIELDS} of ${rows.length} (by path).`);
+    return rows.slice(0, MAX_LISTED_FIELDS).map((field) => `${field.path}: ${field.text}`);
+  };
+  if (all.length > MAX_LISTED_FIELDS) notes.unshift(`fields lists the first ${MAX_LISTED_FIELDS} of ${all.length} (by path; fieldsTotal counts them all).`);
+  const optionalFields = listed(all.filter((field) => field.documented && !field.required), 'optionalFields');
+  const undocumentedFields = listed(all.filter((field) => !field.documented), 'undocumentedFields');
+  const inferred = inferShape(first.body);
+  const shapeChars = JSON.stringify(inferred).length;
+  let shape = inferred;
+  if (shapeChars > MAX_SHAPE_CHARS) {
+    shape = { $comment: `not shown: ${shapeChars} characters of JSON, past ${MAX_SHAPE_CHARS}` };
+    notes.push(`inferredFromFirst.shape is ${shapeChars} characters of JSON, past ${MAX_SHAPE_CHARS}, so it is not shown; the later records were still checked against it.`);
+  }
+  // One time budget for all the later records (issue 8): a check past it says `notChecked`, never passes.
+  const deadline = performance.now() + SAMPLE_CHECKS_MS;
+  const against = records.slice(1).map((record) => {
+    const findings = check({}, inferred, record.body, { timeoutMs: Math.max(0, deadline - performance.now()) });
+    if (findings.length <= MAX_LISTED_FINDINGS) return { path: record.path, findings };
+    return { path: record.path, findings: findings.slice(0, MAX_LISTED_FINDINGS), findingsMore: findings.length - MAX_LISTED_FINDINGS };
+  });
+  if (against.some((entry) => entry.findingsMore !== undefined)) notes.push(`inferredFromFirst.against lists the first ${MAX_LISTED_FINDINGS} findings per record; findingsMore counts the rest.`);
+  const listsCut = notes.length > presence.notes.length;
   return {
     probes: records.map((record) => record.path),
-    fields,
-    optionalFields: fields.filter((field) => field.documented && !field.required).map((field) => `${field.path}: ${field.text}`),
-    undocumentedFields: fields.filter((field) => !field.documented).map((field) => `${field.path}: ${field.text}`),
+    fields: all.slice(0, MAX_LISTED_FIELDS),
+    optionalFields,
+    undocumentedFields,
     inferredFromFirst: {
       from: first.path,
       note: 'What a client would get wrong if it took the first probe as the shape (every field seen made required, every type as seen). The document is the contract; these are not API faults.',
       shape,
-      against: records.slice(1).map((record) => ({ path: record.path, findings: check({}, shape, record.body) })),
+      against,
     },
+    ...(all.length > MAX_LISTED_FIELDS ? { fieldsTotal: all.length } : {}),
+    ...(notes.length ? { cut: `Not all listed or compared (issue 8): ${notes.join(' ')}${listsCut ? ' Compare fewer or smaller records, or a part of them with probe\'s `select`.' : ''}` } : {}),
   };
 }
 
@@ -508,11 +582,12 @@ export function requestEnvelope(draft: Draft): RequestEnvelope {
  * suggestions when there is none), its path, query and header parameters (`checkParameters`), and the
  * JSON body (`checkRequestBody` from validate.ts, request direction: a readOnly field sent is reported),
  * each body field the schema lacks with "did you mean" for a near documented name.
- * @returns `matchesContract` (no problem above `info`), the problems (operation, then parameters in
- *   parameter order, then body findings by instance path), the operation when one matched, and the
+ * @returns `matchesContract` (no problem above `info`, over all of them), the problems (operation, then parameters in
+ *   parameter order, then body findings by instance path; the first `MAX_LISTED_PROBLEMS` (200), `problemsMore`
+ *   counting the rest, names past 1,000 characters cut), the operation when one matched, and the
  *   runnable envelope (`requestEnvelope`). Never throws on input.
  */
-export function draftRequest(loaded: LoadedDocument, draft: Draft): { matchesContract: boolean; operation?: ReturnType<typeof summarize>; problems: DraftProblem[]; request: RequestEnvelope } {
+export function draftRequest(loaded: LoadedDocument, draft: Draft): { matchesContract: boolean; operation?: ReturnType<typeof summarize>; problems: DraftProblem[]; problemsMore?: number; request: RequestEnvelope } {
   const method = draft.method.toUpperCase();
   const request = requestEnvelope(draft);
   const relativePath = draft.url.pathname.slice(draft.basePrefix.length) || '/';
@@ -527,8 +602,14 @@ export function draftRequest(loaded: LoadedDocument, draft: Draft): { matchesCon
   const problems: DraftProblem[] = checkParameters(loaded, operation, { path: match.params, query: queryValues(draft.url, draft.baseQuery), headers: draft.headers ?? {} })
     .map((problem) => ({ in: problem.in, name: problem.name, kind: problem.kind, severity: problem.kind === 'notChecked' ? 'warning' as const : 'error' as const, message: problem.problem }));
   problems.push(...bodyProblems(loaded, operation, draft));
-  return { matchesContract: !problems.some((problem) => problem.severity !== 'info'), operation: summarize(operation), problems, request };
+  const matchesContract = !problems.some((problem) => problem.severity !== 'info');
+  // Issue 8 (attack round 3 F3): a body of 90,000 unknown fields must not give 90,000 problems; names are bounded too.
+  const listed = problems.slice(0, MAX_LISTED_PROBLEMS).map((problem) => (problem.name.length > MAX_TEXT ? { ...problem, name: boundedText(problem.name, MAX_TEXT) } : problem));
+  return { matchesContract, operation: summarize(operation), problems: listed, ...(problems.length > MAX_LISTED_PROBLEMS ? { problemsMore: problems.length - MAX_LISTED_PROBLEMS } : {}), request };
 }
+
+/** Problems `draftRequest` lists at most (in their order); `problemsMore` counts the rest. */
+export const MAX_LISTED_PROBLEMS = 200;
 
 function bodyProblems(loaded: LoadedDocument, operation: Operation, draft: Draft): DraftProblem[] {
   const declared = operation.requestBody as { required?: unknown } | undefined;
@@ -745,7 +826,7 @@ function selectStatuses(operation: Operation, status: string | undefined): strin
     const found = documentedResponse(operation, Number(status));
     if (found) return [found.key];
   }
-  return `${operationKey(operation)} documents no response for status \`${status}\`; it documents ${keys.join(', ') || 'none'}.`;
+  return boundedText(`${operationKey(operation)} documents no response for status \`${status}\`; it documents ${keys.join(', ') || 'none'}.`, 2 * MAX_TEXT);
 }
 
 function size(value: unknown): number {
@@ -768,9 +849,9 @@ export function describeOperation(loaded: LoadedDocument, operation: Operation, 
   const statuses = options.part === 'request' ? [] : selectStatuses(operation, options.status);
   if (typeof statuses === 'string') return statuses;
   const requested = Math.max(0, Math.min(options.depth ?? 3, 10));
-  const head: Record<string, unknown> = { operation: { ...summarize(operation), ...(operation.summary ? { summary: operation.summary } : {}), ...(operation.deprecated ? { deprecated: true } : {}) } };
+  const head: Record<string, unknown> = { operation: { ...summarize(operation), ...(operation.summary ? { summary: boundedText(operation.summary, MAX_TEXT) } : {}), ...(operation.deprecated ? { deprecated: true } : {}) } };
   const build = (depth: number, kept: string[], schemas: boolean): Record<string, unknown> => {
-    const out: Record<string, unknown> = { ...head };
+    const out: Record<string, unknown> = {};
     const budget = { nodes: 20_000 };
     if (options.part !== 'responses') {
       out.parameters = operation.parameters.filter((parameter) => parameter.in !== 'body').map((parameter) => parameterSummary(loaded.doc, parameter));
@@ -798,7 +879,9 @@ export function describeOperation(loaded: LoadedDocument, operation: Operation, 
       out.responses = responses;
     }
     out.depth = depth;
-    return out;
+    // Every string the document supplies is cut to MAX_TEXT here, once, whatever keyword it sits under (F6); the
+    // head is cut already.
+    return { ...head, ...(cutLongStrings(out) as Record<string, unknown>) };
   };
   let kept = [...statuses];
   let depth = requested;
@@ -824,7 +907,7 @@ export function describeOperation(loaded: LoadedDocument, operation: Operation, 
   if (dropped.length) notes.push(`responses ${dropped.join(', ')} left out`);
   if (depth < requested) notes.push(`$refs expanded ${depth} level${depth === 1 ? '' : 's'} deep instead of ${requested}`);
   if (schemasLeftOut) notes.push('schemas left out');
-  described.cut = `Cut to fit ${limit} characters: ${notes.join('; ')}. Ask for less: \`status\` (one response, e.g. "${success[0] ?? dropped[0] ?? '200'}"), \`part\`: "request" or "responses", or a smaller \`depth\`.`;
+  described.cut = `Cut to fit ${limit} characters: ${boundedText(notes.join('; '), MAX_TEXT)}. Ask for less: \`status\` (one response, e.g. "${boundedText(success[0] ?? dropped[0] ?? '200', 40)}"), \`part\`: "request" or "responses", or a smaller \`depth\`.`;
   if (size(described) > limit) {
     // Even the bare lists do not fit (thousands of parameters): keep the operation and the note.
     return { ...head, depth, cut: `${described.cut as string} The parameter list alone is longer than ${limit} characters.` };
@@ -838,20 +921,29 @@ export type SeenBody = { status: number; body: unknown };
 /**
  * What the bodies seen show beside the document: fields it does not mention (from `fieldPresence`, with
  * how often they appeared) and fields sent as null where the schema does not allow null (a `wrongType`
- * finding with `actual: null`, counted once per body; array indexes folded to `[]`).
+ * finding with `actual: null`, counted once per body; array indexes folded to `[]`). The null checks share
+ * `OBSERVE_CHECKS_MS`; bodies reached after it are counted in `notCheckedForNulls`.
  * @param at Schema path of `schema` in the document, for `check`.
  */
 export function observeBodies(doc: unknown, schema: unknown, at: string, bodies: unknown[]): Observed {
   const rows = fieldPresence(doc, schema, bodies, { at });
   const nulls = new Map<string, number>();
+  const deadline = performance.now() + OBSERVE_CHECKS_MS;
+  let unchecked = 0;
   for (const body of bodies) {
-    const paths = new Set(check(doc, schema, body, { at }).filter((finding) => finding.kind === 'wrongType' && finding.actual === 'null').map((finding) => finding.path.replace(/\[[0-9]+\]/g, '[]')));
+    const left = deadline - performance.now();
+    if (left <= 0) {
+      unchecked++;
+      continue;
+    }
+    const paths = new Set(check(doc, schema, body, { at, timeoutMs: left }).filter((finding) => finding.kind === 'wrongType' && finding.actual === 'null').map((finding) => finding.path.replace(/\[[0-9]+\]/g, '[]')));
     for (const path of paths) nulls.set(path, (nulls.get(path) ?? 0) + 1);
   }
   return {
     probes: bodies.length,
     undocumented: rows.filter((row) => !row.documented).map((row) => ({ path: row.path, present: row.present, of: row.of })),
     unexpectedNull: [...nulls].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([path, count]) => ({ path, bodies: count })),
+    ...(unchecked > 0 ? { notCheckedForNulls: unchecked } : {}),
   };
 }
 
@@ -875,7 +967,7 @@ export function describeTypeScript(loaded: LoadedDocument, operation: Operation,
   let observed: Observed | undefined;
   if (options.part === 'request') {
     const picked = pickContent(operation.requestBody);
-    if (!picked || picked.schema === undefined) return `${operationKey(operation)} declares no request body schema, so there is no request type; ask for the response type instead.`;
+    if (!picked || picked.schema === undefined) return `${boundedText(operationKey(operation), MAX_TEXT)} declares no request body schema, so there is no request type; ask for the response type instead.`;
     ({ schema, mediaType } = picked);
     name = `${base}Request`;
   } else {
@@ -891,7 +983,7 @@ export function describeTypeScript(loaded: LoadedDocument, operation: Operation,
     }
     const picked = statusKey === undefined ? undefined : pickContent(operation.responses[statusKey]);
     if (statusKey === undefined || !picked || picked.schema === undefined) {
-      return `${operationKey(operation)} declares no response body schema${statusKey ? ` for status ${statusKey}` : ' for a 2xx status'}; it has bodies for ${withContent.join(', ') || 'no status'}.`;
+      return boundedText(`${operationKey(operation)} declares no response body schema${statusKey ? ` for status ${statusKey}` : ' for a 2xx status'}; it has bodies for ${withContent.join(', ') || 'no status'}.`, 2 * MAX_TEXT);
     }
     ({ schema, mediaType } = picked);
     name = statusKey === firstSuccess ? `${base}Response` : `${base}Response${typeName(statusKey).replace(/^T/, '')}`;
@@ -900,8 +992,13 @@ export function describeTypeScript(loaded: LoadedDocument, operation: Operation,
     const target = bodies.length ? schemaFor(loaded.doc, operation.method, operation.pathTemplate, bodies[0]!.status, mediaType) : undefined;
     if (target) observed = observeBodies(loaded.doc, target.schema, target.schemaPath, bodies.map((entry) => entry.body));
   }
-  let typescript = renderTypeScript(loaded.doc, schema, name, options.part === 'request' ? 'request' : 'response', observed);
+  // The renderer stops expanding near the limit (less room for the comment above the type and the cut lines).
+  const rendered = renderTypeScriptWithin(loaded.doc, schema, name, options.part === 'request' ? 'request' : 'response', observed, Math.max(0, limit - 4_000));
+  let typescript = rendered.typescript;
   let cut: string | undefined;
+  if (rendered.cut.length > 0) {
+    cut = `Cut to fit ${limit} characters: not expanded: ${boundedText(rendered.cut.join(', '), MAX_TEXT)} (written as unknown, or counted in a comment). Ask for less: \`status\` or \`part\`, or read it as text with a smaller \`depth\`.`;
+  }
   if (typescript.length > limit) {
     const blocks = typescript.split(/\n\n(?=export type )/);
     const kept: string[] = [];
@@ -921,8 +1018,8 @@ export function describeTypeScript(loaded: LoadedDocument, operation: Operation,
   return {
     operation: summarize(operation),
     part: options.part === 'request' ? 'request' : 'response',
-    ...(statusKey !== undefined ? { status: statusKey } : {}),
-    mediaType,
+    ...(statusKey !== undefined ? { status: boundedText(statusKey, MAX_TEXT) } : {}),
+    mediaType: boundedText(mediaType, MAX_TEXT),
     typeName: name,
     typescript,
     ...(cut ? { cut } : {}),

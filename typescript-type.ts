@@ -24,9 +24,17 @@ type Renderer = {
   inlining: Set<string>;
   /** Schema nodes left to render: inlined `$ref`s that fan out must not stall the thread. */
   budget: number;
+  /** Characters of declarations left before nothing more is expanded (issue 8: an output-size budget). */
+  textLeft: number;
+  /** What was not written and why, for the `// Cut` comment and the caller's `cut` (empty when nothing was). */
+  cuts: Set<string>;
 };
 
 const MAX_NESTING = 48;
+/** Longest literal (enum, const) or property name written out, in characters (attack round 3 F6). */
+const MAX_LITERAL = 1_000;
+/** Longest type name, in characters, before a counter keeps names apart. */
+const MAX_NAME = 100;
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 // One string, split: a keyword list as separate literals would put `"import",` into the bundle, which
 // bundle.test.ts (rightly) reads as an import specifier.
@@ -47,7 +55,7 @@ function isNode(value: unknown): value is Node {
  */
 export function typeName(text: string): string {
   const words = text.split(/[^A-Za-z0-9]+/).filter(Boolean);
-  let name = words.map((word) => word[0]!.toUpperCase() + word.slice(1)).join('');
+  let name = words.map((word) => word[0]!.toUpperCase() + word.slice(1)).join('').slice(0, MAX_NAME);
   if (name === '' || /^[0-9]/.test(name) || RESERVED.has(name)) name = `T${name}`;
   return name;
 }
@@ -58,7 +66,9 @@ function propertyKey(name: string): string {
 
 function literal(value: unknown): string {
   if (value === null) return 'null';
-  if (typeof value === 'string' || typeof value === 'boolean') return JSON.stringify(value);
+  // A literal longer than MAX_LITERAL is typed by its JSON type: the text would be the document's, not a type.
+  if (typeof value === 'string') return value.length > MAX_LITERAL ? 'string' : JSON.stringify(value);
+  if (typeof value === 'boolean') return JSON.stringify(value);
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
   return 'unknown';
 }
@@ -105,12 +115,20 @@ function nameFor(renderer: Renderer, ref: string, component: string): string {
     return name;
   }
   renderer.declarations.set(name, ''); // keeps the order of first use; filled below
-  renderer.declarations.set(name, `export type ${name} = ${render(renderer, target, 0)};`);
+  if (renderer.textLeft <= 0) {
+    renderer.cuts.add(name);
+    renderer.declarations.set(name, `export type ${name} = unknown; // not expanded: the text passed its size budget`);
+    return name;
+  }
+  const declaration = `export type ${name} = ${render(renderer, target, 0)};`;
+  renderer.textLeft -= declaration.length;
+  renderer.declarations.set(name, declaration);
   return name;
 }
 
 function flag(renderer: Renderer, schema: unknown, key: 'readOnly' | 'writeOnly', depth = 0): boolean {
-  if (!isNode(schema) || depth > 8) return false;
+  // Counted against the node budget: an allOf that fans out 30 ways 8 deep must not stall the thread (F8).
+  if (!isNode(schema) || depth > 8 || --renderer.budget < 0) return false;
   if (schema[key] === true) return true;
   if (typeof schema.$ref === 'string') {
     try {
@@ -125,7 +143,11 @@ function flag(renderer: Renderer, schema: unknown, key: 'readOnly' | 'writeOnly'
 function render(renderer: Renderer, schema: unknown, nesting: number, indent = 0): string {
   if (schema === true || (isNode(schema) && Object.keys(schema).length === 0)) return 'unknown';
   if (schema === false) return 'never';
-  if (!isNode(schema) || nesting > MAX_NESTING || --renderer.budget < 0) return 'unknown';
+  if (!isNode(schema) || nesting > MAX_NESTING) return 'unknown';
+  if (--renderer.budget < 0) {
+    renderer.cuts.add('schema nodes past the step budget');
+    return 'unknown';
+  }
   if (typeof schema.$ref === 'string') {
     const ref = schema.$ref;
     const component = componentName(ref);
@@ -200,11 +222,23 @@ function objectType(renderer: Renderer, schema: Node, nesting: number, indent: n
   const hidden = renderer.direction === 'request' ? 'readOnly' : 'writeOnly';
   const members: string[] = [];
   const properties = isNode(schema.properties) ? schema.properties : {};
+  let left = 0;
   for (const [name, property] of Object.entries(properties)) {
+    if (name.length > MAX_LITERAL || renderer.textLeft <= 0) {
+      // A name the size of a file, or text past the size budget: not written, counted in a comment (F6, F8).
+      left++;
+      continue;
+    }
     if (flag(renderer, property, hidden)) continue;
-    members.push(`${propertyKey(name)}${required.has(name) ? '' : '?'}: ${render(renderer, property, nesting + 1, indent + 1)};`);
+    const member = `${propertyKey(name)}${required.has(name) ? '' : '?'}: ${render(renderer, property, nesting + 1, indent + 1)};`;
+    renderer.textLeft -= member.length;
+    members.push(member);
   }
-  const extra = schema.additionalProperties;
+  if (left > 0) {
+    renderer.cuts.add(`${left} propert${left === 1 ? 'y' : 'ies'}`);
+    members.push(`// ${left} more propert${left === 1 ? 'y' : 'ies'} not shown (a name longer than ${MAX_LITERAL} characters, or the text passed its size budget)`);
+  }
+  const extra = left > 0 ? true : schema.additionalProperties;
   if (extra === true || isNode(extra)) {
     // An index signature must admit every named property's type, so beside named ones it is `unknown`.
     const type = members.length > 0 || extra === true ? 'unknown' : render(renderer, extra, nesting + 1, indent + 1);
@@ -231,6 +265,8 @@ export type Observed = {
   undocumented: { path: string; present: number; of: number }[];
   /** Fields the API sent as null although the document does not allow null: in how many of the bodies. */
   unexpectedNull: { path: string; bodies: number }[];
+  /** Bodies not checked for nulls because the time budget ran out (issue 8). */
+  notCheckedForNulls?: number;
 };
 
 /**
@@ -247,11 +283,30 @@ export type Observed = {
  * @returns The declarations as one string (LF line ends). Never throws on a malformed schema.
  */
 export function renderTypeScript(doc: unknown, schema: unknown, rootName: string, direction: Direction, observed?: Observed): string {
+  return renderTypeScriptWithin(doc, schema, rootName, direction, observed).typescript;
+}
+
+/** Characters of declarations `renderTypeScriptWithin` writes by default before it stops expanding. */
+export const TYPESCRIPT_TEXT_BUDGET = 200_000;
+
+/**
+ * `renderTypeScript` with an output-size budget (issue 8): once about `maxChars` characters of declarations are
+ * written, further component types are declared `unknown` with a comment, further properties are counted in a
+ * `// N more properties not shown` line (the object then gets `[key: string]: unknown`, so the type still admits
+ * them), and a `// Cut ...` line heads the text. Property names and string literals longer than 1,000 characters
+ * are never written out (a name is counted the same way, a literal typed `string`); type names stop at 100.
+ * @param maxChars The budget in characters, default `TYPESCRIPT_TEXT_BUDGET`; the text may pass it by one
+ *   declaration's head and the comments.
+ * @returns The text, and `cut`: what was left out (type names, property counts), empty when nothing was.
+ */
+export function renderTypeScriptWithin(doc: unknown, schema: unknown, rootName: string, direction: Direction, observed?: Observed, maxChars = TYPESCRIPT_TEXT_BUDGET): { typescript: string; cut: string[] } {
   const root = isNode(doc) ? doc : {};
   const dialect = typeof root.swagger === 'string' ? '2.0' : typeof root.openapi === 'string' && root.openapi.startsWith('3.0') ? '3.0' : '3.1';
-  const renderer: Renderer = { doc: root, dialect, direction, names: new Map(), declarations: new Map(), taken: new Set([rootName]), inlining: new Set(), budget: 50_000 };
+  const renderer: Renderer = { doc: root, dialect, direction, names: new Map(), declarations: new Map(), taken: new Set([rootName]), inlining: new Set(), budget: 50_000, textLeft: maxChars, cuts: new Set() };
   const rootType = render(renderer, schema, 0);
   const lines: string[] = [];
+  const cut = [...renderer.cuts];
+  if (cut.length > 0) lines.push(`// Cut to stay near ${maxChars} characters: not expanded: ${cut.slice(0, 10).join(', ')}${cut.length > 10 ? `, and ${cut.length - 10} more` : ''}.`);
   if (observed && (observed.undocumented.length > 0 || observed.unexpectedNull.length > 0)) {
     lines.push(`// Seen in ${observed.probes} probe${observed.probes === 1 ? '' : 's'} this session, not in the document (not part of the type):`);
     for (const field of observed.undocumented.slice(0, 50)) lines.push(`// - ${commentSafe(field.path)}: undocumented, present in ${field.present} of ${field.of}`);
@@ -259,9 +314,10 @@ export function renderTypeScript(doc: unknown, schema: unknown, rootName: string
     const more = Math.max(0, observed.undocumented.length - 50) + Math.max(0, observed.unexpectedNull.length - 50);
     if (more > 0) lines.push(`// - and ${more} more`);
   }
+  if (observed?.notCheckedForNulls) lines.push(`// ${observed.notCheckedForNulls} of ${observed.probes} probes were not checked for nulls: the time budget ran out.`);
   lines.push(`export type ${rootName} = ${rootType};`);
   for (const declaration of renderer.declarations.values()) lines.push(declaration);
-  return lines.join('\n\n').replace(/^(\/\/.*)\n\n(?=\/\/)/gm, '$1\n') + '\n';
+  return { typescript: lines.join('\n\n').replace(/^(\/\/.*)\n\n(?=\/\/)/gm, '$1\n') + '\n', cut };
 }
 
 /** Enums longer than this are typed by the JSON types of their values (`string`), not as a union of literals. */

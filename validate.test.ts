@@ -4,8 +4,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import {
-  check, checkRequestBody, checkResponse, compareWithFixture, compilePattern, fieldPresence, inferShape, instancePath,
-  resolvePointer, schemaFor,
+  boundedText, check, checkRequestBody, checkResponse, compareWithFixture, compilePattern, fieldPresence, inferShape, instancePath,
+  MAX_DECLARED_FIELDS, measurePresence, resolvePointer, schemaFor,
 } from './validate.ts';
 import type { Finding } from './validate.ts';
 
@@ -747,6 +747,81 @@ describe('fieldPresence', () => {
   });
 });
 
+describe('measurePresence budgets (issue 8, attack round 3)', () => {
+  /** 12 levels L0..L11, each an object of 30 properties that all `$ref` the next level: 30^12 declared paths (F8). */
+  function fanOut(): Json {
+    const schemas: Record<string, unknown> = { L12: { type: 'string' } };
+    for (let level = 0; level < 12; level++) {
+      schemas[`L${level}`] = { type: 'object', properties: Object.fromEntries(Array.from({ length: 30 }, (_, index) => [`p${index}`, { $ref: `#/components/schemas/L${level + 1}` }])) };
+    }
+    return { openapi: '3.0.3', components: { schemas } };
+  }
+
+  it('F8: lists at most MAX_DECLARED_FIELDS declared fields of a fanning-out schema and says so', () => {
+    const started = performance.now();
+    const report = measurePresence(fanOut(), { $ref: '#/components/schemas/L0' }, [{ p0: { p1: {} } }]);
+    const took = performance.now() - started;
+    assert.deepStrictEqual([report.fields.length, report.fields.filter((row) => row.present > 0).map((row) => row.path), report.notes], [
+      // Depth first: the budget goes to $.p0.p0.p0... and the first siblings at the bottom, so $.p0.p1 is a row of the body's.
+      MAX_DECLARED_FIELDS + 1,
+      ['$.p0', '$.p0.p1'],
+      [`The schema declares more than ${MAX_DECLARED_FIELDS} fields (its $refs fan out), so declared fields past the first ${MAX_DECLARED_FIELDS} are not listed; every field seen in the bodies is.`],
+    ]);
+    console.log(`fan-out presence took ${took.toFixed(1)} ms`);
+    assert.ok(took < 2000, `took ${took} ms`);
+  });
+
+  it('F8: counts the body fields beyond the declared budget all the same', () => {
+    const report = measurePresence(fanOut(), { $ref: '#/components/schemas/L0' }, [{ p29: { p29: { zz: 1 } } }], { maxSteps: 3 });
+    assert.deepStrictEqual(report.fields.filter((row) => row.present > 0), [
+      { path: '$.p29', required: false, documented: true, present: 1, of: 1, text: 'present in 1 of 1' },
+      { path: '$.p29.p29', required: false, documented: true, present: 1, of: 1, text: 'present in 1 of 1' },
+      { path: '$.p29.p29.zz', required: false, documented: false, present: 1, of: 1, text: 'present in 1 of 1' },
+    ]);
+  });
+
+  it('F7: stops at allOf nested 100,000 deep with a note, never a stack overflow', () => {
+    let schema: Json = { type: 'object', properties: { a: { type: 'string' } } };
+    for (let level = 0; level < 100_000; level++) schema = { allOf: [schema] };
+    const report = measurePresence({ openapi: '3.0.3' }, schema, [{ a: 'x', b: 1 }]);
+    assert.deepStrictEqual(report, {
+      fields: [
+        { path: '$.a', required: false, documented: true, present: 1, of: 1, text: 'present in 1 of 1' },
+        { path: '$.b', required: false, documented: true, present: 1, of: 1, text: 'present in 1 of 1' },
+      ],
+      notes: [`The schema nests allOf/oneOf/anyOf/$ref more than 256 levels deep at #${'/allOf/0'.repeat(257).slice(0, 199)}… (${'/allOf/0'.repeat(257).length + 1 - 200} more characters): what it declares below that was not compared, and no field there is called undocumented.`],
+    });
+  });
+});
+
+describe('compareWithFixture caps (issue 8, attack round 3 F3)', () => {
+  it('lists the first 500 paths on each side, counts the rest, and names a long changed value by its size', () => {
+    const live: Record<string, unknown> = { v: 'x'.repeat(1_200), o: { a: 'y'.repeat(2_000) } };
+    const fixture: Record<string, unknown> = { v: 'z', o: 'was a string' };
+    for (let index = 0; index < 600; index++) live[`l${String(index).padStart(3, '0')}`] = index;
+    const diff = compareWithFixture(fixture, live);
+    assert.deepStrictEqual({ ...diff, onlyLive: [diff.onlyLive.length, diff.onlyLive[0], diff.onlyLive[499]] }, {
+      onlyLive: [500, '$.l000', '$.l499'],
+      onlyFixture: [],
+      changed: [
+        { path: '$.o', fixture: 'was a string', live: '(an object of 2008 characters of JSON, not shown)' },
+        { path: '$.v', fixture: 'z', live: `${'x'.repeat(1_000)}… (200 more characters)` },
+      ],
+      more: { onlyLive: 100 },
+    });
+  });
+});
+
+describe('boundedText', () => {
+  it('cuts a long string and counts what was left out', () => {
+    assert.deepStrictEqual([boundedText('abcdef', 6), boundedText('abcdefgh', 3)], ['abcdef', 'abc… (5 more characters)']);
+  });
+
+  it('never splits a surrogate pair at the cut', () => {
+    assert.equal(boundedText('ab\u{1F600}cd', 3), 'ab… (4 more characters)');
+  });
+});
+
 describe('inferShape', () => {
   const first = { id: 1, name: 'a', tags: ['x'], owner: { id: 2 }, items: [{ a: 1 }, { a: 2.5, b: null }] };
   it('writes the closed, all-required schema a naive client would infer from one body', () => {
@@ -775,6 +850,20 @@ describe('inferShape', () => {
       { kind: 'missing', severity: 'error', path: '$.name', schemaPath: '#/required', message: 'is required but missing' },
       { kind: 'wrongType', severity: 'error', path: '$.owner', schemaPath: '#/properties/owner/type', expected: 'object', actual: 'null', message: 'is null, expected object' },
     ]);
+  });
+  it('merges 20,000 array elements with distinct keys in linear time: each key optional, every one listed (attack round 3: 5,000 took 12.5 s)', () => {
+    const started = performance.now();
+    const shape = inferShape(Array.from({ length: 20_000 }, (_, index) => ({ [`k${index}`]: index, common: 'x' }))) as { items: { properties: Record<string, unknown>; required: string[] } };
+    const took = performance.now() - started;
+    assert.deepStrictEqual([Object.keys(shape.items.properties).length, shape.items.properties.k19999, shape.items.required], [20_001, { type: 'integer' }, ['common']]);
+    console.log(`inferShape over 20,000 distinct-key elements took ${took.toFixed(1)} ms`);
+    assert.ok(took < 2000, `took ${took} ms`);
+  });
+  it('unites the types of array elements (a number absorbs an integer) and keeps a key required only where every object had it', () => {
+    assert.deepStrictEqual(inferShape([1, 'a', 2.5, { a: 1 }, { a: 2, b: 1 }]), {
+      type: 'array',
+      items: { type: ['string', 'number', 'object'], properties: { a: { type: 'integer' }, b: { type: 'integer' } }, required: ['a'], additionalProperties: false },
+    });
   });
   it('gives an empty array no items and a scalar its type', () => {
     assert.deepStrictEqual([inferShape([]), inferShape(null), inferShape(1e2), inferShape(0.5)], [
@@ -889,8 +978,10 @@ describe('check budgets (issue 8)', () => {
   });
 
   it('reports allOf nested 5000 deep as too deep to check, never a crash', () => {
+    // Since attack round 3 F7 the documented-fields walk stops at MAX_REF_DEPTH too, so the evaluator's own bound
+    // (256 `$ref`s) speaks, naming where, instead of the stack-overflow catch.
     assert.deepStrictEqual(check(nestedComposition('allOf', 5000), { $ref: '#/components/schemas/S0' }, { name: 1 }), [{
-      kind: 'notChecked', severity: 'warning', path: '$', schemaPath: '#', message: 'was not checked: the schema nests too deeply for the stack (too deep to check)',
+      kind: 'notChecked', severity: 'warning', path: '$', schemaPath: '#/components/schemas/S256', message: 'was not checked: the schema nests more than 256 `$ref`s deep here (too deep to check)',
     }]);
   });
 

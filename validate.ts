@@ -38,7 +38,7 @@ export type Finding = {
 export type CheckOptions = {
   direction?: 'response' | 'request';  // default 'response': readOnly/writeOnly scoping (OAS 3.0.3 Schema Object)
   at?: string;                          // schema path of the `schema` argument, default '#'
-  maxSteps?: number;                    // schema applications before the check stops, default DEFAULT_MAX_STEPS
+  maxSteps?: number;                    // schema applications before the check stops, default DEFAULT_MAX_STEPS (measurePresence: declared fields listed)
   timeoutMs?: number;                   // milliseconds before the check stops, default DEFAULT_CHECK_TIMEOUT_MS
   inexactNumbers?: InexactNumbers;      // numbers JSON parsing changed (RFC 8259 §6): their numeric constraints are not checked
 };
@@ -73,7 +73,13 @@ export type ResponseCheck = {
 /** One row of `fieldPresence`: `text` reads 'present in 2 of 3'. */
 export type FieldPresence = { path: string; required: boolean; documented: boolean; present: number; of: number; text: string };
 /** Result of `compareWithFixture`: instance paths, sorted. */
-export type FixtureDiff = { onlyLive: string[]; onlyFixture: string[]; changed: { path: string; fixture: unknown; live: unknown }[] };
+export type FixtureDiff = {
+  onlyLive: string[];
+  onlyFixture: string[];
+  changed: { path: string; fixture: unknown; live: unknown }[];
+  /** How many entries past `MAX_DIFF_LISTED` each list left out; absent when none was cut. */
+  more?: { onlyLive?: number; onlyFixture?: number; changed?: number };
+};
 
 /**
  * Severity of each finding kind. `error`: the body breaks an assertion the document makes about types,
@@ -133,6 +139,7 @@ type Documented = {
   required: Set<string>;
   writeOnly?: Map<string, string | null>;  // `scopedFlag` per name in responses, filled on first use
   readOnly?: Map<string, string | null>;   // the same in requests
+  tooDeep?: string;           // schema path where allOf/oneOf/anyOf nest deeper than MAX_REF_DEPTH: left open there (F7)
 };
 /**
  * How a schema is applied at one instance location. `owner`: this schema owns the location and reports
@@ -444,6 +451,7 @@ function mergeTwo(a: Documented, b: Documented): Documented {
     open: a.open || b.open,
     declares: a.declares || b.declares,
     closedAt: a.closedAt ?? b.closedAt,
+    ...(a.tooDeep ?? b.tooDeep ? { tooDeep: a.tooDeep ?? b.tooDeep } : {}),
     required: new Set([...a.required, ...b.required]),
   };
 }
@@ -470,12 +478,19 @@ function nameTest(pattern: string): NameTest | undefined {
  * additionalProperties, and those of every allOf branch after `$ref` (case 22: the undocumented check
  * uses the union of the composition). oneOf/anyOf branches are included only when `alternatives`.
  */
-function collect(ctx: Context, schema: unknown, schemaPath: string, alternatives: boolean, acc: Documented, visited: Set<string>, seen: Set<object> = new Set()): void {
+function collect(ctx: Context, schema: unknown, schemaPath: string, alternatives: boolean, acc: Documented, visited: Set<string>, seen: Set<object> = new Set(), depth = 0): void {
   if (!isObj(schema)) return;
   // The same schema object met again through another branch adds nothing new: without this, `anyOf: [S, S]`
   // nested L levels would be walked 2^L times (issue 8, attack round 3 N1).
   if (seen.has(schema)) return;
   seen.add(schema);
+  if (depth > MAX_REF_DEPTH) {
+    // Attack round 3, F7: allOf nested 100,000 deep overflowed the stack. Past the bound nothing is read, and the
+    // object is left open so no field is called undocumented on a guess.
+    acc.open = true;
+    acc.tooDeep ??= schemaPath;
+    return;
+  }
   if (typeof schema.$ref === 'string') {
     const ref = schema.$ref;
     if (!visited.has(ref)) {
@@ -486,7 +501,7 @@ function collect(ctx: Context, schema: unknown, schemaPath: string, alternatives
       } catch {
         target = undefined;
       }
-      collect(ctx, target, ref, true, acc, visited, seen);
+      collect(ctx, target, ref, true, acc, visited, seen, depth + 1);
     }
     if (ctx.dialect !== '3.1') return; // OAS 3.0.3 Reference Object: siblings of $ref are ignored
   }
@@ -519,11 +534,11 @@ function collect(ctx: Context, schema: unknown, schemaPath: string, alternatives
     }
   }
   if (Array.isArray(schema.required)) for (const r of schema.required) if (typeof r === 'string') acc.required.add(r);
-  if (Array.isArray(schema.allOf)) schema.allOf.forEach((b, i) => collect(ctx, b, `${schemaPath}/allOf/${i}`, true, acc, visited, seen));
+  if (Array.isArray(schema.allOf)) schema.allOf.forEach((b, i) => collect(ctx, b, `${schemaPath}/allOf/${i}`, true, acc, visited, seen, depth + 1));
   if (alternatives) {
     for (const kw of ['oneOf', 'anyOf']) {
       const list = schema[kw];
-      if (Array.isArray(list)) list.forEach((b, i) => collect(ctx, b, `${schemaPath}/${kw}/${i}`, true, acc, visited, seen));
+      if (Array.isArray(list)) list.forEach((b, i) => collect(ctx, b, `${schemaPath}/${kw}/${i}`, true, acc, visited, seen, depth + 1));
     }
   }
 }
@@ -2058,19 +2073,30 @@ function itemsOf(ctx: Context, schema: unknown, depth = 0): { schema: unknown; s
   return undefined;
 }
 
+/** What `measurePresence` found: the rows, and what it did not compare and why (empty when nothing was left out). */
+export type PresenceReport = { fields: FieldPresence[]; notes: string[] };
+
+/**
+ * Declared fields `measurePresence` lists at most (issue 8: every walk has a step budget). The document's declared
+ * fields are walked without the bodies, so a document whose `$ref`s fan out (30 properties per level, 12 levels:
+ * 30^12 paths; attack round 3, F8) must not take the walk past the worker's deadline.
+ */
+export const MAX_DECLARED_FIELDS = 5_000;
+
 /**
  * Counts how often each field appears across several bodies of ONE operation.
  * @param schema The body schema (may be `{$ref}`), or `undefined` to count fields only.
  * @param bodies Parsed bodies, one per probe.
  * @param options `direction` scopes `required` as in `check` (a required writeOnly field is not required in
- *   a response).
- * @returns One row per field seen in any body or declared in the schema (also nested object fields, and
- *   fields of array elements as `$.items[].name`, counted per element); `of` is how many times the parent
+ *   a response); `maxSteps` bounds the declared fields walked (default `MAX_DECLARED_FIELDS`).
+ * @returns `fields`: one row per field seen in any body or declared in the schema (also nested object fields,
+ *   and fields of array elements as `$.items[].name`, counted per element); `of` is how many times the parent
  *   object was seen; `documented` means a property, patternProperties or additionalProperties covers it;
- *   `text` reads `present in 2 of 3`. Sorted by path. Never throws on data.
+ *   `text` reads `present in 2 of 3`. Sorted by path. `notes`: what was not compared (declared fields past the
+ *   budget, a schema nested deeper than MAX_REF_DEPTH, a body deeper than 64 levels). Never throws on data.
  * @throws TypeError when `doc` is not an object.
  */
-export function fieldPresence(doc: unknown, schema: unknown, bodies: unknown[], options?: CheckOptions): FieldPresence[] {
+export function measurePresence(doc: unknown, schema: unknown, bodies: unknown[], options?: CheckOptions): PresenceReport {
   const ctx = makeCtx(doc, options?.direction);
   const rows = new Map<string, { parent: string; documented: boolean; required: boolean; present: number }>();
   const parents = new Map<string, number>();
@@ -2082,6 +2108,14 @@ export function fieldPresence(doc: unknown, schema: unknown, bodies: unknown[], 
     }
     return r;
   };
+  const maxDeclared = options?.maxSteps ?? MAX_DECLARED_FIELDS;
+  let declaredLeft = maxDeclared;
+  let declaredCut = false;
+  let tooDeep: string | undefined;
+  let bodyTooDeep = false;
+  const noteDepth = (documented: Documented) => {
+    tooDeep ??= documented.tooDeep;
+  };
   // Declared fields, without unrolling recursive schemas: a schema already being declared above stops the walk.
   const declaring = new Set<unknown>();
   const declare = (schemaNode: unknown, schemaPath: string, parentPath: string, depth: number): void => {
@@ -2089,19 +2123,27 @@ export function fieldPresence(doc: unknown, schema: unknown, bodies: unknown[], 
     if (depth > 16 || resolved === undefined || declaring.has(resolved)) return;
     declaring.add(resolved);
     const documented = documentedOf(ctx, schemaNode, schemaPath, true);
+    noteDepth(documented);
     for (const [name, locs] of documented.names) {
       const fieldPath = pathStep(parentPath, name);
+      if (!rows.has(fieldPath) && --declaredLeft < 0) {
+        declaredCut = true;
+        break;
+      }
       const r = row(fieldPath, parentPath);
       r.documented = true;
       if (documented.required.has(name) && !scopedFlag(ctx, documented, name)) r.required = true;
       declare(locs[0].schema, locs[0].schemaPath, fieldPath, depth + 1);
     }
-    const items = itemsOf(ctx, schemaNode);
+    const items = declaredCut ? undefined : itemsOf(ctx, schemaNode);
     if (items) declare(items.schema, '#', `${parentPath}[]`, depth + 1);
     declaring.delete(resolved);
   };
   const walk = (value: unknown, schemaNode: unknown, parentPath: string, depth: number): void => {
-    if (depth > 64) return;
+    if (depth > 64) {
+      bodyTooDeep = true;
+      return;
+    }
     if (Array.isArray(value)) {
       const items = schemaNode === undefined ? undefined : itemsOf(ctx, schemaNode);
       for (const el of value) walk(el, items?.schema, `${parentPath}[]`, depth + 1);
@@ -2110,6 +2152,7 @@ export function fieldPresence(doc: unknown, schema: unknown, bodies: unknown[], 
     if (!isObj(value)) return;
     parents.set(parentPath, (parents.get(parentPath) ?? 0) + 1);
     const documented = schemaNode === undefined ? undefined : documentedOf(ctx, schemaNode, '#', true);
+    if (documented) noteDepth(documented);
     for (const k of Object.keys(value)) {
       const fieldPath = pathStep(parentPath, k);
       const r = row(fieldPath, parentPath);
@@ -2127,38 +2170,97 @@ export function fieldPresence(doc: unknown, schema: unknown, bodies: unknown[], 
   };
   if (schema !== undefined) declare(schema, options?.at ?? '#', '$', 0);
   for (const b of bodies) walk(b, schema, '$', 0);
-  return [...rows].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([path, r]) => {
+  const fields = [...rows].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([path, r]) => {
     const of = parents.get(r.parent) ?? 0;
     return { path, required: r.required, documented: r.documented, present: r.present, of, text: `present in ${r.present} of ${of}` };
   });
+  const notes: string[] = [];
+  if (declaredCut) notes.push(`The schema declares more than ${maxDeclared} fields (its $refs fan out), so declared fields past the first ${maxDeclared} are not listed; every field seen in the bodies is.`);
+  if (tooDeep !== undefined) notes.push(`The schema nests allOf/oneOf/anyOf/$ref more than ${MAX_REF_DEPTH} levels deep at ${boundedText(tooDeep, 200)}: what it declares below that was not compared, and no field there is called undocumented.`);
+  if (bodyTooDeep) notes.push('Fields nested deeper than 64 levels in a body were not counted.');
+  return { fields, notes };
 }
 
-function mergeShapes(a: JsonObject, b: JsonObject): JsonObject {
-  const ta = Array.isArray(a.type) ? a.type as string[] : [a.type as string];
-  const tb = Array.isArray(b.type) ? b.type as string[] : [b.type as string];
-  let types = [...ta];
-  for (const t of tb) if (!types.includes(t)) types.push(t);
-  if (types.includes('number')) types = types.filter((t) => t !== 'integer'); // an integer is a number
-  const out: JsonObject = { type: types.length === 1 ? types[0] : types };
-  if (isObj(a.properties) || isObj(b.properties)) {
-    const pa = isObj(a.properties) ? a.properties : undefined;
-    const pb = isObj(b.properties) ? b.properties : undefined;
-    const props: JsonObject = {};
-    for (const k of new Set([...Object.keys(pa ?? {}), ...Object.keys(pb ?? {})])) {
-      const x = pa?.[k];
-      const y = pb?.[k];
-      props[k] = isObj(x) && isObj(y) ? mergeShapes(x, y) : (x ?? y);
+/**
+ * Counts how often each field appears across several bodies of ONE operation: the rows of `measurePresence`
+ * (see there), without its notes.
+ */
+export function fieldPresence(doc: unknown, schema: unknown, bodies: unknown[], options?: CheckOptions): FieldPresence[] {
+  return measurePresence(doc, schema, bodies, options).fields;
+}
+
+/**
+ * A string from a document, a body or an agent cut to `max` characters (UTF-16 code units, never splitting a
+ * surrogate pair), with `… (N more characters)` after the cut; shorter strings as they are.
+ */
+export function boundedText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = max;
+  const code = text.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end--;
+  return `${text.slice(0, end)}… (${text.length - end} more characters)`;
+}
+
+/**
+ * A shape being inferred, merged in place: linear in the body (attack round 3: merging copies of the shapes of
+ * 5,000 array elements with distinct keys took 12.5 s, quadratic). `required` holds the keys every object seen had.
+ */
+type ShapeAcc = { types: Set<string>; properties?: Map<string, ShapeAcc>; required?: Set<string>; items?: ShapeAcc };
+
+function accOf(v: unknown, depth: number): ShapeAcc {
+  if (depth > 256) return { types: new Set() };
+  if (Array.isArray(v)) {
+    const out: ShapeAcc = { types: new Set(['array']) };
+    if (v.length > 0) {
+      const items = accOf(v[0], depth + 1);
+      for (let i = 1; i < v.length; i++) mergeInto(items, accOf(v[i], depth + 1));
+      out.items = items;
     }
-    out.properties = props;
-    // a key is required only if every object seen had it; a side that was not an object does not vote
-    const ra = pa ? new Set(a.required as string[]) : undefined;
-    const rb = pb ? new Set(b.required as string[]) : undefined;
-    out.required = Object.keys(props).filter((k) => (ra ? ra.has(k) : true) && (rb ? rb.has(k) : true));
+    return out;
+  }
+  if (isObj(v)) {
+    const properties = new Map<string, ShapeAcc>();
+    for (const k of Object.keys(v)) properties.set(k, accOf(v[k], depth + 1));
+    return { types: new Set(['object']), properties, required: new Set(properties.keys()) };
+  }
+  return { types: new Set([jsonType(v)]) };
+}
+
+function mergeInto(a: ShapeAcc, b: ShapeAcc): void {
+  for (const t of b.types) a.types.add(t);
+  if (b.properties) {
+    if (!a.properties) {
+      // A side that was not an object does not vote on `required`.
+      a.properties = b.properties;
+      a.required = b.required;
+    } else {
+      for (const [k, shape] of b.properties) {
+        const known = a.properties.get(k);
+        if (known) mergeInto(known, shape);
+        else a.properties.set(k, shape);
+      }
+      // Only shrinks: each key is dropped once, or kept because b has it (linear overall).
+      for (const k of a.required!) if (!b.properties.has(k)) a.required!.delete(k);
+    }
+  }
+  if (b.items) {
+    if (a.items) mergeInto(a.items, b.items);
+    else a.items = b.items;
+  }
+}
+
+function schemaOfAcc(acc: ShapeAcc): JsonObject {
+  let types = [...acc.types];
+  if (types.includes('number')) types = types.filter((t) => t !== 'integer'); // an integer is a number
+  const out: JsonObject = types.length === 0 ? {} : { type: types.length === 1 ? types[0] : types };
+  if (acc.properties) {
+    const properties: JsonObject = {};
+    for (const [k, shape] of acc.properties) properties[k] = schemaOfAcc(shape);
+    out.properties = properties;
+    out.required = [...acc.properties.keys()].filter((k) => acc.required!.has(k));
     out.additionalProperties = false;
   }
-  if (isObj(a.items) || isObj(b.items)) {
-    out.items = isObj(a.items) && isObj(b.items) ? mergeShapes(a.items, b.items) : (a.items ?? b.items);
-  }
+  if (acc.items) out.items = schemaOfAcc(acc.items);
   return out;
 }
 
@@ -2171,29 +2273,17 @@ function mergeShapes(a: JsonObject, b: JsonObject): JsonObject {
  * @returns A JSON Schema 2020-12 object. Never throws on JSON data.
  */
 export function inferShape(body: unknown): unknown {
-  return shapeOf(body, 0);
-}
-
-function shapeOf(v: unknown, depth: number): JsonObject {
-  if (depth > 256) return {};
-  if (Array.isArray(v)) {
-    const out: JsonObject = { type: 'array' };
-    if (v.length > 0) out.items = v.slice(1).reduce<JsonObject>((acc, el) => mergeShapes(acc, shapeOf(el, depth + 1)), shapeOf(v[0], depth + 1));
-    return out;
-  }
-  if (isObj(v)) {
-    const properties: JsonObject = {};
-    for (const k of Object.keys(v)) properties[k] = shapeOf(v[k], depth + 1);
-    return { type: 'object', properties, required: Object.keys(v), additionalProperties: false };
-  }
-  return { type: jsonType(v) };
+  return schemaOfAcc(accOf(body, 0));
 }
 
 /**
  * Compares a recorded fixture with a live body, field by field.
  * @returns `onlyLive` / `onlyFixture`: instance paths of fields or array elements present on one side only
  *   (the topmost such path, not its descendants); `changed`: paths where both have a value but it differs
- *   (a primitive, or a change of JSON type), with both values. Each list sorted by instance path. Never throws.
+ *   (a primitive, or a change of JSON type), with both values. Each list sorted by instance path and cut to the
+ *   first `MAX_DIFF_LISTED` (500), `more` counting the rest; paths and string values past `MAX_DIFF_TEXT` (1,000
+ *   characters) cut, an object or array value past it shown as `(an object of N characters of JSON, not shown)`.
+ *   Never throws.
  */
 export function compareWithFixture(fixture: unknown, live: unknown): FixtureDiff {
   const onlyLive: Segment[][] = [];
@@ -2217,10 +2307,30 @@ export function compareWithFixture(fixture: unknown, live: unknown): FixtureDiff
     }
   };
   walk(fixture, live, [], 0);
-  const paths = (list: Segment[][]): string[] => list.sort(compareSegments).map(instancePath);
+  // Issue 8 (attack round 3 F3): a list that grows with the body is cut at the source, and `more` counts the rest.
+  const paths = (list: Segment[][]): string[] => list.sort(compareSegments).slice(0, MAX_DIFF_LISTED).map((segments) => boundedText(instancePath(segments), MAX_DIFF_TEXT));
+  const more: NonNullable<FixtureDiff['more']> = {};
+  if (onlyLive.length > MAX_DIFF_LISTED) more.onlyLive = onlyLive.length - MAX_DIFF_LISTED;
+  if (onlyFixture.length > MAX_DIFF_LISTED) more.onlyFixture = onlyFixture.length - MAX_DIFF_LISTED;
+  if (changed.length > MAX_DIFF_LISTED) more.changed = changed.length - MAX_DIFF_LISTED;
   return {
     onlyLive: paths(onlyLive),
     onlyFixture: paths(onlyFixture),
-    changed: changed.sort((a, b) => compareSegments(a.segments, b.segments)).map((c) => ({ path: instancePath(c.segments), fixture: c.fixture, live: c.live })),
+    changed: changed.sort((a, b) => compareSegments(a.segments, b.segments)).slice(0, MAX_DIFF_LISTED)
+      .map((c) => ({ path: boundedText(instancePath(c.segments), MAX_DIFF_TEXT), fixture: shownValue(c.fixture), live: shownValue(c.live) })),
+    ...(Object.keys(more).length ? { more } : {}),
   };
+}
+
+/** Entries each list of `compareWithFixture` holds at most (first by instance path). */
+export const MAX_DIFF_LISTED = 500;
+/** Longest path or string value `compareWithFixture` shows, in characters; longer ones cut by `boundedText`. */
+export const MAX_DIFF_TEXT = 1_000;
+
+/** A changed value as the diff shows it: a long string cut, an object or array of more than MAX_DIFF_TEXT characters of JSON named by its size. */
+function shownValue(value: unknown): unknown {
+  if (typeof value === 'string') return boundedText(value, MAX_DIFF_TEXT);
+  if (value === null || typeof value !== 'object') return value;
+  const text = JSON.stringify(value);
+  return text.length <= MAX_DIFF_TEXT ? value : `(${Array.isArray(value) ? 'an array' : 'an object'} of ${text.length} characters of JSON, not shown)`;
 }
