@@ -15,8 +15,8 @@ import { StringDecoder } from 'node:string_decoder';
 import { pathToFileURL } from 'node:url';
 import { isMainThread } from 'node:worker_threads';
 import type { Readable, Writable } from 'node:stream';
-import { compareWithFixture, check, instancePath } from './validate.ts';
-import type { Finding, FixtureDiff } from './validate.ts';
+import { check, instancePath } from './validate.ts';
+import type { Finding } from './validate.ts';
 import { createDocumentSource, readCappedStream } from './openapi-document.ts';
 import { commandLine } from './cli.ts';
 import { SEARCH_LIMITS } from './operation-search.ts';
@@ -873,9 +873,11 @@ async function compareFixtureTool(args: Record<string, unknown>, context: ToolCo
     probedNow = true;
     if (!seen) return failure(`GET ${relativePath} did not return a complete JSON 2xx body, so there is nothing to compare: ${probed.content[0]!.text.slice(0, 500)}`);
   }
-  // The remembered body is its JSON text (at most 1 MiB, or PROBE_MAX_BYTES when larger): parsed here, no document needed.
-  const diff: FixtureDiff = compareWithFixture(fixture, JSON.parse(seen.text));
-  return result({ path: relativePath, live: { at: seen.at, probedNow }, ...diff, same: diff.onlyLive.length + diff.onlyFixture.length + diff.changed.length === 0 });
+  // The comparison runs in the check worker with the remembered JSON text (at most 1 MiB, or PROBE_MAX_BYTES when larger),
+  // under its deadline, its lists capped (issue 8, F2): nothing of it holds this thread.
+  const compared = await context.contract.run('compare', { fixture, text: seen.text });
+  if ('failure' in compared) return failure(compared.failure);
+  return result({ path: relativePath, live: { at: seen.at, probedNow }, ...compared.structured }, compared.isError);
 }
 
 async function describeOperationTool(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
