@@ -40,7 +40,7 @@ export type JobInputs = {
   describe: { operation: string; as?: 'text' | 'typescript'; part?: 'request' | 'responses'; status?: string; depth?: number; records?: RecordText[] };
   draft: { method: string; url: string; headers: Record<string, string>; body?: unknown };
   find: { query: string; method?: string; limit: number };
-  compare: { fixture: unknown; text: string };
+  compare: { fixtureText: string; text: string };
 };
 
 /** The outputs of each job. */
@@ -229,13 +229,13 @@ export const JOBS: { [Name in JobName]: Job<Name> } = {
   },
 
   /**
-   * A saved fixture against a remembered live body (its JSON text), field by field (validate.ts `compareWithFixture`):
+   * A saved fixture against a remembered live body (both as JSON text), field by field (validate.ts `compareWithFixture`):
    * each list cut to its first `MAX_DIFF_ENTRIES`; when one is cut, `onlyLiveCount`, `onlyFixtureCount`, `changedCount`
    * and a note say how many there are in all. `same` is true when all three are empty. Needs no document.
    */
   async compare(input, _context, begin) {
     begin();
-    const diff = compareWithFixture(input.fixture, JSON.parse(input.text));
+    const diff = compareWithFixture(JSON.parse(input.fixtureText), JSON.parse(input.text));
     const counts = { onlyLiveCount: diff.onlyLive.length, onlyFixtureCount: diff.onlyFixture.length, changedCount: diff.changed.length };
     const cut = Object.values(counts).some((count) => count > MAX_DIFF_ENTRIES);
     return {

@@ -137,7 +137,7 @@ describe('compare job and the answer bound (contract-jobs.ts, issue 8)', () => {
 
   it('issue 8, F2: cuts each fixture list at its first 200 entries and gives the counts and a note', async () => {
     const fixture = { a: Object.fromEntries(Array.from({ length: 250 }, (_, index) => [`k${String(index).padStart(3, '0')}`, 0])), b: 1 };
-    const answer = await contract.run('compare', { fixture, text: JSON.stringify({ a: {}, b: 2, c: 3 }) });
+    const answer = await contract.run('compare', { fixtureText: JSON.stringify(fixture), text: JSON.stringify({ a: {}, b: 2, c: 3 }) });
     assert.deepEqual(answer, {
       structured: {
         onlyLive: ['$.c'],
@@ -153,11 +153,11 @@ describe('compare job and the answer bound (contract-jobs.ts, issue 8)', () => {
   });
 
   it('issue 8, F2: answers an uncut comparison without counts', async () => {
-    assert.deepEqual(await contract.run('compare', { fixture: { a: 1 }, text: '{"a":1}' }), { structured: { onlyLive: [], onlyFixture: [], changed: [], same: true } });
+    assert.deepEqual(await contract.run('compare', { fixtureText: '{"a":1}', text: '{"a":1}' }), { structured: { onlyLive: [], onlyFixture: [], changed: [], same: true } });
   });
 
   it('issue 8, F3: answers a job whose answer passes 1 MiB of JSON with a failure naming the limit and how to narrow the call', async () => {
-    const answer = await contract.run('compare', { fixture: { a: 'x'.repeat(MAX_ANSWER) }, text: '{"a":"y"}' });
+    const answer = await contract.run('compare', { fixtureText: JSON.stringify({ a: 'x'.repeat(MAX_ANSWER) }), text: '{"a":"y"}' });
     assert.deepEqual(answer, { failure: 'Not answered: the answer would be 1048672 characters of JSON, more than the limit of 1048576 (1 MiB) for one answer. Narrow the call: compare a smaller part of the record.' });
   });
 });

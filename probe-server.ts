@@ -428,7 +428,8 @@ function nestingDepth(value: unknown): number {
     if (current === null || typeof current !== 'object') continue;
     deepest = Math.max(deepest, depth + 1);
     if (deepest > MAX_BODY_DEPTH) return deepest;
-    for (const inner of Object.values(current)) stack.push([inner, depth + 1]);
+    // Only containers are pushed: a value of 150,000 leaves costs no pair per leaf (issue 8, F2).
+    for (const inner of Object.values(current)) if (inner !== null && typeof inner === 'object') stack.push([inner, depth + 1]);
   }
   return deepest;
 }
@@ -875,7 +876,9 @@ async function compareFixtureTool(args: Record<string, unknown>, context: ToolCo
   }
   // The comparison runs in the check worker with the remembered JSON text (at most 1 MiB, or PROBE_MAX_BYTES when larger),
   // under its deadline, its lists capped (issue 8, F2): nothing of it holds this thread.
-  const compared = await context.contract.run('compare', { fixture, text: seen.text });
+  // Both sides go as JSON text: a string crosses to the worker as one copy, far cheaper than cloning a large object.
+  const fixtureText = typeof args.fixture === 'string' ? args.fixture : JSON.stringify(fixture);
+  const compared = await context.contract.run('compare', { fixtureText, text: seen.text });
   if ('failure' in compared) return failure(compared.failure);
   return result({ path: relativePath, live: { at: seen.at, probedNow }, ...compared.structured }, compared.isError);
 }
