@@ -24,7 +24,7 @@ import { createDocumentSource } from './openapi-document.ts';
 import { redactor } from './redaction.ts';
 import type { Redactor } from './redaction.ts';
 import { hideSourceSecrets } from './redaction.ts';
-import { JOBS, unfinishedJob, warmMatcher } from './contract-jobs.ts';
+import { boundedAnswer, JOBS, unfinishedJob, warmMatcher } from './contract-jobs.ts';
 import type { ContractService, JobContext, JobInputs, JobName, JobOutputs } from './contract-jobs.ts';
 import { structuredTexts } from './probe-pipeline.ts';
 import type { CheckedProbe, RawResponse } from './probe-pipeline.ts';
@@ -81,6 +81,7 @@ const JOB_WORDS: Record<JobName, { doing: string; advice: string }> = {
   describe: { doing: 'describing the operation', advice: 'ask for less: `part`, `status` or a lower `depth`' },
   draft: { doing: 'checking the drafted request', advice: 'check a smaller or simpler body' },
   find: { doing: 'searching the document', advice: 'try a shorter query' },
+  compare: { doing: 'comparing the fixture with the live record', advice: 'compare a smaller part of the record' },
 };
 
 /**
@@ -303,7 +304,8 @@ function runWorker(sent: SentConfig): void {
   parentPort!.on('message', async (message: { id: number; name: JobName; input: JobInputs[JobName] }) => {
     try {
       const job = JOBS[message.name] as (input: JobInputs[JobName], context: JobContext, begin: () => void) => Promise<JobOutputs[JobName]>;
-      const output = await job(message.input, context, () => post({ id: message.id, started: true }));
+      // Bounded here, so an answer past MAX_ANSWER never reaches the main thread's redaction and transport.
+      const output = boundedAnswer(message.name, await job(message.input, context, () => post({ id: message.id, started: true })));
       const text = message.name === 'probe' ? structuredTexts.get((output as CheckedProbe).structured) : undefined;
       post({ id: message.id, output, ...(text !== undefined ? { text } : {}) });
     } catch (error) {

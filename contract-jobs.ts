@@ -12,6 +12,7 @@
 import { analyzeSample, describeOperation, describeTypeScript, draftRequest, findOperation, operationKey, resolveOperation, summarize } from './contract.ts';
 import type { SampleRecord } from './contract.ts';
 import { findOperations, prepareSearchIndex } from './operation-search.ts';
+import { compareWithFixture } from './validate.ts';
 import type { LoadedDocument, Operation } from './openapi-document.ts';
 import { checkProbe, loadDocumentState, trimSlash, uncheckedProbe } from './probe-pipeline.ts';
 import type { CheckedProbe, DocumentState, PipelineContext, RawResponse } from './probe-pipeline.ts';
@@ -39,6 +40,7 @@ export type JobInputs = {
   describe: { operation: string; as?: 'text' | 'typescript'; part?: 'request' | 'responses'; status?: string; depth?: number; records?: RecordText[] };
   draft: { method: string; url: string; headers: Record<string, string>; body?: unknown };
   find: { query: string; method?: string; limit: number };
+  compare: { fixtureText: string; text: string };
 };
 
 /** The outputs of each job. */
@@ -51,6 +53,7 @@ export type JobOutputs = {
   describe: JobAnswer;
   draft: JobAnswer;
   find: JobAnswer;
+  compare: JobAnswer;
 };
 
 export type JobName = keyof JobInputs;
@@ -82,6 +85,37 @@ function operationByKey(loaded: LoadedDocument, key: string): Operation | undefi
 }
 
 const parsed = (records: RecordText[]): SampleRecord[] => records.map((record) => ({ path: record.path, status: record.status, body: JSON.parse(record.text) }));
+
+/** Most entries each list of a fixture comparison shows (`onlyLive`, `onlyFixture`, `changed`), the first by instance path. */
+export const MAX_DIFF_ENTRIES = 200;
+
+/**
+ * Most characters of JSON a job's answer (its structured content) may have; a larger one is answered as a failure
+ * naming this limit, so the main thread never redacts or writes tens of MB for one call (issue 8, F3). 1 MiB.
+ */
+export const MAX_ANSWER = 1024 * 1024;
+
+/** How to narrow each job whose answer can be large, for the failure past `MAX_ANSWER`. */
+const NARROWER: Partial<Record<JobName, string>> = {
+  analyze: 'compare fewer or smaller records (probe_sample with fewer paths, or a page size or filter parameter)',
+  describe: 'ask for less: `part`, `status` or a lower `depth`',
+  draft: 'check a smaller body',
+  find: 'ask for fewer hits with a lower `limit`',
+  compare: 'compare a smaller part of the record',
+};
+
+/**
+ * A job's answer, bounded: a `{structured}` answer whose JSON text is longer than `MAX_ANSWER` characters becomes a
+ * `{failure}` naming the limit, its size and how to narrow the call. A probe's answer and any other output pass as they are
+ * (a probe's body is already cut to PROBE_MAX_BYTES by the pipeline).
+ */
+export function boundedAnswer<Name extends JobName>(name: Name, output: JobOutputs[Name]): JobOutputs[Name] {
+  const narrower = NARROWER[name];
+  if (narrower === undefined || output === null || typeof output !== 'object' || !('structured' in output)) return output;
+  const size = JSON.stringify((output as { structured: unknown }).structured).length;
+  if (size <= MAX_ANSWER) return output;
+  return { failure: `Not answered: the answer would be ${size} characters of JSON, more than the limit of ${MAX_ANSWER} (1 MiB) for one answer. Narrow the call: ${narrower}.` } as JobOutputs[Name];
+}
 
 type Job<Name extends JobName> = (input: JobInputs[Name], context: JobContext, begin: () => void) => Promise<JobOutputs[Name]>;
 
@@ -193,6 +227,27 @@ export const JOBS: { [Name in JobName]: Job<Name> } = {
     begin();
     return { structured: { ...findOperations(state.loaded, input.query, { method: input.method, limit: input.limit }) } };
   },
+
+  /**
+   * A saved fixture against a remembered live body (both as JSON text), field by field (validate.ts `compareWithFixture`):
+   * each list cut to its first `MAX_DIFF_ENTRIES`; when one is cut, `onlyLiveCount`, `onlyFixtureCount`, `changedCount`
+   * and a note say how many there are in all. `same` is true when all three are empty. Needs no document.
+   */
+  async compare(input, _context, begin) {
+    begin();
+    const diff = compareWithFixture(JSON.parse(input.fixtureText), JSON.parse(input.text));
+    const counts = { onlyLiveCount: diff.onlyLive.length, onlyFixtureCount: diff.onlyFixture.length, changedCount: diff.changed.length };
+    const cut = Object.values(counts).some((count) => count > MAX_DIFF_ENTRIES);
+    return {
+      structured: {
+        onlyLive: diff.onlyLive.slice(0, MAX_DIFF_ENTRIES),
+        onlyFixture: diff.onlyFixture.slice(0, MAX_DIFF_ENTRIES),
+        changed: diff.changed.slice(0, MAX_DIFF_ENTRIES),
+        same: counts.onlyLiveCount + counts.onlyFixtureCount + counts.changedCount === 0,
+        ...(cut ? { ...counts, note: `Each list shows its first ${MAX_DIFF_ENTRIES} entries by instance path; the counts give them all. Compare a smaller part of the record to see the rest.` } : {}),
+      },
+    };
+  },
 };
 
 /**
@@ -227,7 +282,7 @@ export type ContractService = {
  * @param context The configuration, key redactor and document source (if any).
  */
 export function inProcessContract(context: JobContext): ContractService {
-  const run = <Name extends JobName>(name: Name, input: JobInputs[Name]): Promise<JobOutputs[Name]> => (JOBS[name] as Job<Name>)(input, context, () => {});
+  const run = async <Name extends JobName>(name: Name, input: JobInputs[Name]): Promise<JobOutputs[Name]> => boundedAnswer(name, await (JOBS[name] as Job<Name>)(input, context, () => {}));
   return {
     run,
     check: (raw, request) => run('probe', { raw, request }),

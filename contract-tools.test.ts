@@ -12,6 +12,9 @@ import { start } from './stand-in-api.ts';
 import type { StandIn } from './stand-in-api.ts';
 import { nodeArgsFor, spawnServer } from './stdio-client.ts';
 import type { StdioClient } from './stdio-client.ts';
+import { inProcessContract, MAX_ANSWER, MAX_DIFF_ENTRIES } from './contract-jobs.ts';
+import { readConfig } from './probe-server.ts';
+import { redactor } from './redaction.ts';
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
 const KEY = 'contract-tools-key-5f2a91';
@@ -126,5 +129,35 @@ describe('describe_operation and draft_request through the official SDK client (
   it('returns a draft_request result that passes the SDK\'s outputSchema check', async () => {
     const called = await client.callTool({ name: 'draft_request', arguments: { method: 'PATCH', path: '/meters/mtr_1', body: { note: 'moved' } } });
     assert.deepEqual([(called.structuredContent as { matchesContract: boolean }).matchesContract, (called.structuredContent as { problems: unknown[] }).problems], [true, []]);
+  });
+});
+
+describe('compare job and the answer bound (contract-jobs.ts, issue 8)', () => {
+  const contract = inProcessContract({ config: readConfig({ API_BASE_URL: 'http://127.0.0.1:9/v2' }, '/nonexistent'), redact: redactor(undefined) });
+
+  it('issue 8, F2: cuts each fixture list at its first 200 entries and gives the counts and a note', async () => {
+    const fixture = { a: Object.fromEntries(Array.from({ length: 250 }, (_, index) => [`k${String(index).padStart(3, '0')}`, 0])), b: 1 };
+    const answer = await contract.run('compare', { fixtureText: JSON.stringify(fixture), text: JSON.stringify({ a: {}, b: 2, c: 3 }) });
+    assert.deepEqual(answer, {
+      structured: {
+        onlyLive: ['$.c'],
+        onlyFixture: Array.from({ length: MAX_DIFF_ENTRIES }, (_, index) => `$.a.k${String(index).padStart(3, '0')}`),
+        changed: [{ path: '$.b', fixture: 1, live: 2 }],
+        same: false,
+        onlyLiveCount: 1,
+        onlyFixtureCount: 250,
+        changedCount: 1,
+        note: 'Each list shows its first 200 entries by instance path; the counts give them all. Compare a smaller part of the record to see the rest.',
+      },
+    });
+  });
+
+  it('issue 8, F2: answers an uncut comparison without counts', async () => {
+    assert.deepEqual(await contract.run('compare', { fixtureText: '{"a":1}', text: '{"a":1}' }), { structured: { onlyLive: [], onlyFixture: [], changed: [], same: true } });
+  });
+
+  it('issue 8, F3: answers a job whose answer passes 1 MiB of JSON with a failure naming the limit and how to narrow the call', async () => {
+    const answer = await contract.run('compare', { fixtureText: JSON.stringify({ a: 'x'.repeat(MAX_ANSWER) }), text: '{"a":"y"}' });
+    assert.deepEqual(answer, { failure: 'Not answered: the answer would be 1048672 characters of JSON, more than the limit of 1048576 (1 MiB) for one answer. Narrow the call: compare a smaller part of the record.' });
   });
 });

@@ -15,8 +15,8 @@ import { StringDecoder } from 'node:string_decoder';
 import { pathToFileURL } from 'node:url';
 import { isMainThread } from 'node:worker_threads';
 import type { Readable, Writable } from 'node:stream';
-import { compareWithFixture, check, instancePath } from './validate.ts';
-import type { Finding, FixtureDiff } from './validate.ts';
+import { check, instancePath } from './validate.ts';
+import type { Finding } from './validate.ts';
 import { createDocumentSource, readCappedStream } from './openapi-document.ts';
 import { commandLine } from './cli.ts';
 import { SEARCH_LIMITS } from './operation-search.ts';
@@ -428,7 +428,8 @@ function nestingDepth(value: unknown): number {
     if (current === null || typeof current !== 'object') continue;
     deepest = Math.max(deepest, depth + 1);
     if (deepest > MAX_BODY_DEPTH) return deepest;
-    for (const inner of Object.values(current)) stack.push([inner, depth + 1]);
+    // Only containers are pushed: a value of 150,000 leaves costs no pair per leaf (issue 8, F2).
+    for (const inner of Object.values(current)) if (inner !== null && typeof inner === 'object') stack.push([inner, depth + 1]);
   }
   return deepest;
 }
@@ -873,9 +874,13 @@ async function compareFixtureTool(args: Record<string, unknown>, context: ToolCo
     probedNow = true;
     if (!seen) return failure(`GET ${relativePath} did not return a complete JSON 2xx body, so there is nothing to compare: ${probed.content[0]!.text.slice(0, 500)}`);
   }
-  // The remembered body is its JSON text (at most 1 MiB, or PROBE_MAX_BYTES when larger): parsed here, no document needed.
-  const diff: FixtureDiff = compareWithFixture(fixture, JSON.parse(seen.text));
-  return result({ path: relativePath, live: { at: seen.at, probedNow }, ...diff, same: diff.onlyLive.length + diff.onlyFixture.length + diff.changed.length === 0 });
+  // The comparison runs in the check worker with the remembered JSON text (at most 1 MiB, or PROBE_MAX_BYTES when larger),
+  // under its deadline, its lists capped (issue 8, F2): nothing of it holds this thread.
+  // Both sides go as JSON text: a string crosses to the worker as one copy, far cheaper than cloning a large object.
+  const fixtureText = typeof args.fixture === 'string' ? args.fixture : JSON.stringify(fixture);
+  const compared = await context.contract.run('compare', { fixtureText, text: seen.text });
+  if ('failure' in compared) return failure(compared.failure);
+  return result({ path: relativePath, live: { at: seen.at, probedNow }, ...compared.structured }, compared.isError);
 }
 
 async function describeOperationTool(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
@@ -927,6 +932,16 @@ async function findOperationTool(args: Record<string, unknown>, context: ToolCon
   return answered(await context.contract.run('find', { query: args.query, ...(args.method !== undefined ? { method: args.method as string } : {}), limit }));
 }
 
+/** Most query parameters a call may name (`query` of probe, probe_sample and draft_request). */
+export const MAX_QUERY_PARAMETERS = 100;
+
+/** Longest `select` of a probe, in characters: an instance path or JSON Pointer into one body. */
+export const MAX_SELECT = 1024;
+
+/** Most headers a draft may carry, and the longest value of one, in characters (draft_request `headers`). */
+export const MAX_HEADERS = 64;
+export const MAX_HEADER_VALUE = 8192;
+
 /** The tools, in the order `tools/list` gives them. */
 export const TOOLS: readonly Tool[] = [
   {
@@ -941,8 +956,8 @@ export const TOOLS: readonly Tool[] = [
       type: 'object',
       properties: {
         path: { type: 'string', description: 'Path after the base URL, e.g. "/meters/mtr_1" or "/meters?status=active".' },
-        query: { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean'] }, description: 'Query parameters, e.g. {"limit": 5}.' },
-        select: { type: 'string', description: 'Part of the JSON body to return: "$.items[0]" or "/items/0".' },
+        query: { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean'] }, maxProperties: MAX_QUERY_PARAMETERS, description: 'Query parameters, e.g. {"limit": 5}.' },
+        select: { type: 'string', maxLength: MAX_SELECT, description: 'Part of the JSON body to return: "$.items[0]" or "/items/0".' },
       },
       required: ['path'],
       additionalProperties: false,
@@ -1013,7 +1028,7 @@ export const TOOLS: readonly Tool[] = [
           uniqueItems: true,
           description: 'e.g. ["/meters/mtr_1", "/meters/mtr_2"]',
         },
-        query: { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean'] }, description: 'added to every path' },
+        query: { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean'] }, maxProperties: MAX_QUERY_PARAMETERS, description: 'added to every path' },
       },
       required: ['paths'],
       additionalProperties: false,
@@ -1059,8 +1074,8 @@ export const TOOLS: readonly Tool[] = [
       properties: {
         method: { type: 'string' },
         path: { type: 'string', description: 'after the base URL' },
-        query: { type: 'object' },
-        headers: { type: 'object', additionalProperties: { type: 'string' } },
+        query: { type: 'object', maxProperties: MAX_QUERY_PARAMETERS },
+        headers: { type: 'object', additionalProperties: { type: 'string', maxLength: MAX_HEADER_VALUE }, maxProperties: MAX_HEADERS },
         body: {},
       },
       required: ['method', 'path'],
@@ -1369,10 +1384,29 @@ export function createHandler(
 }
 
 /**
+ * The size of a tool call's arguments, in characters of JSON, past which the call is refused before its
+ * arguments are checked: every argument but the recorded or drafted body (`LARGE_ARGUMENTS`), which only the
+ * line limit (`MAX_LINE`) bounds. Paths, queries, selectors and headers are far smaller; the cap keeps what
+ * the main thread checks and what a reply echoes small (issue 8: ping within 100 ms).
+ */
+export const MAX_ARGUMENTS = 64 * 1024;
+
+/** The one argument of a tool that may be large (a JSON body, up to the line limit), by tool name. */
+const LARGE_ARGUMENTS: Readonly<Record<string, string>> = { compare_fixture: 'fixture', draft_request: 'body' };
+
+/** How many unknown argument names a failure lists; past that many the call is refused before any value is read. */
+const LISTED_NAMES = 5;
+
+/**
  * Checks a tool's arguments against that tool's own `inputSchema` with the schema checks of
  * `validate.ts` (JSON Schema 2020-12), so what `tools/list` declares and what is accepted cannot
  * disagree (issue 6). Every inputSchema closes its object (`additionalProperties: false`), so unknown
  * names are caught by the same check. Bad arguments are tool failures (MCP 2025-11-25, Tools, Error Handling).
+ *
+ * Linear in the size of the call, and it stops early (issue 8): unknown names are found in one pass (more than
+ * `LISTED_NAMES` of them refuse the call at once, naming the first few and the count); an argument past its
+ * schema's `maxItems`, `maxProperties` or `maxLength` is refused from its count, before its items are walked;
+ * arguments other than `LARGE_ARGUMENTS` past `MAX_ARGUMENTS` characters of JSON are refused naming the limit.
  * @param args The call's `arguments`, already known to be an object.
  * @returns `undefined` when the arguments conform; else the failure text, in words: unknown names as
  *   `Unknown argument for probe: method. It takes: path, query.`, other problems after
@@ -1380,31 +1414,81 @@ export function createHandler(
  *   the first time an argument is named, its description from the schema.
  */
 function argumentProblem(tool: Tool, args: Record<string, unknown>): string | undefined {
+  const properties = (tool.inputSchema.properties ?? {}) as Record<string, { description?: string; maxItems?: number; maxProperties?: number; maxLength?: number }>;
+  const names = Object.keys(args);
+  // Unknown names in the order the client wrote them, the first few listed.
+  const unknown: string[] = [];
+  let unknownCount = 0;
+  for (const name of names) {
+    if (Object.hasOwn(properties, name)) continue;
+    unknownCount++;
+    if (unknown.length < LISTED_NAMES) unknown.push(name);
+  }
+  const more = unknownCount > unknown.length ? ` and ${unknownCount - unknown.length} more` : '';
+  const unknownText = unknownCount ? `Unknown argument${unknownCount > 1 ? 's' : ''} for ${tool.name}: ${unknown.map((name) => name.slice(0, 80)).join(', ')}${more}. It takes: ${Object.keys(properties).join(', ')}.` : '';
+  if (unknownCount > LISTED_NAMES) return unknownText;
+  const refused = (sentence: string) => `Refused, nothing was sent: ${sentence}${unknownText ? ` ${unknownText}` : ''}`;
+  // Counts first: an argument past its schema's natural size is refused before its items or keys are walked.
+  for (const name of names) {
+    const schema = Object.hasOwn(properties, name) ? properties[name]! : undefined;
+    const over = schema ? sizeProblem(args[name], schema) : undefined;
+    if (over) return refused(`\`${name}\` ${over}${schema!.description ? ` (${name}: ${schema!.description.replace(/\.$/, '')})` : ''}.`);
+  }
+  const large = LARGE_ARGUMENTS[tool.name];
+  // The JSON text of those members as an object: braces, `"name":value` each, commas between.
+  let size = 1;
+  for (const name of names) if (name !== large) size += JSON.stringify(name).length + 2 + (JSON.stringify(args[name])?.length ?? 0);
+  if (size > MAX_ARGUMENTS) {
+    return refused(`the arguments${large ? ` other than \`${large}\`` : ''} take ${size} characters of JSON, more than the limit of ${MAX_ARGUMENTS} (64 KiB); send a shorter path, query, selector or header values.`);
+  }
   const findings = check({}, tool.inputSchema, args).filter((finding) => finding.severity === 'error');
   if (findings.length === 0) return undefined;
-  const properties = (tool.inputSchema.properties ?? {}) as Record<string, { description?: string }>;
-  // Unknown names in the order the client wrote them.
-  const unknown = Object.keys(args).filter((key) => findings.some((finding) => finding.kind === 'undocumented' && finding.path === instancePath([key])));
+  const unknownPaths = new Set(unknown.map((key) => instancePath([key])));
   const sentences: string[] = [];
   const described = new Set<string>();
   for (const finding of findings) {
-    if (finding.kind === 'undocumented' && unknown.some((key) => finding.path === instancePath([key]))) continue;
+    if (finding.kind === 'undocumented' && unknownPaths.has(finding.path)) continue;
     const shown = finding.path.startsWith('$.') ? finding.path.slice(2) : finding.path.slice(1);
     const top = /^[A-Za-z_][A-Za-z0-9_]*/.exec(shown)?.[0] ?? '';
     let sentence = `\`${shown}\` `;
     if (finding.kind === 'missing') sentence += 'is required';
     else if (finding.kind === 'wrongType') sentence += `must be ${withArticle(finding.expected ?? 'another type')}, got ${withArticle(finding.actual ?? 'another type')}`;
     else sentence += finding.message;
-    const description = properties[top]?.description;
+    const description = Object.hasOwn(properties, top) ? properties[top]!.description : undefined;
     if (description && !described.has(top)) {
       described.add(top);
       sentence += ` (${top}: ${description.replace(/\.$/, '')})`;
     }
     sentences.push(`${sentence}.`);
   }
-  const unknownText = unknown.length ? `Unknown argument${unknown.length > 1 ? 's' : ''} for ${tool.name}: ${unknown.join(', ')}. It takes: ${Object.keys(properties).join(', ')}.` : '';
   if (sentences.length === 0) return unknownText;
   return `Refused, nothing was sent: ${[...sentences, unknownText].filter(Boolean).join(' ')}`;
+}
+
+/**
+ * An argument past its schema's `maxItems`, `maxProperties` or `maxLength` (JSON Schema 2020-12, 6.3 and 6.4), found
+ * from its length or key count without walking its items, in the words of validate.ts: `has 11 items, more than maxItems 10`.
+ * @returns The clause, or `undefined` when the value is within those three (or of another type).
+ */
+function sizeProblem(value: unknown, schema: { maxItems?: number; maxProperties?: number; maxLength?: number }): string | undefined {
+  if (Array.isArray(value)) return schema.maxItems !== undefined && value.length > schema.maxItems ? `has ${value.length} items, more than maxItems ${schema.maxItems}` : undefined;
+  if (typeof value === 'string' && schema.maxLength !== undefined && value.length > schema.maxLength) {
+    // maxLength counts characters (code points): a surrogate pair is one.
+    let characters = value.length;
+    for (let index = 0; index < value.length; index++) {
+      const code = value.charCodeAt(index);
+      if (code >= 0xd800 && code <= 0xdbff && index + 1 < value.length && (value.charCodeAt(index + 1) & 0xfc00) === 0xdc00) {
+        characters--;
+        index++;
+      }
+    }
+    return characters > schema.maxLength ? `is ${characters} characters long, more than maxLength ${schema.maxLength}` : undefined;
+  }
+  if (value !== null && typeof value === 'object' && schema.maxProperties !== undefined) {
+    const count = Object.keys(value).length;
+    return count > schema.maxProperties ? `has ${count} properties, more than maxProperties ${schema.maxProperties}` : undefined;
+  }
+  return undefined;
 }
 
 /** `string` -> `a string`, `integer` -> `an integer`, `null` -> `null`; a JSON type name as a noun phrase. */

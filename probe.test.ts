@@ -395,6 +395,58 @@ describe('createHandler (dispatch)', () => {
     assert.deepEqual([reply.result.isError, reply.result.content[0].text], [true, 'Unknown arguments for probe: toString, __proto__. It takes: path, query, select.']);
   });
 
+  /** The failure text of one tools/call with `args` (issue 8: every bad argument is an isError result naming it). */
+  const refusal = async (name: string, args: Record<string, unknown>): Promise<[boolean, string]> => {
+    const reply: any = await handler.handleMessage({ jsonrpc: '2.0', id: 'bounds', method: 'tools/call', params: { name, arguments: args } });
+    return [reply.result.isError, reply.result.content[0].text];
+  };
+  const many = (count: number, name: (index: number) => string): Record<string, string> => Object.fromEntries(Array.from({ length: count }, (_, index) => [name(index), 'v']));
+
+  it('issue 8: names the first five of 100,000 unknown arguments and the count', async () => {
+    assert.deepEqual(await refusal('probe', { path: '/x', ...many(100000, (index) => `x${index}`) }), [true, 'Unknown arguments for probe: x0, x1, x2, x3, x4 and 99995 more. It takes: path, query, select.']);
+  });
+
+  it('issue 8: refuses 200,000 paths from their count, naming maxItems', async () => {
+    assert.deepEqual(await refusal('probe_sample', { paths: Array.from({ length: 200000 }, (_, index) => index) }), [true, 'Refused, nothing was sent: `paths` has 200000 items, more than maxItems 10 (paths: e.g. ["/meters/mtr_1", "/meters/mtr_2"]).']);
+  });
+
+  it('issue 8: refuses a query of 150,000 names from their count, naming maxProperties', async () => {
+    assert.deepEqual(await refusal('probe', { path: '/x', query: many(150000, (index) => `q${index}`) }), [true, 'Refused, nothing was sent: `query` has 150000 properties, more than maxProperties 100 (query: Query parameters, e.g. {"limit": 5}).']);
+  });
+
+  it('issue 8: refuses a select longer than 1,024 characters, counting a surrogate pair as one', async () => {
+    assert.deepEqual([await refusal('probe', { path: '/x', select: `$${'[0]'.repeat(500000)}` }), await refusal('probe', { path: '/x', select: `$.${'😀'.repeat(1023)}` })], [
+      [true, 'Refused, nothing was sent: `select` is 1500001 characters long, more than maxLength 1024 (select: Part of the JSON body to return: "$.items[0]" or "/items/0").'],
+      [true, 'Refused, nothing was sent: `select` is 1025 characters long, more than maxLength 1024 (select: Part of the JSON body to return: "$.items[0]" or "/items/0").'],
+    ]);
+  });
+
+  it('issue 8: refuses a draft with more than 64 headers or a header value longer than 8,192 characters', async () => {
+    assert.deepEqual([
+      await refusal('draft_request', { method: 'POST', path: '/meters', headers: many(100000, (index) => `X-H${index}`) }),
+      await refusal('draft_request', { method: 'POST', path: '/meters', headers: { 'X-Long': 'a'.repeat(8193) } }),
+    ], [
+      [true, 'Refused, nothing was sent: `headers` has 100000 properties, more than maxProperties 64.'],
+      [true, "Refused, nothing was sent: `headers['X-Long']` is 8193 characters long, more than maxLength 8192."],
+    ]);
+  });
+
+  it('issue 8: refuses arguments past 64 KiB of JSON other than the fixture, naming the limit', async () => {
+    assert.deepEqual([
+      await refusal('probe_sample', { paths: Array.from({ length: 10 }, (_, index) => `/${index}${'a'.repeat(7000)}`) }),
+      await refusal('compare_fixture', { path: `/${'a'.repeat(70000)}`, fixture: {} }),
+    ], [
+      [true, 'Refused, nothing was sent: the arguments take 70061 characters of JSON, more than the limit of 65536 (64 KiB); send a shorter path, query, selector or header values.'],
+      [true, 'Refused, nothing was sent: the arguments other than `fixture` take 70012 characters of JSON, more than the limit of 65536 (64 KiB); send a shorter path, query, selector or header values.'],
+    ]);
+  });
+
+  it('issue 8: takes a fixture far larger than 64 KiB', async () => {
+    const reply: any = await handler.handleMessage({ jsonrpc: '2.0', id: 'bounds', method: 'tools/call', params: { name: 'compare_fixture', arguments: { path: '/../x', fixture: { text: 'a'.repeat(200000) } } } });
+    // Past the argument checks: refused by the URL check, which reads the path, not the size.
+    assert.deepEqual([reply.result.isError, reply.result.content[0].text], [true, 'Refused, nothing was sent: `path` "/../x" has the dot segment "..", which would climb out of the API\'s base path; name the resource directly.']);
+  });
+
   it('answers a batch element by element', async () => {
     assert.deepEqual(await handler.handleMessage([{ jsonrpc: '2.0', id: 1, method: 'ping' }, { jsonrpc: '2.0', method: 'notifications/initialized' }, { jsonrpc: '2.0', id: 2, method: 'nope' }]), [
       { jsonrpc: '2.0', id: 1, result: {} },

@@ -83,6 +83,31 @@ describe('ping while hostile bodies are checked (spawned server, hostile API on 
     assert.ok(worst < PING_BOUND_MS, `worst ping ${worst} ms`);
     assert.deepEqual({ status: last.status, bytes: last.bytes, findingCount: last.findingCount }, { status: 200, bytes: 7999691, findingCount: 9636 });
   });
+
+  test('issue 8, F2: ping is answered while a fixture of 20,000 fields is compared, and the reply lists 200 of them', async () => {
+    const fixture = Object.fromEntries(Array.from({ length: 20000 }, (_, index) => [`f${String(index).padStart(5, '0')}`, 0]));
+    const measured = await pingsWhile(probeServer, () => callTool(probeServer, 'compare_fixture', { path: '/records/1', fixture }));
+    const worst = report('compare_fixture, 20,000 fields only in the fixture', measured);
+    assert.ok(worst < PING_BOUND_MS, `worst ping ${worst} ms`);
+    const structured = measured.value.result.structuredContent;
+    assert.deepEqual([structured.onlyFixture.length, structured.onlyFixture[199], structured.onlyFixtureCount, structured.changedCount, structured.same], [200, '$.f00199', 20000, 0, false]);
+  });
+
+  test('issue 8, F4: ping is answered while a call with 100,000 unknown argument names is refused', async () => {
+    const args = { path: '/records/1', ...Object.fromEntries(Array.from({ length: 100000 }, (_, index) => [`x${index}`, 'v'])) };
+    const measured = await pingsWhile(probeServer, () => callTool(probeServer, 'probe', args));
+    const worst = report('probe with 100,000 unknown arguments', measured);
+    assert.ok(worst < PING_BOUND_MS, `worst ping ${worst} ms`);
+    assert.deepEqual([measured.value.result.isError, measured.value.result.content[0].text], [true, 'Unknown arguments for probe: x0, x1, x2, x3, x4 and 99995 more. It takes: path, query, select.']);
+  });
+
+  test('issue 8, F4: ping is answered while a query of 150,000 names is refused from its count', async () => {
+    const query = Object.fromEntries(Array.from({ length: 150000 }, (_, index) => [`q${index}`, 'v']));
+    const measured = await pingsWhile(probeServer, () => callTool(probeServer, 'probe', { path: '/records/1', query }));
+    const worst = report('probe with a query of 150,000 names', measured);
+    assert.ok(worst < PING_BOUND_MS, `worst ping ${worst} ms`);
+    assert.deepEqual([measured.value.result.isError, measured.value.result.content[0].text], [true, 'Refused, nothing was sent: `query` has 150000 properties, more than maxProperties 100 (query: Query parameters, e.g. {"limit": 5}).']);
+  });
 });
 
 /** A pipeline answer less the times: each side loads its own document, so `loadedAt` and the remembered `at` differ, nothing else. */
