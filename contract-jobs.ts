@@ -236,7 +236,8 @@ export const JOBS: { [Name in JobName]: Job<Name> } = {
   async compare(input, _context, begin) {
     begin();
     const diff = compareWithFixture(JSON.parse(input.fixtureText), JSON.parse(input.text));
-    const counts = { onlyLiveCount: diff.onlyLive.length, onlyFixtureCount: diff.onlyFixture.length, changedCount: diff.changed.length };
+    // `compareWithFixture` already lists at most its own cap and counts the rest in `more`: the totals add both.
+    const counts = { onlyLiveCount: diff.onlyLive.length + (diff.more?.onlyLive ?? 0), onlyFixtureCount: diff.onlyFixture.length + (diff.more?.onlyFixture ?? 0), changedCount: diff.changed.length + (diff.more?.changed ?? 0) };
     const cut = Object.values(counts).some((count) => count > MAX_DIFF_ENTRIES);
     return {
       structured: {

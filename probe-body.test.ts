@@ -587,6 +587,12 @@ describe('measureJsonText (issue 8, attack round 3 F9)', () => {
       [{ depth: 0, values: 1 }, { depth: 1, values: 1 }, { depth: 1, values: 1 }, { depth: 2, values: 3 }, { depth: 2, values: 5 }, { depth: 3, values: 3 }],
     );
   });
+  it('finds the top-level id, a string or a number, and no id of a nested member, a value or a top-level array', () => {
+    assert.deepEqual(
+      ['{"jsonrpc":"2.0","id":7,"x":[1]}', '{"params":{"id":9},"id":"a\\"b"}', ' { "id" : -1.5e3 }', '[{"id":1}]', '{"a":"id","id":null}'].map((text) => measureJsonText(text).id),
+      [7, 'a"b', -1500, undefined, undefined],
+    );
+  });
   it('reads brackets, commas and escaped quotes inside strings as text', () => {
     assert.deepEqual(measureJsonText('["[,{", "\\"]", "\\\\"]'), { depth: 1, values: 4 });
   });

@@ -1678,9 +1678,10 @@ export function serve(
     if (line.length > MEASURE_LINES_FROM) {
       const size = measureJsonText(line);
       if (size.depth > MAX_MESSAGE_DEPTH || size.values > MAX_MESSAGE_VALUES) {
-        write(errorResponse(null, ERROR_CODES.invalidRequest, size.depth > MAX_MESSAGE_DEPTH
+        // Answered under the request's own id when the text names one, so the client's call does not wait forever.
+        write(errorResponse(size.id ?? null, ERROR_CODES.invalidRequest, size.depth > MAX_MESSAGE_DEPTH
           ? `Invalid Request: message nests ${size.depth} levels deep, more than ${MAX_MESSAGE_DEPTH} (arguments may nest at most ${MAX_BODY_DEPTH}); dropped unparsed.`
-          : `Invalid Request: message holds ${size.values} JSON values, more than ${MAX_MESSAGE_VALUES}; dropped unparsed. Send a smaller fixture or request body.`));
+          : `Invalid Request: message holds ${size.values} JSON values, more than ${MAX_MESSAGE_VALUES}; dropped unparsed. Send fewer or smaller arguments.`));
         return;
       }
     }

@@ -197,7 +197,7 @@ describe('serve (the line limit, issue 8)', () => {
     const depth = 1_000_000;
     const line = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"compare_fixture","arguments":{"path":"/x","fixture":${'['.repeat(depth)}${']'.repeat(depth)}}}}`;
     assert.deepEqual(await answers([line + '\n']), [
-      { jsonrpc: '2.0', id: null, error: { code: -32600, message: `Invalid Request: message nests ${depth + 3} levels deep, more than ${MAX_MESSAGE_DEPTH} (arguments may nest at most 256); dropped unparsed.` } },
+      { jsonrpc: '2.0', id: 1, error: { code: -32600, message: `Invalid Request: message nests ${depth + 3} levels deep, more than ${MAX_MESSAGE_DEPTH} (arguments may nest at most 256); dropped unparsed.` } },
       { jsonrpc: '2.0', id: 'after', result: {} },
     ]);
   });
@@ -205,7 +205,7 @@ describe('serve (the line limit, issue 8)', () => {
   it('drops a line holding more than MAX_MESSAGE_VALUES JSON values unparsed, with -32600 naming the count (attack round 3 F9)', async () => {
     const line = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"draft_request","arguments":{"method":"POST","path":"/x","body":[${Array(500_000).fill('{}').join(',')}]}}}`;
     assert.deepEqual(await answers([line + '\n']), [
-      { jsonrpc: '2.0', id: null, error: { code: -32600, message: `Invalid Request: message holds 500010 JSON values, more than ${MAX_MESSAGE_VALUES}; dropped unparsed. Send a smaller fixture or request body.` } },
+      { jsonrpc: '2.0', id: 1, error: { code: -32600, message: `Invalid Request: message holds 500010 JSON values, more than ${MAX_MESSAGE_VALUES}; dropped unparsed. Send fewer or smaller arguments.` } },
       { jsonrpc: '2.0', id: 'after', result: {} },
     ]);
   });

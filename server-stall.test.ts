@@ -98,15 +98,16 @@ describe('ping while hostile bodies are checked (spawned server, hostile API on 
     const measured = await pingsWhile(probeServer, () => callTool(probeServer, 'probe', args));
     const worst = report('probe with 100,000 unknown arguments', measured);
     assert.ok(worst < PING_BOUND_MS, `worst ping ${worst} ms`);
-    assert.deepEqual([measured.value.result.isError, measured.value.result.content[0].text], [true, 'Unknown arguments for probe: x0, x1, x2, x3, x4 and 99995 more. It takes: path, query, select.']);
+    // Past MAX_MESSAGE_VALUES the line is refused unparsed, under the call's own id (attack round 3 F9).
+    assert.deepEqual(measured.value.error, { code: -32600, message: 'Invalid Request: message holds 100008 JSON values, more than 100000; dropped unparsed. Send fewer or smaller arguments.' });
   });
 
-  test('issue 8, F4: ping is answered while a query of 150,000 names is refused from its count', async () => {
+  test('issue 8, F4: ping is answered while a query of 150,000 names is refused unparsed', async () => {
     const query = Object.fromEntries(Array.from({ length: 150000 }, (_, index) => [`q${index}`, 'v']));
     const measured = await pingsWhile(probeServer, () => callTool(probeServer, 'probe', { path: '/records/1', query }));
     const worst = report('probe with a query of 150,000 names', measured);
     assert.ok(worst < PING_BOUND_MS, `worst ping ${worst} ms`);
-    assert.deepEqual([measured.value.result.isError, measured.value.result.content[0].text], [true, 'Refused, nothing was sent: `query` has 150000 properties, more than maxProperties 100 (query: Query parameters, e.g. {"limit": 5}).']);
+    assert.deepEqual(measured.value.error, { code: -32600, message: 'Invalid Request: message holds 150009 JSON values, more than 100000; dropped unparsed. Send fewer or smaller arguments.' });
   });
 });
 
