@@ -1219,8 +1219,15 @@ export function createHandler(
     const began = performance.now();
     const trace: Trace = {};
     let called: ToolResult;
+    // At shutdown a call is answered as cancelled at once, even when its work cannot notice the abort (a body
+    // being checked in the worker): the process exits after the grace, and no call may go unanswered.
+    const stopped = new Promise<ToolResult>((resolve) => {
+      signal.addEventListener('abort', () => {
+        if (signal.reason === SHUTDOWN) resolve(failure(`Cancelled: the server is shutting down (${stopping}); the call did not finish.`));
+      }, { once: true });
+    });
     try {
-      called = await runTool(tool, name, params, signal, rid, trace);
+      called = await Promise.race([runTool(tool, name, params, signal, rid, trace), stopped]);
     } catch (error) {
       // Answered with -32603 by handleOne; logged here so the record carries the call's id.
       logger.error('tool.call.error', { rid, tool: name, reason: `internal: ${String((error as Error)?.stack ?? error).replace(/\s+/g, ' ').slice(0, 2000)}`, took_ms: Math.round(performance.now() - began) });

@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { PassThrough, Writable } from 'node:stream';
 import { createHandler, escapeLineSeparators, MAX_LINE, MAX_MESSAGE_DEPTH, MAX_MESSAGE_VALUES, readConfig, readWorkerMemory, redactor, serve } from './probe-server.ts';
 import { createGate, createRateLimit, QUEUE_SIZE } from './server-limits.ts';
+import type { ContractService } from './contract-jobs.ts';
 import { createLogger, formatRecord, publicSource, publicUrl } from './server-log.ts';
 import { spawnServer } from './stdio-client.ts';
 import type { StdioClient } from './stdio-client.ts';
@@ -513,6 +514,25 @@ describe('stdio runtime (spawned probe-server.ts)', () => {
       ]);
     });
   }
+
+  it('answers a call whose body check never finishes as cancelled when stdin closes, within the grace (new-user trial)', async () => {
+    // A check worker still busy with a large body cannot notice the abort: the call is answered all the same.
+    const stuck: ContractService = {
+      run: () => new Promise(() => {}),
+      check: () => new Promise(() => {}),
+      started: () => true,
+      warm: () => {},
+      close: async () => {},
+    };
+    const handler = createHandler(readConfig({ API_BASE_URL: 'https://api.example.com' }, '/nonexistent'), { fetch: okFetch, requestId: () => '0000000000bb', contract: stuck });
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const served = serve(handler, { input, output, graceMs: 50 });
+    input.end(JSON.stringify(call(7, 'probe', { path: '/meters/mtr_1' })) + '\n');
+    assert.equal(await served, 'stdin closed');
+    const answer = JSON.parse(String(output.read()).trim());
+    assert.deepEqual([answer.id, answer.result.isError, answer.result.content[0].text], [7, true, 'Cancelled: the server is shutting down (stdin closed); the call did not finish.']);
+  });
 
   it('cuts the grace after stdin closed short on SIGTERM', async (t) => {
     const slow = await listen(() => {});
