@@ -65,7 +65,7 @@ describe('flags (issue 10)', () => {
     assert.deepEqual({ code: run.code, stdout: run.stdout, first: run.stderr.split('\n')[0] }, {
       code: 0,
       stdout: '',
-      first: 'event=server.start summary="serving http://127.0.0.1:9/v2 (GET only) on stdio" version=0.1.0 base=http://127.0.0.1:9/v2 document=openapi.json key=none max_bytes=2048 check_max_bytes=8388608 timeout_ms=15000 document_ttl_s=60 concurrency=4 queue=32 rate_per_min=60 log_level=info audit=none',
+      first: 'event=server.start summary="serving http://127.0.0.1:9/v2 (GET only) on stdio" version=0.1.0 base=http://127.0.0.1:9/v2 document=openapi.json key=none max_bytes=2048 check_max_bytes=8388608 timeout_ms=15000 document_ttl_s=60 concurrency=4 queue=32 rate_per_min=60 log_level=info audit=none worker_memory_mb=1024',
     });
   });
 

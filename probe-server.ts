@@ -1827,6 +1827,7 @@ export async function main(): Promise<void> {
     rate_per_min: config.ratePerMinute,
     log_level: config.logLevel,
     audit: config.auditLog ?? 'none',
+    worker_memory_mb: workerMemory,
   });
   const stop = new AbortController();
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort(signal));

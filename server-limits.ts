@@ -71,7 +71,7 @@ export function createGate(concurrency: number, queueSize = QUEUE_SIZE): Gate {
       }
       if (waiting.length >= queueSize) {
         return Promise.resolve({
-          refusal: `Busy: ${running} calls are running and ${waiting.length} are waiting, the most this server queues (PROBE_CONCURRENCY=${concurrency}, queue ${queueSize}); nothing was sent. Wait for earlier calls to answer, then try again.`,
+          refusal: `Busy: ${running} ${running === 1 ? 'call is' : 'calls are'} running and ${waiting.length} ${waiting.length === 1 ? 'is' : 'are'} waiting, the most this server queues (PROBE_CONCURRENCY=${concurrency}, queue ${queueSize}); nothing was sent. Wait for earlier calls to answer, then try again.`,
         });
       }
       return new Promise<Admission>((resolve) => {
@@ -127,7 +127,7 @@ export function createRateLimit(perMinute: number, now: () => number = Date.now)
       while (sent.length && sent[0]! <= at - 60_000) sent.shift();
       if (sent.length >= perMinute) {
         const seconds = Math.max(1, Math.ceil((sent[0]! + 60_000 - at) / 1000));
-        return `Rate limit reached: ${perMinute} requests per minute (PROBE_RATE_PER_MIN); nothing was sent. Try again in ${seconds} s.`;
+        return `Rate limit reached: ${perMinute} ${perMinute === 1 ? 'request' : 'requests'} per minute (PROBE_RATE_PER_MIN); nothing was sent. Try again in ${seconds} s.`;
       }
       sent.push(at);
       return undefined;

@@ -85,6 +85,16 @@ describe('createGate', () => {
     assert.deepEqual([order, gate.load()], [['third', 'fourth'], { running: 2, waiting: 0 }]);
   });
 
+  it('names one running call and one waiting call in the singular', async () => {
+    const gate = createGate(1, 1);
+    const first = await gate.enter();
+    const queued = gate.enter();
+    assert.deepEqual(await gate.enter(), { refusal: 'Busy: 1 call is running and 1 is waiting, the most this server queues (PROBE_CONCURRENCY=1, queue 1); nothing was sent. Wait for earlier calls to answer, then try again.' });
+    if ('slot' in first) first.slot.release();
+    const second = await queued;
+    if ('slot' in second) second.slot.release();
+  });
+
   it('starts no queued call while paused, and refuses the queue on close', async () => {
     const gate = createGate(1, 4);
     const first = await gate.enter();
@@ -108,6 +118,10 @@ describe('createRateLimit', () => {
     now += 29_500;
     outcomes.push(rate.take());
     assert.deepEqual(outcomes, [undefined, undefined, 'Rate limit reached: 2 requests per minute (PROBE_RATE_PER_MIN); nothing was sent. Try again in 30 s.', undefined]);
+  });
+  it('names one request per minute in the singular', () => {
+    const rate = createRateLimit(1, () => 1_000_000);
+    assert.deepEqual([rate.take(), rate.take()], [undefined, 'Rate limit reached: 1 request per minute (PROBE_RATE_PER_MIN); nothing was sent. Try again in 60 s.']);
   });
 });
 
