@@ -554,6 +554,9 @@ export class ProbeLog<Entry extends { path: string } = { path: string }> {
       const list = this.byOperation.get(operationKey) ?? [];
       this.byOperation.delete(operationKey); // re-inserted last: the most recently probed operation
       this.byOperation.set(operationKey, list);
+      // One record per path: probing the same path again replaces its body, so presence counts records, not probes.
+      const again = list.findIndex((entry) => entry.path === seen.path);
+      if (again >= 0) this.release(list.splice(again, 1)[0]!);
       list.push(seen);
       if (list.length > this.limits.perOperation) this.release(list.shift()!);
       while (this.byOperation.size > this.limits.maxOperations) {

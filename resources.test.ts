@@ -91,6 +91,14 @@ describe('ProbeLog bounds (issue 8, B10: session memory bounded overall)', () =>
     assert.deepEqual(contents(log), { byOperation: [], byPath: ['/x'], heldBytes: 120, dropped: [] });
   });
 
+  it('keeps one record per path in an operation list: a path probed again replaces its body there too (new-user trial)', () => {
+    const log = new ProbeLog(limits({}));
+    log.add('GET /a', seen('/a/1'), 100);
+    log.add('GET /a', seen('/a/2'), 100);
+    log.add('GET /a', seen('/a/1'), 90);
+    assert.deepEqual([contents(log), log.held.size], [{ byOperation: [['GET /a', ['/a/2', '/a/1']]], byPath: ['/a/2', '/a/1'], heldBytes: 190, dropped: [] }, 2]);
+  });
+
   it('does not keep a body costing more than maxBytes, and drops nothing for it', () => {
     const log = new ProbeLog(limits({}));
     log.add('GET /a', seen('/a/1'), 100);
