@@ -582,7 +582,7 @@ describe('describeTypeScript', () => {
     ];
     assert.deepEqual(describeTypeScript(loaded, operationOf(loaded, 'getMeter'), {}, seen), {
       operation: { method: 'GET', pathTemplate: '/meters/{meterId}', operationId: 'getMeter' },
-      part: 'response',
+      part: 'responses',
       status: '200',
       mediaType: 'application/json',
       typeName: 'GetMeterResponse',
@@ -711,7 +711,7 @@ describe('budgets and caps of the contract tools (issue 8, attack round 3)', () 
     const levels = Array.from({ length: 12 }, (_, level) => `export type L${level} = {\n${Array.from({ length: 30 }, (_, index) => `  p${index}?: L${level + 1};`).join('\n')}\n};`);
     assert.deepStrictEqual(described, {
       operation: { method: 'GET', pathTemplate: '/r', operationId: 'getR' },
-      part: 'response',
+      part: 'responses',
       status: '200',
       mediaType: 'application/json',
       typeName: 'GetRResponse',

@@ -1017,7 +1017,7 @@ export function describeTypeScript(loaded: LoadedDocument, operation: Operation,
   }
   return {
     operation: summarize(operation),
-    part: options.part === 'request' ? 'request' : 'response',
+    part: options.part === 'request' ? 'request' : 'responses',
     ...(statusKey !== undefined ? { status: boundedText(statusKey, MAX_TEXT) } : {}),
     mediaType: boundedText(mediaType, MAX_TEXT),
     typeName: name,
