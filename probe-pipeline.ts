@@ -9,7 +9,7 @@ import { findOperation, checkParameters, judge, operationKey, queryValues, summa
 import type { Config } from './probe-server.ts';
 import type { DocumentSource, LoadedDocument } from './openapi-document.ts';
 import { decodeBody } from './http-body.ts';
-import type { BodyWarning } from './http-body.ts';
+import type { BodyWarning, DecodedBody } from './http-body.ts';
 import { hideSourceSecrets, withheldNote } from './redaction.ts';
 import type { Redactor } from './redaction.ts';
 import { fitView, selectPart } from './body-view.ts';
@@ -35,7 +35,7 @@ export type ProbeResult = {
   /** Remarks about the JSON text itself (duplicate names, changed numbers, depth), each at an instance path. */
   warnings?: BodyWarning[];
   /** Line-framed JSON (NDJSON, JSON Lines): each record parsed, for the record-by-record check; never shown. */
-  records?: { line: number; value?: unknown; problem?: string }[];
+  records?: DecodedBody['records'];
 };
 
 /**

@@ -1363,7 +1363,7 @@ function checkOneOfExclusive(results: InternalFinding[][], label: (i: number) =>
   }
   if (quiet && clean <= 1) return undefined;
   // A branch with a part not checked or a $ref not followed neither matches nor fails: it is undecided.
-  const unchecked = (r: InternalFinding[]): boolean => r.some((f) => f.kind === 'notChecked' || f.kind === 'unresolvedRef');
+  const unchecked = (r: InternalFinding[]): boolean => r.some(undecided);
   const matching = results.map((r, i) => (r.some(fails) || unchecked(r) ? -1 : i)).filter((i) => i >= 0);
   const open = results.map((r, i) => (!r.some(fails) && unchecked(r) ? i : -1)).filter((i) => i >= 0);
   if (matching.length === 0 || (matching.length === 1 && open.length === 0)) return undefined;
@@ -1378,7 +1378,7 @@ function checkOneOfExclusive(results: InternalFinding[][], label: (i: number) =>
   if (matching.length === 1) {
     return [makeFinding('notChecked', segments, `${schemaPath}/oneOf`,
       `was not checked against oneOf: it matches ${label(matching[0]!)}, and whether it also matches ${names(open)} (which could not be checked) decides whether exactly one branch matches`,
-      { keyword: 'oneOf' }), ...rest, ...open.flatMap((i) => results[i]!.filter((f) => f.kind === 'notChecked' || f.kind === 'unresolvedRef'))];
+      { keyword: 'oneOf' }), ...rest, ...open.flatMap((i) => results[i]!.filter(undecided))];
   }
   return [makeFinding('constraint', segments, `${schemaPath}/oneOf`,
     `matches ${matching.length} oneOf branches (${names(matching)}), but oneOf allows exactly one; the branches overlap, so the document may mean anyOf or lack a property that tells them apart`,
@@ -1995,7 +1995,7 @@ function finishCheck(doc: unknown, loc: Located, body: unknown, direction: Direc
   const findings = check(doc, loc.target.schema, body, { ...budget, direction, at: loc.target.schemaPath });
   // A part that could not be checked (budget, depth, an unsafe pattern) means no verdict: never a false pass.
   // A `$ref` that could not be followed left its part unchecked just the same.
-  const skipped = findings.filter((finding) => finding.kind === 'notChecked' || finding.kind === 'unresolvedRef');
+  const skipped = findings.filter(undecided);
   if (skipped.length > 0) {
     const first = skipped[0]!;
     const more = skipped.length > 1 ? ` (and ${skipped.length - 1} more part${skipped.length > 2 ? 's' : ''})` : '';
