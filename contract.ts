@@ -8,7 +8,7 @@ import type { FieldPresence, Finding, InexactNumbers } from './validate.ts';
 import type { BodyWarning } from './http-body.ts';
 import { renderTypeScriptWithin, typeName } from './typescript-type.ts';
 import type { Observed } from './typescript-type.ts';
-import { escapePointerToken, isJsonMediaType, matchOperation, responseForStatus } from './openapi-document.ts';
+import { escapePointerToken, isJsonMediaType, matchOperation, responseForStatus, unescapePointerToken } from './openapi-document.ts';
 import type { LoadedDocument, Operation, Parameter, PathMatch } from './openapi-document.ts';
 
 /** What the contract needs of one GET's outcome (the server's `ProbeResult` has these fields). */
@@ -52,7 +52,7 @@ export const MAX_TEXT = 1_000;
  * `boundedText`; a cut name that meets another gets ` #2`, ` #3`... after it. Never throws; cycles are not expected
  * (JSON data).
  */
-export function cutLongStrings(value: unknown, max = MAX_TEXT, depth = 0): unknown {
+function cutLongStrings(value: unknown, max = MAX_TEXT, depth = 0): unknown {
   if (typeof value === 'string') return boundedText(value, max);
   if (value === null || typeof value !== 'object' || depth > 256) return value;
   if (Array.isArray(value)) return value.map((item) => cutLongStrings(item, max, depth + 1));
@@ -306,8 +306,10 @@ export function analyzeSample(loaded: LoadedDocument, operation: Operation, reco
   }
   // One time budget for all the later records (issue 8): a check past it says `notChecked`, never passes.
   const deadline = performance.now() + SAMPLE_CHECKS_MS;
+  // One document for every record: validate.ts caches its plans per document object.
+  const shapeDocument = {};
   const against = records.slice(1).map((record) => {
-    const findings = check({}, inferred, record.body, { timeoutMs: Math.max(0, deadline - performance.now()) });
+    const findings = check(shapeDocument, inferred, record.body, { timeoutMs: Math.max(0, deadline - performance.now()) });
     if (findings.length <= MAX_LISTED_FINDINGS) return { path: record.path, findings };
     return { path: record.path, findings: findings.slice(0, MAX_LISTED_FINDINGS), findingsMore: findings.length - MAX_LISTED_FINDINGS };
   });
@@ -423,18 +425,10 @@ function checkParameterValue(loaded: LoadedDocument, parameter: Parameter, raw: 
     });
 }
 
-/** The schema's JSON types after following `$ref`s (at most 16 hops); `[]` for none. */
+/** The schema's JSON types after following `$ref`s (`resolveSchema`); `[]` for none. */
 function schemaTypes(doc: unknown, schema: unknown): { types: string[]; resolved: Record<string, unknown> | undefined } {
-  let node = schema;
-  for (let hops = 0; hops < 16 && node !== null && typeof node === 'object' && typeof (node as { $ref?: unknown }).$ref === 'string'; hops++) {
-    try {
-      node = resolvePointer(doc, (node as { $ref: string }).$ref);
-    } catch {
-      return { types: [], resolved: undefined };
-    }
-  }
-  if (node === null || typeof node !== 'object' || Array.isArray(node)) return { types: [], resolved: undefined };
-  const resolved = node as Record<string, unknown>;
+  const resolved = resolveSchema(doc, schema).node;
+  if (resolved === undefined) return { types: [], resolved: undefined };
   const type = resolved.type;
   const types = typeof type === 'string' ? [type] : Array.isArray(type) ? type.filter((t): t is string => typeof t === 'string') : [];
   return { types, resolved };
@@ -551,7 +545,7 @@ export function shellQuote(word: string): string {
  * caller put in that header is replaced). `curl` quotes every word with `shellQuote`; the placeholder is
  * left outside the quotes, in double quotes, so the shell fills it in from the environment.
  */
-export function requestEnvelope(draft: Draft): RequestEnvelope {
+function requestEnvelope(draft: Draft): RequestEnvelope {
   const method = draft.method.toUpperCase();
   const headers: Record<string, string> = {};
   const keyHeader = draft.keyHeader?.toLowerCase();
@@ -702,7 +696,7 @@ export type DescribeOptions = {
   maxChars?: number;
 };
 
-type Resolved = { node: Record<string, unknown> | undefined; ref?: string };
+type Resolved = { node: Record<string, unknown> | undefined };
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -711,21 +705,18 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 /** Follows `$ref`s (at most 16 hops); `node` is undefined when one points nowhere. */
 function resolveSchema(doc: unknown, schema: unknown): Resolved {
   let node = schema;
-  let ref: string | undefined;
   for (let hops = 0; hops < 16 && isRecord(node) && typeof node.$ref === 'string'; hops++) {
-    ref ??= node.$ref;
     try {
       node = resolvePointer(doc, node.$ref);
     } catch {
-      return { node: undefined, ref };
+      return { node: undefined };
     }
   }
-  return { node: isRecord(node) ? node : undefined, ref };
+  return { node: isRecord(node) ? node : undefined };
 }
 
 function refName(ref: string): string {
-  const last = ref.slice(ref.lastIndexOf('/') + 1);
-  return last.replace(/~1/g, '/').replace(/~0/g, '~');
+  return unescapePointerToken(ref.slice(ref.lastIndexOf('/') + 1));
 }
 
 const KEPT_KEYWORDS = [
@@ -886,22 +877,31 @@ export function describeOperation(loaded: LoadedDocument, operation: Operation, 
   let kept = [...statuses];
   let depth = requested;
   let described = build(depth, kept, true);
-  if (size(described) <= limit) return described;
+  // Each build is measured once (its JSON text), not again at every test below.
+  let chars = size(described);
+  if (chars <= limit) return described;
+  const rebuild = (schemas: boolean) => {
+    described = build(depth, kept, schemas);
+    chars = size(described);
+  };
   // Cut: responses the agent least likely needs first (non-2xx from the end), then extra 2xx ones.
   const success = kept.filter((key) => /^2/.test(key));
   const dropOrder = [...kept.filter((key) => !/^2/.test(key)).reverse(), ...success.slice(1).reverse()];
   const dropped: string[] = [];
   for (const key of dropOrder) {
-    if (size(described) <= limit) break;
+    if (chars <= limit) break;
     kept = kept.filter((candidate) => candidate !== key);
     dropped.push(key);
-    described = build(depth, kept, true);
+    rebuild(true);
   }
-  while (size(described) > limit && depth > 0) described = build(--depth, kept, true);
+  while (chars > limit && depth > 0) {
+    depth--;
+    rebuild(true);
+  }
   let schemasLeftOut = false;
-  if (size(described) > limit) {
+  if (chars > limit) {
     schemasLeftOut = true;
-    described = build(depth, kept, false);
+    rebuild(false);
   }
   const notes: string[] = [];
   if (dropped.length) notes.push(`responses ${dropped.join(', ')} left out`);
@@ -925,7 +925,7 @@ export type SeenBody = { status: number; body: unknown };
  * `OBSERVE_CHECKS_MS`; bodies reached after it are counted in `notCheckedForNulls`.
  * @param at Schema path of `schema` in the document, for `check`.
  */
-export function observeBodies(doc: unknown, schema: unknown, at: string, bodies: unknown[]): Observed {
+function observeBodies(doc: unknown, schema: unknown, at: string, bodies: unknown[]): Observed {
   const rows = fieldPresence(doc, schema, bodies, { at });
   const nulls = new Map<string, number>();
   const deadline = performance.now() + OBSERVE_CHECKS_MS;

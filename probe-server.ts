@@ -1401,6 +1401,9 @@ export function createHandler(
  */
 export const MAX_ARGUMENTS = 64 * 1024;
 
+/** The document the tools' inputSchemas are checked in: one object, so validate.ts's per-document caches serve every call. */
+const ARGUMENT_SCHEMAS_DOCUMENT = {};
+
 /** The one argument of a tool that may be large (a JSON body, up to the line limit), by tool name. */
 const LARGE_ARGUMENTS: Readonly<Record<string, string>> = { compare_fixture: 'fixture', draft_request: 'body' };
 
@@ -1451,7 +1454,7 @@ function argumentProblem(tool: Tool, args: Record<string, unknown>): string | un
   if (size > MAX_ARGUMENTS) {
     return refused(`the arguments${large ? ` other than \`${large}\`` : ''} take ${size} characters of JSON, more than the limit of ${MAX_ARGUMENTS} (64 KiB); send a shorter path, query, selector or header values.`);
   }
-  const findings = check({}, tool.inputSchema, args).filter((finding) => finding.severity === 'error');
+  const findings = check(ARGUMENT_SCHEMAS_DOCUMENT, tool.inputSchema, args).filter((finding) => finding.severity === 'error');
   if (findings.length === 0) return undefined;
   const unknownPaths = new Set(unknown.map((key) => instancePath([key])));
   const sentences: string[] = [];
