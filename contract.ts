@@ -617,9 +617,11 @@ function bodyProblems(loaded: LoadedDocument, operation: Operation, draft: Draft
   if (!checked.validated) return [{ in: 'body', name: '$', kind: 'unchecked', severity: 'warning', message: `was not checked: ${checked.reason ?? 'no schema'}` }];
   const missing = checked.findings.filter((finding) => finding.kind === 'missing');
   let suggestions = 0;
+  // Looked up once per draft, at the first undocumented top-level field (a hostile body can hold thousands).
+  let readOnly: ((name: string) => string | undefined) | undefined;
   return checked.findings.map((finding): DraftProblem => {
     let message = finding.message;
-    const copied = finding.kind === 'undocumented' && parentPath(finding.path) === '$' ? readOnlyInResponse(loaded, operation, lastName(finding.path)) : undefined;
+    const copied = finding.kind === 'undocumented' && parentPath(finding.path) === '$' ? (readOnly ??= readOnlyInResponse(loaded, operation))(lastName(finding.path)) : undefined;
     if (copied) return { in: 'body', name: finding.path, kind: 'readOnly', severity: finding.severity, message: `is not in the request schema and is readOnly in the response of ${copied}: copied from a GET? Leave it out` };
     if (finding.kind === 'undocumented' && suggestions++ < MAX_SUGGESTIONS) {
       const near = nearestName(lastName(finding.path), documentedNames(loaded.doc, finding.schemaPath, missing, finding.path));
@@ -630,17 +632,19 @@ function bodyProblems(loaded: LoadedDocument, operation: Operation, draft: Draft
 }
 
 /**
- * The GET of the same path template whose first 2xx response has `name` as a readOnly top-level property
- * (a field such as `id` copied from a GET into a write), as "GET /template"; else undefined.
+ * For a field name, the GET of the same path template whose first 2xx response has it as a readOnly
+ * top-level property (a field such as `id` copied from a GET into a write), as "GET /template"; else
+ * undefined. The GET and its response schema are found once, when this is called.
  */
-function readOnlyInResponse(loaded: LoadedDocument, operation: Operation, name: string): string | undefined {
+function readOnlyInResponse(loaded: LoadedDocument, operation: Operation): (name: string) => string | undefined {
   const read = loaded.operations.find((candidate) => candidate.method === 'GET' && candidate.pathTemplate === operation.pathTemplate);
-  if (!read || name === '') return undefined;
-  const key = Object.keys(read.responses).find((candidate) => /^2/.test(candidate));
-  const schema = key === undefined ? undefined : resolveSchema(loaded.doc, pickContent(read.responses[key])?.schema).node;
+  const key = read === undefined ? undefined : Object.keys(read.responses).find((candidate) => /^2/.test(candidate));
+  const schema = read === undefined || key === undefined ? undefined : resolveSchema(loaded.doc, pickContent(read.responses[key])?.schema).node;
   const properties = schema?.properties;
-  if (!isRecord(properties) || !Object.hasOwn(properties, name)) return undefined;
-  return resolveSchema(loaded.doc, properties[name]).node?.readOnly === true ? operationKey(read) : undefined;
+  return (name) => {
+    if (!read || name === '' || !isRecord(properties) || !Object.hasOwn(properties, name)) return undefined;
+    return resolveSchema(loaded.doc, properties[name]).node?.readOnly === true ? operationKey(read) : undefined;
+  };
 }
 
 /** "Did you mean" is offered for this many unknown body fields at most (bounded work on a hostile body). */
