@@ -1442,3 +1442,14 @@ describe('a `$ref` that cannot be followed decides nothing (issue 8, third attac
     ]);
   });
 });
+
+describe('long member names in paths (issue 8, attack round 4 B5-B8)', () => {
+  it('cuts a member name of a million characters to 1,000 in the instance path of a finding', () => {
+    const name = 'k'.repeat(1_000_000);
+    const findings = check({ openapi: '3.1.0' }, { type: 'object', properties: {}, additionalProperties: false }, { [name]: 1 });
+    assert.deepStrictEqual(findings.map((finding) => finding.path), [`$['${'k'.repeat(1000)}… (999000 more characters)']`]);
+  });
+  it('cuts a required name of the document the same way, and keeps short names whole', () => {
+    assert.deepStrictEqual([instancePath(['r'.repeat(1500)]), instancePath(['id', 0, 'a b'])], [`$['${'r'.repeat(1000)}… (500 more characters)']`, "$.id[0]['a b']"]);
+  });
+});

@@ -319,13 +319,22 @@ function compareSegments(a: Segment[], b: Segment[]): number {
  */
 export function instancePath(segments: (string | number)[]): string {
   let out = '$';
-  for (const s of segments) {
-    if (typeof s === 'number') out += `[${s}]`;
-    else if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(s)) out += `.${s}`;
+  for (const segment of segments) {
+    if (typeof segment === 'number') {
+      out += `[${segment}]`;
+      continue;
+    }
+    // A member name from the API, the agent or the document may be megabytes long: each is cut to
+    // MAX_PATH_SEGMENT characters, so a path (in every finding and list) stays small (attack round 4, B5-B8).
+    const s = boundedText(segment, MAX_PATH_SEGMENT);
+    if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(s)) out += `.${s}`;
     else out += `['${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}']`;
   }
   return out;
 }
+
+/** The longest member name an instance path spells out, in characters; longer ones end "… (N more characters)". */
+export const MAX_PATH_SEGMENT = 1000;
 
 function dialectOf(doc: JsonObject): Dialect {
   const oa = doc.openapi;
@@ -336,7 +345,8 @@ function dialectOf(doc: JsonObject): Dialect {
 }
 
 function makeFinding(kind: FindingKind, segments: Segment[], schemaPath: string, message: string, extra?: Partial<Finding>): InternalFinding {
-  return { kind, severity: SEVERITY[kind], path: instancePath(segments), schemaPath, ...extra, message, segments };
+  // A schema path names the document's own keys, which may be as long as the document allows: cut like a path.
+  return { kind, severity: SEVERITY[kind], path: instancePath(segments), schemaPath: boundedText(schemaPath, 2 * MAX_PATH_SEGMENT), ...extra, message, segments };
 }
 
 /** `unique`'s key of each finding, made once. */
