@@ -38,6 +38,8 @@ export type StdioClient = {
   stdoutLines: string[];
   /** stderr so far. */
   stderr(): string;
+  /** Errors raised by writes to the server's stdin (EPIPE once it has exited), in order. */
+  stdinErrors: Error[];
   /** Closes stdin and resolves with the exit code once the server has exited. */
   close(): Promise<number | null>;
 };
@@ -79,6 +81,10 @@ export function spawnServer(env: Record<string, string>, options: { cwd?: string
   child.stderr.on('data', (chunk: string) => {
     stderr += chunk;
   });
+  // A write that races the server's exit fails with EPIPE on stdin; a client expects that once the
+  // server is gone (tests that end the server on purpose keep writing), so it is kept, not thrown.
+  const stdinErrors: Error[] = [];
+  child.stdin.on('error', (error: Error) => stdinErrors.push(error));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const send = (message: unknown) => child.stdin.write(JSON.stringify(message) + '\n');
 
@@ -86,6 +92,7 @@ export function spawnServer(env: Record<string, string>, options: { cwd?: string
     child,
     stdoutLines,
     stderr: () => stderr,
+    stdinErrors,
     request(method, params, timeoutMs = 20000) {
       const id = nextId++;
       return new Promise((resolve, reject) => {
