@@ -179,6 +179,7 @@ function upstreamDocument(folder: string): string {
       '/big': { get: { operationId: 'big', responses: json({ type: 'array', items: { $ref: '#/components/schemas/Meter' } }) } },
       '/hostile': { get: { operationId: 'hostile', responses: json({ type: 'object', properties: { code: { type: 'string', pattern: '^(a+)+$' } } }) } },
       '/endless': { get: { operationId: 'endless', responses: json({ type: 'object' }) } },
+      '/drafts': { post: { operationId: 'draft', requestBody: { content: { 'application/json': { schema: { type: 'array', items: { type: 'object' } } } } }, responses: json({ type: 'object' }) } },
     },
     components: { schemas: { Meter: meter } },
   };
@@ -586,6 +587,29 @@ async function hostile(api: { url: string }, documentFile: string): Promise<void
   row('7 hostile', 'pattern ^(a+)+$ against 34 a and !: worst ping latency while the probe is checked', `${ms(worst)} ms (probe ${ms(performance.now() - began)} ms; ${findings || 'no findings'})`, '', '', 'ping <= 100 ms');
   await server.close();
   }
+
+  // 36 drafts of 409 KB each (14.7 MB of input) written at once (attack round 4, B7): a ping sent meanwhile waits for
+  // the lines before it to be read, so its latency is the main thread's cost per MB of arguments.
+  const drafting = session([BUNDLE], { API_BASE_URL: api.url, OPENAPI_DOC: documentFile, LOG_LEVEL: 'error' });
+  await initialized(drafting);
+  await drafting.request('tools/call', { name: 'find_operation', arguments: { query: 'drafts' } });
+  const draftBody = Array.from({ length: 35000 }, (_, index) => ({ j: index }));
+  const draftsBegan = performance.now();
+  let draftsDone = false;
+  const drafts = Promise.all(Array.from({ length: 36 }, () => drafting.request('tools/call', { name: 'draft_request', arguments: { method: 'POST', path: '/drafts', body: draftBody } }))).then((replies) => {
+    draftsDone = true;
+    return replies;
+  });
+  let draftWorst = 0;
+  while (!draftsDone) {
+    const sent = performance.now();
+    await drafting.request('ping');
+    draftWorst = Math.max(draftWorst, performance.now() - sent);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  const drafted = (await drafts).filter((reply) => reply.result?.structuredContent?.request?.bodyFile === 'request-body.json').length;
+  row('7 hostile', '36 draft_request calls of a 409 KB body at once (14.7 MB of input): worst ping latency', `${ms(draftWorst)} ms (${drafted} of 36 drafted in ${ms(performance.now() - draftsBegan)} ms)`, '', '', 'ping <= 100 ms');
+  await drafting.close();
 
   // 1,000 probes of an endless body at the largest budget, written in one burst (case 52).
   const burst = session([BUNDLE], { API_BASE_URL: api.url, OPENAPI_DOC: documentFile, PROBE_MAX_BYTES: '524288', PROBE_RATE_PER_MIN: '100000', LOG_LEVEL: 'error' });

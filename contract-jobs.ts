@@ -25,10 +25,28 @@ export type Destination = { requestPath: string; relativePath: string };
 export type RecordText = { path: string; status: number; text: string };
 
 /** A tool's answer from a job: the structured content (isError when set), or a failure text. */
-export type JobAnswer = { structured: Record<string, unknown>; isError?: boolean } | { failure: string };
+/**
+ * A job's answer: structured content, or a failure text. `invalidJson`: the failure is that an argument held as text
+ * (a draft's body, a fixture) is not JSON, so the message was not a valid JSON text (JSON-RPC 2.0, 5.1: -32700).
+ */
+export type JobAnswer = { structured: Record<string, unknown>; isError?: boolean } | { failure: string; invalidJson?: true };
 
 /** An operation found for a tool: its key (`GET /meters/{meterId}`) and summary, or a failure text. */
 export type Resolved = { key: string; summary: ReturnType<typeof summarize> } | { failure: string };
+
+/**
+ * A tool argument the server passed as JSON text (the client's own text of it, not yet parsed: probe-server.ts
+ * `heldArguments`), parsed here.
+ * @returns `undefined` for no text, `{value}`, or a failure naming the argument and the parser's reason, marked `invalidJson`.
+ */
+function parseArgument(name: string, text: string | undefined): { value: unknown } | { failure: string; invalidJson: true } | undefined {
+  if (text === undefined) return undefined;
+  try {
+    return { value: JSON.parse(text) };
+  } catch (error) {
+    return { failure: `\`${name}\` is not valid JSON (${(error as Error).message.slice(0, 200)}); the message was not read.`, invalidJson: true };
+  }
+}
 
 /** The inputs of each job. */
 export type JobInputs = {
@@ -38,7 +56,8 @@ export type JobInputs = {
   matchSample: { paths: string[]; destinations: Destination[] };
   analyze: { tool: string; key: string; records: RecordText[] };
   describe: { operation: string; as?: 'text' | 'typescript'; part?: 'request' | 'responses'; status?: string; depth?: number; records?: RecordText[] };
-  draft: { method: string; url: string; headers: Record<string, string>; body?: unknown };
+  /** `bodyText`: the draft's body as JSON text (a string crosses to the worker as one copy, far cheaper than cloning an object). */
+  draft: { method: string; url: string; headers: Record<string, string>; bodyText?: string };
   find: { query: string; method?: string; limit: number };
   compare: { fixtureText: string; text: string };
 };
@@ -204,16 +223,21 @@ export const JOBS: { [Name in JobName]: Job<Name> } = {
     begin();
     if (!state.loaded) return { failure: `draft_request needs the OpenAPI document. ${state.reason}` };
     const { config } = context;
+    const body = parseArgument('body', input.bodyText);
+    if (body && 'failure' in body) return body;
     const drafted = draftRequest(state.loaded, {
       method: input.method,
       url: new URL(input.url),
       basePrefix: trimSlash(config.baseUrl.pathname),
       baseQuery: [...config.baseUrl.searchParams.keys()],
       headers: input.headers,
-      body: input.body,
+      body: body?.value,
       keyHeader: config.apiKey ? (config.apiKeyHeader ?? 'Authorization') : undefined,
     });
-    return { structured: { ...drafted, note: 'Not sent. Run `request.curl` yourself after review, with API_KEY set in your shell.' } };
+    const note = drafted.request.bodyFile === undefined
+      ? 'Not sent. Run `request.curl` yourself after review, with API_KEY set in your shell.'
+      : `Not sent. The body (${drafted.request.bodyLength} characters) is not repeated here: save the body you drafted to ${drafted.request.bodyFile} (a string body as its text, any other as its JSON), then run \`request.curl\` yourself after review, with API_KEY set in your shell.`;
+    return { structured: { ...drafted, note } };
   },
 
   async find(input, context, begin) {
@@ -235,7 +259,9 @@ export const JOBS: { [Name in JobName]: Job<Name> } = {
    */
   async compare(input, _context, begin) {
     begin();
-    const diff = compareWithFixture(JSON.parse(input.fixtureText), JSON.parse(input.text));
+    const fixture = parseArgument('fixture', input.fixtureText)!;
+    if ('failure' in fixture) return fixture;
+    const diff = compareWithFixture(fixture.value, JSON.parse(input.text));
     // `compareWithFixture` already lists at most its own cap and counts the rest in `more`: the totals add both.
     const counts = { onlyLiveCount: diff.onlyLive.length + (diff.more?.onlyLive ?? 0), onlyFixtureCount: diff.onlyFixture.length + (diff.more?.onlyFixture ?? 0), changedCount: diff.changed.length + (diff.more?.changed ?? 0) };
     const cut = Object.values(counts).some((count) => count > MAX_DIFF_ENTRIES);

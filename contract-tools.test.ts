@@ -80,6 +80,49 @@ describe('describe_operation, draft_request and requestProblems over stdio (spaw
     }, 0, false]);
   });
 
+  it('issue 8, round 4 B7: does not repeat a body over 16 KiB; curl reads it from request-body.json', async () => {
+    const body = { kwh: 12.5, takenAt: '2026-11-30T10:00:00Z', pad: 'x'.repeat(20000) };
+    const called = await client.callToolUntraced('draft_request', { method: 'POST', path: '/meters/mtr_1/readings', body });
+    assert.deepEqual([called.structuredContent.request, called.structuredContent.note], [{
+      method: 'POST',
+      url: `${api.url}/meters/mtr_1/readings`,
+      headers: { 'Content-Type': 'application/json', Authorization: 'Bearer $API_KEY' },
+      bodyFile: 'request-body.json',
+      bodyLength: JSON.stringify(body).length,
+      curl: `curl -X 'POST' '${api.url}/meters/mtr_1/readings' -H 'Content-Type: application/json' -H 'Authorization: Bearer '"$API_KEY" --data-binary @request-body.json`,
+    }, `Not sent. The body (${JSON.stringify(body).length} characters) is not repeated here: save the body you drafted to request-body.json (a string body as its text, any other as its JSON), then run \`request.curl\` yourself after review, with API_KEY set in your shell.`]);
+  });
+
+  it('issue 8, round 4 B7: checks a body in a line over 64 KiB from its own text, as written (spaces and escapes)', async () => {
+    // Written by hand with spaces and a \u escape: the worker parses the body's text; the answer is what the value gives.
+    const pad = Array.from({ length: 9000 }, (_, index) => `{ "n" : ${index} }`).join(' , ');
+    const line = `{"jsonrpc":"2.0","id":"held-1","method":"tools/call","params":{"name":"draft_request","arguments":{"method":"POST","path":"/meters/mtr_1/readings","body": { "kwh" : 12.5 , "taken\\u0041t" : "2026-11-30T10:00:00Z" , "pad" : [ ${pad} ] } }}}`;
+    assert.equal(line.length > 64 * 1024, true);
+    const answered = new Promise<Record<string, any>>((resolve) => client.child.stdout.on('data', () => {
+      const found = client.stdoutLines.find((text) => text.includes('"id":"held-1"'));
+      if (found) resolve(JSON.parse(found));
+    }));
+    client.child.stdin.write(line + '\n');
+    const structured = (await answered).result.structuredContent;
+    assert.deepEqual([structured.matchesContract, structured.problems, structured.request.bodyLength], [
+      false,
+      // `taken\u0041t` is `takenAt`: only `pad` is not in the schema.
+      [{ in: 'body', name: '$.pad', kind: 'undocumented', severity: 'warning', message: 'is present but not documented in the schema' }],
+      JSON.stringify({ kwh: 12.5, takenAt: '2026-11-30T10:00:00Z', pad: Array.from({ length: 9000 }, (_, index) => ({ n: index })) }).length,
+    ]);
+  });
+
+  it('issue 8, round 4 B7: answers -32700 under the call\'s id when a body in a line over 64 KiB is not JSON', async () => {
+    const line = `{"jsonrpc":"2.0","id":"held-2","method":"tools/call","params":{"name":"draft_request","arguments":{"method":"POST","path":"/meters/mtr_1/readings","body":{"kwh":tru,"pad":"${'x'.repeat(70000)}"}}}}`;
+    const answered = new Promise<Record<string, any>>((resolve) => client.child.stdout.on('data', () => {
+      const found = client.stdoutLines.find((text) => text.includes('"id":"held-2"'));
+      if (found) resolve(JSON.parse(found));
+    }));
+    client.child.stdin.write(line + '\n');
+    const answer = await answered;
+    assert.deepEqual([answer.error.code, answer.error.message.startsWith('Parse error: `body` is not valid JSON ('), answer.error.message.endsWith('); the message was not read.')], [-32700, true, true]);
+  });
+
   it('refuses a draft whose path leaves the base URL, as the probe does', async () => {
     const called = await client.callToolUntraced('draft_request', { method: 'DELETE', path: '//evil.test/x' });
     assert.deepEqual(called, { content: [{ type: 'text', text: 'Not drafted: `path` "//evil.test/x" starts with "//", which names another host; give a path with a single leading "/", such as "/meters/mtr_1".' }], isError: true });

@@ -583,7 +583,7 @@ describe('one serialization of the body per probe (issue 9)', () => {
 describe('measureJsonText (issue 8, attack round 3 F9)', () => {
   it('counts the root, every array element and every object member, and the deepest nesting', () => {
     assert.deepEqual(
-      ['1', '[]', '[ ]', '[{},{}]', '{"a":1,"b":[1,2]}', ' { "a" : [ [ ] ] } '].map(measureJsonText),
+      ['1', '[]', '[ ]', '[{},{}]', '{"a":1,"b":[1,2]}', ' { "a" : [ [ ] ] } '].map((text) => measureJsonText(text)),
       [{ depth: 0, values: 1 }, { depth: 1, values: 1 }, { depth: 1, values: 1 }, { depth: 2, values: 3 }, { depth: 2, values: 5 }, { depth: 3, values: 3 }],
     );
   });
@@ -595,5 +595,31 @@ describe('measureJsonText (issue 8, attack round 3 F9)', () => {
   });
   it('reads brackets, commas and escaped quotes inside strings as text', () => {
     assert.deepEqual(measureJsonText('["[,{", "\\"]", "\\\\"]'), { depth: 1, values: 4 });
+  });});
+
+describe('measureJsonText finds large arguments as text (issue 8, attack round 4 B7)', () => {
+  const paths = [['params', 'arguments', 'body'], ['params', 'arguments', 'fixture']];
+  const found = (text: string) => measureJsonText(text, paths).spans!.map((span) => span && { text: text.slice(span.start, span.end), depth: span.depth });
+
+  it('gives the text and depth of an object or array at each member path', () => {
+    assert.deepEqual(found(' { "id" : 3, "params" : { "name": "x", "arguments" : { "body" : [ [ ] , { "a": "}" } ] , "fixture" : {} } } }'), [{ text: '[ [ ] , { "a": "}" } ]', depth: 2 }, { text: '{}', depth: 1 }]);
+  });
+  it('reads member names as JSON.parse does, escapes included', () => {
+    assert.deepEqual(found('{"params":{"arguments":{"bo\\u0064y":[1]}}}'), [{ text: '[1]', depth: 1 }, undefined]);
+  });
+  it('keeps the last of duplicate names, and drops a span when a member on the way to it is repeated', () => {
+    assert.deepEqual(
+      [found('{"params":{"arguments":{"body":[1],"body":{"z":2}}}}'), found('{"params":{"arguments":{"body":[1]},"arguments":{"x":1}}}'), found('{"params":{"arguments":{"body":[1]}},"params":{}}')],
+      [[{ text: '{"z":2}', depth: 1 }, undefined], [undefined, undefined], [undefined, undefined]],
+    );
+  });
+  it('gives no span for a string or number value, a path under an array, another depth or a top-level array', () => {
+    assert.deepEqual(
+      ['{"params":{"arguments":{"body":"[1]","fixture":5}}}', '{"params":[{"arguments":{"body":[1]}}]}', '{"x":{"params":{"arguments":{"body":[1]}}}}', '[{"params":{"arguments":{"body":[1]}}}]'].map(found),
+      [[undefined, undefined], [undefined, undefined], [undefined, undefined], [undefined, undefined]],
+    );
+  });
+  it('does not throw on text with more closers than openers (JSON.parse refuses it after)', () => {
+    assert.deepEqual(measureJsonText('{"params":{"arguments":{"fixture":[1,}]}}}]]', paths), { depth: 4, values: 6, spans: [undefined, { start: 34, end: 38, depth: 1 }] });
   });
 });

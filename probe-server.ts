@@ -22,8 +22,9 @@ import { commandLine } from './cli.ts';
 import { SEARCH_LIMITS } from './operation-search.ts';
 import type { DocumentSource } from './openapi-document.ts';
 import { inProcessContract } from './contract-jobs.ts';
-import type { ContractService, Destination, RecordText } from './contract-jobs.ts';
+import type { ContractService, Destination, JobAnswer, RecordText } from './contract-jobs.ts';
 import { MAX_BODY_DEPTH, measureJsonText } from './http-body.ts';
+import type { MemberSpan } from './http-body.ts';
 import { redactor, displaySource, NO_REDACTION } from './redaction.ts';
 import type { Redactor } from './redaction.ts';
 import { parseSelect } from './body-view.ts';
@@ -740,7 +741,8 @@ async function sendProbe(decision: { url: URL }, context: ToolContext, selector?
 }
 
 /** The answer of a job as a tool result. */
-function answered(answer: { structured: Record<string, unknown>; isError?: boolean } | { failure: string }): ToolResult {
+function answered(answer: JobAnswer): ToolResult {
+  if ('failure' in answer && answer.invalidJson) throw new RpcError(ERROR_CODES.parseError, `Parse error: ${answer.failure}`);
   return 'failure' in answer ? failure(answer.failure) : result(answer.structured, answer.isError);
 }
 
@@ -863,7 +865,8 @@ async function compareFixtureTool(args: Record<string, unknown>, context: ToolCo
       return failure('`fixture` is a string that does not parse as JSON; pass the recorded body itself (an object or array).');
     }
   }
-  if (nestingDepth(fixture) > MAX_BODY_DEPTH) return failure(`\`fixture\` nests deeper than ${MAX_BODY_DEPTH} levels; compare a smaller part of the record.`);
+  const held = typeof args.fixture === 'string' ? undefined : heldArgument(args, 'fixture');
+  if ((held ? held.depth : nestingDepth(fixture)) > MAX_BODY_DEPTH) return failure(`\`fixture\` nests deeper than ${MAX_BODY_DEPTH} levels; compare a smaller part of the record.`);
   const decision = buildProbeUrl(context.config.baseUrl, args.path);
   if ('refusal' in decision) return failure(`Refused, nothing was sent: ${decision.refusal}`);
   const relativePath = (decision.url.pathname.slice(trimSlash(context.config.baseUrl.pathname).length) || '/') + decision.url.search;
@@ -880,9 +883,9 @@ async function compareFixtureTool(args: Record<string, unknown>, context: ToolCo
   // The comparison runs in the check worker with the remembered JSON text (at most 1 MiB, or PROBE_MAX_BYTES when larger),
   // under its deadline, its lists capped (issue 8, F2): nothing of it holds this thread.
   // Both sides go as JSON text: a string crosses to the worker as one copy, far cheaper than cloning a large object.
-  const fixtureText = typeof args.fixture === 'string' ? args.fixture : JSON.stringify(fixture);
+  const fixtureText = typeof args.fixture === 'string' ? args.fixture : held?.text ?? JSON.stringify(fixture);
   const compared = await context.contract.run('compare', { fixtureText, text: seen.text });
-  if ('failure' in compared) return failure(compared.failure);
+  if ('failure' in compared) return answered(compared);
   return result({ path: relativePath, live: { at: seen.at, probedNow }, ...compared.structured }, compared.isError);
 }
 
@@ -919,8 +922,10 @@ async function draftRequestTool(args: Record<string, unknown>, context: ToolCont
       headers[name] = value;
     }
   }
-  if (args.body !== undefined && nestingDepth(args.body) > MAX_BODY_DEPTH) return failure(`\`body\` nests deeper than ${MAX_BODY_DEPTH} levels.`);
-  return answered(await context.contract.run('draft', { method: args.method, url: decision.url.href, headers, ...(args.body !== undefined ? { body: args.body } : {}) }));
+  const held = heldArgument(args, 'body');
+  if (args.body !== undefined && (held ? held.depth : nestingDepth(args.body)) > MAX_BODY_DEPTH) return failure(`\`body\` nests deeper than ${MAX_BODY_DEPTH} levels.`);
+  // The body goes as JSON text, as compare_fixture's fixture does: one string copy to the worker.
+  return answered(await context.contract.run('draft', { method: args.method, url: decision.url.href, headers, ...(args.body !== undefined ? { bodyText: held?.text ?? JSON.stringify(args.body) } : {}) }));
 }
 
 async function findOperationTool(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
@@ -1232,6 +1237,11 @@ export function createHandler(
     try {
       called = await Promise.race([runTool(tool, name, params, signal, rid, trace), stopped]);
     } catch (error) {
+      // A large argument that turned out not to be JSON when the worker parsed it: -32700 under the call's id (handleOne).
+      if (error instanceof RpcError) {
+        logger.error('tool.call.error', { rid, tool: name, reason: error.message.slice(0, 300), took_ms: Math.round(performance.now() - began) });
+        throw error;
+      }
       // Answered with -32603 by handleOne; logged here so the record carries the call's id.
       logger.error('tool.call.error', { rid, tool: name, reason: `internal: ${String((error as Error)?.stack ?? error).replace(/\s+/g, ' ').slice(0, 2000)}`, took_ms: Math.round(performance.now() - began) });
       throw new LoggedError(error);
@@ -1406,6 +1416,22 @@ const ARGUMENT_SCHEMAS_DOCUMENT = {};
 
 /** The one argument of a tool that may be large (a JSON body, up to the line limit), by tool name. */
 const LARGE_ARGUMENTS: Readonly<Record<string, string>> = { compare_fixture: 'fixture', draft_request: 'body' };
+
+/** Where a large argument sits in a message: `params.arguments.<name>`, for each name of `LARGE_ARGUMENTS`. */
+const LARGE_MEMBER_PATHS: readonly (readonly string[])[] = [...new Set(Object.values(LARGE_ARGUMENTS))].map((name) => ['params', 'arguments', name]);
+
+/**
+ * The JSON text of a large argument as the client wrote it, and how deep it nests, by the `arguments` object that
+ * holds it: kept by the transport for a measured line (`measureJsonText` finds it in the pass it makes anyway), so
+ * the tool passes that text to the check worker instead of serializing the value again, and needs no walk to know
+ * its depth (issue 8, attack round 4 B7).
+ */
+const heldArguments = new WeakMap<object, Record<string, { text: string; depth: number }>>();
+
+/** The held JSON text and depth of `args[name]` (`heldArguments`), or undefined when the line was not measured. */
+function heldArgument(args: Record<string, unknown>, name: string): { text: string; depth: number } | undefined {
+  return heldArguments.get(args)?.[name];
+}
 
 /** How many unknown argument names a failure lists; past that many the call is refused before any value is read. */
 const LISTED_NAMES = 5;
@@ -1610,6 +1636,29 @@ function sameKeys(value: object, keys: string[]): boolean {
   return own.length === keys.length && own.every((key, index) => key === keys[index]);
 }
 
+/** `line` with each span's value written as `{}` or `[]` (the same type), spans in any order, none overlapping. */
+function withoutSpans(line: string, spans: (MemberSpan | undefined)[]): string {
+  const found = spans.filter((span): span is MemberSpan => span !== undefined).sort((first, second) => first.start - second.start);
+  let text = '';
+  let from = 0;
+  for (const span of found) {
+    text += line.slice(from, span.start) + (line.charCodeAt(span.start) === 0x7b ? '{}' : '[]');
+    from = span.end;
+  }
+  return text + line.slice(from);
+}
+
+/** Keeps the text of each large argument `measureJsonText` found in `line` (`heldArguments`), by the message's `arguments` object. */
+function holdArguments(message: unknown, line: string, spans: (MemberSpan | undefined)[]): void {
+  const args = (message as { params?: { arguments?: unknown } } | null)?.params?.arguments;
+  if (args === null || typeof args !== 'object') return;
+  const held: Record<string, { text: string; depth: number }> = {};
+  spans.forEach((span, which) => {
+    if (span) held[LARGE_MEMBER_PATHS[which]![2]!] = { text: line.slice(span.start, span.end), depth: span.depth };
+  });
+  heldArguments.set(args, held);
+}
+
 /** Resolves when `promise` settles or after `ms`, whichever is first; never rejects. */
 async function within(promise: Promise<unknown>, ms: number): Promise<void> {
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -1688,8 +1737,10 @@ export function serve(
     if (line.trim() === '') return;
     // A long line is measured before it is parsed: a tree too deep or too large for any tool's arguments is
     // refused unread, so its parse never holds the thread that answers ping (issue 8, attack round 3 F9).
+    let spans: (MemberSpan | undefined)[] | undefined;
     if (line.length > MEASURE_LINES_FROM) {
-      const size = measureJsonText(line);
+      const size = measureJsonText(line, LARGE_MEMBER_PATHS);
+      spans = size.spans;
       if (size.depth > MAX_MESSAGE_DEPTH || size.values > MAX_MESSAGE_VALUES) {
         // Answered under the request's own id when the text names one, so the client's call does not wait forever.
         write(errorResponse(size.id ?? null, ERROR_CODES.invalidRequest, size.depth > MAX_MESSAGE_DEPTH
@@ -1700,11 +1751,14 @@ export function serve(
     }
     let message: unknown;
     try {
-      message = JSON.parse(line);
+      // A large argument is parsed in the check worker, from its text (`heldArguments`): here it is read as an empty
+      // object or array of its own type, so this thread parses only the envelope (issue 8, attack round 4 B7).
+      message = JSON.parse(spans?.some(Boolean) ? withoutSpans(line, spans) : line);
     } catch (error) {
       write(errorResponse(null, ERROR_CODES.parseError, `Parse error: ${(error as Error).message}`));
       return;
     }
+    if (spans?.some(Boolean)) holdArguments(message, line, spans);
     handler.handleMessage(message).then((answer) => {
       if (answer !== undefined) write(answer);
     });
