@@ -1087,18 +1087,20 @@ describe('readCappedStream', () => {
     }));
   };
 
+  const bodyOf = (chunks: string[], fail = false) => streamOf(chunks, fail).body as unknown as AsyncIterable<Uint8Array>;
+
   test('stops one chunk past the cap and says the body was longer', async () => {
-    const read = await readCappedStream(streamOf(['abcd', 'efgh', 'ijkl']), 5);
+    const read = await readCappedStream(bodyOf(['abcd', 'efgh', 'ijkl']), 5);
     assert.deepEqual([read.all.toString(), read.bytes, read.truncated, 'failure' in read], ['abcdefgh', 8, true, false]);
   });
 
   test('reads a body within the cap whole', async () => {
-    const read = await readCappedStream(streamOf(['abcd', 'efgh']), 8);
+    const read = await readCappedStream(bodyOf(['abcd', 'efgh']), 8);
     assert.deepEqual([read.all.toString(), read.bytes, read.truncated, 'failure' in read], ['abcdefgh', 8, false, false]);
   });
 
   test('returns what arrived before a broken stream, with the failure', async () => {
-    const read = await readCappedStream(streamOf(['abcd'], true), 100);
+    const read = await readCappedStream(bodyOf(['abcd'], true), 100);
     assert.deepEqual([read.all.toString(), read.bytes, read.truncated, (read.failure as Error).message], ['abcd', 4, false, 'connection reset']);
   });
 });

@@ -932,36 +932,31 @@ async function readCappedBefore(path: string, maxBytes: number, late: Promise<ne
 }
 
 /**
- * Reads an HTTP body stream up to `maxBytes` bytes as they arrive (after content decoding, so a gzip bomb
+ * Reads an HTTP body (a web `ReadableStream` or a Node stream: any async iterable of bytes) up to `maxBytes` bytes as they arrive (after content decoding, so a gzip bomb
  * costs no more than the cap; Content-Length is never trusted, RFC 9110, 8.6): reading stops and the stream
  * is cancelled once more than `maxBytes` have arrived, so at most one network chunk past the cap is held.
  * Shared by the document download (which fails past the cap) and the probe (which keeps the cut body).
  * @returns `all` the bytes held, `bytes` received (exact unless `truncated`), `truncated` when the body was
  *   longer than `maxBytes`, and `failure` when the stream broke, with what arrived before it. Never throws.
  */
-export async function readCappedStream(response: Response, maxBytes: number): Promise<{ all: Buffer; bytes: number; truncated: boolean; failure?: unknown }> {
+export async function readCappedStream(body: AsyncIterable<Uint8Array> | null, maxBytes: number): Promise<{ all: Buffer; bytes: number; truncated: boolean; failure?: unknown }> {
   const chunks: Uint8Array[] = [];
   let bytes = 0;
   let truncated = false;
   let failure: unknown;
-  if (response.body) {
-    const reader = response.body.getReader();
+  if (body) {
     try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
+      for await (const value of body) {
         bytes += value.byteLength;
         chunks.push(value);
         if (bytes > maxBytes) {
           truncated = true;
-          // Stop reading: the rest of the body is never pulled off the socket.
-          await reader.cancel().catch(() => {});
+          // Leaving the loop cancels a web stream and destroys a Node stream: the rest is never pulled off the socket.
           break;
         }
       }
     } catch (error) {
       failure = error;
-      await reader.cancel().catch(() => {});
     }
   }
   return { all: Buffer.concat(chunks), bytes, truncated, ...(failure === undefined ? {} : { failure }) };
@@ -969,7 +964,7 @@ export async function readCappedStream(response: Response, maxBytes: number): Pr
 
 /** Reads a response body up to `maxBytes` decoded bytes; throws DocumentError past it, and the stream's own error when it breaks. */
 async function readBody(response: Response, source: string, maxBytes: number): Promise<string> {
-  const read = await readCappedStream(response, maxBytes);
+  const read = await readCappedStream(response.body as unknown as AsyncIterable<Uint8Array> | null, maxBytes);
   if (read.truncated) throw new DocumentError(source, '#', tooLarge(maxBytes));
   if (read.failure !== undefined) throw read.failure;
   return read.all.toString('utf8');

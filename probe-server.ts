@@ -18,6 +18,7 @@ import type { Readable, Writable } from 'node:stream';
 import { check, instancePath } from './validate.ts';
 import type { Finding } from './validate.ts';
 import { createDocumentSource, readCappedStream } from './openapi-document.ts';
+import { fetchGet, httpGet } from './http-get.ts';
 import { commandLine } from './cli.ts';
 import { SEARCH_LIMITS } from './operation-search.ts';
 import type { DocumentSource } from './openapi-document.ts';
@@ -364,18 +365,14 @@ export async function fetchResponse(
   options.signal?.addEventListener('abort', onAbort, { once: true });
   const shown = `${url.origin}${url.pathname}${url.search}`;
   try {
-    const response = await (options.fetch ?? fetch)(url, {
-      method: 'GET',
-      headers: options.headers,
-      redirect: 'manual',
-      signal: controller.signal,
-    });
-    const { held, bytes, truncated, failure } = await readCapped(response, options.maxBytes);
+    // node:http, not fetch, unless a test injects one (http-get.ts: fetch's first load held ping 20 to 60 ms).
+    const response = await (options.fetch ? fetchGet(options.fetch) : httpGet)(url, { headers: options.headers, signal: controller.signal });
+    const { held, bytes, truncated, failure } = await readCapped(response.body, options.maxBytes);
     if (failure && (timedOut || options.signal?.aborted)) throw failure;
-    const contentType = response.headers.get('content-type');
-    const contentEncoding = response.headers.get('content-encoding');
+    const contentType = response.header('content-type');
+    const contentEncoding = response.header('content-encoding');
     const raw: RawResponse = { url: shown, status: response.status, contentType, contentEncoding, bytes, truncated, held };
-    const location = response.headers.get('location');
+    const location = response.header('location');
     if (location !== null && response.status >= 300 && response.status < 400) raw.location = location;
     if (failure) {
       const cause = networkCause(failure).replace(/\.$/, '');
@@ -400,8 +397,8 @@ export async function fetchResponse(
  * `held` fills its own ArrayBuffer exactly (not a slice of Node's shared pool or of a longer read), so the check
  * worker can take it by transfer instead of a copy (check-worker.ts).
  */
-async function readCapped(response: Response, maxBytes: number): Promise<{ held: Uint8Array; bytes: number; truncated: boolean; failure?: unknown }> {
-  const { all, ...read } = await readCappedStream(response, maxBytes);
+async function readCapped(body: AsyncIterable<Uint8Array> | null, maxBytes: number): Promise<{ held: Uint8Array; bytes: number; truncated: boolean; failure?: unknown }> {
+  const { all, ...read } = await readCappedStream(body, maxBytes);
   const held = read.truncated ? cutAtCharBoundary(all, maxBytes) : all;
   return { held: held.byteOffset === 0 && held.byteLength === held.buffer.byteLength ? held : new Uint8Array(held), ...read };
 }
@@ -436,7 +433,8 @@ function nestingDepth(value: unknown): number {
 }
 
 function networkCause(error: unknown): string {
-  const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
+  // fetch wraps the socket's error as `cause`; node:http (http-get.ts) throws it as it is.
+  const cause = (error as { cause?: { code?: string; message?: string } })?.cause ?? (error as { code?: string; message?: string } | undefined);
   const code = cause?.code;
   const known: Record<string, string> = {
     ECONNREFUSED: 'connection refused (ECONNREFUSED)',
@@ -449,7 +447,7 @@ function networkCause(error: unknown): string {
   };
   if (code && known[code]) return known[code];
   if ((error as Error)?.message === 'bad port' || cause?.message === 'bad port') {
-    return 'fetch will not connect to this port (WHATWG Fetch, "bad port" list: ports such as 9, 25 and 6000 are blocked); serve the API on another port';
+    return 'the probe will not connect to this port, as fetch would not (WHATWG Fetch, "bad port" list: ports such as 9, 25 and 6000 are blocked); serve the API on another port';
   }
   if (code) return `${cause?.message ?? 'network error'} (${code})`;
   return cause?.message ?? (error as Error)?.message ?? String(error);

@@ -597,7 +597,7 @@ describe('stdio transport (spawned probe-server.ts)', () => {
     assert.ok(client.stdoutLines.every((line) => line.startsWith('{')));
     assert.deepEqual(messages.map((message) => [message.jsonrpc, message.id, 'result' in message]), [['2.0', 1, true], ['2.0', 2, true], ['2.0', 3, true], ['2.0', 4, true]]);
     assert.deepEqual([byId(messages, 3).result.isError, byId(messages, 4).result.isError], [true, true]);
-    assert.match(byId(messages, 4).result.content[0].text, /^GET http:\/\/127\.0\.0\.1:9\/meters failed: fetch will not connect to this port \(WHATWG Fetch, "bad port" list/);
+    assert.match(byId(messages, 4).result.content[0].text, /^GET http:\/\/127\.0\.0\.1:9\/meters failed: the probe will not connect to this port, as fetch would not \(WHATWG Fetch, "bad port" list/);
     assert.match(client.stderr(), /serving http:\/\/127\.0\.0\.1:9 \(GET only\)/);
   });
 

@@ -1,0 +1,187 @@
+/**
+ * The probe's GET on node:http (http-get.ts), against servers on 127.0.0.1 that each test starts and stops:
+ * what is sent, what is read, content codings, redirects, the bad-port list, aborts and the read cap.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
+import { BAD_PORTS, httpGet } from './http-get.ts';
+import { readCappedStream } from './openapi-document.ts';
+
+const BODY = JSON.stringify({ id: 'mtr_1', serial: 'SN-0041-7781', status: 'active' });
+
+/** Reads a whole body as text. */
+async function text(body: AsyncIterable<Uint8Array> | null): Promise<string> {
+  const read = await readCappedStream(body, 1024 * 1024);
+  if (read.failure) throw read.failure;
+  return read.all.toString('utf8');
+}
+
+describe('httpGet (http-get.ts)', () => {
+  let server: Server;
+  let base: string;
+  const seen: { url: string; headers: IncomingHttpHeaders }[] = [];
+  const sockets = new Set<Socket>();
+  let connections = 0;
+  let closedEarly = 0;
+  const routes: Record<string, (response: ServerResponse) => void> = {
+    '/json': (response) => {
+      response.writeHead(200, { 'content-type': 'application/json', 'x-twice': ['a', 'b'] });
+      response.end(BODY);
+    },
+    '/gzip': (response) => {
+      response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+      response.end(gzipSync(BODY));
+    },
+    '/deflate': (response) => {
+      response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'deflate' });
+      response.end(deflateSync(BODY));
+    },
+    '/br': (response) => {
+      response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'br' });
+      response.end(brotliCompressSync(BODY));
+    },
+    '/gzip-then-br': (response) => {
+      response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip, br' });
+      response.end(brotliCompressSync(gzipSync(BODY)));
+    },
+    '/unknown-coding': (response) => {
+      response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'compress' });
+      response.end('raw bytes');
+    },
+    '/gzip-cut': (response) => {
+      const whole = gzipSync('x'.repeat(1000));
+      response.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' });
+      response.end(whole.subarray(0, whole.length - 12));
+    },
+    '/gzip-lie': (response) => {
+      response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+      response.end(BODY);
+    },
+    '/redirect': (response) => {
+      response.writeHead(302, { location: 'http://127.0.0.1:1/elsewhere' });
+      response.end();
+    },
+    '/endless': (response) => {
+      response.writeHead(200, { 'content-type': 'application/octet-stream' });
+      const chunk = Buffer.alloc(16 * 1024, 0x61);
+      const write = () => {
+        while (response.write(chunk));
+        response.once('drain', write);
+      };
+      response.on('close', () => closedEarly++);
+      write();
+    },
+    '/silent': () => {},
+  };
+  before(async () => {
+    server = createServer((request: IncomingMessage, response: ServerResponse) => {
+      seen.push({ url: request.url!, headers: request.headers });
+      routes[request.url!]!(response);
+    });
+    server.on('connection', (socket: Socket) => {
+      connections++;
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(async () => {
+    for (const socket of sockets) socket.destroy();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  const get = (path: string, signal = never()) => httpGet(new URL(path, base), { headers: { accept: 'application/json', authorization: 'Bearer k' }, signal });
+
+  it('sends a GET with the given headers and Accept-Encoding, and reads status, header fields and body', async () => {
+    const answer = await get('/json');
+    const body = await text(answer.body);
+    const sent = seen.at(-1)!;
+    assert.deepEqual(
+      [answer.status, answer.header('Content-Type'), answer.header('x-twice'), answer.header('location'), body, sent.headers.accept, sent.headers.authorization, sent.headers['accept-encoding']],
+      [200, 'application/json', 'a, b', null, BODY, 'application/json', 'Bearer k', 'gzip, deflate, br'],
+    );
+  });
+
+  it('keeps the connection alive between two GETs', async () => {
+    await text((await get('/json')).body);
+    const before = connections;
+    await text((await get('/json')).body);
+    assert.equal(connections - before, 0);
+  });
+
+  it('decodes gzip, deflate, br, and codings applied in turn (RFC 9110, 8.4)', async () => {
+    const bodies = [];
+    for (const path of ['/gzip', '/deflate', '/br', '/gzip-then-br']) bodies.push(await text((await get(path)).body));
+    assert.deepEqual(bodies, [BODY, BODY, BODY, BODY]);
+  });
+
+  it('returns a body with an unknown coding as sent, as fetch does', async () => {
+    const answer = await get('/unknown-coding');
+    assert.deepEqual([answer.header('content-encoding'), await text(answer.body)], ['compress', 'raw bytes']);
+  });
+
+  it('gives what a gzip stream cut short held, without an error, as fetch does', async () => {
+    const read = await readCappedStream((await get('/gzip-cut')).body, 1024 * 1024);
+    assert.deepEqual([read.failure, read.all.toString('utf8').replace(/x/g, '').length, read.bytes <= 1000], [undefined, 0, true]);
+  });
+
+  it('fails the body of plain bytes labelled gzip with zlib\'s error', async () => {
+    const read = await readCappedStream((await get('/gzip-lie')).body, 1024 * 1024);
+    assert.deepEqual([read.bytes, (read.failure as { code?: string }).code, (read.failure as Error).message], [0, 'Z_DATA_ERROR', 'incorrect header check']);
+  });
+
+  it('returns a redirect without following it', async () => {
+    const count = seen.length;
+    const answer = await get('/redirect');
+    assert.deepEqual([answer.status, answer.header('location'), await text(answer.body), seen.length - count], [302, 'http://127.0.0.1:1/elsewhere', '', 1]);
+  });
+
+  it('closes the connection when the reader stops at its cap', async () => {
+    const closed = closedEarly;
+    const read = await readCappedStream((await get('/endless')).body, 100_000);
+    while (closedEarly === closed) await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.deepEqual([read.truncated, read.bytes > 100_000, read.bytes < 100_000 + 70_000, closedEarly - closed], [true, true, true, 1]);
+  });
+
+  it('rejects with the abort reason when aborted before the status line', async () => {
+    const controller = new AbortController();
+    const pending = httpGet(new URL('/silent', base), { headers: {}, signal: controller.signal });
+    setTimeout(() => controller.abort(), 20);
+    await assert.rejects(pending, { name: 'AbortError' });
+  });
+
+  it('ends the body with the abort when aborted while the body arrives', async () => {
+    const controller = new AbortController();
+    const answer = await httpGet(new URL('/endless', base), { headers: {}, signal: controller.signal });
+    setTimeout(() => controller.abort(), 20);
+    const read = await readCappedStream(answer.body, 1024 * 1024 * 1024);
+    assert.deepEqual([(read.failure as { code?: string }).code, (read.failure as Error).message, read.truncated], ['ECONNRESET', 'aborted', false]);
+  });
+
+  it('refuses every port of the WHATWG bad-port list without connecting', async () => {
+    const before = connections;
+    await assert.rejects(httpGet(new URL('http://127.0.0.1:6000/x'), { headers: {}, signal: never() }), { name: 'TypeError', message: 'bad port' });
+    assert.deepEqual([BAD_PORTS.size, BAD_PORTS.has(9), BAD_PORTS.has(10080), BAD_PORTS.has(8080), connections - before], [82, true, true, false, 0]);
+  });
+
+  it('rejects with the socket\'s code when nothing listens', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    await assert.rejects(httpGet(new URL(`http://127.0.0.1:${port}/x`), { headers: {}, signal: never() }), { code: 'ECONNREFUSED' });
+  });
+
+  it('refuses a scheme other than http and https', async () => {
+    await assert.rejects(httpGet(new URL('ftp://127.0.0.1/x'), { headers: {}, signal: never() }), { name: 'TypeError', message: 'unsupported scheme ftp:' });
+  });
+});
+
+/** A signal that never aborts. */
+function never(): AbortSignal {
+  return new AbortController().signal;
+}
