@@ -5,11 +5,17 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { BAD_PORTS, httpGet } from './http-get.ts';
 import { readCappedStream } from './openapi-document.ts';
+import { spawnServer } from './stdio-client.ts';
+
+const TLS = fileURLToPath(new URL('./fixtures/tls/', import.meta.url));
 
 const BODY = JSON.stringify({ id: 'mtr_1', serial: 'SN-0041-7781', status: 'active' });
 
@@ -178,6 +184,38 @@ describe('httpGet (http-get.ts)', () => {
 
   it('refuses a scheme other than http and https', async () => {
     await assert.rejects(httpGet(new URL('ftp://127.0.0.1/x'), { headers: {}, signal: never() }), { name: 'TypeError', message: 'unsupported scheme ftp:' });
+  });
+});
+
+describe('httpGet over https (fixtures/tls: a self-signed certificate for 127.0.0.1)', () => {
+  let server: ReturnType<typeof createTlsServer>;
+  let base: string;
+  before(async () => {
+    server = createTlsServer({ key: readFileSync(`${TLS}key.pem`), cert: readFileSync(`${TLS}cert.pem`) }, (_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+      response.end(gzipSync(BODY));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it('refuses a certificate Node does not trust, naming the check', async () => {
+    await assert.rejects(httpGet(new URL('/meters/mtr_1', base), { headers: {}, signal: never() }), { code: 'DEPTH_ZERO_SELF_SIGNED_CERT' });
+  });
+
+  it('probes over https once the certificate is trusted (NODE_EXTRA_CA_CERTS), through the spawned server', async () => {
+    const client = spawnServer({ API_BASE_URL: base, API_KEY: 'https-test-key-0123456789', NODE_EXTRA_CA_CERTS: `${TLS}cert.pem` });
+    try {
+      await client.initialize();
+      const called = await client.callToolUntraced('probe', { path: '/meters/mtr_1' });
+      assert.deepEqual([called.structuredContent.status, called.structuredContent.body], [200, JSON.parse(BODY)]);
+    } finally {
+      await client.close();
+    }
   });
 });
 
