@@ -27,6 +27,33 @@ function expectedFor(name: string): string {
   return name === 'base64 in 76-column MIME lines' ? `<${MIME_REDACTED}>` : '<[redacted]>';
 }
 
+// The forms the README listed as not recognised after the fourth attack round, for the same key.
+const FIXTURE3: { key: string; forms: Record<string, string> } = JSON.parse(readFileSync(`${HERE}fixtures/redaction/key-forms-3.json`, 'utf8'));
+// What a base64 form with separators keeps: the base64 of the text around the key, the characters that mix its bytes with theirs, and the separators outside the match.
+const SEPARATED_REDACTED: Record<string, string> = {
+  'base64 with - between groups of four': 'SGVs-bG8g-[redacted]Ag-d29y-bGQ=-',
+  'base64 with _ between groups of eight': 'SGVsbG8g_[redacted]Agd29y_bGQ=',
+};
+
+/** The redacted text expected for each form of fixtures/redaction/key-forms-3.json. */
+function expectedFor3(name: string): string {
+  return SEPARATED_REDACTED[name] ?? '[redacted]';
+}
+
+const hex2 = (byte: number) => byte.toString(16).padStart(2, '0');
+const codePoints = (text: string) => [...text].map((character) => character.codePointAt(0)!);
+/** The new forms as functions of the key, for keys other than the fixture's (the oracle test, near misses). */
+const NEW_FORMS: Record<string, (key: string) => string> = {
+  'JavaScript code-point escapes': (key) => codePoints(key).map((point) => `\\u{${point.toString(16)}}`).join(''),
+  'escape() %uXXXX': (key) => codePoints(key).map((point) => `%u${point.toString(16).padStart(4, '0')}`).join(''),
+  'escape() %uXXXX percent-encoded twice': (key) => codePoints(key).map((point) => `%2525u${point.toString(16).padStart(4, '0')}`).join(''),
+  'octal escapes': (key) => [...Buffer.from(key)].map((byte) => `\\${byte.toString(8)}`).join(''),
+  'quoted-printable': (key) => [...Buffer.from(key)].map((byte) => `=${hex2(byte).toUpperCase()}`).join(''),
+  'hex bytes with 0x, comma-separated': (key) => [...Buffer.from(key)].map((byte) => `0x${hex2(byte)}`).join(', '),
+  'HTML decimal references percent-encoded': (key) => codePoints(key).map((point) => `%26%23${point}%3B`).join(''),
+  'percent-encoding with its % as an HTML hex reference': (key) => [...Buffer.from(key)].map((byte) => `&#x25;${hex2(byte)}`).join(''),
+};
+
 describe('redactor: the key in every form an API can echo (issue 8)', () => {
   for (const [name, form] of Object.entries(FIXTURE.forms)) {
     it(`redacts the key written as: ${name}`, () => {
@@ -86,6 +113,38 @@ describe('redactor: the key in every form an API can echo (issue 8)', () => {
   });
 });
 
+describe('redactor: code-point, %u, octal, quoted-printable, 0x, separated base64 and nested escapes (issue 8, attack round 4 limits)', () => {
+  for (const [name, form] of Object.entries(FIXTURE3.forms)) {
+    it(`redacts the key written as: ${name}`, () => {
+      assert.equal(redact.text(`<${form}>`), `<${expectedFor3(name)}>`);
+    });
+  }
+
+  it('redacts the key\'s hex after an escape that takes its first digits (`0x`, `=`, `\\`, `%5C`, `%3D`, `&#x25;`, `%26%23` before it)', () => {
+    const hex = Buffer.from(KEY).toString('hex');
+    const hexKey = '3f9a2b7c41d8e6f03f9a2b7c';
+    const before = ['0x', '=', '\\', '%5C', '%3D', '&#x25;', '%26%23'];
+    assert.deepEqual([before.map((escape) => redact.text(`${escape}${hex}`)), before.map((escape) => redactor(hexKey).text(`${escape}${hexKey}`))], [
+      before.map((escape) => `${escape}[redacted]`), before.map((escape) => `${escape}[redacted]`),
+    ]);
+  });
+
+  it('redacts the percent-encoded hex of the key after an escape that would wrap its first bytes (`%5C` before `%37%33`: `\\73`)', () => {
+    const encodedHex = [...Buffer.from(Buffer.from(KEY).toString('hex'))].map((byte) => `%${hex2(byte)}`).join('');
+    assert.deepEqual(['%5C', '%3D', '%26'].map((escape) => redact.text(`${escape}${encodedHex}`)), ['%5C[redacted]', '%3D[redacted]', '%26[redacted]']);
+  });
+
+  it('leaves URLs with `=` and hex, hex constants, octal-looking paths and the new forms of a near miss unchanged', () => {
+    const near = KEY.slice(0, -1);
+    const text = [
+      'https://api.example.com/v1/items?a=3f&b=9a2b&c=7c41d8e6f0&sig=c2stY2FueQ==&next=%3D3f9a',
+      'flags 0x7f3a, 0xdeadbeef, 0X1F; mask=0x00ff; C:\\123\\456\\file.txt; \\u{1F600} %u00e9 =?UTF-8?Q?caf=C3=A9?=',
+      ...Object.values(NEW_FORMS).map((form) => form(near)),
+    ].join('\n');
+    assert.deepEqual([KEY, 'ghp_R8x2LmQ4vT9wZ1kP6nJ3sY7bH5cF0dA2eG4i'].map((key) => redactor(key).text(text) === text), [true, true]);
+  });
+});
+
 describe('redactor: ordinary text survives (issue 8, the false-positive rule)', () => {
   // A GitHub-style token beside the canary: real-looking keys of both shapes.
   const keys = [KEY, 'ghp_R8x2LmQ4vT9wZ1kP6nJ3sY7bH5cF0dA2eG4i'];
@@ -136,6 +195,7 @@ describe('redactor: the cut no guess can steer (issue 8, case 49)', () => {
     'fullwidth': (key) => [...key].map((character) => String.fromCharCode(character.charCodeAt(0) + 0xfee0)).join(''),
     'zero-width joined': (key) => [...key].join('\u200b'),
     'JSON escaped twice': (key) => [...key].map((character) => `\\\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`).join(''),
+    ...NEW_FORMS,
   };
   const padding = 'The path you asked for was not found: /v2/spring/' + 'A'.repeat(400);
 
@@ -167,7 +227,7 @@ describe('redactor: the cut no guess can steer (issue 8, case 49)', () => {
       // And no character of the guess is kept.
       if (cutRight.length - WITHHELD_MARK.length > padding.length) shown.push(name);
     }
-    assert.deepEqual([differ, shown, compared], [[], [], 727]);
+    assert.deepEqual([differ, shown, compared], [[], [], 2113]);
   });
 
   it('cuts every such text at the same place whatever the key (another key of the same length and classes)', () => {
