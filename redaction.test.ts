@@ -248,6 +248,13 @@ describe('redactor: the cut no guess can steer (issue 8, case 49)', () => {
     assert.equal(redact.tail(`${'y'.repeat(400)}${'&#120;'.repeat(66)}&#12`), `${'y'.repeat(400)}${'&#120;'.repeat(15)}${WITHHELD_MARK}`);
   });
 
+  it('withholds each new escape the cut left open as a whole: `\\u{7`, `%u00`, `%2525u0`, `\\16`, `=2`, `0x7`, and one wrapped in another (`%26%2312`, `&#x25;7`)', () => {
+    // Read as text, each would count its digits (and `u`, `x`) as letters, and the cut would keep more of the `&#120;`s.
+    const opens = ['\\u{7', '%u00', '%2525u0', '\\16', '=2', '0x7', '%26%2312', '&#x25;7'];
+    const text = `${'y'.repeat(400)}${'&#120;'.repeat(66)}`;
+    assert.deepEqual(opens.map((open) => redact.tail(text + open)), opens.map(() => `${'y'.repeat(400)}${'&#120;'.repeat(15)}${WITHHELD_MARK}`));
+  });
+
   it('reads only the end of a long text, and cuts it where reading all of it would', () => {
     // 200,000 characters of `&amp;#120;` (an x escaped twice, 10 characters each): 51 letters are 510 characters.
     const text = '&amp;#120;'.repeat(20000);
@@ -286,6 +293,14 @@ describe('probe: the key in every form, through a real call (issue 8)', () => {
     '/v2/forms': (_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify(FIXTURE.forms));
+    },
+    '/v2/forms3': (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(FIXTURE3.forms));
+    },
+    '/v2/forms3-text': (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end(Object.values(FIXTURE3.forms).join('\n'));
     },
     '/v2/split': (_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -326,6 +341,16 @@ describe('probe: the key in every form, through a real call (issue 8)', () => {
     assert.deepEqual(result.body, Object.fromEntries(Object.keys(FIXTURE.forms).map((name) => [name, expectedFor(name).slice(1, -1)])));
   });
 
+  it('returns none of the forms of fixtures/redaction/key-forms-3.json in a JSON body (code-point, %u, octal, quoted-printable, 0x, separated base64, nested)', async () => {
+    const { structuredContent: result } = await callProbe({}, { path: '/forms3' });
+    assert.deepEqual(result.body, Object.fromEntries(Object.keys(FIXTURE3.forms).map((name) => [name, expectedFor3(name)])));
+  });
+
+  it('returns none of the forms of fixtures/redaction/key-forms-3.json in a text body, one per line', async () => {
+    const { structuredContent: result } = await callProbe({}, { path: '/forms3-text' });
+    assert.equal(result.body, Object.keys(FIXTURE3.forms).map(expectedFor3).join('\n'));
+  });
+
   it('returns no key split across strings of a JSON body, nor in the text copy of the result', async () => {
     const called = await callProbe({}, { path: '/split' });
     // Each string's share runs from its first to its last letter or digit of the match: the hyphen that opens a share stays.
@@ -343,9 +368,11 @@ describe('probe: the key in every form, through a real call (issue 8)', () => {
     assert.deepEqual([result.body, result.findings.map((finding: any) => finding.values)], [{ id: '[redacted]' }, [['"m1"', '"[redacted]"']]]);
   });
 
-  /** The answer for `guess` reflected so that it ends `end` bytes into the body, with the guess as reflected replaced by `#`s. */
-  async function probeGuess(guess: string, end: number): Promise<string> {
-    const reflected = encodeURIComponent(guess);
+  /**
+   * The answer for `guess` reflected so that it ends `end` bytes into the body, with the guess as
+   * reflected (`reflected`: percent-encoded unless the probe sends it as written) replaced by `#`s.
+   */
+  async function probeGuess(guess: string, end: number, reflected = encodeURIComponent(guess)): Promise<string> {
     const before = '{"timestamp":"2026-11-30T12:00:00.000+00:00","status":404,"error":"Not Found","path":"/v2/spring/'.length;
     const result = await callProbe({ PROBE_MAX_BYTES: '4096', PROBE_CHECK_MAX_BYTES: '4096' }, { path: `/spring/${'A'.repeat(end - before - reflected.length)}${guess}` });
     return JSON.stringify([result.structuredContent.body, result.structuredContent.note]).split(reflected).join('#'.repeat(reflected.length));
@@ -359,5 +386,23 @@ describe('probe: the key in every form, through a real call (issue 8)', () => {
       for (const end of [4096, 4096 - 40, 4096 - redact.withheld]) answers.push((await probeGuess(right!, end)) === (await probeGuess(wrong!, end)));
     }
     assert.deepEqual(answers, [true, true, true, true, true, true]);
+  });
+
+  it('case 49: gives the same answer for a right and a wrong guess written as %uXXXX, quoted-printable or HTML references percent-encoded, ending at the read budget', async () => {
+    // Each is sent and reflected as written (a path cannot carry a backslash, so `\\163` and `\\u{73}` are left to the unit tests).
+    const answers = [];
+    for (const name of ['escape() %uXXXX', 'escape() %uXXXX percent-encoded twice', 'quoted-printable', 'HTML decimal references percent-encoded']) {
+      // `e` for the key's `f`: the same width in every form (decimal 101 and 102, hex 65 and 66).
+      const [right, wrong] = [NEW_FORMS[name]!(KEY.slice(0, 12)), NEW_FORMS[name]!(`${KEY.slice(0, 11)}e`)];
+      for (const end of [4096, 4096 - 40, 4096 - redact.withheld]) answers.push((await probeGuess(right, end, right)) === (await probeGuess(wrong, end, wrong)));
+    }
+    assert.deepEqual(answers, Array(12).fill(true));
+  });
+
+  it('redacts the key written as %uXXXX in a body cut at the budget, and withholds the end whatever it holds', async () => {
+    const form = NEW_FORMS['escape() %uXXXX']!(KEY);
+    const result = await callProbe({ PROBE_MAX_BYTES: '4096', PROBE_CHECK_MAX_BYTES: '4096' }, { path: `/spring/${form}${'B'.repeat(4096)}` });
+    const sent = '{"timestamp":"2026-11-30T12:00:00.000+00:00","status":404,"error":"Not Found","path":"/v2/spring/';
+    assert.deepEqual([result.structuredContent.body, result.structuredContent.note.endsWith(withheldNote(redact))], [`${sent}[redacted]${'B'.repeat(4096 - redact.withheld - sent.length - form.length)}${WITHHELD_MARK}`, true]);
   });
 });
