@@ -20,10 +20,11 @@ export type Redactor = {
    * For a text cut at a byte budget, whose end may hold the start of the key: `text`, then its end
    * dropped whatever it holds, and `WITHHELD_MARK` appended. The end dropped is the shortest that is
    * at least `withheld` characters long, holds at least `withheldLetters` letters or digits and all but
-   * one base64 character of the longest base64 core (as the skeleton reads them), and takes any escape
-   * the cut left open (`%25`, `\u00`, `&#x6`). So what is kept depends on the text's length and on which
-   * of its characters are letters, digits or escapes, never on whether its end matches part of the key
-   * (issue 8, case 49: no prefix oracle).
+   * one base64 character of the longest base64 core (as the skeleton reads them, one escape wrapped in
+   * another counting as the inner one), and takes any escape the cut left open (`%25`, `%u00`, `=2`,
+   * `\u00`, `\u{7`, `\16`, `0x7`, `&#x6`, also wrapped in another: `%26%2311`). So what is kept
+   * depends on the text's length and on which of its characters are letters, digits or escapes, never
+   * on whether its end matches part of the key (issue 8, case 49: no prefix oracle).
    */
   tail(text: string): string;
   /**
@@ -120,15 +121,20 @@ function base64Cores(secret: string): string[] {
  * A key whose skeleton (`keySkeleton`: its letters and digits) has at least `SKELETON_MIN_LENGTH` (12)
  * characters is matched by skeleton: the text is read as its letters and digits, NFKC-folded (fullwidth
  * `ｓｋ`, mathematical `𝐬`) and case-folded, after decoding percent-encoding to any depth (`%2525…73`,
- * UTF-8 sequences too), JSON and JavaScript escapes behind any number of backslashes (`\u0073`,
- * `\\u0073`, `\x73`, `\n`), and HTML character references (`&#115;`, `&#x6b;`, `&sopf;`, `&hyphen;`,
- * also escaped as `&amp;#115;`); spaces, line breaks, tabs, zero-width characters (U+200B, U+200C,
- * U+200D, U+2060, U+FEFF), soft hyphens, combining marks and punctuation count for nothing, so a
+ * UTF-8 sequences too) and `escape()`'s `%u0073` behind `%25` repeated, quoted-printable (`=73`, UTF-8
+ * sequences too), JSON and JavaScript escapes behind any number of backslashes (`\u0073`, `\\u0073`,
+ * `\u{73}`, `\x73`, octal `\163`, `\n`), hex literals (`0x73`), and HTML character references
+ * (`&#115;`, `&#x6b;`, `&sopf;`, `&hyphen;`, also escaped as `&amp;#115;`); one escape wrapped in another
+ * is read as the inner one (`%26%23115%3B`, `&#x25;73`, `%5Cu0073`) in a fourth skeleton, beside the
+ * one that reads only the outer escape and a third that reads escapes as written, so an escape that
+ * takes the key's first characters into it hides nothing; spaces, line breaks, tabs, zero-width
+ * characters (U+200B, U+200C, U+200D, U+2060, U+FEFF), soft hyphens, combining marks and punctuation count for nothing, so a
  * punctuation mark in place of another (`sk_canary` for `sk-canary`) still matches. In that skeleton it
  * finds the key's skeleton, its reverse, and the hex of its UTF-8 bytes (either case); in a second
- * skeleton that keeps letter case and base64 characters (base64url read as base64, line breaks and `=`
- * ignored, so MIME's 76-column lines match), the stable cores of its base64 forms at each of the three
- * byte alignments (`base64Cores`). Every match covers the whole target; the original text from its first
+ * skeleton that keeps letter case and base64 characters (line breaks, `=`, and base64url's `-` and `_`
+ * ignored, so MIME's 76-column lines and standard base64 with `-` or `_` between groups match; the
+ * base64url cores are searched without their `-` and `_`), the stable cores of its base64 forms at each
+ * of the three byte alignments (`base64Cores`). Every match covers the whole target; the original text from its first
  * to its last matched character becomes `[redacted]`. `value` runs one skeleton over all strings of a
  * value in document order, so a key split across strings is found and each string's share of it is
  * replaced. Linear in the text's length; no regular expression reads more than its last 256 characters
@@ -868,7 +874,8 @@ function scanSkeleton(text: string, from: number, to: number, letters: Lane, bas
   let at = from;
   while (at < to) {
     const code = text.charCodeAt(at);
-    if (code < 128 && code !== 37 && code !== 92 && code !== 38 && code !== 61 && !(code === 48 && (text.charCodeAt(at + 1) | 32) === 120)
+    // `=` and `0` start an escape only before two hex digits or `x` (`=2D`, `0x2d`): checked here, as they are common in text.
+    if (code < 128 && code !== 37 && code !== 92 && code !== 38 && !(code === 61 && isHexCode(text.charCodeAt(at + 1)) && isHexCode(text.charCodeAt(at + 2))) && !(code === 48 && (text.charCodeAt(at + 1) | 32) === 120)
       && letterLength < letterBytes.length && baseLength < baseBytes.length && (shadowing || rawLength < rawBytes.length)
       && (nestedShadowing || (at >= nestedUntil && nestedLength < nestedBytes.length))) {
       const letter = LETTER_OR_DIGIT[code]!;
