@@ -134,6 +134,12 @@ describe('redactor: code-point, %u, octal, quoted-printable, 0x, separated base6
     assert.deepEqual(['%5C', '%3D', '%26'].map((escape) => redact.text(`${escape}${encodedHex}`)), ['%5C[redacted]', '%3D[redacted]', '%26[redacted]']);
   });
 
+  it('redacts a key holding what reads as an escape (`0xde`, `=3D`, `\\u0041`) echoed fullwidth, reversed or spaced, where nothing decodes it', () => {
+    const keys = ['sk-live-0xdeadbeef12345678', 'sk_test=3Dabcdef1234567', 'tok\\u0041bcdef1234567890'];
+    const fullwidth = (key: string) => [...key].map((character) => String.fromCharCode(character.charCodeAt(0) + 0xfee0)).join('');
+    assert.deepEqual(keys.map((key) => [fullwidth(key), [...key].reverse().join(''), [...key].join(' ')].map((form) => redactor(key).text(`<${form}>`))), keys.map(() => ['<[redacted]>', '<[redacted]>', '<[redacted]>']));
+  });
+
   it('leaves URLs with `=` and hex, hex constants, octal-looking paths and the new forms of a near miss unchanged', () => {
     const near = KEY.slice(0, -1);
     const text = [

@@ -229,9 +229,11 @@ function replaceRanges(text: string, offsets: number[]): string {
  * @param withheld The fewest characters `tail` drops (the longest strict form of the key).
  */
 function skeletonRedactor(secret: string, withheld: number): Redactor {
-  const forward = keySkeleton(secret);
+  const [forward, written] = keySkeletons(secret);
   const hex = Buffer.from(secret, 'utf8').toString('hex');
-  const letterTargets = [...new Set([forward, [...forward].reverse().join(''), hex])].map((target) => Buffer.from(target, 'utf8'));
+  // The key's skeleton with what looks like an escape in it read as written too (`0xde` in `sk-0xdeadbeef`):
+  // an echo that decodes nothing (fullwidth, reversed, spaced) spells that one.
+  const letterTargets = [...new Set([forward, [...forward].reverse().join(''), hex, written, [...written].reverse().join('')])].map((target) => Buffer.from(target, 'utf8'));
   const baseTargets = [...new Set(base64Cores(secret).map((core) => core.replace(/[-_]/g, '')))].map((target) => Buffer.from(target, 'latin1'));
   // The key's characters before its first and after its last letter or digit (`/+"\` in `canary-9c41/+"\`).
   const leading = secret.slice(0, secret.search(/[\p{L}\p{N}]/u));
@@ -1031,9 +1033,15 @@ function openEscapeStart(text: string): number {
 
 /** The skeleton of the key: its letters and digits, NFKC-folded and case-folded, as `scanSkeleton` reads text. */
 export function keySkeleton(secret: string): string {
+  return keySkeletons(secret)[0];
+}
+
+/** The key's skeleton (`keySkeleton`), and its letters and digits with escapes read as written (`0x41` as `0x41`, not `a`). */
+function keySkeletons(secret: string): [string, string] {
   const letters = new Lane(0, true);
-  scanSkeleton(secret, 0, secret.length, letters, new Lane(0, false), new Lane(0, false), new Lane(0, false));
-  return letters.view().toString('utf8');
+  const written = new Lane(0, true);
+  scanSkeleton(secret, 0, secret.length, letters, new Lane(0, false), written, new Lane(0, false));
+  return [letters.view().toString('utf8'), written.view().toString('utf8')];
 }
 
 /** Merges `[start, end)` pairs (flat) into sorted, disjoint pairs. */
