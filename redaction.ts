@@ -623,6 +623,67 @@ function percentUnitEnd(text: string, at: number): number {
 }
 
 /**
+ * A byte written as C and JavaScript write one, at `at`: `0xXX`, or behind any number of backslashes
+ * `\xXX` or octal `\7` to `\377` (up to three digits while the value stays below 256: `\400` is a space
+ * and `0`). Its end, or `at`; the byte in `percentByte`.
+ */
+function codeByteEnd(text: string, at: number): number {
+  if (text.charCodeAt(at) === 48) {
+    if ((text.charCodeAt(at + 1) | 32) !== 120 || !isHexCode(text.charCodeAt(at + 2)) || !isHexCode(text.charCodeAt(at + 3))) return at;
+    percentByte = hexValue(text.charCodeAt(at + 2)) * 16 + hexValue(text.charCodeAt(at + 3));
+    return at + 4;
+  }
+  let next = at;
+  while (text.charCodeAt(next) === 92) next++;
+  if (next === at) return at;
+  const code = text.charCodeAt(next);
+  if ((code | 32) === 120 && isHexCode(text.charCodeAt(next + 1)) && isHexCode(text.charCodeAt(next + 2))) {
+    percentByte = hexValue(text.charCodeAt(next + 1)) * 16 + hexValue(text.charCodeAt(next + 2));
+    return next + 3;
+  }
+  if (code < 48 || code > 55) return at;
+  let value = code - 48;
+  let digit = next + 1;
+  while (digit - next < 3) {
+    const octal = text.charCodeAt(digit) - 48;
+    if (!(octal >= 0 && octal <= 7) || value * 8 + octal > 255) break;
+    value = value * 8 + octal;
+    digit++;
+  }
+  percentByte = value;
+  return digit;
+}
+
+/**
+ * Sets `escaped` for a byte escape read up to `end` (its byte in `percentByte`), and returns where the
+ * escape ends: an ASCII byte is its character; a UTF-8 lead byte followed by continuation bytes written
+ * with escapes of the same kind (starting with `first`, read by `read`) is the character they encode
+ * (`%EF%BD%93`, `=EF=BD=93`, `\xef\xbd\x93`, `\357\275\223` are `ｓ`); any other byte stands for `lone`.
+ */
+function utf8Escapes(text: string, end: number, first: number, read: (text: string, at: number) => number, lone: string): number {
+  const lead = percentByte;
+  if (lead < 0x80) {
+    escaped = String.fromCharCode(lead);
+    return end;
+  }
+  const following = lead >= 0xf0 && lead <= 0xf4 ? 3 : lead >= 0xe0 ? 2 : lead >= 0xc2 && lead < 0xe0 ? 1 : 0;
+  escaped = lone;
+  if (following === 0) return end;
+  let codePoint = lead & (0x3f >> following);
+  let next = end;
+  for (let index = 0; index < following; index++) {
+    if (text.charCodeAt(next) !== first) return end;
+    const after = read(text, next);
+    if (after === next || (percentByte & 0xc0) !== 0x80) return end;
+    codePoint = codePoint * 64 + (percentByte & 0x3f);
+    next = after;
+  }
+  if (codePoint > 0x10ffff || (codePoint >= 0xd800 && codePoint < 0xe000)) return end;
+  escaped = String.fromCodePoint(codePoint);
+  return next;
+}
+
+/**
  * The end of an escape starting at `at` (`%`, `=`, `\`, `&` or `0x`), with what it stands for in
  * `escaped`, or `at` when none starts there. Percent-encoding of UTF-8 (RFC 3986, 2.1) to any depth, and
  * `%uXXXX` (ECMAScript, B.2.1.1 `escape`) behind `%25` repeated; quoted-printable `=XX` of UTF-8 (RFC
@@ -630,8 +691,9 @@ function percentUnitEnd(text: string, at: number): number {
  * `\xXX`, octal `\7` to `\377`, `\n`, `\r`, `\t` behind any number of backslashes (RFC 8259, 7;
  * ECMAScript, 12.9.4); HTML character references, numeric or named, escaped as `&amp;` to any depth
  * (WHATWG HTML, 13.5); `0xXX`, one byte as C and JavaScript write a hex literal. `\x`, octal and `0x`
- * stand for the code point of their value (below 256). Each step is bounded, so a text is scanned in
- * linear time.
+ * stand for the UTF-8 character they spell with more of the same kind (`\xef\xbd\x93` is `ｓ`), else
+ * for the code point of their value (below 256). Each step is bounded, so a text is scanned in linear
+ * time.
  */
 function escapeEnd(text: string, at: number): number {
   const first = text.charCodeAt(at);
@@ -653,33 +715,11 @@ function escapeEnd(text: string, at: number): number {
   }
   if (first === 37 || first === 61) {
     const end = byteEnd(text, at);
-    if (end === at) return at;
-    const lead = percentByte;
-    if (lead < 0x80) {
-      escaped = String.fromCharCode(lead);
-      return end;
-    }
-    // A UTF-8 sequence written as escapes of one kind: `%EF%BD%93` and `=EF=BD=93` are `ｓ`. Anything else stands for nothing.
-    const following = lead >= 0xf0 && lead <= 0xf4 ? 3 : lead >= 0xe0 ? 2 : lead >= 0xc2 && lead < 0xe0 ? 1 : 0;
-    escaped = '';
-    if (following === 0) return end;
-    let codePoint = lead & (0x3f >> following);
-    let next = end;
-    for (let index = 0; index < following; index++) {
-      if (text.charCodeAt(next) !== first) return end;
-      const after = byteEnd(text, next);
-      if (after === next || (percentByte & 0xc0) !== 0x80) return end;
-      codePoint = codePoint * 64 + (percentByte & 0x3f);
-      next = after;
-    }
-    if (codePoint > 0x10ffff || (codePoint >= 0xd800 && codePoint < 0xe000)) return end;
-    escaped = String.fromCodePoint(codePoint);
-    return next;
+    return end === at ? at : utf8Escapes(text, end, first, byteEnd, '');
   }
   if (first === 48) {
-    if ((text.charCodeAt(at + 1) | 32) !== 120 || !isHexCode(text.charCodeAt(at + 2)) || !isHexCode(text.charCodeAt(at + 3))) return at;
-    escaped = String.fromCharCode(hexValue(text.charCodeAt(at + 2)) * 16 + hexValue(text.charCodeAt(at + 3)));
-    return at + 4;
+    const end = codeByteEnd(text, at);
+    return end === at ? at : utf8Escapes(text, end, first, codeByteEnd, String.fromCharCode(percentByte));
   }
   if (first === 92) {
     let next = at;
@@ -710,24 +750,9 @@ function escapeEnd(text: string, at: number): number {
         return digit + 1;
       }
     }
-    if (letter === 120 && isHexCode(text.charCodeAt(next + 1)) && isHexCode(text.charCodeAt(next + 2))) {
-      escaped = String.fromCharCode(hexValue(text.charCodeAt(next + 1)) * 16 + hexValue(text.charCodeAt(next + 2)));
-      return next + 3;
-    }
+    const byteStop = codeByteEnd(text, at);
+    if (byteStop > at) return utf8Escapes(text, byteStop, first, codeByteEnd, String.fromCharCode(percentByte));
     const code = text.charCodeAt(next);
-    if (code >= 48 && code <= 55) {
-      // Octal: up to three digits, while the value stays below 256 (`\163` is `s`, `\400` is ` ` and `0`).
-      let value = code - 48;
-      let digit = next + 1;
-      while (digit - next < 3) {
-        const octal = text.charCodeAt(digit) - 48;
-        if (!(octal >= 0 && octal <= 7) || value * 8 + octal > 255) break;
-        value = value * 8 + octal;
-        digit++;
-      }
-      escaped = String.fromCharCode(value);
-      return digit;
-    }
     escaped = '';
     // `\n`, `\r`, `\t`: a line break or tab written as an escape stands for nothing, like the character.
     return code === 110 || code === 114 || code === 116 ? next + 1 : next;
