@@ -290,6 +290,21 @@ describe('redactor: cost (issue 8: nothing stalls the server)', () => {
   });
 });
 
+describe('redactor: cost of the new escapes (issue 8: nothing stalls the server)', () => {
+  it('reads a megabyte of code-point, %u, octal, quoted-printable, 0x and nested escapes that never complete the key in linear time, cut or whole', () => {
+    const near = KEY.slice(0, -1);
+    const text = [
+      '%26%23'.repeat(20000), `%26${'a'.repeat(22)}`.repeat(4000), '%25%31'.repeat(20000), '%5C%5Cu'.repeat(10000), '=3D'.repeat(30000),
+      '0x0x'.repeat(20000), `\\u{${'1'.repeat(10)}`.repeat(8000), '\\777'.repeat(20000), '&#x25;'.repeat(15000),
+      ...Object.values(NEW_FORMS).map((form) => `${form(near)} `.repeat(400)),
+    ].join('');
+    const began = performance.now();
+    const [out, cut] = [redact.text(text), redact.tail(text)];
+    const took = performance.now() - began;
+    assert.deepEqual([out === text, cut.endsWith(WITHHELD_MARK), text.length > 1_000_000, took < 2000], [true, true, true, true]);
+  });
+});
+
 type Route = (req: IncomingMessage, res: ServerResponse) => void;
 
 describe('probe: the key in every form, through a real call (issue 8)', () => {
