@@ -442,6 +442,9 @@ const NAMED_REFERENCES: Map<string, string> = (() => {
   for (const [name, text] of [['ell', 'l'], ['sup1', '1'], ['sup2', '2'], ['sup3', '3'], ['trade', 'TM'], ['TRADE', 'TM'], ['fflig', 'ff'], ['filig', 'fi'], ['fllig', 'fl'], ['ffilig', 'ffi'], ['ffllig', 'ffl'], ['ijlig', 'ij'], ['IJlig', 'IJ']]) table.set(name!, text!);
   const nothing = 'hyphen dash minus ndash mdash horbar lowbar UnderBar period colon comma plus equals sol bsol excl quest num dollar percnt ast midast lowast lpar rpar lsqb lbrack rsqb rbrack lcub lbrace rcub rbrace verbar vert VerticalLine tilde Hat grave DiacriticalGrave apos quot QUOT lt LT gt GT amp AMP nbsp NonBreakingSpace shy zwj zwnj ZeroWidthSpace NegativeThinSpace NegativeMediumSpace NegativeThickSpace NegativeVeryThinSpace NoBreak semi commat Tab NewLine ensp emsp emsp13 emsp14 thinsp hairsp numsp puncsp MediumSpace ThinSpace VeryThinSpace hybull bull bullet middot centerdot CenterDot sdot ic InvisibleComma it InvisibleTimes af ApplyFunction copy reg sect para pound yen cent euro deg times divide laquo raquo lsquo rsquo ldquo rdquo sbquo bdquo hellip mldr nldr prime Prime oline frasl iexcl iquest brvbar uml macr acute cedil not plusmn lrm rlm';
   for (const name of nothing.split(' ')) table.set(name, '');
+  // Characters that start or continue another escape stand for themselves, so `&bsol;163` and `&percnt;73`
+  // are read as `\163` and `%73` (`nestedEscapeEnd`); in the skeletons they still add nothing.
+  for (const [name, text] of [['bsol', '\\'], ['percnt', '%'], ['equals', '='], ['amp', '&'], ['AMP', '&'], ['num', '#'], ['semi', ';'], ['lcub', '{'], ['lbrace', '{'], ['rcub', '}'], ['rbrace', '}']]) table.set(name!, text!);
   return table;
 })();
 
