@@ -778,7 +778,7 @@ function escapeEnd(text: string, at: number): number {
       }
     }
     let name = next;
-    while (name - next < 32 && /[A-Za-z0-9]/.test(text[name] ?? '')) name++;
+    while (name - next < 32 && LETTER_OR_DIGIT[text.charCodeAt(name)]) name++;
     if (name > next && text.charCodeAt(name) === 59) {
       const named = NAMED_REFERENCES.get(text.slice(next, name));
       if (named !== undefined) {
