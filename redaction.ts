@@ -128,17 +128,18 @@ function base64Cores(secret: string): string[] {
  * is read as the inner one (`%26%23115%3B`, `&#x25;73`, `%5Cu0073`) in a fourth skeleton, beside the
  * one that reads only the outer escape and a third that reads escapes as written, so an escape that
  * takes the key's first characters into it hides nothing; spaces, line breaks, tabs, zero-width
- * characters (U+200B, U+200C, U+200D, U+2060, U+FEFF), soft hyphens, combining marks and punctuation count for nothing, so a
- * punctuation mark in place of another (`sk_canary` for `sk-canary`) still matches. In that skeleton it
- * finds the key's skeleton, its reverse, and the hex of its UTF-8 bytes (either case); in a second
+ * characters (U+200B, U+200C, U+200D, U+2060, U+FEFF), soft hyphens, combining marks and punctuation
+ * count for nothing, so a punctuation mark in place of another (`sk_canary` for `sk-canary`) still
+ * matches. In that skeleton it finds the key's skeleton (also with escapes in the key read as written:
+ * `0xde` in `sk-0xdeadbeef`), its reverse, and the hex of its UTF-8 bytes (either case); in a second
  * skeleton that keeps letter case and base64 characters (line breaks, `=`, and base64url's `-` and `_`
  * ignored, so MIME's 76-column lines and standard base64 with `-` or `_` between groups match; the
  * base64url cores are searched without their `-` and `_`), the stable cores of its base64 forms at each
- * of the three byte alignments (`base64Cores`). Every match covers the whole target; the original text from its first
- * to its last matched character becomes `[redacted]`. `value` runs one skeleton over all strings of a
- * value in document order, so a key split across strings is found and each string's share of it is
- * replaced. Linear in the text's length; no regular expression reads more than its last 256 characters
- * (`tail`'s open escape).
+ * of the three byte alignments (`base64Cores`). Every match covers the whole target; the original text
+ * from its first to its last matched character becomes `[redacted]`. `value` runs one skeleton over
+ * all strings of a value in document order, so a key split across strings is found and each string's
+ * share of it is replaced. Linear in the text's length; no regular expression reads more than its last
+ * 256 characters (`tail`'s open escape).
  *
  * A shorter key is matched only in strict forms, whole and contiguous, in any letter case: plain;
  * percent-encoded with either case of hex, encoded twice or three times (`%252D`, `%25252D`), or `+` for
