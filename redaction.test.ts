@@ -27,6 +27,33 @@ function expectedFor(name: string): string {
   return name === 'base64 in 76-column MIME lines' ? `<${MIME_REDACTED}>` : '<[redacted]>';
 }
 
+// The forms the README listed as not recognised after the fourth attack round, for the same key.
+const FIXTURE3: { key: string; forms: Record<string, string> } = JSON.parse(readFileSync(`${HERE}fixtures/redaction/key-forms-3.json`, 'utf8'));
+// What a base64 form with separators keeps: the base64 of the text around the key, the characters that mix its bytes with theirs, and the separators outside the match.
+const SEPARATED_REDACTED: Record<string, string> = {
+  'base64 with - between groups of four': 'SGVs-bG8g-[redacted]Ag-d29y-bGQ=-',
+  'base64 with _ between groups of eight': 'SGVsbG8g_[redacted]Agd29y_bGQ=',
+};
+
+/** The redacted text expected for each form of fixtures/redaction/key-forms-3.json. */
+function expectedFor3(name: string): string {
+  return SEPARATED_REDACTED[name] ?? '[redacted]';
+}
+
+const hex2 = (byte: number) => byte.toString(16).padStart(2, '0');
+const codePoints = (text: string) => [...text].map((character) => character.codePointAt(0)!);
+/** The new forms as functions of the key, for keys other than the fixture's (the oracle test, near misses). */
+const NEW_FORMS: Record<string, (key: string) => string> = {
+  'JavaScript code-point escapes': (key) => codePoints(key).map((point) => `\\u{${point.toString(16)}}`).join(''),
+  'escape() %uXXXX': (key) => codePoints(key).map((point) => `%u${point.toString(16).padStart(4, '0')}`).join(''),
+  'escape() %uXXXX percent-encoded twice': (key) => codePoints(key).map((point) => `%2525u${point.toString(16).padStart(4, '0')}`).join(''),
+  'octal escapes': (key) => [...Buffer.from(key)].map((byte) => `\\${byte.toString(8)}`).join(''),
+  'quoted-printable': (key) => [...Buffer.from(key)].map((byte) => `=${hex2(byte).toUpperCase()}`).join(''),
+  'hex bytes with 0x, comma-separated': (key) => [...Buffer.from(key)].map((byte) => `0x${hex2(byte)}`).join(', '),
+  'HTML decimal references percent-encoded': (key) => codePoints(key).map((point) => `%26%23${point}%3B`).join(''),
+  'percent-encoding with its % as an HTML hex reference': (key) => [...Buffer.from(key)].map((byte) => `&#x25;${hex2(byte)}`).join(''),
+};
+
 describe('redactor: the key in every form an API can echo (issue 8)', () => {
   for (const [name, form] of Object.entries(FIXTURE.forms)) {
     it(`redacts the key written as: ${name}`, () => {
@@ -86,6 +113,44 @@ describe('redactor: the key in every form an API can echo (issue 8)', () => {
   });
 });
 
+describe('redactor: code-point, %u, octal, quoted-printable, 0x, separated base64 and nested escapes (issue 8, attack round 4 limits)', () => {
+  for (const [name, form] of Object.entries(FIXTURE3.forms)) {
+    it(`redacts the key written as: ${name}`, () => {
+      assert.equal(redact.text(`<${form}>`), `<${expectedFor3(name)}>`);
+    });
+  }
+
+  it('redacts the key\'s hex after an escape that takes its first digits (`0x`, `=`, `\\`, `%5C`, `%3D`, `&#x25;`, `%26%23` before it)', () => {
+    const hex = Buffer.from(KEY).toString('hex');
+    const hexKey = '3f9a2b7c41d8e6f03f9a2b7c';
+    const before = ['0x', '=', '\\', '%5C', '%3D', '&#x25;', '%26%23'];
+    assert.deepEqual([before.map((escape) => redact.text(`${escape}${hex}`)), before.map((escape) => redactor(hexKey).text(`${escape}${hexKey}`))], [
+      before.map((escape) => `${escape}[redacted]`), before.map((escape) => `${escape}[redacted]`),
+    ]);
+  });
+
+  it('redacts the percent-encoded hex of the key after an escape that would wrap its first bytes (`%5C` before `%37%33`: `\\73`)', () => {
+    const encodedHex = [...Buffer.from(Buffer.from(KEY).toString('hex'))].map((byte) => `%${hex2(byte)}`).join('');
+    assert.deepEqual(['%5C', '%3D', '%26'].map((escape) => redact.text(`${escape}${encodedHex}`)), ['%5C[redacted]', '%3D[redacted]', '%26[redacted]']);
+  });
+
+  it('redacts a key holding what reads as an escape (`0xde`, `=3D`, `\\u0041`) echoed fullwidth, reversed or spaced, where nothing decodes it', () => {
+    const keys = ['sk-live-0xdeadbeef12345678', 'sk_test=3Dabcdef1234567', 'tok\\u0041bcdef1234567890'];
+    const fullwidth = (key: string) => [...key].map((character) => String.fromCharCode(character.charCodeAt(0) + 0xfee0)).join('');
+    assert.deepEqual(keys.map((key) => [fullwidth(key), [...key].reverse().join(''), [...key].join(' ')].map((form) => redactor(key).text(`<${form}>`))), keys.map(() => ['<[redacted]>', '<[redacted]>', '<[redacted]>']));
+  });
+
+  it('leaves URLs with `=` and hex, hex constants, octal-looking paths and the new forms of a near miss unchanged', () => {
+    const near = KEY.slice(0, -1);
+    const text = [
+      'https://api.example.com/v1/items?a=3f&b=9a2b&c=7c41d8e6f0&sig=c2stY2FueQ==&next=%3D3f9a',
+      'flags 0x7f3a, 0xdeadbeef, 0X1F; mask=0x00ff; C:\\123\\456\\file.txt; \\u{1F600} %u00e9 =?UTF-8?Q?caf=C3=A9?=',
+      ...Object.values(NEW_FORMS).map((form) => form(near)),
+    ].join('\n');
+    assert.deepEqual([KEY, 'ghp_R8x2LmQ4vT9wZ1kP6nJ3sY7bH5cF0dA2eG4i'].map((key) => redactor(key).text(text) === text), [true, true]);
+  });
+});
+
 describe('redactor: ordinary text survives (issue 8, the false-positive rule)', () => {
   // A GitHub-style token beside the canary: real-looking keys of both shapes.
   const keys = [KEY, 'ghp_R8x2LmQ4vT9wZ1kP6nJ3sY7bH5cF0dA2eG4i'];
@@ -136,6 +201,7 @@ describe('redactor: the cut no guess can steer (issue 8, case 49)', () => {
     'fullwidth': (key) => [...key].map((character) => String.fromCharCode(character.charCodeAt(0) + 0xfee0)).join(''),
     'zero-width joined': (key) => [...key].join('\u200b'),
     'JSON escaped twice': (key) => [...key].map((character) => `\\\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`).join(''),
+    ...NEW_FORMS,
   };
   const padding = 'The path you asked for was not found: /v2/spring/' + 'A'.repeat(400);
 
@@ -167,7 +233,7 @@ describe('redactor: the cut no guess can steer (issue 8, case 49)', () => {
       // And no character of the guess is kept.
       if (cutRight.length - WITHHELD_MARK.length > padding.length) shown.push(name);
     }
-    assert.deepEqual([differ, shown, compared], [[], [], 727]);
+    assert.deepEqual([differ, shown, compared], [[], [], 2113]);
   });
 
   it('cuts every such text at the same place whatever the key (another key of the same length and classes)', () => {
@@ -186,6 +252,13 @@ describe('redactor: the cut no guess can steer (issue 8, case 49)', () => {
   it('withholds letters and digits written as escapes the same as written plainly: a long escaped end goes further back', () => {
     // 400 characters of `&#120;` hold 66 letters: past the 306-character minimum, the cut goes back to hold 51 of them.
     assert.equal(redact.tail(`${'y'.repeat(400)}${'&#120;'.repeat(66)}&#12`), `${'y'.repeat(400)}${'&#120;'.repeat(15)}${WITHHELD_MARK}`);
+  });
+
+  it('withholds each new escape the cut left open as a whole: `\\u{7`, `%u00`, `%2525u0`, `\\16`, `=2`, `0x7`, and one wrapped in another (`%26%2312`, `&#x25;7`)', () => {
+    // Read as text, each would count its digits (and `u`, `x`) as letters, and the cut would keep more of the `&#120;`s.
+    const opens = ['\\u{7', '%u00', '%2525u0', '\\16', '=2', '0x7', '%26%2312', '&#x25;7'];
+    const text = `${'y'.repeat(400)}${'&#120;'.repeat(66)}`;
+    assert.deepEqual(opens.map((open) => redact.tail(text + open)), opens.map(() => `${'y'.repeat(400)}${'&#120;'.repeat(15)}${WITHHELD_MARK}`));
   });
 
   it('reads only the end of a long text, and cuts it where reading all of it would', () => {
@@ -217,6 +290,21 @@ describe('redactor: cost (issue 8: nothing stalls the server)', () => {
   });
 });
 
+describe('redactor: cost of the new escapes (issue 8: nothing stalls the server)', () => {
+  it('reads a megabyte of code-point, %u, octal, quoted-printable, 0x and nested escapes that never complete the key in linear time, cut or whole', () => {
+    const near = KEY.slice(0, -1);
+    const text = [
+      '%26%23'.repeat(20000), `%26${'a'.repeat(22)}`.repeat(4000), '%25%31'.repeat(20000), '%5C%5Cu'.repeat(10000), '=3D'.repeat(30000),
+      '0x0x'.repeat(20000), `\\u{${'1'.repeat(10)}`.repeat(8000), '\\777'.repeat(20000), '&#x25;'.repeat(15000),
+      ...Object.values(NEW_FORMS).map((form) => `${form(near)} `.repeat(400)),
+    ].join('');
+    const began = performance.now();
+    const [out, cut] = [redact.text(text), redact.tail(text)];
+    const took = performance.now() - began;
+    assert.deepEqual([out === text, cut.endsWith(WITHHELD_MARK), text.length > 1_000_000, took < 2000], [true, true, true, true]);
+  });
+});
+
 type Route = (req: IncomingMessage, res: ServerResponse) => void;
 
 describe('probe: the key in every form, through a real call (issue 8)', () => {
@@ -226,6 +314,14 @@ describe('probe: the key in every form, through a real call (issue 8)', () => {
     '/v2/forms': (_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify(FIXTURE.forms));
+    },
+    '/v2/forms3': (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(FIXTURE3.forms));
+    },
+    '/v2/forms3-text': (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end(Object.values(FIXTURE3.forms).join('\n'));
     },
     '/v2/split': (_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -266,6 +362,16 @@ describe('probe: the key in every form, through a real call (issue 8)', () => {
     assert.deepEqual(result.body, Object.fromEntries(Object.keys(FIXTURE.forms).map((name) => [name, expectedFor(name).slice(1, -1)])));
   });
 
+  it('returns none of the forms of fixtures/redaction/key-forms-3.json in a JSON body (code-point, %u, octal, quoted-printable, 0x, separated base64, nested)', async () => {
+    const { structuredContent: result } = await callProbe({}, { path: '/forms3' });
+    assert.deepEqual(result.body, Object.fromEntries(Object.keys(FIXTURE3.forms).map((name) => [name, expectedFor3(name)])));
+  });
+
+  it('returns none of the forms of fixtures/redaction/key-forms-3.json in a text body, one per line', async () => {
+    const { structuredContent: result } = await callProbe({}, { path: '/forms3-text' });
+    assert.equal(result.body, Object.keys(FIXTURE3.forms).map(expectedFor3).join('\n'));
+  });
+
   it('returns no key split across strings of a JSON body, nor in the text copy of the result', async () => {
     const called = await callProbe({}, { path: '/split' });
     // Each string's share runs from its first to its last letter or digit of the match: the hyphen that opens a share stays.
@@ -283,9 +389,11 @@ describe('probe: the key in every form, through a real call (issue 8)', () => {
     assert.deepEqual([result.body, result.findings.map((finding: any) => finding.values)], [{ id: '[redacted]' }, [['"m1"', '"[redacted]"']]]);
   });
 
-  /** The answer for `guess` reflected so that it ends `end` bytes into the body, with the guess as reflected replaced by `#`s. */
-  async function probeGuess(guess: string, end: number): Promise<string> {
-    const reflected = encodeURIComponent(guess);
+  /**
+   * The answer for `guess` reflected so that it ends `end` bytes into the body, with the guess as
+   * reflected (`reflected`: percent-encoded unless the probe sends it as written) replaced by `#`s.
+   */
+  async function probeGuess(guess: string, end: number, reflected = encodeURIComponent(guess)): Promise<string> {
     const before = '{"timestamp":"2026-11-30T12:00:00.000+00:00","status":404,"error":"Not Found","path":"/v2/spring/'.length;
     const result = await callProbe({ PROBE_MAX_BYTES: '4096', PROBE_CHECK_MAX_BYTES: '4096' }, { path: `/spring/${'A'.repeat(end - before - reflected.length)}${guess}` });
     return JSON.stringify([result.structuredContent.body, result.structuredContent.note]).split(reflected).join('#'.repeat(reflected.length));
@@ -299,5 +407,23 @@ describe('probe: the key in every form, through a real call (issue 8)', () => {
       for (const end of [4096, 4096 - 40, 4096 - redact.withheld]) answers.push((await probeGuess(right!, end)) === (await probeGuess(wrong!, end)));
     }
     assert.deepEqual(answers, [true, true, true, true, true, true]);
+  });
+
+  it('case 49: gives the same answer for a right and a wrong guess written as %uXXXX, quoted-printable or HTML references percent-encoded, ending at the read budget', async () => {
+    // Each is sent and reflected as written (a path cannot carry a backslash, so `\\163` and `\\u{73}` are left to the unit tests).
+    const answers = [];
+    for (const name of ['escape() %uXXXX', 'escape() %uXXXX percent-encoded twice', 'quoted-printable', 'HTML decimal references percent-encoded']) {
+      // `e` for the key's `f`: the same width in every form (decimal 101 and 102, hex 65 and 66).
+      const [right, wrong] = [NEW_FORMS[name]!(KEY.slice(0, 12)), NEW_FORMS[name]!(`${KEY.slice(0, 11)}e`)];
+      for (const end of [4096, 4096 - 40, 4096 - redact.withheld]) answers.push((await probeGuess(right, end, right)) === (await probeGuess(wrong, end, wrong)));
+    }
+    assert.deepEqual(answers, Array(12).fill(true));
+  });
+
+  it('redacts the key written as %uXXXX in a body cut at the budget, and withholds the end whatever it holds', async () => {
+    const form = NEW_FORMS['escape() %uXXXX']!(KEY);
+    const result = await callProbe({ PROBE_MAX_BYTES: '4096', PROBE_CHECK_MAX_BYTES: '4096' }, { path: `/spring/${form}${'B'.repeat(4096)}` });
+    const sent = '{"timestamp":"2026-11-30T12:00:00.000+00:00","status":404,"error":"Not Found","path":"/v2/spring/';
+    assert.deepEqual([result.structuredContent.body, result.structuredContent.note.endsWith(withheldNote(redact))], [`${sent}[redacted]${'B'.repeat(4096 - redact.withheld - sent.length - form.length)}${WITHHELD_MARK}`, true]);
   });
 });

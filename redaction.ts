@@ -20,10 +20,11 @@ export type Redactor = {
    * For a text cut at a byte budget, whose end may hold the start of the key: `text`, then its end
    * dropped whatever it holds, and `WITHHELD_MARK` appended. The end dropped is the shortest that is
    * at least `withheld` characters long, holds at least `withheldLetters` letters or digits and all but
-   * one base64 character of the longest base64 core (as the skeleton reads them), and takes any escape
-   * the cut left open (`%25`, `\u00`, `&#x6`). So what is kept depends on the text's length and on which
-   * of its characters are letters, digits or escapes, never on whether its end matches part of the key
-   * (issue 8, case 49: no prefix oracle).
+   * one base64 character of the longest base64 core (as the skeleton reads them, one escape wrapped in
+   * another counting as the inner one), and takes any escape the cut left open (`%25`, `%u00`, `=2`,
+   * `\u00`, `\u{7`, `\16`, `0x7`, `&#x6`, also wrapped in another: `%26%2311`). So what is kept
+   * depends on the text's length and on which of its characters are letters, digits or escapes, never
+   * on whether its end matches part of the key (issue 8, case 49: no prefix oracle).
    */
   tail(text: string): string;
   /**
@@ -120,19 +121,25 @@ function base64Cores(secret: string): string[] {
  * A key whose skeleton (`keySkeleton`: its letters and digits) has at least `SKELETON_MIN_LENGTH` (12)
  * characters is matched by skeleton: the text is read as its letters and digits, NFKC-folded (fullwidth
  * `ｓｋ`, mathematical `𝐬`) and case-folded, after decoding percent-encoding to any depth (`%2525…73`,
- * UTF-8 sequences too), JSON and JavaScript escapes behind any number of backslashes (`\u0073`,
- * `\\u0073`, `\x73`, `\n`), and HTML character references (`&#115;`, `&#x6b;`, `&sopf;`, `&hyphen;`,
- * also escaped as `&amp;#115;`); spaces, line breaks, tabs, zero-width characters (U+200B, U+200C,
- * U+200D, U+2060, U+FEFF), soft hyphens, combining marks and punctuation count for nothing, so a
- * punctuation mark in place of another (`sk_canary` for `sk-canary`) still matches. In that skeleton it
- * finds the key's skeleton, its reverse, and the hex of its UTF-8 bytes (either case); in a second
- * skeleton that keeps letter case and base64 characters (base64url read as base64, line breaks and `=`
- * ignored, so MIME's 76-column lines match), the stable cores of its base64 forms at each of the three
- * byte alignments (`base64Cores`). Every match covers the whole target; the original text from its first
- * to its last matched character becomes `[redacted]`. `value` runs one skeleton over all strings of a
- * value in document order, so a key split across strings is found and each string's share of it is
- * replaced. Linear in the text's length; no regular expression reads more than its last 256 characters
- * (`tail`'s open escape).
+ * UTF-8 sequences too) and `escape()`'s `%u0073` behind `%25` repeated, quoted-printable (`=73`, UTF-8
+ * sequences too), JSON and JavaScript escapes behind any number of backslashes (`\u0073`, `\\u0073`,
+ * `\u{73}`, `\x73`, octal `\163`, `\n`), hex literals (`0x73`), and HTML character references
+ * (`&#115;`, `&#x6b;`, `&sopf;`, `&hyphen;`, also escaped as `&amp;#115;`); one escape wrapped in another
+ * is read as the inner one (`%26%23115%3B`, `&#x25;73`, `%5Cu0073`) in a fourth skeleton, beside the
+ * one that reads only the outer escape and a third that reads escapes as written, so an escape that
+ * takes the key's first characters into it hides nothing; spaces, line breaks, tabs, zero-width
+ * characters (U+200B, U+200C, U+200D, U+2060, U+FEFF), soft hyphens, combining marks and punctuation
+ * count for nothing, so a punctuation mark in place of another (`sk_canary` for `sk-canary`) still
+ * matches. In that skeleton it finds the key's skeleton (also with escapes in the key read as written:
+ * `0xde` in `sk-0xdeadbeef`), its reverse, and the hex of its UTF-8 bytes (either case); in a second
+ * skeleton that keeps letter case and base64 characters (line breaks, `=`, and base64url's `-` and `_`
+ * ignored, so MIME's 76-column lines and standard base64 with `-` or `_` between groups match; the
+ * base64url cores are searched without their `-` and `_`), the stable cores of its base64 forms at each
+ * of the three byte alignments (`base64Cores`). Every match covers the whole target; the original text
+ * from its first to its last matched character becomes `[redacted]`. `value` runs one skeleton over
+ * all strings of a value in document order, so a key split across strings is found and each string's
+ * share of it is replaced. Linear in the text's length; no regular expression reads more than its last
+ * 256 characters (`tail`'s open escape).
  *
  * A shorter key is matched only in strict forms, whole and contiguous, in any letter case: plain;
  * percent-encoded with either case of hex, encoded twice or three times (`%252D`, `%25252D`), or `+` for
@@ -223,10 +230,12 @@ function replaceRanges(text: string, offsets: number[]): string {
  * @param withheld The fewest characters `tail` drops (the longest strict form of the key).
  */
 function skeletonRedactor(secret: string, withheld: number): Redactor {
-  const forward = keySkeleton(secret);
+  const [forward, written] = keySkeletons(secret);
   const hex = Buffer.from(secret, 'utf8').toString('hex');
-  const letterTargets = [...new Set([forward, [...forward].reverse().join(''), hex])].map((target) => Buffer.from(target, 'utf8'));
-  const baseTargets = [...new Set(base64Cores(secret).map((core) => core.replace(/-/g, '+').replace(/_/g, '/')))].map((target) => Buffer.from(target, 'latin1'));
+  // The key's skeleton with what looks like an escape in it read as written too (`0xde` in `sk-0xdeadbeef`):
+  // an echo that decodes nothing (fullwidth, reversed, spaced) spells that one.
+  const letterTargets = [...new Set([forward, [...forward].reverse().join(''), hex, written, [...written].reverse().join('')])].map((target) => Buffer.from(target, 'utf8'));
+  const baseTargets = [...new Set(base64Cores(secret).map((core) => core.replace(/[-_]/g, '')))].map((target) => Buffer.from(target, 'latin1'));
   // The key's characters before its first and after its last letter or digit (`/+"\` in `canary-9c41/+"\`).
   const leading = secret.slice(0, secret.search(/[\p{L}\p{N}]/u));
   const trailing = secret.slice(secret.length - [...secret].reverse().join('').search(/[\p{L}\p{N}]/u));
@@ -242,25 +251,26 @@ function skeletonRedactor(secret: string, withheld: number): Redactor {
   const matchPieces = (pieces: string[]): Map<number, number[]> => {
     let capacity = 16;
     for (const piece of pieces) capacity += piece.length;
-    // Lanes 0, 1, 2: letters and digits (escapes decoded), base64 characters, letters and digits (escapes as written).
+    // Lanes 0 to 3: letters and digits (escapes decoded), base64 characters, letters and digits (escapes as
+    // written), letters and digits (an escape wrapped in another read as the inner one).
     const decoded = new Lane(0, true, capacity, undefined, scratch[0]);
-    const lanes = [decoded, new Lane(0, true, capacity, undefined, scratch[1]), new Lane(0, true, capacity, decoded, scratch[2])] as const;
-    const starts = [new Int32Array(pieces.length + 1), new Int32Array(pieces.length + 1), new Int32Array(pieces.length + 1)] as const;
+    const lanes = [decoded, new Lane(0, true, capacity, undefined, scratch[1]), new Lane(0, true, capacity, decoded, scratch[2]), new Lane(0, true, capacity, decoded, scratch[3])] as const;
+    const starts = [new Int32Array(pieces.length + 1), new Int32Array(pieces.length + 1), new Int32Array(pieces.length + 1), new Int32Array(pieces.length + 1)] as const;
     for (let index = 0; index <= pieces.length; index++) {
-      for (let lane = 0; lane < 3; lane++) starts[lane]![index] = lanes[lane]!.size();
-      if (index < pieces.length) scanSkeleton(pieces[index]!, 0, pieces[index]!.length, lanes[0], lanes[1], lanes[2]);
+      for (let lane = 0; lane < 4; lane++) starts[lane]![index] = lanes[lane]!.size();
+      if (index < pieces.length) scanSkeleton(pieces[index]!, 0, pieces[index]!.length, lanes[0], lanes[1], lanes[2], lanes[3]);
     }
-    const forwardFound: [number[], number[], number[]] = [[], [], []];
+    const forwardFound: [number[], number[], number[], number[]] = [[], [], [], []];
     // A lane still shadowing holds what lane 0 holds: nothing more to find there.
-    const found = [findTargets(lanes[0].view(), letterTargets, forwardFound[0]), findTargets(lanes[1].view(), baseTargets), lanes[2].shadowOf ? [] : findTargets(lanes[2].view(), letterTargets, forwardFound[2])];
+    const found = [findTargets(lanes[0].view(), letterTargets, forwardFound[0]), findTargets(lanes[1].view(), baseTargets), lanes[2].shadowOf ? [] : findTargets(lanes[2].view(), letterTargets, forwardFound[2]), lanes[3].shadowOf ? [] : findTargets(lanes[3].view(), letterTargets, forwardFound[3])];
     // Kept for the next call (messages come one after another on one thread), up to 1 MiB each.
     lanes.forEach((lane, index) => {
       if (lane.bytes.length <= SCRATCH_LIMIT) scratch[index] = lane.bytes;
     });
     const matched = new Map<number, number[]>();
-    if (!found[0].length && !found[1].length && !found[2].length) return matched;
+    if (!found[0].length && !found[1].length && !found[2].length && !found[3].length) return matched;
     // Each match's share of each piece it touches, in that piece's own skeleton units, per lane.
-    const shares = new Map<number, [number[], number[], number[]]>();
+    const shares = new Map<number, [number[], number[], number[], number[]]>();
     found.forEach((pairs, lane) => {
       const laneStarts = starts[lane]!;
       for (let index = 0; index < pairs.length; index += 2) {
@@ -277,22 +287,22 @@ function skeletonRedactor(secret: string, withheld: number): Redactor {
           const from = Math.max(start, laneStarts[piece]!) - laneStarts[piece]!;
           const to = Math.min(end, laneStarts[piece + 1]!) - laneStarts[piece]!;
           if (to <= from) continue;
-          if (!shares.has(piece)) shares.set(piece, [[], [], []]);
+          if (!shares.has(piece)) shares.set(piece, [[], [], [], []]);
           shares.get(piece)![lane]!.push(from, to);
         }
       }
     });
     for (const [piece, pieceShares] of shares) {
       // Scanned once more with positions: only the few pieces a match touches.
-      const positioned = [new Lane(-1, false), new Lane(-1, false), new Lane(-1, false)] as const;
+      const positioned = [new Lane(-1, false), new Lane(-1, false), new Lane(-1, false), new Lane(-1, false)] as const;
       const text = pieces[piece]!;
-      scanSkeleton(text, 0, text.length, positioned[0], positioned[1], positioned[2]);
+      scanSkeleton(text, 0, text.length, positioned[0], positioned[1], positioned[2], positioned[3]);
       const offsets: number[] = [];
       pieceShares.forEach((ranges, lane) => {
         for (let index = 0; index < ranges.length; index += 2) offsets.push(positioned[lane]!.starts![ranges[index]!]!, positioned[lane]!.ends![ranges[index + 1]! - 1]!);
       });
       // A match of the key itself (not its reverse or hex) takes the key's punctuation at either end along.
-      for (const lane of [0, 2] as const) {
+      for (const lane of [0, 2, 3] as const) {
         const pairs = forwardFound[lane];
         const length = starts[lane][piece + 1]! - starts[lane][piece]!;
         for (let index = 0; index < pairs.length; index += 2) {
@@ -376,9 +386,10 @@ function skeletonRedactor(secret: string, withheld: number): Redactor {
     let end = 0;
     for (let window = 4096 + 8 * (withheld + letterNeed); ; window *= 2) {
       const from = Math.max(0, open - window);
+      // Letters and digits counted as the nested lane reads them: an escape wrapped in another is one letter, not the digits that spell it.
       const letters = new Lane(Math.max(letterNeed, 1), false);
       const base64 = new Lane(Math.max(baseNeed, 1), false);
-      scanSkeleton(out, from, open, letters, base64, new Lane(0, false));
+      scanSkeleton(out, from, open, new Lane(0, false), base64, new Lane(0, false), letters);
       end = Math.min(Math.max(0, out.length - withheld), open);
       end = Math.min(end, letters.length >= letterNeed ? (letterNeed ? letters.starts![letters.length % letterNeed]! : open) : 0);
       if (baseNeed) end = Math.min(end, base64.length >= baseNeed ? base64.starts![base64.length % baseNeed]! : 0);
@@ -405,7 +416,9 @@ export const SKELETON_MIN_LENGTH = 12;
 const OPEN_ESCAPE_LONGEST = 256;
 
 // ASCII tables: the skeleton character of each code (letters lower-cased, digits as they are, 0 for
-// the rest), and its base64 character (base64url's `-` and `_` read as `+` and `/`, RFC 4648, 5).
+// the rest), and its base64 character (RFC 4648, 4). Base64url's `-` and `_` (RFC 4648, 5) count for
+// nothing, like the `-` or `_` some senders put between groups of standard base64; the key's base64url
+// cores are searched without them.
 const LETTER_OR_DIGIT = new Uint16Array(128);
 const BASE64_CHARACTER = new Uint16Array(128);
 for (let code = 48; code < 58; code++) LETTER_OR_DIGIT[code] = BASE64_CHARACTER[code] = code;
@@ -414,8 +427,8 @@ for (let code = 65; code < 91; code++) {
   BASE64_CHARACTER[code] = code;
 }
 for (let code = 97; code < 123; code++) LETTER_OR_DIGIT[code] = BASE64_CHARACTER[code] = code;
-BASE64_CHARACTER[43] = BASE64_CHARACTER[45] = 43;
-BASE64_CHARACTER[47] = BASE64_CHARACTER[95] = 47;
+BASE64_CHARACTER[43] = 43;
+BASE64_CHARACTER[47] = 47;
 
 /**
  * HTML named character references (WHATWG HTML, 13.5) the skeleton decodes: those that stand for
@@ -430,6 +443,9 @@ const NAMED_REFERENCES: Map<string, string> = (() => {
   for (const [name, text] of [['ell', 'l'], ['sup1', '1'], ['sup2', '2'], ['sup3', '3'], ['trade', 'TM'], ['TRADE', 'TM'], ['fflig', 'ff'], ['filig', 'fi'], ['fllig', 'fl'], ['ffilig', 'ffi'], ['ffllig', 'ffl'], ['ijlig', 'ij'], ['IJlig', 'IJ']]) table.set(name!, text!);
   const nothing = 'hyphen dash minus ndash mdash horbar lowbar UnderBar period colon comma plus equals sol bsol excl quest num dollar percnt ast midast lowast lpar rpar lsqb lbrack rsqb rbrack lcub lbrace rcub rbrace verbar vert VerticalLine tilde Hat grave DiacriticalGrave apos quot QUOT lt LT gt GT amp AMP nbsp NonBreakingSpace shy zwj zwnj ZeroWidthSpace NegativeThinSpace NegativeMediumSpace NegativeThickSpace NegativeVeryThinSpace NoBreak semi commat Tab NewLine ensp emsp emsp13 emsp14 thinsp hairsp numsp puncsp MediumSpace ThinSpace VeryThinSpace hybull bull bullet middot centerdot CenterDot sdot ic InvisibleComma it InvisibleTimes af ApplyFunction copy reg sect para pound yen cent euro deg times divide laquo raquo lsquo rsquo ldquo rdquo sbquo bdquo hellip mldr nldr prime Prime oline frasl iexcl iquest brvbar uml macr acute cedil not plusmn lrm rlm';
   for (const name of nothing.split(' ')) table.set(name, '');
+  // Characters that start or continue another escape stand for themselves, so `&bsol;163` and `&percnt;73`
+  // are read as `\163` and `%73` (`nestedEscapeEnd`); in the skeletons they still add nothing.
+  for (const [name, text] of [['bsol', '\\'], ['percnt', '%'], ['equals', '='], ['amp', '&'], ['AMP', '&'], ['num', '#'], ['semi', ';'], ['lcub', '{'], ['lbrace', '{'], ['rcub', '}'], ['rbrace', '}']]) table.set(name!, text!);
   return table;
 })();
 
@@ -503,6 +519,8 @@ class Lane {
    * one until a text has an escape with letters or digits in it); `unshadow` makes the copy then.
    */
   shadowOf: Lane | undefined;
+  /** For the nested lane: where the inner escape last read ends; characters before it are already taken (UTF-16 offset). */
+  until = 0;
   constructor(ring: number, keepBytes: boolean, capacity = 256, shadowOf?: Lane, reuse?: Buffer) {
     this.shadowOf = shadowOf;
     this.ring = ring;
@@ -565,6 +583,11 @@ class Lane {
 const isHexCode = (code: number) => (code >= 48 && code <= 57) || (code >= 65 && code <= 70) || (code >= 97 && code <= 102);
 const hexValue = (code: number) => (code <= 57 ? code - 48 : (code | 32) - 87);
 
+/** Whether the four characters from `at` are hex digits. */
+function isHexQuad(text: string, at: number): boolean {
+  return isHexCode(text.charCodeAt(at)) && isHexCode(text.charCodeAt(at + 1)) && isHexCode(text.charCodeAt(at + 2)) && isHexCode(text.charCodeAt(at + 3));
+}
+
 // What the escape `escapeEnd` recognised stands for ('' for nothing the skeleton keeps).
 let escaped = '';
 
@@ -585,45 +608,128 @@ function percentEnd(text: string, at: number): number {
   return at;
 }
 
+/** A byte escape at `at`: percent-encoded (`percentEnd`) or quoted-printable `=XX` (RFC 2045, 6.7); its end, or `at`; the byte in `percentByte`. */
+function byteEnd(text: string, at: number): number {
+  if (text.charCodeAt(at) === 37) return percentEnd(text, at);
+  if (!isHexCode(text.charCodeAt(at + 1)) || !isHexCode(text.charCodeAt(at + 2))) return at;
+  percentByte = hexValue(text.charCodeAt(at + 1)) * 16 + hexValue(text.charCodeAt(at + 2));
+  return at + 3;
+}
+
+/** JavaScript `escape()`'s `%uXXXX` at `at`, its `%` encoded once or more (`%25u0073`): its end, or `at`; the UTF-16 unit in `percentUnit`. */
+let percentUnit = 0;
+function percentUnitEnd(text: string, at: number): number {
+  let next = at + 1;
+  while (text.charCodeAt(next) === 50 && text.charCodeAt(next + 1) === 53) next += 2;
+  if ((text.charCodeAt(next) | 32) !== 117 || !isHexQuad(text, next + 1)) return at;
+  percentUnit = parseInt(text.slice(next + 1, next + 5), 16);
+  return next + 5;
+}
+
 /**
- * The end of an escape starting at `at` (`%`, `\` or `&`), with what it stands for in `escaped`, or
- * `at` when none starts there. Percent-encoding of UTF-8 (RFC 3986, 2.1) to any depth; JSON and
- * JavaScript escapes `\uXXXX` (surrogate pairs joined), `\xXX`, `\n`, `\r`, `\t` behind any number of
- * backslashes (RFC 8259, 7); HTML character references, numeric or named, escaped as `&amp;` to any
- * depth (WHATWG HTML, 13.5). Each step is bounded, so a text is scanned in linear time.
+ * A byte written as C and JavaScript write one, at `at`: `0xXX`, or behind any number of backslashes
+ * `\xXX` or octal `\7` to `\377` (up to three digits while the value stays below 256: `\400` is a space
+ * and `0`). Its end, or `at`; the byte in `percentByte`.
+ */
+function codeByteEnd(text: string, at: number): number {
+  if (text.charCodeAt(at) === 48) {
+    if ((text.charCodeAt(at + 1) | 32) !== 120 || !isHexCode(text.charCodeAt(at + 2)) || !isHexCode(text.charCodeAt(at + 3))) return at;
+    percentByte = hexValue(text.charCodeAt(at + 2)) * 16 + hexValue(text.charCodeAt(at + 3));
+    return at + 4;
+  }
+  let next = at;
+  while (text.charCodeAt(next) === 92) next++;
+  if (next === at) return at;
+  const code = text.charCodeAt(next);
+  if ((code | 32) === 120 && isHexCode(text.charCodeAt(next + 1)) && isHexCode(text.charCodeAt(next + 2))) {
+    percentByte = hexValue(text.charCodeAt(next + 1)) * 16 + hexValue(text.charCodeAt(next + 2));
+    return next + 3;
+  }
+  if (code < 48 || code > 55) return at;
+  let value = code - 48;
+  let digit = next + 1;
+  while (digit - next < 3) {
+    const octal = text.charCodeAt(digit) - 48;
+    if (!(octal >= 0 && octal <= 7) || value * 8 + octal > 255) break;
+    value = value * 8 + octal;
+    digit++;
+  }
+  percentByte = value;
+  return digit;
+}
+
+/**
+ * Sets `escaped` for a byte escape read up to `end` (its byte in `percentByte`), and returns where the
+ * escape ends: an ASCII byte is its character; a UTF-8 lead byte followed by continuation bytes written
+ * with escapes of the same kind (starting with `first`, read by `read`) is the character they encode
+ * (`%EF%BD%93`, `=EF=BD=93`, `\xef\xbd\x93`, `\357\275\223` are `ｓ`); any other byte stands for `lone`.
+ */
+function utf8Escapes(text: string, end: number, first: number, read: (text: string, at: number) => number, lone: string): number {
+  const lead = percentByte;
+  if (lead < 0x80) {
+    escaped = String.fromCharCode(lead);
+    return end;
+  }
+  const following = lead >= 0xf0 && lead <= 0xf4 ? 3 : lead >= 0xe0 ? 2 : lead >= 0xc2 && lead < 0xe0 ? 1 : 0;
+  escaped = lone;
+  if (following === 0) return end;
+  let codePoint = lead & (0x3f >> following);
+  let next = end;
+  for (let index = 0; index < following; index++) {
+    if (text.charCodeAt(next) !== first) return end;
+    const after = read(text, next);
+    if (after === next || (percentByte & 0xc0) !== 0x80) return end;
+    codePoint = codePoint * 64 + (percentByte & 0x3f);
+    next = after;
+  }
+  if (codePoint > 0x10ffff || (codePoint >= 0xd800 && codePoint < 0xe000)) return end;
+  escaped = String.fromCodePoint(codePoint);
+  return next;
+}
+
+/**
+ * The end of an escape starting at `at` (`%`, `=`, `\`, `&` or `0x`), with what it stands for in
+ * `escaped`, or `at` when none starts there. Percent-encoding of UTF-8 (RFC 3986, 2.1) to any depth, and
+ * `%uXXXX` (ECMAScript, B.2.1.1 `escape`) behind `%25` repeated; quoted-printable `=XX` of UTF-8 (RFC
+ * 2045, 6.7); JSON and JavaScript escapes `\uXXXX` (surrogate pairs joined), `\u{X}` to `\u{XXXXXX}`,
+ * `\xXX`, octal `\7` to `\377`, `\n`, `\r`, `\t` behind any number of backslashes (RFC 8259, 7;
+ * ECMAScript, 12.9.4); HTML character references, numeric or named, escaped as `&amp;` to any depth
+ * (WHATWG HTML, 13.5); `0xXX`, one byte as C and JavaScript write a hex literal. `\x`, octal and `0x`
+ * stand for the UTF-8 character they spell with more of the same kind (`\xef\xbd\x93` is `ｓ`), else
+ * for the code point of their value (below 256). Each step is bounded, so a text is scanned in linear
+ * time.
  */
 function escapeEnd(text: string, at: number): number {
   const first = text.charCodeAt(at);
   if (first === 37) {
-    const end = percentEnd(text, at);
-    if (end === at) return at;
-    const lead = percentByte;
-    if (lead < 0x80) {
-      escaped = String.fromCharCode(lead);
+    const end = percentUnitEnd(text, at);
+    if (end > at) {
+      const high = percentUnit;
+      escaped = String.fromCharCode(high);
+      if (high >= 0xd800 && high < 0xdc00 && text.charCodeAt(end) === 37) {
+        const low = percentUnitEnd(text, end);
+        if (low > end && percentUnit >= 0xdc00 && percentUnit < 0xe000) {
+          escaped += String.fromCharCode(percentUnit);
+          return low;
+        }
+      }
+      if (high >= 0xd800 && high < 0xe000) escaped = '';
       return end;
     }
-    // A UTF-8 sequence written as escapes: `%EF%BD%93` is `ｓ`. Anything else stands for nothing.
-    const following = lead >= 0xf0 && lead <= 0xf4 ? 3 : lead >= 0xe0 ? 2 : lead >= 0xc2 && lead < 0xe0 ? 1 : 0;
-    escaped = '';
-    if (following === 0) return end;
-    let codePoint = lead & (0x3f >> following);
-    let next = end;
-    for (let index = 0; index < following; index++) {
-      if (text.charCodeAt(next) !== 37) return end;
-      const after = percentEnd(text, next);
-      if (after === next || (percentByte & 0xc0) !== 0x80) return end;
-      codePoint = codePoint * 64 + (percentByte & 0x3f);
-      next = after;
-    }
-    if (codePoint > 0x10ffff || (codePoint >= 0xd800 && codePoint < 0xe000)) return end;
-    escaped = String.fromCodePoint(codePoint);
-    return next;
+  }
+  if (first === 37 || first === 61) {
+    const end = byteEnd(text, at);
+    return end === at ? at : utf8Escapes(text, end, first, byteEnd, '');
+  }
+  if (first === 48) {
+    const end = codeByteEnd(text, at);
+    return end === at ? at : utf8Escapes(text, end, first, codeByteEnd, String.fromCharCode(percentByte));
   }
   if (first === 92) {
     let next = at;
     while (text.charCodeAt(next) === 92) next++;
     const letter = text.charCodeAt(next) | 32;
-    if (letter === 117 && isHexCode(text.charCodeAt(next + 1)) && isHexCode(text.charCodeAt(next + 2)) && isHexCode(text.charCodeAt(next + 3)) && isHexCode(text.charCodeAt(next + 4))) {
+    if (letter === 117 && isHexQuad(text, next + 1)) {
       const unit = parseInt(text.slice(next + 1, next + 5), 16);
       escaped = String.fromCharCode(unit);
       const end = next + 5;
@@ -638,13 +744,21 @@ function escapeEnd(text: string, at: number): number {
       if (unit >= 0xd800 && unit < 0xe000) escaped = '';
       return end;
     }
-    if (letter === 120 && isHexCode(text.charCodeAt(next + 1)) && isHexCode(text.charCodeAt(next + 2))) {
-      escaped = String.fromCharCode(hexValue(text.charCodeAt(next + 1)) * 16 + hexValue(text.charCodeAt(next + 2)));
-      return next + 3;
+    if (letter === 117 && text.charCodeAt(next + 1) === 123) {
+      // `\u{73}`: one to six hex digits between braces.
+      let digit = next + 2;
+      let value = 0;
+      while (digit - next - 2 < 6 && isHexCode(text.charCodeAt(digit))) value = value * 16 + hexValue(text.charCodeAt(digit++));
+      if (digit > next + 2 && text.charCodeAt(digit) === 125) {
+        escaped = value <= 0x10ffff && !(value >= 0xd800 && value < 0xe000) ? String.fromCodePoint(value) : '';
+        return digit + 1;
+      }
     }
+    const byteStop = codeByteEnd(text, at);
+    if (byteStop > at) return utf8Escapes(text, byteStop, first, codeByteEnd, String.fromCharCode(percentByte));
+    const code = text.charCodeAt(next);
     escaped = '';
     // `\n`, `\r`, `\t`: a line break or tab written as an escape stands for nothing, like the character.
-    const code = text.charCodeAt(next);
     return code === 110 || code === 114 || code === 116 ? next + 1 : next;
   }
   if (first === 38) {
@@ -665,7 +779,7 @@ function escapeEnd(text: string, at: number): number {
       }
     }
     let name = next;
-    while (name - next < 32 && /[A-Za-z0-9]/.test(text[name] ?? '')) name++;
+    while (name - next < 32 && LETTER_OR_DIGIT[text.charCodeAt(name)]) name++;
     if (name > next && text.charCodeAt(name) === 59) {
       const named = NAMED_REFERENCES.get(text.slice(next, name));
       if (named !== undefined) {
@@ -681,16 +795,99 @@ function escapeEnd(text: string, at: number): number {
 }
 
 /**
- * Appends the skeletons of `text` from `from` to `to` (UTF-16 offsets): to `letters` its letters and
- * digits, case-folded and NFKC-folded, after decoding escapes (`escapeEnd`); to `base64` its base64 and
- * base64url characters, case kept, after the same decoding; to `raw` its letters and digits with escapes
- * read as written (`%2573` as `2573`), so text that happens to end in `%25` or `&#` before the key, and
- * turns its first characters into an escape, does not hide it. Everything else (spaces, line breaks,
- * punctuation, zero-width characters, soft hyphens) adds nothing. Linear in the text's length.
+ * The most characters `nestedEscapeEnd` reads, once decoded, for an inner escape starting with each
+ * character, one more than the longest it takes: `%`, `&` 24 (`&amp;#x0000073;`, `%252525u0073`), `\`
+ * 11 (`\u{000073}`), `=` 4 (`=73`); 0 for any other text.
  */
-function scanSkeleton(text: string, from: number, to: number, letters: Lane, base64: Lane, raw: Lane): void {
-  if (letters.starts || base64.starts || raw.starts || !letters.keepBytes || !base64.keepBytes || !raw.keepBytes) {
-    for (let at = from; at < to; ) at = scanToken(text, at, to, letters, base64, raw);
+function nestedWindow(outer: string): number {
+  const code = outer.charCodeAt(0);
+  return code === 37 || code === 38 ? 24 : code === 92 ? 11 : code === 61 ? 4 : 0;
+}
+
+// Where each character of `nestedEscapeEnd`'s window ends in the text it was read from.
+const nestedEnds = new Int32Array(32);
+
+// What the inner escape `nestedEscapeEnd` recognised stands for.
+let nestedEscaped = '';
+
+// The last escape `nestedEscapeEnd` read: the text, where it starts and ends, and what it stands for.
+let memoText = '';
+let memoAt = -1;
+let memoEnd = -1;
+let memoEscaped = '';
+
+/** Whether a character (code) can stand inside an escape after its first character: a letter, digit, `#`, `;`, `{` or `}`. */
+const isEscapeInner = (code: number) => code < 128 && (LETTER_OR_DIGIT[code] !== 0 || code === 35 || code === 59 || code === 123 || code === 125);
+
+/**
+ * One kind of escape wrapped in another (`%26%23115%3B` is `&#115;` percent-encoded, `&#x25;73` is `%73`
+ * with its `%` as an HTML reference): when the escape ending at `from` stands for `outer` (`%`, `=`, `\`
+ * or `&`), the text from `from` is read one escape or character at a time (`escapeEnd`, not nested
+ * again) while each stands for letters, digits, `#`, `;`, `{` or `}`, up to `NESTED_WINDOW` characters
+ * and not past `to`, and `outer` with what was read is read once more as an escape. One layer only: a
+ * backslash wrapped before another (`%5C%5Cu0073`) is not read.
+ * @returns Where the inner escape ends in `text` (what it stands for in `nestedEscaped`, never ''), or -1.
+ */
+function nestedEscapeEnd(text: string, outer: string, from: number, to: number): number {
+  const limit = outer.length === 1 ? nestedWindow(outer) : 0;
+  if (limit === 0 || from >= to) return -1;
+  let window = outer;
+  nestedEnds[0] = from;
+  let next = from;
+  let whole = true;
+  while (next < to) {
+    if (window.length >= limit) {
+      whole = false;
+      break;
+    }
+    const code = text.charCodeAt(next);
+    if (code !== 37 && code !== 61 && code !== 92 && code !== 38 && code !== 48) {
+      // A character standing for itself (the usual case): no escape to read.
+      if (!isEscapeInner(code)) break;
+      window += text[next]!;
+      nestedEnds[window.length - 1] = ++next;
+      continue;
+    }
+    const stop = escapeEnd(text, next);
+    // Kept for `scanToken`, which reads this escape next when the window stops here.
+    memoText = text;
+    memoAt = next;
+    memoEnd = stop;
+    memoEscaped = escaped;
+    const piece = stop > next ? escaped : text[next]!;
+    const end = stop > next ? stop : next + 1;
+    if (end > to || piece === '') break;
+    let fits = true;
+    for (let index = 0; index < piece.length && fits; index++) fits = isEscapeInner(piece.charCodeAt(index));
+    if (!fits || window.length + piece.length > limit) break;
+    window += piece;
+    for (let index = window.length - piece.length; index < window.length; index++) nestedEnds[index] = end;
+    next = end;
+  }
+  if (window.length < 2) return -1;
+  const inner = escapeEnd(window, 0);
+  // An escape the window cut short may read differently whole: not taken.
+  if (inner <= 1 || escaped === '' || (!whole && inner >= window.length)) return -1;
+  nestedEscaped = escaped;
+  return nestedEnds[inner - 1]!;
+}
+
+/**
+ * Appends the skeletons of `text` from `from` to `to` (UTF-16 offsets): to `letters` its letters and
+ * digits, case-folded and NFKC-folded, after decoding escapes (`escapeEnd`); to `base64` its base64
+ * characters, case kept, after the same decoding (quoted-printable and `0x` escapes as written: `=` and
+ * hex digits are base64 text; base64url's `-` and `_` count for nothing); to `raw` its letters and digits
+ * with escapes read as written (`%2573` as `2573`), so text that happens to end in `%25` or `&#` before
+ * the key, and turns its first characters into an escape, does not hide it; to `nested` its letters and
+ * digits as `letters` has them, but with one escape wrapped in another read as the inner one
+ * (`nestedEscapeEnd`), so an escape wrapped before the key's first characters does not hide it from
+ * `letters`. Everything else (spaces, line breaks, punctuation, zero-width characters, soft hyphens) adds
+ * nothing. Linear in the text's length.
+ */
+function scanSkeleton(text: string, from: number, to: number, letters: Lane, base64: Lane, raw: Lane, nested: Lane): void {
+  nested.until = from;
+  if (letters.starts || base64.starts || raw.starts || nested.starts || !letters.keepBytes || !base64.keepBytes || !raw.keepBytes || !nested.keepBytes) {
+    for (let at = from; at < to; ) at = scanToken(text, at, to, letters, base64, raw, nested);
     return;
   }
   // The hot path, inlined with the lanes' bytes in locals: most text is ASCII letters, digits and punctuation.
@@ -701,14 +898,22 @@ function scanSkeleton(text: string, from: number, to: number, letters: Lane, bas
   let rawBytes = raw.bytes;
   let rawLength = raw.length;
   let shadowing = raw.shadowOf !== undefined;
+  let nestedBytes = nested.bytes;
+  let nestedLength = nested.length;
+  let nestedShadowing = nested.shadowOf !== undefined;
+  let nestedUntil = nested.until;
   let at = from;
   while (at < to) {
     const code = text.charCodeAt(at);
-    if (code < 128 && code !== 37 && code !== 92 && code !== 38 && letterLength < letterBytes.length && baseLength < baseBytes.length && (shadowing || rawLength < rawBytes.length)) {
+    // `=` and `0` start an escape only before two hex digits or `x` (`=2D`, `0x2d`): checked here, as they are common in text.
+    if (code < 128 && code !== 37 && code !== 92 && code !== 38 && !(code === 61 && isHexCode(text.charCodeAt(at + 1)) && isHexCode(text.charCodeAt(at + 2))) && !(code === 48 && (text.charCodeAt(at + 1) | 32) === 120)
+      && letterLength < letterBytes.length && baseLength < baseBytes.length && (shadowing || rawLength < rawBytes.length)
+      && (nestedShadowing || (at >= nestedUntil && nestedLength < nestedBytes.length))) {
       const letter = LETTER_OR_DIGIT[code]!;
       if (letter !== 0) {
         letterBytes[letterLength++] = letter;
         if (!shadowing) rawBytes[rawLength++] = letter;
+        if (!nestedShadowing) nestedBytes[nestedLength++] = letter;
       }
       const base = BASE64_CHARACTER[code]!;
       if (base !== 0) baseBytes[baseLength++] = base;
@@ -718,7 +923,8 @@ function scanSkeleton(text: string, from: number, to: number, letters: Lane, bas
     letters.length = letterLength;
     base64.length = baseLength;
     raw.length = rawLength;
-    at = scanToken(text, at, to, letters, base64, raw);
+    nested.length = nestedLength;
+    at = scanToken(text, at, to, letters, base64, raw, nested);
     letterBytes = letters.bytes;
     letterLength = letters.length;
     baseBytes = base64.bytes;
@@ -726,34 +932,57 @@ function scanSkeleton(text: string, from: number, to: number, letters: Lane, bas
     rawBytes = raw.bytes;
     rawLength = raw.length;
     shadowing = raw.shadowOf !== undefined;
+    nestedBytes = nested.bytes;
+    nestedLength = nested.length;
+    nestedShadowing = nested.shadowOf !== undefined;
+    nestedUntil = nested.until;
   }
   letters.length = letterLength;
   base64.length = baseLength;
   raw.length = rawLength;
+  nested.length = nestedLength;
 }
 
 /** `scanSkeleton` for the one character or escape at `at`; returns where the next one starts. */
-function scanToken(text: string, at: number, to: number, letters: Lane, base64: Lane, raw: Lane): number {
+function scanToken(text: string, at: number, to: number, letters: Lane, base64: Lane, raw: Lane, nested: Lane): number {
   const code = text.charCodeAt(at);
   if (code < 128) {
-    if (code === 37 || code === 92 || code === 38) {
-      const end = Math.min(escapeEnd(text, at), to);
+    if (code === 37 || code === 92 || code === 38 || code === 61 || code === 48) {
+      const memo = memoAt === at && memoText === text;
+      const end = Math.min(memo ? memoEnd : escapeEnd(text, at), to);
       if (end > at) {
+        const value = memo ? memoEscaped : escaped;
         if (raw.shadowOf) {
           let written = false;
           for (let index = at; index < end && !written; index++) written = LETTER_OR_DIGIT[text.charCodeAt(index)]! !== 0;
           if (written) raw.unshadow();
         }
-        for (const character of escaped) emitCodePoint(character.codePointAt(0)!, at, end, letters, base64, undefined);
+        // Before `letters` takes this escape: the nested lane copies `letters` as it stands when it stops shadowing.
+        if (at >= nested.until) {
+          const nestedEnd = value.length === 1 ? nestedEscapeEnd(text, value, end, to) : -1;
+          if (nestedEnd > 0) {
+            if (nested.shadowOf) nested.unshadow();
+            nested.until = nestedEnd;
+            emitText(nestedEscaped, at, nestedEnd, nested, undefined);
+          } else if (!nested.shadowOf) {
+            emitText(value, at, end, nested, undefined);
+          }
+        }
+        // `=XX` and `0xXX` are base64 text as written; `%`, `\` and `&` are not base64 characters, so their escapes are read decoded.
+        const written = code === 61 || code === 48;
+        emitText(value, at, end, letters, written ? undefined : base64);
         // Escapes are ASCII: their letters and digits as written.
         for (let index = at; index < end; index++) {
-          const letter = LETTER_OR_DIGIT[text.charCodeAt(index)]!;
+          const character = text.charCodeAt(index);
+          const letter = LETTER_OR_DIGIT[character]!;
           if (letter) raw.push(letter, index, index + 1);
+          if (written && BASE64_CHARACTER[character]) base64.push(BASE64_CHARACTER[character]!, index, index + 1);
         }
         return end;
       }
     }
     emitCodePoint(code, at, at + 1, letters, base64, raw);
+    if (!nested.shadowOf && at >= nested.until) emitCodePoint(code, at, at + 1, nested, undefined, undefined);
     return at + 1;
   }
   let end = at + 1;
@@ -765,19 +994,28 @@ function scanToken(text: string, at: number, to: number, letters: Lane, base64: 
       end++;
     }
   }
-  if (codePoint < 0xd800 || codePoint >= 0xe000) emitCodePoint(codePoint, at, end, letters, base64, raw);
+  if (codePoint < 0xd800 || codePoint >= 0xe000) {
+    emitCodePoint(codePoint, at, end, letters, base64, raw);
+    if (!nested.shadowOf && at >= nested.until) emitCodePoint(codePoint, at, end, nested, undefined, undefined);
+  }
   return end;
 }
 
-/** Appends what one character (decoded) adds to each skeleton; to `raw` as to `letters`, when given. */
-function emitCodePoint(codePoint: number, start: number, end: number, letters: Lane, base64: Lane, raw: Lane | undefined): void {
+/** `emitCodePoint` for each character of a decoded escape (`escaped`), all from `start` to `end`. */
+function emitText(value: string, start: number, end: number, letters: Lane, base64: Lane | undefined): void {
+  if (value.length === 1) emitCodePoint(value.charCodeAt(0), start, end, letters, base64, undefined);
+  else for (const character of value) emitCodePoint(character.codePointAt(0)!, start, end, letters, base64, undefined);
+}
+
+/** Appends what one character (decoded) adds to each skeleton given; to `raw` as to `letters`, when given. */
+function emitCodePoint(codePoint: number, start: number, end: number, letters: Lane, base64: Lane | undefined, raw: Lane | undefined): void {
   if (codePoint < 128) {
     const letter = LETTER_OR_DIGIT[codePoint]!;
     if (letter) {
       letters.push(letter, start, end);
       raw?.push(letter, start, end);
     }
-    if (BASE64_CHARACTER[codePoint]) base64.push(BASE64_CHARACTER[codePoint]!, start, end);
+    if (base64 && BASE64_CHARACTER[codePoint]) base64.push(BASE64_CHARACTER[codePoint]!, start, end);
     return;
   }
   const folded = foldCodePoint(codePoint);
@@ -785,28 +1023,54 @@ function emitCodePoint(codePoint: number, start: number, end: number, letters: L
     letters.pushBytes(folded.letters, start, end);
     raw?.pushBytes(folded.letters, start, end);
   }
-  if (folded.base64.length) base64.pushBytes(folded.base64, start, end);
+  if (base64 && folded.base64.length) base64.pushBytes(folded.base64, start, end);
 }
 
+// The shapes of an escape the cut left open: each could still become a longer escape, or a different one.
+const OPEN_ESCAPES = [
+  /^%(?:25)*(?:[0-9A-Fa-f]|[uU][0-9A-Fa-f]{0,3})?$/,
+  /^\\+(?:[uU](?:[0-9A-Fa-f]{0,3}|\{[0-9A-Fa-f]{0,6})|[xX][0-9A-Fa-f]?|[0-7]{1,2})?$/,
+  /^&(?:amp;)*(?:#[xX]?[0-9A-Fa-f]{0,8}|[A-Za-z][A-Za-z0-9]{0,31})?$/,
+  /^=[0-9A-Fa-f]?$/,
+  /^0(?:[xX][0-9A-Fa-f]?)?$/,
+];
+
 /**
- * Where a text ends in an escape the cut left open (`%`, `%25`, `%2`, `\`, `\u00`, `&amp;#x6`, `&hyph`),
+ * Where a text ends in an escape the cut left open (`%`, `%25`, `%2`, `%u00`, `=2`, `\`, `\u00`, `\u{7`,
+ * `\16`, `0x7`, `&amp;#x6`, `&hyph`), also wrapped in another escape (`%26%2311`: `&#11` percent-encoded),
  * as the offset it starts at, or the text's length. Only the last 256 characters are looked at.
  */
 function openEscapeStart(text: string): number {
   for (let at = Math.max(0, text.length - OPEN_ESCAPE_LONGEST); at < text.length; at++) {
     const code = text.charCodeAt(at);
-    if (code !== 37 && code !== 92 && code !== 38) continue;
+    if (code !== 37 && code !== 92 && code !== 38 && code !== 61 && code !== 48) continue;
     const rest = text.slice(at);
-    if (/^%(?:25)*[0-9A-Fa-f]?$/.test(rest) || /^\\+(?:[uU][0-9A-Fa-f]{0,3}|[xX][0-9A-Fa-f]?)?$/.test(rest) || /^&(?:amp;)*(?:#[xX]?[0-9A-Fa-f]{0,8}|[A-Za-z][A-Za-z0-9]{0,31})?$/.test(rest)) return at;
+    if (OPEN_ESCAPES.some((shape) => shape.test(rest))) return at;
+    const end = escapeEnd(text, at);
+    if (end === at || (escaped !== '%' && escaped !== '&' && escaped !== '\\' && escaped !== '=')) continue;
+    // An escape standing for the start of another: the rest read one escape at a time, as `nestedEscapeEnd` reads it.
+    let inner = escaped;
+    for (let next = end; next < text.length; ) {
+      const stop = escapeEnd(text, next);
+      inner += stop > next ? escaped : text[next]!;
+      next = stop > next ? stop : next + 1;
+    }
+    if (OPEN_ESCAPES.some((shape) => shape.test(inner))) return at;
   }
   return text.length;
 }
 
 /** The skeleton of the key: its letters and digits, NFKC-folded and case-folded, as `scanSkeleton` reads text. */
 export function keySkeleton(secret: string): string {
+  return keySkeletons(secret)[0];
+}
+
+/** The key's skeleton (`keySkeleton`), and its letters and digits with escapes read as written (`0x41` as `0x41`, not `a`). */
+function keySkeletons(secret: string): [string, string] {
   const letters = new Lane(0, true);
-  scanSkeleton(secret, 0, secret.length, letters, new Lane(0, false), new Lane(0, false));
-  return letters.view().toString('utf8');
+  const written = new Lane(0, true);
+  scanSkeleton(secret, 0, secret.length, letters, new Lane(0, false), written, new Lane(0, false));
+  return [letters.view().toString('utf8'), written.view().toString('utf8')];
 }
 
 /** Merges `[start, end)` pairs (flat) into sorted, disjoint pairs. */
