@@ -8,7 +8,7 @@ import type { FieldPresence, Finding, InexactNumbers } from './validate.ts';
 import type { BodyWarning } from './http-body.ts';
 import { renderTypeScriptWithin, typeName } from './typescript-type.ts';
 import type { Observed } from './typescript-type.ts';
-import { escapePointerToken, isJsonMediaType, matchOperation, responseForStatus, unescapePointerToken } from './openapi-document.ts';
+import { editDistance, escapePointerToken, isJsonMediaType, matchOperation, responseForStatus, unescapePointerToken } from './openapi-document.ts';
 import type { LoadedDocument, Operation, Parameter, PathMatch } from './openapi-document.ts';
 
 /** What the contract needs of one GET's outcome (the server's `ProbeResult` has these fields). */
@@ -454,17 +454,6 @@ function foldName(name: string): string {
   return name.toLowerCase().replace(/[-_.]/g, '');
 }
 
-function editDistance(a: string, b: string): number {
-  if (Math.abs(a.length - b.length) > 2) return 3;
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    previous = current;
-  }
-  return previous[b.length]!;
-}
-
 /**
  * The closest of `candidates` to `name`: equal once folded (`first_name`, `firstName`), else within 2
  * edits of the folded names (`photoUrl`, `photoUrls`), for names of 4 to 64 characters (the first 500 candidates).
@@ -479,7 +468,7 @@ export function nearestName(name: string, candidates: string[]): string | undefi
   // Bounded work whatever the body or document: names past 64 characters and candidates past 500 are not compared.
   for (const candidate of candidates.slice(0, 500)) {
     if (candidate === name || candidate.length > 64) continue;
-    const distance = editDistance(folded, foldName(candidate));
+    const distance = editDistance(folded, foldName(candidate), 2);
     if (distance <= 2 && (!best || distance < best.distance)) best = { candidate, distance };
   }
   return best?.candidate;

@@ -19,7 +19,7 @@ import {
   readCappedStream,
 } from './openapi-document.ts';
 import type { LoadedDocument, PathMatch } from './openapi-document.ts';
-import { follow, lookupPointer, pickMediaType, responseForStatus } from './openapi-document.ts';
+import { editDistance, follow, lookupPointer, pickMediaType, responseForStatus } from './openapi-document.ts';
 import { githubDescriptionPath } from './fixture-documents.ts';
 
 const ROOT = import.meta.dirname;
@@ -1102,5 +1102,14 @@ describe('readCappedStream', () => {
   test('returns what arrived before a broken stream, with the failure', async () => {
     const read = await readCappedStream(bodyOf(['abcd'], true), 100);
     assert.deepEqual([read.all.toString(), read.bytes, read.truncated, (read.failure as Error).message], ['abcd', 4, false, 'connection reset']);
+  });
+});
+
+describe('editDistance (the one copy: path suggestions, "did you mean", search spelling)', () => {
+  test('counts insertions, deletions and substitutions', () => {
+    assert.deepEqual([editDistance('kitten', 'sitting'), editDistance('', 'abc'), editDistance('photoUrl', 'photoUrls'), editDistance('same', 'same')], [3, 3, 1, 0]);
+  });
+  test('stops past the limit and says limit + 1, from the lengths or from a row', () => {
+    assert.deepEqual([editDistance('kitten', 'sitting', 2), editDistance('a', 'abcd', 2), editDistance('abcd', 'wxyz', 1), editDistance('abcd', 'abce', 1)], [3, 3, 2, 1]);
   });
 });

@@ -1733,18 +1733,27 @@ function segmentValues(path: string): SegmentValue[] {
   return splitPath(path).map((raw) => ({ raw, decoded: safeDecode(raw) }));
 }
 
-function editDistance(a: string, b: string): number {
-  a = a.slice(0, 64);
-  b = b.slice(0, 64);
+/**
+ * The Levenshtein distance of two strings (insertions, deletions and substitutions of UTF-16 code units), or
+ * `limit + 1` as soon as it must be more than `limit`: the length difference, or a row of the table with no
+ * cell within it, stops the count. Time is the product of the lengths at most: callers bound them.
+ * @param limit The largest distance worth knowing; default no limit.
+ * @returns The distance when at most `limit`, else `limit + 1`.
+ */
+export function editDistance(a: string, b: string, limit = Infinity): number {
+  if (Math.abs(a.length - b.length) > limit) return limit + 1;
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const current = [i];
+    let rowMin = i;
     for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (current[j]! < rowMin) rowMin = current[j]!;
     }
+    if (rowMin > limit) return limit + 1;
     previous = current;
   }
-  return previous[b.length];
+  return previous[b.length]!;
 }
 
 /**
@@ -1775,7 +1784,7 @@ function similarity(route: Route, values: SegmentValue[]): number[] {
     const s = route.segments[i];
     const v = values[i];
     const literal = !s ? '' : s.kind === 'literal' ? s.text : s.kind === 'mixed' ? s.literals.join('') : '';
-    edits += v ? editDistance(literal, text(v)) : Math.max(literal.length, 1);
+    edits += v ? editDistance(literal.slice(0, 64), text(v).slice(0, 64)) : Math.max(literal.length, 1);
   }
   let literals = 0;
   route.segments.forEach((segment, i) => {

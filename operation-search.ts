@@ -14,7 +14,7 @@
  * (a prefilter over the templates by length and first segment) never reaches the matcher, whose misses
  * rank every template; its closest templates come from the index instead.
  */
-import { matchOperation } from './openapi-document.ts';
+import { editDistance, matchOperation } from './openapi-document.ts';
 import { resolvePointer } from './validate.ts';
 import type { LoadedDocument, Operation } from './openapi-document.ts';
 import { SYNONYM_TABLE } from './operation-synonyms.ts';
@@ -636,22 +636,6 @@ export function searchIndexStats(loaded: LoadedDocument): { operations: number; 
 // ---------------------------------------------------------------------------------------------
 // Free text
 
-function editDistanceWithin(a: string, b: string, limit: number): number {
-  if (Math.abs(a.length - b.length) > limit) return limit + 1;
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    let rowMin = i;
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-      if (current[j]! < rowMin) rowMin = current[j]!;
-    }
-    if (rowMin > limit) return limit + 1;
-    previous = current;
-  }
-  return previous[b.length]!;
-}
-
 let synonyms: Map<string, string[]> | undefined;
 
 /** The generated synonym table (`word=a,b;` entries) as a map, parsed on first use. */
@@ -731,7 +715,7 @@ function expandQuery(index: SearchIndex, words: string[]): QueryTerm[] {
     for (const i of ordered) {
       const term = vocabulary[i]!;
       if (term.length > word.length && term.startsWith(word)) put({ term, weight: NEAR_WEIGHT * 0.8, from: word, how: 'spelling' });
-      else if (Math.abs(term.length - word.length) <= limit && bitCount(mask ^ vocabularyMasks[i]!) <= 2 * limit && editDistanceWithin(word, term, limit) <= limit) {
+      else if (Math.abs(term.length - word.length) <= limit && bitCount(mask ^ vocabularyMasks[i]!) <= 2 * limit && editDistance(word, term, limit) <= limit) {
         put({ term, weight: NEAR_WEIGHT, from: word, how: 'spelling' });
       }
     }
