@@ -8,7 +8,7 @@ import type { FieldPresence, Finding, InexactNumbers } from './validate.ts';
 import type { BodyWarning } from './http-body.ts';
 import { renderTypeScriptWithin, typeName } from './typescript-type.ts';
 import type { Observed } from './typescript-type.ts';
-import { editDistance, escapePointerToken, isJsonMediaType, matchOperation, responseForStatus, unescapePointerToken } from './openapi-document.ts';
+import { editDistance, escapePointerToken, follow, isJsonMediaType, matchOperation, responseForStatus, unescapePointerToken } from './openapi-document.ts';
 import type { LoadedDocument, Operation, Parameter, PathMatch } from './openapi-document.ts';
 
 /** What the contract needs of one GET's outcome (the server's `ProbeResult` has these fields). */
@@ -718,15 +718,9 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 /** Follows `$ref`s (at most 16 hops); `node` is undefined when one points nowhere. */
 function resolveSchema(doc: unknown, schema: unknown): Resolved {
-  let node = schema;
-  for (let hops = 0; hops < 16 && isRecord(node) && typeof node.$ref === 'string'; hops++) {
-    try {
-      node = resolvePointer(doc, node.$ref);
-    } catch {
-      return { node: undefined };
-    }
-  }
-  return { node: isRecord(node) ? node : undefined };
+  // A chain that loops, dangles, leaves the document or runs past the hop limit gives no node.
+  const followed = follow(doc, schema);
+  return { node: followed.error === undefined && isRecord(followed.value) ? followed.value : undefined };
 }
 
 function refName(ref: string): string {

@@ -14,8 +14,7 @@
  * (a prefilter over the templates by length and first segment) never reaches the matcher, whose misses
  * rank every template; its closest templates come from the index instead.
  */
-import { editDistance, matchOperation } from './openapi-document.ts';
-import { resolvePointer } from './validate.ts';
+import { editDistance, follow, matchOperation } from './openapi-document.ts';
 import type { LoadedDocument, Operation } from './openapi-document.ts';
 import { SYNONYM_TABLE } from './operation-synonyms.ts';
 
@@ -197,16 +196,10 @@ function addTo(map: Map<string, number[]>, key: string, value: number): void {
   } else map.set(key, [value]);
 }
 
+/** `value` with its `$ref` chain followed (openapi-document.ts `follow`), or undefined when the chain is broken. */
 function followRef(doc: unknown, value: unknown): any {
-  let current: any = value;
-  for (let hops = 0; hops < 8 && current && typeof current === 'object' && typeof current.$ref === 'string'; hops++) {
-    try {
-      current = resolvePointer(doc, current.$ref);
-    } catch {
-      return undefined; // a broken or remote `$ref` adds no words
-    }
-  }
-  return current;
+  const followed = follow(doc, value);
+  return followed.error === undefined ? followed.value : undefined; // a broken, looping or remote `$ref` adds no words
 }
 
 /** The first 2xx response of an operation (a `$ref` not followed yet), or undefined. */
