@@ -4,7 +4,8 @@
  * type, so a `$ref` cycle is simply a type that names itself. The rules follow the document, never a
  * response: OpenAPI 3.0.3 and 3.1.0, Schema Object.
  */
-import { resolvePointer, unescapePointerToken } from './validate.ts';
+import { dialectOf, resolvePointer, unescapePointerToken } from './validate.ts';
+import type { Dialect } from './validate.ts';
 
 /** Which side of the wire: a request type leaves `readOnly` properties out, a response type `writeOnly` ones (OAS 3.0.3, Schema Object). */
 export type Direction = 'request' | 'response';
@@ -13,7 +14,7 @@ type Node = Record<string, unknown>;
 
 type Renderer = {
   doc: Node;
-  dialect: '2.0' | '3.0' | '3.1';
+  dialect: Dialect;
   direction: Direction;
   /** `$ref` to the type name it was given. */
   names: Map<string, string>;
@@ -301,7 +302,7 @@ export const TYPESCRIPT_TEXT_BUDGET = 200_000;
  */
 export function renderTypeScriptWithin(doc: unknown, schema: unknown, rootName: string, direction: Direction, observed?: Observed, maxChars = TYPESCRIPT_TEXT_BUDGET): { typescript: string; cut: string[] } {
   const root = isNode(doc) ? doc : {};
-  const dialect = typeof root.swagger === 'string' ? '2.0' : typeof root.openapi === 'string' && root.openapi.startsWith('3.0') ? '3.0' : '3.1';
+  const dialect = dialectOf(root);
   const renderer: Renderer = { doc: root, dialect, direction, names: new Map(), declarations: new Map(), taken: new Set([rootName]), inlining: new Set(), budget: 50_000, textLeft: maxChars, cuts: new Set() };
   const rootType = render(renderer, schema, 0);
   const lines: string[] = [];

@@ -107,7 +107,8 @@ export const SEVERITY = {
 /** One step of an instance path: a property name or an array index. */
 type Segment = string | number;
 type JsonObject = Record<string, unknown>;
-type Dialect = '2.0' | '3.0' | '3.1';
+/** The schema dialect of a document: Swagger 2.0, OpenAPI 3.0 (its Schema Object), or OpenAPI 3.1 / JSON Schema 2020-12. */
+export type Dialect = '2.0' | '3.0' | '3.1';
 type Direction = 'response' | 'request';
 /**
  * One check's state. `active`: `$ref` + instance location pairs being evaluated (cycle cut); `depth`:
@@ -336,7 +337,11 @@ export function instancePath(segments: (string | number)[]): string {
 /** The longest member name an instance path spells out, in characters; longer ones end "… (N more characters)". */
 export const MAX_PATH_SEGMENT = 1000;
 
-function dialectOf(doc: JsonObject): Dialect {
+/**
+ * The dialect a document's schemas are read in: `openapi: 3.0.x` is 3.0, any other `openapi` 3.1, `swagger: 2.x` 2.0,
+ * anything else (plain JSON Schema, such as `inferShape` output) 3.1 (OpenAPI 3.0.3, 4.4; 3.1.0, 4.3.1).
+ */
+export function dialectOf(doc: JsonObject): Dialect {
   const oa = doc.openapi;
   if (typeof oa === 'string' && oa.startsWith('3.0')) return '3.0';
   if (typeof oa === 'string') return '3.1';
