@@ -219,6 +219,30 @@ describe('httpGet over https (fixtures/tls: a self-signed certificate for 127.0.
   });
 });
 
+describe('httpGet through the environment\'s proxy (NODE_USE_ENV_PROXY=1, Node >= 24.5)', () => {
+  const [major, minor] = process.versions.node.split('.').map(Number) as [number, number];
+  const supported = major > 24 || (major === 24 && minor >= 5);
+
+  it('sends the probe to HTTP_PROXY in absolute form, as fetch does there', { skip: supported ? false : `Node ${process.versions.node} has no proxy support in its HTTP agents` }, async () => {
+    const asked: { url: string; authorization?: string }[] = [];
+    const proxy = createServer((request, response) => {
+      asked.push({ url: request.url!, authorization: request.headers.authorization });
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(BODY);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const client = spawnServer({ API_BASE_URL: 'http://api.example.test/v2', API_KEY: 'proxy-test-key-0123456789', NODE_USE_ENV_PROXY: '1', HTTP_PROXY: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` });
+    try {
+      await client.initialize();
+      const called = await client.callToolUntraced('probe', { path: '/meters/mtr_1' });
+      assert.deepEqual([called.structuredContent.status, asked], [200, [{ url: 'http://api.example.test/v2/meters/mtr_1', authorization: 'Bearer proxy-test-key-0123456789' }]]);
+    } finally {
+      await client.close();
+      await new Promise<void>((resolve) => proxy.close(() => resolve()));
+    }
+  });
+});
+
 /** A signal that never aborts. */
 function never(): AbortSignal {
   return new AbortController().signal;

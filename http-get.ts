@@ -42,6 +42,16 @@ let plainAgent: HttpAgent | undefined;
 let secureAgent: HttpAgent | undefined;
 
 /**
+ * The agents' options: kept-alive connections, and, when Node is told to use the environment's proxy
+ * (`NODE_USE_ENV_PROXY=1` or `--use-env-proxy`, Node >= 24.5), `HTTP_PROXY` / `HTTPS_PROXY` / `NO_PROXY` as
+ * fetch honours them there (Node's agents take them only through `proxyEnv`; older Node ignores the option).
+ */
+function agentOptions(): { keepAlive: true; proxyEnv?: NodeJS.ProcessEnv } {
+  const useProxy = process.env.NODE_USE_ENV_PROXY === '1' || process.execArgv.includes('--use-env-proxy');
+  return useProxy ? { keepAlive: true, proxyEnv: process.env } : { keepAlive: true };
+}
+
+/**
  * Sends one GET (RFC 9110, 9.3.1) with `headers` plus `Accept-Encoding: gzip, deflate, br`, over a kept-alive
  * connection, and resolves at the status line and header fields; redirects are returned, never followed.
  * `node:https` is loaded on the first `https:` URL, with Node's default certificate checks.
@@ -60,9 +70,9 @@ export async function httpGet(url: URL, options: { headers: Record<string, strin
   if (secure) {
     https ??= await import('node:https');
     send = https.request;
-    agent = secureAgent ??= new https.Agent({ keepAlive: true });
+    agent = secureAgent ??= new https.Agent(agentOptions());
   } else {
-    agent = plainAgent ??= new HttpAgent({ keepAlive: true });
+    agent = plainAgent ??= new HttpAgent(agentOptions());
   }
   options.signal.throwIfAborted();
   const requestOptions: RequestOptions = { method: 'GET', headers: { 'accept-encoding': 'gzip, deflate, br', ...options.headers }, agent, signal: options.signal };
