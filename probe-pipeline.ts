@@ -119,6 +119,8 @@ export type CheckedProbe = {
   isError: boolean;
   /** A complete JSON 2xx body to keep in session memory, under its operation's key when one matched. */
   remember?: { operationKey?: string; seen: Seen };
+  /** A complete JSON 2xx body over `REMEMBER_MAX_BYTES`, not kept: its path (with query) and size, so tools can say why it is missing. */
+  tooLarge?: { operationKey?: string; path: string; bytes: number };
 };
 
 /**
@@ -148,9 +150,9 @@ export function stringifyWith(object: Record<string, unknown>, key: string, valu
  * The pipeline's answer, its structured content's text registered in `structuredTexts`: the remembered body's JSON
  * text reused when `structured.body` is that body itself, so the body is serialized once per probe.
  */
-function checked(structured: Record<string, unknown>, isError: boolean, remember: CheckedProbe['remember'], body: unknown): CheckedProbe {
+function checked(structured: Record<string, unknown>, isError: boolean, remember: CheckedProbe['remember'], body: unknown, tooLarge?: CheckedProbe['tooLarge']): CheckedProbe {
   structuredTexts.set(structured, remember && structured.body === body ? stringifyWith(structured, 'body', remember.seen.text) : JSON.stringify(structured));
-  return { structured, isError, ...(remember ? { remember } : {}) };
+  return { structured, isError, ...(remember ? { remember } : {}), ...(tooLarge ? { tooLarge } : {}) };
 }
 
 /**
@@ -176,7 +178,7 @@ export async function loadDocumentState(context: { config: Config; documents?: D
 const MAX_FINDINGS_SHOWN = 200;
 
 /** Bodies larger than this (bytes) are checked but not kept in session memory (see `MEMORY_LIMITS` for the whole). */
-const REMEMBER_MAX_BYTES = 1024 * 1024;
+export const REMEMBER_MAX_BYTES = 1024 * 1024;
 
 /** The note of a body cut at `PROBE_CHECK_MAX_BYTES`. */
 export function cutNoteFor(config: Config): string {
@@ -238,12 +240,20 @@ export async function checkProbe(raw: RawResponse, request: { url: string; selec
   }
   const relativePath = url.pathname.slice(trimSlash(config.baseUrl.pathname).length) || '/';
   const seen: Seen | undefined = remember && bodyText !== undefined ? { path: relativePath + url.search, status: probed.status, at: new Date().toISOString(), text: bodyText, cost: memoryCost(probed.body, probed.bytes) } : undefined;
+  // A complete JSON 2xx body past the memory cap is checked and shown, not kept: the result says so, and the tools
+  // that read session memory can give that reason instead of "not probed".
+  const tooLarge = !remember && !probed.truncated && probed.status >= 200 && probed.status < 300 && probed.body !== null && typeof probed.body === 'object'
+    ? { path: relativePath + url.search, bytes: probed.bytes }
+    : undefined;
+  if (tooLarge) {
+    structured.note = `${structured.note ?? ''} Not kept for field_presence or compare_fixture: the body is ${tooLarge.bytes} bytes, over the ${REMEMBER_MAX_BYTES} bytes a session keeps per body.`.trim();
+  }
   const isError = probed.status >= 400;
   const state = ready ?? (await loadDocumentState(context));
   if (!state.loaded) {
     structured.validated = false;
     structured.validationNote = state.problem;
-    return checked(structured, isError, seen ? { seen } : undefined, probed.body);
+    return checked(structured, isError, seen ? { seen } : undefined, probed.body, tooLarge);
   }
   const loaded = state.loaded;
   structured.document = { title: loaded.title, version: loaded.infoVersion, loadedAt: loaded.loadedAt };
@@ -252,7 +262,7 @@ export async function checkProbe(raw: RawResponse, request: { url: string; selec
     structured.operation = null;
     structured.validated = false;
     structured.validationNote = `No GET operation in the document matches ${relativePath}${match.nearest.length ? `. Nearest: ${match.nearest.join(', ')}` : ''}${match.note ? `. ${match.note}` : ''}.`;
-    return checked(structured, isError, seen ? { seen } : undefined, probed.body);
+    return checked(structured, isError, seen ? { seen } : undefined, probed.body, tooLarge);
   }
   structured.operation = summarize(match.operation);
   if (match.note) structured.matchNote = match.note;
@@ -269,7 +279,7 @@ export async function checkProbe(raw: RawResponse, request: { url: string; selec
     structured.findingCount = findings.length;
     structured.findings = findings.slice(0, MAX_FINDINGS_SHOWN);
   }
-  return checked(structured, isError, seen ? { operationKey: operationKey(match.operation), seen } : undefined, probed.body);
+  return checked(structured, isError, seen ? { operationKey: operationKey(match.operation), seen } : undefined, probed.body, tooLarge && { operationKey: operationKey(match.operation), ...tooLarge });
 }
 
 /**

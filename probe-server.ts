@@ -29,7 +29,7 @@ import type { MemberSpan } from './http-body.ts';
 import { redactor, displaySource, NO_REDACTION } from './redaction.ts';
 import type { Redactor } from './redaction.ts';
 import { parseSelect } from './body-view.ts';
-import { decodeProbe, memoryCost, structuredTexts, trimSlash } from './probe-pipeline.ts';
+import { decodeProbe, memoryCost, REMEMBER_MAX_BYTES, structuredTexts, trimSlash } from './probe-pipeline.ts';
 import type { ProbeResult, RawResponse, Seen } from './probe-pipeline.ts';
 import { createCheckWorker, WORKER_MEMORY_MB } from './check-worker.ts';
 import type { Selector } from './body-view.ts';
@@ -490,6 +490,10 @@ export class ProbeLog<Entry extends { path: string } = { path: string }> {
   heldBytes = 0;
   /** Bodies of each operation dropped to stay within `maxBytes` or `maxOperations`, so tools can say records are missing. */
   dropped = new Map<string, number>();
+  /** Complete JSON 2xx bodies too large to keep (`REMEMBER_MAX_BYTES`): size in bytes by path, the newest `perPath`. */
+  tooLargeByPath = new Map<string, number>();
+  /** How many such bodies each operation had, for the newest `maxOperations` operations. */
+  tooLargeByOperation = new Map<string, number>();
   limits: MemoryLimits;
 
   constructor(limits: MemoryLimits = MEMORY_LIMITS) {
@@ -565,6 +569,7 @@ export class ProbeLog<Entry extends { path: string } = { path: string }> {
         for (const body of bodies) this.release(body);
       }
     }
+    this.tooLargeByPath.delete(seen.path);
     const previous = this.byPath.get(seen.path);
     this.byPath.delete(seen.path);
     if (previous) this.release(previous);
@@ -576,6 +581,21 @@ export class ProbeLog<Entry extends { path: string } = { path: string }> {
     }
     while (this.heldBytes > this.limits.maxBytes) this.evict(this.held.keys().next().value!);
     return true;
+  }
+
+  /**
+   * Notes a complete JSON 2xx body that was not kept because it was too large, so `compare_fixture` and
+   * `field_presence` can give that reason. Bounded like the bodies: `perPath` paths, `maxOperations` operations.
+   */
+  addTooLarge(operationKey: string | undefined, path: string, bytes: number): void {
+    this.tooLargeByPath.delete(path);
+    this.tooLargeByPath.set(path, bytes);
+    if (this.tooLargeByPath.size > this.limits.perPath) this.tooLargeByPath.delete(this.tooLargeByPath.keys().next().value!);
+    if (operationKey === undefined) return;
+    const count = (this.tooLargeByOperation.get(operationKey) ?? 0) + 1;
+    this.tooLargeByOperation.delete(operationKey);
+    this.tooLargeByOperation.set(operationKey, count);
+    if (this.tooLargeByOperation.size > this.limits.maxOperations) this.tooLargeByOperation.delete(this.tooLargeByOperation.keys().next().value!);
   }
 
   /** One of the maps let go of `seen`: forgets it once neither holds it. */
@@ -734,6 +754,7 @@ async function sendProbe(decision: { url: URL }, context: ToolContext, selector?
   const checked = await context.contract.check(raw, request, { move: true });
   // Kept as the JSON text the pipeline made, accounted by the memory cost it measured there.
   if (checked.remember) context.log.add(checked.remember.operationKey, checked.remember.seen, checked.remember.seen.cost);
+  if (checked.tooLarge) context.log.addTooLarge(checked.tooLarge.operationKey, checked.tooLarge.path, checked.tooLarge.bytes);
   // Its text block is the text the pipeline made of the structured content (the body serialized once, in the worker).
   return result(checked.structured, checked.isError);
 }
@@ -775,6 +796,10 @@ async function fieldPresenceTool(args: Record<string, unknown>, context: ToolCon
   const stillRunning = unfinished ? `${unfinished} probe(s) of ${key} still running after ${context.config.timeoutMs} ms (PROBE_TIMEOUT_MS) are not counted.` : undefined;
   const seen = context.log.byOperation.get(key) ?? [];
   if (seen.length === 0) {
+    const tooLarge = context.log.tooLargeByOperation.get(key);
+    if (tooLarge) {
+      return failure(`${tooLarge === 1 ? '1 complete JSON 2xx response' : `${tooLarge} complete JSON 2xx responses`} of ${key} ${tooLarge === 1 ? 'was' : 'were'} probed but not kept: each was over the ${REMEMBER_MAX_BYTES} bytes a session keeps per body. Probe smaller records (a page size or filter parameter), or call probe_sample with their paths, which compares the records it probes itself.`);
+    }
     return failure(`No complete JSON 2xx response of ${key} has been probed in this session. ${stillRunning ? `${stillRunning} ` : ''}Probe it first (several records, e.g. different ids), or call probe_sample with their paths.`);
   }
   const analyzed = await context.contract.run('analyze', { tool: 'field_presence', key, records: recordTexts(seen) });
@@ -876,6 +901,10 @@ async function compareFixtureTool(args: Record<string, unknown>, context: ToolCo
     if (probed.isError && !probed.structuredContent) return probed;
     seen = context.log.byPath.get(relativePath);
     probedNow = true;
+    const tooLarge = context.log.tooLargeByPath.get(relativePath);
+    if (!seen && tooLarge !== undefined) {
+      return failure(`GET ${relativePath} returned a complete JSON 2xx body of ${tooLarge} bytes, over the ${REMEMBER_MAX_BYTES} bytes a session keeps per body, so it cannot be compared. Compare a smaller record (a page size or filter parameter).`);
+    }
     if (!seen) return failure(`GET ${relativePath} did not return a complete JSON 2xx body, so there is nothing to compare: ${probed.content[0]!.text.slice(0, 500)}`);
   }
   // The comparison runs in the check worker with the remembered JSON text (at most 1 MiB, or PROBE_MAX_BYTES when larger),

@@ -934,3 +934,38 @@ describe('tools that need the document, without one', () => {
     assert.deepEqual(withoutRequestId(reply.result), { content: [{ type: 'text', text: 'describe_operation needs the OpenAPI document. No OpenAPI document is configured: set OPENAPI_DOC.' }], isError: true });
   });
 });
+
+describe('a complete JSON 2xx body over the 1 MiB a session keeps (new-user trial)', () => {
+  let server: Server;
+  let handler: ReturnType<typeof createHandler>;
+  const big = JSON.stringify({ id: 'mtr_big', serial: 'SN-0001', status: 'active', installedAt: '2026-01-01T00:00:00Z', lastReading: null, log: 'x'.repeat(1_200_000) });
+  let id = 0;
+  const call = async (name: string, args: Record<string, unknown>): Promise<any> => withoutRequestId(((await handler.handleMessage({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name, arguments: args } })) as any).result);
+  before(async () => {
+    server = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(big);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    handler = createHandler(readConfig({ API_BASE_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, OPENAPI_DOC: `${HERE}openapi.json`, PROBE_RATE_PER_MIN: '1000' }));
+  });
+  after(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it('says in the probe\'s note that the body is not kept, and why', async () => {
+    const called = await call('probe', { path: '/meters/mtr_big' });
+    assert.deepEqual([called.structuredContent.status, called.structuredContent.truncated, called.structuredContent.note], [200, false, `Not kept for field_presence or compare_fixture: the body is ${big.length} bytes, over the 1048576 bytes a session keeps per body.`]);
+  });
+
+  it('gives that reason in field_presence, not "nothing probed"', async () => {
+    const called = await call('field_presence', { operation: 'getMeter' });
+    assert.deepEqual(called, { content: [{ type: 'text', text: '1 complete JSON 2xx response of GET /meters/{meterId} was probed but not kept: each was over the 1048576 bytes a session keeps per body. Probe smaller records (a page size or filter parameter), or call probe_sample with their paths, which compares the records it probes itself.' }], isError: true });
+  });
+
+  it('gives that reason in compare_fixture, not "did not return a complete JSON 2xx body"', async () => {
+    const called = await call('compare_fixture', { path: '/meters/mtr_big2', fixture: { id: 'mtr_big2' } });
+    assert.deepEqual(called, { content: [{ type: 'text', text: `GET /meters/mtr_big2 returned a complete JSON 2xx body of ${big.length} bytes, over the 1048576 bytes a session keeps per body, so it cannot be compared. Compare a smaller record (a page size or filter parameter).` }], isError: true });
+  });
+});

@@ -42,6 +42,16 @@ describe('memoryCost', () => {
 });
 
 describe('ProbeLog bounds (issue 8, B10: session memory bounded overall)', () => {
+  it('keeps bodies too large to remember as sizes, the newest perPath paths and maxOperations operations, and forgets a path once its body is kept', () => {
+    const log = new ProbeLog(limits({ perPath: 2, maxOperations: 1 }));
+    log.addTooLarge('GET /a', '/a/1', 2_000_000);
+    log.addTooLarge('GET /b', '/b/1', 3_000_000);
+    log.addTooLarge(undefined, '/x', 4_000_000);
+    log.add('GET /b', seen('/b/1'), 100);
+    assert.deepEqual([[...log.tooLargeByPath], [...log.tooLargeByOperation]], [[['/x', 4_000_000]], [['GET /b', 1]]]);
+  });
+
+
   it('drops the oldest body of any operation once the total cost passes maxBytes', () => {
     const log = new ProbeLog(limits({}));
     log.add('GET /a', seen('/a/1'), 100);
