@@ -179,6 +179,19 @@ NOT CHECKED fixtures/check/har/session.har#3: GET /v2/gauges -> 200, no
     });
   });
 
+  it('says a HAR entry whose body the exporter did not keep is not checked, not that the body is empty (new-user trial)', async () => {
+    assert.deepEqual(await runCommand(['check', '--doc', 'openapi.json', '--base-url', 'http://127.0.0.1:8080/v2', 'fixtures/check/har-unrecorded/browser.har']), {
+      result: { exitCode: 1 },
+      stdout: `NOT CHECKED fixtures/check/har-unrecorded/browser.har#0: GET /v2/meters/mtr_1 ->
+    200, GET /meters/{meterId} (getMeter)
+  The HAR entry holds no body (content.text is missing: the exporter did not
+    keep it), so there is nothing to check.
+1 fixture(s): 0 passed, 0 failed, 1 not checked
+`,
+      stderr: '',
+    });
+  });
+
   it('shows progress on stderr when it is a terminal, and clears the line at the end', async () => {
     const run = await runCommand(['check', '--doc', 'openapi.json', 'fixtures/check/pass', 'fixtures/check/fail'], {}, true);
     assert.deepEqual({ result: run.result, stderr: run.stderr }, { result: { exitCode: 1 }, stderr: '\rchecking 1/2 \rchecking 2/2 \r\u001b[K' });
@@ -261,6 +274,24 @@ describe('check --live (issue 10)', () => {
       stderr: '',
     });
     assert.deepEqual(standIn.requests, [{ method: 'GET', path: '/v2/meters/mtr_2', authorized: true }]);
+  });
+
+  it('reports a live GET that fails as not compared, and exits 1 (new-user trial: it was drift, exit 0)', async () => {
+    const closed = await start({ key: 'live-key' });
+    const url = closed.url;
+    await closed.close();
+    const run = await runCommand(['check', '--doc', 'openapi.json', '--live', '--base-url', url, 'fixtures/check/pass'], { API_KEY: 'live-key' });
+    // Where the lines wrap depends on the port's digits: compared with runs of spaces as one.
+    assert.deepEqual({ ...run, stdout: run.stdout.replace(/\s+/g, ' ') }, {
+      result: { exitCode: 1 },
+      stdout: `PASS fixtures/check/pass/meter-1.json: GET /meters/mtr_1 -> 200, GET /meters/{meterId} (getMeter) warning $.firmwareVersion is present but not documented in the schema drift: not compared: GET ${url}/meters/mtr_1 failed: connection refused (ECONNREFUSED). Check that API_BASE_URL is right and the API is up. 1 fixture(s): 1 passed, 0 failed, 0 not checked; 1 live GET(s) failed, not compared `,
+      stderr: '',
+    });
+  });
+
+  it('gives the drift in the markdown report too', async () => {
+    const run = await runCommand(['check', '--doc', 'openapi.json', '--format', 'markdown', '--live', '--base-url', standIn.url, 'fixtures/check/drift/meter-2.json'], { API_KEY: 'live-key' });
+    assert.deepEqual([run.result, run.stdout.slice(run.stdout.indexOf('## Drift'))], [{ exitCode: 0 }, '## Drift against the live API\n\n- `fixtures/check/drift/meter-2.json` (GET /meters/mtr_2): live status 200; only live: $.firmwareVersion; only in fixture: $.tariff; moved: $.location.floor 1 -> 2\n']);
   });
 
   it('exits 2 with --live but no base URL', async () => {

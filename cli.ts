@@ -33,7 +33,8 @@ check: a FIXTURE is a JSON file {method, path, status, body, contentType?},
 a folder of them, or a HAR file (its GET entries). Exit 0 when every fixture
 matches the document, 1 when any has an error finding or could not be
 checked, 2 on bad input. --live also GETs each path (needs --base-url) and
-reports drift between the fixture and the live response.
+reports drift between the fixture and the live response; a live GET that
+fails is reported and exits 1.
 `;
 
 const FLAG_VARIABLES = { '--base-url': 'API_BASE_URL', '--doc': 'OPENAPI_DOC', '--max-bytes': 'PROBE_MAX_BYTES', '--key-header': 'API_KEY_HEADER' } as const;
@@ -109,7 +110,7 @@ function processOutput(): Output {
 }
 
 /** One saved response. `source` names the file (and the HAR entry). */
-export type Fixture = { source: string; method: string; path: string; status: number; contentType?: string; body: unknown; text?: string };
+export type Fixture = { source: string; method: string; path: string; status: number; contentType?: string; body: unknown; text?: string; unrecorded?: true };
 
 /** Raised for unusable input; the message names the file and what is wrong. */
 class InputError extends Error {}
@@ -189,8 +190,13 @@ function harFixtures(source: string, log: unknown): Fixture[] {
       throw new InputError(`${where}: request.url is not an absolute URL: ${request.url}`);
     }
     if (!Number.isInteger(response.status)) throw new InputError(`${where}: response.status must be an integer`);
-    const content = response.content ?? {};
+    const content = (response.content ?? {}) as { mimeType?: unknown; text?: unknown; encoding?: unknown; size?: unknown };
     const contentType = typeof content.mimeType === 'string' && content.mimeType !== '' ? content.mimeType : undefined;
+    // HAR 1.2: `text` is optional; an exporter that does not keep bodies leaves it out. Without it, only a size of 0 says the body was empty.
+    if (typeof content.text !== 'string' && content.size !== 0) {
+      fixtures.push({ source: where, method: 'GET', path: url.pathname + url.search, status: response.status as number, body: null, unrecorded: true, ...(contentType ? { contentType } : {}) });
+      return;
+    }
     let text = typeof content.text === 'string' ? content.text : '';
     if (content.encoding === 'base64') text = Buffer.from(text, 'base64').toString('utf8');
     let body: unknown = text;
@@ -215,7 +221,8 @@ export type CheckedFixture = {
   outcome: 'pass' | 'fail' | 'unchecked';
   findings: Finding[];
   note?: string;
-  drift?: FixtureDiff & { liveStatus: number };
+  /** With `--live`: the differences, or `error` when the live GET could not be made (then nothing was compared). */
+  drift?: (FixtureDiff & { liveStatus: number }) | { error: string };
 };
 
 /**
@@ -274,7 +281,8 @@ export async function runCheck(options: { env: Environment; format: Format; live
   if (output.stderrIsTerminal && fixtures.length > 1) output.err('\r\u001b[K');
   const formatters = { text: formatText, json: formatJson, junit: formatJunit, markdown: formatMarkdown } as const;
   output.out(formatters[options.format](results, loaded, fixtures));
-  return results.every((result) => result.outcome === 'pass') ? 0 : 1;
+  // A live GET that could not be made is a comparison that did not run: never a silent pass.
+  return results.every((result) => result.outcome === 'pass' && !(result.drift && 'error' in result.drift)) ? 0 : 1;
 }
 
 /**
@@ -291,6 +299,9 @@ export function checkFixture(loaded: LoadedDocument, basePrefix: string, fixture
     const note = `No GET operation in the document matches ${pathOnly}${match.nearest.length ? `. Nearest: ${match.nearest.join(', ')}` : ''}.`;
     return { source: fixture.source, request, status: fixture.status, outcome: 'unchecked', findings: [], note };
   }
+  if (fixture.unrecorded) {
+    return { source: fixture.source, request, status: fixture.status, operation: summarize(match.operation), outcome: 'unchecked', findings: [], note: 'The HAR entry holds no body (content.text is missing: the exporter did not keep it), so there is nothing to check.' };
+  }
   const text = fixture.text ?? (typeof fixture.body === 'string' ? fixture.body : JSON.stringify(fixture.body));
   const contentType = fixture.contentType ?? (typeof fixture.body === 'string' ? (fixture.body === '' ? null : 'text/plain') : 'application/json');
   const probed: ProbedResponse = { status: fixture.status, contentType, bytes: Buffer.byteLength(text ?? ''), truncated: false, body: fixture.body };
@@ -301,14 +312,15 @@ export function checkFixture(loaded: LoadedDocument, basePrefix: string, fixture
 }
 
 async function liveDrift(config: ReturnType<typeof readConfig>, redact: ReturnType<typeof redactor>, fixture: Fixture, output: Output): Promise<CheckedFixture['drift']> {
+  if (fixture.unrecorded) return { error: 'the fixture holds no recorded body' };
   const decision = buildProbeUrl(config.baseUrl, fixture.path);
-  if ('refusal' in decision) return { liveStatus: 0, onlyLive: [], onlyFixture: [], changed: [{ path: '$', fixture: fixture.path, live: `refused: ${decision.refusal}` }] };
+  if ('refusal' in decision) return { error: `not sent: ${decision.refusal}` };
   try {
     const probed = redact.value(await probe(decision.url, { headers: probeHeaders(config), timeoutMs: config.timeoutMs, maxBytes: config.maxBytes, fetch: output.fetch }), true);
     const diff = probed.truncated ? { onlyLive: [], onlyFixture: [], changed: [{ path: '$', fixture: '(fixture)', live: probed.note ?? 'truncated' }] } : compareWithFixture(fixture.body, probed.body);
     return { liveStatus: probed.status, ...diff };
   } catch (error) {
-    return { liveStatus: 0, onlyLive: [], onlyFixture: [], changed: [{ path: '$', fixture: '(fixture)', live: redact.text((error as Error).message) }] };
+    return { error: redact.text((error as Error).message) };
   }
 }
 
@@ -337,10 +349,12 @@ function operationName(operation: CheckedFixture['operation']): string {
 
 function summaryLine(results: CheckedFixture[]): string {
   const count = (outcome: CheckedFixture['outcome']) => results.filter((result) => result.outcome === outcome).length;
-  return `${results.length} fixture(s): ${count('pass')} passed, ${count('fail')} failed, ${count('unchecked')} not checked`;
+  const liveFailed = results.filter((result) => result.drift && 'error' in result.drift).length;
+  return `${results.length} fixture(s): ${count('pass')} passed, ${count('fail')} failed, ${count('unchecked')} not checked${liveFailed ? `; ${liveFailed} live GET(s) failed, not compared` : ''}`;
 }
 
 function driftLines(drift: NonNullable<CheckedFixture['drift']>): string[] {
+  if ('error' in drift) return [`not compared: ${drift.error}`];
   const lines = [`live status ${drift.liveStatus}`];
   for (const path of drift.onlyLive) lines.push(`only live: ${path}`);
   for (const path of drift.onlyFixture) lines.push(`only in fixture: ${path}`);
@@ -364,7 +378,8 @@ function formatText(results: CheckedFixture[]): string {
 
 function formatJson(results: CheckedFixture[]): string {
   const count = (outcome: CheckedFixture['outcome']) => results.filter((result) => result.outcome === outcome).length;
-  return `${JSON.stringify({ fixtures: results, summary: { fixtures: results.length, passed: count('pass'), failed: count('fail'), notChecked: count('unchecked') } }, null, 2)}\n`;
+  const liveFailed = results.filter((result) => result.drift && 'error' in result.drift).length;
+  return `${JSON.stringify({ fixtures: results, summary: { fixtures: results.length, passed: count('pass'), failed: count('fail'), notChecked: count('unchecked'), ...(results.some((result) => result.drift) ? { liveFailed } : {}) } }, null, 2)}\n`;
 }
 
 function xml(text: string): string {
@@ -446,5 +461,11 @@ function formatMarkdown(results: CheckedFixture[], loaded: LoadedDocument, fixtu
   }
   const unmatched = results.filter((result) => !result.operation);
   if (unmatched.length) out.push('## Not in the document', '', ...unmatched.map((result) => `- \`${result.source}\`: ${result.note ?? result.request}`), '');
+  const drifted = results.filter((result) => result.drift);
+  if (drifted.length) {
+    out.push('## Drift against the live API', '');
+    for (const result of drifted) out.push(`- \`${result.source}\` (${result.request}): ${driftLines(result.drift!).join('; ')}`);
+    out.push('');
+  }
   return `${out.join('\n').replace(/\n+$/, '')}\n`;
 }
