@@ -462,6 +462,15 @@ describe('loadDocument from URLs', () => {
     ]);
   });
 
+  test('names the socket\'s reason when the download fails, not only "fetch failed" (new-user trial)', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const error = await documentError(loadDocument(`http://127.0.0.1:${port}/openapi.json`));
+    assert.equal(error.reason, `download failed: connect ECONNREFUSED 127.0.0.1:${port}`);
+  });
+
   test('passes redirect: manual to the injected fetch', async () => {
     const seen: (RequestRedirect | undefined)[] = [];
     const fakeFetch = (async (_input: string | URL | Request, init?: RequestInit) => {

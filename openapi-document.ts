@@ -1036,7 +1036,10 @@ async function readSource(source: string, options: LoadOptions): Promise<{ text:
       if (name === 'TimeoutError' || name === 'AbortError' || signal.aborted) {
         throw new DocumentError(source, '#', `no complete response within ${timeoutMs} ms`);
       }
-      throw new DocumentError(source, '#', `download failed: ${(error as Error).message}`);
+      // fetch says only "fetch failed"; the socket's reason is its `cause` (ECONNREFUSED, a certificate, "bad port").
+      const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
+      const reason = typeof cause?.message === 'string' ? `${cause.message}${typeof cause.code === 'string' && !cause.message.includes(cause.code) ? ` (${cause.code})` : ''}` : (error as Error).message;
+      throw new DocumentError(source, '#', `download failed: ${reason.replace(/\s+/g, ' ')}`);
     }
   }
   try {
