@@ -14,6 +14,7 @@ import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { BAD_PORTS, httpGet } from './http-get.ts';
 import { readCappedStream } from './openapi-document.ts';
 import { spawnServer } from './stdio-client.ts';
+import { probe } from './probe-server.ts';
 
 const TLS = fileURLToPath(new URL('./fixtures/tls/', import.meta.url));
 
@@ -205,6 +206,25 @@ describe('httpGet over https (fixtures/tls: a self-signed certificate for 127.0.
 
   it('refuses a certificate Node does not trust, naming the check', async () => {
     await assert.rejects(httpGet(new URL('/meters/mtr_1', base), { headers: {}, signal: never() }), { code: 'DEPTH_ZERO_SELF_SIGNED_CERT' });
+  });
+
+  it('says what to do when Node does not trust the certificate: NODE_EXTRA_CA_CERTS', async () => {
+    // Node's own wording of the check differs by version (Node 24 adds a hint of its own); the code and the advice do not.
+    const failed = await probe(new URL('/meters/mtr_1', base), { headers: {}, timeoutMs: 5000, maxBytes: 1024 }).then(() => '', (error: Error) => error.message);
+    assert.deepEqual([failed.startsWith(`GET ${base}/meters/mtr_1 failed: self-signed certificate`), failed.endsWith(" (DEPTH_ZERO_SELF_SIGNED_CERT). Node does not trust the API's certificate: if you do, give the server NODE_EXTRA_CA_CERTS=/path/to/ca.pem in its environment (in an editor, the server entry's env).")], [true, true]);
+  });
+
+  it('says when an https:// base URL names a server that speaks plain http', async () => {
+    const plain = createServer((_request, response) => response.end('{}'));
+    await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve));
+    const url = `https://127.0.0.1:${(plain.address() as AddressInfo).port}/x`;
+    try {
+      const failed = await probe(new URL(url), { headers: {}, timeoutMs: 5000, maxBytes: 1024 }).then(() => '', (error: Error) => error.message);
+      assert.deepEqual([failed.startsWith(`GET ${url} failed: `), failed.includes('\n'), failed.endsWith('. The server did not answer TLS: API_BASE_URL may say https:// for a server that speaks plain http://.')], [true, false, true]);
+    } finally {
+      plain.closeAllConnections();
+      await new Promise<void>((resolve) => plain.close(() => resolve()));
+    }
   });
 
   it('probes over https once the certificate is trusted (NODE_EXTRA_CA_CERTS), through the spawned server', async () => {

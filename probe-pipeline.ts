@@ -185,6 +185,16 @@ export function cutNoteFor(config: Config): string {
   return `Body longer than ${config.checkMaxBytes} bytes (PROBE_CHECK_MAX_BYTES); cut there and not parsed or checked. Probe a smaller resource (a page size or filter parameter), or raise PROBE_CHECK_MAX_BYTES; PROBE_MAX_BYTES (${config.maxBytes}) only limits what is shown.`;
 }
 
+/**
+ * For a 401 or 403 (RFC 9110, 15.5.2 and 15.5.4): how the key was sent, or that none was, and what to check.
+ * Names the header, never the key.
+ */
+export function keyNote(config: Config, status: number): string {
+  if (!config.apiKey) return `The API answered ${status} and no key was sent: API_KEY is not set in the server's environment.`;
+  const sent = config.apiKeyHeader ? `raw in the header ${config.apiKeyHeader} (API_KEY_HEADER)` : 'as `Authorization: Bearer <API_KEY>` (set API_KEY_HEADER, e.g. X-API-Key, to send it raw in another header)';
+  return `The API answered ${status}; the key was sent ${sent}. Check the key, and the header the API expects it in.`;
+}
+
 /** A path prefix without its trailing slashes (`/v2/` -> `/v2`, `/` -> ``). */
 export function trimSlash(pathname: string): string {
   return pathname.replace(/\/+$/, '');
@@ -240,6 +250,8 @@ export async function checkProbe(raw: RawResponse, request: { url: string; selec
   }
   const relativePath = url.pathname.slice(trimSlash(config.baseUrl.pathname).length) || '/';
   const seen: Seen | undefined = remember && bodyText !== undefined ? { path: relativePath + url.search, status: probed.status, at: new Date().toISOString(), text: bodyText, cost: memoryCost(probed.body, probed.bytes) } : undefined;
+  // A 401 or 403 says how the key went, so a wrong header or a missing key shows at once (new-user trial).
+  if (probed.status === 401 || probed.status === 403) structured.note = `${structured.note ?? ''} ${keyNote(config, probed.status)}`.trim();
   // A complete JSON 2xx body past the memory cap is checked and shown, not kept: the result says so, and the tools
   // that read session memory can give that reason instead of "not probed".
   const tooLarge = !remember && !probed.truncated && probed.status >= 200 && probed.status < 300 && probed.body !== null && typeof probed.body === 'object'

@@ -385,7 +385,7 @@ export async function fetchResponse(
   } catch (error) {
     if (timedOut) throw new ProbeError(`GET ${shown} timed out after ${options.timeoutMs} ms (PROBE_TIMEOUT_MS). The API may be slow or unreachable; try again, or raise PROBE_TIMEOUT_MS.`);
     if (options.signal?.aborted) throw new ProbeError(`GET ${shown} was cancelled.`);
-    throw new ProbeError(`GET ${shown} failed: ${networkCause(error).replace(/\.$/, '')}. Check that API_BASE_URL is right and the API is up.`);
+    throw new ProbeError(`GET ${shown} failed: ${networkCause(error).replace(/\.$/, '')}. ${failureAdvice(error)}`);
   } finally {
     clearTimeout(timer);
     options.signal?.removeEventListener('abort', onAbort);
@@ -447,10 +447,35 @@ function networkCause(error: unknown): string {
   };
   if (code && known[code]) return known[code];
   if ((error as Error)?.message === 'bad port' || cause?.message === 'bad port') {
-    return 'the probe will not connect to this port, as fetch would not (WHATWG Fetch, "bad port" list: ports such as 9, 25 and 6000 are blocked); serve the API on another port';
+    return 'the probe will not connect to this port, as fetch would not (WHATWG Fetch, "bad port" list: ports such as 9, 25 and 6000 are blocked)';
   }
-  if (code) return `${cause?.message ?? 'network error'} (${code})`;
-  return cause?.message ?? (error as Error)?.message ?? String(error);
+  // OpenSSL's texts can hold line breaks ("...:wrong version number:../deps/openssl/..."): one line, and no source paths.
+  const message = (cause?.message ?? 'network error').replace(/\s+/g, ' ').replace(/:\.\.\/deps\/\S*/g, '').trim();
+  if (code) return message.includes(code) ? message : `${message} (${code})`;
+  return cause?.message !== undefined ? message : (error as Error)?.message ?? String(error);
+}
+
+/** Certificate checks Node reports by code (node:tls): the API's certificate is not trusted or does not fit. */
+const CERTIFICATE_CODES = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'UNABLE_TO_GET_ISSUER_CERT', 'CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'ERR_TLS_CERT_ALTNAME_INVALID', 'CERT_UNTRUSTED',
+]);
+
+/**
+ * What to do about a GET that failed before the status line, for the probe's error text: the port, the
+ * certificate or the scheme when those are the cause, else the base URL and the API's health.
+ */
+function failureAdvice(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } })?.cause ?? (error as { code?: string; message?: string } | undefined);
+  const code = cause?.code ?? '';
+  if ((error as Error)?.message === 'bad port' || cause?.message === 'bad port') return 'Serve the API on another port.';
+  if (CERTIFICATE_CODES.has(code)) {
+    return 'Node does not trust the API\'s certificate: if you do, give the server NODE_EXTRA_CA_CERTS=/path/to/ca.pem in its environment (in an editor, the server entry\'s env).';
+  }
+  if (/wrong version number|packet length too long|unknown protocol/i.test(cause?.message ?? '')) {
+    return 'The server did not answer TLS: API_BASE_URL may say https:// for a server that speaks plain http://.';
+  }
+  return 'Check that API_BASE_URL is right and the API is up.';
 }
 
 

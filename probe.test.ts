@@ -969,3 +969,28 @@ describe('a complete JSON 2xx body over the 1 MiB a session keeps (new-user tria
     assert.deepEqual(called, { content: [{ type: 'text', text: `GET /meters/mtr_big2 returned a complete JSON 2xx body of ${big.length} bytes, over the 1048576 bytes a session keeps per body, so it cannot be compared. Compare a smaller record (a page size or filter parameter).` }], isError: true });
   });
 });
+
+describe('a 401 says how the key was sent (new-user trial)', () => {
+  let api: StandIn;
+  before(async () => {
+    api = await startStandIn({ key: 'right-key-0123456789' });
+  });
+  after(() => api.close());
+  const noteOf = async (env: Record<string, string>) => {
+    const handler = createHandler(readConfig({ API_BASE_URL: api.url, OPENAPI_DOC: `${HERE}openapi.json`, ...env }));
+    const reply: any = await handler.handleMessage({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'probe', arguments: { path: '/meters/mtr_1' } } });
+    return [reply.result.structuredContent.status, reply.result.structuredContent.note];
+  };
+
+  it('names the Bearer header and API_KEY_HEADER when the key is wrong', async () => {
+    assert.deepEqual(await noteOf({ API_KEY: 'wrong-key-0123456789' }), [401, 'The API answered 401; the key was sent as `Authorization: Bearer <API_KEY>` (set API_KEY_HEADER, e.g. X-API-Key, to send it raw in another header). Check the key, and the header the API expects it in.']);
+  });
+
+  it('names the header API_KEY_HEADER chose', async () => {
+    assert.deepEqual(await noteOf({ API_KEY: 'right-key-0123456789', API_KEY_HEADER: 'X-API-Key' }), [401, 'The API answered 401; the key was sent raw in the header X-API-Key (API_KEY_HEADER). Check the key, and the header the API expects it in.']);
+  });
+
+  it('says no key was sent when API_KEY is not set', async () => {
+    assert.deepEqual(await noteOf({}), [401, 'The API answered 401 and no key was sent: API_KEY is not set in the server\'s environment.']);
+  });
+});
