@@ -271,7 +271,7 @@ export const JOBS: { [Name in JobName]: Job<Name> } = {
         onlyFixture: diff.onlyFixture.slice(0, MAX_DIFF_ENTRIES),
         changed: diff.changed.slice(0, MAX_DIFF_ENTRIES),
         same: counts.onlyLiveCount + counts.onlyFixtureCount + counts.changedCount === 0,
-        ...(cut ? { ...counts, note: `Each list shows its first ${MAX_DIFF_ENTRIES} entries by instance path; the counts give them all. Compare a smaller part of the record to see the rest.` } : {}),
+        ...(cut ? { ...counts, note: `Each list shows its first ${MAX_DIFF_ENTRIES} entries by instance path; the counts give them all. To see the rest, compare a record with fewer differences (a fixture of the same record closer to what the API sends now).` } : {}),
       },
     };
   },

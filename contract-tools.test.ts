@@ -190,7 +190,7 @@ describe('compare job and the answer bound (contract-jobs.ts, issue 8)', () => {
         onlyLiveCount: 1,
         onlyFixtureCount: 250,
         changedCount: 1,
-        note: 'Each list shows its first 200 entries by instance path; the counts give them all. Compare a smaller part of the record to see the rest.',
+        note: 'Each list shows its first 200 entries by instance path; the counts give them all. To see the rest, compare a record with fewer differences (a fixture of the same record closer to what the API sends now).',
       },
     });
   });

@@ -397,6 +397,18 @@ describe('draftRequest', () => {
     ]);
   });
 
+  it('checks a string body as the JSON text it holds, since curl sends it as written (new-user trial)', () => {
+    assert.deepEqual(draftRequest(loaded, draftOf('PATCH', '/meters/mtr_1', { body: '{"id":"mtr_1","note":"moved"}' })).problems, [
+      { in: 'body', name: '$.id', kind: 'readOnly', severity: 'error', message: 'is not in the request schema and is readOnly in the response of GET /meters/{meterId}: copied from a GET? Leave it out' },
+    ]);
+  });
+
+  it('reports a string body that is not JSON text under a JSON content type', () => {
+    assert.deepEqual(draftRequest(loaded, draftOf('PATCH', '/meters/mtr_1', { body: 'abc' })).problems, [
+      { in: 'body', name: '$', kind: 'invalidJson', severity: 'error', message: 'is a string that is not JSON text, and it is sent as written under Content-Type application/json: pass the body as a JSON value (an object, an array...), or its JSON text' },
+    ]);
+  });
+
   it('returns a runnable envelope with the key as $API_KEY and a shell-safe curl command', () => {
     assert.deepEqual(draftRequest(loaded, draftOf('PATCH', '/meters/mtr_1', { body: { note: "it's fine" }, headers: { 'X-API-Key': 'pasted-by-mistake' } })), {
       matchesContract: true,

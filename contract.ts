@@ -623,7 +623,16 @@ function bodyProblems(loaded: LoadedDocument, operation: Operation, draft: Draft
   }
   if (declared === undefined) return [{ in: 'body', name: '$', kind: 'undocumented', severity: 'error', message: `is sent, but ${key} declares no request body` }];
   const contentType = Object.entries(draft.headers ?? {}).find(([name]) => name.toLowerCase() === 'content-type')?.[1];
-  const checked = checkRequestBody(loaded.doc, operation.method, operation.pathTemplate, draft.body, contentType);
+  // A string body is sent as written (`curl --data-raw`): under a JSON content type it is checked as the JSON text it holds.
+  let body = draft.body;
+  if (typeof body === 'string' && (contentType === undefined || isJsonMediaType(contentType))) {
+    try {
+      body = JSON.parse(body);
+    } catch {
+      return [{ in: 'body', name: '$', kind: 'invalidJson', severity: 'error', message: `is a string that is not JSON text, and it is sent as written under Content-Type ${contentType ?? 'application/json'}: pass the body as a JSON value (an object, an array...), or its JSON text` }];
+    }
+  }
+  const checked = checkRequestBody(loaded.doc, operation.method, operation.pathTemplate, body, contentType);
   if (!checked.validated) return [{ in: 'body', name: '$', kind: 'unchecked', severity: 'warning', message: `was not checked: ${checked.reason ?? 'no schema'}` }];
   const missing = checked.findings.filter((finding) => finding.kind === 'missing');
   let suggestions = 0;

@@ -273,7 +273,10 @@ export async function checkProbe(raw: RawResponse, request: { url: string; selec
   if (!match.operation) {
     structured.operation = null;
     structured.validated = false;
-    structured.validationNote = `No GET operation in the document matches ${relativePath}${match.nearest.length ? `. Nearest: ${match.nearest.join(', ')}` : ''}${match.note ? `. ${match.note}` : ''}.`;
+    const prefix = trimSlash(config.baseUrl.pathname);
+    // The base URL's prefix given again in the path (`/v2` + `/v2/meters`): say so, it is the usual cause.
+    const doubled = prefix && (relativePath === prefix || relativePath.startsWith(`${prefix}/`)) ? ` API_BASE_URL already ends in ${prefix}: give the path without it (${relativePath.slice(prefix.length) || '/'}).` : '';
+    structured.validationNote = `No GET operation in the document matches ${relativePath}${match.nearest.length ? `. Nearest: ${match.nearest.join(', ')}` : ''}${match.note ? `. ${match.note}` : ''}.${doubled}`;
     return checked(structured, isError, seen ? { seen } : undefined, probed.body, tooLarge);
   }
   structured.operation = summarize(match.operation);

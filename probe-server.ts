@@ -1816,7 +1816,11 @@ export function serve(
     });
   };
 
-  const tooLong = () => write(errorResponse(null, ERROR_CODES.invalidRequest, `Invalid Request: message longer than ${MAX_LINE} characters (the line limit), dropped unread. Send smaller arguments: a fixture or request body of at most 1 MiB.`));
+  const tooLong = () => {
+    // Answered with id null (the id is never read), so a client waits for its own id until it times out: the host log says why.
+    logger.error('transport.line.dropped', { reason: `message longer than ${MAX_LINE} characters (the line limit), dropped unread; its request goes unanswered under its own id` });
+    write(errorResponse(null, ERROR_CODES.invalidRequest, `Invalid Request: message longer than ${MAX_LINE} characters (the line limit), dropped unread. Send smaller arguments: a fixture or request body of at most 1 MiB.`));
+  };
 
   // Each chunk is searched once for newlines, and a line's pieces are joined once, when it ends (no rescans).
   const take = (text: string) => {

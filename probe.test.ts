@@ -994,3 +994,18 @@ describe('a 401 says how the key was sent (new-user trial)', () => {
     assert.deepEqual(await noteOf({}), [401, 'The API answered 401 and no key was sent: API_KEY is not set in the server\'s environment.']);
   });
 });
+
+describe('a path that repeats the base URL\'s prefix (new-user trial)', () => {
+  let api: StandIn;
+  before(async () => {
+    api = await startStandIn({ key: 'right-key-0123456789' });
+  });
+  after(() => api.close());
+
+  it('says the base URL already ends in the prefix, and gives the path without it', async () => {
+    const handler = createHandler(readConfig({ API_BASE_URL: api.url, API_KEY: 'right-key-0123456789', OPENAPI_DOC: `${HERE}openapi.json` }));
+    const reply: any = await handler.handleMessage({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'probe', arguments: { path: '/v2/meters/mtr_1' } } });
+    const structured = reply.result.structuredContent;
+    assert.deepEqual([structured.status, structured.validationNote], [404, 'No GET operation in the document matches /v2/meters/mtr_1. Nearest: GET /meters/{meterId}, GET /meters/{meterId}/readings, GET /meters. API_BASE_URL already ends in /v2: give the path without it (/meters/mtr_1).']);
+  });
+});

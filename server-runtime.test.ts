@@ -203,6 +203,16 @@ describe('serve (the line limit, issue 8)', () => {
     assert.deepEqual(await answers([`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"${'x'.repeat(MAX_LINE)}"}}\n`]), [tooLong, { jsonrpc: '2.0', id: 'after', result: {} }]);
   });
 
+  it('logs the dropped line on stderr, since its request goes unanswered under its own id (new-user trial)', async () => {
+    const lines: string[] = [];
+    const handler = createHandler(readConfig({ API_BASE_URL: 'https://api.example.com' }, '/nonexistent'));
+    const input = new PassThrough();
+    const served = serve(handler, { input, output: new PassThrough(), graceMs: 0, logger: createLogger({ level: 'error', write: (line) => lines.push(line) }) });
+    input.end(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"${'x'.repeat(MAX_LINE)}"}}\n`);
+    await served;
+    assert.deepEqual(lines.filter((line) => line.includes('transport.line.dropped')), [`event=transport.line.dropped reason="message longer than ${MAX_LINE} characters (the line limit), dropped unread; its request goes unanswered under its own id"\n`]);
+  });
+
   it('drops a line over MAX_LINE that arrives in pieces, answering once', async () => {
     const piece = 'x'.repeat(64 * 1024);
     assert.deepEqual(await answers(['{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"', ...Array(40).fill(piece), '"}}\n']), [tooLong, { jsonrpc: '2.0', id: 'after', result: {} }]);
