@@ -10,7 +10,8 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
+import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
+import { createServer as createNetServer } from 'node:net';
 import { BAD_PORTS, httpGet } from './http-get.ts';
 import { readCappedStream } from './openapi-document.ts';
 import { spawnServer } from './stdio-client.ts';
@@ -54,6 +55,18 @@ describe('httpGet (http-get.ts)', () => {
     '/gzip-then-br': (response) => {
       response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip, br' });
       response.end(brotliCompressSync(gzipSync(BODY)));
+    },
+    '/raw-deflate': (response) => {
+      response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'deflate' });
+      response.end(deflateRawSync(BODY));
+    },
+    '/raw-deflate-bomb': (response) => {
+      response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'deflate' });
+      response.end(deflateRawSync(Buffer.alloc(64 * 1024 * 1024, 0x20), { level: 9 }));
+    },
+    '/six-codings': (response) => {
+      response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip, gzip, gzip, gzip, gzip, gzip' });
+      response.end('junk');
     },
     '/unknown-coding': (response) => {
       response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'compress' });
@@ -124,6 +137,32 @@ describe('httpGet (http-get.ts)', () => {
     const bodies = [];
     for (const path of ['/gzip', '/deflate', '/br', '/gzip-then-br']) bodies.push(await text((await get(path)).body));
     assert.deepEqual(bodies, [BODY, BODY, BODY, BODY]);
+  });
+
+  it('decodes raw deflate sent as deflate, as fetch does (attack round 5, B6)', async () => {
+    assert.equal(await text((await get('/raw-deflate')).body), BODY);
+  });
+
+  it('stops a raw deflate bomb at the cap, one decoded chunk past it', async () => {
+    const read = await readCappedStream((await get('/raw-deflate-bomb')).body, 1024 * 1024);
+    assert.deepEqual([read.truncated, read.failure, read.bytes > 1024 * 1024, read.bytes <= 1024 * 1024 + 64 * 1024], [true, undefined, true, true]);
+  });
+
+  it('fails a body with more than 5 content codings before building a decoder, as fetch does (attack round 5, B2)', async () => {
+    const read = await readCappedStream((await get('/six-codings')).body, 1024 * 1024);
+    assert.deepEqual([read.bytes, (read.failure as { code?: string }).code, (read.failure as Error).message], [0, 'TOO_MANY_CODINGS', 'too many content codings: 6, at most 5 are decoded']);
+  });
+
+  it('rejects a 101 Switching Protocols answer instead of waiting forever (attack round 5, B1)', async () => {
+    const upgrading = createNetServer((socket) => socket.once('data', () => socket.write('HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n')));
+    await new Promise<void>((resolve) => upgrading.listen(0, '127.0.0.1', resolve));
+    try {
+      await assert.rejects(httpGet(new URL(`http://127.0.0.1:${(upgrading.address() as AddressInfo).port}/x`), { headers: {}, signal: never() }), {
+        code: 'UPGRADE', message: 'the API answered 101 Switching Protocols, a protocol switch the probe does not take',
+      });
+    } finally {
+      await new Promise<void>((resolve) => upgrading.close(() => resolve()));
+    }
   });
 
   it('returns a body with an unknown coding as sent, as fetch does', async () => {

@@ -7,9 +7,10 @@
  */
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import type { IncomingMessage, RequestOptions } from 'node:http';
-import { pipeline } from 'node:stream';
+import { pipeline, Transform } from 'node:stream';
 import type { Readable } from 'node:stream';
-import { constants as zlibConstants, createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import { constants as zlibConstants, createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from 'node:zlib';
+import type { ZlibOptions } from 'node:zlib';
 
 /** What the probe reads of a response: the status, a header field by name, and the body (decoded content codings) as it arrives. */
 export type HttpAnswer = {
@@ -36,6 +37,9 @@ export const BAD_PORTS: ReadonlySet<number> = new Set([
 
 /** The content codings decoded, as fetch does (RFC 9110, 8.4.1); a body with any other coding is returned as sent. */
 const CODINGS = new Set(['gzip', 'x-gzip', 'deflate', 'br']);
+
+/** Most content codings one response may list, as fetch allows (undici: "maximum allowed is 5"); more fail the body. */
+export const MAX_CODINGS = 5;
 
 let https: typeof import('node:https') | undefined;
 let plainAgent: HttpAgent | undefined;
@@ -81,6 +85,15 @@ export async function httpGet(url: URL, options: { headers: Record<string, strin
     // Every error is rejected or, once the response has come, surfaces through the body: never an unhandled event.
     request.on('error', reject);
     request.once('response', resolve);
+    // A 101 (or a CONNECT-style answer) hands the socket over instead of giving a response: refused and closed,
+    // or the call would wait forever and hold its concurrency slot (attack round 5, B1).
+    request.once('upgrade', (answer: IncomingMessage, socket: { destroy(): void }) => {
+      socket.destroy();
+      reject(Object.assign(new Error(`the API answered ${answer.statusCode} ${answer.statusMessage ?? ''}`.trim() + ', a protocol switch the probe does not take'), { code: 'UPGRADE' }));
+    });
+    // Whatever else ends the request without a response (a socket taken over, destroyed) settles the call too;
+    // after a response or an error this does nothing.
+    request.once('close', () => reject(Object.assign(new Error('the connection closed before a response arrived'), { code: 'ECONNRESET' })));
     request.end();
   });
   // The body's iteration sees a broken connection as its own error; this listener only keeps the event handled.
@@ -99,13 +112,69 @@ export async function httpGet(url: URL, options: { headers: Record<string, strin
  */
 function decoded(response: IncomingMessage, contentEncoding: string | null): AsyncIterable<Uint8Array> {
   const codings = (contentEncoding ?? '').toLowerCase().split(',').map((coding) => coding.trim()).filter((coding) => coding !== '' && coding !== 'identity');
+  if (codings.length > MAX_CODINGS) {
+    // One decoder per coding, each working through what the one before gave: a list of thousands held the thread
+    // and ran past the timeout (attack round 5, B2). Refused before any is built; the connection is closed.
+    response.destroy();
+    return failing(Object.assign(new Error(`too many content codings: ${codings.length}, at most ${MAX_CODINGS} are decoded`), { code: 'TOO_MANY_CODINGS' }));
+  }
   if (codings.length === 0 || !codings.every((coding) => CODINGS.has(coding))) return response;
   const lenient = { flush: zlibConstants.Z_SYNC_FLUSH, finishFlush: zlibConstants.Z_SYNC_FLUSH };
   const decoders = codings.reverse().map((coding) => (coding === 'br'
     ? createBrotliDecompress({ flush: zlibConstants.BROTLI_OPERATION_FLUSH, finishFlush: zlibConstants.BROTLI_OPERATION_FLUSH })
-    : coding === 'deflate' ? createInflate(lenient) : createGunzip(lenient)));
+    : coding === 'deflate' ? new DeflateDecoder(lenient) : createGunzip(lenient)));
   // An error anywhere ends every stream of the chain and is thrown by the iteration of the last one.
   return pipeline([response, ...decoders] as unknown as [Readable, ...NodeJS.ReadWriteStream[]], () => {}) as unknown as AsyncIterable<Uint8Array>;
+}
+
+/** A body whose reading fails at once with `error`. */
+function failing(error: Error): AsyncIterable<Uint8Array> {
+  return {
+    [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(error) }),
+  };
+}
+
+/**
+ * `deflate` as fetch reads it: the zlib format RFC 9110 (8.4.1.2) names, or raw deflate, which some servers
+ * send under that name; told apart by the first byte (a zlib header's low nibble is 8, the deflate method).
+ */
+class DeflateDecoder extends Transform {
+  options: ZlibOptions;
+  inner: Transform | undefined;
+
+  constructor(options: ZlibOptions) {
+    super();
+    this.options = options;
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+    if (!this.inner) {
+      const inner: Transform = (chunk[0]! & 0x0f) === 0x08 ? createInflate(this.options) : createInflateRaw(this.options);
+      // Backpressure: a bomb's few bytes inflate to megabytes; the inner decoder waits while this one is full.
+      inner.on('data', (data: Buffer) => {
+        if (!this.push(data)) inner.pause();
+      });
+      inner.on('error', (error: Error) => this.destroy(error));
+      this.inner = inner;
+    }
+    this.inner.write(chunk, () => callback());
+  }
+
+  override _read(size: number): void {
+    this.inner?.resume();
+    super._read(size);
+  }
+
+  override _flush(callback: (error?: Error | null) => void): void {
+    if (!this.inner) return callback();
+    this.inner.once('end', () => callback());
+    this.inner.end();
+  }
+
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    this.inner?.destroy();
+    callback(error);
+  }
 }
 
 /**
