@@ -13,6 +13,7 @@ import { analyzeSample, describeOperation, describeTypeScript, draftRequest, fin
 import type { SampleRecord } from './contract.ts';
 import { findOperations, prepareSearchIndex } from './operation-search.ts';
 import { compareWithFixture } from './validate.ts';
+import { MAX_BODY_DEPTH, measureJsonText } from './http-body.ts';
 import type { LoadedDocument, Operation } from './openapi-document.ts';
 import { checkProbe, loadDocumentState, trimSlash, uncheckedProbe } from './probe-pipeline.ts';
 import type { CheckedProbe, DocumentState, PipelineContext, RawResponse } from './probe-pipeline.ts';
@@ -59,7 +60,8 @@ export type JobInputs = {
   /** `bodyText`: the draft's body as JSON text (a string crosses to the worker as one copy, far cheaper than cloning an object). */
   draft: { method: string; url: string; headers: Record<string, string>; bodyText?: string };
   find: { query: string; method?: string; limit: number };
-  compare: { fixtureText: string; text: string };
+  /** `fixtureString`: the fixture was given as a string of JSON text (not JSON: a tool failure, not -32700). */
+  compare: { fixtureText: string; text: string; fixtureString?: boolean };
 };
 
 /** The outputs of each job. */
@@ -259,8 +261,14 @@ export const JOBS: { [Name in JobName]: Job<Name> } = {
    */
   async compare(input, _context, begin) {
     begin();
+    // A fixture given as a string of JSON text was never measured by the transport: measured here, off the main thread.
+    if (input.fixtureString && measureJsonText(input.fixtureText).depth > MAX_BODY_DEPTH) {
+      return { failure: `\`fixture\` nests deeper than ${MAX_BODY_DEPTH} levels; compare a smaller part of the record.` };
+    }
     const fixture = parseArgument('fixture', input.fixtureText)!;
-    if ('failure' in fixture) return fixture;
+    if ('failure' in fixture) {
+      return input.fixtureString ? { failure: '`fixture` is a string that does not parse as JSON; pass the recorded body itself (an object or array).' } : fixture;
+    }
     const diff = compareWithFixture(fixture.value, JSON.parse(input.text));
     // `compareWithFixture` already lists at most its own cap and counts the rest in `more`: the totals add both.
     const counts = { onlyLiveCount: diff.onlyLive.length + (diff.more?.onlyLive ?? 0), onlyFixtureCount: diff.onlyFixture.length + (diff.more?.onlyFixture ?? 0), changedCount: diff.changed.length + (diff.more?.changed ?? 0) };

@@ -403,6 +403,12 @@ describe('draftRequest', () => {
     ]);
   });
 
+  it('does not parse a string body nesting deeper than 256 levels (attack round 5, B3 kind)', () => {
+    assert.deepEqual(draftRequest(loaded, draftOf('PATCH', '/meters/mtr_1', { body: `${'['.repeat(100_000)}${']'.repeat(100_000)}` })).problems, [
+      { in: 'body', name: '$', kind: 'tooDeep', severity: 'error', message: 'is a string of JSON text nesting deeper than 256 levels; not checked' },
+    ]);
+  });
+
   it('reports a string body that is not JSON text under a JSON content type', () => {
     assert.deepEqual(draftRequest(loaded, draftOf('PATCH', '/meters/mtr_1', { body: 'abc' })).problems, [
       { in: 'body', name: '$', kind: 'invalidJson', severity: 'error', message: 'is a string that is not JSON text, and it is sent as written under Content-Type application/json: pass the body as a JSON value (an object, an array...), or its JSON text' },

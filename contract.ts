@@ -6,6 +6,7 @@
 import { boundedText, check, checkRequestBody, checkResponse, fieldPresence, inferShape, measurePresence, resolvePointer, schemaFor } from './validate.ts';
 import type { FieldPresence, Finding, InexactNumbers } from './validate.ts';
 import type { BodyWarning } from './http-body.ts';
+import { MAX_BODY_DEPTH, measureJsonText } from './http-body.ts';
 import { renderTypeScriptWithin, typeName } from './typescript-type.ts';
 import type { Observed } from './typescript-type.ts';
 import { editDistance, escapePointerToken, follow, isJsonMediaType, matchOperation, responseForStatus, unescapePointerToken } from './openapi-document.ts';
@@ -626,6 +627,10 @@ function bodyProblems(loaded: LoadedDocument, operation: Operation, draft: Draft
   // A string body is sent as written (`curl --data-raw`): under a JSON content type it is checked as the JSON text it holds.
   let body = draft.body;
   if (typeof body === 'string' && (contentType === undefined || isJsonMediaType(contentType))) {
+    // Never measured by the transport (it is a string there): measured before it is parsed and walked.
+    if (measureJsonText(body).depth > MAX_BODY_DEPTH) {
+      return [{ in: 'body', name: '$', kind: 'tooDeep', severity: 'error', message: `is a string of JSON text nesting deeper than ${MAX_BODY_DEPTH} levels; not checked` }];
+    }
     try {
       body = JSON.parse(body);
     } catch {

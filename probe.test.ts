@@ -921,6 +921,22 @@ describe('compare_fixture (dispatch against the stand-in API)', () => {
     });
   });
 
+  it('compares a fixture given as a string of JSON text like the value itself', async () => {
+    const fixture = { ...METERS.mtr_1, serial: 'SN-OLD' } as Record<string, unknown>;
+    const called = await call('compare_fixture', { path: '/meters/mtr_1', fixture: JSON.stringify(fixture) });
+    assert.deepEqual([called.structuredContent.changed, called.structuredContent.onlyFixture], [[{ path: '$.serial', fixture: 'SN-OLD', live: 'SN-0041-7781' }], []]);
+  });
+
+  it('refuses a string fixture nesting deeper than 256 levels, measured in the check worker (attack round 5, B3)', async () => {
+    const called = await call('compare_fixture', { path: '/meters/mtr_1', fixture: `${'['.repeat(100_000)}${']'.repeat(100_000)}` });
+    assert.deepEqual(called, { content: [{ type: 'text', text: '`fixture` nests deeper than 256 levels; compare a smaller part of the record.' }], isError: true });
+  });
+
+  it('refuses a string fixture that is not JSON text', async () => {
+    const called = await call('compare_fixture', { path: '/meters/mtr_1', fixture: '{"id": mtr_1}' });
+    assert.deepEqual(called, { content: [{ type: 'text', text: '`fixture` is a string that does not parse as JSON; pass the recorded body itself (an object or array).' }], isError: true });
+  });
+
   it('says there is nothing to compare when the live record answers with an error status', async () => {
     const called = await call('compare_fixture', { path: '/meters/mtr_404', fixture: { id: 'mtr_404' } });
     assert.deepEqual([called.isError, called.content[0].text.startsWith('GET /meters/mtr_404 did not return a complete JSON 2xx body, so there is nothing to compare: {"url"'), called.content[0].text.includes('"status":404')], [true, true, true]);
