@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile, mkdir, symlink } from 'node:fs/promises';
+import { mkdtemp, readFile, realpath, rm, writeFile, mkdir, symlink } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,7 +19,7 @@ import {
   readCappedStream,
 } from './openapi-document.ts';
 import type { LoadedDocument, PathMatch } from './openapi-document.ts';
-import { editDistance, follow, lookupPointer, pickMediaType, responseForStatus } from './openapi-document.ts';
+import { editDistance, follow, lookupPointer, pickMediaType, readCapped, responseForStatus } from './openapi-document.ts';
 import { githubDescriptionPath } from './fixture-documents.ts';
 
 const ROOT = import.meta.dirname;
@@ -1120,5 +1120,25 @@ describe('editDistance (the one copy: path suggestions, "did you mean", search s
   });
   test('stops past the limit and says limit + 1, from the lengths or from a row', () => {
     assert.deepEqual([editDistance('kitten', 'sitting', 2), editDistance('a', 'abcd', 2), editDistance('abcd', 'wxyz', 1), editDistance('abcd', 'abce', 1)], [3, 3, 2, 1]);
+  });
+});
+
+describe('readCapped checks the file it opened (attack round 5, B5: a link swapped between the check and the open)', () => {
+  test('refuses a path that leads outside the folder when it is opened, and reads one that does not', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'opened-'));
+    try {
+      await mkdir(join(root, 'inside'));
+      await mkdir(join(root, 'outside'));
+      await writeFile(join(root, 'outside', 's.json'), '{"secret":true}');
+      await writeFile(join(root, 'inside', 'own.json'), '{"own":true}');
+      // The state a race leaves: a folder of the checked path is a link out of the document's folder by the time it is opened.
+      await symlink(join(root, 'outside'), join(root, 'inside', 'sub'));
+      const insideReal = await realpath(join(root, 'inside'));
+      const allowed = async (opened: string) => opened.startsWith(insideReal + '/');
+      await assert.rejects(readCapped(join(root, 'inside', 'sub', 's.json'), 1024, 5000, allowed), { message: 'the file opened is outside the document\'s directory (a symbolic link changed while it was opened); not read' });
+      assert.equal(await readCapped(join(root, 'inside', 'own.json'), 1024, 5000, allowed), '{"own":true}');
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
   });
 });

@@ -5,7 +5,7 @@
 import { constants } from 'node:fs';
 import type { BigIntStats, Stats } from 'node:fs';
 import { createHash } from 'node:crypto';
-import { open, realpath, stat } from 'node:fs/promises';
+import { lstat, open, readlink, realpath, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -743,7 +743,9 @@ async function bundle(
       const name = rel.split(sep).join('/');
       let text: string;
       try {
-        text = await readCapped(real ?? target, maxBytes); // the checked real path, not the link again
+        // The checked real path, not the link again; and the file opened is checked once more, by what the kernel
+        // opened, so a link swapped in between the check and the open cannot lead out (attack round 5, B5).
+        text = await readCapped(real ?? target, maxBytes, DEFAULT_TIMEOUT_MS, async (opened) => target === rootFile.abs || (await insideRealFolder(opened)));
       } catch (error) {
         throw new DocumentError(file.display, pointerOf(entry), `$ref ${original}: cannot read ${target}: ${(error as Error).message}`);
       }
@@ -859,9 +861,11 @@ function fileKind(stats: Stats): string {
  * socket, device or directory is refused with an Error naming its kind, since opening a FIFO waits for
  * a writer forever and ties up a libuv thread. The open is non-blocking and checked again (same file,
  * still regular), so a swap between the two is refused too. The whole read has a deadline of
- * `timeoutMs` (default 15000 ms), past which it fails with "not read within N ms".
+ * `timeoutMs` (default 15000 ms), past which it fails with "not read within N ms". With `allowed`, the real
+ * path of the file actually opened (`openedPath`) must pass it, or the read fails naming that: a link changed
+ * between a caller's check and the open cannot lead elsewhere.
  */
-async function readCapped(path: string, maxBytes: number, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<string> {
+export async function readCapped(path: string, maxBytes: number, timeoutMs = DEFAULT_TIMEOUT_MS, allowed?: (openedPath: string) => Promise<boolean>): Promise<string> {
   // One timer for the whole read (not one per step): each step races it.
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
@@ -869,7 +873,7 @@ async function readCapped(path: string, maxBytes: number, timeoutMs = DEFAULT_TI
   });
   late.catch(ignoreError); // observed by each race; no unhandled rejection once the read is over
   try {
-    return await readCappedBefore(path, maxBytes, late);
+    return await readCappedBefore(path, maxBytes, late, allowed);
   } finally {
     clearTimeout(timer);
   }
@@ -886,7 +890,7 @@ function closeQuietly(handle: FileHandle): void {
   void handle.close().catch(ignoreError);
 }
 
-async function readCappedBefore(path: string, maxBytes: number, late: Promise<never>): Promise<string> {
+async function readCappedBefore(path: string, maxBytes: number, late: Promise<never>, allowed?: (openedPath: string) => Promise<boolean>): Promise<string> {
   const beforeDeadline = <T>(promise: Promise<T>): Promise<T> => Promise.race([promise, late]);
   const before = await beforeDeadline(stat(path));
   if (!before.isFile()) throw new Error(`${fileKind(before)}, not a regular file; only regular files are read`);
@@ -904,6 +908,9 @@ async function readCappedBefore(path: string, maxBytes: number, late: Promise<ne
     const opened = await beforeDeadline(handle.stat());
     if (!opened.isFile()) throw new Error(`${fileKind(opened)}, not a regular file; only regular files are read`);
     if (opened.ino !== before.ino || opened.dev !== before.dev) throw new Error('the file was replaced while it was being opened; try again');
+    if (allowed && !(await allowed(await beforeDeadline(openedPath(handle, path, opened))))) {
+      throw new Error('the file opened is outside the document\'s directory (a symbolic link changed while it was opened); not read');
+    }
     if (opened.size > maxBytes) throw new Error(tooLarge(maxBytes));
     const size = opened.size;
     // One buffer of the stated size plus one byte, so a regular file is read in one call without zeroing
@@ -929,6 +936,26 @@ async function readCappedBefore(path: string, maxBytes: number, late: Promise<ne
     // one more round trip through the thread pool for nothing the caller needs).
     closeQuietly(handle);
   }
+}
+
+/**
+ * The real path of the file `handle` holds open. On Linux the kernel's own name for it (`/proc/self/fd/N`), so no
+ * link changed after the open can disguise it. Elsewhere the real path of `path` resolved again after the open,
+ * accepted only when it names the same file (device and inode) as the handle; otherwise an empty string, which no
+ * folder check accepts.
+ */
+async function openedPath(handle: FileHandle, path: string, opened: { dev: number; ino: number }): Promise<string> {
+  if (process.platform === 'linux') {
+    try {
+      return await readlink(`/proc/self/fd/${handle.fd}`);
+    } catch {
+      // /proc not mounted: the check below
+    }
+  }
+  const again = await realPathOf(path);
+  if (again === undefined) return '';
+  const now = await lstat(again).catch(() => undefined);
+  return now && now.dev === opened.dev && now.ino === opened.ino ? again : '';
 }
 
 /**
