@@ -729,6 +729,14 @@ function escapeEnd(text: string, at: number): number {
     let next = at;
     while (text.charCodeAt(next) === 92) next++;
     const letter = text.charCodeAt(next) | 32;
+    if (text.charCodeAt(next) === 85 && isHexQuad(text, next + 1) && isHexQuad(text, next + 5)) {
+      // `\U00000073` (Python, C): a code point in eight hex digits; past U+10FFFF it is read as `\UXXXX` and text.
+      const value = parseInt(text.slice(next + 1, next + 9), 16);
+      if (value <= 0x10ffff) {
+        escaped = !(value >= 0xd800 && value < 0xe000) ? String.fromCodePoint(value) : '';
+        return next + 9;
+      }
+    }
     if (letter === 117 && isHexQuad(text, next + 1)) {
       const unit = parseInt(text.slice(next + 1, next + 5), 16);
       escaped = String.fromCharCode(unit);
@@ -744,11 +752,12 @@ function escapeEnd(text: string, at: number): number {
       if (unit >= 0xd800 && unit < 0xe000) escaped = '';
       return end;
     }
-    if (letter === 117 && text.charCodeAt(next + 1) === 123) {
-      // `\u{73}`: one to six hex digits between braces.
+    if ((letter === 117 || letter === 120) && text.charCodeAt(next + 1) === 123) {
+      // `\u{73}` (JavaScript), `\x{73}` (Perl, PHP): hex digits between braces, leading zeros allowed (JavaScript
+      // takes any number); up to `MAX_BRACED_DIGITS` are read, so no run of digits costs more than that.
       let digit = next + 2;
       let value = 0;
-      while (digit - next - 2 < 6 && isHexCode(text.charCodeAt(digit))) value = value * 16 + hexValue(text.charCodeAt(digit++));
+      while (digit - next - 2 < MAX_BRACED_DIGITS && isHexCode(text.charCodeAt(digit))) value = Math.min(value * 16 + hexValue(text.charCodeAt(digit++)), 0x110000);
       if (digit > next + 2 && text.charCodeAt(digit) === 125) {
         escaped = value <= 0x10ffff && !(value >= 0xd800 && value < 0xe000) ? String.fromCodePoint(value) : '';
         return digit + 1;
@@ -797,12 +806,15 @@ function escapeEnd(text: string, at: number): number {
 /**
  * The most characters `nestedEscapeEnd` reads, once decoded, for an inner escape starting with each
  * character, one more than the longest it takes: `%`, `&` 24 (`&amp;#x0000073;`, `%252525u0073`), `\`
- * 11 (`\u{000073}`), `=` 4 (`=73`); 0 for any other text.
+ * 16 (`\u{000000000073}`), `=` 4 (`=73`); 0 for any other text.
  */
 function nestedWindow(outer: string): number {
   const code = outer.charCodeAt(0);
-  return code === 37 || code === 38 ? 24 : code === 92 ? 11 : code === 61 ? 4 : 0;
+  return code === 37 || code === 38 ? 24 : code === 92 ? MAX_BRACED_DIGITS + 4 : code === 61 ? 4 : 0;
 }
+
+/** Most hex digits read between the braces of `\u{…}` / `\x{…}`: any code point with leading zeros up to that width. */
+const MAX_BRACED_DIGITS = 12;
 
 // Where each character of `nestedEscapeEnd`'s window ends in the text it was read from.
 const nestedEnds = new Int32Array(32);
@@ -1029,7 +1041,7 @@ function emitCodePoint(codePoint: number, start: number, end: number, letters: L
 // The shapes of an escape the cut left open: each could still become a longer escape, or a different one.
 const OPEN_ESCAPES = [
   /^%(?:25)*(?:[0-9A-Fa-f]|[uU][0-9A-Fa-f]{0,3})?$/,
-  /^\\+(?:[uU](?:[0-9A-Fa-f]{0,3}|\{[0-9A-Fa-f]{0,6})|[xX][0-9A-Fa-f]?|[0-7]{1,2})?$/,
+  /^\\+(?:[uU](?:[0-9A-Fa-f]{0,7}|\{[0-9A-Fa-f]{0,12})|[xX](?:[0-9A-Fa-f]?|\{[0-9A-Fa-f]{0,12})|[0-7]{1,2})?$/,
   /^&(?:amp;)*(?:#[xX]?[0-9A-Fa-f]{0,8}|[A-Za-z][A-Za-z0-9]{0,31})?$/,
   /^=[0-9A-Fa-f]?$/,
   /^0(?:[xX][0-9A-Fa-f]?)?$/,
