@@ -6,6 +6,12 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { start } from './stand-in-api.ts';
@@ -208,5 +214,46 @@ describe('compare job and the answer bound (contract-jobs.ts, issue 8)', () => {
   it('cuts a changed value of a million characters in a comparison to 1,000 characters, far inside the answer bound', async () => {
     const answer = await contract.run('compare', { fixtureText: JSON.stringify({ a: 'x'.repeat(MAX_ANSWER) }), text: '{"a":"y"}' });
     assert.deepEqual('structured' in answer ? [(answer.structured.changed as { fixture: string }[])[0]!.fixture.length < 1100, JSON.stringify(answer).length < 2000] : answer, [true, true]);
+  });
+});
+
+describe('a web of $refs that fans out, through the check worker (attack round 5: round 4 B3 still open)', () => {
+  // 12 levels, each an allOf of 6 $refs to the next and one property: 6^12 paths through the web. The search for an
+  // array's `items` walked every path (20 s): the worker's 5 s deadline stopped describe and field_presence.
+  let api: Server;
+  let client: StdioClient;
+  let folder: string;
+  before(async () => {
+    const schemas: Record<string, unknown> = {};
+    for (let level = 0; level < 12; level++) {
+      schemas[`W${level}`] = { allOf: Array.from({ length: 6 }, () => ({ $ref: `#/components/schemas/W${level + 1}` })), properties: { [`p${level}`]: { $ref: `#/components/schemas/W${level + 1}` } } };
+    }
+    schemas.W12 = { type: 'object', required: ['leaf'] };
+    folder = mkdtempSync(join(tmpdir(), 'web-'));
+    writeFileSync(join(folder, 'web.json'), JSON.stringify({ openapi: '3.1.0', info: { title: 'web', version: '1' }, components: { schemas }, paths: { '/web': { get: { operationId: 'getWeb', responses: { 200: { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/W0' } } } } } } } } }));
+    api = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end('{"other":1}');
+    });
+    await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
+    client = spawnServer({ API_BASE_URL: `http://127.0.0.1:${(api.address() as AddressInfo).port}`, OPENAPI_DOC: join(folder, 'web.json') });
+    await client.initialize();
+    await client.callTool('probe', { path: '/web' });
+  });
+  after(async () => {
+    await client.close();
+    api.closeAllConnections();
+    await new Promise<void>((resolve) => api.close(() => resolve()));
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  it('describes it as TypeScript with the remembered body, within the budget', async () => {
+    const called = await client.callToolUntraced('describe_operation', { operation: 'getWeb', as: 'typescript' });
+    assert.deepEqual([called.isError, called.structuredContent.typescript.split('\n').slice(0, 4)], [undefined, ['// Seen in 1 probe this session, not in the document (not part of the type):', '// - $.other: undocumented, present in 1 of 1', '', 'export type GetWebResponse = W0;']]);
+  });
+
+  it('counts field presence over it, within the budget', async () => {
+    const called = await client.callToolUntraced('field_presence', { operation: 'getWeb' });
+    assert.deepEqual([called.isError, called.structuredContent.probes], [undefined, ['/web']]);
   });
 });

@@ -817,3 +817,4 @@ describe('budgets and caps of the contract tools (issue 8, attack round 3)', () 
     assert.deepStrictEqual(summarize(doc.operations[0]!), { method: 'GET', pathTemplate: '/r', operationId: `${'o'.repeat(1_000)}… (4000 more characters)` });
   });
 });
+
