@@ -81,6 +81,12 @@ describe('redactor: the key in every form an API can echo (issue 8)', () => {
     assert.deepEqual(redact.value({ parts: ['sk-ca', { x: 'nary-3f9a2' }, 'b7c41d8e6f0'], n: 1 }, true), { parts: ['[redacted]', { x: '[redacted]' }, '[redacted]'], n: 1 });
   });
 
+  it('redacts an array of bytes that spells the key (a Node Buffer\'s JSON), and leaves other byte arrays (attack round 5, B4)', () => {
+    const buffer = JSON.parse(JSON.stringify(Buffer.from('sk-canary-3f9a2b7c41d8e6f0')));
+    const plain = [...Buffer.from('nothing secret in these bytes')];
+    assert.deepEqual(redact.value({ token: buffer, plain, short: [1, 2, 3] }, true), { token: { type: 'Buffer', data: '[redacted]' }, plain, short: [1, 2, 3] });
+  });
+
   it('redacts a key split between a member name and its value', () => {
     assert.deepEqual(redact.value({ 'sk-canary-3f9a': '2b7c41d8e6f0' }, true), { '[redacted]': '[redacted]' });
   });

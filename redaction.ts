@@ -331,7 +331,15 @@ function skeletonRedactor(secret: string, withheld: number): Redactor {
       if (typeof inner === 'string' || typeof inner === 'number') {
         valueIndexes.push(pieces.length);
         pieces.push(String(inner));
-      } else if (Array.isArray(inner)) inner.forEach(collect);
+      } else if (Array.isArray(inner)) {
+        // An array of bytes (a Node Buffer's JSON, `{"type":"Buffer","data":[115,107,...]}`) is read as the text it
+        // spells too, one piece before its items; a match there redacts the whole array (attack round 5, B4).
+        if (isByteArray(inner)) {
+          valueIndexes.push(pieces.length);
+          pieces.push(Buffer.from(inner as number[]).toString('utf8'));
+        }
+        inner.forEach(collect);
+      }
       else if (inner !== null && typeof inner === 'object') {
         for (const [key, member] of Object.entries(inner)) {
           if (keys) pieces.push(key);
@@ -360,7 +368,11 @@ function skeletonRedactor(secret: string, withheld: number): Redactor {
       }
       // A number any part of which spells part of the key goes whole.
       if (typeof inner === 'number') return matched.has(counter++) ? '[redacted]' : inner;
-      if (Array.isArray(inner)) return inner.map(rebuild);
+      if (Array.isArray(inner)) {
+        const spelled = isByteArray(inner) && matched.has(counter++);
+        const items = inner.map(rebuild);
+        return spelled ? '[redacted]' : items;
+      }
       if (inner !== null && typeof inner === 'object') {
         // fromEntries defines own properties, so a body key "__proto__" stays a key.
         return Object.fromEntries(Object.entries(inner).map(([key, member]) => {
@@ -1083,6 +1095,13 @@ function keySkeletons(secret: string): [string, string] {
   const written = new Lane(0, true);
   scanSkeleton(secret, 0, secret.length, letters, new Lane(0, false), written, new Lane(0, false));
   return [letters.view().toString('utf8'), written.view().toString('utf8')];
+}
+
+/** Whether an array holds only whole numbers from 0 to 255, at least `SKELETON_MIN_LENGTH` of them: bytes that may spell text. */
+function isByteArray(items: unknown[]): boolean {
+  if (items.length < SKELETON_MIN_LENGTH) return false;
+  for (const item of items) if (typeof item !== 'number' || !Number.isInteger(item) || item < 0 || item > 255) return false;
+  return true;
 }
 
 /** Merges `[start, end)` pairs (flat) into sorted, disjoint pairs. */
