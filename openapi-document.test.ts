@@ -928,6 +928,18 @@ describe('$ref files behind symbolic links (issue 8)', () => {
     ]);
   });
 
+  test('reads a link back to the root document as the root, judged by the root as it was read (attack round 6, B5-6)', async () => {
+    // The root is itself a link to a file outside its folder; a `$ref` link to that same file is the root, not outside.
+    const { docs, outside } = await layout('./self.json#/components/schemas/T');
+    const real = join(outside, 'real-api.json');
+    await writeFile(real, JSON.stringify(documentWith({}, { components: { schemas: { S: { $ref: './self.json#/components/schemas/T' }, T: { type: 'string' } } } })));
+    await rm(join(docs, 'api.json'));
+    await symlink(real, join(docs, 'api.json'));
+    await symlink(real, join(docs, 'self.json'));
+    const doc = await loadDocument(join(docs, 'api.json'));
+    assert.deepEqual(doc.problems, []);
+  });
+
   test('case 53: refuses a file below a directory symlink that leads outside the folder', async () => {
     const { docs, outside, api } = await layout('./shared/secret.json#/Secret');
     await symlink(outside, join(docs, 'shared'));

@@ -609,7 +609,8 @@ function extensionOf(file: string): string {
 // ---------------------------------------------------------------------------------------------
 // Bundling external file refs
 
-type FileContext = { abs: string | undefined; display: string; prefix: string };
+/** A file of the document: its absolute path (undefined from a URL), how it is named, its pointer prefix, and for the root the real path of the file as it was read. */
+type FileContext = { abs: string | undefined; display: string; prefix: string; real?: string };
 type Entry = { node: any; key: string; parent: Entry | undefined };
 type RefSite = { holder: Record<string, any>; original: string; file: FileContext; entry: Entry };
 
@@ -685,7 +686,9 @@ async function bundle(
     const rel = relative(realRootDir, real);
     if (rel !== '' && rel !== '..' && !rel.startsWith('..' + sep) && !isAbsolute(rel)) return true;
     // The document itself may be the target (a `$ref` back into the root file).
-    return rootFile.abs !== undefined && real === (await realPathOf(rootFile.abs));
+    // Compared with the root as it was read, never resolved again: a root swapped for a link to another file in
+    // between must not make that file count as the root (attack round 6, B5-6).
+    return rootFile.real !== undefined && real === rootFile.real;
   }
 
   // The `rewriteRef` steps for a ref with no URI part, synchronously; false when the ref has a URI part.
@@ -1017,7 +1020,7 @@ function sourceKind(source: string): { url: true } | { url: false; path: string 
   return { url: false, path: resolve(source) };
 }
 
-async function readSource(source: string, options: LoadOptions): Promise<{ text: string; abs: string | undefined }> {
+async function readSource(source: string, options: LoadOptions): Promise<{ text: string; abs: string | undefined; real?: string }> {
   const kind = sourceKind(source);
   const maxBytes = options.maxBytes ?? MAX_DOCUMENT_BYTES;
   if (kind.url) {
@@ -1070,7 +1073,13 @@ async function readSource(source: string, options: LoadOptions): Promise<{ text:
     }
   }
   try {
-    return { text: await readCapped(kind.path, maxBytes, options.timeoutMs ?? DEFAULT_TIMEOUT_MS), abs: kind.path };
+    // The real path of the file actually opened, kept for the `$ref` folder checks (`bundle`).
+    let real: string | undefined;
+    const text = await readCapped(kind.path, maxBytes, options.timeoutMs ?? DEFAULT_TIMEOUT_MS, async (opened) => {
+      real = opened;
+      return true;
+    });
+    return { text, abs: kind.path, ...(real ? { real } : {}) };
   } catch (error) {
     const message = (error as Error).message;
     throw new DocumentError(source, '#', message === tooLarge(maxBytes) ? message : `cannot read file: ${message}`);
@@ -1120,11 +1129,11 @@ function basePathsOf(doc: any, version: '2.0' | '3.0' | '3.1'): string[] {
 }
 
 async function loadInternal(source: string, options: LoadOptions): Promise<LoadResult> {
-  const { text, abs } = await readSource(source, options);
+  const { text, abs, real } = await readSource(source, options);
   const doc: any = await parseDocumentText(text, source);
   const problems: string[] = [];
   const version = detectVersion(doc, source, problems);
-  const { sites, files } = await bundle(doc, { abs, display: source, prefix: '#' }, problems, options.maxBytes ?? MAX_DOCUMENT_BYTES);
+  const { sites, files } = await bundle(doc, { abs, display: source, prefix: '#', ...(real ? { real } : {}) }, problems, options.maxBytes ?? MAX_DOCUMENT_BYTES);
   verifyRefs(doc, sites, problems);
   const info = isObject(doc.info) ? doc.info : {};
   const loaded: LoadedDocument = {
