@@ -646,16 +646,14 @@ function percentUnitEnd(text: string, at: number): number {
 function codeByteEnd(text: string, at: number): number {
   if (text.charCodeAt(at) === 48) {
     if ((text.charCodeAt(at + 1) | 32) !== 120 || !isHexCode(text.charCodeAt(at + 2)) || !isHexCode(text.charCodeAt(at + 3))) return at;
-    percentByte = hexValue(text.charCodeAt(at + 2)) * 16 + hexValue(text.charCodeAt(at + 3));
-    return at + 4;
+    return paddedHexByteEnd(text, at + 2);
   }
   let next = at;
   while (text.charCodeAt(next) === 92) next++;
   if (next === at) return at;
   const code = text.charCodeAt(next);
   if ((code | 32) === 120 && isHexCode(text.charCodeAt(next + 1)) && isHexCode(text.charCodeAt(next + 2))) {
-    percentByte = hexValue(text.charCodeAt(next + 1)) * 16 + hexValue(text.charCodeAt(next + 2));
-    return next + 3;
+    return paddedHexByteEnd(text, next + 1);
   }
   if (code < 48 || code > 55) return at;
   let value = code - 48;
@@ -669,6 +667,26 @@ function codeByteEnd(text: string, at: number): number {
   percentByte = value;
   return digit;
 }
+
+/**
+ * A byte written as two hex digits from `at` (`73` of `0x73`, `\x73`), or with leading zeros as C and hex dumps
+ * write it (`0x073`, `0x00000073`, `\x073`): a run of up to `MAX_PADDED_HEX` digits whose value is a byte is read
+ * whole; any other run gives its first two digits. Sets `percentByte`; returns where the byte ends.
+ */
+function paddedHexByteEnd(text: string, at: number): number {
+  let end = at;
+  let value = 0;
+  while (end - at < MAX_PADDED_HEX && isHexCode(text.charCodeAt(end))) value = Math.min(value * 16 + hexValue(text.charCodeAt(end++)), 0x100);
+  if (end - at > 2 && value < 0x100) {
+    percentByte = value;
+    return end;
+  }
+  percentByte = hexValue(text.charCodeAt(at)) * 16 + hexValue(text.charCodeAt(at + 1));
+  return at + 2;
+}
+
+/** Most hex digits a padded byte (`0x00000073`) is read from. */
+const MAX_PADDED_HEX = 16;
 
 /**
  * Sets `escaped` for a byte escape read up to `end` (its byte in `percentByte`), and returns where the
@@ -790,7 +808,10 @@ function escapeEnd(text: string, at: number): number {
       let digit = next + (hex ? 2 : 1);
       let value = 0;
       const begin = digit;
-      while (digit - begin < 8 && (hex ? isHexCode(text.charCodeAt(digit)) : text.charCodeAt(digit) >= 48 && text.charCodeAt(digit) <= 57)) {
+      // Leading zeros (`&#000000115;`, `&#x000000073;`) are read too, up to 32 of them, before the 8 digits that count.
+      while (digit - begin < 32 && text.charCodeAt(digit) === 48 && text.charCodeAt(digit + 1) === 48) digit++;
+      const significant = digit;
+      while (digit - significant < 8 && (hex ? isHexCode(text.charCodeAt(digit)) : text.charCodeAt(digit) >= 48 && text.charCodeAt(digit) <= 57)) {
         value = value * (hex ? 16 : 10) + hexValue(text.charCodeAt(digit));
         digit++;
       }
@@ -1053,10 +1074,10 @@ function emitCodePoint(codePoint: number, start: number, end: number, letters: L
 // The shapes of an escape the cut left open: each could still become a longer escape, or a different one.
 const OPEN_ESCAPES = [
   /^%(?:25)*(?:[0-9A-Fa-f]|[uU][0-9A-Fa-f]{0,3})?$/,
-  /^\\+(?:[uU](?:[0-9A-Fa-f]{0,7}|\{[0-9A-Fa-f]{0,12})|[xX](?:[0-9A-Fa-f]?|\{[0-9A-Fa-f]{0,12})|[0-7]{1,2})?$/,
-  /^&(?:amp;)*(?:#[xX]?[0-9A-Fa-f]{0,8}|[A-Za-z][A-Za-z0-9]{0,31})?$/,
+  /^\\+(?:[uU](?:[0-9A-Fa-f]{0,7}|\{[0-9A-Fa-f]{0,12})|[xX](?:[0-9A-Fa-f]{0,15}|\{[0-9A-Fa-f]{0,12})|[0-7]{1,2})?$/,
+  /^&(?:amp;)*(?:#[xX]?[0-9A-Fa-f]{0,40}|[A-Za-z][A-Za-z0-9]{0,31})?$/,
   /^=[0-9A-Fa-f]?$/,
-  /^0(?:[xX][0-9A-Fa-f]?)?$/,
+  /^0(?:[xX][0-9A-Fa-f]{0,15})?$/,
 ];
 
 /**
