@@ -227,6 +227,14 @@ describe('serve (the line limit, issue 8)', () => {
     ]);
   });
 
+  it('measures a short line too: 1,000 levels in a 2 KB line are refused unparsed (attack round 6, B3-6)', async () => {
+    const line = `{"jsonrpc":"2.0","id":2,"method":"ping","params":{"_meta":${'['.repeat(1000)}${']'.repeat(1000)}}}`;
+    assert.deepEqual(await answers([line + '\n']), [
+      { jsonrpc: '2.0', id: 2, error: { code: -32600, message: `Invalid Request: message nests 1002 levels deep, more than ${MAX_MESSAGE_DEPTH} (arguments may nest at most 256); dropped unparsed.` } },
+      { jsonrpc: '2.0', id: 'after', result: {} },
+    ]);
+  });
+
   it('drops a line holding more than MAX_MESSAGE_VALUES JSON values unparsed, with -32600 naming the count (attack round 3 F9)', async () => {
     const line = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"draft_request","arguments":{"method":"POST","path":"/x","body":[${Array(500_000).fill('{}').join(',')}]}}}`;
     assert.deepEqual(await answers([line + '\n']), [
