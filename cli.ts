@@ -282,7 +282,12 @@ export async function runCheck(options: { env: Environment; format: Format; live
   const formatters = { text: formatText, json: formatJson, junit: formatJunit, markdown: formatMarkdown } as const;
   output.out(formatters[options.format](results, loaded, fixtures));
   // A live GET that could not be made is a comparison that did not run: never a silent pass.
-  return results.every((result) => result.outcome === 'pass' && !(result.drift && 'error' in result.drift)) ? 0 : 1;
+  return results.every((result) => result.outcome === 'pass') && liveFailures(results) === 0 ? 0 : 1;
+}
+
+/** How many fixtures' live GET could not be made (`--live`): their drift is an `error`, nothing was compared. */
+function liveFailures(results: CheckedFixture[]): number {
+  return results.filter((result) => result.drift && 'error' in result.drift).length;
 }
 
 /**
@@ -349,7 +354,7 @@ function operationName(operation: CheckedFixture['operation']): string {
 
 function summaryLine(results: CheckedFixture[]): string {
   const count = (outcome: CheckedFixture['outcome']) => results.filter((result) => result.outcome === outcome).length;
-  const liveFailed = results.filter((result) => result.drift && 'error' in result.drift).length;
+  const liveFailed = liveFailures(results);
   return `${results.length} fixture(s): ${count('pass')} passed, ${count('fail')} failed, ${count('unchecked')} not checked${liveFailed ? `; ${liveFailed} live GET(s) failed, not compared` : ''}`;
 }
 
@@ -378,7 +383,7 @@ function formatText(results: CheckedFixture[]): string {
 
 function formatJson(results: CheckedFixture[]): string {
   const count = (outcome: CheckedFixture['outcome']) => results.filter((result) => result.outcome === outcome).length;
-  const liveFailed = results.filter((result) => result.drift && 'error' in result.drift).length;
+  const liveFailed = liveFailures(results);
   return `${JSON.stringify({ fixtures: results, summary: { fixtures: results.length, passed: count('pass'), failed: count('fail'), notChecked: count('unchecked'), ...(results.some((result) => result.drift) ? { liveFailed } : {}) } }, null, 2)}\n`;
 }
 

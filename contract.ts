@@ -514,10 +514,10 @@ export type RequestEnvelope = { method: string; url: string; headers: Record<str
  * large body repeated in the answer costs the server's main thread to redact and write it again (issue 8, attack round
  * 4 B7: 36 drafts of 349 KB held ping 3.2 s). Past it `curl` reads the body from `BODY_FILE`.
  */
-export const MAX_ECHOED_BODY = 16 * 1024;
+const MAX_ECHOED_BODY = 16 * 1024;
 
 /** The file `curl` reads a body longer than `MAX_ECHOED_BODY` from (`--data-binary @request-body.json`). */
-export const BODY_FILE = 'request-body.json';
+const BODY_FILE = 'request-body.json';
 
 /** What `draftRequest` checks: the full URL already built from API_BASE_URL (so its path prefix is `basePrefix`). */
 export type Draft = {

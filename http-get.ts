@@ -39,7 +39,7 @@ export const BAD_PORTS: ReadonlySet<number> = new Set([
 const CODINGS = new Set(['gzip', 'x-gzip', 'deflate', 'br']);
 
 /** Most content codings one response may list, as fetch allows (undici: "maximum allowed is 5"); more fail the body. */
-export const MAX_CODINGS = 5;
+const MAX_CODINGS = 5;
 
 let https: typeof import('node:https') | undefined;
 let plainAgent: HttpAgent | undefined;
@@ -82,18 +82,28 @@ export async function httpGet(url: URL, options: { headers: Record<string, strin
   const requestOptions: RequestOptions = { method: 'GET', headers: { 'accept-encoding': 'gzip, deflate, br', ...options.headers }, agent, signal: options.signal };
   const response = await new Promise<IncomingMessage>((resolve, reject) => {
     const request = send(url, requestOptions);
+    let settled = false;
     // Every error is rejected or, once the response has come, surfaces through the body: never an unhandled event.
-    request.on('error', reject);
-    request.once('response', resolve);
+    request.on('error', (error: Error) => {
+      settled = true;
+      reject(error);
+    });
+    request.once('response', (answer: IncomingMessage) => {
+      settled = true;
+      resolve(answer);
+    });
     // A 101 (or a CONNECT-style answer) hands the socket over instead of giving a response: refused and closed,
     // or the call would wait forever and hold its concurrency slot (attack round 5, B1).
     request.once('upgrade', (answer: IncomingMessage, socket: { destroy(): void }) => {
+      settled = true;
       socket.destroy();
       reject(Object.assign(new Error(`the API answered ${answer.statusCode} ${answer.statusMessage ?? ''}`.trim() + ', a protocol switch the probe does not take'), { code: 'UPGRADE' }));
     });
-    // Whatever else ends the request without a response (a socket taken over, destroyed) settles the call too;
-    // after a response or an error this does nothing.
-    request.once('close', () => reject(Object.assign(new Error('the connection closed before a response arrived'), { code: 'ECONNRESET' })));
+    // Whatever else ends the request without a response (a socket taken over, destroyed) settles the call too.
+    // Every request closes: the error is made only when nothing settled it first (no stack trace per probe).
+    request.once('close', () => {
+      if (!settled) reject(Object.assign(new Error('the connection closed before a response arrived'), { code: 'ECONNRESET' }));
+    });
     request.end();
   });
   // The body's iteration sees a broken connection as its own error; this listener only keeps the event handled.

@@ -189,7 +189,7 @@ export function cutNoteFor(config: Config): string {
  * For a 401 or 403 (RFC 9110, 15.5.2 and 15.5.4): how the key was sent, or that none was, and what to check.
  * Names the header, never the key.
  */
-export function keyNote(config: Config, status: number): string {
+function keyNote(config: Config, status: number): string {
   if (!config.apiKey) return `The API answered ${status} and no key was sent: API_KEY is not set in the server's environment.`;
   const sent = config.apiKeyHeader ? `raw in the header ${config.apiKeyHeader} (API_KEY_HEADER)` : 'as `Authorization: Bearer <API_KEY>` (set API_KEY_HEADER, e.g. X-API-Key, to send it raw in another header)';
   return `The API answered ${status}; the key was sent ${sent}. Check the key, and the header the API expects it in.`;
@@ -229,7 +229,9 @@ export async function checkProbe(raw: RawResponse, request: { url: string; selec
   const structured: Record<string, unknown> = { ...shown };
   if (warnings?.length) structured.findings = warnings;
   const part = selector ? (typeof probed.body === 'object' && probed.body !== null ? selectPart(probed.body, selector.segments) : { found: false as const, problem: 'the body is not parsed JSON' }) : { found: true as const, value: probed.body };
-  const remember = !probed.truncated && probed.bytes <= Math.max(config.maxBytes, REMEMBER_MAX_BYTES) && probed.status >= 200 && probed.status < 300 && probed.body !== null && typeof probed.body === 'object';
+  // A complete JSON 2xx body is kept in session memory when it fits (`tooLarge` below when it does not).
+  const completeJson2xx = !probed.truncated && probed.status >= 200 && probed.status < 300 && probed.body !== null && typeof probed.body === 'object';
+  const remember = completeJson2xx && probed.bytes <= Math.max(config.maxBytes, REMEMBER_MAX_BYTES);
   // The body's JSON text, made once: it sizes the view (as `fitView` would), session memory keeps it, and the
   // result's text holds it (`checked`). Not made for a `select` of a body that is not remembered.
   const bodyText = probed.body !== null && typeof probed.body === 'object' && (!selector || remember) ? JSON.stringify(probed.body) : undefined;
@@ -248,15 +250,14 @@ export async function checkProbe(raw: RawResponse, request: { url: string; selec
       ].filter(Boolean).join(' '),
     };
   }
-  const relativePath = url.pathname.slice(trimSlash(config.baseUrl.pathname).length) || '/';
+  const prefix = trimSlash(config.baseUrl.pathname);
+  const relativePath = url.pathname.slice(prefix.length) || '/';
   const seen: Seen | undefined = remember && bodyText !== undefined ? { path: relativePath + url.search, status: probed.status, at: new Date().toISOString(), text: bodyText, cost: memoryCost(probed.body, probed.bytes) } : undefined;
   // A 401 or 403 says how the key went, so a wrong header or a missing key shows at once (new-user trial).
   if (probed.status === 401 || probed.status === 403) structured.note = `${structured.note ?? ''} ${keyNote(config, probed.status)}`.trim();
   // A complete JSON 2xx body past the memory cap is checked and shown, not kept: the result says so, and the tools
   // that read session memory can give that reason instead of "not probed".
-  const tooLarge = !remember && !probed.truncated && probed.status >= 200 && probed.status < 300 && probed.body !== null && typeof probed.body === 'object'
-    ? { path: relativePath + url.search, bytes: probed.bytes }
-    : undefined;
+  const tooLarge = completeJson2xx && !remember ? { path: relativePath + url.search, bytes: probed.bytes } : undefined;
   if (tooLarge) {
     structured.note = `${structured.note ?? ''} Not kept for field_presence or compare_fixture: the body is ${tooLarge.bytes} bytes, over the ${REMEMBER_MAX_BYTES} bytes a session keeps per body.`.trim();
   }
@@ -269,11 +270,10 @@ export async function checkProbe(raw: RawResponse, request: { url: string; selec
   }
   const loaded = state.loaded;
   structured.document = { title: loaded.title, version: loaded.infoVersion, loadedAt: loaded.loadedAt };
-  const match = findOperation(loaded, trimSlash(config.baseUrl.pathname), url.pathname, relativePath);
+  const match = findOperation(loaded, prefix, url.pathname, relativePath);
   if (!match.operation) {
     structured.operation = null;
     structured.validated = false;
-    const prefix = trimSlash(config.baseUrl.pathname);
     // The base URL's prefix given again in the path (`/v2` + `/v2/meters`): say so, it is the usual cause.
     const doubled = prefix && (relativePath === prefix || relativePath.startsWith(`${prefix}/`)) ? ` API_BASE_URL already ends in ${prefix}: give the path without it (${relativePath.slice(prefix.length) || '/'}).` : '';
     structured.validationNote = `No GET operation in the document matches ${relativePath}${match.nearest.length ? `. Nearest: ${match.nearest.join(', ')}` : ''}${match.note ? `. ${match.note}` : ''}.${doubled}`;

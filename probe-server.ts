@@ -367,7 +367,7 @@ export async function fetchResponse(
   try {
     // node:http, not fetch, unless a test injects one (http-get.ts: fetch's first load held ping 20 to 60 ms).
     const response = await (options.fetch ? fetchGet(options.fetch) : httpGet)(url, { headers: options.headers, signal: controller.signal });
-    const { held, bytes, truncated, failure } = await readCapped(response.body, options.maxBytes);
+    const { held, bytes, truncated, failure } = await readBodyCapped(response.body, options.maxBytes);
     if (failure && (timedOut || options.signal?.aborted)) throw failure;
     const contentType = response.header('content-type');
     const contentEncoding = response.header('content-encoding');
@@ -397,7 +397,7 @@ export async function fetchResponse(
  * `held` fills its own ArrayBuffer exactly (not a slice of Node's shared pool or of a longer read), so the check
  * worker can take it by transfer instead of a copy (check-worker.ts).
  */
-async function readCapped(body: AsyncIterable<Uint8Array> | null, maxBytes: number): Promise<{ held: Uint8Array; bytes: number; truncated: boolean; failure?: unknown }> {
+async function readBodyCapped(body: AsyncIterable<Uint8Array> | null, maxBytes: number): Promise<{ held: Uint8Array; bytes: number; truncated: boolean; failure?: unknown }> {
   const { all, ...read } = await readCappedStream(body, maxBytes);
   const held = read.truncated ? cutAtCharBoundary(all, maxBytes) : all;
   return { held: held.byteOffset === 0 && held.byteLength === held.buffer.byteLength ? held : new Uint8Array(held), ...read };
@@ -432,10 +432,18 @@ function nestingDepth(value: unknown): number {
   return deepest;
 }
 
-function networkCause(error: unknown): string {
-  // fetch wraps the socket's error as `cause`; node:http (http-get.ts) throws it as it is.
+/**
+ * The socket's side of a failed GET: fetch (a test's injected one) wraps it as `cause`, node:http (http-get.ts)
+ * throws it as it is. `badPort` for the WHATWG bad-port refusal of either.
+ */
+function socketError(error: unknown): { code?: string; message?: string; badPort: boolean } {
   const cause = (error as { cause?: { code?: string; message?: string } })?.cause ?? (error as { code?: string; message?: string } | undefined);
-  const code = cause?.code;
+  return { code: cause?.code, message: cause?.message, badPort: (error as Error)?.message === 'bad port' || cause?.message === 'bad port' };
+}
+
+function networkCause(error: unknown): string {
+  const cause = socketError(error);
+  const code = cause.code;
   const known: Record<string, string> = {
     ECONNREFUSED: 'connection refused (ECONNREFUSED)',
     ENOTFOUND: 'host name not found (DNS, ENOTFOUND)',
@@ -443,16 +451,15 @@ function networkCause(error: unknown): string {
     ECONNRESET: 'connection reset by the server (ECONNRESET)',
     EHOSTUNREACH: 'host unreachable (EHOSTUNREACH)',
     ENETUNREACH: 'network unreachable (ENETUNREACH)',
-    UND_ERR_SOCKET: 'the server closed the connection (UND_ERR_SOCKET)',
   };
   if (code && known[code]) return known[code];
-  if ((error as Error)?.message === 'bad port' || cause?.message === 'bad port') {
+  if (cause.badPort) {
     return 'the probe will not connect to this port, as fetch would not (WHATWG Fetch, "bad port" list: ports such as 9, 25 and 6000 are blocked)';
   }
   // OpenSSL's texts can hold line breaks ("...:wrong version number:../deps/openssl/..."): one line, and no source paths.
-  const message = (cause?.message ?? 'network error').replace(/\s+/g, ' ').replace(/:\.\.\/deps\/\S*/g, '').trim();
+  const message = (cause.message ?? 'network error').replace(/\s+/g, ' ').replace(/:\.\.\/deps\/\S*/g, '').trim();
   if (code) return message.includes(code) ? message : `${message} (${code})`;
-  return cause?.message !== undefined ? message : (error as Error)?.message ?? String(error);
+  return cause.message !== undefined ? message : (error as Error)?.message ?? String(error);
 }
 
 /** Certificate checks Node reports by code (node:tls): the API's certificate is not trusted or does not fit. */
@@ -466,13 +473,12 @@ const CERTIFICATE_CODES = new Set([
  * certificate or the scheme when those are the cause, else the base URL and the API's health.
  */
 function failureAdvice(error: unknown): string {
-  const cause = (error as { cause?: { code?: string; message?: string } })?.cause ?? (error as { code?: string; message?: string } | undefined);
-  const code = cause?.code ?? '';
-  if ((error as Error)?.message === 'bad port' || cause?.message === 'bad port') return 'Serve the API on another port.';
-  if (CERTIFICATE_CODES.has(code)) {
+  const cause = socketError(error);
+  if (cause.badPort) return 'Serve the API on another port.';
+  if (CERTIFICATE_CODES.has(cause.code ?? '')) {
     return 'Node does not trust the API\'s certificate: if you do, give the server NODE_EXTRA_CA_CERTS=/path/to/ca.pem in its environment (in an editor, the server entry\'s env).';
   }
-  if (/wrong version number|packet length too long|unknown protocol/i.test(cause?.message ?? '')) {
+  if (/wrong version number|packet length too long|unknown protocol/i.test(cause.message ?? '')) {
     return 'The server did not answer TLS: API_BASE_URL may say https:// for a server that speaks plain http://.';
   }
   return 'Check that API_BASE_URL is right and the API is up.';
