@@ -289,6 +289,15 @@ describe('check --live (issue 10)', () => {
     });
   });
 
+  it('does not compare a live answer of another status: a 401 says how the key went, and exits 1 (new-user trial)', async () => {
+    const run = await runCommand(['check', '--doc', 'openapi.json', '--live', '--base-url', standIn.url, 'fixtures/check/pass'], {});
+    assert.deepEqual({ ...run, stdout: run.stdout.replace(/\s+/g, ' ') }, {
+      result: { exitCode: 1 },
+      stdout: 'PASS fixtures/check/pass/meter-1.json: GET /meters/mtr_1 -> 200, GET /meters/{meterId} (getMeter) warning $.firmwareVersion is present but not documented in the schema drift: not compared: the live GET answered 401, the fixture holds 200; an answer of another status is not compared. The API answered 401 and no key was sent: API_KEY is not set in the server\'s environment. 1 fixture(s): 1 passed, 0 failed, 0 not checked; 1 live GET(s) failed, not compared ',
+      stderr: '',
+    });
+  });
+
   it('gives the drift in the markdown report too', async () => {
     const run = await runCommand(['check', '--doc', 'openapi.json', '--format', 'markdown', '--live', '--base-url', standIn.url, 'fixtures/check/drift/meter-2.json'], { API_KEY: 'live-key' });
     assert.deepEqual([run.result, run.stdout.slice(run.stdout.indexOf('## Drift'))], [{ exitCode: 0 }, '## Drift against the live API\n\n- `fixtures/check/drift/meter-2.json` (GET /meters/mtr_2): live status 200; only live: $.firmwareVersion; only in fixture: $.tariff; moved: $.location.floor 1 -> 2\n']);

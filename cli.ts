@@ -10,6 +10,7 @@ import { join, relative, resolve } from 'node:path';
 import { findOperation, judge, operationKey, summarize } from './contract.ts';
 import type { ProbedResponse } from './contract.ts';
 import { loadDocument } from './openapi-document.ts';
+import { keyNote } from './probe-pipeline.ts';
 import type { LoadedDocument, Operation } from './openapi-document.ts';
 import { compareWithFixture, fieldPresence, isJsonMediaType, schemaFor } from './validate.ts';
 import type { Finding, FixtureDiff } from './validate.ts';
@@ -322,6 +323,11 @@ async function liveDrift(config: ReturnType<typeof readConfig>, redact: ReturnTy
   if ('refusal' in decision) return { error: `not sent: ${decision.refusal}` };
   try {
     const probed = redact.value(await probe(decision.url, { headers: probeHeaders(config), timeoutMs: config.timeoutMs, maxBytes: config.maxBytes, fetch: output.fetch }), true);
+    // Another status than the fixture's is another kind of answer (an error body, a redirect): its fields are not drift.
+    if (probed.status !== fixture.status) {
+      const why = probed.status === 401 || probed.status === 403 ? ` ${keyNote(config, probed.status)}` : '';
+      return { error: `the live GET answered ${probed.status}, the fixture holds ${fixture.status}; an answer of another status is not compared.${why}` };
+    }
     const diff = probed.truncated ? { onlyLive: [], onlyFixture: [], changed: [{ path: '$', fixture: '(fixture)', live: probed.note ?? 'truncated' }] } : compareWithFixture(fixture.body, probed.body);
     return { liveStatus: probed.status, ...diff };
   } catch (error) {

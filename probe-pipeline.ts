@@ -189,8 +189,12 @@ export function cutNoteFor(config: Config): string {
  * For a 401 or 403 (RFC 9110, 15.5.2 and 15.5.4): how the key was sent, or that none was, and what to check.
  * Names the header, never the key.
  */
-function keyNote(config: Config, status: number): string {
+export function keyNote(config: Config, status: number): string {
   if (!config.apiKey) return `The API answered ${status} and no key was sent: API_KEY is not set in the server's environment.`;
+  // The usual slip: the scheme pasted into the key, so the header reads `Bearer Bearer …`.
+  if (!config.apiKeyHeader && /^bearer\s/i.test(config.apiKey)) {
+    return `The API answered ${status}; API_KEY starts with "Bearer ", and the key is sent as \`Authorization: Bearer <API_KEY>\`, so the header says Bearer twice. Set API_KEY to the key alone.`;
+  }
   const sent = config.apiKeyHeader ? `raw in the header ${config.apiKeyHeader} (API_KEY_HEADER)` : 'as `Authorization: Bearer <API_KEY>` (set API_KEY_HEADER, e.g. X-API-Key, to send it raw in another header)';
   return `The API answered ${status}; the key was sent ${sent}. Check the key, and the header the API expects it in.`;
 }

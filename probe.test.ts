@@ -1006,6 +1006,10 @@ describe('a 401 says how the key was sent (new-user trial)', () => {
     assert.deepEqual(await noteOf({ API_KEY: 'right-key-0123456789', API_KEY_HEADER: 'X-API-Key' }), [401, 'The API answered 401; the key was sent raw in the header X-API-Key (API_KEY_HEADER). Check the key, and the header the API expects it in.']);
   });
 
+  it('says the key holds "Bearer " when the header would say it twice', async () => {
+    assert.deepEqual(await noteOf({ API_KEY: 'Bearer right-key-0123456789' }), [401, 'The API answered 401; API_KEY starts with "Bearer ", and the key is sent as `Authorization: Bearer <API_KEY>`, so the header says Bearer twice. Set API_KEY to the key alone.']);
+  });
+
   it('says no key was sent when API_KEY is not set', async () => {
     assert.deepEqual(await noteOf({}), [401, 'The API answered 401 and no key was sent: API_KEY is not set in the server\'s environment.']);
   });
