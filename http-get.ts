@@ -11,6 +11,7 @@ import { pipeline, Transform } from 'node:stream';
 import type { Readable } from 'node:stream';
 import { constants as zlibConstants, createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from 'node:zlib';
 import type { ZlibOptions } from 'node:zlib';
+import { headerText } from './http-body.ts';
 
 /** What the probe reads of a response: the status, a header field by name, and the body (decoded content codings) as it arrives. */
 export type HttpAnswer = {
@@ -97,7 +98,7 @@ export async function httpGet(url: URL, options: { headers: Record<string, strin
     request.once('upgrade', (answer: IncomingMessage, socket: { destroy(): void }) => {
       settled = true;
       socket.destroy();
-      reject(Object.assign(new Error(`the API answered ${answer.statusCode} ${answer.statusMessage ?? ''}`.trim() + ', a protocol switch the probe does not take'), { code: 'UPGRADE' }));
+      reject(Object.assign(new Error(`the API answered ${answer.statusCode} ${headerText(answer.statusMessage ?? '')}`.trim() + ', a protocol switch the probe does not take'), { code: 'UPGRADE' }));
     });
     // Whatever else ends the request without a response (a socket taken over, destroyed) settles the call too.
     // Every request closes: the error is made only when nothing settled it first (no stack trace per probe).
@@ -110,7 +111,7 @@ export async function httpGet(url: URL, options: { headers: Record<string, strin
   response.on('error', () => {});
   const header = (name: string): string | null => {
     const value = response.headers[name.toLowerCase()];
-    return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+    return value === undefined ? null : headerText(Array.isArray(value) ? value.join(', ') : value);
   };
   return { status: response.statusCode ?? 0, header, body: decoded(response, header('content-encoding')) };
 }

@@ -1029,3 +1029,37 @@ describe('a path that repeats the base URL\'s prefix (new-user trial)', () => {
     assert.deepEqual([structured.status, structured.validationNote], [404, 'No GET operation in the document matches /v2/meters/mtr_1. Nearest: GET /meters/{meterId}, GET /meters/{meterId}/readings, GET /meters. API_BASE_URL already ends in /v2: give the path without it (/meters/mtr_1).']);
   });
 });
+
+describe('a key with non-ASCII look-alikes in header fields and latin1-labelled bodies (attack round 7, B1-7)', () => {
+  const KEY7 = 'sk-canary-0123456789abcdef';
+  const spelled = KEY7.replace(/-/g, '\u2010');
+  let server: Server;
+  let handler: ReturnType<typeof createHandler>;
+  before(async () => {
+    server = createServer((request, response) => {
+      if (request.url === '/v2/moved') {
+        response.writeHead(302, { location: Buffer.from(`/v2/next?token=${spelled}`, 'utf8').toString('latin1') });
+        response.end();
+      } else {
+        response.writeHead(200, { 'content-type': 'text/plain; charset=iso-8859-1' });
+        response.end(Buffer.from(`token ${spelled} end`, 'utf8'));
+      }
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    handler = createHandler(readConfig({ API_BASE_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v2`, API_KEY: KEY7 }));
+  });
+  after(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  const probed = async (path: string) => ((await handler.handleMessage({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'probe', arguments: { path } } })) as any).result.structuredContent;
+
+  it('reads a header field\'s UTF-8 bytes as UTF-8, so the key in it is redacted', async () => {
+    assert.equal((await probed('/moved')).location, '/v2/next?token=[redacted]');
+  });
+
+  it('reads a body labelled iso-8859-1 as UTF-8 when that reading holds the key, and says so', async () => {
+    const result = await probed('/text');
+    assert.deepEqual([result.body, result.note], ['token [redacted] end', 'The bytes are UTF-8 although labelled iso-8859-1; read as UTF-8.']);
+  });
+});
