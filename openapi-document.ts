@@ -1129,7 +1129,12 @@ function basePathsOf(doc: any, version: '2.0' | '3.0' | '3.1'): string[] {
 }
 
 async function loadInternal(source: string, options: LoadOptions): Promise<LoadResult> {
-  const { text, abs, real } = await readSource(source, options);
+  const read = await readSource(source, options);
+  const { text, real } = read;
+  // Relative `$ref`s are resolved from where the root was read, not through the given path again: a folder on that
+  // path swapped for a link to another folder between reads made a `$ref` read that folder's files (attack round 7,
+  // B4-7). A root that is itself a link keeps the link's folder (where its `$ref`s were written to point).
+  const abs = read.abs && real && !(await lstat(read.abs).catch(() => undefined))?.isSymbolicLink() ? real : read.abs;
   const doc: any = await parseDocumentText(text, source);
   const problems: string[] = [];
   const version = detectVersion(doc, source, problems);
