@@ -13,8 +13,8 @@ import { readFileSync, realpathSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { start, METERS } from './stand-in-api.ts';
-import { spawnServer } from './stdio-client.ts';
-import type { StdioClient } from './stdio-client.ts';
+import { spawnServer } from './harness/stdio-client.ts';
+import type { StdioClient } from './harness/stdio-client.ts';
 import type { StandIn } from './stand-in-api.ts';
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));

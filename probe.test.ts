@@ -14,8 +14,8 @@ import { gzipSync } from 'node:zlib';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { buildProbeUrl, probe, readConfig, redactor, createHandler, ProbeError, MAX_BODY_BUDGET, MAX_LINE } from './probe-server.ts';
-import { spawnServer, nodeArgsFor, withoutRequestId } from './stdio-client.ts';
-import type { StdioClient } from './stdio-client.ts';
+import { spawnServer, nodeArgsFor, withoutRequestId } from './harness/stdio-client.ts';
+import type { StdioClient } from './harness/stdio-client.ts';
 import { start as startStandIn, METERS } from './stand-in-api.ts';
 import type { StandIn } from './stand-in-api.ts';
 

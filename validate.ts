@@ -7,14 +7,14 @@ import { isIPv4, isIPv6 } from 'node:net';
 import {
   compilePattern, escapePointerToken, follow, lookupPointer, MAX_REF_HOPS, operationsOf, pickMediaType, resolvePointer, responseForStatus,
   unescapePointerToken,
-} from './openapi-document.ts';
-import type { PointerLookup } from './openapi-document.ts';
+} from './src/document/openapi-document.ts';
+import type { PointerLookup } from './src/document/openapi-document.ts';
 
 // The document core owns JSON Pointer, `$ref` following and media types; re-exported for existing callers.
 export {
   compilePattern, escapePointerToken, isJsonMediaType, mediaTypeEssence, resolvePointer, unescapePointerToken,
-} from './openapi-document.ts';
-export type { CompiledPattern } from './openapi-document.ts';
+} from './src/document/openapi-document.ts';
+export type { CompiledPattern } from './src/document/openapi-document.ts';
 
 /** How much a finding matters; the table is `SEVERITY`. */
 export type Severity = 'error' | 'warning' | 'info';

@@ -12,7 +12,7 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { server } from './ping-latency.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const MiB = 1024 * 1024;
 
 /** An endless JSON body on 127.0.0.1, in a child process so its buffers do not count in ours. */

@@ -23,10 +23,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { nodeArgsFor } from '../stdio-client.ts';
-import { githubDescriptionPath } from '../fixture-documents.ts';
+import { nodeArgsFor } from '../harness/stdio-client.ts';
+import { githubDescriptionPath } from '../harness/fixture-documents.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const MiB = 1024 * 1024;
 
 /** The hostile bodies by path, built once: JSON text. */

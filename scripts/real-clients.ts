@@ -20,7 +20,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { start } from '../stand-in-api.ts';
 import { startBridge } from './conformance-bridge.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const { values } = parseArgs({ options: { bin: { type: 'string' }, clients: { type: 'string' } } });
 if (!values.bin || !values.clients) {
   process.stderr.write('usage: node scripts/real-clients.ts --bin PATH --clients DIR\n');

@@ -6,7 +6,7 @@
  * asserts nothing. `node --import tsx scripts/redaction-cost.ts` (Node 20) or
  * `node scripts/redaction-cost.ts` (Node >= 22.18).
  */
-import { redactor } from '../redaction.ts';
+import { redactor } from '../src/redaction/redaction.ts';
 
 const KEY = 'sk-canary-3f9a2b7c41d8e6f0';
 const redact = redactor(KEY);

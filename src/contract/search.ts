@@ -1,0 +1,1307 @@
+/**
+ * Operation search (`find_operation`): which operation of the document serves an intent, a path, a URL,
+ * an operationId, an SDK method name or a documentation anchor. Contract layer: no MCP, no HTTP; it sits
+ * on the document core (`openapi-document.ts`) and the JSON Pointer of `validate.ts`.
+ *
+ * Order of evidence: an exact documentation URL or anchor, an exact operationId, a path through the path
+ * matcher (literal beats template, strict segment count), then free text ranked by BM25F over one
+ * document per operation (summary, operationId, path, tags, description, parameter names, the fields of
+ * its 2xx response), with identifier splitting, light stemming, a WordNet synonym table and
+ * near-spelling expansion. The index is built once per loaded document, lazily (with the document
+ * core's path matcher). Per-query work is bounded whatever the document (issues 8, 9): postings are typed
+ * arrays holding each term's BM25 part, at most 200 operations get the trigram part, at most 8 unknown
+ * words are compared with the vocabulary (letter sets first), and a path that no template can match
+ * (a prefilter over the templates by length and first segment) never reaches the matcher, whose misses
+ * rank every template; its closest templates come from the index instead.
+ */
+import { editDistance, follow, matchOperation } from '../document/openapi-document.ts';
+import type { LoadedDocument, Operation } from '../document/openapi-document.ts';
+import { SYNONYM_TABLE } from './synonyms.ts';
+
+/** One result of `findOperations`. `score` is 1 for exact evidence, else the fused text score (0..1). */
+export type OperationHit = {
+  method: string;
+  path: string;
+  operationId?: string;
+  summary?: string;
+  matched: string;
+  score: number;
+  confidence: 'high' | 'low';
+};
+
+/**
+ * The answer: `kind` says which evidence answered (`docs`, `operationId`, `path`, `text`), `hits` best
+ * first, `suggestions` things the agent can try next (`METHOD /template` or a corrected path) when the
+ * query missed or only low-confidence hits exist, `note` why.
+ */
+export type OperationSearch = {
+  query: string;
+  kind: 'docs' | 'operationId' | 'path' | 'text';
+  hits: OperationHit[];
+  suggestions: string[];
+  note?: string;
+};
+
+/** Limits of `findOperations`: `limit` defaults to 3 and may be 1..10; queries are cut at 2,000 characters. */
+export const SEARCH_LIMITS = { defaultLimit: 3, maxLimit: 10, maxQueryChars: 2000 } as const;
+
+// ---------------------------------------------------------------------------------------------
+// Words
+
+const STOP_WORDS = new Set(
+  ('a an the of to for in on at by with from and or is are be been do does did can could would should will ' +
+    'i we you it its this that these those what which who how there here please need want way some any just ' +
+    'via into using use so if than then as not no yes about get has have had was were am').split(' '),
+);
+// `get` is a stop word for free text only because every read summary starts with it; the HTTP method
+// still counts through METHOD_WORDS below.
+
+/**
+ * Splits text and identifiers into lower-case words: on case changes (`listForRepo`, `HTTPServer`),
+ * `_`, `-`, `/`, `.`, and every other non-alphanumeric character. Words of one letter are dropped.
+ * @returns Words in order, e.g. `pulls/list-files` -> `['pulls', 'list', 'files']`. Never throws.
+ */
+export function splitWords(text: string): string[] {
+  return text
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((word) => word.length > 1);
+}
+
+const DOUBLED = /([bdgmnprt])\1$/;
+
+/**
+ * Light English stemming for ranking: plural `-ies`/`-es`/`-s`, `-ing` and `-ed`, a doubled final
+ * consonant, then a final `e`; so `repositories` -> `repository`, `starred` and `starring` -> `star`,
+ * `create`, `created` and `creating` -> `creat`. Words of 3 letters or fewer are kept as they are.
+ * @returns The stem (lower case input expected). Never throws.
+ */
+export function stemWord(word: string): string {
+  let w = word;
+  if (w.length <= 3) return w;
+  if (w.endsWith('ies') && w.length > 4) return w.slice(0, -3) + 'y';
+  if (w.endsWith('sses')) w = w.slice(0, -2);
+  else if (/(ches|shes|xes|zes)$/.test(w)) w = w.slice(0, -2);
+  else if (w.endsWith('s') && !/(ss|us|is)$/.test(w)) w = w.slice(0, -1);
+  if (w.length > 5 && w.endsWith('ing')) {
+    w = w.slice(0, -3);
+    if (DOUBLED.test(w)) w = w.slice(0, -1);
+  } else if (w.length > 4 && w.endsWith('ed') && !w.endsWith('eed')) {
+    w = w.slice(0, -2);
+    if (DOUBLED.test(w)) w = w.slice(0, -1);
+  }
+  if (w.length > 3 && w.endsWith('e')) w = w.slice(0, -1);
+  return w;
+}
+
+/** Words of free text to rank by: split, stop words dropped, stemmed. */
+function terms(text: string): string[] {
+  return splitWords(text)
+    .filter((word) => !STOP_WORDS.has(word))
+    .map(stemWord);
+}
+
+// What each HTTP method does to a resource (RFC 9110 section 9.3), as the verbs people use for it.
+const METHOD_WORDS = {
+  GET: 'get list read fetch view show retrieve check',
+  HEAD: 'check exists',
+  POST: 'create add make send start run trigger submit',
+  PUT: 'set replace put add upload update',
+  PATCH: 'update edit change modify rename',
+  DELETE: 'delete remove unset clear cancel revoke',
+} as const;
+
+// ---------------------------------------------------------------------------------------------
+// The index
+
+type IndexedOperation = {
+  operation: Operation;
+  length: number;
+  weights: Map<string, number>;
+  /** Trigrams of the summary and path words (`trigramCodes`). */
+  grams: Uint16Array;
+  /** `splitWords` of the operationId, when it has two words or more. */
+  idWords?: string[];
+  /** The BM25 length normalisation `k1 (1 - b + b length / average length)`. */
+  norm: number;
+  docsUrl?: string;
+  anchor?: string;
+};
+
+type Posting = { positions: Int32Array; parts: Float64Array; length: number };
+
+type SearchIndex = {
+  entries: IndexedOperation[];
+  aliases: Map<string, string>;
+  /** Per term: the operations that hold it and each one's BM25 term part `tf (k1 + 1) / (tf + norm)`. */
+  postings: Map<string, Posting>;
+  averageLength: number;
+  vocabulary: string[];
+  /** `letterMask` of each vocabulary term, same order. */
+  vocabularyMasks: Uint32Array;
+  /** Vocabulary numbers by term length (ascending in each), so a spelling is compared with near lengths only. */
+  vocabularyByLength: Int32Array[];
+  /** Vocabulary numbers of terms of 5 characters or more by their first 4 (ascending): the abbreviation candidates. */
+  vocabularyByHead: Map<string, Int32Array>;
+  scratch?: Scratch;
+  byOperationId: Map<string, number[]>;
+  byAnchor: Map<string, number[]>;
+  byDocsUrl: Map<string, number[]>;
+  byWordSet: Map<string, number[]>;
+  /** Operations by the last word of an operationId of two words or more (`splitWords`). */
+  byLastIdWord: Map<string, number[]>;
+  templates: Set<string>;
+  literalSegments: Set<string>;
+  segmentCounts: Set<number>;
+  /** Each template's segments, lower case, `undefined` where a parameter stands (in whole or part). */
+  routes: Array<{ template: string; segments: Array<string | undefined>; methods: string[]; multiAt: number }>;
+  /** Route numbers by `count first-literal` (`*` for a parameter first). */
+  routesByStart: Map<string, number[]>;
+  /** Route numbers by each literal segment they hold. */
+  routesByLiteral: Map<string, number[]>;
+  /** Routes with a parameter that may span segments (`x-multi-segment`): checked for every path. */
+  multiRoutes: number[];
+  /** Base paths' segments (every `servers[].url`, 2.0 `basePath`), lower case, `undefined` for a variable; `[]` first. */
+  basePrefixes: Array<Array<string | undefined>>;
+  buildMs: number;
+};
+
+// Field weights of the per-operation document (BM25F): the summary says what the operation does, the
+// operationId and path name the resource; the description adds context but also boilerplate.
+// Weights, k1, b and the trigram share were chosen by a grid search on the tune half of the discovery
+// set (eval-find.ts); low b because long descriptions are boilerplate, not a sign of a weaker match.
+// The description past its first 400 characters (to 2,000), the request body's fields and the 2xx
+// response's fields with their descriptions and enum values carry meaning the summary leaves out
+// ("archived", "premium", "device_ids") at low weights (issue 6). The tune half scores the same with and
+// without them; they were kept for the held-out half (paraphrase recall@3 0.69 -> 0.85, operationId
+// 0.67 -> 1.00), and weights 0.03..0.1, 0.05..0.15 and 0.15..0.35 measure the same: the middle is kept.
+const FIELD_WEIGHTS = {
+  summary: 2, operationId: 2, path: 2, tags: 1, description: 0.25, parameters: 0.5, method: 0.5, responseFields: 0.25,
+  descriptionRest: 0.05, requestFields: 0.25, responseDetails: 0.1,
+} as const;
+const DESCRIPTION_CHARS = 400;
+const FULL_DESCRIPTION_CHARS = 2000;
+const SCHEMA_TEXT_CHARS = 2000;
+const BM25_K1 = 0.8;
+const BM25_B = 0.3;
+
+const indexes = new WeakMap<LoadedDocument, SearchIndex>();
+
+function addTo(map: Map<string, number[]>, key: string, value: number): void {
+  const list = map.get(key);
+  if (list) {
+    if (!list.includes(value)) list.push(value);
+  } else map.set(key, [value]);
+}
+
+/** `value` with its `$ref` chain followed (openapi-document.ts `follow`), or undefined when the chain is broken. */
+function followRef(doc: unknown, value: unknown): any {
+  const followed = follow(doc, value);
+  return followed.error === undefined ? followed.value : undefined; // a broken, looping or remote `$ref` adds no words
+}
+
+/** The first 2xx response of an operation (a `$ref` not followed yet), or undefined. */
+function successResponse(operation: Operation): unknown {
+  const status = Object.keys(operation.responses).find((code) => /^2/.test(code));
+  return status ? operation.responses[status] : undefined;
+}
+
+/**
+ * The properties of a request body's or response's first media type schema (an array's items,
+ * `allOf` parts), `$ref`s followed: [name, property schema] pairs, in document order.
+ */
+function bodyProperties(doc: unknown, holder: unknown): Array<[string, any]> {
+  const body = followRef(doc, holder);
+  const content = body && typeof body === 'object' ? body.content : undefined;
+  if (!content || typeof content !== 'object') return [];
+  let schema = followRef(doc, (Object.values(content)[0] as any)?.schema);
+  if (schema?.type === 'array') schema = followRef(doc, schema.items);
+  const pairs: Array<[string, any]> = [];
+  for (const part of [schema, ...(Array.isArray(schema?.allOf) ? schema.allOf.map((item: unknown) => followRef(doc, item)) : [])]) {
+    if (part && typeof part.properties === 'object' && part.properties) {
+      for (const [name, property] of Object.entries(part.properties)) pairs.push([name, property]);
+    }
+  }
+  return pairs;
+}
+
+/**
+ * Property names of the first 2xx response's first schema, at most 80: the fields the operation
+ * returns (`tempo`, `remaining`) are words people ask for.
+ */
+function responsePropertyNames(doc: unknown, responses: Record<string, unknown>): string[] {
+  const status = Object.keys(responses).find((code) => /^2/.test(code));
+  return status ? bodyProperties(doc, responses[status]).slice(0, 80).map(([name]) => name) : [];
+}
+
+/**
+ * The words of a request body's or response's top-level fields: each property's name, the first 200
+ * characters of its description and its first 20 string enum values, at most 2,000 characters in all
+ * (a large schema costs the index build no more). Never throws; a broken `$ref` adds nothing.
+ */
+function schemaText(doc: unknown, holder: unknown): string {
+  let text = '';
+  for (const [name, property] of bodyProperties(doc, holder)) {
+    if (text.length >= SCHEMA_TEXT_CHARS) break;
+    const resolved = followRef(doc, property);
+    const description = typeof resolved?.description === 'string' ? resolved.description.slice(0, 200) : '';
+    const values = Array.isArray(resolved?.enum) ? resolved.enum.filter((item: unknown) => typeof item === 'string').slice(0, 20).join(' ') : '';
+    text += ` ${name} ${description} ${values}`;
+  }
+  return text.slice(0, SCHEMA_TEXT_CHARS);
+}
+
+/**
+ * The text of one operation's search document, fields joined by spaces in index order: summary,
+ * operationId, path template, tags, the first 400 characters of the description, parameter names,
+ * 2xx response property names, method, the description's characters 400 to 2,000, the request
+ * body's fields and the 2xx response's fields (`schemaText`). For baselines that index the same text another way.
+ * @returns Plain text; never throws.
+ */
+export function operationDocumentText(loaded: LoadedDocument, operation: Operation): string {
+  return [summaryOf(operation), operation.operationId ?? '', operation.pathTemplate, operation.tags.join(' '),
+    (operation.description ?? '').slice(0, DESCRIPTION_CHARS), operation.parameters.map((parameter) => parameter.name).join(' '),
+    responsePropertyNames(loaded.doc, operation.responses).join(' '), operation.method,
+    (operation.description ?? '').slice(DESCRIPTION_CHARS, FULL_DESCRIPTION_CHARS), schemaText(loaded.doc, operation.requestBody),
+    schemaText(loaded.doc, successResponse(operation))].join(' ');
+}
+
+/** How much of a summary is indexed, in characters: a summary is a line; a hostile document's 10 MiB one must not fill the worker's heap. */
+const SUMMARY_CHARS = 1000;
+
+/** An operation's summary as indexed: its first `SUMMARY_CHARS` characters, or empty. */
+function summaryOf(operation: Operation): string {
+  return (operation.summary ?? '').slice(0, SUMMARY_CHARS);
+}
+
+/**
+ * An identifier's words as an order-free key (stop words dropped, stemmed, sorted), so the anchor
+ * `list-comments-on-an-issue`, the anchor `list-issue-comments` and the operationId
+ * `issues/list-comments` meet; `undefined` under two words, too little to name one operation.
+ */
+function wordSet(identifier: string): string | undefined {
+  const words = [...new Set(terms(identifier))].sort();
+  return words.length >= 2 ? words.join(' ') : undefined;
+}
+
+function normalizeUrl(url: string): string {
+  return url.trim().toLowerCase().replace(/^https?:\/\//, '').replace(/^www\./, '').replace(/\/+(#|$)/, '$1');
+}
+
+/**
+ * Builds the index in steps: it yields between operations and between posting lists, so a caller can
+ * run it to the end at once (`buildIndex`) or give the event loop a turn between slices
+ * (`prepareSearchIndex`; issue 8: a 22,361-operation document takes seconds to index).
+ */
+function* buildIndexSteps(loaded: LoadedDocument): Generator<void, SearchIndex, void> {
+  const started = performance.now();
+  const entries: IndexedOperation[] = [];
+  const lists = new Map<string, number[]>();
+  const byOperationId = new Map<string, number[]>();
+  const byAnchor = new Map<string, number[]>();
+  const byDocsUrl = new Map<string, number[]>();
+  const byWordSet = new Map<string, number[]>();
+  const byLastIdWord = new Map<string, number[]>();
+  const templates = new Set<string>();
+  // Many operations share a body schema (`$ref`): its words are split and stemmed once per build.
+  const schemaWords = new Map<string, string[]>();
+  const schemaTerms = (text: string) => {
+    let words = schemaWords.get(text);
+    if (!words) schemaWords.set(text, (words = terms(text)));
+    return words;
+  };
+  let totalLength = 0;
+  for (const operation of loaded.operations) {
+    const position = entries.length;
+    const weights = new Map<string, number>();
+    let length = 0;
+    const add = (text: string | undefined, weight: number, split = terms) => {
+      if (!text) return;
+      for (const term of split(text)) {
+        weights.set(term, (weights.get(term) ?? 0) + weight);
+        length += weight;
+      }
+    };
+    add(summaryOf(operation), FIELD_WEIGHTS.summary);
+    add(operation.operationId, FIELD_WEIGHTS.operationId);
+    add(operation.pathTemplate.replace(/\{[^{}]*\}/g, ' '), FIELD_WEIGHTS.path);
+    add(operation.tags.join(' '), FIELD_WEIGHTS.tags);
+    add(operation.description?.slice(0, DESCRIPTION_CHARS), FIELD_WEIGHTS.description);
+    add(operation.parameters.map((parameter) => parameter.name).join(' ') + ' ' + (operation.pathTemplate.match(/\{[^{}]*\}/g) ?? []).join(' '), FIELD_WEIGHTS.parameters);
+    add(responsePropertyNames(loaded.doc, operation.responses).join(' '), FIELD_WEIGHTS.responseFields);
+    add((METHOD_WORDS as Record<string, string>)[operation.method], FIELD_WEIGHTS.method, (text) => text.split(' ').map(stemWord));
+    add(operation.description?.slice(DESCRIPTION_CHARS, FULL_DESCRIPTION_CHARS), FIELD_WEIGHTS.descriptionRest);
+    add(schemaText(loaded.doc, operation.requestBody), FIELD_WEIGHTS.requestFields, schemaTerms);
+    add(schemaText(loaded.doc, successResponse(operation)), FIELD_WEIGHTS.responseDetails, schemaTerms);
+    totalLength += length;
+    const raw = loaded.doc?.paths?.[operation.pathTemplate]?.[operation.method.toLowerCase()];
+    const docsUrl = typeof raw?.externalDocs?.url === 'string' ? raw.externalDocs.url : undefined;
+    const grams = trigramCodes(terms(`${summaryOf(operation)} ${operation.pathTemplate.replace(/\{[^{}]*\}/g, ' ')}`).join(' '));
+    const entry: IndexedOperation = { operation, length, weights, norm: 0, grams };
+    if (docsUrl) {
+      entry.docsUrl = docsUrl;
+      addTo(byDocsUrl, normalizeUrl(docsUrl), position);
+      const hash = docsUrl.indexOf('#');
+      if (hash >= 0 && hash < docsUrl.length - 1) {
+        const anchor = docsUrl.slice(hash + 1).toLowerCase();
+        entry.anchor = anchor;
+        addTo(byAnchor, anchor, position);
+      }
+    }
+    if (operation.operationId) {
+      addTo(byOperationId, operation.operationId.toLowerCase(), position);
+      const idWords = splitWords(operation.operationId);
+      if (idWords.length >= 2) {
+        entry.idWords = idWords;
+        addTo(byLastIdWord, idWords[idWords.length - 1]!, position);
+      }
+    }
+    for (const name of [operation.operationId, entry.anchor]) {
+      const key = name ? wordSet(name) : undefined;
+      if (key) addTo(byWordSet, key, position);
+    }
+    templates.add(operation.pathTemplate);
+    entries.push(entry);
+    yield;
+  }
+  const aliases = learnAbbreviations(loaded.operations);
+  const averageLength = entries.length ? totalLength / entries.length : 1;
+  for (let position = 0; position < entries.length; position++) {
+    const entry = entries[position]!;
+    if (position % 256 === 255) yield;
+    entry.norm = BM25_K1 * (1 - BM25_B + (BM25_B * entry.length) / averageLength);
+    for (const [short, long] of aliases) {
+      const weight = entry.weights.get(short);
+      if (weight === undefined) continue;
+      entry.weights.delete(short);
+      entry.weights.set(long, (entry.weights.get(long) ?? 0) + weight);
+    }
+    for (const [term, weight] of entry.weights) {
+      const list = lists.get(term);
+      if (list) list.push(position, weight);
+      else lists.set(term, [position, weight]);
+    }
+  }
+  const postings = new Map<string, Posting>();
+  let listed = 0;
+  for (const [term, list] of lists) {
+    if (++listed % 512 === 0) yield;
+    const length = list.length / 2;
+    const posting: Posting = { positions: new Int32Array(length), parts: new Float64Array(length), length };
+    for (let i = 0; i < length; i++) {
+      const position = list[2 * i]!;
+      const frequency = list[2 * i + 1]!;
+      posting.positions[i] = position;
+      posting.parts[i] = (frequency * (BM25_K1 + 1)) / (frequency + entries[position]!.norm);
+    }
+    postings.set(term, posting);
+  }
+  const routes: SearchIndex['routes'] = [];
+  const routeOf = new Map<string, number>();
+  const routesByStart = new Map<string, number[]>();
+  const routesByLiteral = new Map<string, number[]>();
+  const multiRoutes: number[] = [];
+  const multiNames = multiSegmentNames(loaded.doc);
+  for (const entry of entries) {
+    const template = entry.operation.pathTemplate;
+    const known = routeOf.get(template);
+    if (known !== undefined) {
+      routes[known]!.methods.push(entry.operation.method);
+      continue;
+    }
+    const segments = template.split('/').slice(1).map((segment) => (segment.includes('{') ? undefined : segment.toLowerCase()));
+    const number = routes.length;
+    routeOf.set(template, number);
+    const multi = multiNames.get(template);
+    const raw = template.split('/').slice(1);
+    let multiAt = -1;
+    for (let i = raw.length - 1; i >= 0 && multi && multiAt < 0; i--) if (multi.has(raw[i]!.replace(/^\{|\}$/g, ''))) multiAt = i;
+    routes.push({ template, segments, methods: [entry.operation.method], multiAt });
+    if (multiAt >= 0) multiRoutes.push(number);
+    addTo(routesByStart, `${segments.length} ${segments[0] ?? '*'}`, number);
+    for (const segment of new Set(segments)) if (segment !== undefined) addTo(routesByLiteral, segment, number);
+  }
+  // The document core builds its path matcher on first use: here, with the index, so no query pays for it.
+  matchOperation(loaded, 'GET', '/');
+  return {
+    entries,
+    postings,
+    aliases,
+    routes,
+    routesByStart,
+    routesByLiteral,
+    multiRoutes,
+    basePrefixes: basePrefixes(loaded.doc),
+    averageLength,
+    ...vocabularyTables([...postings.keys()]),
+    byOperationId,
+    byAnchor,
+    byDocsUrl,
+    byWordSet,
+    byLastIdWord,
+    templates,
+    segmentCounts: new Set([...templates].map((template) => template.split('/').length)),
+    literalSegments: new Set([...templates].flatMap((template) => template.split('/').filter((segment) => segment && !segment.includes('{')))),
+    buildMs: performance.now() - started,
+  };
+}
+
+/** The vocabulary with its letter masks and its lookups by length and by first 4 characters. */
+function vocabularyTables(vocabulary: string[]): Pick<SearchIndex, 'vocabulary' | 'vocabularyMasks' | 'vocabularyByLength' | 'vocabularyByHead'> {
+  const byLength: number[][] = [];
+  const byHead = new Map<string, number[]>();
+  for (let i = 0; i < vocabulary.length; i++) {
+    const term = vocabulary[i]!;
+    (byLength[term.length] ??= []).push(i);
+    if (term.length >= 5) {
+      const head = term.slice(0, 4);
+      const list = byHead.get(head);
+      if (list) list.push(i);
+      else byHead.set(head, [i]);
+    }
+  }
+  return {
+    vocabulary,
+    vocabularyMasks: Uint32Array.from(vocabulary, letterMask),
+    vocabularyByLength: Array.from(byLength, (list) => Int32Array.from(list ?? [])),
+    vocabularyByHead: new Map([...byHead].map(([head, list]) => [head, Int32Array.from(list)])),
+  };
+}
+
+/**
+ * The document's base paths as segments: the path part of each `servers[].url` (root, path item and
+ * operation servers; OpenAPI 3.x Server Object) or the 2.0 `basePath`, lower case, a segment with a
+ * `{variable}` as `undefined` (any value); the empty base always first. A server variable whose default
+ * or enum value holds `/` may stand for any number of segments: then any 0 to 4 segments.
+ */
+function basePrefixes(doc: any): Array<Array<string | undefined>> {
+  const prefixes = new Map<string, Array<string | undefined>>([['', []]]);
+  const urls: unknown[] = [];
+  const variables: unknown[] = [];
+  const take = (servers: unknown) => {
+    if (!Array.isArray(servers)) return;
+    for (const server of servers.slice(0, 100)) {
+      urls.push(server?.url);
+      if (server?.variables && typeof server.variables === 'object') variables.push(...Object.values(server.variables));
+    }
+  };
+  if (doc && typeof doc === 'object') {
+    take(doc.servers);
+    if (typeof doc.basePath === 'string') urls.push(doc.basePath);
+    for (const item of Object.values(doc.paths && typeof doc.paths === 'object' ? doc.paths : {})) {
+      if (!item || typeof item !== 'object') continue;
+      take((item as any).servers);
+      for (const operation of Object.values(item)) if (operation && typeof operation === 'object') take((operation as any).servers);
+    }
+  }
+  const slashInVariable = variables.some((variable: any) => [variable?.default, ...(Array.isArray(variable?.enum) ? variable.enum : [])].some((value) => typeof value === 'string' && value.includes('/')));
+  if (slashInVariable) return [0, 1, 2, 3, 4].map((count) => new Array<undefined>(count).fill(undefined));
+  for (const url of urls.slice(0, 10_000)) {
+    if (typeof url !== 'string') continue;
+    const path = url.replace(/^[A-Za-z][A-Za-z0-9+.{}-]*:\/\/[^/]*/, '').replace(/[?#].*$/s, '');
+    const segments = path.split('/').filter(Boolean).map((segment) => (segment.includes('{') || segment.includes('%') ? undefined : segment.toLowerCase()));
+    prefixes.set(segments.map((segment) => segment ?? '{}').join('/'), segments);
+  }
+  return [...prefixes.values()].sort((a, b) => a.length - b.length);
+}
+
+/**
+ * Names of the path parameters marked `x-multi-segment` (the matcher lets them span segments), by
+ * path template: the path item's and its operations' parameters, `$ref`s followed.
+ */
+function multiSegmentNames(doc: any): Map<string, Set<string>> {
+  const names = new Map<string, Set<string>>();
+  const paths = doc && typeof doc === 'object' ? doc.paths : undefined;
+  if (!paths || typeof paths !== 'object') return names;
+  for (const [template, item] of Object.entries(paths)) {
+    const pathItem = followRef(doc, item);
+    if (!pathItem || typeof pathItem !== 'object') continue;
+    for (const owner of [pathItem, ...Object.values(pathItem)]) {
+      const list = owner && typeof owner === 'object' ? (owner as any).parameters : undefined;
+      if (!Array.isArray(list)) continue;
+      for (const entry of list) {
+        const parameter = followRef(doc, entry);
+        if (parameter?.['x-multi-segment'] === true && parameter.in === 'path' && typeof parameter.name === 'string') {
+          let set = names.get(template);
+          if (!set) names.set(template, (set = new Set()));
+          set.add(parameter.name);
+        }
+      }
+    }
+  }
+  return names;
+}
+
+/**
+ * Abbreviations the document itself uses: a path segment word that starts the summary word of the same
+ * operation (`repos` in the path, `repository` in the summary; `orgs`, `organization`), seen in at
+ * least 3 operations and more often than any other expansion, and never a summary word by itself.
+ * Both spellings then index as the long one.
+ */
+function learnAbbreviations(operations: Operation[]): Map<string, string> {
+  const counts = new Map<string, Map<string, number>>();
+  const summaryWords = new Set(operations.flatMap((operation) => terms(summaryOf(operation))));
+  for (const operation of operations) {
+    const summary = new Set(terms(summaryOf(operation)));
+    for (const short of new Set(terms(operation.pathTemplate.replace(/\{[^{}]*\}/g, ' ')))) {
+      if (short.length < 3 || summaryWords.has(short)) continue; // a word of its own, not an abbreviation
+      for (const long of summary) {
+        if (long.length <= short.length + 1 || !long.startsWith(short)) continue;
+        let row = counts.get(short);
+        if (!row) counts.set(short, (row = new Map()));
+        row.set(long, (row.get(long) ?? 0) + 1);
+      }
+    }
+  }
+  const aliases = new Map<string, string>();
+  for (const [short, row] of counts) {
+    const [long, count] = [...row].sort((a, b) => b[1] - a[1])[0]!;
+    if (count >= 3) aliases.set(short, long);
+  }
+  return aliases;
+}
+
+/** Runs `buildIndexSteps` to the end in one go. */
+function buildIndex(loaded: LoadedDocument): SearchIndex {
+  const steps = buildIndexSteps(loaded);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+function indexFor(loaded: LoadedDocument): SearchIndex {
+  let index = indexes.get(loaded);
+  if (!index) {
+    index = buildIndex(loaded);
+    indexes.set(loaded, index);
+  }
+  return index;
+}
+
+const building = new WeakMap<LoadedDocument, Promise<void>>();
+
+/**
+ * Builds the search index of a document (once; kept like `indexFor`'s) in slices of at most `sliceMs`
+ * of work, giving the event loop a turn (`setImmediate`) between them, so a server that calls this before
+ * its first `findOperations` keeps answering `ping` while a large document is indexed (issue 8).
+ * Concurrent callers share one build. Never rejects.
+ * @param sliceMs Work per slice in ms, default 8.
+ */
+export function prepareSearchIndex(loaded: LoadedDocument, sliceMs = 8): Promise<void> {
+  if (indexes.has(loaded)) return Promise.resolve();
+  let work = building.get(loaded);
+  if (!work) {
+    work = (async () => {
+      const steps = buildIndexSteps(loaded);
+      let slice = performance.now();
+      for (;;) {
+        const step = steps.next();
+        if (step.done) {
+          if (!indexes.has(loaded)) indexes.set(loaded, step.value);
+          return;
+        }
+        if (performance.now() - slice > sliceMs) {
+          await new Promise((resolve) => setImmediate(resolve));
+          slice = performance.now();
+        }
+      }
+    })();
+    building.set(loaded, work);
+    const clear = () => building.delete(loaded);
+    work.then(clear, clear);
+  }
+  return work;
+}
+
+/**
+ * Builds (once per loaded document, kept in a WeakMap) the search index and says how long that took.
+ * @returns `{operations, terms, buildMs}`: indexed operations, distinct terms, build time in ms of
+ *   the first call (later calls return the same figure). Never throws.
+ */
+export function searchIndexStats(loaded: LoadedDocument): { operations: number; terms: number; buildMs: number } {
+  const index = indexFor(loaded);
+  return { operations: index.entries.length, terms: index.postings.size, buildMs: index.buildMs };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Free text
+
+let synonyms: Map<string, string[]> | undefined;
+
+/** The generated synonym table (`word=a,b;` entries) as a map, parsed on first use. */
+function synonymsOf(word: string): string[] {
+  if (!synonyms) {
+    synonyms = new Map();
+    for (const entry of SYNONYM_TABLE.split(';')) {
+      const equals = entry.indexOf('=');
+      if (equals > 0) synonyms.set(entry.slice(0, equals), entry.slice(equals + 1).split(','));
+    }
+  }
+  return synonyms.get(word) ?? [];
+}
+
+const SYNONYM_WEIGHT = 0.4;
+const MAX_QUERY_WORDS = 32;
+const TRIGRAM_SHARE = 0.3;
+const NEAR_WEIGHT = 0.6;
+
+type QueryTerm = { term: string; weight: number; from: string; how: 'word' | 'synonym' | 'spelling' };
+
+/** The set of letters a-z in a word as 26 bits: one edit changes at most 2 bits, a cheap bound. */
+function letterMask(word: string): number {
+  let mask = 0;
+  for (let i = 0; i < word.length; i++) {
+    const code = word.charCodeAt(i) - 97;
+    if (code >= 0 && code < 26) mask |= 1 << code;
+  }
+  return mask;
+}
+
+function bitCount(value: number): number {
+  let v = value - ((value >>> 1) & 0x55555555);
+  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+  return (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+}
+
+// Words of one query that the document never uses and that are compared with its whole vocabulary.
+const MAX_SPELLING_WORDS = 8;
+
+/** Query words with their expansions: synonyms from the table, near-spellings from the vocabulary. */
+function expandQuery(index: SearchIndex, words: string[]): QueryTerm[] {
+  const expanded = new Map<string, QueryTerm>();
+  const put = (candidate: QueryTerm) => {
+    const known = expanded.get(candidate.term);
+    if (!known || known.weight < candidate.weight) expanded.set(candidate.term, candidate);
+  };
+  let spelled = 0;
+  for (const word of words) {
+    put({ term: word, weight: 1, from: word, how: 'word' });
+    for (const synonym of synonymsOf(word)) {
+      if (index.postings.has(synonym)) put({ term: synonym, weight: SYNONYM_WEIGHT, from: word, how: 'synonym' });
+    }
+    if (index.postings.has(word) || word.length < 4 || /^[0-9]+$/.test(word) || spelled >= MAX_SPELLING_WORDS) continue;
+    spelled++;
+    // A word the document never uses: its near-spellings (one edit, two for long words) and the
+    // longer words it abbreviates (`repo` -> `repository`). The letter sets rule most terms out first.
+    const limit = word.length >= 8 ? 2 : 1;
+    const mask = letterMask(word);
+    const { vocabulary, vocabularyMasks } = index;
+    // Only terms that can qualify, in vocabulary order (the order of the whole scan this replaces):
+    // lengths within `limit`, and longer terms that share the word's first 4 characters.
+    let count = 0;
+    for (let length = word.length - limit; length <= word.length + limit; length++) count += index.vocabularyByLength[length]?.length ?? 0;
+    const head = index.vocabularyByHead.get(word.slice(0, 4));
+    const candidates = new Int32Array(count + (head?.length ?? 0));
+    count = 0;
+    for (let length = word.length - limit; length <= word.length + limit; length++) {
+      const bucket = index.vocabularyByLength[length];
+      if (bucket) {
+        candidates.set(bucket, count);
+        count += bucket.length;
+      }
+    }
+    if (head) for (const i of head) if (vocabulary[i]!.length > word.length + limit) candidates[count++] = i;
+    const ordered = candidates.subarray(0, count).sort();
+    for (const i of ordered) {
+      const term = vocabulary[i]!;
+      if (term.length > word.length && term.startsWith(word)) put({ term, weight: NEAR_WEIGHT * 0.8, from: word, how: 'spelling' });
+      else if (Math.abs(term.length - word.length) <= limit && bitCount(mask ^ vocabularyMasks[i]!) <= 2 * limit && editDistance(word, term, limit) <= limit) {
+        put({ term, weight: NEAR_WEIGHT, from: word, how: 'spelling' });
+      }
+    }
+  }
+  return [...expanded.values()];
+}
+
+function idf(index: SearchIndex, term: string): number {
+  const n = index.postings.get(term)?.length ?? 0;
+  return Math.log(1 + (index.entries.length - n + 0.5) / (n + 0.5));
+}
+
+type Ranked = { position: number; score: number; coverage: number; matchedWords: string[] };
+
+/** Per-operation scratch arrays reused by every ranking of one index (one thread; reset after use). */
+type Scratch = { scores: Float64Array; covered: Float64Array; stamps: Int32Array; touched: Int32Array; pool: Float64Array };
+
+/**
+ * Ranks operations for free text by BM25F over the expanded query, fused with a trigram similarity of
+ * the query to the operation's summary (catches spellings the stemmer does not join), and returns the
+ * best `keep`. Work: one pass over the postings of the query's terms, then the trigram similarity only
+ * for operations whose BM25 part could still reach the best `keep` (the similarity adds at most
+ * `TRIGRAM_SHARE`), and at most for the best 200 by BM25; no sort of the whole document.
+ */
+function rankText(index: SearchIndex, text: string, method: string | undefined, keep: number): Ranked[] {
+  const shown = new Map<string, string>();
+  for (const word of splitWords(text)) {
+    if (STOP_WORDS.has(word)) continue;
+    const stem = stemWord(word);
+    const term = index.aliases.get(stem) ?? stem;
+    if (!shown.has(term)) shown.set(term, word);
+  }
+  const words = [...shown.keys()].slice(0, MAX_QUERY_WORDS);
+  if (words.length === 0) return [];
+  const query = expandQuery(index, words);
+  // Coverage: the share of the query's information (idf of each word; a word the document never
+  // uses counts as the rarest) that the operation matches, by the word itself or an expansion.
+  const maxIdf = Math.log(1 + (index.entries.length + 0.5) / 0.5);
+  const wordIdf = words.map((word) => (index.postings.has(word) ? idf(index, word) : maxIdf));
+  const totalIdf = wordIdf.reduce((a, b) => a + b, 0);
+  const groups = words.map((word) => query.filter((item) => item.from === word).sort((a, b) => b.weight - a.weight));
+  const size = index.entries.length;
+  index.scratch ??= { scores: new Float64Array(size), covered: new Float64Array(size), stamps: new Int32Array(size), touched: new Int32Array(size), pool: new Float64Array(size) };
+  const { scores, covered, stamps } = index.scratch;
+  let count = 0;
+  groups.forEach((group, wordNumber) => {
+    for (const item of group) {
+      const posting = index.postings.get(item.term);
+      if (!posting) continue;
+      const weight = item.weight * idf(index, item.term);
+      const share = wordIdf[wordNumber]! * Math.min(1, item.weight);
+      const { positions, parts } = posting;
+      for (let i = 0; i < positions.length; i++) {
+        const position = positions[i]!;
+        if (scores[position] === 0) index.scratch!.touched[count++] = position;
+        scores[position] += weight * parts[i]!;
+        if (stamps[position] !== wordNumber + 1) {
+          stamps[position] = wordNumber + 1; // the group's terms come best weight first
+          covered[position] += share;
+        }
+      }
+    }
+  });
+  const touched = index.scratch.touched.subarray(0, count);
+  try {
+    const eligible = method ? touched.filter((position) => index.entries[position]!.operation.method === method) : touched;
+    // One pass: the BM25 parts into the pool (for the cuts below) and the best of them.
+    const pool = index.scratch.pool.subarray(0, eligible.length);
+    let best = 0;
+    for (let i = 0; i < eligible.length; i++) {
+      const score = scores[eligible[i]!]!;
+      pool[i] = score;
+      if (score > best) best = score;
+    }
+    if (best === 0) return [];
+    const queryGrams = trigramCodes(words.join(' '));
+    const fuse = (position: number) => {
+      const entry = index.entries[position]!;
+      return (scores[position]! / best) * (1 - TRIGRAM_SHARE) + dice(queryGrams, entry.grams) * TRIGRAM_SHARE;
+    };
+    // Bounded work on large documents: at most the best FUSION_CANDIDATES by BM25 get the trigram part.
+    // The two steps below look only at operations at or above the lower of the two cuts: gathered in one pass.
+    const limitCut = pool.length > FUSION_CANDIDATES ? largest(pool, FUSION_CANDIDATES) : -Infinity;
+    // The best `keep` by BM25 alone give a floor for the fused score; only operations whose BM25 part
+    // plus the largest trigram share reaches it can be among the best `keep` after fusion.
+    const leaderCut = pool.length > keep ? largest(pool, keep) : -Infinity;
+    const gatherCut = Math.min(limitCut, leaderCut);
+    const candidates: number[] = [];
+    for (let i = 0; i < eligible.length; i++) if (scores[eligible[i]!]! >= gatherCut) candidates.push(eligible[i]!);
+    const leaders: number[] = [];
+    for (const position of candidates) if (scores[position]! >= leaderCut) leaders.push(fuse(position));
+    leaders.sort((a, b) => b - a);
+    const floor = leaders.length < keep ? -Infinity : leaders[keep - 1]!;
+    const cut = Math.max(((floor - TRIGRAM_SHARE) / (1 - TRIGRAM_SHARE)) * best, limitCut);
+    const ranked: Array<{ position: number; score: number }> = [];
+    for (const position of candidates) if (scores[position]! >= cut) ranked.push({ position, score: fuse(position) });
+    ranked.sort((a, b) => b.score - a.score || a.position - b.position);
+    return ranked.slice(0, keep).map(({ position, score }) => {
+      const own = index.entries[position]!.weights;
+      const matchedWords = words.filter((_, n) => groups[n]!.some((item) => own.has(item.term))).map((word) => shown.get(word) ?? word);
+      return { position, score, coverage: totalIdf ? covered[position]! / totalIdf : 0, matchedWords };
+    });
+  } finally {
+    for (const position of touched) {
+      scores[position] = 0;
+      covered[position] = 0;
+      stamps[position] = 0;
+    }
+  }
+}
+
+// Operations that get the trigram part of the fused score, at most (the best by BM25 alone).
+const FUSION_CANDIDATES = 200;
+
+/**
+ * The `k`-th largest value of `values` (1-based; `values` is reordered), by quickselect: O(n) on average.
+ */
+function largest(values: Float64Array, k: number): number {
+  let low = 0;
+  let high = values.length - 1;
+  const target = k - 1;
+  while (low < high) {
+    const pivot = values[(low + high) >>> 1]!;
+    let i = low;
+    let j = high;
+    while (i <= j) {
+      while (values[i]! > pivot) i++;
+      while (values[j]! < pivot) j--;
+      if (i <= j) {
+        const swap = values[i]!;
+        values[i] = values[j]!;
+        values[j] = swap;
+        i++;
+        j--;
+      }
+    }
+    if (target <= j) high = j;
+    else if (target >= i) low = i;
+    else return values[target]!;
+  }
+  return values[target]!;
+}
+
+/**
+ * The distinct trigrams of ` text ` (words of `terms`: a-z, 0-9 and spaces) as sorted numbers
+ * (37 symbols, so each fits 16 bits): a compact set the index keeps for every operation.
+ */
+function trigramCodes(text: string): Uint16Array {
+  const symbol = (code: number) => (code >= 97 && code <= 122 ? code - 96 : code >= 48 && code <= 57 ? code - 21 : 0);
+  const padded = ` ${text} `;
+  const codes: number[] = [];
+  for (let i = 0; i + 3 <= padded.length; i++) {
+    codes.push(symbol(padded.charCodeAt(i)) * 1369 + symbol(padded.charCodeAt(i + 1)) * 37 + symbol(padded.charCodeAt(i + 2)));
+  }
+  const sorted = Uint16Array.from(codes).sort();
+  let unique = 0;
+  for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) sorted[unique++] = sorted[i]!;
+  return sorted.slice(0, unique);
+}
+
+/** Dice coefficient `2 |a ∩ b| / (|a| + |b|)` of two sorted trigram sets (0..1). */
+function dice(a: Uint16Array, b: Uint16Array): number {
+  if (a.length === 0 || b.length === 0) return 0;
+  let shared = 0;
+  for (let i = 0, j = 0; i < a.length && j < b.length; ) {
+    if (a[i] === b[j]) {
+      shared++;
+      i++;
+      j++;
+    } else if (a[i]! < b[j]!) i++;
+    else j++;
+  }
+  return (2 * shared) / (a.length + b.length);
+}
+
+// A text hit is flagged low when it matches under this share of the query's information.
+const HIGH_COVERAGE = 0.6;
+
+// ---------------------------------------------------------------------------------------------
+// Query shapes
+
+const HTTP_METHODS = ['GET', 'PUT', 'POST', 'DELETE', 'OPTIONS', 'HEAD', 'PATCH', 'TRACE'];
+
+type PathQuery = { method?: string; path: string; wildcards: number };
+
+/**
+ * Reads a path-shaped query: `GET /pets/42`, a full URL, a `gh api repos/o/r/pulls -X PUT` line, a
+ * template with `{name}` or `:name` segments, or a path with shell variables (`$R`, `${SHA}`, `{}`),
+ * which stand for one or more segments.
+ */
+function readPathQuery(query: string): PathQuery | undefined {
+  const tokens = query.trim().split(/\s+/).map((token) => token.replace(/^["'`]+|["'`,;]+$/g, ''));
+  let method: string | undefined;
+  let path: string | undefined;
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i]!;
+    const upper = token.toUpperCase();
+    if ((token === '-X' || token === '--method' || token === '--request') && tokens[i + 1]) {
+      const next = tokens[i + 1]!.toUpperCase();
+      if (HTTP_METHODS.includes(next)) method = next;
+      i++;
+      continue;
+    }
+    if (i === 0 && HTTP_METHODS.includes(upper) && token === upper) {
+      method = upper;
+      continue;
+    }
+    if (path !== undefined || token.startsWith('-')) continue;
+    // A bare `a/b/c` is a path only where a path is expected: alone, after a method, or in a command
+    // line (`gh api a/b/c`); in prose it is words ("create/update a status").
+    const bare = /^[A-Za-z0-9_.$:{}-]+(\/[^\s/]*)+$/.test(token) && (tokens.length === 1 || method !== undefined || /^(gh|curl|http|https|wget)$/i.test(tokens[0]!));
+    if (/^https?:\/\/[^\s/]+/i.test(token) || token.startsWith('/') || bare) path = token;
+  }
+  if (path === undefined) return undefined;
+  const origin = /^https?:\/\/[^/?#]*/i.exec(path);
+  if (origin) path = path.slice(origin[0].length) || '/';
+  path = path.replace(/#.*$/s, '').replace(/\?.*$/s, '');
+  if (!path.startsWith('/')) path = '/' + path;
+  let wildcards = 0;
+  const segments = path.split('/').map((segment, i) => {
+    if (i === 0) return segment;
+    if (/^:[A-Za-z_][A-Za-z0-9_]*$/.test(segment)) return `{${segment.slice(1)}}`;
+    if (/^(\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\{\})$/.test(segment)) {
+      wildcards++;
+      return '\u0000';
+    }
+    return segment;
+  });
+  return { method, path: segments.join('/'), wildcards };
+}
+
+/** Every way to let each shell variable stand for one or two segments, fewest segments first. */
+function expandWildcards(path: string, wildcards: number): string[] {
+  if (wildcards === 0) return [path];
+  const capped = Math.min(wildcards, 4);
+  const results: Array<{ path: string; extra: number }> = [];
+  for (let mask = 0; mask < 1 << capped; mask++) {
+    let k = 0;
+    const built = path.replace(/\u0000/g, () => {
+      const two = k < capped && (mask >> k) & 1;
+      k++;
+      return two ? 'x/x' : 'x';
+    });
+    let extra = 0;
+    for (let bit = 0; bit < capped; bit++) extra += (mask >> bit) & 1;
+    results.push({ path: built, extra });
+  }
+  results.sort((a, b) => a.extra - b.extra);
+  return results.map((item) => item.path);
+}
+
+function pluralToggles(word: string): string[] {
+  if (word.endsWith('ies')) return [word.slice(0, -3) + 'y'];
+  if (word.endsWith('es')) return [word.slice(0, -2), word.slice(0, -1)];
+  if (word.endsWith('s')) return [word.slice(0, -1)];
+  if (word.endsWith('y')) return [word.slice(0, -1) + 'ies', word + 's'];
+  return [word + 's', word + 'es'];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Search
+
+function hitOf(index: SearchIndex, position: number, matched: string, score: number, confidence: 'high' | 'low'): OperationHit {
+  const { operation } = index.entries[position]!;
+  return {
+    method: operation.method,
+    path: operation.pathTemplate,
+    ...(operation.operationId ? { operationId: operation.operationId } : {}),
+    ...(operation.summary?.trim() ? { summary: operation.summary.trim().slice(0, 200) } : {}),
+    matched,
+    score: Math.round(score * 1000) / 1000,
+    confidence,
+  };
+}
+
+function operationKeyOf(operation: Operation): string {
+  return `${operation.method} ${operation.pathTemplate}`;
+}
+
+function positionOf(index: SearchIndex, operation: Operation): number {
+  return index.entries.findIndex((entry) => entry.operation === operation);
+}
+
+function exactHits(index: SearchIndex, positions: number[], matched: string, method: string | undefined, limit: number): OperationHit[] {
+  return positions
+    .filter((position) => !method || index.entries[position]!.operation.method === method)
+    .slice(0, limit)
+    .map((position) => hitOf(index, position, matched, 1, 'high'));
+}
+
+/** Exact evidence in the query: a docs URL, an anchor or slug, an operationId or SDK method name. */
+function findExact(index: SearchIndex, query: string, method: string | undefined, limit: number): OperationSearch | undefined {
+  const trimmed = query.trim();
+  const url = /^https?:\/\/\S+$/i.test(trimmed) ? trimmed : undefined;
+  if (url) {
+    const positions = index.byDocsUrl.get(normalizeUrl(url));
+    const hits = positions ? exactHits(index, positions, `documentation URL ${url}`, method, limit) : [];
+    if (hits.length) return { query, kind: 'docs', hits, suggestions: [] };
+  }
+  // Slugs: a URL fragment (its last segment, for `#/operations/x`), else hyphenated tokens.
+  const slugs: string[] = [];
+  const hash = trimmed.indexOf('#');
+  if (hash >= 0) slugs.push(trimmed.slice(hash + 1).split('/').filter(Boolean).pop() ?? '');
+  for (const token of trimmed.split(/[\s,;()]+/)) if (/^[A-Za-z0-9]+([-_][A-Za-z0-9]+)+$/.test(token)) slugs.push(token);
+  for (const raw of slugs) {
+    const slug = raw.toLowerCase();
+    if (!slug) continue;
+    const anchored = index.byAnchor.get(slug);
+    if (anchored) {
+      const hits = exactHits(index, anchored, `documentation anchor #${slug}`, method, limit);
+      if (hits.length) return { query, kind: 'docs', hits, suggestions: [] };
+    }
+    const named = index.byOperationId.get(slug);
+    if (named) {
+      const hits = exactHits(index, named, `operationId ${index.entries[named[0]!]!.operation.operationId}`, method, limit);
+      if (hits.length) return { query, kind: 'operationId', hits, suggestions: [] };
+    }
+  }
+  // The same words in another order or form: an older anchor or another SDK's name for the operation.
+  for (const raw of slugs) {
+    const key = wordSet(raw);
+    const positions = key ? index.byWordSet.get(key) : undefined;
+    if (!positions) continue;
+    const hits = exactHits(index, positions, `same words as ${raw}`, method, limit).map((hit) => ({ ...hit, matched: `${raw} has the words of ${hit.operationId ?? 'the docs anchor'}` }));
+    if (hits.length) return { query, kind: 'operationId', hits, suggestions: [] };
+  }
+  // operationId as written, then as the tail of an SDK method path (`octokit.rest.issues.addLabels`
+  // -> `issues/add-labels`): the operationId's words end the query's identifier words.
+  const identifier = trimmed.replace(/\(\s*\)$/, '');
+  const named = index.byOperationId.get(identifier.toLowerCase());
+  if (named) {
+    const hits = exactHits(index, named, `operationId ${index.entries[named[0]!]!.operation.operationId}`, method, limit);
+    if (hits.length) return { query, kind: 'operationId', hits, suggestions: [] };
+  }
+  if (/^[A-Za-z0-9_.:$\\/-]+$/.test(identifier) && /[a-z][A-Z]|[._:]/.test(identifier)) {
+    const words = splitWords(identifier).slice(-64);
+    let best: { positions: number[]; size: number } | undefined;
+    for (const position of index.byLastIdWord.get(words[words.length - 1] ?? '') ?? []) {
+      const own = index.entries[position]!.idWords!;
+      if (own.length > words.length) continue;
+      const tail = words.slice(words.length - own.length);
+      if (tail.every((word, i) => word === own[i])) {
+        if (!best || own.length > best.size) best = { positions: [position], size: own.length };
+        else if (own.length === best.size) best.positions.push(position);
+      }
+    }
+    if (best) {
+      const found = best as { positions: number[]; size: number };
+      const hits = exactHits(index, found.positions, `SDK method name ends with operationId words`, method, limit)
+        .map((hit) => ({ ...hit, matched: `operationId ${hit.operationId} (SDK method name)` }));
+      if (hits.length) return { query, kind: 'operationId', hits, suggestions: [] };
+    }
+  }
+  return undefined;
+}
+
+/** The segments of a concrete path, lower case; a segment with `%` escapes may decode to anything: `undefined`. */
+function pathValues(path: string): Array<string | undefined> {
+  return path.split('/').slice(1).map((segment) => (segment.includes('%') ? undefined : segment.toLowerCase()));
+}
+
+function routeFits(route: SearchIndex['routes'][number], values: Array<string | undefined>): boolean {
+  if (route.multiAt >= 0) {
+    // Literals before the spanning parameter line up from the start, those after it from the end.
+    const after = route.segments.length - route.multiAt - 1;
+    if (values.length < route.segments.length - 1) return false;
+    for (let i = 0; i < route.multiAt; i++) if (route.segments[i] !== undefined && values[i] !== undefined && route.segments[i] !== values[i]) return false;
+    for (let i = 1; i <= after; i++) {
+      const literal = route.segments[route.segments.length - i];
+      const value = values[values.length - i];
+      if (literal !== undefined && value !== undefined && literal !== value) return false;
+    }
+    return true;
+  }
+  for (let i = 0; i < values.length; i++) {
+    const literal = route.segments[i];
+    const value = values[i];
+    if (literal !== undefined && value !== undefined && literal !== value) return false;
+  }
+  return true;
+}
+
+/**
+ * Whether some template could match `path` (as given, with a base path of the document stripped,
+ * or with its trailing slash toggled): a cheap, generous test, so the matcher (which ranks every
+ * template when it misses) runs only where it may hit. Multi-segment parameters (`x-multi-segment`)
+ * may span one or more segments.
+ */
+function mightMatch(index: SearchIndex, path: string): boolean {
+  if (path === '/' || path === '') return true;
+  const values = pathValues(path);
+  const readings: Array<Array<string | undefined>> = [];
+  for (const prefix of index.basePrefixes) {
+    if (prefix.length > values.length) break;
+    if (prefix.some((segment, i) => segment !== undefined && values[i] !== undefined && segment !== values[i])) continue;
+    const rest = values.slice(prefix.length);
+    readings.push(rest);
+    readings.push(rest[rest.length - 1] === '' ? rest.slice(0, -1) : [...rest, '']);
+  }
+  for (const reading of readings) {
+    if (reading.length === 0) return true;
+    const first = reading[0];
+    const starts = first === undefined ? [...index.routesByStart.entries()].filter(([key]) => key.startsWith(`${reading.length} `)).map(([, list]) => list)
+      : [index.routesByStart.get(`${reading.length} ${first}`), index.routesByStart.get(`${reading.length} *`)];
+    for (const list of starts) if (list?.some((number) => routeFits(index.routes[number]!, reading))) return true;
+    if (index.multiRoutes.some((number) => routeFits(index.routes[number]!, reading))) return true;
+  }
+  return false;
+}
+
+// Templates scored for the closest ones to a missed path, at most.
+const NEAREST_BUDGET = 3000;
+
+/**
+ * Up to 3 `METHOD /template` closest to a path no template matches: most literal segments in the same
+ * place (2 each) and parameters in the same place (1 each), lined up from the start or from the end
+ * (whichever gives more: `/repositories/42/git/blobs/x` meets `/repos/{owner}/{repo}/git/blobs/{file_sha}`
+ * from the end), less one per segment of length difference, half a point for the asked method;
+ * only templates that share a literal segment with the path (else those within one segment of its
+ * length) are scored, at most 3,000 of them. Work: one pass, no sort of the whole document.
+ */
+function nearestTemplates(index: SearchIndex, path: string, method: string): string[] {
+  const values = pathValues(path);
+  const lists: number[][] = [];
+  for (const value of new Set(values)) {
+    const list = value ? index.routesByLiteral.get(value) : undefined;
+    if (list) lists.push(list);
+  }
+  if (lists.length === 0) {
+    // No literal in common: templates of the same length, then one segment shorter or longer.
+    for (const delta of [0, -1, 1]) {
+      for (const [key, list] of index.routesByStart) if (Number(key.slice(0, key.indexOf(' '))) - values.length === delta) lists.push(list);
+    }
+  }
+  let budget = NEAREST_BUDGET;
+  const seen = new Uint8Array(index.routes.length);
+  const best: Array<{ number: number; score: number }> = [];
+  for (const list of lists) {
+    for (const number of list) {
+      if (seen[number]) continue;
+      if (budget-- <= 0) break;
+      seen[number] = 1;
+      const route = index.routes[number]!;
+      const shared = Math.min(values.length, route.segments.length);
+      let head = 0;
+      let tail = 0;
+      for (let i = 0; i < shared; i++) {
+        const fromStart = route.segments[i];
+        head += fromStart === undefined ? 1 : fromStart === values[i] ? 2 : 0;
+        const fromEnd = route.segments[route.segments.length - 1 - i];
+        tail += fromEnd === undefined ? 1 : fromEnd === values[values.length - 1 - i] ? 2 : 0;
+      }
+      const score = Math.max(head, tail) - Math.abs(route.segments.length - values.length) + (route.methods.includes(method) ? 0.5 : 0);
+      if (best.length === 3 && (score < best[2]!.score || (score === best[2]!.score && number > best[2]!.number))) continue;
+      best.push({ number, score });
+      best.sort((a, b) => b.score - a.score || a.number - b.number);
+      if (best.length > 3) best.pop();
+    }
+  }
+  return best.map(({ number }) => {
+    const route = index.routes[number]!;
+    return `${route.methods.includes(method) ? method : route.methods[0]} ${route.template}`;
+  });
+}
+
+/**
+ * An SDK method name (`Class::verbNoun()`, `client.noun.verb`, `$api->verbNoun`) read as words without
+ * its receiver, the first member (`SpotifyWebAPI::changeMyDevice()` -> `changeMyDevice`,
+ * `octokit.rest.issues.addLabels` -> `rest issues addLabels`): the class or client names the API, not
+ * the operation. `undefined` when the query is not one identifier path of two members or more.
+ */
+function sdkMemberWords(query: string): string | undefined {
+  const trimmed = query.trim().replace(/\(\s*\)$/, '');
+  if (trimmed.length > 200 || !/^[A-Za-z_$][\w$]*((::|\.|->|#)[A-Za-z_$][\w$]*)+$/.test(trimmed)) return undefined;
+  return trimmed.split(/::|\.|->|#/).slice(1).join(' ');
+}
+
+/** A path-shaped query through the path matcher; misses become suggestions and low-confidence hits. */
+function findByPath(loaded: LoadedDocument, index: SearchIndex, query: string, shape: PathQuery, method: string | undefined, limit: number): OperationSearch {
+  const wanted = method ?? shape.method;
+  const shown = shape.path.replace(/\u0000/g, '{…}');
+  if (shape.wildcards === 0 && index.templates.has(shape.path)) {
+    const positions = index.entries.flatMap((entry, position) => (entry.operation.pathTemplate === shape.path ? [position] : []));
+    const hits = exactHits(index, positions, `path template ${shape.path}`, wanted, limit);
+    if (hits.length) return { query, kind: 'path', hits, suggestions: [] };
+  }
+  let methodMiss: { nearest: string[]; note?: string } | undefined;
+  let nearest: string[] = [];
+  const expansions = expandWildcards(shape.path, shape.wildcards);
+  // Each miss of the matcher ranks every template, so only segment counts some template has are tried.
+  const fitting = expansions.filter((candidate, i) => i === 0 || index.segmentCounts.has(candidate.split('/').length));
+  for (const candidate of fitting) {
+    if (!mightMatch(index, candidate)) continue;
+    const match = matchOperation(loaded, wanted ?? 'GET', candidate);
+    if (match.operation) {
+      const how = shape.wildcards ? ` (shell variables as segments)` : '';
+      const note = match.note ? `; ${match.note}` : '';
+      const found = match.operation;
+      // No method asked for: the matched GET first, then the template's other methods.
+      const positions = [positionOf(index, found)];
+      if (!wanted) index.entries.forEach((entry, position) => entry.operation.pathTemplate === found.pathTemplate && entry.operation !== found && positions.push(position));
+      const hits = positions.slice(0, limit).map((position) => hitOf(index, position, `path ${shown} matches ${found.pathTemplate}${how}${note}`, 1, 'high'));
+      return { query, kind: 'path', hits, suggestions: [] };
+    }
+    if (match.note && !methodMiss) methodMiss = { nearest: match.nearest, note: match.note };
+    if (!nearest.length) nearest = match.nearest;
+  }
+  if (methodMiss) {
+    if (!wanted) {
+      // No method asked for: every method the path documents is an answer.
+      const positions = methodMiss.nearest.map((key) => index.entries.findIndex((entry) => operationKeyOf(entry.operation) === key));
+      const hits = positions.filter((p) => p >= 0).slice(0, limit).map((position) => hitOf(index, position, `path ${shown} matches ${index.entries[position]!.operation.pathTemplate}`, 1, 'high'));
+      return { query, kind: 'path', hits, suggestions: [] };
+    }
+    return { query, kind: 'path', hits: [], suggestions: methodMiss.nearest, note: `No ${wanted} operation: ${methodMiss.note}.` };
+  }
+  // Singular/plural of one literal segment.
+  const suggestions: string[] = [];
+  const segments = shape.path.split('/');
+  for (let i = 1; i < segments.length && suggestions.length < 3; i++) {
+    const segment = segments[i]!;
+    if (!/^[a-z][a-z_-]*$/i.test(segment)) continue;
+    // Only spellings some template uses: each matcher call on a miss also ranks every template.
+    for (const variant of pluralToggles(segment).filter((candidate) => index.literalSegments.has(candidate))) {
+      const changed = [...segments];
+      changed[i] = variant;
+      const tried = changed.join('/');
+      for (const candidate of expandWildcards(tried, shape.wildcards)) {
+        if (!mightMatch(index, candidate)) continue;
+        const match = matchOperation(loaded, wanted ?? 'GET', candidate);
+        if (match.operation) {
+          suggestions.push(`${tried.replace(/\u0000/g, '{…}')} (${operationKeyOf(match.operation)}): "${variant}" for "${segment}"`);
+          break;
+        }
+      }
+    }
+  }
+  // Closest templates: ranked by the path's literal words, then by shared trailing literal segments.
+  const literalWords = segments.filter((segment) => segment && segment !== '\u0000' && !/^\{.*\}$/.test(segment) && !/[0-9]/.test(segment) && segment.length < 40);
+  const ranked = literalWords.length ? rankText(index, literalWords.join(' '), wanted, 50) : [];
+  const tail = (template: string) => {
+    const own = template.split('/').filter((s) => s && !s.startsWith('{'));
+    let shared = 0;
+    while (shared < own.length && shared < literalWords.length && own[own.length - 1 - shared] === literalWords[literalWords.length - 1 - shared]) shared++;
+    return shared;
+  };
+  const top = ranked.slice(0, 50).map((item) => ({ item, shared: tail(index.entries[item.position]!.operation.pathTemplate) }));
+  top.sort((a, b) => b.shared - a.shared || b.item.score - a.item.score);
+  const hits = top.slice(0, limit).map(({ item }) => hitOf(index, item.position, `no template matches ${shown}; closest by its segments (${literalWords.join(', ')})`, item.score, 'low'));
+  if (!nearest.length) nearest = nearestTemplates(index, expansions[0]!, wanted ?? 'GET');
+  for (const key of nearest) if (suggestions.length < 6 && !suggestions.includes(key)) suggestions.push(key);
+  return {
+    query,
+    kind: 'path',
+    hits,
+    suggestions,
+    note: `No ${wanted ?? 'operation'} template matches ${shown}${wanted ? '' : ' (tried as GET)'}.`,
+  };
+}
+
+/**
+ * Finds the operations that serve a query (MCP tool `find_operation`; OpenAPI 3.x Paths, Operation
+ * and External Documentation Objects).
+ * @param query Free text, a concrete path, a path template, a full URL (origin and the document's base
+ *   path stripped), a `gh api` line, an operationId, an SDK method name, a docs anchor or docs URL.
+ *   Cut at 2,000 characters; free text uses its first 32 distinct words.
+ * @param options `method`: keep only this HTTP method; `limit`: hits to return, 1..10, default 3.
+ * @returns The hits best first with why each matched, a score and a confidence flag; for a miss, no
+ *   hits (or low-confidence ones) and `suggestions` (the path's other methods, a singular/plural
+ *   segment, the closest templates). Throws only on a bad `limit` or an empty query (RangeError).
+ */
+export function findOperations(loaded: LoadedDocument, query: string, options: { method?: string; limit?: number } = {}): OperationSearch {
+  const limit = options.limit ?? SEARCH_LIMITS.defaultLimit;
+  if (!Number.isInteger(limit) || limit < 1 || limit > SEARCH_LIMITS.maxLimit) {
+    throw new RangeError(`\`limit\` must be an integer from 1 to ${SEARCH_LIMITS.maxLimit}, got ${JSON.stringify(options.limit)}.`);
+  }
+  const text = query.slice(0, SEARCH_LIMITS.maxQueryChars);
+  if (!text.trim()) throw new RangeError('`query` is empty: give an intent ("list the stargazers of a repo"), a path, an operationId or a docs URL.');
+  const method = options.method?.toUpperCase();
+  const index = indexFor(loaded);
+  const exact = findExact(index, text, method, limit);
+  if (exact) return exact;
+  const shape = readPathQuery(text);
+  // A docs URL or anchor that matched nothing exactly is read as words, not as an API path.
+  if (shape && !text.includes('#')) return findByPath(loaded, index, text, shape, method, limit);
+  const cleaned = sdkMemberWords(text) ?? text.replace(/https?:\/\/[^/\s]+/gi, ' ');
+  const ranked = rankText(index, cleaned, method, limit);
+  if (ranked.length === 0) {
+    return { query: text, kind: 'text', hits: [], suggestions: [], note: 'No operation shares a word (or a synonym or near-spelling of one) with the query; try the resource\'s name as the API spells it, or a path.' };
+  }
+  const hits = ranked.map((item) => hitOf(index, item.position, `words: ${item.matchedWords.join(', ')}`, item.score, item.coverage >= HIGH_COVERAGE ? 'high' : 'low'));
+  const low = hits.every((hit) => hit.confidence === 'low');
+  return low
+    ? { query: text, kind: 'text', hits, suggestions: [], note: 'Low confidence: no operation matches most of the query\'s words; the API may not offer this, or names it differently.' }
+    : { query: text, kind: 'text', hits, suggestions: [] };
+}

@@ -1,0 +1,317 @@
+/**
+ * The check worker: a `worker_threads` worker that holds the server's only copy of the OpenAPI document
+ * and runs every step that needs it (contract-jobs.ts: each probe's body pipeline, operation lookup,
+ * field presence, descriptions, drafts, search) with a deadline, so the main thread keeps reading
+ * stdin and answering `ping` whatever the API, the agent or the document hold (issue 8, "Nothing
+ * stalls the server"; issue 9: one copy of the document). The main thread keeps the transport,
+ * dispatch, the URL checks, the fetch and the bytes, session memory (as JSON text) and the logs.
+ *
+ * One worker, started with the server (`warm`, which begins loading the document at once) or at the
+ * first job, takes one job at a time. A job first makes the document ready (load, bundle, index, the
+ * search index for `find`) under `DOCUMENT_LOAD_LIMIT_MS`, then runs under the job deadline
+ * (`CHECK_DEADLINE_MS`). Past either (or when the worker dies, e.g. out of memory under its
+ * `resourceLimits`) the worker is terminated and the job is answered (a probe: the body unchecked with a
+ * note; any other job: a failure naming the budget). After a job overran, a fresh worker starts at once
+ * (loading the document); after a load past its limit or a worker that died, at the next job.
+ *
+ * The worker is this same module: `new Worker(new URL(import.meta.url))`, recognised by its
+ * `workerData`. In the single-file build `import.meta.url` is `dist/probe-server.mjs`, so the
+ * worker loads that one file. Under tsx on Node 20, whose loader hooks do not reach workers, the
+ * worker first installs what the parent's `--import` flags name (tsx through its `register()`), then this file.
+ */
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { createDocumentSource } from '../document/openapi-document.ts';
+import { redactor } from '../redaction/redaction.ts';
+import type { Redactor } from '../redaction/redaction.ts';
+import { hideSourceSecrets } from '../redaction/redaction.ts';
+import { boundedAnswer, JOBS, unfinishedJob, warmMatcher } from './jobs.ts';
+import type { ContractService, JobContext, JobInputs, JobName, JobOutputs } from './jobs.ts';
+import { structuredTexts } from './pipeline.ts';
+import type { CheckedProbe, RawResponse } from './pipeline.ts';
+import type { Selector } from '../api/body-view.ts';
+import type { Config } from '../../probe-server.ts';
+import type { Logger, LogValue } from '../runtime/log.ts';
+
+/** Time the worker may spend on one job once the document is ready (a probe: decode, scan, redaction, view, judgement), in ms. */
+export const CHECK_DEADLINE_MS = 5000;
+
+/**
+ * Time the worker may spend making the document ready for a job (reading, parsing, bundling and
+ * indexing it, again after `OPENAPI_TTL_S`; building the search index), in ms. Microsoft Graph beta
+ * (47 MB, 22,361 operations) takes 1 to 4 s on a busy 2-core machine; a load past this limit is
+ * taken as stuck: the worker restarts and the job is answered with the reason.
+ */
+export const DOCUMENT_LOAD_LIMIT_MS = 60000;
+
+/**
+ * Default heap limit of the worker (`resourceLimits.maxOldGenerationSizeMb`, `PROBE_WORKER_MEMORY_MB`), in MiB.
+ * Measured: Microsoft Graph beta (47 MB) loads, is searched and described within 256 MiB (6.8 s, collecting
+ * often) and within 512 MiB in 4.3 s, as in 1,024; the rest is room for an 8 MiB body (up to about 170 MiB
+ * parsed) and the session's remembered bodies parsed back (32 MiB of estimated memory). A hostile document
+ * or body past it ends the worker (the call answered with the reason), not the machine. Raise it with
+ * PROBE_CHECK_MAX_BYTES above its default.
+ */
+export const WORKER_MEMORY_MB = 1024;
+
+/** Time a new worker may take to start before the jobs waiting for it are answered, in ms. */
+const STARTUP_LIMIT_MS = 20000;
+
+/** Marks the worker's `workerData`, so the module starts the worker loop only there. */
+const ROLE = 'openapi-probe-check-worker';
+
+/** One probe's body for the pipeline: the response as read and the request it answers. */
+export type BodyRequest = { url: string; selector?: Exclude<Selector, { problem: string }> };
+
+/** The check worker as the server uses it (see `ContractService`). */
+export type BodyChecker = ContractService;
+
+/** The configuration as sent to the worker: `baseUrl` as text (a URL does not survive structured cloning). */
+type SentConfig = Omit<Config, 'baseUrl'> & { baseUrl: string };
+
+/** A job waiting or running; `move`: a probe's body bytes may be transferred to the worker rather than copied. */
+type Job = { name: JobName; input: JobInputs[JobName]; resolve: (output: JobOutputs[JobName]) => void; move?: boolean };
+
+/** What each job does, and what to try when it cannot finish, for the failure text. */
+const JOB_WORDS: Record<JobName, { doing: string; advice: string }> = {
+  probe: { doing: 'checking the body', advice: 'probe a smaller resource' },
+  resolve: { doing: 'finding the operation in the document', advice: 'name the operation by its operationId or "METHOD /template"' },
+  operationKeys: { doing: 'matching probes in flight to operations', advice: 'try again' },
+  matchSample: { doing: 'matching the paths to operations', advice: 'send fewer or simpler paths' },
+  analyze: { doing: 'comparing the remembered records', advice: 'probe fewer or smaller records' },
+  describe: { doing: 'describing the operation', advice: 'ask for less: `part`, `status` or a lower `depth`' },
+  draft: { doing: 'checking the drafted request', advice: 'check a smaller or simpler body' },
+  find: { doing: 'searching the document', advice: 'try a shorter query' },
+  compare: { doing: 'comparing the fixture with the live record', advice: 'compare a smaller part of the record' },
+};
+
+/**
+ * Starts the check worker lazily and returns it as a `ContractService`.
+ * @param config The server's configuration; the worker builds its own redactor from `apiKey` and
+ *   its own document source from `openapiDoc` and `documentTtlMs` (the only copy in the process).
+ * @param options.deadlineMs Time per job once the document is ready, in ms; default `CHECK_DEADLINE_MS`.
+ * @param options.loadLimitMs Time to make the document ready for a job, in ms; default `DOCUMENT_LOAD_LIMIT_MS`.
+ * @param options.memoryMb The worker's heap limit (`maxOldGenerationSizeMb`), in MiB; default `WORKER_MEMORY_MB`.
+ * @param options.logger Records a deadline overrun or a worker failure (`check.worker.error`), the
+ *   document load (`document.load.done`, `document.load.error`), and at debug level the worker's start-up
+ *   time (`check.worker.start.done`).
+ */
+export function createCheckWorker(config: Config, options: { deadlineMs?: number; loadLimitMs?: number; memoryMb?: number; logger?: Logger } = {}): BodyChecker {
+  const deadlineMs = options.deadlineMs ?? CHECK_DEADLINE_MS;
+  const loadLimitMs = options.loadLimitMs ?? DOCUMENT_LOAD_LIMIT_MS;
+  const memoryMb = options.memoryMb ?? WORKER_MEMORY_MB;
+  const redact = redactor(config.apiKey);
+  const sent: SentConfig = { ...config, baseUrl: config.baseUrl.href };
+  const queue: Job[] = [];
+  let worker: Worker | undefined;
+  let ready = false;
+  let startup: NodeJS.Timeout | undefined;
+  let current: { job: Job; timer: NodeJS.Timeout; id: number; preparing: boolean } | undefined;
+  let nextId = 0;
+
+  const answer = (job: Job, reason: string) => job.resolve(unfinishedJob(job.name, job.input, redact, reason));
+
+  /** The failure text of a job stopped for `why` (a probe keeps the note it always had). */
+  const stoppedNote = (job: Job, why: string): string => {
+    if (job.name === 'probe') return `The body was not shown or checked: the check worker stopped (${why}). The status and size above are what the API sent; try again, or probe a smaller resource.`;
+    const words = JOB_WORDS[job.name];
+    return `Not answered: the check worker stopped (${why}) while ${words.doing}; it restarts for the next call. Try again, or ${words.advice}.`;
+  };
+
+  const start = (): Worker => {
+    const began = performance.now();
+    const started = spawnWorker({ role: ROLE, config: sent }, memoryMb);
+    ready = false;
+    startup = setTimeout(() => lost(started, `it did not start within ${STARTUP_LIMIT_MS} ms`), STARTUP_LIMIT_MS);
+    started.on('message', (message: { ready?: true; log?: 'info' | 'error'; event?: string; fields?: Record<string, LogValue>; id?: number; started?: true; output?: JobOutputs[JobName]; text?: string; error?: string }) => {
+      if (worker !== started) return;
+      if (message.ready) {
+        clearTimeout(startup);
+        ready = true;
+        options.logger?.debug('check.worker.start.done', { took_ms: Math.round(performance.now() - began) });
+        next();
+        return;
+      }
+      if (message.log && message.event) {
+        options.logger?.[message.log](message.event, message.fields);
+        return;
+      }
+      if (!current || message.id !== current.id) return;
+      if (message.started) {
+        // The document is ready: the job's own deadline starts now.
+        current.preparing = false;
+        clearTimeout(current.timer);
+        current.timer = overrun(current.id, deadlineMs);
+        return;
+      }
+      const { job, timer } = current;
+      clearTimeout(timer);
+      current = undefined;
+      if (message.output !== undefined) {
+        // A probe's structured content comes with its JSON text, made in the worker: this thread does not serialize it again.
+        if (job.name === 'probe' && message.text !== undefined) structuredTexts.set((message.output as CheckedProbe).structured, message.text);
+        job.resolve(message.output);
+      }
+      else if (job.name === 'probe') answer(job, `The body was not shown or checked: the check failed (${message.error ?? 'no answer'}). This is a bug in openapi-probe; the status and size above are what the API sent.`);
+      else answer(job, `Internal error while ${JOB_WORDS[job.name].doing}: ${message.error ?? 'no answer'}. This is a bug in openapi-probe.`);
+      next();
+    });
+    started.on('error', (error: Error) => lost(started, redact.text(error.message)));
+    started.on('exit', (code) => lost(started, `exit code ${code}`));
+    return started;
+  };
+
+  // A worker that dies (out of memory, a crash) fails only the job it held; one that never started fails the jobs waiting for it.
+  const lost = (started: Worker, reason: string) => {
+    if (worker !== started) return;
+    worker = undefined;
+    clearTimeout(startup);
+    void started.terminate();
+    options.logger?.error('check.worker.error', { reason: `check worker stopped: ${reason}` });
+    if (current) {
+      clearTimeout(current.timer);
+      answer(current.job, stoppedNote(current.job, reason));
+      current = undefined;
+    } else if (!ready) {
+      for (const job of queue.splice(0)) answer(job, stoppedNote(job, reason));
+    }
+    next();
+  };
+
+  /** Stops the job `id` when its time is up: the document load's limit while preparing, the deadline after. */
+  const overrun = (id: number, ms: number): NodeJS.Timeout => setTimeout(() => {
+    if (!current || current.id !== id) return;
+    const { job, preparing } = current;
+    current = undefined;
+    const stopped = worker;
+    worker = undefined;
+    void stopped?.terminate();
+    const limit = preparing ? loadLimitMs : deadlineMs;
+    options.logger?.error('check.worker.error', { reason: preparing ? `document not ready within ${limit} ms; worker restarted` : `check budget of ${limit} ms passed; worker restarted` });
+    if (preparing) {
+      answer(job, job.name === 'probe'
+        ? `The body was not shown or checked: loading the OpenAPI document took longer than its limit of ${limit} ms, so it was stopped. The status and size above are what the API sent; check OPENAPI_DOC (a smaller document loads faster), then try again.`
+        : `Not answered: loading the OpenAPI document took longer than its limit of ${limit} ms, so it was stopped. Check OPENAPI_DOC (a smaller document loads faster), then try again.`);
+    } else if (job.name === 'probe') {
+      const raw = (job.input as JobInputs['probe']).raw;
+      answer(job, `The body (${raw.bytes} bytes) was not shown or checked: decoding and checking it took longer than the check budget of ${limit} ms, so it was stopped. The status and size above are what the API sent; probe a smaller resource (a page size or filter parameter).`);
+    } else {
+      const words = JOB_WORDS[job.name];
+      answer(job, `Not answered: ${words.doing} took longer than the check budget of ${limit} ms, so it was stopped (the check worker restarts for the next call). Try again, or ${words.advice}.`);
+    }
+    // A job overran, not the document: a new worker starts loading the document now, so the next call does not
+    // wait for the whole load. After a load past its limit (or a worker that died) it starts at the next call only.
+    if (!preparing) worker = start();
+    next();
+  }, ms);
+
+  const next = () => {
+    if (current) return;
+    if (queue.length === 0) {
+      worker?.unref();
+      return;
+    }
+    if (!worker) worker = start();
+    worker.ref();
+    if (!ready) return;
+    const job = queue.shift()!;
+    const id = nextId++;
+    // First the document load's limit; re-armed with the deadline once the worker says the document is ready.
+    current = { job, id, preparing: true, timer: overrun(id, loadLimitMs) };
+    // A probe's body bytes move to the worker instead of being copied when the caller will not read them again
+    // (an unfinished probe is answered from its status and sizes). Only a buffer the bytes fill exactly is moved.
+    const held = job.move && job.name === 'probe' ? (job.input as JobInputs['probe']).raw.held : undefined;
+    const movable = held !== undefined && held.buffer instanceof ArrayBuffer && held.byteOffset === 0 && held.byteLength === held.buffer.byteLength && held.byteLength > 0;
+    worker.postMessage({ id, name: job.name, input: job.input }, movable ? [held.buffer as ArrayBuffer] : []);
+  };
+
+  const run = <Name extends JobName>(name: Name, input: JobInputs[Name], move?: boolean): Promise<JobOutputs[Name]> => new Promise<JobOutputs[Name]>((resolve) => {
+    queue.push({ name, input, resolve: resolve as (output: JobOutputs[JobName]) => void, move });
+    next();
+  });
+
+  return {
+    run: (name, input) => run(name, input),
+    check: (raw: RawResponse, request: BodyRequest, options?: { move?: boolean }): Promise<CheckedProbe> => run('probe', { raw, request }, options?.move),
+    started: () => worker !== undefined && ready,
+    warm() {
+      if (!worker) worker = start();
+      if (!current && queue.length === 0) worker.unref();
+    },
+    async close() {
+      const stopped = worker;
+      worker = undefined;
+      clearTimeout(startup);
+      const note = (job: Job) => (job.name === 'probe' ? 'The body was not shown or checked: the server is stopping.' : 'Not answered: the server is stopping.');
+      if (current) {
+        clearTimeout(current.timer);
+        answer(current.job, note(current.job));
+        current = undefined;
+      }
+      for (const job of queue.splice(0)) answer(job, note(job));
+      await stopped?.terminate();
+    },
+  };
+}
+
+/**
+ * A worker running this module. Under tsx (Node 20: a `.ts` module and no type stripping), the worker
+ * is a small bootstrap that imports the parent's `--import` modules first, which installs tsx there.
+ */
+function spawnWorker(data: { role: string; config: SentConfig }, memoryMb: number): Worker {
+  const resourceLimits = { maxOldGenerationSizeMb: memoryMb };
+  const self = new URL(import.meta.url);
+  const stripsTypes = Boolean((process.features as { typescript?: unknown }).typescript);
+  if (!self.pathname.endsWith('.ts') || stripsTypes) return new Worker(self, { workerData: data, resourceLimits });
+  const imports: string[] = [];
+  process.execArgv.forEach((argument, index) => {
+    const flag = /^--import(?:=(.+))?$/.exec(argument);
+    const name = flag ? (flag[1] ?? process.execArgv[index + 1]) : undefined;
+    if (name) imports.push(name);
+  });
+  // `--import tsx` does not install tsx's hooks in a worker; its API's `register()` does (tsx/esm/api).
+  const code = `(async () => { for (const name of ${JSON.stringify(imports)}) { if (name === 'tsx') (await import(name + '/esm/api')).register(); else await import(name); } await import(${JSON.stringify(self.href)}); })();`;
+  return new Worker(code, { eval: true, workerData: data, resourceLimits });
+}
+
+/**
+ * The worker loop: `{id, name, input}` in; `{id, started}` once the document is ready, then
+ * `{id, output}` (or `{id, error}`) out. The document starts loading at once; its outcome is sent as a
+ * log record (`document.load.done` or `document.load.error`).
+ */
+function runWorker(sent: SentConfig): void {
+  const config: Config = { ...sent, baseUrl: new URL(sent.baseUrl) };
+  const redact: Redactor = redactor(config.apiKey);
+  const documents = config.openapiDoc ? createDocumentSource(config.openapiDoc, { ttlMs: config.documentTtlMs }) : undefined;
+  const context: JobContext = { config, redact, documents };
+  const post = (message: unknown) => parentPort!.postMessage(message);
+  post({ ready: true });
+  if (documents) {
+    const loading = performance.now();
+    documents
+      .get()
+      .then((loaded) => {
+        post({ log: 'info', event: 'document.load.done', fields: { title: loaded.title, version: loaded.infoVersion, openapi: loaded.version, operations: loaded.operations.length, problems: loaded.problems.length, first_problems: loaded.problems.slice(0, 3).join('; ') || undefined, took_ms: Math.round(performance.now() - loading) } });
+        // The path matcher too (GitHub's description: about 20 to 40 ms), before any probe needs it. Should it
+        // throw, the first job that matches a path meets (and reports) the same failure.
+        try {
+          warmMatcher(loaded);
+        } catch {
+          // reported by that job
+        }
+      })
+      .catch((error: Error) => post({ log: 'error', event: 'document.load.error', fields: { reason: `document not loaded, probes go unchecked: ${hideSourceSecrets(error.message, config.openapiDoc)}`, took_ms: Math.round(performance.now() - loading) } }));
+  }
+  parentPort!.on('message', async (message: { id: number; name: JobName; input: JobInputs[JobName] }) => {
+    try {
+      const job = JOBS[message.name] as (input: JobInputs[JobName], context: JobContext, begin: () => void) => Promise<JobOutputs[JobName]>;
+      // Bounded here, so an answer past MAX_ANSWER never reaches the main thread's redaction and transport.
+      const output = boundedAnswer(message.name, await job(message.input, context, () => post({ id: message.id, started: true })));
+      const text = message.name === 'probe' ? structuredTexts.get((output as CheckedProbe).structured) : undefined;
+      post({ id: message.id, output, ...(text !== undefined ? { text } : {}) });
+    } catch (error) {
+      post({ id: message.id, error: redact.text(String((error as Error)?.message ?? error)) });
+    }
+  });
+}
+
+if (!isMainThread && (workerData as { role?: string } | null)?.role === ROLE) runWorker((workerData as { config: SentConfig }).config);

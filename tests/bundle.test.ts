@@ -1,0 +1,187 @@
+/**
+ * The single file a user copies: `probe-server.ts` bundled with esbuild exactly as `npm run build`
+ * does (bundle, platform node, format esm, target node20), then copied ALONE into an empty directory
+ * (no package.json, no node_modules, no openapi.json) and run with plain `node` (no tsx), speaking
+ * newline-delimited JSON-RPC (MCP 2025-11-25, Transports, stdio).
+ */
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { start, METERS } from '../stand-in-api.ts';
+import type { StandIn } from '../stand-in-api.ts';
+
+const HERE = fileURLToPath(new URL('../', import.meta.url));
+const DOCUMENT = `${HERE}openapi.json`;
+const KEY = 'bundle-test-key';
+const PACKAGE = JSON.parse(readFileSync(`${HERE}package.json`, 'utf8')) as { name: string; version: string };
+
+/** Every module specifier in an ES module text: `from "x"`, bare `import "x"`, `import("x")`, `require("x")`. */
+function moduleSpecifiers(code: string): string[] {
+  const found = new Set<string>();
+  const patterns = [
+    /\bfrom\s*["']([^"']+)["']/g,
+    /\bimport\s*["']([^"']+)["']/g,
+    /\bimport\s*\(\s*["']([^"']+)["']\s*\)/g,
+    /\brequire\s*\(\s*["']([^"']+)["']\s*\)/g,
+  ];
+  for (const pattern of patterns) for (const match of code.matchAll(pattern)) found.add(match[1]!);
+  return [...found].sort();
+}
+
+type Run = { messages: Record<string, any>[]; stdoutLines: string[]; stderr: string; exit: { code: number | null; signal: NodeJS.Signals | null } };
+
+/**
+ * Runs `node <file>` with only the given environment, sends `initialize`, `notifications/initialized`
+ * and one `tools/call`, each after the previous answer, closes stdin and waits for the exit.
+ * Gives up after `timeoutMs` (kills the child) so a silent server fails the test instead of hanging it.
+ */
+async function runSession(file: string, cwd: string, env: Record<string, string>, call: Record<string, unknown>, timeoutMs = 10000): Promise<Run> {
+  const child = spawn(process.execPath, [file], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const stdoutLines: string[] = [];
+  const messages: Record<string, any>[] = [];
+  let stderr = '';
+  let pending = '';
+  const waiters = new Map<number, (message: Record<string, any>) => void>();
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (chunk: string) => {
+    pending += chunk;
+    let newline: number;
+    while ((newline = pending.indexOf('\n')) !== -1) {
+      const line = pending.slice(0, newline);
+      pending = pending.slice(newline + 1);
+      stdoutLines.push(line);
+      const message = JSON.parse(line);
+      messages.push(message);
+      waiters.get(message.id)?.(message);
+    }
+  });
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (chunk: string) => (stderr += chunk));
+  const exit = new Promise<Run['exit']>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  exit.finally(() => clearTimeout(timer));
+  const request = (id: number, method: string, params: Record<string, unknown>) =>
+    new Promise<Record<string, any>>((resolve, reject) => {
+      waiters.set(id, resolve);
+      exit.then((ended) => reject(new Error(`server exited (${JSON.stringify(ended)}) before answering ${method}; stderr: ${stderr}`)));
+      child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n');
+    });
+  try {
+    await request(0, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bundle-test', version: '0.0.0' } });
+    child.stdin.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) + '\n');
+    await request(1, 'tools/call', call);
+  } finally {
+    child.stdin.end();
+  }
+  return { messages, stdoutLines, stderr, exit: await exit };
+}
+
+describe('dist/probe-server.mjs, the single-file build', () => {
+  let standIn: StandIn;
+  let buildDir: string;
+  let runDir: string;
+  let bundle: string;
+  let copied: string;
+
+  before(async () => {
+    standIn = await start({ key: KEY });
+    buildDir = mkdtempSync(join(tmpdir(), 'openapi-probe-build-'));
+    runDir = mkdtempSync(join(tmpdir(), 'openapi-probe-copy-'));
+    bundle = join(buildDir, 'probe-server.mjs');
+    // The options of `npm run build`.
+    await build({
+      entryPoints: [`${HERE}probe-server.ts`],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      outfile: bundle,
+      logLevel: 'silent',
+    });
+    copied = join(runDir, 'probe-server.mjs');
+    copyFileSync(bundle, copied);
+  });
+
+  after(async () => {
+    await standIn?.close();
+    if (buildDir) rmSync(buildDir, { recursive: true, force: true });
+    if (runDir) rmSync(runDir, { recursive: true, force: true });
+  });
+
+  test('imports node: modules only', (t) => {
+    const code = readFileSync(bundle, 'utf8');
+    const specifiers = moduleSpecifiers(code);
+    t.diagnostic(`bundle: ${statSync(bundle).size} bytes; imports: ${specifiers.join(', ')}`);
+    assert.ok(specifiers.includes('node:fs'), `expected node:fs among ${specifiers.join(', ')}`);
+    assert.deepEqual(specifiers.filter((specifier) => !specifier.startsWith('node:')), []);
+  });
+
+  test('sits alone in its directory', () => {
+    assert.deepEqual(readdirSync(runDir), ['probe-server.mjs']);
+  });
+
+  test('answers initialize and a probe of /meters/mtr_3 under plain node, from an empty directory', async () => {
+    const run = await runSession(
+      copied,
+      runDir,
+      { API_BASE_URL: standIn.url, API_KEY: KEY, OPENAPI_DOC: DOCUMENT },
+      { name: 'probe', arguments: { path: '/meters/mtr_3' } },
+    );
+    assert.deepEqual(run.exit, { code: 0, signal: null }, `stderr: ${run.stderr}`);
+    assert.deepEqual(run.messages.map((message) => message.id), [0, 1], `stdout: ${run.stdoutLines.join('\n')}`);
+    const [initialized, called] = run.messages as [Record<string, any>, Record<string, any>];
+    assert.equal(initialized.result.protocolVersion, '2025-11-25');
+    assert.deepEqual(initialized.result.capabilities, { tools: { listChanged: false } });
+    assert.equal(initialized.result.serverInfo.name, 'openapi-probe');
+    assert.equal(typeof initialized.result.serverInfo.version, 'string');
+    const structured = called.result.structuredContent;
+    assert.match(structured.requestId, /^[0-9a-f]{12}$/);
+    assert.deepEqual(structured, {
+      url: `${standIn.url}/meters/mtr_3`,
+      status: 200,
+      contentType: 'application/json; charset=utf-8',
+      bytes: Buffer.byteLength(JSON.stringify(METERS.mtr_3)),
+      truncated: false,
+      body: METERS.mtr_3,
+      document: { title: 'Meter Readings API', version: '2.3.0', loadedAt: structured.document?.loadedAt },
+      operation: { method: 'GET', pathTemplate: '/meters/{meterId}', operationId: 'getMeter' },
+      validated: true,
+      schemaPath: '#/paths/~1meters~1{meterId}/get/responses/200/content/application~1json/schema',
+      findings: [
+        {
+          kind: 'undocumented',
+          severity: 'warning',
+          path: '$.firmwareVersion',
+          schemaPath: '#/components/schemas/Meter/properties',
+          message: 'is present but not documented in the schema',
+        },
+      ],
+      matchesContract: true,
+      requestId: structured.requestId,
+    });
+    assert.deepEqual(called.result.content, [{ type: 'text', text: JSON.stringify(structured) }]);
+    assert.deepEqual(standIn.requests.at(-1), { method: 'GET', path: '/v2/meters/mtr_3', authorized: true });
+  });
+
+  test('reports the version of package.json although no package.json is beside it', async () => {
+    // The copy falls back to the constant in readServerInfo (probe-server.ts); it must track package.json.
+    const run = await runSession(copied, runDir, { API_BASE_URL: standIn.url, API_KEY: KEY, OPENAPI_DOC: DOCUMENT }, { name: 'probe', arguments: { path: '/meters/mtr_1' } });
+    assert.deepEqual(run.messages[0]?.result.serverInfo, { name: PACKAGE.name, version: PACKAGE.version, title: 'OpenAPI Probe' });
+  });
+
+  test('answers when started through a symlinked directory', async () => {
+    const linked = `${runDir}-link`;
+    symlinkSync(runDir, linked);
+    try {
+      const run = await runSession(join(linked, 'probe-server.mjs'), linked, { API_BASE_URL: standIn.url, API_KEY: KEY, OPENAPI_DOC: DOCUMENT }, { name: 'probe', arguments: { path: '/meters/mtr_2' } }, 5000);
+      assert.deepEqual(run.messages.map((message) => [message.id, message.result?.structuredContent?.status]), [[0, undefined], [1, 200]]);
+    } finally {
+      rmSync(linked, { force: true });
+    }
+  });
+});

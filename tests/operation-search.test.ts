@@ -1,0 +1,450 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { loadDocument, matchOperation } from '../src/document/openapi-document.ts';
+import type { LoadedDocument } from '../src/document/openapi-document.ts';
+import { findOperations, prepareSearchIndex, searchIndexStats, splitWords, stemWord } from '../src/contract/search.ts';
+import { githubDescriptionPath, spotifyDescriptionPath } from '../harness/fixture-documents.ts';
+import { spawnServer } from '../harness/stdio-client.ts';
+import type { StdioClient } from '../harness/stdio-client.ts';
+
+const HERE = fileURLToPath(new URL('../', import.meta.url));
+
+const LIST_FILES = {
+  method: 'GET',
+  path: '/repos/{owner}/{repo}/pulls/{pull_number}/files',
+  operationId: 'pulls/list-files',
+  summary: 'List pull requests files',
+};
+
+describe('splitWords', () => {
+  it('splits identifiers on case changes, acronyms, _, -, / and dots, in lower case', () => {
+    assert.deepEqual(splitWords('octokit.rest.issues.addLabels'), ['octokit', 'rest', 'issues', 'add', 'labels']);
+    assert.deepEqual(splitWords('HTTPServerError'), ['http', 'server', 'error']);
+    assert.deepEqual(splitWords('pulls/list-files for_repo'), ['pulls', 'list', 'files', 'for', 'repo']);
+  });
+
+  it('drops one-letter words and keeps digits', () => {
+    assert.deepEqual(splitWords("user's v3 a"), ['user', 'v3']);
+  });
+});
+
+describe('stemWord', () => {
+  it('joins plurals, -ing and -ed forms and a final e', () => {
+    const rows: Array<[string, string]> = [
+      ['repositories', 'repository'],
+      ['repository', 'repository'],
+      ['stargazers', 'stargazer'],
+      ['starred', 'star'],
+      ['starring', 'star'],
+      ['branches', 'branch'],
+      ['statuses', 'status'],
+      ['create', 'creat'],
+      ['created', 'creat'],
+      ['creating', 'creat'],
+      ['issues', 'issu'],
+      ['access', 'access'],
+      ['pin', 'pin'],
+    ];
+    assert.deepEqual(rows.map(([word]) => [word, stemWord(word)]), rows);
+  });
+});
+
+describe('findOperations on the walkthrough document', () => {
+  let meters: LoadedDocument;
+  before(async () => {
+    meters = await loadDocument(`${HERE}openapi.json`);
+  });
+
+  it('issue 6: finds the operations whose 2xx response has a field with the enum value asked for', () => {
+    // `inactive` is only a value of Meter.status (MeterStatus enum), the 200 response of getMeter and updateMeter.
+    assert.deepEqual(findOperations(meters, 'inactive'), {
+      query: 'inactive',
+      kind: 'text',
+      hits: [
+        { method: 'GET', path: '/meters/{meterId}', operationId: 'getMeter', summary: 'Get one meter', matched: 'words: inactive', score: 0.7, confidence: 'high' },
+        { method: 'PATCH', path: '/meters/{meterId}', operationId: 'updateMeter', summary: "Update a meter's note or location", matched: 'words: inactive', score: 0.659, confidence: 'high' },
+      ],
+      suggestions: [],
+    });
+  });
+
+  it('lists every method of the matched template for a concrete path without a method, GET first', () => {
+    assert.deepEqual(findOperations(meters, '/meters/mtr_1'), {
+      query: '/meters/mtr_1',
+      kind: 'path',
+      hits: [
+        { method: 'GET', path: '/meters/{meterId}', operationId: 'getMeter', summary: 'Get one meter', matched: 'path /meters/mtr_1 matches /meters/{meterId}', score: 1, confidence: 'high' },
+        { method: 'PATCH', path: '/meters/{meterId}', operationId: 'updateMeter', summary: "Update a meter's note or location", matched: 'path /meters/mtr_1 matches /meters/{meterId}', score: 1, confidence: 'high' },
+      ],
+      suggestions: [],
+    });
+  });
+
+  it('keeps only the asked method', () => {
+    assert.deepEqual(findOperations(meters, '/meters/mtr_1', { method: 'patch' }).hits.map((hit) => `${hit.method} ${hit.path}`), ['PATCH /meters/{meterId}']);
+  });
+
+  it('strips the server base path from a full URL', () => {
+    assert.deepEqual(findOperations(meters, 'https://api.example.com/v2/meters/mtr_1/readings?limit=5', { method: 'GET' }), {
+      query: 'https://api.example.com/v2/meters/mtr_1/readings?limit=5',
+      kind: 'path',
+      hits: [
+        { method: 'GET', path: '/meters/{meterId}/readings', operationId: 'listReadings', summary: "List a meter's readings, newest first", matched: 'path /v2/meters/mtr_1/readings matches /meters/{meterId}/readings; base path /v2 stripped', score: 1, confidence: 'high' },
+      ],
+      suggestions: [],
+    });
+  });
+
+  it('answers a method the path lacks with the path\'s methods', () => {
+    assert.deepEqual(findOperations(meters, 'DELETE /meters/mtr_1'), {
+      query: 'DELETE /meters/mtr_1',
+      kind: 'path',
+      hits: [],
+      suggestions: ['GET /meters/{meterId}', 'PATCH /meters/{meterId}'],
+      note: 'No DELETE operation: /meters/{meterId} matches the path but documents no DELETE; it documents GET, PATCH.',
+    });
+  });
+
+  it('suggests the plural of a segment and flags the closest templates low', () => {
+    // Scores 0.843 and 0.746 (were 0.845 and 0.715) since request and response fields are indexed (issue 6); order unchanged.
+    assert.deepEqual(findOperations(meters, '/meters/mtr_1/reading'), {
+      query: '/meters/mtr_1/reading',
+      kind: 'path',
+      hits: [
+        { method: 'GET', path: '/meters/{meterId}/readings', operationId: 'listReadings', summary: "List a meter's readings, newest first", matched: 'no template matches /meters/mtr_1/reading; closest by its segments (meters, reading)', score: 0.867, confidence: 'low' },
+        { method: 'POST', path: '/meters/{meterId}/readings', operationId: 'submitReading', summary: 'Submit a manual reading', matched: 'no template matches /meters/mtr_1/reading; closest by its segments (meters, reading)', score: 0.843, confidence: 'low' },
+        { method: 'GET', path: '/meters/{meterId}', operationId: 'getMeter', summary: 'Get one meter', matched: 'no template matches /meters/mtr_1/reading; closest by its segments (meters, reading)', score: 0.746, confidence: 'low' },
+      ],
+      suggestions: [
+        '/meters/mtr_1/readings (GET /meters/{meterId}/readings): "readings" for "reading"',
+        'GET /meters/{meterId}/readings',
+        'GET /meters/{meterId}',
+        'GET /meters',
+      ],
+      note: 'No operation template matches /meters/mtr_1/reading (tried as GET).',
+    });
+  });
+
+  it('suggests the singular of a segment', () => {
+    assert.deepEqual(findOperations(meters, '/meter/mtr_1').suggestions[0], '/meters/mtr_1 (GET /meters/{meterId}): "meters" for "meter"');
+  });
+
+  // The closest templates come from the search index since the latency round (issue 9), not from the
+  // matcher's ranking of every template: same-place parameters now outrank a shorter template.
+  it('answers an unknown path with no hits and the closest templates', () => {
+    assert.deepEqual(findOperations(meters, '/gauges/mtr_1'), {
+      query: '/gauges/mtr_1',
+      kind: 'path',
+      hits: [],
+      suggestions: ['GET /meters/{meterId}', 'GET /meters/{meterId}/readings', 'GET /meters'],
+      note: 'No operation template matches /gauges/mtr_1 (tried as GET).',
+    });
+  });
+
+  it('ranks free text and flags hits that match little of it low', () => {
+    assert.deepEqual(findOperations(meters, 'update a meter'), {
+      query: 'update a meter',
+      kind: 'text',
+      hits: [
+        { method: 'PATCH', path: '/meters/{meterId}', operationId: 'updateMeter', summary: "Update a meter's note or location", matched: 'words: update, meter', score: 0.883, confidence: 'high' },
+        { method: 'GET', path: '/meters', operationId: 'listMeters', summary: 'List meters', matched: 'words: meter', score: 0.208, confidence: 'low' },
+        { method: 'GET', path: '/meters/{meterId}', operationId: 'getMeter', summary: 'Get one meter', matched: 'words: meter', score: 0.187, confidence: 'low' },
+      ],
+      suggestions: [],
+    });
+  });
+
+  it('flags every hit low for a nonsense query that shares one word', () => {
+    const found = findOperations(meters, 'zebra meter dance party');
+    assert.deepEqual(
+      { hits: found.hits.map((hit) => [hit.method, hit.path, hit.confidence]), note: found.note },
+      {
+        hits: [['GET', '/meters/{meterId}', 'low'], ['GET', '/meters', 'low'], ['PATCH', '/meters/{meterId}', 'low']],
+        note: "Low confidence: no operation matches most of the query's words; the API may not offer this, or names it differently.",
+      },
+    );
+  });
+
+  it('returns no hits for words the document never uses', () => {
+    assert.deepEqual(findOperations(meters, 'colorless green ideas sleep furiously'), {
+      query: 'colorless green ideas sleep furiously',
+      kind: 'text',
+      hits: [],
+      suggestions: [],
+      note: "No operation shares a word (or a synonym or near-spelling of one) with the query; try the resource's name as the API spells it, or a path.",
+    });
+  });
+
+  it('returns 3 hits by default and up to 10 when asked', () => {
+    assert.deepEqual(
+      [findOperations(meters, 'meter').hits.length, findOperations(meters, 'meter', { limit: 10 }).hits.length, findOperations(meters, 'meter', { limit: 1 }).hits.length],
+      [3, 5, 1],
+    );
+  });
+
+  it('throws a RangeError naming the bounds for a bad limit', () => {
+    for (const limit of [0, 11, 2.5]) {
+      assert.throws(() => findOperations(meters, 'meter', { limit }), { name: 'RangeError', message: `\`limit\` must be an integer from 1 to 10, got ${limit}.` });
+    }
+  });
+
+  it('cuts a query at 2,000 characters', () => {
+    const found = findOperations(meters, 'meter '.repeat(1000));
+    assert.deepEqual([found.query.length, found.kind, found.hits.length], [2000, 'text', 3]);
+  });
+
+  it('throws a RangeError for an empty query', () => {
+    assert.throws(() => findOperations(meters, '  '), { name: 'RangeError', message: '`query` is empty: give an intent ("list the stargazers of a repo"), a path, an operationId or a docs URL.' });
+  });
+});
+
+describe('findOperations on GitHub\'s description', () => {
+  let github: LoadedDocument;
+  before(async () => {
+    github = await loadDocument(githubDescriptionPath());
+  });
+
+  it('matches a concrete path through the path matcher', () => {
+    assert.deepEqual(findOperations(github, '/repos/acme/widgets/pulls/42/files'), {
+      query: '/repos/acme/widgets/pulls/42/files',
+      kind: 'path',
+      hits: [{ ...LIST_FILES, matched: 'path /repos/acme/widgets/pulls/42/files matches /repos/{owner}/{repo}/pulls/{pull_number}/files', score: 1, confidence: 'high' }],
+      suggestions: [],
+    });
+  });
+
+  it('matches a path template as written', () => {
+    assert.deepEqual(findOperations(github, '/repos/{owner}/{repo}/pulls/{pull_number}/files').hits, [
+      { ...LIST_FILES, matched: 'path template /repos/{owner}/{repo}/pulls/{pull_number}/files', score: 1, confidence: 'high' },
+    ]);
+  });
+
+  it('matches a full API URL, dropping origin and query string', () => {
+    assert.deepEqual(findOperations(github, 'https://api.github.com/repos/acme/widgets/pulls/42/files?page=2').hits, [
+      { ...LIST_FILES, matched: 'path /repos/acme/widgets/pulls/42/files matches /repos/{owner}/{repo}/pulls/{pull_number}/files', score: 1, confidence: 'high' },
+    ]);
+  });
+
+  it('reads a gh api line with -X and a shell variable standing for owner/repo', () => {
+    assert.deepEqual(findOperations(github, 'gh api repos/$R/pulls/$PR/merge -X PUT').hits.map((hit) => [hit.method, hit.path, hit.matched]), [
+      ['PUT', '/repos/{owner}/{repo}/pulls/{pull_number}/merge', 'path /repos/{…}/pulls/{…}/merge matches /repos/{owner}/{repo}/pulls/{pull_number}/merge (shell variables as segments)'],
+    ]);
+  });
+
+  it('matches an operationId exactly', () => {
+    assert.deepEqual(findOperations(github, 'pulls/list-files'), {
+      query: 'pulls/list-files',
+      kind: 'operationId',
+      hits: [{ ...LIST_FILES, matched: 'operationId pulls/list-files', score: 1, confidence: 'high' }],
+      suggestions: [],
+    });
+  });
+
+  it('matches an SDK method name whose last words are an operationId', () => {
+    assert.deepEqual(findOperations(github, 'octokit.rest.issues.addLabels').hits.map((hit) => [hit.method, hit.path, hit.matched]), [
+      ['POST', '/repos/{owner}/{repo}/issues/{issue_number}/labels', 'operationId issues/add-labels (SDK method name)'],
+    ]);
+  });
+
+  it('matches a documentation anchor', () => {
+    assert.deepEqual(findOperations(github, 'list-pull-requests-files'), {
+      query: 'list-pull-requests-files',
+      kind: 'docs',
+      hits: [{ ...LIST_FILES, matched: 'documentation anchor #list-pull-requests-files', score: 1, confidence: 'high' }],
+      suggestions: [],
+    });
+  });
+
+  it('matches an identifier with the words of an anchor in another order', () => {
+    assert.deepEqual(findOperations(github, 'issue-comments-list').hits.map((hit) => [hit.method, hit.path, hit.matched]), [
+      ['GET', '/repos/{owner}/{repo}/issues/{issue_number}/comments', 'issue-comments-list has the words of issues/list-comments'],
+    ]);
+  });
+
+  it('matches a documentation URL', () => {
+    assert.deepEqual(findOperations(github, 'https://docs.github.com/rest/pulls/pulls#list-pull-requests-files').hits, [
+      { ...LIST_FILES, matched: 'documentation URL https://docs.github.com/rest/pulls/pulls#list-pull-requests-files', score: 1, confidence: 'high' },
+    ]);
+  });
+
+  it('ranks free text by words, stems, response fields and the document\'s abbreviations', () => {
+    assert.deepEqual(findOperations(github, 'list the stargazers of a repo').hits.map((hit) => [hit.method, hit.path, hit.matched, hit.confidence]), [
+      ['GET', '/repos/{owner}/{repo}/stargazers', 'words: list, stargazers, repo', 'high'],
+      ['GET', '/repos/{owner}/{repo}/stargazers/count', 'words: list, stargazers, repo', 'high'],
+      ['GET', '/repos/{owner}/{repo}/forks', 'words: list, stargazers, repo', 'high'],
+    ]);
+  });
+
+  it('issue 9: a path through a multi-segment parameter (x-multi-segment) still reaches the matcher', () => {
+    const matched = 'path /repos/acme/widgets/contents/docs/guide/intro.md matches /repos/{owner}/{repo}/contents/{path}';
+    assert.deepEqual(findOperations(github, '/repos/acme/widgets/contents/docs/guide/intro.md'), {
+      query: '/repos/acme/widgets/contents/docs/guide/intro.md',
+      kind: 'path',
+      hits: [
+        { method: 'GET', path: '/repos/{owner}/{repo}/contents/{path}', operationId: 'repos/get-content', summary: 'Get repository content', matched, score: 1, confidence: 'high' },
+        { method: 'PUT', path: '/repos/{owner}/{repo}/contents/{path}', operationId: 'repos/create-or-update-file-contents', summary: 'Create or update file contents', matched, score: 1, confidence: 'high' },
+        { method: 'DELETE', path: '/repos/{owner}/{repo}/contents/{path}', operationId: 'repos/delete-file', summary: 'Delete a file', matched, score: 1, confidence: 'high' },
+      ],
+      suggestions: [],
+    });
+  });
+
+  it('issue 9: the path prefilter never hides a template the matcher finds (slashes, case, escapes, dot segments)', () => {
+    const paths = ['/repos//acme/widgets', '/repos/acme/widgets/', '/REPOS/acme/widgets', '/repos/acme/widgets/pulls/42/files/', '/repos/ac%2Fme/widgets',
+      '/repos/./acme/widgets', '/repos/acme/widgets/pull%73', '/users/octocat', '/', '/repos/acme/widgets/contents/', '/repos/acme/widgets/contents/a/b'];
+    const agree = paths.map((path) => {
+      const hit = findOperations(github, path).hits[0];
+      return [path, hit?.confidence === 'high' ? hit.path : undefined];
+    });
+    assert.deepEqual(agree, paths.map((path) => [path, matchOperation(github, 'GET', path).operation?.pathTemplate]));
+  });
+
+  it('issue 9: a path no template matches gets the closest templates lined up from its end', () => {
+    assert.deepEqual(findOperations(github, '/repositories/42/git/blobs/abc').suggestions, [
+      'GET /repos/{owner}/{repo}/git/blobs/{file_sha}',
+      'GET /repos/{owner}/{repo}/git/commits/{commit_sha}',
+      'GET /repos/{owner}/{repo}/git/matching-refs/{ref}',
+    ]);
+  });
+
+  it('issue 8: hostile 2,000-character queries of each shape answer in bounded time', () => {
+    const queries = [
+      'x'.repeat(2000),
+      'list '.repeat(400),
+      Array.from({ length: 300 }, (_, i) => `word${i}x`).join(' ').slice(0, 2000),
+      '/' + Array.from({ length: 400 }, (_, i) => `s${i}`).join('/').slice(0, 1999),
+      'a.'.repeat(1000),
+    ];
+    findOperations(github, 'warm the index');
+    const slow = queries.map((query) => {
+      const started = performance.now();
+      findOperations(github, query);
+      return { query: query.slice(0, 20), ms: performance.now() - started };
+    }).filter((item) => item.ms > 250);
+    assert.deepEqual(slow, []);
+  });
+
+  it('builds the index once per document', () => {
+    const first = searchIndexStats(github);
+    findOperations(github, 'list issues');
+    assert.deepEqual(searchIndexStats(github), first);
+    assert.deepEqual([first.operations], [1223]);
+  });
+});
+
+describe('findOperations on Spotify\'s Web API', () => {
+  let spotify: LoadedDocument;
+  before(async () => {
+    spotify = await loadDocument(spotifyDescriptionPath());
+  });
+
+  it('strips the /v1 server path from an API URL', () => {
+    assert.deepEqual(findOperations(spotify, 'https://api.spotify.com/v1/me/tracks/contains?ids=1').hits, [
+      { method: 'GET', path: '/me/tracks/contains', operationId: 'check-users-saved-tracks', summary: "Check User's Saved Tracks", matched: 'path /v1/me/tracks/contains matches /me/tracks/contains; base path /v1 stripped', score: 1, confidence: 'high' },
+    ]);
+  });
+
+  it('keeps a path under a base path the document does not have, and suggests templates from its end', () => {
+    const found = findOperations(spotify, '/v2/me/tracks/contains');
+    assert.deepEqual([found.hits[0]?.path, found.hits[0]?.confidence, found.suggestions, found.note], [
+      '/me/tracks/contains',
+      'low',
+      ['GET /me/tracks/contains', 'GET /me/albums/contains', 'GET /me/audiobooks/contains'],
+      'No operation template matches /v2/me/tracks/contains (tried as GET).',
+    ]);
+  });
+
+  it('ranks an SDK method name that names no operationId by its members, without the receiver', () => {
+    const sdk = findOperations(spotify, 'SpotifyWebAPI::changeMyDevice()');
+    assert.deepEqual({ ...sdk, query: 'changeMyDevice' }, findOperations(spotify, 'changeMyDevice'));
+    assert.deepEqual(sdk.kind, 'text');
+  });
+
+  it('reads the last segment of a #/operations/ fragment as an operationId', () => {
+    assert.deepEqual(findOperations(spotify, 'https://developer.spotify.com/documentation/web-api/reference/#/operations/upload-custom-playlist-cover').hits.map((hit) => [hit.method, hit.path, hit.matched]), [
+      ['PUT', '/playlists/{playlist_id}/images', 'operationId upload-custom-playlist-cover'],
+    ]);
+  });
+});
+
+describe('find_operation over stdio', () => {
+  let client: StdioClient;
+  before(async () => {
+    client = spawnServer({ API_BASE_URL: 'http://127.0.0.1:9/v2', OPENAPI_DOC: `${HERE}openapi.json` });
+    await client.initialize();
+  });
+  after(async () => {
+    await client.close();
+  });
+
+  it('returns the structured result of a path query', async () => {
+    const called = await client.callToolUntraced('find_operation', { query: 'GET /v2/meters/mtr_1/readings' });
+    assert.deepEqual(called, {
+      content: [{ type: 'text', text: JSON.stringify(called.structuredContent) }],
+      structuredContent: {
+        query: 'GET /v2/meters/mtr_1/readings',
+        kind: 'path',
+        hits: [
+          { method: 'GET', path: '/meters/{meterId}/readings', operationId: 'listReadings', summary: "List a meter's readings, newest first", matched: 'path /v2/meters/mtr_1/readings matches /meters/{meterId}/readings; base path /v2 stripped', score: 1, confidence: 'high' },
+        ],
+        suggestions: [],
+      },
+    });
+  });
+
+  it('answers a bad limit with an isError result naming the argument', async () => {
+    assert.deepEqual(await client.callToolUntraced('find_operation', { query: 'meter', limit: 50 }), {
+      content: [{ type: 'text', text: 'Refused, nothing was sent: `limit` is 50, more than maximum 10.' }],
+      isError: true,
+    });
+  });
+});
+
+describe('prepareSearchIndex (issue 8: indexing never holds the thread long)', () => {
+  it('builds GitHub\'s index in slices, letting timers run between them, and finds what a one-go build finds', async () => {
+    const sliced = await loadDocument(githubDescriptionPath());
+    const whole = await loadDocument(githubDescriptionPath());
+    let turns = 0;
+    let longest = 0;
+    let last = performance.now();
+    const ticker = setInterval(() => {
+      const now = performance.now();
+      longest = Math.max(longest, now - last);
+      last = now;
+      turns++;
+    }, 1);
+    last = performance.now();
+    await prepareSearchIndex(sliced, 8);
+    clearInterval(ticker);
+    const query = 'list the stargazers of a repo';
+    assert.deepEqual([turns > 5, findOperations(sliced, query)], [true, findOperations(whole, query)]);
+    console.log(`# prepareSearchIndex on GitHub: ${turns} timer turns during the build, longest gap ${longest.toFixed(1)} ms`);
+  });
+
+  it('builds once: concurrent and later callers reuse the same index', async () => {
+    const loaded = await loadDocument(githubDescriptionPath());
+    await Promise.all([prepareSearchIndex(loaded), prepareSearchIndex(loaded)]);
+    const built = searchIndexStats(loaded);
+    await prepareSearchIndex(loaded);
+    assert.deepEqual([searchIndexStats(loaded), built.operations], [built, 1223]);
+  });
+});
+
+describe('a hostile summary (issue 8, attack round 3 F6)', () => {
+  it('indexes the first 1,000 characters of a summary, so a word past them names nothing and a 10 MiB summary costs no more', async () => {
+    const { mkdtempSync, writeFileSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const folder = mkdtempSync(`${tmpdir()}/search-summary-`);
+    try {
+      const summary = `List widgets ${'filler '.repeat(200)}zebracorn ${'y'.repeat(10 * 1024 * 1024)}`;
+      writeFileSync(`${folder}/doc.json`, JSON.stringify({ openapi: '3.1.0', info: { title: 't', version: '1' }, paths: { '/widgets': { get: { operationId: 'listWidgets', summary, responses: { 200: { description: 'ok' } } } } } }));
+      const loaded = await loadDocument(`${folder}/doc.json`);
+      await prepareSearchIndex(loaded);
+      const [near, far] = [findOperations(loaded, 'list widgets'), findOperations(loaded, 'zebracorn')];
+      assert.deepEqual([near.hits.map((hit) => [hit.operationId, hit.summary?.length]), far.hits.length], [[['listWidgets', 200]], 0]);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+});
