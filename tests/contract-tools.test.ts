@@ -19,7 +19,7 @@ import type { StandIn } from '../stand-in-api.ts';
 import { nodeArgsFor, spawnServer } from '../harness/stdio-client.ts';
 import type { StdioClient } from '../harness/stdio-client.ts';
 import { boundedAnswer, inProcessContract, MAX_ANSWER, MAX_DIFF_ENTRIES } from '../src/jobs/jobs.ts';
-import { readConfig } from '../probe-server.ts';
+import { readConfig } from '../src/runtime/config.ts';
 import { redactor } from '../src/redaction/redaction.ts';
 
 const HERE = fileURLToPath(new URL('../', import.meta.url));

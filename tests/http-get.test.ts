@@ -15,7 +15,7 @@ import { createServer as createNetServer } from 'node:net';
 import { BAD_PORTS, httpGet } from '../src/api/http-get.ts';
 import { readCappedStream } from '../src/document/openapi-document.ts';
 import { spawnServer } from '../harness/stdio-client.ts';
-import { probe } from '../probe-server.ts';
+import { probe } from '../src/api/probe.ts';
 
 const TLS = fileURLToPath(new URL('../fixtures/tls/', import.meta.url));
 

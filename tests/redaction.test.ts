@@ -12,7 +12,8 @@ import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { redactor, keySkeleton, withheldNote, SKELETON_MIN_LENGTH, WITHHELD_MARK } from '../src/redaction/redaction.ts';
-import { createHandler, readConfig } from '../probe-server.ts';
+import { createHandler } from '../src/mcp/session.ts';
+import { readConfig } from '../src/runtime/config.ts';
 import { recordedGets } from '../harness/github-replay.ts';
 
 const HERE = fileURLToPath(new URL('../', import.meta.url));

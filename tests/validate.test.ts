@@ -27,7 +27,7 @@ type CaseFinding = Record<string, unknown> & { kind: keyof typeof KIND };
 type Json = any;
 
 function readCase(id: string): Json {
-  return JSON.parse(readFileSync(new URL(`./fixtures/cases/${id}.json`, import.meta.url), 'utf8'));
+  return JSON.parse(readFileSync(new URL(`../fixtures/cases/${id}.json`, import.meta.url), 'utf8'));
 }
 
 /** Expected case findings in our vocabulary, sorted as `check` sorts (by path, then kind). */

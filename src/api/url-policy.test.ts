@@ -5,7 +5,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildProbeUrl } from '../../probe-server.ts';
+import { buildProbeUrl } from './url-policy.ts';
 import { canonicalName, percentDecodeOnce } from './url-policy.ts';
 
 const base = new URL('https://api.example.com/v2?tenant=acme');

@@ -1,3 +1,5 @@
+import { trimSlash } from '../shared/url-path.ts';
+import { describeType } from '../shared/values.ts';
 /**
  * What a probe path and query MEAN to the servers behind the API, judged on every reading a lenient
  * backend might make of them (issue 8, attack report B1-B4): percent-decoded once or more, read
@@ -221,3 +223,117 @@ export function shadowingName(search: string, fixedNames: ReadonlySet<string>): 
   }
   return undefined;
 }
+/** A probe URL, or the reason it is refused. */
+export type UrlDecision = { url: URL } | { refusal: string };
+
+/**
+ * Builds the URL for a probe by appending `path` to the base URL as text, never by URL reference
+ * resolution (which would drop a base prefix such as `/v2`), then checks what the WHATWG URL parser
+ * made of it. Refuses, with a reason the agent can act on:
+ * - a `path` that is not a non-empty string, or holds a control character, tab, newline, or
+ *   leading/trailing space (the parser strips or drops those);
+ * - any backslash, raw or percent-encoded (`%5C`, `%5c`): WHATWG URL reads `\` as `/` in http(s);
+ * - an absolute URL (a scheme such as `https:` or `http:`), or an authority (`//host`);
+ * - a `#` fragment (never sent, so never meant);
+ * - what any lenient backend would read as leaving the base path (`pathProblem`, probe-url.ts),
+ *   judged on every reading of each segment: percent-decoded 1 to 4 times (`%2e%2e`, `%252e`,
+ *   `%25%32%65`), folded by NFKC or look-alikes (`．．`, `․․`, `∕`), with `;parameters` dropped
+ *   (`..;x`): a dot segment, a backslash, a `/` that a second decoding or a fold creates, bytes
+ *   that are not UTF-8 (overlong, 5/6-byte, surrogate), or encoding deeper than 4 levels;
+ * - a query name (in `path`, `query`, or a `;name=` matrix parameter, also split at `;` and
+ *   decoded) that a lenient binder reads as one API_BASE_URL's query fixes (`canonicalName`:
+ *   `Tenant`, `tenant[]`, `tenant%00`). The fixed pairs are sent first, the agent's after them;
+ * - a result whose origin differs from the base, or whose path leaves the base's path prefix
+ *   (compared by segment: `/v2-admin` is outside `/v2`).
+ * A path without a leading `/` is read as if it had one (`meters/1` is `/meters/1`).
+ * @param base The configured base URL.
+ * @param path The agent's path, e.g. `/meters/mtr_1?status=active`.
+ * @param query Extra query parameters, name to string value, appended in order after the
+ *   fixed pairs and the path's own query.
+ * @returns `{url}` or `{refusal}`; never throws, never touches the network.
+ */
+export function buildProbeUrl(base: URL, path: unknown, query?: unknown): UrlDecision {
+  if (path === undefined) return { refusal: '`path` is required: the path after the base URL, such as "/meters/mtr_1".' };
+  if (typeof path !== 'string') return { refusal: `\`path\` must be a string such as "/meters/mtr_1", got ${describeType(path)}.` };
+  if (path === '') return { refusal: '`path` is empty; give the request path after the base URL, such as "/meters/mtr_1".' };
+  if (/[\u0000-\u001f\u007f]/.test(path)) {
+    return { refusal: `\`path\` ${JSON.stringify(path)} holds a control character (tab, newline or similar); the URL parser would drop or reinterpret it. Remove it, or percent-encode data that needs it.` };
+  }
+  if (path.length > MAX_URL_PART) return { refusal: `\`path\` is ${path.length} characters long, over the limit of ${MAX_URL_PART}; servers refuse URLs far shorter (414). Ask for less, or page through the resource.` };
+  if (path !== path.trim()) return { refusal: `\`path\` ${JSON.stringify(path)} has leading or trailing spaces; remove them.` };
+  // The URL parser would silently send U+FFFD instead (WHATWG URL, UTF-8 percent-encode).
+  if (hasLoneSurrogate(path)) return { refusal: `\`path\` ${JSON.stringify(path)} holds a lone UTF-16 surrogate, which is not a character and has no UTF-8 form; remove it.` };
+  if (path.includes('\\') || /%5c/i.test(path)) {
+    return { refusal: `\`path\` ${JSON.stringify(path)} holds a backslash (raw or %5C); URL parsers read it as "/", so it is refused. Use "/" between segments.` };
+  }
+  if (/^[A-Za-z][A-Za-z0-9+.-]*:/.test(path)) {
+    return { refusal: `\`path\` ${JSON.stringify(path)} is an absolute URL; give only the path relative to API_BASE_URL (${base.origin}${trimSlash(base.pathname)}), such as "/meters/mtr_1". Other hosts are never probed.` };
+  }
+  if (path.startsWith('//')) {
+    return { refusal: `\`path\` ${JSON.stringify(path)} starts with "//", which names another host; give a path with a single leading "/", such as "/meters/mtr_1".` };
+  }
+  if (path.includes('#')) return { refusal: `\`path\` ${JSON.stringify(path)} has a #fragment, which is never sent to a server; remove it (percent-encode a literal "#" as %23).` };
+  const relative = path.startsWith('/') ? path : `/${path}`;
+  const queryStart = relative.indexOf('?');
+  const pathname = queryStart === -1 ? relative : relative.slice(0, queryStart);
+  if (/%(?:c0|c1)|%e0%[89]|%f0%8/i.test(path)) {
+    return { refusal: `\`path\` ${JSON.stringify(path)} holds an overlong UTF-8 percent-encoding (such as %c0%ae for "." or %c0%af for "/"), which lenient decoders read as a dot or slash; it is refused. Percent-encode characters as their shortest UTF-8 bytes.` };
+  }
+  // The base URL's query (`?tenant=acme`) is part of the configuration: sent first, never shadowed.
+  const fixedPairs = base.search.slice(1).split('&').filter(Boolean);
+  const rawFixed = new Set(fixedPairs.map((pair) => pair.split('=')[0]!));
+  const fixedNames = new Set([...rawFixed].map(canonicalName).filter(Boolean));
+  const problem = pathProblem(path, pathname, fixedNames);
+  if (problem) return { refusal: problem };
+  if (query !== undefined && (query === null || typeof query !== 'object' || Array.isArray(query))) {
+    return { refusal: `\`query\` must be an object of name to string value, such as {"status": "active"}, got ${describeType(query)}.` };
+  }
+  const prefix = trimSlash(base.pathname);
+  let url: URL;
+  try {
+    url = new URL(`${base.origin}${prefix}${relative}`);
+  } catch {
+    return { refusal: `\`path\` ${JSON.stringify(path)} does not form a valid URL with API_BASE_URL.` };
+  }
+  // Query text is appended, never re-serialized: the path's own query goes out as the agent wrote it
+  // (URLSearchParams would turn `?flag` into `?flag=` and %20 into +).
+  const extra: string[] = [];
+  for (const [name, value] of Object.entries((query ?? {}) as Record<string, unknown>)) {
+    if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
+      return { refusal: `\`query.${name}\` must be a string (or number or boolean), got ${describeType(value)}.` };
+    }
+    if (fixedNames.has(canonicalName(name))) {
+      return { refusal: rawFixed.has(name) ? `\`query.${name}\` is fixed by API_BASE_URL and cannot be overridden; leave it out.` : `\`query\` has the parameter ${JSON.stringify(name)}, which servers that ignore case, brackets, encoding or punctuation in names read as "${canonicalName(name)}", a parameter API_BASE_URL fixes; it cannot be overridden. Leave it out.` };
+    }
+    // encodeURIComponent throws URIError on a lone surrogate (ECMA-262, Encode); refuse it by name instead.
+    if (hasLoneSurrogate(name)) return { refusal: `\`query\` has the parameter name ${JSON.stringify(name)}, which holds a lone UTF-16 surrogate (not a character, no UTF-8 form); remove it.` };
+    if (typeof value === 'string' && hasLoneSurrogate(value)) {
+      return { refusal: `\`query.${name}\` is ${JSON.stringify(value)}, which holds a lone UTF-16 surrogate (not a character, no UTF-8 form); remove it.` };
+    }
+    extra.push(`${encodeURIComponent(name)}=${encodeURIComponent(String(value))}`);
+  }
+  const agentSearch = [url.search.slice(1), ...extra].filter(Boolean).join('&');
+  if (agentSearch.length > MAX_URL_PART) return { refusal: `\`query\` and the path's query come to ${agentSearch.length} characters encoded, over the limit of ${MAX_URL_PART}; servers refuse URLs far shorter (414). Send fewer or shorter parameters.` };
+  // Names compared on every reading (decoded, case-folded, `[]`/NUL stripped, split at `;` too), so
+  // no binder, first-wins or last-wins, case-sensitive or not, sees a second value (issue 8, B4).
+  const shadow = shadowingName(agentSearch, fixedNames);
+  if (shadow) {
+    const where = url.search && shadowingName(url.search.slice(1), fixedNames) ? `\`path\` ${JSON.stringify(path)}` : `\`query\` (sent as ${JSON.stringify(extra.join('&'))})`;
+    if (rawFixed.has(shadow.name)) return { refusal: `${where} sets the query parameter "${shadow.name}", which API_BASE_URL fixes; it cannot be overridden. Leave it out.` };
+    return { refusal: `${where} sets the query parameter ${JSON.stringify(shadow.name)}, which servers that ignore case, brackets, encoding or punctuation in names, or split pairs at ";", read as "${canonicalName(shadow.name)}", a parameter API_BASE_URL fixes; it cannot be overridden. Leave it out.` };
+  }
+  const search = [...fixedPairs, agentSearch].filter(Boolean).join('&');
+  if (search) url.search = search;
+  const inside = prefix === '' || url.pathname === prefix || url.pathname.startsWith(`${prefix}/`);
+  if (url.origin !== base.origin || url.username || url.password || !inside) {
+    return { refusal: `\`path\` ${JSON.stringify(path)} resolves to ${url.origin}${url.pathname}, outside API_BASE_URL (${base.origin}${prefix}); it is refused.` };
+  }
+  return { url };
+}
+
+/** True when `text` holds a high surrogate not followed by a low one, or a low one not after a high one. */
+function hasLoneSurrogate(text: string): boolean {
+  return /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text);
+}
+
+

@@ -14,7 +14,11 @@ import { keyNote } from '../jobs/pipeline.ts';
 import type { LoadedDocument, Operation } from '../document/openapi-document.ts';
 import { compareWithFixture, fieldPresence, isJsonMediaType, schemaFor } from '../../validate.ts';
 import type { Finding, FixtureDiff } from '../../validate.ts';
-import { buildProbeUrl, probe, probeHeaders, readConfig, redactor, SERVER_INFO } from '../../probe-server.ts';
+import { buildProbeUrl } from '../api/url-policy.ts';
+import { probe, probeHeaders } from '../api/probe.ts';
+import { readConfig } from '../runtime/config.ts';
+import { redactor } from '../redaction/redaction.ts';
+import { SERVER_INFO } from '../runtime/server-info.ts';
 
 /** The usage text `--help` prints, and an unknown flag prints to stderr. */
 export const USAGE = `Usage:

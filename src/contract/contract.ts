@@ -6,7 +6,7 @@
 import { boundedText, check, checkRequestBody, checkResponse, fieldPresence, inferShape, measurePresence, resolvePointer, schemaFor } from '../../validate.ts';
 import type { FieldPresence, Finding, InexactNumbers } from '../../validate.ts';
 import type { BodyWarning } from '../api/body.ts';
-import { MAX_BODY_DEPTH, measureJsonText } from '../api/body.ts';
+import { MAX_BODY_DEPTH, measureJsonText } from '../shared/json-text.ts';
 import { renderTypeScriptWithin, typeName } from './typescript.ts';
 import type { Observed } from './typescript.ts';
 import { editDistance, escapePointerToken, follow, isJsonMediaType, matchOperation, responseForStatus, unescapePointerToken } from '../document/openapi-document.ts';

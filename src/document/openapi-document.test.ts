@@ -22,7 +22,7 @@ import type { LoadedDocument, PathMatch } from './openapi-document.ts';
 import { editDistance, follow, lookupPointer, pickMediaType, readCapped, responseForStatus } from './openapi-document.ts';
 import { githubDescriptionPath } from '../../harness/fixture-documents.ts';
 
-const ROOT = import.meta.dirname;
+const ROOT = join(import.meta.dirname, '..', '..');
 const DOCS = join(ROOT, 'fixtures', 'documents');
 const CASES = join(ROOT, 'fixtures', 'cases');
 const OAS_EXAMPLES = join(ROOT, 'node_modules', '@readme', 'oas-examples');

@@ -27,11 +27,13 @@ import { hideSourceSecrets } from '../redaction/redaction.ts';
 import { boundedAnswer, JOBS, unfinishedJob, warmMatcher } from './jobs.ts';
 import type { ContractService, JobContext, JobInputs, JobName, JobOutputs } from './jobs.ts';
 import { structuredTexts } from './pipeline.ts';
-import type { CheckedProbe, RawResponse } from './pipeline.ts';
+import type { CheckedProbe } from './pipeline.ts';
+import type { RawResponse } from '../api/probe.ts';
 import type { Selector } from '../api/body-view.ts';
-import type { Config } from '../../probe-server.ts';
+import type { Config } from '../runtime/config.ts';
 import type { Logger, LogValue } from '../runtime/log.ts';
 
+import { WORKER_MEMORY_MB } from '../runtime/config.ts';
 /** Time the worker may spend on one job once the document is ready (a probe: decode, scan, redaction, view, judgement), in ms. */
 export const CHECK_DEADLINE_MS = 5000;
 
@@ -43,15 +45,6 @@ export const CHECK_DEADLINE_MS = 5000;
  */
 export const DOCUMENT_LOAD_LIMIT_MS = 60000;
 
-/**
- * Default heap limit of the worker (`resourceLimits.maxOldGenerationSizeMb`, `PROBE_WORKER_MEMORY_MB`), in MiB.
- * Measured: Microsoft Graph beta (47 MB) loads, is searched and described within 256 MiB (6.8 s, collecting
- * often) and within 512 MiB in 4.3 s, as in 1,024; the rest is room for an 8 MiB body (up to about 170 MiB
- * parsed) and the session's remembered bodies parsed back (32 MiB of estimated memory). A hostile document
- * or body past it ends the worker (the call answered with the reason), not the machine. Raise it with
- * PROBE_CHECK_MAX_BYTES above its default.
- */
-export const WORKER_MEMORY_MB = 1024;
 
 /** Time a new worker may take to start before the jobs waiting for it are answered, in ms. */
 const STARTUP_LIMIT_MS = 20000;

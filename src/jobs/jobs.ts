@@ -13,10 +13,12 @@ import { analyzeSample, describeOperation, describeTypeScript, draftRequest, fin
 import type { SampleRecord } from '../contract/contract.ts';
 import { findOperations, prepareSearchIndex } from '../contract/search.ts';
 import { compareWithFixture } from '../../validate.ts';
-import { MAX_BODY_DEPTH, measureJsonText } from '../api/body.ts';
+import { MAX_BODY_DEPTH, measureJsonText } from '../shared/json-text.ts';
 import type { LoadedDocument, Operation } from '../document/openapi-document.ts';
-import { checkProbe, loadDocumentState, trimSlash, uncheckedProbe } from './pipeline.ts';
-import type { CheckedProbe, DocumentState, PipelineContext, RawResponse } from './pipeline.ts';
+import { checkProbe, loadDocumentState, uncheckedProbe } from './pipeline.ts';
+import { trimSlash } from '../shared/url-path.ts';
+import type { CheckedProbe, DocumentState, PipelineContext } from './pipeline.ts';
+import type { RawResponse } from '../api/probe.ts';
 import type { Selector } from '../api/body-view.ts';
 
 /** Where a probe goes: the whole request path (`/v2/meters/mtr_1`) and the part after the base URL's prefix. */

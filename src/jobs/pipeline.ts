@@ -6,83 +6,16 @@
  * (issue 8, "Nothing stalls the server").
  */
 import { findOperation, checkParameters, judge, operationKey, queryValues, summarize } from '../contract/contract.ts';
-import type { Config } from '../../probe-server.ts';
+import type { Config } from '../runtime/config.ts';
 import type { DocumentSource, LoadedDocument } from '../document/openapi-document.ts';
-import { decodeBody } from '../api/body.ts';
-import type { BodyWarning, DecodedBody } from '../api/body.ts';
 import { hideSourceSecrets, withheldNote } from '../redaction/redaction.ts';
 import type { Redactor } from '../redaction/redaction.ts';
 import { fitView, selectPart } from '../api/body-view.ts';
 import type { Selector } from '../api/body-view.ts';
 
-/** What one GET returned. */
-export type ProbeResult = {
-  /** The URL requested, query included (the key is never in it: it travels in a header). */
-  url: string;
-  status: number;
-  /** The Content-Type header as sent, or null. */
-  contentType: string | null;
-  /** Body bytes received after content decoding; exact when `truncated` is false, a lower bound when true. */
-  bytes: number;
-  /** True when the body was longer than the budget and reading stopped. */
-  truncated: boolean;
-  /** Parsed JSON when the body is complete and parses; otherwise the text (cut at the budget); null for a binary body. */
-  body: unknown;
-  /** For a 3xx: where the API points. Redirects are never followed. */
-  location?: string;
-  /** Set when something about the body needs saying (binary, cut, JSON that does not parse, a broken content coding). */
-  note?: string;
-  /** Remarks about the JSON text itself (duplicate names, changed numbers, depth), each at an instance path. */
-  warnings?: BodyWarning[];
-  /** Line-framed JSON (NDJSON, JSON Lines): each record parsed, for the record-by-record check; never shown. */
-  records?: DecodedBody['records'];
-};
-
-/**
- * A response as read off the wire, before decoding: what `probe` hands to `decodeProbe`, and what the
- * server sends to the check worker (structured-clone safe: no class instances).
- */
-export type RawResponse = {
-  /** The URL requested (origin, path and query). */
-  url: string;
-  status: number;
-  contentType: string | null;
-  /** The Content-Encoding header, or null. */
-  contentEncoding: string | null;
-  /** The Location header of a 3xx, if any. */
-  location?: string;
-  /** Body bytes received after content decoding (a lower bound when `truncated`). */
-  bytes: number;
-  truncated: boolean;
-  /** The body bytes held, at most the read budget, cut at a UTF-8 character boundary. */
-  held: Uint8Array;
-  /** Set when reading the body failed after the status line: the note to show instead of the body. */
-  failureNote?: string;
-};
-
-/**
- * Turns a response read off the wire into a `ProbeResult`: the body decoded by `decodeBody`
- * (http-body.ts: charset, JSON always UTF-8, warnings about the JSON text), or, when reading broke,
- * `body: null` and the failure note. Synchronous; CPU time grows with `held` (about linear).
- * @param options.maxBytes The read budget, in bytes, named in notes.
- * @param options.cutNote The note of a body cut at the budget.
- * @param options.redact Applied to values quoted in warnings before they are shortened.
- */
-export function decodeProbe(raw: RawResponse, options: { maxBytes: number; cutNote?: string; redact?: Redactor }): ProbeResult {
-  const result: ProbeResult = { url: raw.url, status: raw.status, contentType: raw.contentType, bytes: raw.bytes, truncated: raw.truncated, body: null };
-  if (raw.location !== undefined) result.location = raw.location;
-  if (raw.failureNote !== undefined) {
-    result.note = raw.failureNote;
-    return result;
-  }
-  const decoded = decodeBody(raw.held, raw.contentType, { truncated: raw.truncated, maxBytes: options.maxBytes, cutNote: options.cutNote, redact: options.redact?.text, contentEncoding: raw.contentEncoding });
-  result.body = decoded.body;
-  if (decoded.note) result.note = decoded.note;
-  if (decoded.warnings?.length) result.warnings = decoded.warnings;
-  if (decoded.records) result.records = decoded.records;
-  return result;
-}
-
+import { trimSlash } from '../shared/url-path.ts';
+import { decodeProbe } from '../api/probe.ts';
+import type { RawResponse } from '../api/probe.ts';
 /**
  * A complete JSON 2xx body seen by a probe in this session, kept for `field_presence`, `describe_operation`
  * and `compare_fixture`: as its JSON text (`text`, redacted), so the main thread holds and passes a string,
@@ -197,11 +130,6 @@ export function keyNote(config: Config, status: number): string {
   }
   const sent = config.apiKeyHeader ? `raw in the header ${config.apiKeyHeader} (API_KEY_HEADER)` : 'as `Authorization: Bearer <API_KEY>` (set API_KEY_HEADER, e.g. X-API-Key, to send it raw in another header)';
   return `The API answered ${status}; the key was sent ${sent}. Check the key, and the header the API expects it in.`;
-}
-
-/** A path prefix without its trailing slashes (`/v2/` -> `/v2`, `/` -> ``). */
-export function trimSlash(pathname: string): string {
-  return pathname.replace(/\/+$/, '');
 }
 
 /**

@@ -1,0 +1,308 @@
+import { describeType } from '../shared/values.ts';
+import { createDocumentSource } from '../document/openapi-document.ts';
+import type { DocumentSource } from '../document/openapi-document.ts';
+import { inProcessContract } from '../jobs/jobs.ts';
+import type { ContractService } from '../jobs/jobs.ts';
+import { structuredTexts } from '../jobs/pipeline.ts';
+import type { Seen } from '../jobs/pipeline.ts';
+import { redactor } from '../redaction/redaction.ts';
+import type { Redactor } from '../redaction/redaction.ts';
+import type { Config } from '../runtime/config.ts';
+import { createGate, createRateLimit } from '../runtime/limits.ts';
+import type { Gate, RateLimit } from '../runtime/limits.ts';
+import { SILENT, createAudit, newRequestId, publicUrl } from '../runtime/log.ts';
+import type { Logger } from '../runtime/log.ts';
+import { SERVER_INFO } from '../runtime/server-info.ts';
+import { argumentProblem } from './arguments.ts';
+import { ERROR_CODES, LoggedError, PROTOCOL_VERSIONS, RpcError, errorResponse } from './codes.ts';
+import type { JsonRpcResponse, RequestId } from './codes.ts';
+import { ProbeLog } from './memory.ts';
+import type { MemoryLimits } from './memory.ts';
+import { failure } from './tool.ts';
+import type { Tool, ToolResult, Trace } from './tool.ts';
+import { TOOLS } from './tools.ts';
+const INSTRUCTIONS =
+  'openapi-probe lets you look at a real HTTP API while you write a client for it, without changing anything. ' +
+  'Find the operation behind an intent, path or operationId with `find_operation`, and read its contract with ' +
+  '`describe_operation` (as: "typescript" gives the type to paste; required fields as the document says, not as one example shows). ' +
+  'Use `probe` to GET a path (relative to the configured base URL; GET is the only method, the API key is added for you and never shown). ' +
+  'Each response is checked against the OpenAPI document: trust `findings` over a single example. A field absent in one record may be ' +
+  'optional: probe several records with `probe_sample` (or `probe` each, then `field_presence`) before making any field required. ' +
+  'Fields marked undocumented are not in the contract: do not rely on them. `compare_fixture` shows how a saved test fixture differs ' +
+  'from the live record. Writes are never sent: check them with `draft_request`, which returns a curl command for a person to run.';
+
+/** Revision-dependent fields to leave out (MCP Lifecycle: respect the negotiated version). */
+function olderThan(version: string, than: string): boolean {
+  return version < than;
+}
+
+export type Handler = {
+  /** Answers one parsed JSON-RPC message: a response, or undefined for a notification or a client response. Never rejects. */
+  handleMessage(message: unknown): Promise<JsonRpcResponse | JsonRpcResponse[] | undefined>;
+  /** Settles when every call in flight has answered. */
+  idle(): Promise<void>;
+  /** Starts no further tool call until `resume` (the transport's output is full); waiting calls stay queued. */
+  pause(): void;
+  /** Starts queued tool calls again after `pause`. */
+  resume(): void;
+  /**
+   * Ends the session: queued calls and every later tool call are refused, calls in flight are
+   * aborted (their probes cancelled) and answered with an `isError` result naming `reason`.
+   */
+  shutdown(reason: string): void;
+};
+
+/** Marks an abort that comes from `shutdown`, not from the client's `notifications/cancelled`. */
+const SHUTDOWN = Symbol('shutdown');
+
+/**
+ * Creates the dispatcher for one session (one stdio connection). Implements `initialize`, `ping`,
+ * `tools/list`, `tools/call` and the notifications `notifications/initialized` and
+ * `notifications/cancelled` (MCP 2025-11-25: Lifecycle, Tools, Utilities/Ping, Utilities/Cancellation).
+ * Unknown methods get -32601, before `initialize` too; ids keep their JSON type (`20` and `"20"`
+ * differ); a request whose id is null or not a string/integer gets -32600 with id null; a batch
+ * (JSON-RPC 2.0, 6) is answered element by element.
+ *
+ * Each tool call gets a request id (12 hex characters): it is sent to the API as `X-Request-Id`,
+ * returned as `structuredContent.requestId` (and in the text; an error result without structured
+ * content gets a second text block `requestId: ...`), and on every log line and the audit line of
+ * the call. Tool calls run at most `config.concurrency` at once, up to `QUEUE_SIZE` more wait and
+ * further ones get an `isError` result; `ping`, `initialize` and `tools/list` never wait.
+ * Requests sent to the API are limited to `config.ratePerMinute` (an `isError` result with the
+ * seconds to wait); tools that send nothing are not counted.
+ * @param config From `readConfig`.
+ * @param options.fetch Injected fetch for tests.
+ * @param options.documents Document source; default built from `config.openapiDoc`.
+ * @param options.logger Log records (default: none).
+ * @param options.redact The key redactor; default built from `config.apiKey` (pass the one the transport uses, to build it once).
+ * @param options.gate The concurrency gate; default `createGate(config.concurrency)`.
+ * @param options.rate The rate limit; default `createRateLimit(config.ratePerMinute)`.
+ * @param options.requestId Makes request ids (tests); default `newRequestId`.
+ * @param options.memory Session memory limits (tests); default `MEMORY_LIMITS`.
+ * @param options.contract Runs every step that needs the document (contract-jobs.ts): the check worker
+ *   (check-worker.ts `createCheckWorker`, as `main` does) or, by default, `inProcessContract` on this thread
+ *   with `documents`.
+ */
+export function createHandler(
+  config: Config,
+  options: { fetch?: typeof fetch; documents?: DocumentSource; logger?: Logger; redact?: Redactor; gate?: Gate; rate?: RateLimit; requestId?: () => string; memory?: MemoryLimits; contract?: ContractService } = {},
+): Handler {
+  const probeLog = new ProbeLog<Seen>(options.memory);
+  const redact = options.redact ?? redactor(config.apiKey);
+  const contract = options.contract ?? inProcessContract({ config, redact, documents: options.documents ?? (config.openapiDoc ? createDocumentSource(config.openapiDoc, { ttlMs: config.documentTtlMs }) : undefined) });
+  const logger = options.logger ?? SILENT;
+  const gate = options.gate ?? createGate(config.concurrency ?? 4);
+  const rate = options.rate ?? createRateLimit(config.ratePerMinute ?? 60);
+  const makeRequestId = options.requestId ?? newRequestId;
+  const audit = config.auditLog ? createAudit(config.auditLog, logger, redact.text) : undefined;
+  let negotiated: string = PROTOCOL_VERSIONS[0];
+  const inFlight = new Map<string, AbortController>();
+  const pending = new Set<Promise<unknown>>();
+  let stopping: string | undefined;
+
+  /** Runs one tools/call: request id, queue, the tool, then the log record and the audit line. */
+  async function callTool(name: string, params: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> {
+    const tool = TOOLS.find((candidate) => candidate.name === name)!;
+    const rid = makeRequestId();
+    const began = performance.now();
+    const trace: Trace = {};
+    let called: ToolResult;
+    // At shutdown a call is answered as cancelled at once, even when its work cannot notice the abort (a body
+    // being checked in the worker): the process exits after the grace, and no call may go unanswered.
+    const stopped = new Promise<ToolResult>((resolve) => {
+      signal.addEventListener('abort', () => {
+        if (signal.reason === SHUTDOWN) resolve(failure(`Cancelled: the server is shutting down (${stopping}); the call did not finish.`));
+      }, { once: true });
+    });
+    try {
+      called = await Promise.race([runTool(tool, name, params, signal, rid, trace), stopped]);
+    } catch (error) {
+      // A large argument that turned out not to be JSON when the worker parsed it: -32700 under the call's id (handleOne).
+      if (error instanceof RpcError) {
+        logger.error('tool.call.error', { rid, tool: name, reason: error.message.slice(0, 300), took_ms: Math.round(performance.now() - began) });
+        throw error;
+      }
+      // Answered with -32603 by handleOne; logged here so the record carries the call's id.
+      logger.error('tool.call.error', { rid, tool: name, reason: `internal: ${String((error as Error)?.stack ?? error).replace(/\s+/g, ' ').slice(0, 2000)}`, took_ms: Math.round(performance.now() - began) });
+      throw new LoggedError(error);
+    }
+    if (signal.aborted && signal.reason === SHUTDOWN) called = failure(`Cancelled: the server is shutting down (${stopping}); the call did not finish.`);
+    const tookMs = Math.round(performance.now() - began);
+    const structured = called.structuredContent;
+    const status = typeof structured?.status === 'number' ? structured.status : null;
+    const bytes = typeof structured?.bytes === 'number' ? structured.bytes : null;
+    const findings = Array.isArray(structured?.findings) ? structured.findings.length : null;
+    if (structured || !called.isError) {
+      logger.info('tool.call.done', { rid, tool: name, status: status ?? undefined, bytes: bytes ?? undefined, findings: findings ?? undefined, is_error: called.isError ? true : undefined, took_ms: tookMs });
+    } else {
+      // Redacted whole before it is shortened, so a cut can never leave the start of the key, and a short reason stays whole.
+      const reason = redact.text(called.content[0]?.text ?? '');
+      logger.error('tool.call.error', { rid, tool: name, reason: reason.length > 300 ? `${reason.slice(0, 300)}…` : reason, took_ms: tookMs });
+    }
+    // The URL without secrets is made only for the audit line (nothing else reads it).
+    await audit?.write({ time: new Date().toISOString(), rid, tool: name, method: trace.method ?? null, url: trace.url ? publicUrl(trace.url, config.baseUrl) : null, status, bytes, findings, isError: called.isError === true, took_ms: tookMs });
+    return withRequestId(called, rid);
+  }
+
+  async function runTool(tool: Tool, name: string, params: Record<string, unknown>, signal: AbortSignal, rid: string, trace: Trace): Promise<ToolResult> {
+    const args = params.arguments ?? {};
+    if (args === null || typeof args !== 'object' || Array.isArray(args)) {
+      return { ...failure(`\`arguments\` for ${name} must be an object, got ${describeType(args)}.`) };
+    }
+    const problem = argumentProblem(tool, args as Record<string, unknown>);
+    if (problem) return { ...failure(problem) };
+    const waited = performance.now();
+    const admitted = await gate.enter(signal);
+    if ('refusal' in admitted) return failure(admitted.refusal);
+    logger.debug('queue.wait.done', { rid, tool: name, took_ms: Math.round(performance.now() - waited) });
+    try {
+      return await tool.handler(args as Record<string, unknown>, { config, redact, log: probeLog, fetch: options.fetch, signal, requestId: rid, rate, trace, contract });
+    } finally {
+      admitted.slot.release();
+    }
+  }
+
+  async function dispatch(method: string, params: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown>> {
+    switch (method) {
+      case 'initialize': {
+        const requested = params.protocolVersion;
+        negotiated = typeof requested === 'string' && (PROTOCOL_VERSIONS as readonly string[]).includes(requested) ? requested : PROTOCOL_VERSIONS[0];
+        const serverInfo: Record<string, unknown> = { name: SERVER_INFO.name, version: SERVER_INFO.version };
+        if (!olderThan(negotiated, '2025-06-18')) serverInfo.title = 'OpenAPI Probe';
+        return { protocolVersion: negotiated, capabilities: { tools: { listChanged: false } }, serverInfo, instructions: INSTRUCTIONS };
+      }
+      case 'ping':
+        return {};
+      case 'tools/list': {
+        if (params.cursor !== undefined && params.cursor !== null) throw new RpcError(ERROR_CODES.invalidParams, 'Invalid cursor: this server lists every tool on one page and issues no cursors.');
+        return {
+          tools: TOOLS.map((tool) => {
+            const listed: Record<string, unknown> = { name: tool.name, description: tool.description, inputSchema: tool.inputSchema };
+            if (!olderThan(negotiated, '2025-06-18')) {
+              listed.title = tool.title;
+              if (tool.outputSchema) listed.outputSchema = tool.outputSchema;
+            }
+            if (!olderThan(negotiated, '2025-03-26')) listed.annotations = tool.annotations;
+            return listed;
+          }),
+        };
+      }
+      case 'tools/call': {
+        const name = params.name;
+        if (typeof name !== 'string') throw new RpcError(ERROR_CODES.invalidParams, '`params.name` must be the name of a tool: ' + TOOLS.map((tool) => tool.name).join(', '));
+        const tool = TOOLS.find((candidate) => candidate.name === name);
+        if (!tool) throw new RpcError(ERROR_CODES.invalidParams, `Unknown tool: ${name}. Available: ${TOOLS.map((candidate) => candidate.name).join(', ')}.`);
+        const called = await callTool(name, params, signal);
+        if (olderThan(negotiated, '2025-06-18')) delete called.structuredContent;
+        return { ...called };
+      }
+      default:
+        throw new RpcError(ERROR_CODES.methodNotFound, `Method not found: ${method}`);
+    }
+  }
+
+  async function handleOne(message: unknown): Promise<JsonRpcResponse | undefined> {
+    if (message === null || typeof message !== 'object' || Array.isArray(message)) {
+      return errorResponse(null, ERROR_CODES.invalidRequest, 'Invalid Request: a JSON-RPC message must be an object.');
+    }
+    const record = message as Record<string, unknown>;
+    const hasId = 'id' in record;
+    const id = record.id;
+    // MCP 2025-11-25, Base Protocol: a request id is a string or an integer.
+    const validId = typeof id === 'string' || Number.isSafeInteger(id);
+    if (typeof record.method !== 'string') {
+      // A response from the client (we send no requests) or junk.
+      if (!('result' in record) && !('error' in record)) {
+        return errorResponse(validId ? (id as RequestId) : null, ERROR_CODES.invalidRequest, 'Invalid Request: `method` must be a string.');
+      }
+      return undefined;
+    }
+    if (record.jsonrpc !== '2.0') {
+      return hasId ? errorResponse(validId ? (id as RequestId) : null, ERROR_CODES.invalidRequest, 'Invalid Request: `jsonrpc` must be "2.0".') : undefined;
+    }
+    const method = record.method;
+    const params = record.params;
+    if (!hasId) {
+      // A notification: never answered (JSON-RPC 2.0, 4.1).
+      if (method === 'notifications/cancelled' && params && typeof params === 'object') {
+        const target = (params as Record<string, unknown>).requestId;
+        inFlight.get(idKey(target))?.abort();
+      }
+      return undefined;
+    }
+    if (!validId) return errorResponse(null, ERROR_CODES.invalidRequest, `Invalid Request: \`id\` must be a string or an integer, got ${describeType(id)} (MCP 2025-11-25, Base Protocol).`);
+    const requestId = id as RequestId;
+    if (params !== undefined && (params === null || typeof params !== 'object' || Array.isArray(params))) {
+      return errorResponse(requestId, ERROR_CODES.invalidParams, 'Invalid params: `params` must be an object.');
+    }
+    const controller = new AbortController();
+    const key = idKey(requestId);
+    if (method !== 'initialize') inFlight.set(key, controller);
+    // An abort by the client means "no answer" (MCP Cancellation); an abort by shutdown is answered.
+    const cancelled = () => controller.signal.aborted && controller.signal.reason !== SHUTDOWN;
+    try {
+      const outcome = await dispatch(method, (params ?? {}) as Record<string, unknown>, controller.signal);
+      if (cancelled()) return undefined;
+      return { jsonrpc: '2.0', id: requestId, result: outcome };
+    } catch (error) {
+      if (cancelled()) return undefined;
+      if (error instanceof RpcError) return errorResponse(requestId, error.code, error.message);
+      if (error instanceof LoggedError) return errorResponse(requestId, ERROR_CODES.internalError, `Internal error: ${(error.cause as Error)?.message ?? String(error.cause)}`);
+      logger.error('rpc.internal.error', { method, reason: String((error as Error)?.stack ?? error).replace(/\s+/g, ' ').slice(0, 2000) });
+      return errorResponse(requestId, ERROR_CODES.internalError, `Internal error: ${(error as Error)?.message ?? String(error)}`);
+    } finally {
+      if (inFlight.get(key) === controller) inFlight.delete(key);
+    }
+  }
+
+  return {
+    handleMessage(message) {
+      const work = (async () => {
+        if (Array.isArray(message)) {
+          if (message.length === 0) return errorResponse(null, ERROR_CODES.invalidRequest, 'Invalid Request: empty batch.');
+          const answers = (await Promise.all(message.map(handleOne))).filter((answer): answer is JsonRpcResponse => answer !== undefined);
+          return answers.length ? answers : undefined;
+        }
+        return handleOne(message);
+      })();
+      pending.add(work);
+      work.finally(() => pending.delete(work)).catch(() => {});
+      return work;
+    },
+    async idle() {
+      while (pending.size) await Promise.allSettled([...pending]);
+    },
+    pause: () => gate.pause(),
+    resume: () => gate.resume(),
+    shutdown(reason) {
+      if (stopping !== undefined) return;
+      stopping = reason;
+      gate.close(`Refused: the server is shutting down (${reason}); nothing was sent.`);
+      for (const controller of inFlight.values()) controller.abort(SHUTDOWN);
+    },
+  };
+}
+
+/**
+ * A tool result carrying its request id: in `structuredContent.requestId` (and its JSON text block),
+ * or, for an error result without structured content, as a second text block `requestId: <id>`.
+ */
+function withRequestId(called: ToolResult, rid: string): ToolResult {
+  if (called.structuredContent) {
+    const structured = { ...called.structuredContent, requestId: rid };
+    const before = structuredTexts.get(called.structuredContent) ?? JSON.stringify(called.structuredContent);
+    // `requestId` goes last in `structured`, so its JSON is `before` with the member appended (not serialized again).
+    const after = Object.hasOwn(called.structuredContent, 'requestId') || !before.endsWith('}')
+      ? JSON.stringify(structured)
+      : `${before.length > 2 ? before.slice(0, -1) + ',' : '{'}"requestId":${JSON.stringify(rid)}}`;
+    const content = called.content.map((block) => (block.text === before ? { ...block, text: after } : block));
+    structuredTexts.set(structured, after);
+    return { ...called, content, structuredContent: structured };
+  }
+  if (called.isError) return { ...called, content: [...called.content, { type: 'text', text: `requestId: ${rid}` }] };
+  return called;
+}
+
+function idKey(id: unknown): string {
+  return `${typeof id}:${String(id)}`;
+}

@@ -1,0 +1,97 @@
+import { MAX_BODY_DEPTH } from '../shared/json-text.ts';
+import type { MemberSpan } from '../shared/json-text.ts';
+import { structuredTexts } from '../jobs/pipeline.ts';
+/** The one argument of a tool that may be large (a JSON body, up to the line limit), by tool name. */
+export const LARGE_ARGUMENTS: Readonly<Record<string, string>> = { compare_fixture: 'fixture', draft_request: 'body' };
+
+/** Where a large argument sits in a message: `params.arguments.<name>`, for each name of `LARGE_ARGUMENTS`. */
+export const LARGE_MEMBER_PATHS: readonly (readonly string[])[] = [...new Set(Object.values(LARGE_ARGUMENTS))].map((name) => ['params', 'arguments', name]);
+
+/**
+ * The JSON text of a large argument as the client wrote it, and how deep it nests, by the `arguments` object that
+ * holds it: kept by the transport for a measured line (`measureJsonText` finds it in the pass it makes anyway), so
+ * the tool passes that text to the check worker instead of serializing the value again, and needs no walk to know
+ * its depth (issue 8, attack round 4 B7).
+ */
+const heldArguments = new WeakMap<object, Record<string, { text: string; depth: number }>>();
+
+/** The held JSON text and depth of `args[name]` (`heldArguments`), or undefined when the line was not measured. */
+export function heldArgument(args: Record<string, unknown>, name: string): { text: string; depth: number } | undefined {
+  return heldArguments.get(args)?.[name];
+}
+
+/**
+ * Lines longer than this (in UTF-16 code units, 2 MiB) are dropped unparsed with one -32600 error naming
+ * the limit, so memory stays bounded and no line holds the thread: parsing a line and walking its
+ * arguments costs about 15 ms per MiB here (a 22 MB line held `ping` for 0.8 to 1.9 s). The largest
+ * arguments a tool needs are `compare_fixture`'s fixture (a record kept in session memory is at most
+ * 1 MiB, or PROBE_MAX_BYTES when larger, 512 KiB at most) and `draft_request`'s body.
+ */
+export const MAX_LINE = 2 * 1024 * 1024;
+
+/** Lines longer than this (characters) have their large arguments found as text (`measureJsonText` spans, `heldArguments`). */
+export const HOLD_ARGUMENTS_FROM = 64 * 1024;
+
+/** Deepest nesting a message may have: arguments nest at most `MAX_BODY_DEPTH`, plus the envelope (`params.arguments.fixture`). */
+export const MAX_MESSAGE_DEPTH = MAX_BODY_DEPTH + 8;
+
+/** Most JSON values a message may hold: about 0.03 s of `JSON.parse`; a 1 MiB fixture of real API data holds 20,000 to 40,000. */
+export const MAX_MESSAGE_VALUES = 100_000;
+
+/**
+ * A serialized message as one stdout line: U+2028, U+2029 and U+0085, which JSON allows raw inside
+ * strings (RFC 8259, 7), written as `\u` escapes, so a client that splits lines on Unicode line
+ * boundaries (Node's readline, Python's `splitlines`) still reads one message (case 46). The
+ * characters occur only inside JSON strings, where the escape means the same character.
+ */
+export function escapeLineSeparators(json: string): string {
+  return json.replace(/[\u0085\u2028\u2029]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/**
+ * `JSON.stringify(message)` for a tool call's response whose text block is the JSON text of its structured
+ * content (`structuredTexts`, probe-pipeline.ts): that text is written as the structured content instead of serializing it again, so
+ * a result's body is serialized once, not twice. Any other shape (an error, a redacted copy, a result without
+ * structured content) gets `JSON.stringify` itself; the line is the same either way.
+ */
+export function serializeMessage(message: unknown): string {
+  const response = message as { jsonrpc?: unknown; id?: unknown; result?: { content?: unknown; structuredContent?: unknown; isError?: unknown } } | null;
+  const result = response?.result;
+  const structured = result?.structuredContent;
+  const text = structured !== null && typeof structured === 'object' ? structuredTexts.get(structured) : undefined;
+  const block = Array.isArray(result?.content) && result.content.length === 1 ? (result.content[0] as { type?: unknown; text?: unknown }) : undefined;
+  const shaped = text !== undefined && block?.type === 'text' && block.text === text && response!.jsonrpc === '2.0' && (typeof response!.id === 'string' || typeof response!.id === 'number')
+    && sameKeys(response!, ['jsonrpc', 'id', 'result']) && sameKeys(block, ['type', 'text'])
+    && (result!.isError === true ? sameKeys(result!, ['content', 'structuredContent', 'isError']) : sameKeys(result!, ['content', 'structuredContent']));
+  if (!shaped) return JSON.stringify(message);
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(response!.id)},"result":{"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${text}${result!.isError === true ? ',"isError":true' : ''}}}`;
+}
+
+/** True when `value`'s own enumerable keys are exactly `keys`, in that order. */
+function sameKeys(value: object, keys: string[]): boolean {
+  const own = Object.keys(value);
+  return own.length === keys.length && own.every((key, index) => key === keys[index]);
+}
+
+/** `line` with each span's value written as `{}` or `[]` (the same type), spans in any order, none overlapping. */
+export function withoutSpans(line: string, spans: (MemberSpan | undefined)[]): string {
+  const found = spans.filter((span): span is MemberSpan => span !== undefined).sort((first, second) => first.start - second.start);
+  let text = '';
+  let from = 0;
+  for (const span of found) {
+    text += line.slice(from, span.start) + (line.charCodeAt(span.start) === 0x7b ? '{}' : '[]');
+    from = span.end;
+  }
+  return text + line.slice(from);
+}
+
+/** Keeps the text of each large argument `measureJsonText` found in `line` (`heldArguments`), by the message's `arguments` object. */
+export function holdArguments(message: unknown, line: string, spans: (MemberSpan | undefined)[]): void {
+  const args = (message as { params?: { arguments?: unknown } } | null)?.params?.arguments;
+  if (args === null || typeof args !== 'object') return;
+  const held: Record<string, { text: string; depth: number }> = {};
+  spans.forEach((span, which) => {
+    if (span) held[LARGE_MEMBER_PATHS[which]![2]!] = { text: line.slice(span.start, span.end), depth: span.depth };
+  });
+  heldArguments.set(args, held);
+}
