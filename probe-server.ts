@@ -34,12 +34,12 @@ import { createLogger, publicSource } from './src/runtime/log.ts';
 import { QUEUE_SIZE } from './src/runtime/limits.ts';
 import { redactor } from './src/redaction/redaction.ts';
 import { createCheckWorker } from './src/jobs/check-worker.ts';
-import { createHandler } from './src/mcp/session.ts';
+import { createServerRuntime, createSession } from './src/mcp/session.ts';
 import { serve } from './src/transports/stdio.ts';
 import { trimSlash } from './src/shared/url-path.ts';
 
 /**
- * Entry point: reads flags (cli.ts `commandLine`: `--help`, `--version` and `check` end there) and the
+ * Entry point: reads flags (`src/cli/command-line.ts` `commandLine`: `--help`, `--version` and `check` end there) and the
  * configuration, logs `key=value` records to stderr (start-up line with the settings, never a secret),
  * serves stdio, and exits 0 when stdin closes, on SIGINT or SIGTERM, or when stdin or stdout fails
  * (2 on bad configuration or flags).
@@ -69,7 +69,8 @@ export async function main(): Promise<void> {
   // ping is answered whatever the API, the agent or the document hold (issue 8). It starts loading now (issue 9).
   const contract = createCheckWorker(config, { logger, memoryMb: workerMemory });
   contract.warm();
-  const handler = createHandler(config, { logger, redact, contract });
+  // One runtime for the process (gate, rate limit, audit, worker, redactor); the stdio transport carries one session.
+  const runtime = createServerRuntime(config, { logger, redact, contract });
   const base = `${config.baseUrl.origin}${trimSlash(config.baseUrl.pathname)}`;
   logger.info('server.start', {
     summary: `serving ${base} (GET only) on stdio`,
@@ -92,7 +93,7 @@ export async function main(): Promise<void> {
   });
   const stop = new AbortController();
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort(signal));
-  const reason = await serve(handler, { redact, logger, stop: stop.signal });
+  const reason = await serve(createSession(runtime), { redact, logger, stop: stop.signal });
   logger.info('server.stop', { reason, uptime_ms: Math.round(performance.now() - began) });
   // Exit even if a keep-alive socket or timer is still open (MCP stdio shutdown).
   process.exit(0);

@@ -327,13 +327,13 @@ describe('createHandler (dispatch)', () => {
   const handler = createHandler(config);
 
   it('answers an unknown method with -32601, before initialize too', async () => {
-    assert.deepEqual(await handler.handleMessage({ jsonrpc: '2.0', id: 0, method: 'server/discover' }), { jsonrpc: '2.0', id: 0, error: { code: -32601, message: 'Method not found: server/discover' } });
+    assert.deepEqual(await handler.handle({ jsonrpc: '2.0', id: 0, method: 'server/discover' }), { jsonrpc: '2.0', id: 0, error: { code: -32601, message: 'Method not found: server/discover' } });
   });
 
   it('echoes the client\'s protocol version when supported and offers the latest otherwise', async () => {
     const versions = [];
     for (const asked of ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2099-01-01']) {
-      const reply: any = await createHandler(config).handleMessage({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: asked, capabilities: {}, clientInfo: { name: 't', version: '0' } } });
+      const reply: any = await createHandler(config).handle({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: asked, capabilities: {}, clientInfo: { name: 't', version: '0' } } });
       versions.push(reply.result.protocolVersion);
     }
     assert.deepEqual(versions, ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2025-11-25']);
@@ -341,13 +341,13 @@ describe('createHandler (dispatch)', () => {
 
   it('leaves out annotations, titles and outputSchema for revisions that lack them', async () => {
     const old = createHandler(config);
-    await old.handleMessage({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 't', version: '0' } } });
-    const listed: any = await old.handleMessage({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    await old.handle({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 't', version: '0' } } });
+    const listed: any = await old.handle({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
     assert.deepEqual(Object.keys(listed.result.tools[0]), ['name', 'description', 'inputSchema']);
   });
 
   it('lists probe with the read-only hints and no method parameter', async () => {
-    const listed: any = await handler.handleMessage({ jsonrpc: '2.0', id: 'list', method: 'tools/list' });
+    const listed: any = await handler.handle({ jsonrpc: '2.0', id: 'list', method: 'tools/list' });
     const probeTool = listed.result.tools[0];
     assert.deepEqual([probeTool.name, probeTool.annotations, Object.keys(probeTool.inputSchema.properties)], [
       'probe',
@@ -357,14 +357,14 @@ describe('createHandler (dispatch)', () => {
   });
 
   it('answers an unknown tool with -32602 and lists the tools', async () => {
-    assert.deepEqual(await handler.handleMessage({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'delete_everything', arguments: {} } }), {
+    assert.deepEqual(await handler.handle({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'delete_everything', arguments: {} } }), {
       jsonrpc: '2.0', id: 3, error: { code: -32602, message: 'Unknown tool: delete_everything. Available: probe, field_presence, compare_fixture, probe_sample, describe_operation, draft_request, find_operation.' },
     });
   });
 
   it('answers bad arguments to a known tool with an isError result naming the argument', async () => {
     const replies: any[] = [];
-    for (const args of [{}, { path: '/x', method: 'DELETE' }, { path: 7 }]) replies.push(await handler.handleMessage({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'probe', arguments: args } }));
+    for (const args of [{}, { path: '/x', method: 'DELETE' }, { path: 7 }]) replies.push(await handler.handle({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'probe', arguments: args } }));
     assert.deepEqual(replies.map((reply) => [reply.result.isError, reply.result.content[0].text]), [
       [true, 'Refused, nothing was sent: `path` is required (path: Path after the base URL, e.g. "/meters/mtr_1" or "/meters?status=active").'],
       [true, 'Unknown argument for probe: method. It takes: path, query, select.'],
@@ -374,21 +374,21 @@ describe('createHandler (dispatch)', () => {
 
   it('keeps 20 and "20" apart and never answers a notification', async () => {
     const replies = await Promise.all([
-      handler.handleMessage({ jsonrpc: '2.0', id: 20, method: 'ping' }),
-      handler.handleMessage({ jsonrpc: '2.0', id: '20', method: 'ping' }),
-      handler.handleMessage({ jsonrpc: '2.0', method: 'ping' }),
-      handler.handleMessage({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+      handler.handle({ jsonrpc: '2.0', id: 20, method: 'ping' }),
+      handler.handle({ jsonrpc: '2.0', id: '20', method: 'ping' }),
+      handler.handle({ jsonrpc: '2.0', method: 'ping' }),
+      handler.handle({ jsonrpc: '2.0', method: 'notifications/initialized' }),
     ]);
     assert.deepEqual(replies, [{ jsonrpc: '2.0', id: 20, result: {} }, { jsonrpc: '2.0', id: '20', result: {} }, undefined, undefined]);
   });
 
   it('answers valid JSON that is not a request with -32600', async () => {
-    const replies = await Promise.all([42, 'x', { jsonrpc: '2.0', id: 5 }, { jsonrpc: '1.0', id: 6, method: 'ping' }, { jsonrpc: '2.0', id: { a: 1 }, method: 'ping' }, []].map((message) => handler.handleMessage(message)));
+    const replies = await Promise.all([42, 'x', { jsonrpc: '2.0', id: 5 }, { jsonrpc: '1.0', id: 6, method: 'ping' }, { jsonrpc: '2.0', id: { a: 1 }, method: 'ping' }, []].map((message) => handler.handle(message)));
     assert.deepEqual(replies.map((reply: any) => [reply.id, reply.error.code]), [[null, -32600], [null, -32600], [5, -32600], [6, -32600], [null, -32600], [null, -32600]]);
   });
 
   it('answers a fractional or oversized numeric id with -32600', async () => {
-    const replies = await Promise.all([1.5, 1e300].map((id) => handler.handleMessage({ jsonrpc: '2.0', id, method: 'ping' })));
+    const replies = await Promise.all([1.5, 1e300].map((id) => handler.handle({ jsonrpc: '2.0', id, method: 'ping' })));
     assert.deepEqual(replies.map((reply: any) => [reply.id, reply.error.code, reply.error.message]), [
       [null, -32600, 'Invalid Request: `id` must be a string or an integer, got a number (MCP 2025-11-25, Base Protocol).'],
       [null, -32600, 'Invalid Request: `id` must be a string or an integer, got a number (MCP 2025-11-25, Base Protocol).'],
@@ -396,13 +396,13 @@ describe('createHandler (dispatch)', () => {
   });
 
   it('treats inherited names such as __proto__ and toString as unknown arguments', async () => {
-    const reply: any = await handler.handleMessage(JSON.parse('{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"probe","arguments":{"path":"/x","toString":1,"__proto__":{}}}}'));
+    const reply: any = await handler.handle(JSON.parse('{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"probe","arguments":{"path":"/x","toString":1,"__proto__":{}}}}'));
     assert.deepEqual([reply.result.isError, reply.result.content[0].text], [true, 'Unknown arguments for probe: toString, __proto__. It takes: path, query, select.']);
   });
 
   /** The failure text of one tools/call with `args` (issue 8: every bad argument is an isError result naming it). */
   const refusal = async (name: string, args: Record<string, unknown>): Promise<[boolean, string]> => {
-    const reply: any = await handler.handleMessage({ jsonrpc: '2.0', id: 'bounds', method: 'tools/call', params: { name, arguments: args } });
+    const reply: any = await handler.handle({ jsonrpc: '2.0', id: 'bounds', method: 'tools/call', params: { name, arguments: args } });
     return [reply.result.isError, reply.result.content[0].text];
   };
   const many = (count: number, name: (index: number) => string): Record<string, string> => Object.fromEntries(Array.from({ length: count }, (_, index) => [name(index), 'v']));
@@ -447,13 +447,13 @@ describe('createHandler (dispatch)', () => {
   });
 
   it('issue 8: takes a fixture far larger than 64 KiB', async () => {
-    const reply: any = await handler.handleMessage({ jsonrpc: '2.0', id: 'bounds', method: 'tools/call', params: { name: 'compare_fixture', arguments: { path: '/../x', fixture: { text: 'a'.repeat(200000) } } } });
+    const reply: any = await handler.handle({ jsonrpc: '2.0', id: 'bounds', method: 'tools/call', params: { name: 'compare_fixture', arguments: { path: '/../x', fixture: { text: 'a'.repeat(200000) } } } });
     // Past the argument checks: refused by the URL check, which reads the path, not the size.
     assert.deepEqual([reply.result.isError, reply.result.content[0].text], [true, 'Refused, nothing was sent: `path` "/../x" has the dot segment "..", which would climb out of the API\'s base path; name the resource directly.']);
   });
 
   it('answers a batch element by element', async () => {
-    assert.deepEqual(await handler.handleMessage([{ jsonrpc: '2.0', id: 1, method: 'ping' }, { jsonrpc: '2.0', method: 'notifications/initialized' }, { jsonrpc: '2.0', id: 2, method: 'nope' }]), [
+    assert.deepEqual(await handler.handle([{ jsonrpc: '2.0', id: 1, method: 'ping' }, { jsonrpc: '2.0', method: 'notifications/initialized' }, { jsonrpc: '2.0', id: 2, method: 'nope' }]), [
       { jsonrpc: '2.0', id: 1, result: {} },
       { jsonrpc: '2.0', id: 2, error: { code: -32601, message: 'Method not found: nope' } },
     ]);
@@ -461,7 +461,7 @@ describe('createHandler (dispatch)', () => {
 
   it('answers a handler that throws with -32603 and its message', async () => {
     const broken = createHandler(config, { documents: { get: async () => ({ operations: null }) as any }, fetch: async () => new Response('{}', { headers: { 'content-type': 'application/json' } }) });
-    const reply: any = await broken.handleMessage({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'probe', arguments: { path: '/meters' } } });
+    const reply: any = await broken.handle({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'probe', arguments: { path: '/meters' } } });
     assert.deepEqual([reply.id, reply.error.code, reply.error.message.startsWith('Internal error: ')], [9, -32603, true]);
   });
 
@@ -473,9 +473,9 @@ describe('createHandler (dispatch)', () => {
         release = () => reject(new Error('never'));
       }),
     });
-    const pending = slow.handleMessage({ jsonrpc: '2.0', id: 'slow', method: 'tools/call', params: { name: 'probe', arguments: { path: '/meters' } } });
+    const pending = slow.handle({ jsonrpc: '2.0', id: 'slow', method: 'tools/call', params: { name: 'probe', arguments: { path: '/meters' } } });
     await new Promise((resolve) => setTimeout(resolve, 20));
-    await slow.handleMessage({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'slow', reason: 'user' } });
+    await slow.handle({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'slow', reason: 'user' } });
     assert.equal(await pending, undefined);
     release();
   });
@@ -752,7 +752,7 @@ describe('probe with a document that cannot be used', () => {
       res.end(Buffer.from([0x89, 0x50, 0x4e, 0x47]));
     });
     const handler = createHandler(readConfig({ API_BASE_URL: `${png.url}/v2`, OPENAPI_DOC: `${HERE}openapi.json` }));
-    const reply: any = await handler.handleMessage({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'probe', arguments: { path: '/meters/mtr_1' } } });
+    const reply: any = await handler.handle({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'probe', arguments: { path: '/meters/mtr_1' } } });
     const result = reply.result.structuredContent;
     assert.deepEqual([result.bytes, result.body, result.validated, result.validationNote, result.findings], [4, null, false, 'Binary body (image/png), not shown.', undefined]);
     await png.close();
@@ -762,7 +762,7 @@ describe('probe with a document that cannot be used', () => {
 describe('judging bodies (dispatch with an injected fetch)', () => {
   const call = async (response: () => Response, path = '/jobs/j1', doc = 'fixtures/documents/empty-bodies.json') => {
     const handler = createHandler(readConfig({ API_BASE_URL: 'https://api.example.com', OPENAPI_DOC: `${HERE}${doc}` }), { fetch: async () => response() });
-    const reply: any = await handler.handleMessage({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'probe', arguments: { path } } });
+    const reply: any = await handler.handle({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'probe', arguments: { path } } });
     return reply.result.structuredContent;
   };
   const pick = (result: any) => ({ status: result.status, bytes: result.bytes, validated: result.validated, matchesContract: result.matchesContract, findings: result.findings?.map((finding: any) => [finding.kind, finding.path, finding.message]) });
@@ -832,7 +832,7 @@ describe('judging bodies (dispatch with an injected fetch)', () => {
     const handler = createHandler(readConfig({ API_BASE_URL: 'https://api.example.com/v2', OPENAPI_DOC: `${HERE}openapi.json` }), {
       fetch: async () => new Response('{"code":"not_found","message":"No route."}', { status: 404, headers: { 'content-type': 'application/json' } }),
     });
-    const reply: any = await handler.handleMessage({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'probe', arguments: { path: '/v2/meters/mtr_1' } } });
+    const reply: any = await handler.handle({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'probe', arguments: { path: '/v2/meters/mtr_1' } } });
     const result = reply.result.structuredContent;
     assert.deepEqual([result.url, result.operation, result.findings], ['https://api.example.com/v2/v2/meters/mtr_1', null, undefined]);
   });
@@ -903,7 +903,7 @@ describe('compare_fixture (dispatch against the stand-in API)', () => {
   let api: StandIn;
   let handler: ReturnType<typeof createHandler>;
   let id = 0;
-  const call = async (name: string, args: Record<string, unknown>): Promise<any> => withoutRequestId(((await handler.handleMessage({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name, arguments: args } })) as any).result);
+  const call = async (name: string, args: Record<string, unknown>): Promise<any> => withoutRequestId(((await handler.handle({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name, arguments: args } })) as any).result);
   before(async () => {
     api = await startStandIn({ key: 'demo-key' });
     handler = createHandler(readConfig({ API_BASE_URL: api.url, API_KEY: 'demo-key', OPENAPI_DOC: `${HERE}openapi.json` }));
@@ -951,7 +951,7 @@ describe('compare_fixture (dispatch against the stand-in API)', () => {
 describe('tools that need the document, without one', () => {
   it('says what is missing without talking about a response that was never checked', async () => {
     const handler = createHandler(readConfig({ API_BASE_URL: 'https://api.example.com' }, '/nonexistent'));
-    const reply: any = await handler.handleMessage({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'describe_operation', arguments: { operation: 'getMeter' } } });
+    const reply: any = await handler.handle({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'describe_operation', arguments: { operation: 'getMeter' } } });
     assert.deepEqual(withoutRequestId(reply.result), { content: [{ type: 'text', text: 'describe_operation needs the OpenAPI document. No OpenAPI document is configured: set OPENAPI_DOC.' }], isError: true });
   });
 });
@@ -961,7 +961,7 @@ describe('a complete JSON 2xx body over the 1 MiB a session keeps (new-user tria
   let handler: ReturnType<typeof createHandler>;
   const big = JSON.stringify({ id: 'mtr_big', serial: 'SN-0001', status: 'active', installedAt: '2026-01-01T00:00:00Z', lastReading: null, log: 'x'.repeat(1_200_000) });
   let id = 0;
-  const call = async (name: string, args: Record<string, unknown>): Promise<any> => withoutRequestId(((await handler.handleMessage({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name, arguments: args } })) as any).result);
+  const call = async (name: string, args: Record<string, unknown>): Promise<any> => withoutRequestId(((await handler.handle({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name, arguments: args } })) as any).result);
   before(async () => {
     server = createServer((_request, response) => {
       response.writeHead(200, { 'content-type': 'application/json' });
@@ -999,7 +999,7 @@ describe('a 401 says how the key was sent (new-user trial)', () => {
   after(() => api.close());
   const noteOf = async (env: Record<string, string>) => {
     const handler = createHandler(readConfig({ API_BASE_URL: api.url, OPENAPI_DOC: `${HERE}openapi.json`, ...env }));
-    const reply: any = await handler.handleMessage({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'probe', arguments: { path: '/meters/mtr_1' } } });
+    const reply: any = await handler.handle({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'probe', arguments: { path: '/meters/mtr_1' } } });
     return [reply.result.structuredContent.status, reply.result.structuredContent.note];
   };
 
@@ -1029,7 +1029,7 @@ describe('a path that repeats the base URL\'s prefix (new-user trial)', () => {
 
   it('says the base URL already ends in the prefix, and gives the path without it', async () => {
     const handler = createHandler(readConfig({ API_BASE_URL: api.url, API_KEY: 'right-key-0123456789', OPENAPI_DOC: `${HERE}openapi.json` }));
-    const reply: any = await handler.handleMessage({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'probe', arguments: { path: '/v2/meters/mtr_1' } } });
+    const reply: any = await handler.handle({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'probe', arguments: { path: '/v2/meters/mtr_1' } } });
     const structured = reply.result.structuredContent;
     assert.deepEqual([structured.status, structured.validationNote], [404, 'No GET operation in the document matches /v2/meters/mtr_1. Nearest: GET /meters/{meterId}, GET /meters/{meterId}/readings, GET /meters. API_BASE_URL already ends in /v2: give the path without it (/meters/mtr_1).']);
   });
@@ -1057,7 +1057,7 @@ describe('a key with non-ASCII look-alikes in header fields and latin1-labelled 
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });
-  const probed = async (path: string) => ((await handler.handleMessage({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'probe', arguments: { path } } })) as any).result.structuredContent;
+  const probed = async (path: string) => ((await handler.handle({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'probe', arguments: { path } } })) as any).result.structuredContent;
 
   it('reads a header field\'s UTF-8 bytes as UTF-8, so the key in it is redacted', async () => {
     assert.equal((await probed('/moved')).location, '/v2/next?token=[redacted]');

@@ -65,7 +65,7 @@ const send = (status: number, headers: Record<string, string>, body: string | Bu
 /** Calls the probe tool through the dispatcher (real fetch to the local API); returns the whole tool result. */
 async function callProbe(env: Record<string, string>, args: Record<string, unknown>): Promise<any> {
   const handler = createHandler(readConfig({ API_KEY: KEY, ...env }, '/nonexistent'));
-  const reply: any = await handler.handleMessage({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'probe', arguments: args } });
+  const reply: any = await handler.handle({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'probe', arguments: args } });
   return reply.result;
 }
 

@@ -114,7 +114,7 @@ describe('argument check in dispatch (every tool against its own inputSchema)', 
   let api: StandIn;
   let handler: ReturnType<typeof createHandler>;
   let id = 0;
-  const call = async (name: string, args: unknown): Promise<any> => withoutRequestId(((await handler.handleMessage({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name, arguments: args } })) as any).result);
+  const call = async (name: string, args: unknown): Promise<any> => withoutRequestId(((await handler.handle({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name, arguments: args } })) as any).result);
   before(async () => {
     api = await startStandIn({ key: KEY });
     handler = createHandler(readConfig({ API_BASE_URL: api.url, API_KEY: KEY, OPENAPI_DOC: DOCUMENT }));
@@ -187,7 +187,7 @@ describe('argument check in dispatch (every tool against its own inputSchema)', 
 describe('tools/list size', () => {
   it('stays under 1,500 tokens (bytes / 4) with every tool in', async (t) => {
     const handler = createHandler(readConfig({ API_BASE_URL: 'http://127.0.0.1:9', OPENAPI_DOC: DOCUMENT }));
-    const listed: any = await handler.handleMessage({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    const listed: any = await handler.handle({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
     const bytes = Buffer.byteLength(JSON.stringify(listed.result));
     const tokens = Math.ceil(bytes / 4);
     t.diagnostic(`tools/list: ${listed.result.tools.length} tools, ${bytes} bytes, ~${tokens} tokens (bytes / 4)`);
@@ -356,11 +356,11 @@ describe('field_presence waits for probes in flight (issue 6)', () => {
     // GET /meters hangs until cancelled; field_presence about GET /meters/{meterId} must answer without it.
     const hanging = (_url: string | URL | Request, init?: RequestInit) => new Promise<Response>((_resolve, reject) => init?.signal?.addEventListener('abort', () => reject(new Error('aborted'))));
     const handler = createHandler(readConfig({ API_BASE_URL: api.url, API_KEY: KEY, OPENAPI_DOC: DOCUMENT, PROBE_TIMEOUT_MS: '20000' }), { fetch: hanging as typeof fetch });
-    const probing = handler.handleMessage({ jsonrpc: '2.0', id: 'p', method: 'tools/call', params: { name: 'probe', arguments: { path: '/meters' } } });
+    const probing = handler.handle({ jsonrpc: '2.0', id: 'p', method: 'tools/call', params: { name: 'probe', arguments: { path: '/meters' } } });
     const began = Date.now();
-    const presence: any = await handler.handleMessage({ jsonrpc: '2.0', id: 'f', method: 'tools/call', params: { name: 'field_presence', arguments: { operation: 'getMeter' } } });
+    const presence: any = await handler.handle({ jsonrpc: '2.0', id: 'f', method: 'tools/call', params: { name: 'field_presence', arguments: { operation: 'getMeter' } } });
     const waited = Date.now() - began;
-    await handler.handleMessage({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'p' } });
+    await handler.handle({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'p' } });
     assert.deepEqual([withoutRequestId(presence.result), waited < 5000, await probing], [{
       content: [{ type: 'text', text: 'No complete JSON 2xx response of GET /meters/{meterId} has been probed in this session. Probe it first (several records, e.g. different ids), or call probe_sample with their paths.' }],
       isError: true,
@@ -371,9 +371,9 @@ describe('field_presence waits for probes in flight (issue 6)', () => {
     // A fetch that never settles, even when aborted: only the wait's own bound can end it.
     const stuck = () => new Promise<Response>(() => {});
     const handler = createHandler(readConfig({ API_BASE_URL: api.url, API_KEY: KEY, OPENAPI_DOC: DOCUMENT, PROBE_TIMEOUT_MS: '300' }), { fetch: stuck as typeof fetch });
-    void handler.handleMessage({ jsonrpc: '2.0', id: 'p', method: 'tools/call', params: { name: 'probe', arguments: { path: '/meters/mtr_1' } } });
+    void handler.handle({ jsonrpc: '2.0', id: 'p', method: 'tools/call', params: { name: 'probe', arguments: { path: '/meters/mtr_1' } } });
     const began = Date.now();
-    const presence: any = await handler.handleMessage({ jsonrpc: '2.0', id: 'f', method: 'tools/call', params: { name: 'field_presence', arguments: { operation: 'getMeter' } } });
+    const presence: any = await handler.handle({ jsonrpc: '2.0', id: 'f', method: 'tools/call', params: { name: 'field_presence', arguments: { operation: 'getMeter' } } });
     const waited = Date.now() - began;
     assert.deepEqual([withoutRequestId(presence.result), waited >= 290 && waited < 3000], [{
       content: [{ type: 'text', text: 'No complete JSON 2xx response of GET /meters/{meterId} has been probed in this session. 1 probe(s) of GET /meters/{meterId} still running after 300 ms (PROBE_TIMEOUT_MS) are not counted. Probe it first (several records, e.g. different ids), or call probe_sample with their paths.' }],

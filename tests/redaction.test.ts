@@ -365,7 +365,7 @@ describe('probe: the key in every form, through a real call (issue 8)', () => {
 
   async function callProbe(env: Record<string, string>, args: Record<string, unknown>): Promise<any> {
     const handler = createHandler(readConfig({ API_BASE_URL: base, API_KEY: KEY, ...env }, '/nonexistent'));
-    const reply: any = await handler.handleMessage({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'probe', arguments: args } });
+    const reply: any = await handler.handle({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'probe', arguments: args } });
     return reply.result;
   }
 

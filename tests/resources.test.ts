@@ -143,7 +143,7 @@ describe('field_presence after session memory dropped records (issue 8, B10)', (
     const maxBytes = Math.max(cost(METERS.mtr_1), cost(METERS.mtr_2)) + 100;
     const handler = createHandler(readConfig({ API_BASE_URL: api.url, API_KEY: KEY, OPENAPI_DOC: DOCUMENT }), { memory: { maxBytes, maxOperations: 100, perOperation: 50, perPath: 200 } });
     let id = 0;
-    const call = async (name: string, args: unknown): Promise<any> => withoutRequestId(((await handler.handleMessage({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name, arguments: args } })) as any).result);
+    const call = async (name: string, args: unknown): Promise<any> => withoutRequestId(((await handler.handle({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name, arguments: args } })) as any).result);
     await call('probe', { path: '/meters/mtr_1' });
     await call('probe', { path: '/meters/mtr_2' });
     const presence = await call('field_presence', { operation: 'getMeter' });
@@ -207,7 +207,7 @@ describe('document files that are not regular files (issue 8, B11)', () => {
         paths: { '/meters/{id}': { get: { responses: { 200: { description: 'ok', content: { 'application/json': { schema: { $ref: './fifo.json#/S' } } } } } } } },
       }));
       const handler = createHandler(readConfig({ API_BASE_URL: api.url, API_KEY: KEY, OPENAPI_DOC: root }));
-      const called: any = withoutRequestId(((await handler.handleMessage({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'probe', arguments: { path: '/meters/mtr_1' } } })) as any).result);
+      const called: any = withoutRequestId(((await handler.handle({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'probe', arguments: { path: '/meters/mtr_1' } } })) as any).result);
       assert.deepEqual([called.structuredContent.status, called.structuredContent.validated, called.structuredContent.validationNote], [
         200,
         false,

@@ -266,7 +266,7 @@ describe('lone surrogates in arguments (issue 8)', () => {
   it('answers a lone surrogate in a query value, a query name or the path with an isError result naming it, not -32603', async () => {
     const replies: any[] = [];
     for (const args of [{ path: '/meters', query: { a: '\ud800' } }, { path: '/meters', query: { ['b\udc00']: 'x' } }, { path: '/meters/\ud83d' }]) {
-      replies.push(await handler.handleMessage(call(1, 'probe', args)));
+      replies.push(await handler.handle(call(1, 'probe', args)));
     }
     assert.deepEqual(replies.map((reply) => reply.result), [
       { content: [{ type: 'text', text: 'Refused, nothing was sent: `query.a` is "\\ud800", which holds a lone UTF-16 surrogate (not a character, no UTF-8 form); remove it.' }, { type: 'text', text: 'requestId: 000000000001' }], isError: true },
@@ -278,7 +278,7 @@ describe('lone surrogates in arguments (issue 8)', () => {
   it('still sends a well-formed surrogate pair', async () => {
     const sent: string[] = [];
     const recording = createHandler(readConfig({ API_BASE_URL: 'https://api.example.com' }, '/nonexistent'), { fetch: (async (url: URL) => (sent.push(String(url)), okFetch(url))) as typeof fetch });
-    const reply: any = await recording.handleMessage(call(1, 'probe', { path: '/meters', query: { a: '\ud83d\ude00' } }));
+    const reply: any = await recording.handle(call(1, 'probe', { path: '/meters', query: { a: '\ud83d\ude00' } }));
     assert.deepEqual([reply.result.isError, sent], [undefined, ['https://api.example.com/meters?a=%F0%9F%98%80']]);
   });
 });
@@ -291,7 +291,7 @@ describe('request ids (issue 8, Traces)', () => {
     });
     const handler = createHandler(readConfig({ API_BASE_URL: api.url }, '/nonexistent'));
     const results: any[] = [];
-    for (const id of [1, 2]) results.push(((await handler.handleMessage(call(id, 'probe', { path: '/x' }))) as any).result);
+    for (const id of [1, 2]) results.push(((await handler.handle(call(id, 'probe', { path: '/x' }))) as any).result);
     await api.close();
     const ids = results.map((result) => result.structuredContent.requestId);
     assert.deepEqual(
@@ -305,10 +305,10 @@ describe('request ids (issue 8, Traces)', () => {
     const config = readConfig({ API_BASE_URL: 'https://api.example.com' }, '/nonexistent');
     const logger = createLogger({ level: 'info', write: (line) => lines.push(line) });
     const handler = createHandler(config, { fetch: okFetch, logger, requestId: () => '4f1c2a9b0e7d' });
-    await handler.handleMessage(call(1, 'probe', { path: '/meters/mtr_1' }));
-    await handler.handleMessage(call(2, 'probe', { path: '//evil.example' }));
+    await handler.handle(call(1, 'probe', { path: '/meters/mtr_1' }));
+    await handler.handle(call(2, 'probe', { path: '//evil.example' }));
     const quiet: string[] = [];
-    await createHandler(config, { fetch: okFetch, logger: createLogger({ level: 'error', write: (line) => quiet.push(line) }) }).handleMessage(call(1, 'probe', { path: '/meters/mtr_1' }));
+    await createHandler(config, { fetch: okFetch, logger: createLogger({ level: 'error', write: (line) => quiet.push(line) }) }).handle(call(1, 'probe', { path: '/meters/mtr_1' }));
     assert.deepEqual([lines.map((line) => line.replace(/took_ms=\d+/, 'took_ms=N')), quiet], [
       [
         'event=tool.call.done rid=4f1c2a9b0e7d tool=probe status=200 bytes=14 took_ms=N\n',
@@ -324,8 +324,8 @@ describe('request ids (issue 8, Traces)', () => {
     const config = readConfig({ API_BASE_URL: 'https://api.example.com', API_KEY: key }, '/nonexistent');
     const redact = redactor(key);
     const handler = createHandler(config, { fetch: okFetch, redact, logger: createLogger({ level: 'info', redact: redact.text, write: (line) => lines.push(line) }), requestId: () => '4f1c2a9b0e7d' });
-    await handler.handleMessage(call(1, 'probe', { path: '//evil.example' }));
-    await handler.handleMessage(call(2, 'probe', { path: `/${'x'.repeat(280)}/${key}/..` }));
+    await handler.handle(call(1, 'probe', { path: '//evil.example' }));
+    await handler.handle(call(2, 'probe', { path: `/${'x'.repeat(280)}/${key}/..` }));
     const reasons = lines.map((line) => /reason="(.*)" took_ms/.exec(line)?.[1]);
     assert.deepEqual([reasons[0], reasons[1]!.includes('sk-canary'), reasons[1]!.endsWith('…')], [
       'Refused, nothing was sent: `path` \\"//evil.example\\" starts with \\"//\\", which names another host; give a path with a single leading \\"/\\", such as \\"/meters/mtr_1\\".',
@@ -339,11 +339,11 @@ describe('the concurrency gate in dispatch (case 52)', () => {
   it('runs PROBE_CONCURRENCY probes at once, queues the next ones, refuses past the queue, and answers ping meanwhile', async () => {
     const hanging = hangingFetch();
     const handler = createHandler(readConfig({ API_BASE_URL: 'https://api.example.com', PROBE_CONCURRENCY: '2', PROBE_RATE_PER_MIN: '1000' }, '/nonexistent'), { fetch: hanging.fetch, requestId: () => 'abcdefabcdef' });
-    const calls = Array.from({ length: 2 + QUEUE_SIZE + 1 }, (_, index) => handler.handleMessage(call(index, 'probe', { path: `/r/${index}` })));
+    const calls = Array.from({ length: 2 + QUEUE_SIZE + 1 }, (_, index) => handler.handle(call(index, 'probe', { path: `/r/${index}` })));
     await tick(50);
     const refused: any = await calls.at(-1);
-    const ping = await handler.handleMessage({ jsonrpc: '2.0', id: 'p', method: 'ping' });
-    const listed: any = await handler.handleMessage({ jsonrpc: '2.0', id: 'l', method: 'tools/list' });
+    const ping = await handler.handle({ jsonrpc: '2.0', id: 'p', method: 'ping' });
+    const listed: any = await handler.handle({ jsonrpc: '2.0', id: 'l', method: 'tools/list' });
     assert.deepEqual([hanging.calls(), refused.result.content[0].text, ping, listed.result.tools.length > 0], [
       2,
       `Busy: 2 calls are running and ${QUEUE_SIZE} are waiting, the most this server queues (PROBE_CONCURRENCY=2, queue ${QUEUE_SIZE}); nothing was sent. Wait for earlier calls to answer, then try again.`,
@@ -369,7 +369,7 @@ describe('internal errors', () => {
       requestId: () => '00000000beef',
       logger: createLogger({ level: 'error', write: (line) => lines.push(line) }),
     });
-    const reply: any = await handler.handleMessage(call(9, 'probe', { path: '/meters' }));
+    const reply: any = await handler.handle(call(9, 'probe', { path: '/meters' }));
     assert.deepEqual([reply.error.code, reply.error.message.startsWith('Internal error: '), lines.length, lines[0]!.startsWith('event=tool.call.error rid=00000000beef tool=probe reason="internal: ')], [-32603, true, 1, true]);
   });
 });
@@ -379,7 +379,7 @@ describe('the rate limit in dispatch (issue 8)', () => {
     const handler = createHandler(readConfig({ API_BASE_URL: 'https://api.example.com', PROBE_RATE_PER_MIN: '2', OPENAPI_DOC: `${HERE}openapi.json` }), { fetch: okFetch, requestId: () => '0123456789ab' });
     const texts: string[] = [];
     for (const [name, args] of [['probe', { path: '/meters/mtr_1' }], ['field_presence', { operation: 'getMeter' }], ['field_presence', { operation: 'getMeter' }], ['probe', { path: '/meters/mtr_1' }], ['probe', { path: '/meters/mtr_1' }]] as const) {
-      const reply: any = await handler.handleMessage(call(1, name, args));
+      const reply: any = await handler.handle(call(1, name, args));
       texts.push(reply.result.isError ? reply.result.content[0].text : 'ok');
     }
     assert.deepEqual(texts, ['ok', 'ok', 'ok', 'ok', 'Rate limit reached: 2 requests per minute (PROBE_RATE_PER_MIN); nothing was sent. Try again in 60 s.']);
@@ -399,7 +399,7 @@ describe('the audit file (PROBE_AUDIT_LOG)', () => {
     const handler = createHandler(config, { fetch: okFetch, requestId: () => '4f1c2a9b0e7d' });
     const linesWhenAnswered: string[][] = [];
     for (const message of [call(1, 'probe', { path: '/meters/mtr_1', query: { token: 't0k3n' } }), call(2, 'probe', { path: '/../x' }), call(3, 'field_presence', { operation: 'getMeter' })]) {
-      await handler.handleMessage(message);
+      await handler.handle(message);
       linesWhenAnswered.push(readFileSync(file, 'utf8').trimEnd().split('\n'));
     }
     const records = linesWhenAnswered.at(-1)!.map((line) => JSON.parse(line));
@@ -417,7 +417,7 @@ describe('the audit file (PROBE_AUDIT_LOG)', () => {
     const lines: string[] = [];
     const config = readConfig({ API_BASE_URL: 'https://api.example.com', PROBE_AUDIT_LOG: join(folder, 'missing-folder', 'audit.jsonl') }, '/nonexistent');
     const handler = createHandler(config, { fetch: okFetch, requestId: () => '4f1c2a9b0e7d', logger: createLogger({ level: 'error', write: (line) => lines.push(line) }) });
-    const reply: any = await handler.handleMessage(call(1, 'probe', { path: '/x' }));
+    const reply: any = await handler.handle(call(1, 'probe', { path: '/x' }));
     assert.deepEqual([reply.result.structuredContent.status, lines], [200, [`event=audit.write.error rid=4f1c2a9b0e7d reason="ENOENT: no such file or directory, open '${join(folder, 'missing-folder', 'audit.jsonl')}'"\n`]]);
   });
 });

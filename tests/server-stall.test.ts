@@ -305,7 +305,7 @@ describe('the check worker runs every document job (contract-jobs.ts)', () => {
 
   /** One tools/call through `handler`: its result without the request id and the times. */
   const call = async (handler: ReturnType<typeof createHandler>, name: string, args: Record<string, unknown>): Promise<any> => {
-    const answer: any = await handler.handleMessage({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } });
+    const answer: any = await handler.handle({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } });
     const result = withoutRequestId(answer.result);
     // Each side loads its own document and probes at its own time: `loadedAt` and `live.at` differ, nothing else.
     const structured = result.structuredContent;

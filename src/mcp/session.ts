@@ -21,6 +21,7 @@ import type { MemoryLimits } from './memory.ts';
 import { failure } from './tool.ts';
 import type { Tool, ToolResult, Trace } from './tool.ts';
 import { TOOLS } from './tools.ts';
+import type { Audit } from '../runtime/log.ts';
 const INSTRUCTIONS =
   'openapi-probe lets you look at a real HTTP API while you write a client for it, without changing anything. ' +
   'Find the operation behind an intent, path or operationId with `find_operation`, and read its contract with ' +
@@ -36,21 +37,86 @@ function olderThan(version: string, than: string): boolean {
   return version < than;
 }
 
-export type Handler = {
-  /** Answers one parsed JSON-RPC message: a response, or undefined for a notification or a client response. Never rejects. */
-  handleMessage(message: unknown): Promise<JsonRpcResponse | JsonRpcResponse[] | undefined>;
+/** Who sent a message, as a transport that authenticates its callers knows them; undefined on stdio. */
+export type Caller = { subject: string; clientId?: string };
+
+/** What a transport knows of one inbound message besides its content. */
+export type Inbound = { caller?: Caller };
+
+/** One client's conversation with the server, whatever carries it (stdio lines, HTTP requests). */
+export type Session = {
+  /**
+   * Answers one parsed JSON-RPC message: a response, or undefined for a notification or a client response. Never
+   * rejects. `inbound.caller` reaches the tool context, the log records and the audit record of each call.
+   */
+  handle(message: unknown, inbound?: Inbound): Promise<JsonRpcResponse | JsonRpcResponse[] | undefined>;
   /** Settles when every call in flight has answered. */
   idle(): Promise<void>;
-  /** Starts no further tool call until `resume` (the transport's output is full); waiting calls stay queued. */
-  pause(): void;
-  /** Starts queued tool calls again after `pause`. */
-  resume(): void;
+  /** Starts none of this session's tool calls until `release` (its transport's output is full); they wait, queued. Other sessions are not held. */
+  hold(): void;
+  /** Starts this session's waiting tool calls again after `hold`. */
+  release(): void;
   /**
-   * Ends the session: queued calls and every later tool call are refused, calls in flight are
-   * aborted (their probes cancelled) and answered with an `isError` result naming `reason`.
+   * Ends the session: its waiting calls and every later tool call are refused, calls in flight are aborted (their
+   * probes cancelled) and answered with an `isError` result naming `reason`.
    */
-  shutdown(reason: string): void;
+  close(reason: string): void;
 };
+
+/**
+ * What every session of the process shares, built once by the entry: the configuration, the key redactor, the
+ * logger, the concurrency gate, the rate limit and the audit writer, and the contract service (the check worker).
+ * Shared so that N sessions mean the configured concurrency and API quota once, not N times.
+ */
+export type ServerRuntime = {
+  config: Config;
+  redact: Redactor;
+  logger: Logger;
+  gate: Gate;
+  rate: RateLimit;
+  audit?: Audit;
+  contract: ContractService;
+  /** Makes request ids; `newRequestId` by default. */
+  requestId: () => string;
+  /** Injected fetch (tests); by default the GET runs on `node:http`. */
+  fetch?: typeof fetch;
+};
+
+/**
+ * Builds the runtime every session shares (`ServerRuntime`), each part from `options` when given, else from `config`:
+ * the redactor from `config.apiKey`, the gate from `config.concurrency`, the rate limit from `config.ratePerMinute`,
+ * the audit writer from `config.auditLog`, and the contract service `inProcessContract` over `options.documents`
+ * (default: a document source for `config.openapiDoc`) on this thread; the entry passes the check worker instead.
+ */
+export function createServerRuntime(
+  config: Config,
+  options: { fetch?: typeof fetch; documents?: DocumentSource; logger?: Logger; redact?: Redactor; gate?: Gate; rate?: RateLimit; requestId?: () => string; contract?: ContractService } = {},
+): ServerRuntime {
+  const redact = options.redact ?? redactor(config.apiKey);
+  const logger = options.logger ?? SILENT;
+  return {
+    config,
+    redact,
+    logger,
+    contract: options.contract ?? inProcessContract({ config, redact, documents: options.documents ?? (config.openapiDoc ? createDocumentSource(config.openapiDoc, { ttlMs: config.documentTtlMs }) : undefined) }),
+    gate: options.gate ?? createGate(config.concurrency ?? 4),
+    rate: options.rate ?? createRateLimit(config.ratePerMinute ?? 60),
+    requestId: options.requestId ?? newRequestId,
+    ...(config.auditLog ? { audit: createAudit(config.auditLog, logger, redact.text) } : {}),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  };
+}
+
+/**
+ * One runtime and one session over it (`createServerRuntime`, then `createSession`): what a single-session caller
+ * such as a test needs. Options as those two take them.
+ */
+export function createHandler(
+  config: Config,
+  options: Parameters<typeof createServerRuntime>[1] & { memory?: MemoryLimits } = {},
+): Session {
+  return createSession(createServerRuntime(config, options), { memory: options.memory });
+}
 
 /** Marks an abort that comes from `shutdown`, not from the client's `notifications/cancelled`. */
 const SHUTDOWN = Symbol('shutdown');
@@ -83,27 +149,19 @@ const SHUTDOWN = Symbol('shutdown');
  *   (check-worker.ts `createCheckWorker`, as `main` does) or, by default, `inProcessContract` on this thread
  *   with `documents`.
  */
-export function createHandler(
-  config: Config,
-  options: { fetch?: typeof fetch; documents?: DocumentSource; logger?: Logger; redact?: Redactor; gate?: Gate; rate?: RateLimit; requestId?: () => string; memory?: MemoryLimits; contract?: ContractService } = {},
-): Handler {
+export function createSession(runtime: ServerRuntime, options: { memory?: MemoryLimits } = {}): Session {
+  const { config, redact, contract, logger, gate, rate, audit } = runtime;
   const probeLog = new ProbeLog<Seen>(options.memory);
-  const redact = options.redact ?? redactor(config.apiKey);
-  const contract = options.contract ?? inProcessContract({ config, redact, documents: options.documents ?? (config.openapiDoc ? createDocumentSource(config.openapiDoc, { ttlMs: config.documentTtlMs }) : undefined) });
-  const logger = options.logger ?? SILENT;
-  const gate = options.gate ?? createGate(config.concurrency ?? 4);
-  const rate = options.rate ?? createRateLimit(config.ratePerMinute ?? 60);
-  const makeRequestId = options.requestId ?? newRequestId;
-  const audit = config.auditLog ? createAudit(config.auditLog, logger, redact.text) : undefined;
+  let held: { released: Promise<void>; release: () => void } | undefined;
   let negotiated: string = PROTOCOL_VERSIONS[0];
   const inFlight = new Map<string, AbortController>();
   const pending = new Set<Promise<unknown>>();
   let stopping: string | undefined;
 
   /** Runs one tools/call: request id, queue, the tool, then the log record and the audit line. */
-  async function callTool(name: string, params: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> {
+  async function callTool(name: string, params: Record<string, unknown>, signal: AbortSignal, caller: Caller | undefined): Promise<ToolResult> {
     const tool = TOOLS.find((candidate) => candidate.name === name)!;
-    const rid = makeRequestId();
+    const rid = runtime.requestId();
     const began = performance.now();
     const trace: Trace = {};
     let called: ToolResult;
@@ -115,7 +173,7 @@ export function createHandler(
       }, { once: true });
     });
     try {
-      called = await Promise.race([runTool(tool, name, params, signal, rid, trace), stopped]);
+      called = await Promise.race([runTool(tool, name, params, signal, rid, trace, caller), stopped]);
     } catch (error) {
       // A large argument that turned out not to be JSON when the worker parsed it: -32700 under the call's id (handleOne).
       if (error instanceof RpcError) {
@@ -140,11 +198,11 @@ export function createHandler(
       logger.error('tool.call.error', { rid, tool: name, reason: reason.length > 300 ? `${reason.slice(0, 300)}…` : reason, took_ms: tookMs });
     }
     // The URL without secrets is made only for the audit line (nothing else reads it).
-    await audit?.write({ time: new Date().toISOString(), rid, tool: name, method: trace.method ?? null, url: trace.url ? publicUrl(trace.url, config.baseUrl) : null, status, bytes, findings, isError: called.isError === true, took_ms: tookMs });
+    await audit?.write({ time: new Date().toISOString(), rid, ...(caller ? { caller: caller.subject, ...(caller.clientId ? { client_id: caller.clientId } : {}) } : {}), tool: name, method: trace.method ?? null, url: trace.url ? publicUrl(trace.url, config.baseUrl) : null, status, bytes, findings, isError: called.isError === true, took_ms: tookMs });
     return withRequestId(called, rid);
   }
 
-  async function runTool(tool: Tool, name: string, params: Record<string, unknown>, signal: AbortSignal, rid: string, trace: Trace): Promise<ToolResult> {
+  async function runTool(tool: Tool, name: string, params: Record<string, unknown>, signal: AbortSignal, rid: string, trace: Trace, caller: Caller | undefined): Promise<ToolResult> {
     const args = params.arguments ?? {};
     if (args === null || typeof args !== 'object' || Array.isArray(args)) {
       return { ...failure(`\`arguments\` for ${name} must be an object, got ${describeType(args)}.`) };
@@ -152,17 +210,20 @@ export function createHandler(
     const problem = argumentProblem(tool, args as Record<string, unknown>);
     if (problem) return { ...failure(problem) };
     const waited = performance.now();
+    // A held session (its transport's output full) starts no call; other sessions sharing the gate go on.
+    while (held && !signal.aborted) await Promise.race([held.released, aborted(signal)]);
+    if (stopping !== undefined) return failure(`Refused: the server is shutting down (${stopping}); nothing was sent.`);
     const admitted = await gate.enter(signal);
     if ('refusal' in admitted) return failure(admitted.refusal);
     logger.debug('queue.wait.done', { rid, tool: name, took_ms: Math.round(performance.now() - waited) });
     try {
-      return await tool.handler(args as Record<string, unknown>, { config, redact, log: probeLog, fetch: options.fetch, signal, requestId: rid, rate, trace, contract });
+      return await tool.handler(args as Record<string, unknown>, { config, redact, log: probeLog, fetch: runtime.fetch, signal, requestId: rid, rate, trace, contract, ...(caller ? { caller } : {}) });
     } finally {
       admitted.slot.release();
     }
   }
 
-  async function dispatch(method: string, params: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown>> {
+  async function dispatch(method: string, params: Record<string, unknown>, signal: AbortSignal, caller: Caller | undefined): Promise<Record<string, unknown>> {
     switch (method) {
       case 'initialize': {
         const requested = params.protocolVersion;
@@ -192,7 +253,7 @@ export function createHandler(
         if (typeof name !== 'string') throw new RpcError(ERROR_CODES.invalidParams, '`params.name` must be the name of a tool: ' + TOOLS.map((tool) => tool.name).join(', '));
         const tool = TOOLS.find((candidate) => candidate.name === name);
         if (!tool) throw new RpcError(ERROR_CODES.invalidParams, `Unknown tool: ${name}. Available: ${TOOLS.map((candidate) => candidate.name).join(', ')}.`);
-        const called = await callTool(name, params, signal);
+        const called = await callTool(name, params, signal, caller);
         if (olderThan(negotiated, '2025-06-18')) delete called.structuredContent;
         return { ...called };
       }
@@ -201,7 +262,7 @@ export function createHandler(
     }
   }
 
-  async function handleOne(message: unknown): Promise<JsonRpcResponse | undefined> {
+  async function handleOne(message: unknown, caller: Caller | undefined): Promise<JsonRpcResponse | undefined> {
     if (message === null || typeof message !== 'object' || Array.isArray(message)) {
       return errorResponse(null, ERROR_CODES.invalidRequest, 'Invalid Request: a JSON-RPC message must be an object.');
     }
@@ -241,7 +302,7 @@ export function createHandler(
     // An abort by the client means "no answer" (MCP Cancellation); an abort by shutdown is answered.
     const cancelled = () => controller.signal.aborted && controller.signal.reason !== SHUTDOWN;
     try {
-      const outcome = await dispatch(method, (params ?? {}) as Record<string, unknown>, controller.signal);
+      const outcome = await dispatch(method, (params ?? {}) as Record<string, unknown>, controller.signal, caller);
       if (cancelled()) return undefined;
       return { jsonrpc: '2.0', id: requestId, result: outcome };
     } catch (error) {
@@ -256,14 +317,15 @@ export function createHandler(
   }
 
   return {
-    handleMessage(message) {
+    handle(message, inbound) {
+      const caller = inbound?.caller;
       const work = (async () => {
         if (Array.isArray(message)) {
           if (message.length === 0) return errorResponse(null, ERROR_CODES.invalidRequest, 'Invalid Request: empty batch.');
-          const answers = (await Promise.all(message.map(handleOne))).filter((answer): answer is JsonRpcResponse => answer !== undefined);
+          const answers = (await Promise.all(message.map((one) => handleOne(one, caller)))).filter((answer): answer is JsonRpcResponse => answer !== undefined);
           return answers.length ? answers : undefined;
         }
-        return handleOne(message);
+        return handleOne(message, caller);
       })();
       pending.add(work);
       work.finally(() => pending.delete(work)).catch(() => {});
@@ -272,15 +334,31 @@ export function createHandler(
     async idle() {
       while (pending.size) await Promise.allSettled([...pending]);
     },
-    pause: () => gate.pause(),
-    resume: () => gate.resume(),
-    shutdown(reason) {
+    hold() {
+      if (held) return;
+      let release = () => {};
+      const released = new Promise<void>((resolve) => (release = resolve));
+      held = { released, release };
+    },
+    release() {
+      const was = held;
+      held = undefined;
+      was?.release();
+    },
+    close(reason) {
       if (stopping !== undefined) return;
       stopping = reason;
-      gate.close(`Refused: the server is shutting down (${reason}); nothing was sent.`);
       for (const controller of inFlight.values()) controller.abort(SHUTDOWN);
     },
   };
+}
+
+/** Settles when `signal` aborts (never, if it does not). */
+function aborted(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
 }
 
 /**

@@ -29,6 +29,8 @@ export type ToolContext = {
   rate?: RateLimit;
   /** Filled by tools that send a request: method and URL, for the audit file (which shows the URL without secrets). */
   trace?: Trace;
+  /** The authenticated caller, when the transport knows one (`Inbound.caller`); undefined on stdio. */
+  caller?: { subject: string; clientId?: string };
   /** Runs every step that needs the document: in the check worker (check-worker.ts) or on this thread (contract-jobs.ts). */
   contract: ContractService;
 };

@@ -1,6 +1,17 @@
+/**
+ * The wire: what every transport does to a message on its way in and out, written once so that no transport can
+ * forget a step. In: `decode` measures the text before it is parsed (depth and value count, so no parse or walk of a
+ * hostile message holds the thread), finds the large tool arguments and keeps their text aside (`heldArgument`),
+ * then parses only the envelope. Out: `encode` applies the last redaction pass and serializes once, line separators
+ * escaped. JSON-RPC 2.0; MCP 2025-11-25, Transports and Base Protocol.
+ */
 import { MAX_BODY_DEPTH } from '../shared/json-text.ts';
 import type { MemberSpan } from '../shared/json-text.ts';
 import { structuredTexts } from '../jobs/pipeline.ts';
+import type { Redactor } from '../redaction/redaction.ts';
+import { measureJsonText } from '../shared/json-text.ts';
+import { ERROR_CODES, errorResponse } from './codes.ts';
+import type { JsonRpcResponse, RequestId } from './codes.ts';
 /** The one argument of a tool that may be large (a JSON body, up to the line limit), by tool name. */
 export const LARGE_ARGUMENTS: Readonly<Record<string, string>> = { compare_fixture: 'fixture', draft_request: 'body' };
 
@@ -94,4 +105,63 @@ export function holdArguments(message: unknown, line: string, spans: (MemberSpan
     if (span) held[LARGE_MEMBER_PATHS[which]![2]!] = { text: line.slice(span.start, span.end), depth: span.depth };
   });
   heldArguments.set(args, held);
+}
+
+/** What `decode` makes of one message's text: the parsed message, or the error response to send instead. */
+export type Decoded = { message: unknown } | { error: JsonRpcResponse };
+
+/**
+ * Reads one JSON-RPC message from its text. The text is measured first (`measureJsonText`, one pass, about 7 ms per
+ * MB): deeper than `MAX_MESSAGE_DEPTH` or more than `MAX_MESSAGE_VALUES` values is refused unparsed with -32600,
+ * under the request's own id when the text names one. A text longer than `HOLD_ARGUMENTS_FROM` has its large
+ * arguments (`LARGE_ARGUMENTS`) kept as text for the tools (`heldArgument`) and parsed here as `{}` or `[]`; their
+ * own parse happens in the check worker. Text that is not JSON is -32700 with id null (JSON-RPC 2.0, 5.1).
+ * @param text One message: a line without its line break, or an HTTP body. A leading BOM is the caller's to drop.
+ * @returns `{message}` or `{error}`; never throws.
+ */
+export function decode(text: string): Decoded {
+  // Every text is measured before it is parsed: a tree too deep or too large for any tool's arguments is refused unread
+  // (issue 8: texts under 64 KiB of 32,000 levels were once parsed unmeasured).
+  const size = measureJsonText(text, text.length > HOLD_ARGUMENTS_FROM ? LARGE_MEMBER_PATHS : []);
+  const spans = size.spans;
+  if (size.depth > MAX_MESSAGE_DEPTH || size.values > MAX_MESSAGE_VALUES) {
+    return {
+      error: errorResponse(size.id ?? null, ERROR_CODES.invalidRequest, size.depth > MAX_MESSAGE_DEPTH
+        ? `Invalid Request: message nests ${size.depth} levels deep, more than ${MAX_MESSAGE_DEPTH} (arguments may nest at most ${MAX_BODY_DEPTH}); dropped unparsed.`
+        : `Invalid Request: message holds ${size.values} JSON values, more than ${MAX_MESSAGE_VALUES}; dropped unparsed. Send fewer or smaller arguments.`),
+    };
+  }
+  let message: unknown;
+  try {
+    message = JSON.parse(spans?.some(Boolean) ? withoutSpans(text, spans) : text);
+  } catch (error) {
+    return { error: errorResponse(null, ERROR_CODES.parseError, `Parse error: ${(error as Error).message}`) };
+  }
+  if (spans?.some(Boolean)) holdArguments(message, text, spans);
+  return { message };
+}
+
+/**
+ * The error for a message longer than `MAX_LINE`, dropped unread: -32600 with id null (the id was never read).
+ */
+export function tooLongError(): JsonRpcResponse {
+  return errorResponse(null, ERROR_CODES.invalidRequest, `Invalid Request: message longer than ${MAX_LINE} characters (the line limit), dropped unread. Send smaller arguments: a fixture or request body of at most 1 MiB.`);
+}
+
+/**
+ * Writes one outgoing message (a response or a batch of them) as JSON text: the last redaction pass (`redact.message`)
+ * and one serialization (`serializeMessage`: a tool result's structured content is written from the text made of it
+ * once), with U+2028, U+2029 and U+0085 escaped (`escapeLineSeparators`), so it is one line. A message that cannot be
+ * serialized becomes -32603 under its own id: one bad answer never takes the server down.
+ * @returns The text, without a line break.
+ */
+export function encode(message: unknown, redact: Redactor): string {
+  let text: string;
+  try {
+    text = Array.isArray(message) ? JSON.stringify(message.map(redact.message)) : serializeMessage(redact.message(message));
+  } catch (error) {
+    const id = (message as { id?: RequestId | null }).id ?? null;
+    text = JSON.stringify(errorResponse(id, ERROR_CODES.internalError, `Internal error: the answer could not be serialized (${(error as Error).message}).`));
+  }
+  return escapeLineSeparators(text);
 }

@@ -84,6 +84,9 @@ export type AuditRecord = {
   /** ISO 8601 UTC time the call finished. */
   time: string;
   rid: string;
+  /** The authenticated caller's subject and client id, when the transport has one (never on stdio). */
+  caller?: string;
+  client_id?: string;
   tool: string;
   /** `GET` when the call sent (or meant to send) a request, else null. */
   method: string | null;
@@ -98,6 +101,9 @@ export type AuditRecord = {
   took_ms: number;
 };
 
+/** Appends audit records (`createAudit`). */
+export type Audit = { write(record: AuditRecord): Promise<void> };
+
 /**
  * Creates the audit writer for `PROBE_AUDIT_LOG`. `write` appends one JSON line (`appendFile`,
  * awaited) and resolves after it is on disk as far as the OS says; a failure is logged as
@@ -106,7 +112,7 @@ export type AuditRecord = {
  * @param logger Where write failures go.
  * @param redact The key redactor's `text`, applied to the serialized line.
  */
-export function createAudit(path: string, logger: Logger, redact: (text: string) => string = (text) => text): { write(record: AuditRecord): Promise<void> } {
+export function createAudit(path: string, logger: Logger, redact: (text: string) => string = (text) => text): Audit {
   return {
     async write(record) {
       const began = performance.now();

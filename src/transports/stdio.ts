@@ -1,14 +1,12 @@
 import { StringDecoder } from 'node:string_decoder';
 import type { Readable, Writable } from 'node:stream';
-import { MAX_BODY_DEPTH, measureJsonText } from '../shared/json-text.ts';
-import { ERROR_CODES, errorResponse } from '../mcp/codes.ts';
-import type { RequestId } from '../mcp/codes.ts';
-import type { Handler } from '../mcp/session.ts';
-import { HOLD_ARGUMENTS_FROM, LARGE_MEMBER_PATHS, MAX_LINE, MAX_MESSAGE_DEPTH, MAX_MESSAGE_VALUES, escapeLineSeparators, holdArguments, serializeMessage, withoutSpans } from '../mcp/wire.ts';
+import type { Session } from '../mcp/session.ts';
+import { MAX_LINE, escapeLineSeparators } from '../mcp/wire.ts';
 import { NO_REDACTION } from '../redaction/redaction.ts';
 import type { Redactor } from '../redaction/redaction.ts';
 import { SILENT } from '../runtime/log.ts';
 import type { Logger } from '../runtime/log.ts';
+import { decode, encode, tooLongError } from '../mcp/wire.ts';
 /** When stdin closes, calls in flight get this long to finish before they are aborted, in ms. */
 export const SHUTDOWN_GRACE_MS = 1000;
 
@@ -25,7 +23,7 @@ async function within(promise: Promise<unknown>, ms: number): Promise<void> {
 /**
  * Runs the stdio transport (MCP 2025-11-25, Transports, stdio): reads newline-delimited JSON-RPC
  * from `input` (UTF-8, characters split across chunks reassembled, a trailing CR and a leading BOM
- * dropped, blank lines ignored), hands each message to `handler` without waiting for earlier ones,
+ * dropped, blank lines ignored), hands each message to `session` without waiting for earlier ones,
  * and writes each response as one line of `JSON.stringify` plus LF to `output`, with line
  * separators escaped (`escapeLineSeparators`). A line that is not JSON gets -32700 with id null.
  *
@@ -44,7 +42,7 @@ async function within(promise: Promise<unknown>, ms: number): Promise<void> {
  *   settled once the last response has been flushed or the flush limit passed. Never rejects.
  */
 export function serve(
-  handler: Handler,
+  session: Session,
   options: { input?: Readable; output?: Writable; redact?: Redactor; logger?: Logger; stop?: AbortSignal; graceMs?: number } = {},
 ): Promise<string> {
   const input = options.input ?? process.stdin;
@@ -63,25 +61,18 @@ export function serve(
 
   const write = (message: unknown) => {
     if (outputBroken) return;
-    let line: string;
-    try {
-      line = (Array.isArray(message) ? JSON.stringify(message.map(redact.message)) : serializeMessage(redact.message(message))) + '\n';
-    } catch (error) {
-      // Never let one unserializable answer take the server down: answer its id with -32603.
-      const id = (message as { id?: RequestId | null }).id ?? null;
-      line = JSON.stringify(errorResponse(id, ERROR_CODES.internalError, `Internal error: the answer could not be serialized (${(error as Error).message}).`)) + '\n';
-    }
+    const line = encode(message, redact) + '\n';
     unflushed++;
     const accepted = output.write(escapeLineSeparators(line), () => {
       if (--unflushed === 0) onFlushed?.();
     });
     if (!accepted && !blocked) {
       blocked = true;
-      handler.pause();
+      session.hold();
       input.pause();
       output.once('drain', () => {
         blocked = false;
-        handler.resume();
+        session.release();
         if (ending === undefined) input.resume();
       });
     }
@@ -91,29 +82,13 @@ export function serve(
     let line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
     if (line.charCodeAt(0) === 0xfeff) line = line.slice(1); // RFC 8259, 8.1: parsers may ignore a BOM
     if (line.trim() === '') return;
-    // Every line is measured before it is parsed (one pass, about 7 ms per MB): a tree too deep or too large for
-    // any tool's arguments is refused unread, so neither its parse nor a walk of it holds the thread that answers
-    // ping (issue 8, attack round 3 F9; round 6: lines under 64 KiB of 32,000 levels were parsed unmeasured).
-    const size = measureJsonText(line, line.length > HOLD_ARGUMENTS_FROM ? LARGE_MEMBER_PATHS : []);
-    const spans = size.spans;
-    if (size.depth > MAX_MESSAGE_DEPTH || size.values > MAX_MESSAGE_VALUES) {
-      // Answered under the request's own id when the text names one, so the client's call does not wait forever.
-      write(errorResponse(size.id ?? null, ERROR_CODES.invalidRequest, size.depth > MAX_MESSAGE_DEPTH
-        ? `Invalid Request: message nests ${size.depth} levels deep, more than ${MAX_MESSAGE_DEPTH} (arguments may nest at most ${MAX_BODY_DEPTH}); dropped unparsed.`
-        : `Invalid Request: message holds ${size.values} JSON values, more than ${MAX_MESSAGE_VALUES}; dropped unparsed. Send fewer or smaller arguments.`));
+    const decoded = decode(line);
+    if ('error' in decoded) {
+      write(decoded.error);
       return;
     }
-    let message: unknown;
-    try {
-      // A large argument is parsed in the check worker, from its text (`heldArguments`): here it is read as an empty
-      // object or array of its own type, so this thread parses only the envelope (issue 8, attack round 4 B7).
-      message = JSON.parse(spans?.some(Boolean) ? withoutSpans(line, spans) : line);
-    } catch (error) {
-      write(errorResponse(null, ERROR_CODES.parseError, `Parse error: ${(error as Error).message}`));
-      return;
-    }
-    if (spans?.some(Boolean)) holdArguments(message, line, spans);
-    handler.handleMessage(message).then((answer) => {
+    const message = decoded.message;
+    session.handle(message).then((answer) => {
       if (answer !== undefined) write(answer);
     });
   };
@@ -121,7 +96,7 @@ export function serve(
   const tooLong = () => {
     // Answered with id null (the id is never read), so a client waits for its own id until it times out: the host log says why.
     logger.error('transport.line.dropped', { reason: `message longer than ${MAX_LINE} characters (the line limit), dropped unread; its request goes unanswered under its own id` });
-    write(errorResponse(null, ERROR_CODES.invalidRequest, `Invalid Request: message longer than ${MAX_LINE} characters (the line limit), dropped unread. Send smaller arguments: a fixture or request body of at most 1 MiB.`));
+    write(tooLongError());
   };
 
   // Each chunk is searched once for newlines, and a line's pieces are joined once, when it ends (no rescans).
@@ -160,11 +135,11 @@ export function serve(
       }
       ending = reason;
       input.pause();
-      if (grace > 0) await within(Promise.race([handler.idle(), new Promise<void>((resolve) => (cutGrace = resolve))]), grace);
-      handler.shutdown(reason);
-      await within(handler.idle(), SHUTDOWN_STEP_MS);
+      if (grace > 0) await within(Promise.race([session.idle(), new Promise<void>((resolve) => (cutGrace = resolve))]), grace);
+      session.close(reason);
+      await within(session.idle(), SHUTDOWN_STEP_MS);
       // A write blocked on a full pipe must not hold the exit: the client stopped reading.
-      if (blocked) handler.resume();
+      if (blocked) session.release();
       await within(flushed(), SHUTDOWN_STEP_MS);
       resolve(reason);
     };
