@@ -4,17 +4,15 @@
 // JSON Pointers (RFC 6901) into the same document. A remote `$ref` yields an `unresolvedRef` finding; nothing
 // is ever fetched.
 import { isIPv4, isIPv6 } from 'node:net';
-import {
-  compilePattern, escapePointerToken, follow, lookupPointer, MAX_REF_HOPS, operationsOf, pickMediaType, resolvePointer, responseForStatus,
-  unescapePointerToken,
-} from './src/document/openapi-document.ts';
-import type { PointerLookup } from './src/document/openapi-document.ts';
+import { compilePattern } from './src/schema/pattern.ts';
+import { escapePointerToken, lookupPointer, resolvePointer, unescapePointerToken } from './src/shared/json-pointer.ts';
+import { follow, MAX_REF_HOPS, operationsOf, responseForStatus } from './src/document/openapi-document.ts';
+import { pickMediaType } from './src/shared/media-type.ts';
+import type { PointerLookup } from './src/shared/json-pointer.ts';
 
-// The document core owns JSON Pointer, `$ref` following and media types; re-exported for existing callers.
-export {
-  compilePattern, escapePointerToken, isJsonMediaType, mediaTypeEssence, resolvePointer, unescapePointerToken,
-} from './src/document/openapi-document.ts';
-export type { CompiledPattern } from './src/document/openapi-document.ts';
+import { MAX_PATH_SEGMENT, instancePath } from './src/shared/json-pointer.ts';
+import { boundedText, codePoints } from './src/shared/text.ts';
+import { isPlainObject } from './src/shared/values.ts';
 
 /** How much a finding matters; the table is `SEVERITY`. */
 export type Severity = 'error' | 'warning' | 'info';
@@ -159,9 +157,6 @@ const MAX_INSTANCE_DEPTH = 256;
 
 // ---------------------------------------------------------------- small helpers
 
-function isObj(v: unknown): v is JsonObject {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 function hasOwn(o: object, k: string): boolean {
   return Object.prototype.hasOwnProperty.call(o, k);
@@ -195,7 +190,7 @@ function matchesType(t: string, v: unknown): boolean {
     case 'string': return typeof v === 'string';
     case 'integer': return typeof v === 'number' && Number.isInteger(v);
     case 'number': return typeof v === 'number' && Number.isFinite(v);
-    case 'object': return isObj(v);
+    case 'object': return isPlainObject(v);
     case 'array': return Array.isArray(v);
     default: return true; // unknown type names (Swagger 2.0 'file') constrain nothing here
   }
@@ -203,7 +198,7 @@ function matchesType(t: string, v: unknown): boolean {
 
 function canonicalOf(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonicalOf).join(',')}]`;
-  if (isObj(v)) return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonicalOf(v[k])}`).join(',')}}`;
+  if (isPlainObject(v)) return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonicalOf(v[k])}`).join(',')}}`;
   return JSON.stringify(v) ?? 'undefined';
 }
 
@@ -245,7 +240,7 @@ function show(v: unknown): string {
 
 /** JSON text of a value, cut after about `limit` characters without stringifying the rest. */
 function boundedJson(v: unknown, limit: number): string {
-  if (Array.isArray(v) || isObj(v)) {
+  if (Array.isArray(v) || isPlainObject(v)) {
     let out = Array.isArray(v) ? '[' : '{';
     let first = true;
     for (const key of Array.isArray(v) ? v.keys() : Object.keys(v)) {
@@ -311,31 +306,6 @@ function compareSegments(a: Segment[], b: Segment[]): number {
   }
   return a.length - b.length;
 }
-
-/**
- * Formats an instance path: `$` then `.name` for identifier-like names, `[0]` for array indexes and
- * `['x-id']` (single quotes, `\` and `'` backslash-escaped) for any other name.
- * @param segments Property names and array indexes from the root, e.g. `['a', 0, 'x-id']`.
- * @returns The path, e.g. `$.a[0]['x-id']`; `$` for no segments. Never throws.
- */
-export function instancePath(segments: (string | number)[]): string {
-  let out = '$';
-  for (const segment of segments) {
-    if (typeof segment === 'number') {
-      out += `[${segment}]`;
-      continue;
-    }
-    // A member name from the API, the agent or the document may be megabytes long: each is cut to
-    // MAX_PATH_SEGMENT characters, so a path (in every finding and list) stays small (attack round 4, B5-B8).
-    const s = boundedText(segment, MAX_PATH_SEGMENT);
-    if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(s)) out += `.${s}`;
-    else out += `['${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}']`;
-  }
-  return out;
-}
-
-/** The longest member name an instance path spells out, in characters; longer ones end "… (N more characters)". */
-export const MAX_PATH_SEGMENT = 1000;
 
 /**
  * The dialect a document's schemas are read in: `openapi: 3.0.x` is 3.0, any other `openapi` 3.1, `swagger: 2.x` 2.0,
@@ -494,7 +464,7 @@ function nameTest(pattern: string): NameTest | undefined {
  * uses the union of the composition). oneOf/anyOf branches are included only when `alternatives`.
  */
 function collect(ctx: Context, schema: unknown, schemaPath: string, alternatives: boolean, acc: Documented, visited: Set<string>, seen: Set<object> = new Set(), depth = 0): void {
-  if (!isObj(schema)) return;
+  if (!isPlainObject(schema)) return;
   // The same schema object met again through another branch adds nothing new: without this, `anyOf: [S, S]`
   // nested L levels would be walked 2^L times (issue 8, attack round 3 N1).
   if (seen.has(schema)) return;
@@ -520,7 +490,7 @@ function collect(ctx: Context, schema: unknown, schemaPath: string, alternatives
     }
     if (ctx.dialect !== '3.1') return; // OAS 3.0.3 Reference Object: siblings of $ref are ignored
   }
-  if (isObj(schema.properties)) {
+  if (isPlainObject(schema.properties)) {
     acc.declares = true;
     for (const [k, v] of Object.entries(schema.properties)) {
       const list = acc.names.get(k) ?? [];
@@ -528,7 +498,7 @@ function collect(ctx: Context, schema: unknown, schemaPath: string, alternatives
       acc.names.set(k, list);
     }
   }
-  if (isObj(schema.patternProperties)) {
+  if (isPlainObject(schema.patternProperties)) {
     acc.declares = true;
     for (const [p, v] of Object.entries(schema.patternProperties)) {
       const test = nameTest(p);
@@ -543,9 +513,9 @@ function collect(ctx: Context, schema: unknown, schemaPath: string, alternatives
     } else if (ap === false) {
       acc.declares = true;
       acc.closedAt ??= `${schemaPath}/${kw}`;
-    } else if (ap === true || isObj(ap)) {
+    } else if (ap === true || isPlainObject(ap)) {
       acc.open = true;
-      if (isObj(ap) && kw === 'additionalProperties') acc.additional.push({ schema: ap, schemaPath: `${schemaPath}/${kw}` });
+      if (isPlainObject(ap) && kw === 'additionalProperties') acc.additional.push({ schema: ap, schemaPath: `${schemaPath}/${kw}` });
     }
   }
   if (Array.isArray(schema.required)) for (const r of schema.required) if (typeof r === 'string') acc.required.add(r);
@@ -566,7 +536,7 @@ function collect(ctx: Context, schema: unknown, schemaPath: string, alternatives
 const documentedCache = new WeakMap<object, WeakMap<object, Map<string, Documented>>>();
 
 function documentedOf(ctx: Context, schema: unknown, schemaPath: string, alternatives: boolean, extra: SchemaLocation[] = []): Documented {
-  if (extra.length > 0 || !isObj(schema)) return collectDocumented(ctx, schema, schemaPath, alternatives, extra);
+  if (extra.length > 0 || !isPlainObject(schema)) return collectDocumented(ctx, schema, schemaPath, alternatives, extra);
   let bySchema = documentedCache.get(ctx.doc);
   if (!bySchema) documentedCache.set(ctx.doc, bySchema = new WeakMap());
   let byPath = bySchema.get(schema);
@@ -588,7 +558,7 @@ function collectDocumented(ctx: Context, schema: unknown, schemaPath: string, al
 
 /** Schema path of the first `flag: true` (readOnly / writeOnly) on a property schema, following $ref and allOf. */
 function flagAt(ctx: Context, schema: unknown, schemaPath: string, flag: string, depth = 0): string | undefined {
-  if (!isObj(schema) || depth > 16) return undefined;
+  if (!isPlainObject(schema) || depth > 16) return undefined;
   if (schema[flag] === true) return `${schemaPath}/${flag}`;
   if (typeof schema.$ref === 'string') {
     try {
@@ -647,7 +617,7 @@ function evalSchema(ctx: Context, schema: unknown, schemaPath: string, value: un
     return [makeFinding('wrongType', segments, schemaPath, `is ${jsonType(value)}, but the schema is \`false\` and allows no value here`,
       { expected: 'nothing (schema false)', actual: jsonType(value) })];
   }
-  if (!isObj(schema)) return [];
+  if (!isPlainObject(schema)) return [];
   if (segments.length > MAX_INSTANCE_DEPTH) {
     // Reported once, at the deepest location still checked (findings are unique by kind, path and message).
     return [makeFinding('notChecked', segments.slice(0, MAX_INSTANCE_DEPTH), schemaPath, `was not checked below this point: the value nests deeper than ${MAX_INSTANCE_DEPTH} levels (too deep to check)`)];
@@ -706,7 +676,7 @@ function enterRef(ctx: Context, ref: string, schemaPath: string, value: unknown,
     }
     if (!hit.found) return [makeFinding('unresolvedRef', segments, holder, `was not checked: \`$ref: ${current}\` points nowhere in the document`)];
     target = hit.value;
-    if (!isObj(target) || typeof target.$ref !== 'string' || !isPureRef(ctx, target)) break;
+    if (!isPlainObject(target) || typeof target.$ref !== 'string' || !isPureRef(ctx, target)) break;
     const next = target.$ref;
     if (!next.startsWith('#')) break; // reported by evalSchema below as not local
     if (seen.has(next)) {
@@ -763,7 +733,7 @@ function typeList(ctx: Context, schema: JsonObject): string[] | undefined {
 }
 
 function evalNode(ctx: Context, schema: JsonObject, schemaPath: string, value: unknown, segments: Segment[], mode: Mode, refParts: SchemaLocation[]): InternalFinding[] {
-  if (isObj(value) && schema.discriminator !== undefined && !Array.isArray(schema.oneOf) && !Array.isArray(schema.anyOf)) {
+  if (isPlainObject(value) && schema.discriminator !== undefined && !Array.isArray(schema.oneOf) && !Array.isArray(schema.anyOf)) {
     const dispatched = dispatchDiscriminator(ctx, schema, schemaPath, value, segments, mode);
     if (dispatched) return dispatched;
   }
@@ -821,7 +791,7 @@ function evalNode(ctx: Context, schema: JsonObject, schemaPath: string, value: u
   if (Array.isArray(value)) checkArray(ctx, schema, schemaPath, value, segments, out);
 
   let union: Documented | undefined;
-  if (isObj(value)) {
+  if (isPlainObject(value)) {
     union = mode.union ?? mergeDocumented(mode.extra, documentedOf(ctx, schema, schemaPath, true, refParts));
     checkObject(ctx, schema, schemaPath, value, segments, union, out);
   }
@@ -836,7 +806,7 @@ function evalNode(ctx: Context, schema: JsonObject, schemaPath: string, value: u
   const hasAlternatives = Array.isArray(schema.oneOf) || Array.isArray(schema.anyOf);
   for (const kw of ['oneOf', 'anyOf'] as const) {
     if (!Array.isArray(schema[kw])) continue;
-    const altMode: Mode = mode.owner && isObj(value)
+    const altMode: Mode = mode.owner && isPlainObject(value)
       ? { owner: true, extra: mergeDocumented(mode.extra, documentedOf(ctx, schema, schemaPath, false, refParts)) }
       : branchMode;
     out.push(...evalAlternatives(ctx, schema, kw, schemaPath, value, segments, altMode));
@@ -863,7 +833,7 @@ function evalNode(ctx: Context, schema: JsonObject, schemaPath: string, value: u
   }
 
   // The owner of this instance location reports undocumented / writeOnly / readOnly fields once.
-  if (mode.owner && union && isObj(value) && !hasAlternatives) {
+  if (mode.owner && union && isPlainObject(value) && !hasAlternatives) {
     checkDocumented(ctx, schemaPath, value, segments, union, out);
   }
   // The same finding reached through several branches (allOf: [S, S]) is kept once, so nesting cannot double it.
@@ -898,21 +868,6 @@ function checkString(schema: JsonObject, schemaPath: string, value: string, segm
   }
 }
 
-/** Length in code points (JSON Schema 2020-12 §6.3.1): a surrogate pair counts once, a lone surrogate once. */
-function codePoints(value: string): number {
-  let n = value.length;
-  for (let i = 0; i < value.length - 1; i++) {
-    const unit = value.charCodeAt(i);
-    if (unit >= 0xd800 && unit <= 0xdbff) {
-      const next = value.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        n--;
-        i++;
-      }
-    }
-  }
-  return n;
-}
 
 function validDate(y: number, m: number, d: number): boolean {
   if (m < 1 || m > 12 || d < 1) return false;
@@ -975,12 +930,12 @@ function unsupportedKeywords(ctx: Context, schema: JsonObject, schemaPath: strin
     if (typeof schema[keyword] === 'string') not(keyword, `the validator does not support \`${keyword}\` (dynamic scope), so what it refers to was not applied`);
   }
   // Every item is evaluated by the schema's own `items` (2020-12 form) or `prefixItems`: then nothing is left to decide.
-  const evaluatedAll = Array.isArray(value) && (isObj(schema.items) || typeof schema.items === 'boolean'
+  const evaluatedAll = Array.isArray(value) && (isPlainObject(schema.items) || typeof schema.items === 'boolean'
     || (Array.isArray(schema.prefixItems) && schema.prefixItems.length >= value.length));
   if (Array.isArray(value) && !evaluatedAll && hasOwn(schema, 'unevaluatedItems') && schema.unevaluatedItems !== true) {
     not('unevaluatedItems', 'the validator does not support `unevaluatedItems` (annotation collection)');
   }
-  if (isObj(value) && hasOwn(schema, 'unevaluatedProperties') && schema.unevaluatedProperties !== true) {
+  if (isPlainObject(value) && hasOwn(schema, 'unevaluatedProperties') && schema.unevaluatedProperties !== true) {
     if (schema.unevaluatedProperties !== false) not('unevaluatedProperties', 'the validator applies `unevaluatedProperties` only as `false` (closing the object), not as a schema');
     else if (conditionalProperties(ctx, schema, new Set())) {
       not('unevaluatedProperties', 'the schema decides which properties are evaluated through anyOf, oneOf, if, dependentSchemas or not, and the validator does not collect those annotations');
@@ -990,7 +945,7 @@ function unsupportedKeywords(ctx: Context, schema: JsonObject, schemaPath: strin
 
 /** Whether a schema, through `$ref` and `allOf`, holds `anyOf`, `oneOf`, `if`, `dependentSchemas` or `not`. */
 function conditionalProperties(ctx: Context, schema: unknown, visited: Set<unknown>): boolean {
-  if (!isObj(schema) || visited.has(schema) || visited.size > 256) return visited.size > 256;
+  if (!isPlainObject(schema) || visited.has(schema) || visited.size > 256) return visited.size > 256;
   visited.add(schema);
   if (['anyOf', 'oneOf', 'if', 'dependentSchemas', 'not'].some((keyword) => hasOwn(schema, keyword))) return true;
   if (typeof schema.$ref === 'string') {
@@ -1109,7 +1064,7 @@ function checkObject(ctx: Context, schema: JsonObject, schemaPath: string, value
       out.push(makeFinding('missing', [...segments, name], `${schemaPath}/required`, 'is required but missing'));
     }
   }
-  if (isObj(schema.dependentRequired)) {
+  if (isPlainObject(schema.dependentRequired)) {
     for (const [trigger, deps] of Object.entries(schema.dependentRequired)) {
       if (!hasOwn(value, trigger) || !Array.isArray(deps)) continue;
       for (const d of deps) {
@@ -1125,9 +1080,9 @@ function checkObject(ctx: Context, schema: JsonObject, schemaPath: string, value
   if (typeof schema.minProperties === 'number' && keys.length < schema.minProperties) {
     out.push(makeFinding('constraint', segments, `${schemaPath}/minProperties`, `has ${keys.length} properties, fewer than minProperties ${schema.minProperties}`, { keyword: 'minProperties' }));
   }
-  const props = isObj(schema.properties) ? schema.properties : undefined;
+  const props = isPlainObject(schema.properties) ? schema.properties : undefined;
   const patterns: { test: NameTest; schema: unknown; schemaPath: string }[] = [];
-  if (isObj(schema.patternProperties)) {
+  if (isPlainObject(schema.patternProperties)) {
     for (const [p, sch] of Object.entries(schema.patternProperties)) {
       const test = nameTest(p);
       if (test) patterns.push({ test, schema: sch, schemaPath: `${schemaPath}/patternProperties/${escapePointerToken(p)}` });
@@ -1153,7 +1108,7 @@ function checkObject(ctx: Context, schema: JsonObject, schemaPath: string, value
       for (const f of evalSchema(ctx, p.schema, p.schemaPath, value[k], child, own)) out.push(f);
     }
     // additionalProperties as a schema declares a map: its values are checked, its keys documented (case 26).
-    if (!covered && isObj(schema.additionalProperties) && !quickPass(ctx, schema.additionalProperties, value[k], child.length)) {
+    if (!covered && isPlainObject(schema.additionalProperties) && !quickPass(ctx, schema.additionalProperties, value[k], child.length)) {
       for (const f of evalSchema(ctx, schema.additionalProperties, `${schemaPath}/additionalProperties`, value[k], child, own)) out.push(f);
     }
     if (hasOwn(schema, 'propertyNames')) {
@@ -1164,7 +1119,7 @@ function checkObject(ctx: Context, schema: JsonObject, schemaPath: string, value
       }
     }
   }
-  if (isObj(schema.dependentSchemas)) {
+  if (isPlainObject(schema.dependentSchemas)) {
     for (const [trigger, dep] of Object.entries(schema.dependentSchemas)) {
       if (!hasOwn(value, trigger)) continue;
       for (const f of evalAssertion(ctx, dep, `${schemaPath}/dependentSchemas/${escapePointerToken(trigger)}`, value, segments)) out.push(f);
@@ -1195,17 +1150,17 @@ function checkDocumented(ctx: Context, schemaPath: string, value: JsonObject, se
 function discriminatorOf(schema: JsonObject): { propertyName: string; mapping: Record<string, string> } | undefined {
   const raw = schema.discriminator;
   if (typeof raw === 'string') return { propertyName: raw, mapping: {} };
-  if (!isObj(raw) || typeof raw.propertyName !== 'string') return undefined;
+  if (!isPlainObject(raw) || typeof raw.propertyName !== 'string') return undefined;
   const mapping: Record<string, string> = {};
-  if (isObj(raw.mapping)) for (const [key, target] of Object.entries(raw.mapping)) if (typeof target === 'string') mapping[key] = target;
+  if (isPlainObject(raw.mapping)) for (const [key, target] of Object.entries(raw.mapping)) if (typeof target === 'string') mapping[key] = target;
   return { propertyName: raw.propertyName, mapping };
 }
 
 /** Where named schemas live: `#/components/schemas` (3.x) or `#/definitions` (2.0). */
 function schemaContainer(ctx: Context): { pointer: string; schemas: JsonObject } | undefined {
-  if (ctx.dialect === '2.0') return isObj(ctx.doc.definitions) ? { pointer: '#/definitions', schemas: ctx.doc.definitions } : undefined;
+  if (ctx.dialect === '2.0') return isPlainObject(ctx.doc.definitions) ? { pointer: '#/definitions', schemas: ctx.doc.definitions } : undefined;
   const components = ctx.doc.components;
-  return isObj(components) && isObj(components.schemas) ? { pointer: '#/components/schemas', schemas: components.schemas } : undefined;
+  return isPlainObject(components) && isPlainObject(components.schemas) ? { pointer: '#/components/schemas', schemas: components.schemas } : undefined;
 }
 
 /** A mapping value as a pointer: a bare schema name names a schema of the container (OAS 3.0.3 Discriminator Object). */
@@ -1226,8 +1181,8 @@ function discriminatorValues(ctx: Context, basePath: string, mapping: Record<str
   const container = schemaContainer(ctx);
   if (!container) return values;
   for (const [name, candidate] of Object.entries(container.schemas)) {
-    if (!isObj(candidate) || !Array.isArray(candidate.allOf)) continue;
-    if (!candidate.allOf.some((part) => isObj(part) && part.$ref === basePath)) continue;
+    if (!isPlainObject(candidate) || !Array.isArray(candidate.allOf)) continue;
+    if (!candidate.allOf.some((part) => isPlainObject(part) && part.$ref === basePath)) continue;
     const pointer = `${container.pointer}/${escapePointerToken(name)}`;
     // A subtype the mapping already names under another key keeps that key only (explicit mapping wins).
     if (!values.has(name) && ![...values.values()].includes(pointer)) values.set(name, pointer);
@@ -1278,7 +1233,7 @@ function dispatchDiscriminator(ctx: Context, schema: JsonObject, schemaPath: str
 /** How a finding names a oneOf/anyOf branch: its `$ref`, or its schema path. */
 function branchLabel(branches: unknown[], schemaPath: string, kw: string, i: number): string {
   const b = branches[i];
-  return isObj(b) && typeof b.$ref === 'string' ? b.$ref : `${schemaPath}/${kw}/${i}`;
+  return isPlainObject(b) && typeof b.$ref === 'string' ? b.$ref : `${schemaPath}/${kw}/${i}`;
 }
 
 function evalAlternatives(ctx: Context, schema: JsonObject, kw: 'oneOf' | 'anyOf', schemaPath: string, value: unknown, segments: Segment[], mode: Mode): InternalFinding[] {
@@ -1286,11 +1241,11 @@ function evalAlternatives(ctx: Context, schema: JsonObject, kw: 'oneOf' | 'anyOf
   const label = (i: number): string => branchLabel(branches, schemaPath, kw, i);
   // OAS 3.0.3 Discriminator Object: the property value picks the branch through mapping, or the schema name.
   const disc = schema.discriminator;
-  if (isObj(disc) && typeof disc.propertyName === 'string' && isObj(value) && typeof value[disc.propertyName] === 'string') {
+  if (isPlainObject(disc) && typeof disc.propertyName === 'string' && isPlainObject(value) && typeof value[disc.propertyName] === 'string') {
     const dv = value[disc.propertyName] as string;
-    const mapped = isObj(disc.mapping) && typeof disc.mapping[dv] === 'string' ? disc.mapping[dv] as string : undefined;
+    const mapped = isPlainObject(disc.mapping) && typeof disc.mapping[dv] === 'string' ? disc.mapping[dv] as string : undefined;
     const idx = branches.findIndex((b) => {
-      if (!isObj(b) || typeof b.$ref !== 'string') return false;
+      if (!isPlainObject(b) || typeof b.$ref !== 'string') return false;
       if (mapped === undefined) return b.$ref.endsWith(`/${escapePointerToken(dv)}`);
       return mapped.includes('/') ? b.$ref === mapped : b.$ref.endsWith(`/${mapped}`);
     });
@@ -1299,10 +1254,10 @@ function evalAlternatives(ctx: Context, schema: JsonObject, kw: 'oneOf' | 'anyOf
       return evalSchema(ctx, branches[idx], `${schemaPath}/${kw}/${idx}`, value, segments, mode).map((f) => ({ ...f, message: f.message + suffix }));
     }
     // A value no mapping key or branch name permits: one enum finding listing every permitted value (issue 7).
-    const mappingKeys = isObj(disc.mapping) ? Object.keys(disc.mapping) : [];
+    const mappingKeys = isPlainObject(disc.mapping) ? Object.keys(disc.mapping) : [];
     const mappedTargets = new Set(mappingKeys.map((key) => mappingTarget(ctx, String((disc.mapping as JsonObject)[key]))));
     const names = branches
-      .filter((b): b is JsonObject => isObj(b) && typeof b.$ref === 'string' && !mappedTargets.has(b.$ref as string))
+      .filter((b): b is JsonObject => isPlainObject(b) && typeof b.$ref === 'string' && !mappedTargets.has(b.$ref as string))
       .map((b) => unescapePointerToken((b.$ref as string).slice((b.$ref as string).lastIndexOf('/') + 1)));
     const allowed = [...mappingKeys, ...names.filter((name) => !mappingKeys.includes(name))];
     if (allowed.length > 0) {
@@ -1322,7 +1277,7 @@ function evalAlternatives(ctx: Context, schema: JsonObject, kw: 'oneOf' | 'anyOf
     if (exclusive) return exclusive;
   }
   if (passed) return [];
-  if (kw === 'anyOf' && mode.owner && isObj(value)) {
+  if (kw === 'anyOf' && mode.owner && isPlainObject(value)) {
     // JSON Schema 2020-12 §10.2.1.2: annotations come from EVERY successful anyOf branch, so a field is
     // documented when any branch the value satisfies declares it (case 37). Each branch judged its own
     // fields only; the undocumented check at this location is redone on the union of the satisfied ones.
@@ -1550,8 +1505,8 @@ function makePlan(ctx: Context, schema: JsonObject): Plan {
     number: NUMBER_KEYWORDS.some((k) => schema[k] !== undefined) || schema.format === 'int32' || schema.format === 'int64',
     array: typeof schema.maxItems === 'number' || typeof schema.minItems === 'number' || schema.uniqueItems === true || schema.items !== undefined,
     items: schema.items,
-    props: isObj(schema.properties) ? schema.properties : undefined,
-    additional: isObj(schema.additionalProperties) ? schema.additionalProperties : undefined,
+    props: isPlainObject(schema.properties) ? schema.properties : undefined,
+    additional: isPlainObject(schema.additionalProperties) ? schema.additionalProperties : undefined,
     required: Array.isArray(schema.required) && schema.required.length > 0 ? schema.required : undefined,
     counts: typeof schema.maxProperties === 'number' || typeof schema.minProperties === 'number',
     allOf: Array.isArray(schema.allOf) ? schema.allOf : undefined,
@@ -1577,7 +1532,7 @@ function followForPlan(ctx: Context, ref: string, plan: Plan): void {
     const hit = lookupPointer(ctx.doc, current);
     if (!hit.found) return;
     const target = hit.value;
-    if (!isObj(target) || typeof target.$ref !== 'string' || !isPureRef(ctx, target) || !target.$ref.startsWith('#')) {
+    if (!isPlainObject(target) || typeof target.$ref !== 'string' || !isPureRef(ctx, target) || !target.$ref.startsWith('#')) {
       plan.refFinding = false;
       plan.ref = current;
       plan.target = target;
@@ -1599,7 +1554,7 @@ function quickSchema(q: Quick, schema: unknown, value: unknown, depth: number, o
   if (++q.counts[depth]! > QUICK_PER_LOCATION) throw QUICK_ABORT;
   if (schema === true || schema === undefined || schema === null) return true;
   if (schema === false) return false;
-  if (!isObj(schema)) return true;
+  if (!isPlainObject(schema)) return true;
   if (depth > QUICK_MAX_DEPTH) throw QUICK_ABORT;
   const plan = planOf(q, schema);
   if (plan.abort & ABORT_ALWAYS) throw QUICK_ABORT;
@@ -1627,7 +1582,7 @@ function quickChild(q: Quick, schema: unknown, value: unknown, depth: number): b
 /** `evalNode` in the quick pass. Evaluates every part, as the walk does, so no step is left uncounted. */
 function quickNode(q: Quick, plan: Plan, schema: JsonObject, value: unknown, depth: number, owner: boolean, passed: Documented | undefined): boolean {
   const ctx = q.ctx;
-  const object = isObj(value);
+  const object = isPlainObject(value);
   if (object && (plan.abort & ABORT_OBJECT)) throw QUICK_ABORT;
   let ok = true;
   const typeOk = plan.typeMask === TYPE_ANY || (plan.typeMask & typeBits(value)) !== 0;
@@ -1709,7 +1664,7 @@ function quickNode(q: Quick, plan: Plan, schema: JsonObject, value: unknown, dep
  */
 function rootFails(q: Quick, schema: unknown, value: unknown, union: Documented | undefined, depth: number): boolean {
   if (schema === false) return true;
-  if (!isObj(schema) || depth > 16) return false;
+  if (!isPlainObject(schema) || depth > 16) return false;
   const plan = planOf(q, schema);
   if (plan.abort & ABORT_ALWAYS) return false;
   if (plan.ref !== undefined) return rootFails(q, plan.target, value, union, depth + 1);
@@ -1718,7 +1673,7 @@ function rootFails(q: Quick, schema: unknown, value: unknown, union: Documented 
   // The quick pass evaluated the branch, so its enum is charged already: this lookup costs no budget.
   if (plan.enumList && q.ctx.enums?.has(plan.enumList) && inEnum(q.ctx, plan.enumList, value) === false) return true;
   if (plan.hasConst && !deepEqual(schema.const, value)) return true;
-  if (plan.required && union && isObj(value)) {
+  if (plan.required && union && isPlainObject(value)) {
     for (const name of plan.required) if (typeof name === 'string' && !hasOwn(value, name) && !scopedFlag(q.ctx, union, name)) return true;
   }
   if (plan.allOf) for (const branch of plan.allOf) if (rootFails(q, branch, value, union, depth + 1)) return true;
@@ -1804,7 +1759,7 @@ function quickDocumented(ctx: Context, value: JsonObject, documented: Documented
 }
 
 function makeCtx(doc: unknown, direction: Direction | undefined, options?: CheckOptions): Context {
-  if (!isObj(doc)) throw new TypeError(`Expected \`doc\` to be a parsed OpenAPI document object, got ${jsonType(doc)}`);
+  if (!isPlainObject(doc)) throw new TypeError(`Expected \`doc\` to be a parsed OpenAPI document object, got ${jsonType(doc)}`);
   const started = performance.now();
   const maxSteps = options?.maxSteps ?? DEFAULT_MAX_STEPS;
   const timeoutMs = options?.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
@@ -1899,7 +1854,7 @@ function findOp(doc: JsonObject, method: string, pathTemplate: string): OpInfo |
   // The index keeps the Operation Object's location; its raw objects give schema paths after `$ref`.
   const item = followAt(doc, (doc.paths as JsonObject)[pathTemplate], `#/paths/${escapePointerToken(pathTemplate)}`);
   const lower = method.toLowerCase();
-  if (!isObj(item.node) || !isObj(item.node[lower])) return undefined;
+  if (!isPlainObject(item.node) || !isPlainObject(item.node[lower])) return undefined;
   return { op: item.node[lower] as JsonObject, opPath: `${item.path}/${lower}`, item: item.node, itemPath: item.path };
 }
 
@@ -1920,7 +1875,7 @@ function locateInContainer(doc: JsonObject, container: JsonObject, containerPath
     return { target: { schema: container.schema, schemaPath: `${containerPath}/schema`, statusKey: key } };
   }
   const content = container.content;
-  if (!isObj(content) || Object.keys(content).length === 0) {
+  if (!isPlainObject(content) || Object.keys(content).length === 0) {
     return { reason: `${what} declares no content, so there is no body schema to check against.` };
   }
   const mediaKey = pickMediaType(content, contentType);
@@ -1933,7 +1888,7 @@ function locateInContainer(doc: JsonObject, container: JsonObject, containerPath
     };
   }
   const media = content[mediaKey];
-  if (!isObj(media) || media.schema === undefined) {
+  if (!isPlainObject(media) || media.schema === undefined) {
     return { reason: `${what} declares ${mediaKey} without a schema, so there is nothing to check the body against.` };
   }
   return { target: { schema: media.schema, schemaPath: `${containerPath}/content/${escapePointerToken(mediaKey)}/schema`, statusKey: key, mediaType: mediaKey } };
@@ -1952,7 +1907,7 @@ function locateResponse(doc: JsonObject, method: string, pathTemplate: string, s
       finding: { kind: 'undocumentedStatus', severity: SEVERITY.undocumentedStatus, path: '$', schemaPath: `${info.opPath}/responses`, message },
     };
   }
-  if (entry.error || !isObj(entry.response)) {
+  if (entry.error || !isPlainObject(entry.response)) {
     const message = `was not checked: the '${entry.statusKey}' response could not be resolved (${entry.error ?? 'not an object'})`;
     return {
       reason: `The '${entry.statusKey}' response of ${upperMethod} ${pathTemplate} could not be resolved: ${entry.error ?? 'not an object'}.`,
@@ -2042,7 +1997,7 @@ export function checkRequestBody(doc: unknown, method: string, pathTemplate: str
     if (Array.isArray(info.op.parameters)) info.op.parameters.forEach((p, i) => params.push({ p, path: `${info.opPath}/parameters/${i}` }));
     for (const { p, path } of params) {
       const f = followAt(ctx.doc, p, path);
-      if (isObj(f.node) && f.node.in === 'body') {
+      if (isPlainObject(f.node) && f.node.in === 'body') {
         return finishCheck(doc, locateInContainer(ctx.doc, f.node, f.path, 'requestBody', contentType, what), body, 'request');
       }
     }
@@ -2050,7 +2005,7 @@ export function checkRequestBody(doc: unknown, method: string, pathTemplate: str
   }
   if (info.op.requestBody === undefined) return { validated: false, reason: `${upperMethod} ${pathTemplate} declares no requestBody.`, findings: [] };
   const f = followAt(ctx.doc, info.op.requestBody, `${info.opPath}/requestBody`);
-  if (!isObj(f.node)) {
+  if (!isPlainObject(f.node)) {
     return {
       validated: false, reason: `The requestBody of ${upperMethod} ${pathTemplate} could not be resolved: ${f.error ?? 'not an object'}.`,
       findings: [{ kind: 'unresolvedRef', severity: SEVERITY.unresolvedRef, path: '$', schemaPath: f.path, message: `was not checked: the requestBody could not be resolved (${f.error ?? 'not an object'})` }],
@@ -2073,7 +2028,7 @@ function pathStep(base: string, key: string | '[]'): string {
  * (attack round 5, round 4 B3).
  */
 function itemsOf(ctx: Context, schema: unknown, depth = 0, searched = new Map<object, number>()): { schema: unknown; schemaPath?: string } | undefined {
-  if (!isObj(schema) || depth > 16) return undefined;
+  if (!isPlainObject(schema) || depth > 16) return undefined;
   const before = searched.get(schema);
   if (before !== undefined && before <= depth) return undefined;
   searched.set(schema, depth);
@@ -2173,7 +2128,7 @@ export function measurePresence(doc: unknown, schema: unknown, bodies: unknown[]
       for (const el of value) walk(el, items?.schema, `${parentPath}[]`, depth + 1);
       return;
     }
-    if (!isObj(value)) return;
+    if (!isPlainObject(value)) return;
     parents.set(parentPath, (parents.get(parentPath) ?? 0) + 1);
     const documented = schemaNode === undefined ? undefined : documentedOf(ctx, schemaNode, '#', true);
     if (documented) noteDepth(documented);
@@ -2214,18 +2169,6 @@ export function fieldPresence(doc: unknown, schema: unknown, bodies: unknown[], 
 }
 
 /**
- * A string from a document, a body or an agent cut to `max` characters (UTF-16 code units, never splitting a
- * surrogate pair), with `… (N more characters)` after the cut; shorter strings as they are.
- */
-export function boundedText(text: string, max: number): string {
-  if (text.length <= max) return text;
-  let end = max;
-  const code = text.charCodeAt(end - 1);
-  if (code >= 0xd800 && code <= 0xdbff) end--;
-  return `${text.slice(0, end)}… (${text.length - end} more characters)`;
-}
-
-/**
  * A shape being inferred, merged in place: linear in the body (attack round 3: merging copies of the shapes of
  * 5,000 array elements with distinct keys took 12.5 s, quadratic). `required` holds the keys every object seen had.
  */
@@ -2242,7 +2185,7 @@ function accOf(v: unknown, depth: number): ShapeAcc {
     }
     return out;
   }
-  if (isObj(v)) {
+  if (isPlainObject(v)) {
     const properties = new Map<string, ShapeAcc>();
     for (const k of Object.keys(v)) properties.set(k, accOf(v[k], depth + 1));
     return { types: new Set(['object']), properties, required: new Set(properties.keys()) };
@@ -2314,7 +2257,7 @@ export function compareWithFixture(fixture: unknown, live: unknown): FixtureDiff
   const onlyFixture: Segment[][] = [];
   const changed: { segments: Segment[]; fixture: unknown; live: unknown }[] = [];
   const walk = (f: unknown, l: unknown, segments: Segment[], depth: number): void => {
-    if (isObj(f) && isObj(l) && depth < 256) {
+    if (isPlainObject(f) && isPlainObject(l) && depth < 256) {
       for (const k of Object.keys(f)) {
         if (!hasOwn(l, k)) onlyFixture.push([...segments, k]);
         else walk(f[k], l[k], [...segments, k], depth + 1);

@@ -13,7 +13,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { createServer as createNetServer } from 'node:net';
 import { BAD_PORTS, httpGet } from '../src/api/http-get.ts';
-import { readCappedStream } from '../src/document/openapi-document.ts';
+import { readCappedStream } from '../src/shared/capped-read.ts';
 import { spawnServer } from '../harness/stdio-client.ts';
 import { probe } from '../src/api/probe.ts';
 

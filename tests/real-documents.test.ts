@@ -13,7 +13,8 @@ import { closeSync, openSync, readSync, readdirSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { DocumentError, loadDocument, matchOperation } from '../src/document/openapi-document.ts';
 import type { LoadedDocument } from '../src/document/openapi-document.ts';
-import { check, resolvePointer, schemaFor } from '../validate.ts';
+import { check, schemaFor } from '../validate.ts';
+import { resolvePointer } from '../src/shared/json-pointer.ts';
 import { CORPUS_PACKAGES, corpusDecision, openapiDirectoryPath } from '../harness/corpus.ts';
 
 const MODULES = fileURLToPath(new URL('../node_modules/', import.meta.url));

@@ -3,10 +3,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import {
-  boundedText, check, checkRequestBody, checkResponse, compareWithFixture, compilePattern, fieldPresence, inferShape, instancePath,
-  MAX_DECLARED_FIELDS, measurePresence, resolvePointer, schemaFor,
-} from '../validate.ts';
+import { boundedText } from '../src/shared/text.ts';
+import { check, checkRequestBody, checkResponse, compareWithFixture, fieldPresence, inferShape, MAX_DECLARED_FIELDS, measurePresence, schemaFor } from '../validate.ts';
+import { compilePattern } from '../src/schema/pattern.ts';
+import { instancePath, resolvePointer } from '../src/shared/json-pointer.ts';
 import type { Finding } from '../validate.ts';
 
 /** The cases name finding kinds their own way; this is the one mapping to ours. */

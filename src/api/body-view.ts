@@ -4,7 +4,7 @@
  * was left out), and `select`, which picks one part by JSONPath-like instance path or JSON Pointer.
  * No MCP, no network; only `node:` imports.
  */
-import { instancePath, unescapePointerToken } from '../../validate.ts';
+import { instancePath, unescapePointerToken } from '../shared/json-pointer.ts';
 
 /** A view of a body: the value shown and whether anything was left out. */
 export type BodyView = { value: unknown; cut: boolean; bytes: number };

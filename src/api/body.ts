@@ -4,25 +4,13 @@
  * errors (by position, never quoting the body), duplicate member names, the nesting depth and numbers
  * JSON.parse changes. No MCP, no network; only `node:` imports.
  */
-import { instancePath, isJsonMediaType, mediaTypeEssence } from '../../validate.ts';
+import { instancePath } from '../shared/json-pointer.ts';
+import { isJsonMediaType, mediaTypeEssence } from '../shared/media-type.ts';
 import { MAX_BODY_DEPTH } from '../shared/json-text.ts';
 
 import { memberName } from '../shared/json-text.ts';
-/**
- * A remark about the body itself, in the shape of a finding (`severity: 'warning'`): the value a
- * client sees depends on its parser. `values` holds short previews of the JSON texts involved.
- */
-export type BodyWarning = {
-  kind: 'duplicateName' | 'tooDeep' | 'inexactNumber';
-  severity: 'warning';
-  /** Instance path of the member or value, e.g. `$.reading`. */
-  path: string;
-  /** The rule: `RFC 8259, 4` (names), `RFC 8259, 6` (numbers), `RFC 8259, 9` (depth). */
-  rule: string;
-  values?: string[];
-  message: string;
-};
 
+import type { BodyWarning } from '../shared/json-text.ts';
 /** At most this many warnings of one kind are listed; the last one says how many more there were. */
 const MAX_WARNINGS = 20;
 

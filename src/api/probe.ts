@@ -3,13 +3,14 @@
  * half (cheap on the thread), `decodeProbe` the decoding half (charset, JSON, warnings), `probe` both. Failures
  * before the status line are `ProbeError`s that name the URL, the cause and what to do.
  */
-import { readCappedStream } from '../document/openapi-document.ts';
+import { readCappedStream } from '../shared/capped-read.ts';
 import type { Redactor } from '../redaction/redaction.ts';
 import type { Config } from '../runtime/config.ts';
 import { SERVER_INFO } from '../runtime/server-info.ts';
 import { fetchGet, httpGet } from './http-get.ts';
 import { decodeBody } from './body.ts';
-import type { BodyWarning, DecodedBody } from './body.ts';
+import type { BodyWarning } from '../shared/json-text.ts';
+import type { DecodedBody } from './body.ts';
 
 /** What one GET returned. */
 export type ProbeResult = {

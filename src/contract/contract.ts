@@ -3,15 +3,21 @@
  * document. No MCP, no HTTP: plain data in, plain data out. The server and the CLI sit on top of it;
  * it sits on the schema checks (`validate.ts`) and the document core (`openapi-document.ts`).
  */
-import { boundedText, check, checkRequestBody, checkResponse, fieldPresence, inferShape, measurePresence, resolvePointer, schemaFor } from '../../validate.ts';
+import { boundedText } from '../shared/text.ts';
+import { check, checkRequestBody, checkResponse, fieldPresence, inferShape, measurePresence, schemaFor } from '../../validate.ts';
+import { resolvePointer } from '../shared/json-pointer.ts';
 import type { FieldPresence, Finding, InexactNumbers } from '../../validate.ts';
-import type { BodyWarning } from '../api/body.ts';
+import type { BodyWarning } from '../shared/json-text.ts';
 import { MAX_BODY_DEPTH, measureJsonText } from '../shared/json-text.ts';
 import { renderTypeScriptWithin, typeName } from './typescript.ts';
 import type { Observed } from './typescript.ts';
-import { editDistance, escapePointerToken, follow, isJsonMediaType, matchOperation, responseForStatus, unescapePointerToken } from '../document/openapi-document.ts';
+import { editDistance } from '../shared/text.ts';
+import { escapePointerToken, unescapePointerToken } from '../shared/json-pointer.ts';
+import { follow, matchOperation, responseForStatus } from '../document/openapi-document.ts';
+import { isJsonMediaType } from '../shared/media-type.ts';
 import type { LoadedDocument, Operation, Parameter, PathMatch } from '../document/openapi-document.ts';
 
+import { isPlainObject } from '../shared/values.ts';
 /** What the contract needs of one GET's outcome (the server's `ProbeResult` has these fields). */
 export type ProbedResponse = {
   status: number;
@@ -666,7 +672,7 @@ function readOnlyInResponse(loaded: LoadedDocument, operation: Operation): (name
   const schema = read === undefined || key === undefined ? undefined : resolveSchema(loaded.doc, pickContent(read.responses[key])?.schema).node;
   const properties = schema?.properties;
   return (name) => {
-    if (!read || name === '' || !isRecord(properties) || !Object.hasOwn(properties, name)) return undefined;
+    if (!read || name === '' || !isPlainObject(properties) || !Object.hasOwn(properties, name)) return undefined;
     return resolveSchema(loaded.doc, properties[name]).node?.readOnly === true ? operationKey(read) : undefined;
   };
 }
@@ -726,15 +732,12 @@ export type DescribeOptions = {
 
 type Resolved = { node: Record<string, unknown> | undefined };
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 /** Follows `$ref`s (at most 16 hops); `node` is undefined when one points nowhere. */
 function resolveSchema(doc: unknown, schema: unknown): Resolved {
   // A chain that loops, dangles, leaves the document or runs past the hop limit gives no node.
   const followed = follow(doc, schema);
-  return { node: followed.error === undefined && isRecord(followed.value) ? followed.value : undefined };
+  return { node: followed.error === undefined && isPlainObject(followed.value) ? followed.value : undefined };
 }
 
 function refName(ref: string): string {
@@ -762,7 +765,7 @@ function shownEnum(values: unknown[]): { enum: unknown[]; enumMore?: number } {
  * `{$ref, cycle: true}`; examples and `x-` extensions dropped, descriptions cut to 160 characters.
  */
 function readableSchema(doc: unknown, schema: unknown, refsLeft: number, active: string[], nesting: number, budget: { nodes: number }): unknown {
-  if (!isRecord(schema)) return schema;
+  if (!isPlainObject(schema)) return schema;
   // A document whose $refs fan out (100 properties of 100 properties...) must not stall the thread: past
   // the node budget nothing more is expanded, and the size check below cuts the answer.
   if (nesting > 40 || --budget.nodes < 0) return typeof schema.$ref === 'string' ? { $ref: schema.$ref, notExpanded: true } : { notExpanded: true };
@@ -773,14 +776,14 @@ function readableSchema(doc: unknown, schema: unknown, refsLeft: number, active:
     const { node } = resolveSchema(doc, { $ref: ref });
     if (!node) return { $ref: ref, unresolved: true };
     const expanded = readableSchema(doc, node, refsLeft - 1, [...active, ref], nesting + 1, budget);
-    return isRecord(expanded) ? { ref: refName(ref), ...expanded } : expanded;
+    return isPlainObject(expanded) ? { ref: refName(ref), ...expanded } : expanded;
   }
   const out: Record<string, unknown> = {};
   if (typeof schema.title === 'string') out.title = schema.title;
   if (typeof schema.description === 'string') out.description = schema.description.length > MAX_DESCRIPTION ? `${schema.description.slice(0, MAX_DESCRIPTION - 1)}…` : schema.description;
   for (const key of KEPT_KEYWORDS) if (Object.hasOwn(schema, key)) out[key] = schema[key];
   if (Array.isArray(schema.enum)) Object.assign(out, shownEnum(schema.enum));
-  if (isRecord(schema.properties)) {
+  if (isPlainObject(schema.properties)) {
     const properties: Record<string, unknown> = {};
     for (const [name, property] of Object.entries(schema.properties)) properties[name] = readableSchema(doc, property, refsLeft, active, nesting + 1, budget);
     out.properties = properties;
@@ -792,19 +795,19 @@ function readableSchema(doc: unknown, schema: unknown, refsLeft: number, active:
     const list = schema[key];
     if (Array.isArray(list)) out[key] = list.map((part) => readableSchema(doc, part, refsLeft, active, nesting + 1, budget));
   }
-  if (isRecord(schema.discriminator) && typeof schema.discriminator.propertyName === 'string') out.discriminator = { propertyName: schema.discriminator.propertyName };
+  if (isPlainObject(schema.discriminator) && typeof schema.discriminator.propertyName === 'string') out.discriminator = { propertyName: schema.discriminator.propertyName };
   return out;
 }
 
 /** The content entry to show: the first JSON media type, else the first. */
 function pickContent(container: unknown): { mediaType: string; schema: unknown } | undefined {
-  const content = isRecord(container) ? container.content : undefined;
-  if (!isRecord(content)) return undefined;
+  const content = isPlainObject(container) ? container.content : undefined;
+  if (!isPlainObject(content)) return undefined;
   const keys = Object.keys(content);
   const key = keys.find((candidate) => isJsonMediaType(candidate)) ?? keys[0];
   if (key === undefined) return undefined;
   const entry = content[key];
-  return { mediaType: key, schema: isRecord(entry) ? entry.schema : undefined };
+  return { mediaType: key, schema: isPlainObject(entry) ? entry.schema : undefined };
 }
 
 /** The parameter's type in one word or two (`integer`, `string (date-time)`, `array of string`), from its schema. */
@@ -872,7 +875,7 @@ export function describeOperation(loaded: LoadedDocument, operation: Operation, 
       if (body !== undefined) {
         const picked = pickContent(body);
         out.requestBody = {
-          required: isRecord(body) && body.required === true,
+          required: isPlainObject(body) && body.required === true,
           ...(picked ? { mediaType: picked.mediaType } : {}),
           ...(picked && picked.schema !== undefined ? { schema: schemas ? readableSchema(loaded.doc, picked.schema, depth, [], 0, budget) : { notShown: true } } : {}),
         };
@@ -884,7 +887,7 @@ export function describeOperation(loaded: LoadedDocument, operation: Operation, 
         const response = operation.responses[key];
         const picked = pickContent(response);
         responses[key] = {
-          ...(isRecord(response) && typeof response.description === 'string' ? { description: response.description.slice(0, MAX_DESCRIPTION) } : {}),
+          ...(isPlainObject(response) && typeof response.description === 'string' ? { description: response.description.slice(0, MAX_DESCRIPTION) } : {}),
           ...(picked ? { mediaType: picked.mediaType } : {}),
           ...(picked && picked.schema !== undefined ? { schema: schemas ? readableSchema(loaded.doc, picked.schema, depth, [], 0, budget) : { notShown: true } } : {}),
         };

@@ -14,7 +14,8 @@
  * (a prefilter over the templates by length and first segment) never reaches the matcher, whose misses
  * rank every template; its closest templates come from the index instead.
  */
-import { editDistance, follow, matchOperation } from '../document/openapi-document.ts';
+import { editDistance } from '../shared/text.ts';
+import { follow, matchOperation } from '../document/openapi-document.ts';
 import type { LoadedDocument, Operation } from '../document/openapi-document.ts';
 import { SYNONYM_TABLE } from './synonyms.ts';
 

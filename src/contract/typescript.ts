@@ -4,7 +4,8 @@
  * type, so a `$ref` cycle is simply a type that names itself. The rules follow the document, never a
  * response: OpenAPI 3.0.3 and 3.1.0, Schema Object.
  */
-import { dialectOf, resolvePointer, unescapePointerToken } from '../../validate.ts';
+import { dialectOf } from '../../validate.ts';
+import { resolvePointer, unescapePointerToken } from '../shared/json-pointer.ts';
 import type { Dialect } from '../../validate.ts';
 
 /** Which side of the wire: a request type leaves `readOnly` properties out, a response type `writeOnly` ones (OAS 3.0.3, Schema Object). */

@@ -8,18 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import {
-  DocumentError,
-  MAX_DOCUMENT_BYTES,
-  createDocumentSource,
-  indexOperations,
-  loadDocument,
-  matchOperation,
-  parseDocumentText,
-  readCappedStream,
-} from './openapi-document.ts';
+import { DocumentError, MAX_DOCUMENT_BYTES, createDocumentSource, indexOperations, loadDocument, matchOperation, parseDocumentText } from './openapi-document.ts';
+import { readCappedStream } from '../shared/capped-read.ts';
 import type { LoadedDocument, PathMatch } from './openapi-document.ts';
-import { editDistance, follow, lookupPointer, pickMediaType, readCapped, responseForStatus } from './openapi-document.ts';
+import { editDistance } from '../shared/text.ts';
+import { follow, readCapped, responseForStatus } from './openapi-document.ts';
+import { lookupPointer } from '../shared/json-pointer.ts';
+import { pickMediaType } from '../shared/media-type.ts';
 import { githubDescriptionPath } from '../../harness/fixture-documents.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');

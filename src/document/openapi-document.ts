@@ -9,8 +9,12 @@ import { lstat, open, readlink, realpath, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { setFlagsFromString } from 'node:v8';
 
+import { readCappedStream } from '../shared/capped-read.ts';
+import { escapePointerToken, lookupPointer } from '../shared/json-pointer.ts';
+import type { PointerLookup } from '../shared/json-pointer.ts';
+import { editDistance, safeDecode } from '../shared/text.ts';
+import { isPlainObject } from '../shared/values.ts';
 /**
  * A parameter of an operation after `$ref` resolution. `schema` is the Schema Object (3.x `schema`,
  * the first `content` entry's schema, or for Swagger 2.0 non-body parameters the inline keywords
@@ -127,83 +131,7 @@ const NAME_MAPS = new Set([
 ]);
 
 // ---------------------------------------------------------------------------------------------
-// JSON Pointer (RFC 6901) helpers, `$ref` following, status and media-type lookup
-
-/** Escapes one JSON Pointer reference token: `~` becomes `~0`, then `/` becomes `~1` (RFC 6901, 3). */
-export function escapePointerToken(token: string): string {
-  if (!token.includes('~') && !token.includes('/')) return token; // the common case, without two regex passes
-  return token.replace(/~/g, '~0').replace(/\//g, '~1');
-}
-
-/** Unescapes one JSON Pointer reference token: `~1` becomes `/`, then `~0` becomes `~`, so `~01` is `~1` (RFC 6901, 4). */
-export function unescapePointerToken(token: string): string {
-  if (!token.includes('~')) return token; // the common case, without two regex passes
-  return token.replace(/~1/g, '/').replace(/~0/g, '~');
-}
-
-function safeDecode(text: string): string | undefined {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return undefined;
-  }
-}
-
-/** A JSON Pointer token that names an array element (RFC 6901 section 4: no leading zeros). */
-const ARRAY_INDEX = /^(0|[1-9][0-9]*)$/;
-
-/** Result of `lookupPointer`: the value, or why there is none (agent-facing, names the pointer). */
-export type PointerLookup = { found: true; value: unknown } | { found: false; reason: string };
-
-/**
- * Looks up a local JSON Pointer in a document (RFC 6901; as a URI fragment per RFC 6901 section 6, so
- * `#/a%20b` is percent-decoded first; a fragment whose percent-encoding is malformed, such as `#/100%`,
- * is read as raw text rather than rejected). In each token `~1` becomes `/` and then `~0` becomes `~`,
- * so `~01` is the name `~1`. Array elements are addressed by decimal index. Iterative, so deep
- * documents do not overflow the stack.
- * @param ref `#`, `#/components/schemas/Pet`, or a bare pointer `/components/schemas/Pet`.
- * @returns `{found: true, value}`, or `{found: false, reason}` when the pointer is not local
- *   (`other.yaml#/X`, `https://...`), is malformed, or points nowhere. Never throws.
- */
-export function lookupPointer(root: unknown, ref: string): PointerLookup {
-  let pointer: string;
-  if (ref.startsWith('#')) {
-    pointer = ref.includes('%') ? (safeDecode(ref.slice(1)) ?? ref.slice(1)) : ref.slice(1);
-  } else if (ref === '' || ref.startsWith('/')) {
-    pointer = ref;
-  } else {
-    return { found: false, reason: `Cannot resolve \`${ref}\`: not a local JSON Pointer (expected \`#/...\`); external references must be bundled first` };
-  }
-  if (pointer === '') return { found: true, value: root };
-  if (!pointer.startsWith('/')) return { found: false, reason: `Cannot resolve \`${ref}\`: a JSON Pointer must start with \`/\`` };
-  let value: unknown = root;
-  for (const raw of pointer.slice(1).split('/')) {
-    const token = unescapePointerToken(raw);
-    if (Array.isArray(value) && ARRAY_INDEX.test(token) && Number(token) < value.length) {
-      value = value[Number(token)];
-    } else if (isObject(value) && Object.prototype.hasOwnProperty.call(value, token)) {
-      value = value[token];
-    } else {
-      return { found: false, reason: `Cannot resolve \`${ref}\`: nothing at \`${token}\`` };
-    }
-  }
-  return { found: true, value };
-}
-
-/**
- * Resolves a local JSON Pointer as `lookupPointer` does, for callers that treat a miss as unusable input.
- * @returns The value pointed at (may be any JSON value).
- * @throws Error with `lookupPointer`'s reason when the pointer is not local, is malformed, or points nowhere.
- */
-export function resolvePointer(root: unknown, ref: string): unknown {
-  const hit = lookupPointer(root, ref);
-  if (!hit.found) throw new Error(hit.reason);
-  return hit.value;
-}
-
-function isObject(value: unknown): value is Record<string, any> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
+// `$ref` following and status lookup
 
 /**
  * Follows a chain of local `$ref`s (a Response, Request Body, Parameter, Path Item or Schema that is
@@ -233,11 +161,11 @@ function memoLookup(): (root: unknown, ref: string) => PointerLookup {
 
 /** `follow` with the pointer lookup given (`memoLookup()` for a pass that follows the same `$ref`s often). */
 function followWith(doc: unknown, value: unknown, lookup: (root: unknown, ref: string) => PointerLookup): { value: unknown; pointer?: string; error?: string; looped?: boolean } {
-  if (!isObject(value) || typeof value.$ref !== 'string') return { value }; // most values: no chain to allocate
+  if (!isPlainObject(value) || typeof value.$ref !== 'string') return { value }; // most values: no chain to allocate
   let pointer: string | undefined;
   const chain: string[] = [];
   const seen = new Set<string>();
-  while (isObject(value) && typeof value.$ref === 'string') {
+  while (isPlainObject(value) && typeof value.$ref === 'string') {
     const ref: string = value.$ref;
     if (seen.has(ref)) {
       return { value, pointer, looped: true, error: `the $ref chain ${[...chain, ref].join(' -> ')} loops without reaching an object` };
@@ -263,282 +191,12 @@ function followWith(doc: unknown, value: unknown, lookup: (root: unknown, ref: s
  * @returns The key used and the entry as stored (not followed), or undefined. Never throws.
  */
 export function responseForStatus(responses: unknown, status: number): { key: string; response: unknown } | undefined {
-  if (!isObject(responses)) return undefined;
+  if (!isPlainObject(responses)) return undefined;
   const range = String(Math.trunc(status / 100));
   for (const key of [String(status), `${range}XX`, `${range}xx`, 'default']) {
     if (Object.prototype.hasOwnProperty.call(responses, key)) return { key, response: responses[key] };
   }
   return undefined;
-}
-
-/** The essence of a media type: type/subtype in lower case, parameters dropped (RFC 9110, 8.3.1); '' for none. */
-export function mediaTypeEssence(mediaType: string | null | undefined): string {
-  return (mediaType ?? '').split(';')[0]!.trim().toLowerCase();
-}
-
-/** True for `application/json` and any `application/*+json` (RFC 6839, 3.1), parameters ignored. */
-export function isJsonMediaType(mediaType: string | null | undefined): boolean {
-  const type = mediaTypeEssence(mediaType);
-  return type === 'application/json' || /^application\/[^/]+\+json$/.test(type);
-}
-
-/**
- * Picks the `content` key (OpenAPI 3.x Media Type map) for a Content-Type (RFC 9110 section 8.3.1: type
- * and subtype compare case-insensitively; parameters such as charset carry no meaning for JSON): the
- * exact key first, then keys with the same essence (one that declares a schema preferred), then
- * `type/*`, then `application/json` for any `+json` type, then `*\/*`. Without a Content-Type:
- * `application/json`, then any `application/*+json`, then `*\/*`.
- * @returns The key, or undefined when none fits. Never throws.
- */
-export function pickMediaType(content: Record<string, unknown>, contentType: string | undefined): string | undefined {
-  const keys = Object.keys(content);
-  const hasSchema = (key: string): boolean => isObject(content[key]) && (content[key] as Record<string, unknown>).schema !== undefined;
-  const byEssence = (essence: string): string | undefined => {
-    const same = keys.filter((key) => mediaTypeEssence(key) === essence);
-    return same.find(hasSchema) ?? same[0];
-  };
-  const normalized = (text: string): string => text.toLowerCase().replace(/\s+/g, '');
-  if (contentType !== undefined && contentType.trim() !== '') {
-    const want = mediaTypeEssence(contentType);
-    const exact = keys.find((key) => normalized(key) === normalized(contentType) && hasSchema(key));
-    const jsonFallback = /^application\/[^/]+\+json$/.test(want) ? byEssence('application/json') : undefined;
-    return exact ?? byEssence(want) ?? byEssence(`${want.split('/')[0]}/*`) ?? jsonFallback ?? byEssence('*/*');
-  }
-  return byEssence('application/json') ?? keys.find((key) => /^application\/[^/]+\+json$/.test(mediaTypeEssence(key))) ?? byEssence('*/*');
-}
-
-// ---------------------------------------------------------------------------------------------
-// Document patterns (issue 8: a pattern from the document never runs with backtracking on API data)
-
-// V8's non-backtracking engine (the `l` flag) runs a pattern in time linear in the value. Node 20 and 24
-// ship it behind this flag; where it is missing, `new RegExp(p, 'l')` throws and only provably safe
-// patterns run (see `compilePattern`).
-try {
-  setFlagsFromString('--enable-experimental-regexp-engine');
-} catch {
-  // a runtime without V8 flags: the backtracking fallback below still refuses risky patterns
-}
-
-/** Longest value (UTF-16 code units) tested with the linear-time engine. */
-export const MAX_PATTERN_VALUE_LENGTH = 1_000_000;
-/** Longest value (UTF-16 code units) tested with the backtracking engine, for patterns `compilePattern` judges safe. */
-export const MAX_BACKTRACKING_VALUE_LENGTH = 4096;
-/**
- * Most backtracking steps one value test may cost, as bounded by `backtrackingCost` (start positions times
- * choice combinations times pattern atoms): about 10 ms of V8 time at this figure. Costlier tests are not run.
- */
-export const MAX_BACKTRACKING_STEPS = 4_000_000;
-/**
- * Most work one linear-time test may cost, as value length times pattern length (the automaton's states):
- * about 0.1 s of V8 time at this figure. A 1,000-branch alternation (6 KB) against a 100,000-character value
- * (6e8) took 9-15 s before this bound (second attack round); such a test is not run.
- */
-export const MAX_LINEAR_WORK = 5_000_000;
-
-/**
- * A document pattern ready to test values: `test` answers true / false, or `{notChecked}` with an
- * agent-facing reason when this value cannot be tested safely (too long, too costly for the
- * backtracking engine, or astral characters the linear engine would read differently).
- */
-export type CompiledPattern = { engine: 'linear' | 'backtracking'; test(value: string): boolean | { notChecked: string } };
-
-const compiledPatterns = new Map<string, CompiledPattern | { reason: string }>();
-
-/**
- * An upper bound on the backtracking search of a pattern, as a function of the value's length `n`:
- * log2(start positions × choice combinations × (atoms + 1)). Start positions are 1 for a pattern
- * anchored with a leading `^` and no top-level `|`, else n + 1; each `*`, `+`, `{m,}` and each
- * backreference (which may match up to n characters) is a factor n + 1, `{m,k}` a factor min(k - m + 1, n + 1),
- * `?` a factor 2 and each alternation its branch count, so `^(?:a|a)(?:a|a)…$` with N groups is 2^N.
- * The product bounds the search only when no quantified group holds a quantifier or an alternation
- * (`(a+)+`, `(a|b)+`, `(a|b){20}`): then `unsafe` is true and there is no bound.
- * A counted repetition (`{m}`, `{m,k}`) adds its item's atoms once per extra repetition (the largest count).
- * Escapes and character classes are read as single atoms; the scan is conservative (it may over-count).
- */
-type BacktrackingCost = { unsafe: boolean; anchored: boolean; perLength: number; ranges: number[]; constantLog2: number; atoms: number };
-
-function backtrackingCost(pattern: string): BacktrackingCost {
-  const cost: BacktrackingCost = { unsafe: false, anchored: pattern.startsWith('^'), perLength: 0, ranges: [], constantLog2: 0, atoms: 0 };
-  const groups: { risky: boolean; branches: number; startAtoms: number }[] = [{ risky: false, branches: 1, startAtoms: 0 }];
-  let lastGroupRisky = false;
-  let lastGroupAtoms = 1;
-  let previous: 'atom' | 'group' | 'none' = 'none';
-  for (let i = 0; i < pattern.length; i++) {
-    const ch = pattern[i]!;
-    if (ch === '\\') {
-      const next = pattern[i + 1] ?? '';
-      if (/[1-9]/.test(next) || next === 'k') cost.perLength++; // a backreference matches up to n characters
-      i++;
-      cost.atoms++;
-      previous = 'atom';
-      continue;
-    }
-    if (ch === '[') {
-      for (i++; i < pattern.length && pattern[i] !== ']'; i++) if (pattern[i] === '\\') i++;
-      cost.atoms++;
-      previous = 'atom';
-      continue;
-    }
-    if (ch === '(') {
-      cost.atoms++;
-      groups.push({ risky: false, branches: 1, startAtoms: cost.atoms });
-      // skip the group's kind (`?:`, `?=`, `?!`, `?<=`, `?<!`, `?<name>`) so its `?` is not read as a quantifier
-      const kind = /^\?(?::|=|!|<=|<!|<[^>]*>)/.exec(pattern.slice(i + 1, i + 260));
-      if (kind) i += kind[0].length;
-      previous = 'none';
-      continue;
-    }
-    if (ch === ')') {
-      const group = groups.length > 1 ? groups.pop()! : { risky: true, branches: 1, startAtoms: cost.atoms };
-      cost.constantLog2 += Math.log2(group.branches);
-      lastGroupRisky = group.risky;
-      lastGroupAtoms = Math.max(1, cost.atoms - group.startAtoms + 1);
-      previous = 'group';
-      continue;
-    }
-    const bounds = ch === '{' ? /^\{(\d+)(,(\d*))?\}/.exec(pattern.slice(i, i + 40)) : null;
-    if (ch === '*' || ch === '+' || ch === '?' || bounds) {
-      if (bounds) i += bounds[0].length - 1;
-      if (pattern[i + 1] === '?') i++; // lazy
-      if (previous === 'group' && lastGroupRisky) cost.unsafe = true;
-      if (ch === '?') cost.constantLog2 += 1;
-      else if (!bounds || bounds[2] === ',') cost.perLength++;
-      else if (bounds[2] !== undefined) cost.ranges.push(Number(bounds[3]) - Number(bounds[1]) + 1);
-      // A counted repetition repeats its item's atoms: `\p{L}{2048}` is 2048 atoms of work, not one (second attack round).
-      if (bounds) {
-        const count = Math.max(Number(bounds[1]), bounds[3] ? Number(bounds[3]) : 0);
-        if (count > 1) cost.atoms += (previous === 'group' ? lastGroupAtoms : 1) * (count - 1);
-      }
-      for (const group of groups) group.risky = true;
-      previous = 'none';
-      continue;
-    }
-    if (ch === '|') {
-      groups[groups.length - 1]!.branches++;
-      for (const group of groups) group.risky = true;
-      previous = 'none';
-      continue;
-    }
-    cost.atoms++;
-    previous = 'atom';
-  }
-  const top = groups[0]!;
-  cost.constantLog2 += Math.log2(top.branches);
-  if (top.branches > 1 || groups.length > 1) cost.anchored = false;
-  return cost;
-}
-
-/** log2 of the `backtrackingCost` bound for a value of `length` code units (Infinity when unbounded). */
-function backtrackingStepsLog2(cost: BacktrackingCost, length: number): number {
-  if (cost.unsafe) return Infinity;
-  const perLength = Math.log2(length + 1);
-  let log2 = (cost.anchored ? 0 : perLength) + cost.perLength * perLength + cost.constantLog2 + Math.log2(cost.atoms + 1);
-  for (const range of cost.ranges) log2 += Math.log2(Math.max(1, Math.min(range, length + 1)));
-  return log2;
-}
-
-/**
- * Whether the linear engine (no `u` flag) gives the same answer as Unicode mode on a value with astral
- * characters: true when no atom of the pattern can match a lone surrogate code unit (no `.`, negated class,
- * `\S` `\D` `\W`, word boundary, `\u` escape or literal character from U+D800 up), so an astral character
- * is an unmatchable barrier under both readings and no match can start or end inside it.
- */
-function astralNeutral(pattern: string): boolean {
-  return !/[.\uD800-\uFFFF]|\[\^|\\[SDWbBu]/.test(pattern.replace(/\\\\/g, ''));
-}
-
-/**
- * Compiles a pattern from the document (JSON Schema 2020-12 section 6.3.3 `pattern`, `patternProperties`
- * keys, parameter patterns: ECMA-262, unanchored) so that testing an untrusted value can never stall the
- * thread. The pattern runs on V8's linear-time engine (`l` flag) when it can. That engine has no `u` flag:
- * a value with astral characters runs on it only when the pattern is astral-neutral (`astralNeutral`: the
- * answer is then the same as in Unicode mode), and is otherwise not checked. A pattern the linear engine
- * cannot compile (Unicode mode `\p{..}` / `\u{..}`, a backreference, a lookaround, or no linear engine in the
- * runtime) runs on the backtracking engine only for values up to `MAX_BACKTRACKING_VALUE_LENGTH` whose
- * `backtrackingCost` bound is at most `MAX_BACKTRACKING_STEPS`; other values are not checked (issue 8, B5).
- * Results are cached by pattern.
- * @returns The compiled pattern, or `{reason}` (agent-facing) when it is invalid or could only run with
- *   unbounded backtracking (a quantified group holding a quantifier or an alternation). Never throws.
- */
-export function compilePattern(pattern: string): CompiledPattern | { reason: string } {
-  const known = compiledPatterns.get(pattern);
-  if (known) return known;
-  const made = makePattern(pattern);
-  if (compiledPatterns.size >= 1000) compiledPatterns.clear();
-  compiledPatterns.set(pattern, made);
-  return made;
-}
-
-function makePattern(pattern: string): CompiledPattern | { reason: string } {
-  let unicode: RegExp | undefined;
-  try {
-    unicode = new RegExp(pattern, 'u');
-  } catch {
-    unicode = undefined;
-  }
-  let legacy: RegExp | undefined;
-  try {
-    legacy = new RegExp(pattern);
-  } catch {
-    legacy = undefined;
-  }
-  const backtracking = unicode ?? legacy;
-  if (!backtracking) return { reason: `the pattern ${JSON.stringify(pattern)} is not a valid ECMA-262 regular expression` };
-  const tooLong = (value: string, limit: number): { notChecked: string } => ({
-    notChecked: `the value is ${value.length} characters long, past the ${limit}-character limit for testing this pattern`,
-  });
-  // Unicode mode changes what the pattern means (`\p{L}` is a property, not `p{L}`): then the legacy
-  // reading is not the same pattern, and the linear engine (no `u`) cannot run it.
-  const needsUnicode = unicode !== undefined && (legacy === undefined || /\\[pP]\{|\\u\{|[\uD800-\uDFFF]/.test(pattern));
-  let linear: RegExp | undefined;
-  if (!needsUnicode) {
-    try {
-      linear = new RegExp(pattern, 'l');
-    } catch {
-      linear = undefined; // backreferences, lookarounds, or no linear engine in this runtime
-    }
-  }
-  if (linear) {
-    const engine = linear;
-    const neutral = !unicode || astralNeutral(pattern);
-    return {
-      engine: 'linear',
-      test(value: string) {
-        if (value.length > MAX_PATTERN_VALUE_LENGTH) return tooLong(value, MAX_PATTERN_VALUE_LENGTH);
-        if (value.length * pattern.length > MAX_LINEAR_WORK) {
-          return { notChecked: `the value (${value.length} characters) against this ${pattern.length}-character pattern would cost more than the linear-time budget (${MAX_LINEAR_WORK} character-states), so it was not tested` };
-        }
-        // Without `u`, an astral character is two code units to `.` and negated classes: never backtracking for it (B5).
-        if (!neutral && /[\uD800-\uDFFF]/.test(value)) {
-          return { notChecked: 'the value has characters outside the Basic Multilingual Plane, which the linear-time engine reads as two characters each under this pattern' };
-        }
-        engine.lastIndex = 0;
-        return engine.test(value);
-      },
-    };
-  }
-  const cost = backtrackingCost(pattern);
-  if (cost.unsafe) {
-    return {
-      reason: `the pattern ${JSON.stringify(pattern)} cannot run in linear time (it needs Unicode mode, a backreference or a lookaround) ` +
-        'and may backtrack catastrophically, so it is not run on API data',
-    };
-  }
-  return {
-    engine: 'backtracking',
-    test(value: string) {
-      if (value.length > MAX_BACKTRACKING_VALUE_LENGTH) return tooLong(value, MAX_BACKTRACKING_VALUE_LENGTH);
-      const log2 = backtrackingStepsLog2(cost, value.length);
-      if (log2 > Math.log2(MAX_BACKTRACKING_STEPS)) {
-        return {
-          notChecked: `the pattern cannot run in linear time (it needs Unicode mode, a backreference or a lookaround) and on a ${value.length}-character value ` +
-            `it could take up to 2^${Math.floor(log2)} backtracking steps, past the limit of ${MAX_BACKTRACKING_STEPS}`,
-        };
-      }
-      backtracking.lastIndex = 0;
-      return backtracking.test(value);
-    },
-  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -764,7 +422,7 @@ async function bundle(
 
   const names = Object.keys(bundled);
   if (names.length > 0) {
-    const existing = isObject(root['x-bundled']) ? root['x-bundled'] : {};
+    const existing = isPlainObject(root['x-bundled']) ? root['x-bundled'] : {};
     root['x-bundled'] = { ...existing, ...bundled };
   }
   return { sites, files: [...contexts.keys()].filter((f) => f !== rootFile.abs) };
@@ -823,7 +481,7 @@ function verifyRefs(doc: unknown, sites: RefSite[], problems: string[]): void {
         outcome = 'broken';
         break;
       }
-      if (isObject(target.value) && typeof target.value.$ref === 'string' && target.value.$ref.startsWith('#/')) {
+      if (isPlainObject(target.value) && typeof target.value.$ref === 'string' && target.value.$ref.startsWith('#/')) {
         current = target.value.$ref;
       } else {
         break;
@@ -961,37 +619,6 @@ async function openedPath(handle: FileHandle, path: string, opened: { dev: numbe
   return now && now.dev === opened.dev && now.ino === opened.ino ? again : '';
 }
 
-/**
- * Reads an HTTP body (a web `ReadableStream` or a Node stream: any async iterable of bytes) up to `maxBytes` bytes as they arrive (after content decoding, so a gzip bomb
- * costs no more than the cap; Content-Length is never trusted, RFC 9110, 8.6): reading stops and the stream
- * is cancelled once more than `maxBytes` have arrived, so at most one network chunk past the cap is held.
- * Shared by the document download (which fails past the cap) and the probe (which keeps the cut body).
- * @returns `all` the bytes held, `bytes` received (exact unless `truncated`), `truncated` when the body was
- *   longer than `maxBytes`, and `failure` when the stream broke, with what arrived before it. Never throws.
- */
-export async function readCappedStream(body: AsyncIterable<Uint8Array> | null, maxBytes: number): Promise<{ all: Buffer; bytes: number; truncated: boolean; failure?: unknown }> {
-  const chunks: Uint8Array[] = [];
-  let bytes = 0;
-  let truncated = false;
-  let failure: unknown;
-  if (body) {
-    try {
-      for await (const value of body) {
-        bytes += value.byteLength;
-        chunks.push(value);
-        if (bytes > maxBytes) {
-          truncated = true;
-          // Leaving the loop cancels a web stream and destroys a Node stream: the rest is never pulled off the socket.
-          break;
-        }
-      }
-    } catch (error) {
-      failure = error;
-    }
-  }
-  return { all: Buffer.concat(chunks), bytes, truncated, ...(failure === undefined ? {} : { failure }) };
-}
-
 /** Reads a response body up to `maxBytes` decoded bytes; throws DocumentError past it, and the stream's own error when it breaks. */
 async function readBody(response: Response, source: string, maxBytes: number): Promise<string> {
   const read = await readCappedStream(response.body as unknown as AsyncIterable<Uint8Array> | null, maxBytes);
@@ -1087,7 +714,7 @@ async function readSource(source: string, options: LoadOptions): Promise<{ text:
 }
 
 function detectVersion(doc: unknown, source: string, problems: string[]): '2.0' | '3.0' | '3.1' {
-  if (!isObject(doc)) throw new DocumentError(source, '#', 'not an OpenAPI document: the top level is not an object');
+  if (!isPlainObject(doc)) throw new DocumentError(source, '#', 'not an OpenAPI document: the top level is not an object');
   if (typeof doc.openapi === 'string' && /^3\.\d+(\.\d+)?/.test(doc.openapi)) {
     if (/^3\.0(\.|$)/.test(doc.openapi)) return '3.0';
     if (!/^3\.1(\.|$)/.test(doc.openapi)) problems.push(`openapi ${doc.openapi} read as 3.1`);
@@ -1115,11 +742,11 @@ function basePathsOf(doc: any, version: '2.0' | '3.0' | '3.1'): string[] {
     return prefixes;
   }
   for (const server of Array.isArray(doc.servers) ? doc.servers : []) {
-    if (!isObject(server) || typeof server.url !== 'string') continue;
-    const variables = isObject(server.variables) ? server.variables : {};
+    if (!isPlainObject(server) || typeof server.url !== 'string') continue;
+    const variables = isPlainObject(server.variables) ? server.variables : {};
     const url = server.url.replace(/\{([^}]*)\}/g, (whole: string, name: string) => {
       const v = variables[name];
-      return isObject(v) && v.default !== undefined ? String(v.default) : whole;
+      return isPlainObject(v) && v.default !== undefined ? String(v.default) : whole;
     });
     const withoutQuery = url.replace(/[?#].*$/, '');
     const authority = /^(?:[A-Za-z][A-Za-z0-9+.-]*:)?\/\/[^/]*/.exec(withoutQuery);
@@ -1140,7 +767,7 @@ async function loadInternal(source: string, options: LoadOptions): Promise<LoadR
   const version = detectVersion(doc, source, problems);
   const { sites, files } = await bundle(doc, { abs, display: source, prefix: '#', ...(real ? { real } : {}) }, problems, options.maxBytes ?? MAX_DOCUMENT_BYTES);
   verifyRefs(doc, sites, problems);
-  const info = isObject(doc.info) ? doc.info : {};
+  const info = isPlainObject(doc.info) ? doc.info : {};
   const loaded: LoadedDocument = {
     source,
     doc,
@@ -1188,7 +815,7 @@ const PARAMETER_LOCATIONS = ['path', 'query', 'header', 'cookie', 'body', 'formD
 function readParameter(doc: any, raw: unknown, pointer: string, version: '2.0' | '3.0' | '3.1', lookup: (root: unknown, ref: string) => PointerLookup): Parameter | undefined {
   const resolved = followWith(doc, raw, lookup);
   const p = resolved.value;
-  if (!isObject(p) || typeof p.name !== 'string' || typeof p.$ref === 'string') return undefined;
+  if (!isPlainObject(p) || typeof p.name !== 'string' || typeof p.$ref === 'string') return undefined;
   const location = PARAMETER_LOCATIONS.find((l) => l === p.in);
   if (!location) return undefined;
   const parameter: Parameter = {
@@ -1199,9 +826,9 @@ function readParameter(doc: any, raw: unknown, pointer: string, version: '2.0' |
   };
   if (p.schema !== undefined) {
     parameter.schema = p.schema;
-  } else if (isObject(p.content)) {
+  } else if (isPlainObject(p.content)) {
     const first = Object.values(p.content)[0];
-    if (isObject(first) && first.schema !== undefined) parameter.schema = first.schema;
+    if (isPlainObject(first) && first.schema !== undefined) parameter.schema = first.schema;
   } else if (version === '2.0') {
     // Swagger 2.0 non-body parameters carry their schema keywords inline (Swagger 2.0, Parameter Object).
     const schema: Record<string, unknown> = {};
@@ -1232,19 +859,19 @@ function mediaTypes(value: unknown, fallback: unknown): string[] {
  */
 export function indexOperations(doc: any, version: '2.0' | '3.0' | '3.1'): Operation[] {
   const operations: Operation[] = [];
-  if (!isObject(doc) || !isObject(doc.paths)) return operations;
+  if (!isPlainObject(doc) || !isPlainObject(doc.paths)) return operations;
   const lookup = memoLookup(); // parameters and responses are mostly `$ref`s to a few shared components
   for (const pathTemplate of Object.keys(doc.paths)) {
     if (pathTemplate.startsWith('x-')) continue;
     const itemPointer = '#/paths/' + escapePointerToken(pathTemplate);
     const item = followWith(doc, doc.paths[pathTemplate], lookup).value;
-    if (!isObject(item)) continue;
+    if (!isPlainObject(item)) continue;
     const pathParameters = (Array.isArray(item.parameters) ? item.parameters : [])
       .map((raw: unknown, i: number) => readParameter(doc, raw, `${itemPointer}/parameters/${i}`, version, lookup))
       .filter((p: Parameter | undefined): p is Parameter => p !== undefined);
     for (const method of METHODS) {
       const op = item[method];
-      if (!isObject(op)) continue;
+      if (!isPlainObject(op)) continue;
       const pointer = `${itemPointer}/${method}`;
       const own = (Array.isArray(op.parameters) ? op.parameters : [])
         .map((raw: unknown, i: number) => readParameter(doc, raw, `${pointer}/parameters/${i}`, version, lookup))
@@ -1265,7 +892,7 @@ export function indexOperations(doc: any, version: '2.0' | '3.0' | '3.1'): Opera
       if (typeof op.operationId === 'string') operation.operationId = op.operationId;
       if (typeof op.summary === 'string') operation.summary = op.summary;
       if (typeof op.description === 'string') operation.description = op.description;
-      const responses = isObject(op.responses) ? op.responses : {};
+      const responses = isPlainObject(op.responses) ? op.responses : {};
       if (version === '2.0') {
         const body = parameters.find((p) => p.in === 'body');
         if (body) {
@@ -1280,7 +907,7 @@ export function indexOperations(doc: any, version: '2.0' | '3.0' | '3.1'): Opera
         const produces = mediaTypes(op.produces, doc.produces);
         for (const status of Object.keys(responses)) {
           const response = followWith(doc, responses[status], lookup).value;
-          if (!isObject(response)) continue;
+          if (!isPlainObject(response)) continue;
           const shaped: Record<string, unknown> = { ...response };
           if (response.schema !== undefined) {
             const content: Record<string, unknown> = {};
@@ -1563,7 +1190,7 @@ function basesOfServers(servers: unknown): BasePath[] | undefined {
   if (!Array.isArray(servers) || servers.length === 0) return undefined;
   const bases: BasePath[] = [];
   for (const server of servers) {
-    if (isObject(server) && typeof server.url === 'string') bases.push(...expandServerUrl(server.url, server.variables));
+    if (isPlainObject(server) && typeof server.url === 'string') bases.push(...expandServerUrl(server.url, server.variables));
   }
   return bases;
 }
@@ -1574,7 +1201,7 @@ function basesOfServers(servers: unknown): BasePath[] | undefined {
  * remembered as the tie-breaker). A default containing '/' or empty is used as it is.
  */
 function expandServerUrl(url: string, rawVariables: unknown): BasePath[] {
-  const variables = isObject(rawVariables) ? rawVariables : {};
+  const variables = isPlainObject(rawVariables) ? rawVariables : {};
   const parts = url.split(/\{([^{}]*)\}/);
   const wildcardDefaults: Array<string | undefined> = [];
   const choices: string[][] = [];
@@ -1586,8 +1213,8 @@ function expandServerUrl(url: string, rawVariables: unknown): BasePath[] {
     }
     const variable = Object.prototype.hasOwnProperty.call(variables, parts[i]) ? variables[parts[i]] : undefined;
     const plain = (v: unknown) => typeof v === 'string' || typeof v === 'number';
-    const fallback = isObject(variable) && plain(variable.default) ? String(variable.default) : undefined;
-    const listed = isObject(variable) && Array.isArray(variable.enum) ? variable.enum.filter(plain).map(String) : [];
+    const fallback = isPlainObject(variable) && plain(variable.default) ? String(variable.default) : undefined;
+    const listed = isPlainObject(variable) && Array.isArray(variable.enum) ? variable.enum.filter(plain).map(String) : [];
     let values: string[];
     if (listed.length > 0) {
       values = [...new Set(fallback === undefined ? listed : [fallback, ...listed])];
@@ -1625,22 +1252,22 @@ function matcherFor(doc: LoadedDocument): Matcher {
   const cached = matchers.get(doc);
   if (cached && cached.operations === doc.operations && cached.doc === doc.doc) return cached.matcher;
   const root: any = doc.doc;
-  const paths = isObject(root) && isObject(root.paths) ? root.paths : {};
+  const paths = isPlainObject(root) && isPlainObject(root.paths) ? root.paths : {};
   const rootBases = doc.version === '2.0'
-    ? (isObject(root) && typeof root.basePath === 'string' ? expandServerUrl(root.basePath.replace(/[{}]/g, ''), {}) : [])
-    : isObject(root) ? basesOfServers(root.servers) ?? [] : [];
+    ? (isPlainObject(root) && typeof root.basePath === 'string' ? expandServerUrl(root.basePath.replace(/[{}]/g, ''), {}) : [])
+    : isPlainObject(root) ? basesOfServers(root.servers) ?? [] : [];
   const allBases = new Map<string, BasePath>();
   const lookup = memoLookup();
   const byKey = new Map<string, Route>();
   for (const op of doc.operations) {
     const item = Object.prototype.hasOwnProperty.call(paths, op.pathTemplate) ? followWith(root, paths[op.pathTemplate], lookup).value : undefined;
-    const raw = isObject(item) ? item[op.method.toLowerCase()] : undefined;
+    const raw = isPlainObject(item) ? item[op.method.toLowerCase()] : undefined;
     // Multi-segment path parameters: the path item's, then the operation's own (same name wins).
     const multi = new Map<string, boolean>();
-    for (const list of [isObject(item) ? item.parameters : undefined, isObject(raw) ? raw.parameters : undefined]) {
+    for (const list of [isPlainObject(item) ? item.parameters : undefined, isPlainObject(raw) ? raw.parameters : undefined]) {
       for (const entry of Array.isArray(list) ? list : []) {
         const parameter = followWith(root, entry, lookup).value;
-        if (isObject(parameter) && parameter.in === 'path' && typeof parameter.name === 'string') {
+        if (isPlainObject(parameter) && parameter.in === 'path' && typeof parameter.name === 'string') {
           multi.set(parameter.name, parameter['x-multi-segment'] === true);
         }
       }
@@ -1672,7 +1299,7 @@ function matcherFor(doc: LoadedDocument): Matcher {
     const method = op.method.toUpperCase();
     route.ops.set(method, op);
     // The operation's own servers, else its path item's, else the document's (OpenAPI 3.1.0, 4.8.9-10).
-    const bases = (doc.version === '2.0' ? undefined : basesOfServers(isObject(raw) ? raw.servers : undefined) ?? basesOfServers(isObject(item) ? item.servers : undefined)) ?? rootBases;
+    const bases = (doc.version === '2.0' ? undefined : basesOfServers(isPlainObject(raw) ? raw.servers : undefined) ?? basesOfServers(isPlainObject(item) ? item.servers : undefined)) ?? rootBases;
     for (const base of bases) allBases.set(base.key, base);
     route.bases.set(method, new Set(bases.map((b) => b.key)));
   }
@@ -1777,28 +1404,6 @@ function segmentValues(path: string): SegmentValue[] {
   return splitPath(path).map((raw) => ({ raw, decoded: safeDecode(raw) }));
 }
 
-/**
- * The Levenshtein distance of two strings (insertions, deletions and substitutions of UTF-16 code units), or
- * `limit + 1` as soon as it must be more than `limit`: the length difference, or a row of the table with no
- * cell within it, stops the count. Time is the product of the lengths at most: callers bound them.
- * @param limit The largest distance worth knowing; default no limit.
- * @returns The distance when at most `limit`, else `limit + 1`.
- */
-export function editDistance(a: string, b: string, limit = Infinity): number {
-  if (Math.abs(a.length - b.length) > limit) return limit + 1;
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    let rowMin = i;
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-      if (current[j]! < rowMin) rowMin = current[j]!;
-    }
-    if (rowMin > limit) return limit + 1;
-    previous = current;
-  }
-  return previous[b.length]!;
-}
 
 /**
  * Similarity key, larger is nearer: more literal segments equal to the path's at the same position

@@ -1,6 +1,8 @@
-import { check, instancePath } from '../../validate.ts';
+import { check } from '../../validate.ts';
+import { instancePath } from '../shared/json-pointer.ts';
 import type { Tool } from './tool.ts';
 import { LARGE_ARGUMENTS } from './wire.ts';
+import { codePoints } from '../shared/text.ts';
 /**
  * The size of a tool call's arguments, in characters of JSON, past which the call is refused before its
  * arguments are checked: every argument but the recorded or drafted body (`LARGE_ARGUMENTS`), which only the
@@ -92,14 +94,7 @@ function sizeProblem(value: unknown, schema: { maxItems?: number; maxProperties?
   if (Array.isArray(value)) return schema.maxItems !== undefined && value.length > schema.maxItems ? `has ${value.length} items, more than maxItems ${schema.maxItems}` : undefined;
   if (typeof value === 'string' && schema.maxLength !== undefined && value.length > schema.maxLength) {
     // maxLength counts characters (code points): a surrogate pair is one.
-    let characters = value.length;
-    for (let index = 0; index < value.length; index++) {
-      const code = value.charCodeAt(index);
-      if (code >= 0xd800 && code <= 0xdbff && index + 1 < value.length && (value.charCodeAt(index + 1) & 0xfc00) === 0xdc00) {
-        characters--;
-        index++;
-      }
-    }
+    const characters = codePoints(value);
     return characters > schema.maxLength ? `is ${characters} characters long, more than maxLength ${schema.maxLength}` : undefined;
   }
   if (value !== null && typeof value === 'object' && schema.maxProperties !== undefined) {

@@ -152,7 +152,7 @@ const SHUTDOWN = Symbol('shutdown');
 export function createSession(runtime: ServerRuntime, options: { memory?: MemoryLimits } = {}): Session {
   const { config, redact, contract, logger, gate, rate, audit } = runtime;
   const probeLog = new ProbeLog<Seen>(options.memory);
-  let held: { released: Promise<void>; release: () => void } | undefined;
+  let held = false;
   let negotiated: string = PROTOCOL_VERSIONS[0];
   const inFlight = new Map<string, AbortController>();
   const pending = new Set<Promise<unknown>>();
@@ -210,10 +210,9 @@ export function createSession(runtime: ServerRuntime, options: { memory?: Memory
     const problem = argumentProblem(tool, args as Record<string, unknown>);
     if (problem) return { ...failure(problem) };
     const waited = performance.now();
-    // A held session (its transport's output full) starts no call; other sessions sharing the gate go on.
-    while (held && !signal.aborted) await Promise.race([held.released, aborted(signal)]);
     if (stopping !== undefined) return failure(`Refused: the server is shutting down (${stopping}); nothing was sent.`);
-    const admitted = await gate.enter(signal);
+    // A held session (its transport's output full) starts none of its calls; other sessions sharing the gate go on.
+    const admitted = await gate.enter(signal, () => !held);
     if ('refusal' in admitted) return failure(admitted.refusal);
     logger.debug('queue.wait.done', { rid, tool: name, took_ms: Math.round(performance.now() - waited) });
     try {
@@ -335,15 +334,11 @@ export function createSession(runtime: ServerRuntime, options: { memory?: Memory
       while (pending.size) await Promise.allSettled([...pending]);
     },
     hold() {
-      if (held) return;
-      let release = () => {};
-      const released = new Promise<void>((resolve) => (release = resolve));
-      held = { released, release };
+      held = true;
     },
     release() {
-      const was = held;
-      held = undefined;
-      was?.release();
+      held = false;
+      gate.wake();
     },
     close(reason) {
       if (stopping !== undefined) return;
@@ -351,14 +346,6 @@ export function createSession(runtime: ServerRuntime, options: { memory?: Memory
       for (const controller of inFlight.values()) controller.abort(SHUTDOWN);
     },
   };
-}
-
-/** Settles when `signal` aborts (never, if it does not). */
-function aborted(signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) resolve();
-    else signal.addEventListener('abort', () => resolve(), { once: true });
-  });
 }
 
 /**

@@ -15,10 +15,13 @@ export type Admission = { slot: Slot } | { refusal: string };
 export type Gate = {
   /**
    * Waits for a free slot (first come, first served). Refuses at once, without waiting, when
-   * `QUEUE_SIZE` calls already wait; refuses a waiting call whose `signal` aborts.
-   * Never rejects.
+   * `QUEUE_SIZE` calls already wait; refuses a waiting call whose `signal` aborts. A call with `ready` gets a slot
+   * only while `ready()` is true: a session whose transport cannot take more answers holds its own calls, and the
+   * calls of other sessions behind them go first. Never rejects.
    */
-  enter(signal?: AbortSignal): Promise<Admission>;
+  enter(signal?: AbortSignal, ready?: () => boolean): Promise<Admission>;
+  /** Hands free slots to waiting calls whose `ready` now says yes (after a session that held its calls releases them). */
+  wake(): void;
   /** Stops handing out slots (the transport cannot take more answers yet); waiting calls stay queued. */
   pause(): void;
   /** Hands out slots again after `pause`. */
@@ -40,7 +43,7 @@ export function createGate(concurrency: number, queueSize = QUEUE_SIZE): Gate {
   let running = 0;
   let paused = false;
   let closed: string | undefined;
-  const waiting: { admit(admission: Admission): void }[] = [];
+  const waiting: { admit(admission: Admission): void; ready?: () => boolean }[] = [];
 
   const slot = (): Slot => {
     let held = true;
@@ -56,16 +59,18 @@ export function createGate(concurrency: number, queueSize = QUEUE_SIZE): Gate {
 
   const pump = () => {
     while (!paused && running < concurrency && waiting.length) {
+      const index = waiting.findIndex((entry) => entry.ready === undefined || entry.ready());
+      if (index === -1) return;
       running++;
-      waiting.shift()!.admit({ slot: slot() });
+      waiting.splice(index, 1)[0]!.admit({ slot: slot() });
     }
   };
 
   return {
-    enter(signal) {
+    enter(signal, ready) {
       if (closed !== undefined) return Promise.resolve({ refusal: closed });
       if (signal?.aborted) return Promise.resolve({ refusal: 'The call was cancelled while it waited for a free slot.' });
-      if (!paused && running < concurrency && waiting.length === 0) {
+      if (!paused && running < concurrency && waiting.length === 0 && (ready === undefined || ready())) {
         running++;
         return Promise.resolve({ slot: slot() });
       }
@@ -76,6 +81,7 @@ export function createGate(concurrency: number, queueSize = QUEUE_SIZE): Gate {
       }
       return new Promise<Admission>((resolve) => {
         const entry = {
+          ready,
           admit(admission: Admission) {
             signal?.removeEventListener('abort', onAbort);
             resolve(admission);
@@ -97,6 +103,7 @@ export function createGate(concurrency: number, queueSize = QUEUE_SIZE): Gate {
       paused = false;
       pump();
     },
+    wake: () => pump(),
     close(reason) {
       closed = reason;
       for (const entry of waiting.splice(0)) entry.admit({ refusal: reason });

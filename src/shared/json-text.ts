@@ -3,6 +3,21 @@
  * it is parsed (`measureJsonText`), and how deep a parsed value nests (`nestingDepth`). Pure; no imports.
  */
 
+/**
+ * A remark about the body itself, in the shape of a finding (`severity: 'warning'`): the value a
+ * client sees depends on its parser. `values` holds short previews of the JSON texts involved.
+ */
+export type BodyWarning = {
+  kind: 'duplicateName' | 'tooDeep' | 'inexactNumber';
+  severity: 'warning';
+  /** Instance path of the member or value, e.g. `$.reading`. */
+  path: string;
+  /** The rule: `RFC 8259, 4` (names), `RFC 8259, 6` (numbers), `RFC 8259, 9` (depth). */
+  rule: string;
+  values?: string[];
+  message: string;
+};
+
 /** How deep parsed JSON may nest before it is returned as text: deeper values overflow the stack of JSON.stringify and the checks. */
 export const MAX_BODY_DEPTH = 256;
 

@@ -9,3 +9,8 @@ export function describeType(value: unknown): string {
   if (typeof value === 'string') return `the string ${JSON.stringify(value)}`;
   return `a ${typeof value}`;
 }
+
+/** True for an object that is not null and not an array: a JSON object as `JSON.parse` makes it. */
+export function isPlainObject(value: unknown): value is Record<string, any> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
