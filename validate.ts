@@ -6,7 +6,8 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import { compilePattern } from './src/schema/pattern.ts';
 import { escapePointerToken, lookupPointer, resolvePointer, unescapePointerToken } from './src/shared/json-pointer.ts';
-import { follow, MAX_REF_HOPS, operationsOf, responseForStatus } from './src/document/openapi-document.ts';
+import { follow, MAX_REF_HOPS, responseForStatus } from './src/document/refs.ts';
+import { operationsOf } from './src/document/operations.ts';
 import { pickMediaType } from './src/shared/media-type.ts';
 import type { PointerLookup } from './src/shared/json-pointer.ts';
 

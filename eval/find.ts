@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { loadDocument } from '../src/document/openapi-document.ts';
-import type { LoadedDocument } from '../src/document/openapi-document.ts';
+import type { LoadedDocument } from '../src/document/model.ts';
 import { findOperations, operationDocumentText, searchIndexStats } from '../src/contract/search.ts';
 import { githubDescriptionPath, spotifyDescriptionPath } from '../harness/fixture-documents.ts';
 import { openapiDirectoryPath } from '../harness/corpus.ts';

@@ -7,8 +7,9 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Ajv } from 'ajv';
-import { loadDocument, matchOperation } from '../src/document/openapi-document.ts';
-import type { LoadedDocument } from '../src/document/openapi-document.ts';
+import { loadDocument } from '../src/document/openapi-document.ts';
+import { matchOperation } from '../src/document/match.ts';
+import type { LoadedDocument } from '../src/document/model.ts';
 import { check, checkResponse, schemaFor } from '../validate.ts';
 import { resolvePointer } from '../src/shared/json-pointer.ts';
 import type { Finding, ResponseCheck } from '../validate.ts';

@@ -1,8 +1,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
-import { loadDocument, matchOperation } from '../src/document/openapi-document.ts';
-import type { LoadedDocument } from '../src/document/openapi-document.ts';
+import { loadDocument } from '../src/document/openapi-document.ts';
+import { matchOperation } from '../src/document/match.ts';
+import type { LoadedDocument } from '../src/document/model.ts';
 import { findOperations, prepareSearchIndex, searchIndexStats, splitWords, stemWord } from '../src/contract/search.ts';
 import { githubDescriptionPath, spotifyDescriptionPath } from '../harness/fixture-documents.ts';
 import { spawnServer } from '../harness/stdio-client.ts';

@@ -23,7 +23,7 @@ import { createHandler } from '../src/mcp/session.ts';
 import { fetchResponse } from '../src/api/probe.ts';
 import { MAX_LINE } from '../src/mcp/wire.ts';
 import { readConfig } from '../src/runtime/config.ts';
-import { createDocumentSource } from '../src/document/openapi-document.ts';
+import { createDocumentSource } from '../src/document/source.ts';
 import { redactor } from '../src/redaction/redaction.ts';
 import { withoutRequestId } from '../harness/stdio-client.ts';
 import { start } from '../stand-in-api.ts';

@@ -1,11 +1,11 @@
-import { trimSlash } from '../shared/url-path.ts';
-import { describeType } from '../shared/values.ts';
 /**
  * What a probe path and query MEAN to the servers behind the API, judged on every reading a lenient
  * backend might make of them (issue 8, attack report B1-B4): percent-decoded once or more, read
  * through Unicode NFKC or a look-alike table, with `;parameters` dropped. Used by `buildProbeUrl`
  * (probe-server.ts). No MCP, no network; only `node:` imports (none needed).
  */
+import { trimSlash } from '../shared/url-path.ts';
+import { describeType } from '../shared/values.ts';
 
 /** Percent-decoding rounds tried; a path still decodable after this many is refused. */
 export const DECODE_LEVELS = 4;

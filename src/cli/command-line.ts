@@ -11,7 +11,7 @@ import { findOperation, judge, operationKey, summarize } from '../contract/contr
 import type { ProbedResponse } from '../contract/contract.ts';
 import { loadDocument } from '../document/openapi-document.ts';
 import { keyNote } from '../jobs/pipeline.ts';
-import type { LoadedDocument, Operation } from '../document/openapi-document.ts';
+import type { LoadedDocument, Operation } from '../document/model.ts';
 import { compareWithFixture, fieldPresence, schemaFor } from '../../validate.ts';
 import { isJsonMediaType } from '../shared/media-type.ts';
 import type { Finding, FixtureDiff } from '../../validate.ts';

@@ -6,12 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
-import { loadDocument, matchOperation } from '../document/openapi-document.ts';
-import type { LoadedDocument, Operation } from '../document/openapi-document.ts';
-import {
-  analyzeSample, checkParameters, describeOperation, describeTypeScript, draftRequest, findOperation, judge, nearestName, queryValues,
-  resolveOperation, shellQuote, summarize,
-} from './contract.ts';
+import { loadDocument } from '../document/openapi-document.ts';
+import { matchOperation } from '../document/match.ts';
+import type { LoadedDocument, Operation } from '../document/model.ts';
+import { analyzeSample, checkParameters, describeOperation, describeTypeScript, draftRequest, findOperation, judge, nearestName, queryValues, resolveOperation, shellQuote, summarize } from './contract.ts';
 import type { Draft } from './contract.ts';
 import { renderTypeScript, renderTypeScriptWithin } from './typescript.ts';
 import { inferShape } from '../../validate.ts';

@@ -13,9 +13,11 @@ import { renderTypeScriptWithin, typeName } from './typescript.ts';
 import type { Observed } from './typescript.ts';
 import { editDistance } from '../shared/text.ts';
 import { escapePointerToken, unescapePointerToken } from '../shared/json-pointer.ts';
-import { follow, matchOperation, responseForStatus } from '../document/openapi-document.ts';
+import { follow, responseForStatus } from '../document/refs.ts';
+import { matchOperation } from '../document/match.ts';
 import { isJsonMediaType } from '../shared/media-type.ts';
-import type { LoadedDocument, Operation, Parameter, PathMatch } from '../document/openapi-document.ts';
+import type { LoadedDocument, Operation, Parameter } from '../document/model.ts';
+import type { PathMatch } from '../document/match.ts';
 
 import { isPlainObject } from '../shared/values.ts';
 /** What the contract needs of one GET's outcome (the server's `ProbeResult` has these fields). */

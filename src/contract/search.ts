@@ -15,8 +15,9 @@
  * rank every template; its closest templates come from the index instead.
  */
 import { editDistance } from '../shared/text.ts';
-import { follow, matchOperation } from '../document/openapi-document.ts';
-import type { LoadedDocument, Operation } from '../document/openapi-document.ts';
+import { follow } from '../document/refs.ts';
+import { matchOperation } from '../document/match.ts';
+import type { LoadedDocument, Operation } from '../document/model.ts';
 import { SYNONYM_TABLE } from './synonyms.ts';
 
 /** One result of `findOperations`. `score` is 1 for exact evidence, else the fused text score (0..1). */

@@ -20,7 +20,7 @@
  * worker first installs what the parent's `--import` flags name (tsx through its `register()`), then this file.
  */
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
-import { createDocumentSource } from '../document/openapi-document.ts';
+import { createDocumentSource } from '../document/source.ts';
 import { redactor } from '../redaction/redaction.ts';
 import type { Redactor } from '../redaction/redaction.ts';
 import { hideSourceSecrets } from '../redaction/redaction.ts';

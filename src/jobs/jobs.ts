@@ -14,7 +14,7 @@ import type { SampleRecord } from '../contract/contract.ts';
 import { findOperations, prepareSearchIndex } from '../contract/search.ts';
 import { compareWithFixture } from '../../validate.ts';
 import { MAX_BODY_DEPTH, measureJsonText } from '../shared/json-text.ts';
-import type { LoadedDocument, Operation } from '../document/openapi-document.ts';
+import type { LoadedDocument, Operation } from '../document/model.ts';
 import { checkProbe, loadDocumentState, uncheckedProbe } from './pipeline.ts';
 import { trimSlash } from '../shared/url-path.ts';
 import type { CheckedProbe, DocumentState, PipelineContext } from './pipeline.ts';

@@ -7,7 +7,8 @@
  */
 import { findOperation, checkParameters, judge, operationKey, queryValues, summarize } from '../contract/contract.ts';
 import type { Config } from '../runtime/config.ts';
-import type { DocumentSource, LoadedDocument } from '../document/openapi-document.ts';
+import type { DocumentSource } from '../document/source.ts';
+import type { LoadedDocument } from '../document/model.ts';
 import { hideSourceSecrets, withheldNote } from '../redaction/redaction.ts';
 import type { Redactor } from '../redaction/redaction.ts';
 import { fitView, selectPart } from '../api/body-view.ts';

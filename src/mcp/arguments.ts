@@ -1,3 +1,7 @@
+/**
+ * Argument checks of a tool call against the tool's own `inputSchema`, linear in the size of the call and
+ * stopping early, with failures in words the agent can act on (MCP 2025-11-25, Tools, Error Handling).
+ */
 import { check } from '../../validate.ts';
 import { instancePath } from '../shared/json-pointer.ts';
 import type { Tool } from './tool.ts';

@@ -1,3 +1,7 @@
+/**
+ * The protocol's fixed words: the revisions served, JSON-RPC 2.0 error codes (JSON-RPC 2.0, 5.1; MCP 2025-11-25
+ * schema.ts), the response shapes, and the errors that carry a code.
+ */
 /** Protocol revisions this server speaks, newest first (MCP 2025-11-25, Lifecycle, Version Negotiation). */
 export const PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'] as const;
 

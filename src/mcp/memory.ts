@@ -1,3 +1,7 @@
+/**
+ * Session memory: the bodies a session's probes returned, kept (as JSON text) for `field_presence`,
+ * `compare_fixture` and `describe_operation`, within fixed limits; and the probes in flight, so a tool can wait for them.
+ */
 import type { Destination } from '../jobs/jobs.ts';
 /**
  * Limits of a session's memory of bodies (issue 8, B10: memory is bounded overall).

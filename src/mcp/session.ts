@@ -1,6 +1,12 @@
+/**
+ * The session: one JSON-RPC message in, its reply out (or none), whatever transport carries it. Lifecycle
+ * (`initialize`, version negotiation), `tools/list`, `tools/call` with request ids, argument checks, the shared gate
+ * and rate limit, cancellation, the per-call log record and audit line (MCP 2025-11-25: Lifecycle, Tools,
+ * Utilities). Knows no stream: the transport hands it parsed messages (`src/mcp/wire.ts`) and writes its replies.
+ */
 import { describeType } from '../shared/values.ts';
-import { createDocumentSource } from '../document/openapi-document.ts';
-import type { DocumentSource } from '../document/openapi-document.ts';
+import { createDocumentSource } from '../document/source.ts';
+import type { DocumentSource } from '../document/source.ts';
 import { inProcessContract } from '../jobs/jobs.ts';
 import type { ContractService } from '../jobs/jobs.ts';
 import { structuredTexts } from '../jobs/pipeline.ts';

@@ -1,3 +1,7 @@
+/**
+ * What every tool shares: the result shape, the context a handler gets, the `Tool` definition (name,
+ * description, `inputSchema`, annotations, handler), and the helpers that make results and failures.
+ */
 import type { ContractService, Destination, JobAnswer, RecordText } from '../jobs/jobs.ts';
 import { structuredTexts } from '../jobs/pipeline.ts';
 import type { Seen } from '../jobs/pipeline.ts';

@@ -1,3 +1,7 @@
+/**
+ * The configuration, read from the environment once at start-up: the API's base URL and key, the document,
+ * the budgets, limits and log settings. Every error names the variable and what it must be, never the key.
+ */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { LOG_LEVELS } from './log.ts';

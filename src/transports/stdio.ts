@@ -1,3 +1,7 @@
+/**
+ * The stdio transport (MCP 2025-11-25, Transports, stdio): newline-delimited JSON-RPC on stdin and stdout,
+ * through the wire (`src/mcp/wire.ts`), with backpressure and an orderly end. Moves bytes; the session does the rest.
+ */
 import { StringDecoder } from 'node:string_decoder';
 import type { Readable, Writable } from 'node:stream';
 import type { Session } from '../mcp/session.ts';

@@ -1,3 +1,7 @@
+/**
+ * The `compare_fixture` tool: a saved body (a fixture) against the live record of the same path, from session
+ * memory or probed now.
+ */
 import { MAX_BODY_DEPTH } from '../../shared/json-text.ts';
 import { buildProbeUrl } from '../../api/url-policy.ts';
 import { REMEMBER_MAX_BYTES } from '../../jobs/pipeline.ts';

@@ -1,3 +1,6 @@
+/**
+ * The `describe_operation` tool: an operation's contract from the document, as text or as TypeScript.
+ */
 import { answered, failure, recordTexts } from '../tool.ts';
 import type { Tool, ToolContext, ToolResult } from '../tool.ts';
 async function describeOperationCall(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {

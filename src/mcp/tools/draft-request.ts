@@ -1,3 +1,7 @@
+/**
+ * The `draft_request` tool: a request of any method checked against the contract, never sent; the answer holds
+ * it as a curl command for a person to run.
+ */
 import { MAX_BODY_DEPTH } from '../../shared/json-text.ts';
 import { buildProbeUrl } from '../../api/url-policy.ts';
 import { nestingDepth } from '../../shared/json-text.ts';

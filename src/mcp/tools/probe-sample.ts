@@ -1,3 +1,7 @@
+/**
+ * The `probe_sample` tool: 2 to 10 records of one GET operation probed in turn, then compared as `field_presence`
+ * compares them.
+ */
 import type { Finding } from '../../../validate.ts';
 import { buildProbeUrl } from '../../api/url-policy.ts';
 import type { RecordText } from '../../jobs/jobs.ts';

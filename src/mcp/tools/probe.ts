@@ -1,3 +1,7 @@
+/**
+ * The `probe` tool: one read-only GET of a path under the base URL, its body checked against the operation's
+ * schema in the check worker, a complete JSON 2xx body kept in session memory.
+ */
 import { parseSelect } from '../../api/body-view.ts';
 import type { Selector } from '../../api/body-view.ts';
 import { ProbeError, fetchResponse, probeHeaders } from '../../api/probe.ts';
