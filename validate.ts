@@ -71,14 +71,6 @@ export type ResponseCheck = {
 };
 /** One row of `fieldPresence`: `text` reads 'present in 2 of 3'. */
 export type FieldPresence = { path: string; required: boolean; documented: boolean; present: number; of: number; text: string };
-/** Result of `compareWithFixture`: instance paths, sorted. */
-export type FixtureDiff = {
-  onlyLive: string[];
-  onlyFixture: string[];
-  changed: { path: string; fixture: unknown; live: unknown }[];
-  /** How many entries past `MAX_DIFF_LISTED` each list left out; absent when none was cut. */
-  more?: { onlyLive?: number; onlyFixture?: number; changed?: number };
-};
 
 /**
  * Severity of each finding kind. `error`: the body breaks an assertion the document makes about types,
@@ -105,7 +97,7 @@ export const SEVERITY = {
 
 /** One step of an instance path: a property name or an array index. */
 type Segment = string | number;
-type JsonObject = Record<string, unknown>;
+export type JsonObject = Record<string, unknown>;
 /** The schema dialect of a document: Swagger 2.0, OpenAPI 3.0 (its Schema Object), or OpenAPI 3.1 / JSON Schema 2020-12. */
 export type Dialect = '2.0' | '3.0' | '3.1';
 type Direction = 'response' | 'request';
@@ -159,12 +151,12 @@ const MAX_INSTANCE_DEPTH = 256;
 // ---------------------------------------------------------------- small helpers
 
 
-function hasOwn(o: object, k: string): boolean {
+export function hasOwn(o: object, k: string): boolean {
   return Object.prototype.hasOwnProperty.call(o, k);
 }
 
 /** JSON type of a value as findings report it; integral numbers are 'integer' (JSON Schema 2020-12 §6.1.1). */
-function jsonType(v: unknown): string {
+export function jsonType(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'array';
   if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number';
@@ -212,7 +204,7 @@ function canonical(v: unknown): string {
   }
 }
 
-function deepEqual(a: unknown, b: unknown): boolean {
+export function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false;
   return canonical(a) === canonical(b);
@@ -294,7 +286,7 @@ function allowedOf(list: unknown[]): Partial<Finding> {
   return list.length > SHOWN_VALUES ? { allowed: list.slice(0, SHOWN_VALUES), allowedMore: list.length - SHOWN_VALUES } : { allowed: list };
 }
 
-function compareSegments(a: Segment[], b: Segment[]): number {
+export function compareSegments(a: Segment[], b: Segment[]): number {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {
     const x = a[i];
@@ -2167,138 +2159,4 @@ export function measurePresence(doc: unknown, schema: unknown, bodies: unknown[]
  */
 export function fieldPresence(doc: unknown, schema: unknown, bodies: unknown[], options?: CheckOptions): FieldPresence[] {
   return measurePresence(doc, schema, bodies, options).fields;
-}
-
-/**
- * A shape being inferred, merged in place: linear in the body (attack round 3: merging copies of the shapes of
- * 5,000 array elements with distinct keys took 12.5 s, quadratic). `required` holds the keys every object seen had.
- */
-type ShapeAcc = { types: Set<string>; properties?: Map<string, ShapeAcc>; required?: Set<string>; items?: ShapeAcc };
-
-function accOf(v: unknown, depth: number): ShapeAcc {
-  if (depth > 256) return { types: new Set() };
-  if (Array.isArray(v)) {
-    const out: ShapeAcc = { types: new Set(['array']) };
-    if (v.length > 0) {
-      const items = accOf(v[0], depth + 1);
-      for (let i = 1; i < v.length; i++) mergeInto(items, accOf(v[i], depth + 1));
-      out.items = items;
-    }
-    return out;
-  }
-  if (isPlainObject(v)) {
-    const properties = new Map<string, ShapeAcc>();
-    for (const k of Object.keys(v)) properties.set(k, accOf(v[k], depth + 1));
-    return { types: new Set(['object']), properties, required: new Set(properties.keys()) };
-  }
-  return { types: new Set([jsonType(v)]) };
-}
-
-function mergeInto(a: ShapeAcc, b: ShapeAcc): void {
-  for (const t of b.types) a.types.add(t);
-  if (b.properties) {
-    if (!a.properties) {
-      // A side that was not an object does not vote on `required`.
-      a.properties = b.properties;
-      a.required = b.required;
-    } else {
-      for (const [k, shape] of b.properties) {
-        const known = a.properties.get(k);
-        if (known) mergeInto(known, shape);
-        else a.properties.set(k, shape);
-      }
-      // Only shrinks: each key is dropped once, or kept because b has it (linear overall).
-      for (const k of a.required!) if (!b.properties.has(k)) a.required!.delete(k);
-    }
-  }
-  if (b.items) {
-    if (a.items) mergeInto(a.items, b.items);
-    else a.items = b.items;
-  }
-}
-
-function schemaOfAcc(acc: ShapeAcc): JsonObject {
-  let types = [...acc.types];
-  if (types.includes('number')) types = types.filter((t) => t !== 'integer'); // an integer is a number
-  const out: JsonObject = types.length === 0 ? {} : { type: types.length === 1 ? types[0] : types };
-  if (acc.properties) {
-    const properties: JsonObject = {};
-    for (const [k, shape] of acc.properties) properties[k] = schemaOfAcc(shape);
-    out.properties = properties;
-    out.required = [...acc.properties.keys()].filter((k) => acc.required!.has(k));
-    out.additionalProperties = false;
-  }
-  if (acc.items) out.items = schemaOfAcc(acc.items);
-  return out;
-}
-
-/**
- * The JSON Schema a naive client would write from ONE example body: every field seen is required, types
- * as seen (`null` gives type 'null', integral numbers 'integer'), objects closed with
- * `additionalProperties: false`, array `items` from the first element merged with the others (types
- * united, a field required only if every element had it). An empty array gets no `items`.
- * Check another body with `check({}, inferShape(first), other)` to see what that client gets wrong.
- * @returns A JSON Schema 2020-12 object. Never throws on JSON data.
- */
-export function inferShape(body: unknown): unknown {
-  return schemaOfAcc(accOf(body, 0));
-}
-
-/**
- * Compares a recorded fixture with a live body, field by field.
- * @returns `onlyLive` / `onlyFixture`: instance paths of fields or array elements present on one side only
- *   (the topmost such path, not its descendants); `changed`: paths where both have a value but it differs
- *   (a primitive, or a change of JSON type), with both values. Each list sorted by instance path and cut to the
- *   first `MAX_DIFF_LISTED` (500), `more` counting the rest; paths and string values past `MAX_DIFF_TEXT` (1,000
- *   characters) cut, an object or array value past it shown as `(an object of N characters of JSON, not shown)`.
- *   Never throws.
- */
-export function compareWithFixture(fixture: unknown, live: unknown): FixtureDiff {
-  const onlyLive: Segment[][] = [];
-  const onlyFixture: Segment[][] = [];
-  const changed: { segments: Segment[]; fixture: unknown; live: unknown }[] = [];
-  const walk = (f: unknown, l: unknown, segments: Segment[], depth: number): void => {
-    if (isPlainObject(f) && isPlainObject(l) && depth < 256) {
-      for (const k of Object.keys(f)) {
-        if (!hasOwn(l, k)) onlyFixture.push([...segments, k]);
-        else walk(f[k], l[k], [...segments, k], depth + 1);
-      }
-      for (const k of Object.keys(l)) if (!hasOwn(f, k)) onlyLive.push([...segments, k]);
-    } else if (Array.isArray(f) && Array.isArray(l) && depth < 256) {
-      for (let i = 0; i < Math.max(f.length, l.length); i++) {
-        if (i >= l.length) onlyFixture.push([...segments, i]);
-        else if (i >= f.length) onlyLive.push([...segments, i]);
-        else walk(f[i], l[i], [...segments, i], depth + 1);
-      }
-    } else if (!deepEqual(f, l)) {
-      changed.push({ segments, fixture: f, live: l });
-    }
-  };
-  walk(fixture, live, [], 0);
-  // Issue 8 (attack round 3 F3): a list that grows with the body is cut at the source, and `more` counts the rest.
-  const paths = (list: Segment[][]): string[] => list.sort(compareSegments).slice(0, MAX_DIFF_LISTED).map((segments) => boundedText(instancePath(segments), MAX_DIFF_TEXT));
-  const more: NonNullable<FixtureDiff['more']> = {};
-  if (onlyLive.length > MAX_DIFF_LISTED) more.onlyLive = onlyLive.length - MAX_DIFF_LISTED;
-  if (onlyFixture.length > MAX_DIFF_LISTED) more.onlyFixture = onlyFixture.length - MAX_DIFF_LISTED;
-  if (changed.length > MAX_DIFF_LISTED) more.changed = changed.length - MAX_DIFF_LISTED;
-  return {
-    onlyLive: paths(onlyLive),
-    onlyFixture: paths(onlyFixture),
-    changed: changed.sort((a, b) => compareSegments(a.segments, b.segments)).slice(0, MAX_DIFF_LISTED)
-      .map((c) => ({ path: boundedText(instancePath(c.segments), MAX_DIFF_TEXT), fixture: shownValue(c.fixture), live: shownValue(c.live) })),
-    ...(Object.keys(more).length ? { more } : {}),
-  };
-}
-
-/** Entries each list of `compareWithFixture` holds at most (first by instance path). */
-export const MAX_DIFF_LISTED = 500;
-/** Longest path or string value `compareWithFixture` shows, in characters; longer ones cut by `boundedText`. */
-export const MAX_DIFF_TEXT = 1_000;
-
-/** A changed value as the diff shows it: a long string cut, an object or array of more than MAX_DIFF_TEXT characters of JSON named by its size. */
-function shownValue(value: unknown): unknown {
-  if (typeof value === 'string') return boundedText(value, MAX_DIFF_TEXT);
-  if (value === null || typeof value !== 'object') return value;
-  const text = JSON.stringify(value);
-  return text.length <= MAX_DIFF_TEXT ? value : `(${Array.isArray(value) ? 'an array' : 'an object'} of ${text.length} characters of JSON, not shown)`;
 }

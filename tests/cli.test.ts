@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { commandLine, USAGE } from '../src/cli/command-line.ts';
-import type { Output } from '../src/cli/command-line.ts';
+import type { Output } from '../src/cli/check.ts';
 import { start } from '../stand-in-api.ts';
 import type { StandIn } from '../stand-in-api.ts';
 import { nodeArgsFor } from '../harness/stdio-client.ts';

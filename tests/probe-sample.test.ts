@@ -12,7 +12,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { createHandler } from '../src/mcp/session.ts';
 import { readConfig } from '../src/runtime/config.ts';
 import { TOOLS } from '../src/mcp/tools.ts';
-import { analyzeSample } from '../src/contract/contract.ts';
+import { analyzeSample } from '../src/contract/sample.ts';
 import { loadDocument } from '../src/document/openapi-document.ts';
 import { check } from '../validate.ts';
 import { spawnServer, nodeArgsFor, withoutRequestId } from '../harness/stdio-client.ts';

@@ -9,10 +9,14 @@
  * Each job first makes the document ready (load, bundle, index: `prepare`), then calls `begin()`;
  * the job's deadline runs from there, the load has its own, longer limit (check-worker.ts).
  */
-import { analyzeSample, describeOperation, describeTypeScript, draftRequest, findOperation, operationKey, resolveOperation, summarize } from '../contract/contract.ts';
-import type { SampleRecord } from '../contract/contract.ts';
+import { analyzeSample } from '../contract/sample.ts';
+import { describeOperation, describeTypeScript } from '../contract/describe.ts';
+import { draftRequest } from '../contract/draft.ts';
+import { findOperation } from '../contract/operation.ts';
+import { operationKey, resolveOperation, summarize } from '../contract/operation.ts';
+import type { SampleRecord } from '../contract/sample.ts';
 import { findOperations, prepareSearchIndex } from '../contract/search.ts';
-import { compareWithFixture } from '../../validate.ts';
+import { compareWithFixture } from '../contract/fixture-diff.ts';
 import { MAX_BODY_DEPTH, measureJsonText } from '../shared/json-text.ts';
 import type { LoadedDocument, Operation } from '../document/model.ts';
 import { checkProbe, loadDocumentState, uncheckedProbe } from './pipeline.ts';

@@ -5,7 +5,10 @@
  * worker (`check-worker.ts`), which keeps the CPU-heavy part off the thread that answers `ping`
  * (issue 8, "Nothing stalls the server").
  */
-import { findOperation, checkParameters, judge, operationKey, queryValues, summarize } from '../contract/contract.ts';
+import { findOperation } from '../contract/operation.ts';
+import { judge } from '../contract/judge.ts';
+import { operationKey, summarize } from '../contract/operation.ts';
+import { checkParameters, queryValues } from '../contract/parameters.ts';
 import type { Config } from '../runtime/config.ts';
 import type { DocumentSource } from '../document/source.ts';
 import type { LoadedDocument } from '../document/model.ts';

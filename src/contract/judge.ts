@@ -1,0 +1,128 @@
+/**
+ * What a probed response means against the document: the operation it belongs to, and the judgement of its
+ * status and body against the schema the operation declares (OpenAPI 3.x, Operation and Responses Objects).
+ */
+import { checkResponse } from '../../validate.ts';
+import type { Finding, InexactNumbers } from '../../validate.ts';
+import type { BodyWarning } from '../shared/json-text.ts';
+import { escapePointerToken } from '../shared/json-pointer.ts';
+import { isJsonMediaType } from '../shared/media-type.ts';
+import type { LoadedDocument, Operation } from '../document/model.ts';
+
+import { documentedResponse, hasContent } from './operation.ts';
+/** What the contract needs of one GET's outcome (the server's `ProbeResult` has these fields). */
+export type ProbedResponse = {
+  status: number;
+  /** The Content-Type header as sent, or null. */
+  contentType: string | null;
+  /** Body bytes after content decoding. */
+  bytes: number;
+  /** True when the body was cut at the budget. */
+  truncated: boolean;
+  /** Parsed JSON, text, or null for a binary body. */
+  body: unknown;
+  /** Set when the body could not be read as the media type says (binary, cut, unparsable JSON). */
+  note?: string;
+  /** Remarks about the JSON text itself (duplicate names, changed numbers, depth): added to the findings as they are. */
+  warnings?: BodyWarning[];
+  /** Line-framed JSON (NDJSON, JSON Lines, json-seq): each record parsed; checked one by one against the schema. */
+  records?: { line: number; value?: unknown; problem?: string }[];
+};
+
+/**
+ * Checks a probe's body against the operation's documented response. A body that is cut, binary,
+ * unparsable or too deep is not checked (`validated: false` and why). An empty body is judged by
+ * what the document declares for the status: nothing (fine) or content (a `missing` finding at `$`).
+ * `matchesContract` is given once there is a verdict: checked with no `error` finding.
+ * Line-framed JSON (`records`) is checked record by record against the media type's schema, each
+ * finding's path prefixed with the record's index (`$[2].id`); a record that does not parse is an
+ * `error` finding of kind `wrongType` at `$[n]`. The body's own `warnings` (RFC 8259: duplicate
+ * names, changed numbers, depth) follow the schema findings.
+ */
+export function judge(loaded: LoadedDocument, operation: Operation, probed: ProbedResponse): Record<string, unknown> {
+  const verdict = judgeBody(loaded, operation, probed);
+  if (!probed.warnings?.length) return verdict;
+  const findings = [...((verdict.findings as (Finding | BodyWarning)[] | undefined) ?? []), ...probed.warnings];
+  return { ...verdict, findings };
+}
+
+function judgeBody(loaded: LoadedDocument, operation: Operation, probed: ProbedResponse): Record<string, unknown> {
+  if (probed.records && !probed.truncated) return judgeRecords(loaded, operation, probed, probed.records);
+  if (probed.truncated) {
+    return { validated: false, validationNote: 'The body was truncated, so it was not checked: a cut-off JSON text says nothing about the contract.' };
+  }
+  const unparsed = probed.body === null || (typeof probed.body === 'string' && isJsonMediaType(probed.contentType));
+  if (probed.note && unparsed) return { validated: false, validationNote: probed.note };
+  const empty = probed.bytes === 0;
+  // An empty body has no media type worth the name: judge it against what the status declares at all.
+  const checked = checkResponse(loaded.doc, 'GET', operation.pathTemplate, empty ? { status: probed.status, body: undefined } : { status: probed.status, contentType: probed.contentType ?? undefined, body: probed.body },
+    inexactNumbersOf(probed.warnings));
+  const findings: Finding[] = [...checked.findings];
+  let validated = checked.validated;
+  let validationNote = checked.validated ? undefined : checked.reason;
+  if (empty && !findings.some((finding) => finding.kind === 'undocumentedStatus')) {
+    validated = true;
+    validationNote = undefined;
+    if (checked.target) {
+      findings.push({
+        kind: 'missing',
+        severity: 'error',
+        path: '$',
+        schemaPath: checked.target.schemaPath,
+        message: `the body is empty, but the document declares ${checked.target.mediaType ?? 'a'} content for status ${checked.target.statusKey}`,
+      });
+    }
+  }
+  const declared = documentedResponse(operation, probed.status);
+  if (!empty && declared && !hasContent(declared.response)) {
+    // A body the document says this status never has: drift worth seeing, though nothing to check it against.
+    findings.push({
+      kind: 'undocumented',
+      severity: 'warning',
+      path: '$',
+      schemaPath: `${operation.pointer}/responses/${escapePointerToken(declared.key)}`,
+      message: `a ${probed.bytes}-byte body was sent, but the document declares no content for status ${declared.key}`,
+    });
+  }
+  const errors = findings.some((finding) => finding.severity === 'error');
+  return {
+    validated,
+    ...(validationNote ? { validationNote } : {}),
+    ...(checked.target ? { schemaPath: checked.target.schemaPath } : {}),
+    findings,
+    ...(validated || errors ? { matchesContract: validated && !errors } : {}),
+  };
+}
+
+/**
+ * The numbers the body scan found changed by JSON parsing (RFC 8259, 6), for `checkResponse`: their numeric
+ * constraints are not checked (issue 8 B13). A warning without `values` is the scan's "N more not listed".
+ */
+function inexactNumbersOf(warnings: BodyWarning[] | undefined): { inexactNumbers: InexactNumbers } | undefined {
+  const inexact = warnings?.filter((warning) => warning.kind === 'inexactNumber') ?? [];
+  if (inexact.length === 0) return undefined;
+  return { inexactNumbers: { paths: new Set(inexact.filter((w) => w.values).map((w) => w.path)), unlisted: inexact.some((w) => !w.values) } };
+}
+
+/** Checks line-framed JSON record by record (NDJSON, JSON Lines, json-seq; case 40). */
+function judgeRecords(loaded: LoadedDocument, operation: Operation, probed: ProbedResponse, records: NonNullable<ProbedResponse['records']>): Record<string, unknown> {
+  const findings: Finding[] = [];
+  let schemaPath: string | undefined;
+  for (let index = 0; index < records.length; index++) {
+    const record = records[index]!;
+    const at = `$[${index}]`;
+    if (record.problem !== undefined) {
+      findings.push({ kind: 'wrongType', severity: 'error', path: at, schemaPath: schemaPath ?? '', expected: 'one JSON text', actual: 'text that does not parse', message: `line ${record.line} is not JSON: ${record.problem}` });
+      continue;
+    }
+    const checked = checkResponse(loaded.doc, 'GET', operation.pathTemplate, { status: probed.status, contentType: probed.contentType ?? undefined, body: record.value });
+    if (!checked.validated) {
+      return { validated: false, validationNote: `The records could not be checked: ${checked.reason}`, findings: checked.findings };
+    }
+    schemaPath ??= checked.target?.schemaPath;
+    for (const finding of checked.findings) findings.push({ ...finding, path: finding.path.replace(/^\$/, at) });
+  }
+  const errors = findings.some((finding) => finding.severity === 'error');
+  return { validated: true, ...(schemaPath ? { schemaPath } : {}), findings, matchesContract: !errors };
+}
+

@@ -1,0 +1,154 @@
+/**
+ * An operation and its parts as the other contract files name and read them: its key (`GET /pets/{petId}`) and
+ * summary, the operation a name or path resolves to, its documented response for a status, the schema behind a
+ * `$ref`, and the nearest of a list of names.
+ */
+import type { LoadedDocument, Operation } from '../document/model.ts';
+import { follow, responseForStatus } from '../document/refs.ts';
+import { isJsonMediaType } from '../shared/media-type.ts';
+import { boundedText, editDistance } from '../shared/text.ts';
+import { isPlainObject } from '../shared/values.ts';
+import { matchOperation } from '../document/match.ts';
+import type { PathMatch } from '../document/match.ts';
+
+/** The operation's key in session memory: `GET /meters/{meterId}`. */
+export function operationKey(operation: Operation): string {
+  return `${operation.method} ${operation.pathTemplate}`;
+}
+
+/** The operation as results show it: method, path template, operationId when it has one (each at most `MAX_TEXT` characters). */
+export function summarize(operation: Operation): { method: string; pathTemplate: string; operationId?: string } {
+  return { method: operation.method, pathTemplate: boundedText(operation.pathTemplate, MAX_TEXT), ...(operation.operationId ? { operationId: boundedText(operation.operationId, MAX_TEXT) } : {}) };
+}
+
+/**
+ * Longest string a document supplies that a result repeats (summary, description, title, enum value, pattern,
+ * default, property or parameter name, operationId), in characters: past it, cut with `… (N more characters)`
+ * (issue 8, attack round 3 F6: a 10 MiB summary made a 21 MB answer).
+ */
+export const MAX_TEXT = 1_000;
+
+/**
+ * A copy of JSON data with every string and every property name longer than `max` characters cut by
+ * `boundedText`; a cut name that meets another gets ` #2`, ` #3`... after it. Never throws; cycles are not expected
+ * (JSON data).
+ */
+export function cutLongStrings(value: unknown, max = MAX_TEXT, depth = 0): unknown {
+  if (typeof value === 'string') return boundedText(value, max);
+  if (value === null || typeof value !== 'object' || depth > 256) return value;
+  if (Array.isArray(value)) return value.map((item) => cutLongStrings(item, max, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    let name = boundedText(key, max);
+    for (let counter = 2; name !== key && Object.hasOwn(out, name); counter++) name = `${boundedText(key, max)} #${counter}`;
+    out[name] = cutLongStrings(item, max, depth + 1);
+  }
+  return out;
+}
+
+/** The response entry for a status: exact code, then `NXX`, then `default` (OpenAPI 3.0.3, Responses Object). */
+export function documentedResponse(operation: Operation, status: number): { key: string; response: unknown } | undefined {
+  return responseForStatus(operation.responses, status);
+}
+
+export function hasContent(response: unknown): boolean {
+  const content = (response as { content?: unknown } | null)?.content;
+  return content !== null && typeof content === 'object' && Object.keys(content).length > 0;
+}
+
+/**
+ * Resolves `operation` (operationId, "METHOD /template", "METHOD /concrete/path" or a concrete path,
+ * which means GET) to an operation of the document. The method is compared case-insensitively.
+ * @returns The operation, or a message saying what was not found and what to give instead. Never throws.
+ */
+export function resolveOperation(loaded: LoadedDocument, basePrefix: string, operation: string): Operation | string {
+  const resolved = resolveOperationAt(loaded, basePrefix, operation);
+  // The message repeats the agent's text and the document's templates: bounded like every other string (F6).
+  return typeof resolved === 'string' ? boundedText(resolved, 2 * MAX_TEXT) : resolved;
+}
+
+export function resolveOperationAt(loaded: LoadedDocument, basePrefix: string, operation: string): Operation | string {
+  const byId = loaded.operations.find((candidate) => candidate.operationId === operation);
+  if (byId) return byId;
+  const spaced = /^([A-Za-z]+)\s+(\/.*)$/.exec(operation.trim());
+  const method = spaced ? spaced[1]!.toUpperCase() : 'GET';
+  const path = spaced ? spaced[2]! : operation.trim();
+  const exact = loaded.operations.find((candidate) => candidate.method === method && candidate.pathTemplate === path);
+  if (exact) return exact;
+  if (path.startsWith('/')) {
+    const match = findOperation(loaded, basePrefix, basePrefix + path, path, method);
+    if (match.operation) return match.operation;
+    if (method === 'GET' || match.note) {
+      return `No ${method} operation matches ${path}${match.nearest.length ? `. Nearest: ${match.nearest.join(', ')}` : ''}.`;
+    }
+  }
+  const near = spaced ? undefined : nearestName(operation.trim(), loaded.operations.flatMap((candidate) => (candidate.operationId ? [candidate.operationId] : [])));
+  return `No operation \`${operation}\` in the document${near ? ` (did you mean ${near}?)` : ''}: give an operationId, "GET /path/{template}" or a concrete path such as /meters/mtr_1.`;
+}
+
+/** Folds a name for "did you mean": lower case, without `_`, `-` and `.`. */
+export function foldName(name: string): string {
+  return name.toLowerCase().replace(/[-_.]/g, '');
+}
+
+/**
+ * The closest of `candidates` to `name`: equal once folded (`first_name`, `firstName`), else within 2
+ * edits of the folded names (`photoUrl`, `photoUrls`), for names of 4 to 64 characters (the first 500 candidates).
+ * @returns The candidate as written, or undefined. Never throws.
+ */
+export function nearestName(name: string, candidates: string[]): string | undefined {
+  const folded = foldName(name);
+  const same = candidates.find((candidate) => candidate !== name && foldName(candidate) === folded);
+  if (same) return same;
+  if (folded.length < 4 || name.length > 64) return undefined;
+  let best: { candidate: string; distance: number } | undefined;
+  // Bounded work whatever the body or document: names past 64 characters and candidates past 500 are not compared.
+  for (const candidate of candidates.slice(0, 500)) {
+    if (candidate === name || candidate.length > 64) continue;
+    const distance = editDistance(folded, foldName(candidate), 2);
+    if (distance <= 2 && (!best || distance < best.distance)) best = { candidate, distance };
+  }
+  return best?.candidate;
+}
+
+export type Resolved = { node: Record<string, unknown> | undefined };
+
+/** Follows `$ref`s (at most 16 hops); `node` is undefined when one points nowhere. */
+export function resolveSchema(doc: unknown, schema: unknown): Resolved {
+  // A chain that loops, dangles, leaves the document or runs past the hop limit gives no node.
+  const followed = follow(doc, schema);
+  return { node: followed.error === undefined && isPlainObject(followed.value) ? followed.value : undefined };
+}
+
+/** The content entry to show: the first JSON media type, else the first. */
+export function pickContent(container: unknown): { mediaType: string; schema: unknown } | undefined {
+  const content = isPlainObject(container) ? container.content : undefined;
+  if (!isPlainObject(content)) return undefined;
+  const keys = Object.keys(content);
+  const key = keys.find((candidate) => isJsonMediaType(candidate)) ?? keys[0];
+  if (key === undefined) return undefined;
+  const entry = content[key];
+  return { mediaType: key, schema: isPlainObject(entry) ? entry.schema : undefined };
+}
+
+/**
+ * Matches a probed GET to an operation: the whole request path first (the document's base path, from
+ * `servers` or `basePath`, stripped), then the path relative to API_BASE_URL as it is, for a document
+ * without a matching base path. Never strips twice: `/v1` + `/v1/x` is `/v1/v1/x`, not `/x`.
+ * @param basePrefix The path prefix of API_BASE_URL without a trailing slash (`/v2`, or `''`).
+ * @param requestPath The whole path requested (`/v2/meters/1`); `relativePath` the part after the prefix (`/meters/1`).
+ * @param method The request method, default `GET` (compared case-insensitively).
+ * @returns The path match; never throws.
+ */
+export function findOperation(loaded: LoadedDocument, basePrefix: string, requestPath: string, relativePath: string, method = 'GET'): PathMatch {
+  const prefix = basePrefix;
+  const whole = matchOperation(loaded, method, requestPath);
+  if (whole.operation) {
+    // Stripping the base URL's own prefix is the normal case, not worth a note.
+    const note = whole.note?.split('; ').filter((part) => part !== `base path ${prefix} stripped`).join('; ');
+    return { ...whole, note: note || undefined };
+  }
+  if (prefix === '') return whole;
+  const relative = matchOperation(loaded, method, relativePath, { stripBasePaths: false });
+  return relative.operation ? relative : whole;
+}
