@@ -3,7 +3,7 @@
  */
 import { fieldPresence, schemaFor } from '../../validate.ts';
 import type { Finding } from '../../validate.ts';
-import { operationKey } from '../contract/operation.ts';
+import { operationKey } from '../document/model.ts';
 import type { LoadedDocument, Operation } from '../document/model.ts';
 import { liveFailures } from './fixtures.ts';
 import type { CheckedFixture, Fixture } from './fixtures.ts';
@@ -102,7 +102,7 @@ export function formatMarkdown(results: CheckedFixture[], loaded: LoadedDocument
   const byOperation = new Map<string, { operation: Operation; indexes: number[] }>();
   results.forEach((result, index) => {
     if (!result.operation) return;
-    const key = `${result.operation.method} ${result.operation.pathTemplate}`;
+    const key = operationKey(result.operation);
     const operation = loaded.operations.find((candidate) => operationKey(candidate) === key)!;
     const entry = byOperation.get(key) ?? { operation, indexes: [] };
     entry.indexes.push(index);

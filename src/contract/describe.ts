@@ -10,7 +10,8 @@ import { unescapePointerToken } from '../shared/json-pointer.ts';
 import type { LoadedDocument, Operation, Parameter } from '../document/model.ts';
 import { isPlainObject } from '../shared/values.ts';
 
-import { MAX_TEXT, cutLongStrings, documentedResponse, operationKey, summarize } from './operation.ts';
+import { MAX_TEXT, cutLongStrings, documentedResponse, summarize } from './operation.ts';
+import { operationKey } from '../document/model.ts';
 import { OBSERVE_CHECKS_MS } from './sample.ts';
 import { pickContent, resolveSchema } from './operation.ts';
 /** Longest `describe_operation` answer, in characters of JSON (or of TypeScript). */

@@ -12,7 +12,8 @@ import type { LoadedDocument, Operation } from '../document/model.ts';
 import { isPlainObject } from '../shared/values.ts';
 
 import { pickContent, resolveSchema } from './operation.ts';
-import { MAX_TEXT, operationKey, summarize } from './operation.ts';
+import { MAX_TEXT, summarize } from './operation.ts';
+import { operationKey } from '../document/model.ts';
 import { findOperation } from './operation.ts';
 import { checkParameters, queryValues } from './parameters.ts';
 import { nearestName } from './operation.ts';

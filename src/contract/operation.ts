@@ -4,18 +4,14 @@
  * `$ref`, and the nearest of a list of names.
  */
 import type { LoadedDocument, Operation } from '../document/model.ts';
-import { follow, responseForStatus } from '../document/refs.ts';
+import { responseForStatus } from '../document/refs.ts';
 import { isJsonMediaType } from '../shared/media-type.ts';
 import { boundedText, editDistance } from '../shared/text.ts';
 import { isPlainObject } from '../shared/values.ts';
 import { matchOperation } from '../document/match.ts';
 import type { PathMatch } from '../document/match.ts';
 
-/** The operation's key in session memory: `GET /meters/{meterId}`. */
-export function operationKey(operation: Operation): string {
-  return `${operation.method} ${operation.pathTemplate}`;
-}
-
+import { followedValue } from '../document/refs.ts';
 /** The operation as results show it: method, path template, operationId when it has one (each at most `MAX_TEXT` characters). */
 export function summarize(operation: Operation): { method: string; pathTemplate: string; operationId?: string } {
   return { method: operation.method, pathTemplate: boundedText(operation.pathTemplate, MAX_TEXT), ...(operation.operationId ? { operationId: boundedText(operation.operationId, MAX_TEXT) } : {}) };
@@ -116,8 +112,8 @@ export type Resolved = { node: Record<string, unknown> | undefined };
 /** Follows `$ref`s (at most 16 hops); `node` is undefined when one points nowhere. */
 export function resolveSchema(doc: unknown, schema: unknown): Resolved {
   // A chain that loops, dangles, leaves the document or runs past the hop limit gives no node.
-  const followed = follow(doc, schema);
-  return { node: followed.error === undefined && isPlainObject(followed.value) ? followed.value : undefined };
+  const target = followedValue(doc, schema);
+  return { node: isPlainObject(target) ? target : undefined };
 }
 
 /** The content entry to show: the first JSON media type, else the first. */

@@ -7,7 +7,7 @@ import type { Finding } from '../../validate.ts';
 import type { LoadedDocument, Operation, Parameter } from '../document/model.ts';
 
 import { resolveSchema } from './operation.ts';
-import { operationKey } from './operation.ts';
+import { operationKey } from '../document/model.ts';
 import { nearestName } from './operation.ts';
 /** One parameter value that breaks the operation's contract: `problem` reads after the name ("is required but missing"). */
 export type ParameterProblem = { in: 'path' | 'query' | 'header'; name: string; kind: 'missing' | 'unknown' | 'invalid' | 'notChecked'; value: string; problem: string };

@@ -15,11 +15,12 @@
  * rank every template; its closest templates come from the index instead.
  */
 import { editDistance } from '../shared/text.ts';
-import { follow } from '../document/refs.ts';
 import { matchOperation } from '../document/match.ts';
 import type { LoadedDocument, Operation } from '../document/model.ts';
 import { SYNONYM_TABLE } from './synonyms.ts';
 
+import { operationKey } from '../document/model.ts';
+import { followedValue } from '../document/refs.ts';
 /** One result of `findOperations`. `score` is 1 for exact evidence, else the fused text score (0..1). */
 export type OperationHit = {
   method: string;
@@ -198,10 +199,9 @@ function addTo(map: Map<string, number[]>, key: string, value: number): void {
   } else map.set(key, [value]);
 }
 
-/** `value` with its `$ref` chain followed (openapi-document.ts `follow`), or undefined when the chain is broken. */
+/** `value` with its `$ref` chain followed, or undefined when it is broken: a broken, looping or remote `$ref` adds no words. */
 function followRef(doc: unknown, value: unknown): any {
-  const followed = follow(doc, value);
-  return followed.error === undefined ? followed.value : undefined; // a broken, looping or remote `$ref` adds no words
+  return followedValue(doc, value);
 }
 
 /** The first 2xx response of an operation (a `$ref` not followed yet), or undefined. */
@@ -986,10 +986,6 @@ function hitOf(index: SearchIndex, position: number, matched: string, score: num
   };
 }
 
-function operationKeyOf(operation: Operation): string {
-  return `${operation.method} ${operation.pathTemplate}`;
-}
-
 function positionOf(index: SearchIndex, operation: Operation): number {
   return index.entries.findIndex((entry) => entry.operation === operation);
 }
@@ -1221,7 +1217,7 @@ function findByPath(loaded: LoadedDocument, index: SearchIndex, query: string, s
   if (methodMiss) {
     if (!wanted) {
       // No method asked for: every method the path documents is an answer.
-      const positions = methodMiss.nearest.map((key) => index.entries.findIndex((entry) => operationKeyOf(entry.operation) === key));
+      const positions = methodMiss.nearest.map((key) => index.entries.findIndex((entry) => operationKey(entry.operation) === key));
       const hits = positions.filter((p) => p >= 0).slice(0, limit).map((position) => hitOf(index, position, `path ${shown} matches ${index.entries[position]!.operation.pathTemplate}`, 1, 'high'));
       return { query, kind: 'path', hits, suggestions: [] };
     }
@@ -1242,7 +1238,7 @@ function findByPath(loaded: LoadedDocument, index: SearchIndex, query: string, s
         if (!mightMatch(index, candidate)) continue;
         const match = matchOperation(loaded, wanted ?? 'GET', candidate);
         if (match.operation) {
-          suggestions.push(`${tried.replace(/\u0000/g, '{…}')} (${operationKeyOf(match.operation)}): "${variant}" for "${segment}"`);
+          suggestions.push(`${tried.replace(/\u0000/g, '{…}')} (${operationKey(match.operation)}): "${variant}" for "${segment}"`);
           break;
         }
       }

@@ -78,3 +78,8 @@ export class DocumentError extends Error {
 
 /** The HTTP methods an OpenAPI Path Item may hold an operation for (OpenAPI 3.x, Path Item Object). */
 export const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+
+/** The operation's key in session memory: `GET /meters/{meterId}`. */
+export function operationKey(operation: Pick<Operation, 'method' | 'pathTemplate'>): string {
+  return `${operation.method} ${operation.pathTemplate}`;
+}

@@ -26,6 +26,16 @@ export function follow(doc: unknown, value: unknown): { value: unknown; pointer?
   return followWith(doc, value, lookupPointer);
 }
 
+/**
+ * The target of `value`'s `$ref` chain (`value` itself when it is no reference), or undefined when the chain loops,
+ * dangles, leaves the document or runs past `MAX_REF_HOPS`: for callers that read what a reference names and treat
+ * a broken one as absent. Never throws.
+ */
+export function followedValue(doc: unknown, value: unknown): unknown {
+  const followed = follow(doc, value);
+  return followed.error === undefined ? followed.value : undefined;
+}
+
 /** A `lookupPointer` that remembers each pointer's result, for one pass over an unchanging document. */
 export function memoLookup(): (root: unknown, ref: string) => PointerLookup {
   const hits = new Map<string, PointerLookup>();

@@ -7,7 +7,8 @@
  */
 import { findOperation } from '../contract/operation.ts';
 import { judge } from '../contract/judge.ts';
-import { operationKey, summarize } from '../contract/operation.ts';
+import { operationKey } from '../document/model.ts';
+import { summarize } from '../contract/operation.ts';
 import { checkParameters, queryValues } from '../contract/parameters.ts';
 import type { Config } from '../runtime/config.ts';
 import type { DocumentSource } from '../document/source.ts';
@@ -20,6 +21,7 @@ import type { Selector } from '../api/body-view.ts';
 import { trimSlash } from '../shared/url-path.ts';
 import { decodeProbe } from '../api/probe.ts';
 import type { RawResponse } from '../api/probe.ts';
+import { pathAfterBase } from '../shared/url-path.ts';
 /**
  * A complete JSON 2xx body seen by a probe in this session, kept for `field_presence`, `describe_operation`
  * and `compare_fixture`: as its JSON text (`text`, redacted), so the main thread holds and passes a string,
@@ -187,7 +189,7 @@ export async function checkProbe(raw: RawResponse, request: { url: string; selec
     };
   }
   const prefix = trimSlash(config.baseUrl.pathname);
-  const relativePath = url.pathname.slice(prefix.length) || '/';
+  const relativePath = pathAfterBase(url, config.baseUrl);
   const seen: Seen | undefined = remember && bodyText !== undefined ? { path: relativePath + url.search, status: probed.status, at: new Date().toISOString(), text: bodyText, cost: memoryCost(probed.body, probed.bytes) } : undefined;
   // A 401 or 403 says how the key went, so a wrong header or a missing key shows at once (new-user trial).
   if (probed.status === 401 || probed.status === 403) structured.note = `${structured.note ?? ''} ${keyNote(config, probed.status)}`.trim();

@@ -8,9 +8,9 @@ import type { Seen } from '../jobs/pipeline.ts';
 import type { Redactor } from '../redaction/redaction.ts';
 import type { Config } from '../runtime/config.ts';
 import type { RateLimit } from '../runtime/limits.ts';
-import { trimSlash } from '../shared/url-path.ts';
 import { ERROR_CODES, RpcError } from './codes.ts';
 import { ProbeLog } from './memory.ts';
+import { pathAfterBase } from '../shared/url-path.ts';
 /** What a tool handler returns: an MCP CallToolResult (MCP 2025-11-25, Tools). */
 export type ToolResult = {
   content: { type: 'text'; text: string }[];
@@ -70,7 +70,7 @@ export function failure(text: string): ToolResult {
 
 /** Where a probe URL goes, as `ProbeLog` tracks it. */
 export function destinationOf(url: URL, config: Config): Destination {
-  return { requestPath: url.pathname, relativePath: url.pathname.slice(trimSlash(config.baseUrl.pathname).length) || '/' };
+  return { requestPath: url.pathname, relativePath: pathAfterBase(url, config.baseUrl) };
 }
 
 /** The answer of a job as a tool result. */

@@ -6,11 +6,11 @@ import { MAX_BODY_DEPTH } from '../../shared/json-text.ts';
 import { buildProbeUrl } from '../../api/url-policy.ts';
 import { REMEMBER_MAX_BYTES } from '../../jobs/pipeline.ts';
 import { nestingDepth } from '../../shared/json-text.ts';
-import { trimSlash } from '../../shared/url-path.ts';
 import { answered, failure, result } from '../tool.ts';
 import type { Tool, ToolContext, ToolResult } from '../tool.ts';
 import { heldArgument } from '../wire.ts';
 import { probeCall } from './probe.ts';
+import { pathAfterBase } from '../../shared/url-path.ts';
 async function compareFixtureCall(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
   if (!('fixture' in args) || args.fixture === undefined) {
     return failure('`fixture` is required: the saved JSON body of the same record (an object or array as it was recorded).');
@@ -23,7 +23,7 @@ async function compareFixtureCall(args: Record<string, unknown>, context: ToolCo
   if (!fixtureString && (held ? held.depth : nestingDepth(fixture)) > MAX_BODY_DEPTH) return failure(`\`fixture\` nests deeper than ${MAX_BODY_DEPTH} levels; compare a smaller part of the record.`);
   const decision = buildProbeUrl(context.config.baseUrl, args.path);
   if ('refusal' in decision) return failure(`Refused, nothing was sent: ${decision.refusal}`);
-  const relativePath = (decision.url.pathname.slice(trimSlash(context.config.baseUrl.pathname).length) || '/') + decision.url.search;
+  const relativePath = pathAfterBase(decision.url, context.config.baseUrl) + decision.url.search;
   let seen = context.log.byPath.get(relativePath);
   let probedNow = false;
   if (!seen) {
