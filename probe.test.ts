@@ -292,6 +292,21 @@ describe('probe', () => {
     await closed.close();
     await assert.rejects(probe(new URL(`${url}/x`), options), { message: `GET ${url}/x failed: connection refused (ECONNREFUSED). Check that API_BASE_URL is right and the API is up.` });
   });
+
+  it('gives a ProbeError the code of its cause: timeout for a GET past the limit (issue 14)', async () => {
+    await assert.rejects(probe(new URL(`${upstream.url}/slow`), { ...options, timeoutMs: 200 }), { name: 'ProbeError', code: 'timeout' });
+  });
+
+  it('gives a ProbeError the code of its cause: refused for a closed port (issue 14)', async () => {
+    const closed = await listen(() => {});
+    const url = closed.url;
+    await closed.close();
+    await assert.rejects(probe(new URL(`${url}/x`), options), { name: 'ProbeError', code: 'refused' });
+  });
+
+  it('gives a ProbeError the code of its cause: bad-port for a port fetch blocks, without connecting (issue 14)', async () => {
+    await assert.rejects(probe(new URL('http://127.0.0.1:6000/x'), options), { name: 'ProbeError', code: 'bad-port' });
+  });
 });
 
 describe('redactor', () => {

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { commandLine, USAGE } from '../src/cli/command-line.ts';
 import type { Output } from '../src/cli/check.ts';
+import { readFixtures } from '../src/cli/fixtures.ts';
 import { start } from '../stand-in-api.ts';
 import type { StandIn } from '../stand-in-api.ts';
 import { nodeArgsFor } from '../harness/stdio-client.ts';
@@ -131,6 +132,14 @@ describe('check (issue 10)', () => {
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }
+  });
+
+  it('throws an InputError coded bad-fixture for a fixture of the wrong shape (issue 14)', () => {
+    assert.throws(() => readFixtures(['fixtures/check/malformed'], HERE), { name: 'InputError', code: 'bad-fixture' });
+  });
+
+  it('throws an InputError coded missing for a path that does not exist (issue 14)', () => {
+    assert.throws(() => readFixtures(['fixtures/check/none-such'], HERE), { name: 'InputError', code: 'missing' });
   });
 
   it('exits 2 on a fixture that does not exist', async () => {

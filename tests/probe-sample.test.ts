@@ -175,6 +175,32 @@ describe('argument check in dispatch (every tool against its own inputSchema)', 
     assert.equal(called.content[0].text, 'Refused, nothing was sent: `paths` has item 1 equal to item 0, but uniqueItems is true (paths: e.g. ["/meters/mtr_1", "/meters/mtr_2"]).');
   });
 
+  it('refuses a describe_operation status that is no responses key, from the inputSchema pattern (issue 14)', async () => {
+    const called = await call('describe_operation', { operation: 'getMeter', status: '2000' });
+    assert.deepEqual([called.isError, called.content[0].text], [true, "Refused, nothing was sent: `status` is \"2000\", which does not match the pattern \"^([1-5]\\\\d\\\\d|[1-5][Xx][Xx]|[Dd][Ee][Ff][Aa][Uu][Ll][Tt])$\" (status: a responses key as a string: \"200\", \"4XX\" or \"default\")."]);
+  });
+
+  it('refuses a blank find_operation query, from the inputSchema pattern (issue 14)', async () => {
+    const called = await call('find_operation', { query: '   ' });
+    assert.deepEqual([called.isError, called.content[0].text], [true, "Refused, nothing was sent: `query` is \"   \", which does not match the pattern \"\\\\S\" (query: an intent (\"list the stargazers of a repo\"), a path or URL, an operationId, or a docs URL or anchor)."]);
+  });
+
+  it('refuses a draft_request header name that is no HTTP token, from the inputSchema propertyNames, and sends nothing (issue 14)', async () => {
+    const before = api.requests.length;
+    const called = await call('draft_request', { method: 'POST', path: '/meters', headers: { 'X Bad': '1' } });
+    assert.deepEqual([called.isError, called.content[0].text, api.requests.length], [true, "Refused, nothing was sent: `headers['X Bad']` has a name \"X Bad\" that the propertyNames schema rejects (headers: header names are HTTP tokens (RFC 9110, 5.1) and values hold no control characters or line breaks, e.g. {\"If-Match\": \"W/\\\"1\\\"\"}).", before]);
+  });
+
+  it('refuses a draft_request header value with a line break, from the inputSchema pattern (issue 14)', async () => {
+    const called = await call('draft_request', { method: 'POST', path: '/meters', headers: { 'X-Note': 'a\r\nInjected: 1' } });
+    assert.deepEqual([called.isError, called.content[0].text], [true, "Refused, nothing was sent: `headers['X-Note']` is \"a\\r\\nInjected: 1\", which does not match the pattern \"^[^\\\\x00-\\\\x1f\\\\x7f]*$\" (headers: header names are HTTP tokens (RFC 9110, 5.1) and values hold no control characters or line breaks, e.g. {\"If-Match\": \"W/\\\"1\\\"\"})."]);
+  });
+
+  it('refuses a draft_request method that is no HTTP method word, from the inputSchema pattern (issue 14)', async () => {
+    const called = await call('draft_request', { method: 'PO ST', path: '/meters' });
+    assert.deepEqual([called.isError, called.content[0].text], [true, "Refused, nothing was sent: `method` is \"PO ST\", which does not match the pattern \"^[A-Za-z]{3,7}$\" (method: an HTTP method such as \"POST\", \"PATCH\" or \"DELETE\")."]);
+  });
+
   it('names the element of paths that is not a string, and a missing paths with an unknown name in one reply', async () => {
     const replies = [await call('probe_sample', { paths: ['/meters/mtr_1', 7] }), await call('probe_sample', { path: '/meters/mtr_1' })];
     assert.deepEqual(replies.map((reply) => reply.content[0].text), [

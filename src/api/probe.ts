@@ -81,7 +81,21 @@ export function decodeProbe(raw: RawResponse, options: { maxBytes: number; cutNo
 }
 
 /** A probe failure the agent can act on (timeout, refused connection, DNS); the message names URL and cause. */
-export class ProbeError extends Error {}
+/** Why a probe failed before the status line, one stable word per cause. */
+export type ProbeFailure = 'timeout' | 'cancelled' | 'refused' | 'dns' | 'reset' | 'unreachable' | 'tls' | 'bad-port' | 'network';
+
+/**
+ * A probe failure the agent can act on: `message` names the URL, the cause and what to do; `code` says which cause
+ * it is (`ProbeFailure`), for callers that branch on it.
+ */
+export class ProbeError extends Error {
+  code: ProbeFailure;
+  constructor(code: ProbeFailure, message: string) {
+    super(message);
+    this.name = 'ProbeError';
+    this.code = code;
+  }
+}
 
 /**
  * Sends one GET and reads at most `maxBytes` of the body (plus one network chunk, to know whether
@@ -147,9 +161,9 @@ export async function fetchResponse(
     }
     return raw;
   } catch (error) {
-    if (timedOut) throw new ProbeError(`GET ${shown} timed out after ${options.timeoutMs} ms (PROBE_TIMEOUT_MS). The API may be slow or unreachable; try again, or raise PROBE_TIMEOUT_MS.`);
-    if (options.signal?.aborted) throw new ProbeError(`GET ${shown} was cancelled.`);
-    throw new ProbeError(`GET ${shown} failed: ${networkCause(error).replace(/\.$/, '')}. ${failureAdvice(error)}`);
+    if (timedOut) throw new ProbeError('timeout', `GET ${shown} timed out after ${options.timeoutMs} ms (PROBE_TIMEOUT_MS). The API may be slow or unreachable; try again, or raise PROBE_TIMEOUT_MS.`);
+    if (options.signal?.aborted) throw new ProbeError('cancelled', `GET ${shown} was cancelled.`);
+    throw new ProbeError(failureCode(error), `GET ${shown} failed: ${networkCause(error).replace(/\.$/, '')}. ${failureAdvice(error)}`);
   } finally {
     clearTimeout(timer);
     options.signal?.removeEventListener('abort', onAbort);
@@ -209,6 +223,19 @@ function networkCause(error: unknown): string {
   const message = (cause.message ?? 'network error').replace(/\s+/g, ' ').replace(/:\.\.\/deps\/\S*/g, '').trim();
   if (code) return message.includes(code) ? message : `${message} (${code})`;
   return cause.message !== undefined ? message : (error as Error)?.message ?? String(error);
+}
+
+/** The `ProbeFailure` of a GET that failed before the status line, from the socket's error code or message. */
+function failureCode(error: unknown): ProbeFailure {
+  const cause = socketError(error);
+  if (cause.badPort) return 'bad-port';
+  const code = cause.code ?? '';
+  if (code === 'ECONNREFUSED') return 'refused';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'dns';
+  if (code === 'ECONNRESET') return 'reset';
+  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return 'unreachable';
+  if (CERTIFICATE_CODES.has(code) || /^ERR_(TLS|SSL)_|^ERR_OSSL/.test(code) || /wrong version number|packet length too long|unknown protocol/i.test(cause.message ?? '')) return 'tls';
+  return 'network';
 }
 
 /** Certificate checks Node reports by code (node:tls): the API's certificate is not trusted or does not fit. */

@@ -16,7 +16,18 @@ import { join, relative, resolve } from 'node:path';
 export type Fixture = { source: string; method: string; path: string; status: number; contentType?: string; body: unknown; text?: string; unrecorded?: true };
 
 /** Raised for unusable input; the message names the file and what is wrong. */
-export class InputError extends Error {}
+/** Why `check` could not read its input, one stable word per cause. */
+export type InputProblem = 'missing' | 'empty-folder' | 'not-json' | 'bad-fixture' | 'bad-har';
+
+/** Input `check` cannot use (exit 2): `message` names the file and the problem, `code` the kind of problem. */
+export class InputError extends Error {
+  code: InputProblem;
+  constructor(code: InputProblem, message: string) {
+    super(message);
+    this.name = 'InputError';
+    this.code = code;
+  }
+}
 
 /**
  * Reads fixtures from files, folders (every `.json` and `.har` file inside, sorted, recursively) and HAR
@@ -31,11 +42,11 @@ export function readFixtures(paths: string[], cwd = process.cwd()): Fixture[] {
     try {
       stats = statSync(path);
     } catch {
-      throw new InputError(`${given}: no such file or folder`);
+      throw new InputError('missing', `${given}: no such file or folder`);
     }
     if (stats.isDirectory()) {
       const inside = listFixtureFiles(path);
-      if (inside.length === 0) throw new InputError(`${given}: the folder holds no .json or .har file`);
+      if (inside.length === 0) throw new InputError('empty-folder', `${given}: the folder holds no .json or .har file`);
       fixtures.push(...readFixtures(inside.map((file) => relative(cwd, file) || file), cwd));
       continue;
     }
@@ -43,7 +54,7 @@ export function readFixtures(paths: string[], cwd = process.cwd()): Fixture[] {
     try {
       data = JSON.parse(readFileSync(path, 'utf8'));
     } catch (error) {
-      throw new InputError(`${given}: not JSON (${(error as Error).message})`);
+      throw new InputError('not-json', `${given}: not JSON (${(error as Error).message})`);
     }
     const log = (data as { log?: { entries?: unknown } } | null)?.log;
     if (log !== undefined) fixtures.push(...harFixtures(given, log));
@@ -63,36 +74,36 @@ export function listFixtureFiles(folder: string): string[] {
 }
 
 export function fixtureFrom(source: string, data: unknown): Fixture {
-  if (data === null || typeof data !== 'object' || Array.isArray(data)) throw new InputError(`${source}: a fixture must be an object {method, path, status, body, contentType?}`);
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) throw new InputError('bad-fixture', `${source}: a fixture must be an object {method, path, status, body, contentType?}`);
   const record = data as Record<string, unknown>;
   const method = typeof record.method === 'string' ? record.method.toUpperCase() : undefined;
-  if (method !== 'GET') throw new InputError(`${source}: \`method\` must be "GET" (the probe sends only GET), got ${JSON.stringify(record.method) ?? 'nothing'}`);
-  if (typeof record.path !== 'string' || !record.path.startsWith('/')) throw new InputError(`${source}: \`path\` must be a string starting with "/", e.g. "/meters/mtr_1", got ${JSON.stringify(record.path) ?? 'nothing'}`);
+  if (method !== 'GET') throw new InputError('bad-fixture', `${source}: \`method\` must be "GET" (the probe sends only GET), got ${JSON.stringify(record.method) ?? 'nothing'}`);
+  if (typeof record.path !== 'string' || !record.path.startsWith('/')) throw new InputError('bad-fixture', `${source}: \`path\` must be a string starting with "/", e.g. "/meters/mtr_1", got ${JSON.stringify(record.path) ?? 'nothing'}`);
   if (!Number.isInteger(record.status) || (record.status as number) < 100 || (record.status as number) > 599) {
-    throw new InputError(`${source}: \`status\` must be an HTTP status code from 100 to 599, got ${JSON.stringify(record.status) ?? 'nothing'}`);
+    throw new InputError('bad-fixture', `${source}: \`status\` must be an HTTP status code from 100 to 599, got ${JSON.stringify(record.status) ?? 'nothing'}`);
   }
-  if (!('body' in record)) throw new InputError(`${source}: \`body\` is missing (use "" for an empty body)`);
-  if (record.contentType !== undefined && typeof record.contentType !== 'string') throw new InputError(`${source}: \`contentType\` must be a string such as "application/json"`);
+  if (!('body' in record)) throw new InputError('bad-fixture', `${source}: \`body\` is missing (use "" for an empty body)`);
+  if (record.contentType !== undefined && typeof record.contentType !== 'string') throw new InputError('bad-fixture', `${source}: \`contentType\` must be a string such as "application/json"`);
   return { source, method, path: record.path, status: record.status as number, body: record.body, ...(record.contentType !== undefined ? { contentType: record.contentType as string } : {}) };
 }
 
 export function harFixtures(source: string, log: unknown): Fixture[] {
   const entries = (log as { entries?: unknown }).entries;
-  if (!Array.isArray(entries)) throw new InputError(`${source}: a HAR file needs log.entries, an array`);
+  if (!Array.isArray(entries)) throw new InputError('bad-har', `${source}: a HAR file needs log.entries, an array`);
   const fixtures: Fixture[] = [];
   entries.forEach((entry, index) => {
     const where = `${source}#${index}`;
     const request = (entry as { request?: { method?: unknown; url?: unknown } } | null)?.request;
     const response = (entry as { response?: { status?: unknown; content?: { mimeType?: unknown; text?: unknown; encoding?: unknown } } } | null)?.response;
-    if (typeof request?.method !== 'string' || typeof request.url !== 'string' || !response) throw new InputError(`${where}: a HAR entry needs request.method, request.url and response`);
+    if (typeof request?.method !== 'string' || typeof request.url !== 'string' || !response) throw new InputError('bad-har', `${where}: a HAR entry needs request.method, request.url and response`);
     if (request.method.toUpperCase() !== 'GET') return;
     let url: URL;
     try {
       url = new URL(request.url);
     } catch {
-      throw new InputError(`${where}: request.url is not an absolute URL: ${request.url}`);
+      throw new InputError('bad-har', `${where}: request.url is not an absolute URL: ${request.url}`);
     }
-    if (!Number.isInteger(response.status)) throw new InputError(`${where}: response.status must be an integer`);
+    if (!Number.isInteger(response.status)) throw new InputError('bad-har', `${where}: response.status must be an integer`);
     const content = (response.content ?? {}) as { mimeType?: unknown; text?: unknown; encoding?: unknown; size?: unknown };
     const contentType = typeof content.mimeType === 'string' && content.mimeType !== '' ? content.mimeType : undefined;
     // HAR 1.2: `text` is optional; an exporter that does not keep bodies leaves it out. Without it, only a size of 0 says the body was empty.
@@ -107,7 +118,7 @@ export function harFixtures(source: string, log: unknown): Fixture[] {
       try {
         body = JSON.parse(text);
       } catch {
-        if (isJsonMediaType(contentType ?? null)) throw new InputError(`${where}: the response says JSON but content.text does not parse`);
+        if (isJsonMediaType(contentType ?? null)) throw new InputError('bad-har', `${where}: the response says JSON but content.text does not parse`);
       }
     }
     fixtures.push({ source: where, method: 'GET', path: url.pathname + url.search, status: response.status as number, body, text, ...(contentType ? { contentType } : {}) });

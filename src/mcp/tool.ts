@@ -46,6 +46,11 @@ export type Tool = {
   inputSchema: Record<string, unknown>;
   outputSchema?: Record<string, unknown>;
   annotations: Record<string, unknown>;
+  /**
+   * What an argument must be, in words, for a refusal to quote when its schema has no `description` (kept out of
+   * `tools/list`, whose size every client pays): `{status: 'a responses key such as "200", "4XX" or "default"'}`.
+   */
+  hints?: Readonly<Record<string, string>>;
   handler: (args: Record<string, unknown>, context: ToolContext) => Promise<ToolResult>;
 };
 

@@ -5,15 +5,14 @@ import { SEARCH_LIMITS } from '../../contract/search.ts';
 import { answered, failure } from '../tool.ts';
 import type { Tool, ToolContext, ToolResult } from '../tool.ts';
 async function findOperationCall(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
-  if (typeof args.query !== 'string' || !args.query.trim()) {
-    return failure('`query` must be a non-empty string: an intent ("list the stargazers of a repo"), a path or URL, an operationId, or a docs URL or anchor.');
-  }
-  if (args.method !== undefined && (typeof args.method !== 'string' || !/^(get|put|post|delete|options|head|patch|trace)$/i.test(args.method))) {
+  // The inputSchema states the query's rule (not blank); the method's set, in any letter case, has no short portable
+  // JSON Schema form, so it is checked here.
+  if (args.method !== undefined && !/^(get|put|post|delete|options|head|patch|trace)$/i.test(args.method as string)) {
     return failure(`\`method\` must be an HTTP method such as "GET" or "POST", got ${JSON.stringify(args.method)}.`);
   }
   // The dispatch has already checked `limit` against the inputSchema (an integer from 1 to maxLimit).
   const limit = (args.limit as number | undefined) ?? SEARCH_LIMITS.defaultLimit;
-  return answered(await context.contract.run('find', { query: args.query, ...(args.method !== undefined ? { method: args.method as string } : {}), limit }));
+  return answered(await context.contract.run('find', { query: args.query as string, ...(args.method !== undefined ? { method: args.method as string } : {}), limit }));
 }
 
 /** The `find_operation` tool: its definition for `tools/list` and its handler. */
@@ -24,7 +23,7 @@ export const findOperationTool: Tool = {
   inputSchema: {
     type: 'object',
     properties: {
-      query: { type: 'string' },
+      query: { type: 'string', pattern: '\\S' },
       method: { type: 'string' },
       limit: { type: 'integer', minimum: 1, maximum: SEARCH_LIMITS.maxLimit, default: SEARCH_LIMITS.defaultLimit },
     },
@@ -37,5 +36,6 @@ export const findOperationTool: Tool = {
     required: ['query', 'kind', 'hits', 'suggestions'],
   },
   annotations: { readOnlyHint: true, openWorldHint: false },
+  hints: { query: 'an intent ("list the stargazers of a repo"), a path or URL, an operationId, or a docs URL or anchor' },
   handler: findOperationCall,
 };

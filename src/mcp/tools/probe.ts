@@ -6,14 +6,14 @@ import { parseSelect } from '../../api/body-view.ts';
 import type { Selector } from '../../api/body-view.ts';
 import { ProbeError, fetchResponse, probeHeaders } from '../../api/probe.ts';
 import { buildProbeUrl } from '../../api/url-policy.ts';
-import { describeType } from '../../shared/values.ts';
 import type { RawResponse } from '../../api/probe.ts';
 import { MAX_QUERY_PARAMETERS, MAX_SELECT, destinationOf, failure, result } from '../tool.ts';
 import type { Tool, ToolContext, ToolResult } from '../tool.ts';
 export async function probeCall(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
   const decision = buildProbeUrl(context.config.baseUrl, args.path, args.query);
   if ('refusal' in decision) return failure(`Refused, nothing was sent: ${decision.refusal}`);
-  const selector = args.select === undefined ? undefined : typeof args.select === 'string' ? parseSelect(args.select) : { problem: `\`select\` must be a string such as "$.items[0]" or "/items/0", got ${describeType(args.select)}.` };
+  // `select` is a string of at most MAX_SELECT characters (the inputSchema); what it names is checked here.
+  const selector = args.select === undefined ? undefined : parseSelect(args.select as string);
   if (selector && 'problem' in selector) return failure(`Refused, nothing was sent: ${selector.problem}`);
   // Marked in flight before the first await, so a field_presence handled right after this call waits for it.
   const finish = context.log.begin([destinationOf(decision.url, context.config)]);
