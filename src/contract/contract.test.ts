@@ -1,4 +1,4 @@
-// Tests of the contract layer (contract.ts) on the walkthrough document, with no server and no HTTP.
+// Tests of the contract layer (src/contract/) on the walkthrough document, with no server and no HTTP.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';

@@ -174,7 +174,7 @@ type SearchIndex = {
 // Field weights of the per-operation document (BM25F): the summary says what the operation does, the
 // operationId and path name the resource; the description adds context but also boilerplate.
 // Weights, k1, b and the trigram share were chosen by a grid search on the tune half of the discovery
-// set (eval-find.ts); low b because long descriptions are boilerplate, not a sign of a weaker match.
+// set (eval/find.ts); low b because long descriptions are boilerplate, not a sign of a weaker match.
 // The description past its first 400 characters (to 2,000), the request body's fields and the 2xx
 // response's fields with their descriptions and enum values carry meaning the summary leaves out
 // ("archived", "premium", "device_ids") at low weights (issue 6). The tune half scores the same with and

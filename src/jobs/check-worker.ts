@@ -1,6 +1,6 @@
 /**
  * The check worker: a `worker_threads` worker that holds the server's only copy of the OpenAPI document
- * and runs every step that needs it (contract-jobs.ts: each probe's body pipeline, operation lookup,
+ * and runs every step that needs it (src/jobs/jobs.ts: each probe's body pipeline, operation lookup,
  * field presence, descriptions, drafts, search) with a deadline, so the main thread keeps reading
  * stdin and answering `ping` whatever the API, the agent or the document hold (issue 8, "Nothing
  * stalls the server"; issue 9: one copy of the document). The main thread keeps the transport,

@@ -141,7 +141,7 @@ export function keyNote(config: Config, status: number): string {
 /**
  * The body pipeline of one probe: decodes the response, redacts the key from everything the API sent
  * (before findings, notes or session memory derive from it), fits the view to `PROBE_MAX_BYTES`,
- * matches the operation, checks the request's parameters and judges the response (contract.ts).
+ * matches the operation, checks the request's parameters and judges the response (src/contract/).
  * @param raw The response as read (`RawResponse`).
  * @param request.url The probe's URL (`href`).
  * @param request.selector The parsed `select`, if any.

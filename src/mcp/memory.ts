@@ -26,7 +26,7 @@ type InFlight = Destination & { done: Promise<void> };
  * paths, 100 operations, 32 MiB of estimated memory across all of them, a body held by both maps
  * counted once); and the probes in flight, so `field_presence` can wait for those of the operation it
  * is asked about (issue 6: a `field_presence` sent in the same burst as a probe must not answer
- * "nothing probed yet"). The server keeps each body as `Seen` (its JSON text, probe-pipeline.ts), so the
+ * "nothing probed yet"). The server keeps each body as `Seen` (its JSON text, src/jobs/pipeline.ts), so the
  * main thread holds strings, never the parsed graphs; `Entry` is whatever is kept, identified by its `path`.
  */
 export class ProbeLog<Entry extends { path: string } = { path: string }> {

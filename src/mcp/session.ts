@@ -151,7 +151,7 @@ const SHUTDOWN = Symbol('shutdown');
  * @param options.rate The rate limit; default `createRateLimit(config.ratePerMinute)`.
  * @param options.requestId Makes request ids (tests); default `newRequestId`.
  * @param options.memory Session memory limits (tests); default `MEMORY_LIMITS`.
- * @param options.contract Runs every step that needs the document (contract-jobs.ts): the check worker
+ * @param options.contract Runs every step that needs the document (src/jobs/jobs.ts): the check worker
  *   (check-worker.ts `createCheckWorker`, as `main` does) or, by default, `inProcessContract` on this thread
  *   with `documents`.
  */

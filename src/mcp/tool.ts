@@ -35,7 +35,7 @@ export type ToolContext = {
   trace?: Trace;
   /** The authenticated caller, when the transport knows one (`Inbound.caller`); undefined on stdio. */
   caller?: { subject: string; clientId?: string };
-  /** Runs every step that needs the document: in the check worker (check-worker.ts) or on this thread (contract-jobs.ts). */
+  /** Runs every step that needs the document: in the check worker (check-worker.ts) or on this thread (src/jobs/jobs.ts). */
   contract: ContractService;
 };
 
@@ -56,7 +56,7 @@ export type Tool = {
 
 /**
  * A tool result of `structured`, its text block the JSON text of `structured`: the one the probe pipeline made
- * (`structuredTexts`, probe-pipeline.ts), else made here and registered, so `withRequestId` recognises that block
+ * (`structuredTexts`, src/jobs/pipeline.ts), else made here and registered, so `withRequestId` recognises that block
  * and the transport writes the structured content as that text (`serializeMessage`), without serializing a result
  * (up to PROBE_MAX_BYTES of body) once more. `structured` is never changed afterwards.
  */

@@ -61,7 +61,7 @@ export function escapeLineSeparators(json: string): string {
 
 /**
  * `JSON.stringify(message)` for a tool call's response whose text block is the JSON text of its structured
- * content (`structuredTexts`, probe-pipeline.ts): that text is written as the structured content instead of serializing it again, so
+ * content (`structuredTexts`, src/jobs/pipeline.ts): that text is written as the structured content instead of serializing it again, so
  * a result's body is serialized once, not twice. Any other shape (an error, a redacted copy, a result without
  * structured content) gets `JSON.stringify` itself; the line is the same either way.
  */

@@ -27,7 +27,7 @@ export async function probeCall(args: Record<string, unknown>, context: ToolCont
 /**
  * The probe behind the `probe` tool (and `probe_sample`, one URL after another), once the URL is
  * accepted: sends the GET and reads the bytes here (`fetchResponse`), then runs the body pipeline
- * (probe-pipeline.ts `checkProbe`: decode, redact, view, judge against the document) in the check
+ * (src/jobs/pipeline.ts `checkProbe`: decode, redact, view, judge against the document) in the check
  * worker when `context.checker` is set (check-worker.ts; a body past its budget comes back unchecked
  * with a note), else on this thread; remembers a complete JSON 2xx body. Returns the tool result:
  * isError for a network failure or an HTTP status >= 400.
