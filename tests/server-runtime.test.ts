@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PassThrough, Writable } from 'node:stream';
-import { createHandler } from '../src/mcp/session.ts';
+import { createHandler, createServerRuntime, createSession } from '../src/mcp/session.ts';
 import { escapeLineSeparators, MAX_LINE, MAX_MESSAGE_DEPTH, MAX_MESSAGE_VALUES } from '../src/mcp/wire.ts';
 import { readConfig, readWorkerMemory } from '../src/runtime/config.ts';
 import { redactor } from '../src/redaction/redaction.ts';
@@ -410,6 +410,20 @@ describe('the audit file (PROBE_AUDIT_LOG)', () => {
         ['string', 'number', { rid: '4f1c2a9b0e7d', tool: 'probe', method: null, url: null, status: null, bytes: null, findings: null, isError: true }],
         ['string', 'number', { rid: '4f1c2a9b0e7d', tool: 'field_presence', method: null, url: null, status: null, bytes: null, findings: null, isError: false }],
       ],
+    ]);
+  });
+
+  it('records the caller a transport names (Inbound.caller) on the audit line and the log record of the call (issue 14)', async () => {
+    const file = join(folder, 'audit-caller.jsonl');
+    const lines: string[] = [];
+    const config = readConfig({ API_BASE_URL: 'https://api.example.com', PROBE_AUDIT_LOG: file }, '/nonexistent');
+    const session = createSession(createServerRuntime(config, { fetch: okFetch, requestId: () => '4f1c2a9b0e7d', logger: createLogger({ level: 'info', write: (line) => lines.push(line) }) }));
+    await session.handle(call(1, 'probe', { path: '/meters/mtr_1' }), { caller: { subject: 'user-7', clientId: 'cli-3' } });
+    const { time, took_ms, ...record } = JSON.parse(readFileSync(file, 'utf8'));
+    assert.deepEqual([typeof time, typeof took_ms, record, lines.filter((line) => line.includes('event=tool.call.done')).map((line) => / caller=(\S+)/.exec(line)?.[1])], [
+      'string', 'number',
+      { rid: '4f1c2a9b0e7d', caller: 'user-7', client_id: 'cli-3', tool: 'probe', method: 'GET', url: 'https://api.example.com/meters/mtr_1', status: 200, bytes: 14, findings: null, isError: false },
+      ['user-7'],
     ]);
   });
 

@@ -183,11 +183,11 @@ export function createSession(runtime: ServerRuntime, options: { memory?: Memory
     } catch (error) {
       // A large argument that turned out not to be JSON when the worker parsed it: -32700 under the call's id (handleOne).
       if (error instanceof RpcError) {
-        logger.error('tool.call.error', { rid, tool: name, reason: error.message.slice(0, 300), took_ms: Math.round(performance.now() - began) });
+        logger.error('tool.call.error', { rid, caller: caller?.subject, tool: name, reason: error.message.slice(0, 300), took_ms: Math.round(performance.now() - began) });
         throw error;
       }
       // Answered with -32603 by handleOne; logged here so the record carries the call's id.
-      logger.error('tool.call.error', { rid, tool: name, reason: `internal: ${String((error as Error)?.stack ?? error).replace(/\s+/g, ' ').slice(0, 2000)}`, took_ms: Math.round(performance.now() - began) });
+      logger.error('tool.call.error', { rid, caller: caller?.subject, tool: name, reason: `internal: ${String((error as Error)?.stack ?? error).replace(/\s+/g, ' ').slice(0, 2000)}`, took_ms: Math.round(performance.now() - began) });
       throw new LoggedError(error);
     }
     if (signal.aborted && signal.reason === SHUTDOWN) called = failure(`Cancelled: the server is shutting down (${stopping}); the call did not finish.`);
@@ -197,11 +197,11 @@ export function createSession(runtime: ServerRuntime, options: { memory?: Memory
     const bytes = typeof structured?.bytes === 'number' ? structured.bytes : null;
     const findings = Array.isArray(structured?.findings) ? structured.findings.length : null;
     if (structured || !called.isError) {
-      logger.info('tool.call.done', { rid, tool: name, status: status ?? undefined, bytes: bytes ?? undefined, findings: findings ?? undefined, is_error: called.isError ? true : undefined, took_ms: tookMs });
+      logger.info('tool.call.done', { rid, caller: caller?.subject, tool: name, status: status ?? undefined, bytes: bytes ?? undefined, findings: findings ?? undefined, is_error: called.isError ? true : undefined, took_ms: tookMs });
     } else {
       // Redacted whole before it is shortened, so a cut can never leave the start of the key, and a short reason stays whole.
       const reason = redact.text(called.content[0]?.text ?? '');
-      logger.error('tool.call.error', { rid, tool: name, reason: reason.length > 300 ? `${reason.slice(0, 300)}…` : reason, took_ms: tookMs });
+      logger.error('tool.call.error', { rid, caller: caller?.subject, tool: name, reason: reason.length > 300 ? `${reason.slice(0, 300)}…` : reason, took_ms: tookMs });
     }
     // The URL without secrets is made only for the audit line (nothing else reads it).
     await audit?.write({ time: new Date().toISOString(), rid, ...(caller ? { caller: caller.subject, ...(caller.clientId ? { client_id: caller.clientId } : {}) } : {}), tool: name, method: trace.method ?? null, url: trace.url ? publicUrl(trace.url, config.baseUrl) : null, status, bytes, findings, isError: called.isError === true, took_ms: tookMs });
