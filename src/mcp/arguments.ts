@@ -35,7 +35,8 @@ const LISTED_NAMES = 5;
  * @returns `undefined` when the arguments conform; else the failure text, in words: unknown names as
  *   `Unknown argument for probe: method. It takes: path, query.`, other problems after
  *   `Refused, nothing was sent:` one sentence each, naming the argument (`paths[0]`), what is wrong, and
- *   the first time an argument is named, its description from the schema (else the tool's `hints` for it).
+ *   the first time an argument is named, its description from the schema (for a `pattern` or `propertyNames` refusal,
+ *   else the tool's `hints` for it).
  */
 export function argumentProblem(tool: Tool, args: Record<string, unknown>): string | undefined {
   const properties = (tool.inputSchema.properties ?? {}) as Record<string, { description?: string; maxItems?: number; maxProperties?: number; maxLength?: number }>;
@@ -78,7 +79,9 @@ export function argumentProblem(tool: Tool, args: Record<string, unknown>): stri
     if (finding.kind === 'missing') sentence += 'is required';
     else if (finding.kind === 'wrongType') sentence += `must be ${withArticle(finding.expected ?? 'another type')}, got ${withArticle(finding.actual ?? 'another type')}`;
     else sentence += finding.message;
-    const description = Object.hasOwn(properties, top) ? properties[top]!.description ?? tool.hints?.[top] : undefined;
+    // A pattern says what it must be only to a regex reader: its refusal quotes the tool's hint when there is no description.
+    const hint = /\/(pattern|propertyNames)$/.test(finding.schemaPath) ? tool.hints?.[top] : undefined;
+    const description = Object.hasOwn(properties, top) ? properties[top]!.description ?? hint : undefined;
     if (description && !described.has(top)) {
       described.add(top);
       sentence += ` (${top}: ${description.replace(/\.$/, '')})`;
