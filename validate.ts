@@ -29,7 +29,7 @@ export type Finding = {
   expected?: string;       // wrongType: 'string or null', 'integer', 'array or null'
   actual?: string;         // wrongType: 'integer' | 'number' | 'string' | 'boolean' | 'null' | 'object' | 'array'
   allowed?: unknown[];     // enum (and const, as a one-element list); at most SHOWN_VALUES values, the enum's first
-  allowedMore?: number;    // enum: how many further allowed values `allowed` leaves out (issue 8 B7)
+  allowedMore?: number;    // enum: how many further allowed values `allowed` leaves out (issue 8)
   keyword?: string;        // constraint: 'maxLength', 'minimum', 'pattern', ...; format: 'date-time' etc
   message: string;         // agent-facing sentence, e.g. 'is required but missing'
 };
@@ -45,7 +45,7 @@ export type CheckOptions = {
  * Where the body's JSON text held numbers that JSON parsing changed (RFC 8259 §6: past 2^53, or out of
  * range), as instance paths (`$.id`); `unlisted`: some were not listed, so every number past 2^53 or not
  * finite counts as changed. At these numbers `maximum`, `minimum`, `exclusiveMaximum`, `exclusiveMinimum`,
- * `multipleOf`, `enum` and `const` are `notChecked` (issue 8 B13: 9007199254740993 passed maximum 9007199254740992).
+ * `multipleOf`, `enum` and `const` are `notChecked` (9007199254740993 parses as 9007199254740992).
  */
 export type InexactNumbers = { paths: ReadonlySet<string>; unlisted: boolean };
 
@@ -120,8 +120,8 @@ type Context = {
   pointers: Map<string, PointerLookup>;  // each `$ref` looked up once per check (an array of N items repeats it N times)
   locations: Map<Segment[], string>;      // instance locations as memo keys, per segments array
   quick?: Quick;             // the quick pass's state, reused by each of its runs in this check
-  enums?: Set<unknown[]>;    // enums whose values were charged to this check's step budget (issue 8 B7)
-  inexact?: InexactNumbers;  // numbers JSON parsing changed (issue 8 B13)
+  enums?: Set<unknown[]>;    // enums whose values were charged to this check's step budget (issue 8)
+  inexact?: InexactNumbers;  // numbers JSON parsing changed (issue 8)
 };
 /** A schema and its schema path (JSON Pointer after `$ref`). */
 type SchemaLocation = { schema: unknown; schemaPath: string };
@@ -136,7 +136,7 @@ type Documented = {
   required: Set<string>;
   writeOnly?: Map<string, string | null>;  // `scopedFlag` per name in responses, filled on first use
   readOnly?: Map<string, string | null>;   // the same in requests
-  tooDeep?: string;           // schema path where allOf/oneOf/anyOf nest deeper than MAX_REF_DEPTH: left open there (F7)
+  tooDeep?: string;           // schema path where allOf/oneOf/anyOf nest deeper than MAX_REF_DEPTH: left open there
 };
 /**
  * How a schema is applied at one instance location. `owner`: this schema owns the location and reports
@@ -220,12 +220,12 @@ function orList(items: string[]): string {
   return `${items.slice(0, -1).join(', ')} or ${items[items.length - 1]}`;
 }
 
-/** Most values of a schema's list (`enum`, discriminator names) a finding lists or quotes (issue 8 B7). */
+/** Most values of a schema's list (`enum`, discriminator names) a finding lists or quotes (issue 8). */
 const SHOWN_VALUES = 20;
 
 /**
  * A value as JSON for a message, at most 80 characters. Arrays past `SHOWN_VALUES` entries show the first ones
- * and `… N more`; only a bounded prefix of a long string or a big structure is stringified (issue 8 B7).
+ * and `… N more`; only a bounded prefix of a long string or a big structure is stringified (issue 8).
  */
 function show(v: unknown): string {
   let shown = v;
@@ -264,7 +264,7 @@ function enumKey(v: unknown): string {
 
 /**
  * Whether `value` is one of the enum's values (deep equality). Each enum costs its length in steps of the
- * check's budget the first time the check meets it (issue 8 B7: a 1,000,000-value enum); lookups then cost
+ * check's budget the first time the check meets it (issue 8); lookups then cost
  * one step. @returns undefined when the budget ran out (`ctx.stopped` says so).
  */
 function inEnum(ctx: Context, list: unknown[], value: unknown): boolean | undefined {
@@ -442,7 +442,7 @@ function mergeTwo(a: Documented, b: Documented): Documented {
 /**
  * A `patternProperties` key pattern as a name test (through `compilePattern`, so API names never meet a
  * backtracking engine): true / false, or a reason when the name cannot be tested safely. `undefined` for a
- * pattern that is not a valid regular expression (ignored, as before).
+ * pattern that is not a valid regular expression (ignored).
  */
 type NameTest = (name: string) => boolean | { notChecked: string };
 
@@ -464,11 +464,11 @@ function nameTest(pattern: string): NameTest | undefined {
 function collect(ctx: Context, schema: unknown, schemaPath: string, alternatives: boolean, acc: Documented, visited: Set<string>, seen: Set<object> = new Set(), depth = 0): void {
   if (!isPlainObject(schema)) return;
   // The same schema object met again through another branch adds nothing new: without this, `anyOf: [S, S]`
-  // nested L levels would be walked 2^L times (issue 8, attack round 3 N1).
+  // nested L levels would be walked 2^L times (issue 8).
   if (seen.has(schema)) return;
   seen.add(schema);
   if (depth > MAX_REF_DEPTH) {
-    // Attack round 3, F7: allOf nested 100,000 deep overflowed the stack. Past the bound nothing is read, and the
+    // allOf nested far deeper than MAX_REF_DEPTH would overflow the stack. Past the bound nothing is read, and the
     // object is left open so no field is called undocumented on a guess.
     acc.open = true;
     acc.tooDeep ??= schemaPath;
@@ -505,7 +505,7 @@ function collect(ctx: Context, schema: unknown, schemaPath: string, alternatives
   }
   for (const kw of ['additionalProperties', 'unevaluatedProperties']) {
     const ap = schema[kw];
-    // Not exact when branches decide what is evaluated: left open, and `unsupportedKeywords` says it was not checked (B13).
+    // Not exact when branches decide what is evaluated: left open, and `unsupportedKeywords` says it was not checked.
     if (ap === false && kw === 'unevaluatedProperties' && conditionalProperties(ctx, schema, new Set())) {
       acc.open = true;
     } else if (ap === false) {
@@ -660,7 +660,7 @@ function enterRef(ctx: Context, ref: string, schemaPath: string, value: unknown,
     return [makeFinding('unresolvedRef', segments, schemaPath, `was not checked: \`$ref: ${ref}\` is not a local JSON Pointer (external references must be bundled into the document)`)];
   }
   // A chain of schemas that are nothing but `$ref`s is followed here, in a loop, to its end whatever its
-  // length (case 51: a 300-hop chain was cut at 256 and passed); one that loops never reaches a schema.
+  // length (case 51); one that loops never reaches a schema.
   const chain = [ref];
   const seen = new Set(chain);
   let current = ref;
@@ -756,7 +756,7 @@ function evalNode(ctx: Context, schema: JsonObject, schemaPath: string, value: u
   }
 
   unsupportedKeywords(ctx, schema, schemaPath, value, segments, out);
-  // A number JSON parsing changed is not the API's number: its value constraints are not checked (B13).
+  // A number JSON parsing changed is not the API's number: its value constraints are not checked.
   const inexact = typeof value === 'number' && inexactAt(ctx, value, segments);
   if (inexact) {
     for (const keyword of ['enum', 'const', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf']) {
@@ -782,7 +782,7 @@ function evalNode(ctx: Context, schema: JsonObject, schemaPath: string, value: u
 
   if (typeof value === 'string') {
     checkString(schema, schemaPath, value, segments, out);
-    // A backtracking pattern test may cost up to MAX_BACKTRACKING_STEPS: look at the clock after each (B5).
+    // A backtracking pattern test may cost up to MAX_BACKTRACKING_STEPS: look at the clock after each.
     if (typeof schema.pattern === 'string' && performance.now() > ctx.deadline) ctx.stopped ??= `it ran out of its time budget (${Math.round(ctx.deadline - ctx.started)} ms)`;
   }
   if (typeof value === 'number' && !inexact) checkNumber(schema, schemaPath, value, segments, out);
@@ -851,7 +851,7 @@ function checkString(schema: JsonObject, schemaPath: string, value: string, segm
     out.push(makeFinding('constraint', segments, `${schemaPath}/minLength`, `is ${len} characters long, fewer than minLength ${schema.minLength}`, { keyword: 'minLength' }));
   }
   if (typeof schema.pattern === 'string') {
-    // Document patterns run through `compilePattern`: linear time, or not run at all (issue 8, case 50).
+    // Document patterns run through `compilePattern`: linear time, or not run at all (issue 8).
     const compiled = compilePattern(schema.pattern);
     const result = 'reason' in compiled ? { notChecked: compiled.reason } : compiled.test(value);
     if (result === false) {
@@ -913,7 +913,7 @@ function inexactAt(ctx: Context, value: number, segments: Segment[]): boolean {
 
 /**
  * Keywords this validator does not implement, where they could decide the result, as `notChecked` findings
- * (issue 8 B13: never a silent pass): `$dynamicRef` / `$recursiveRef` (JSON Schema 2020-12 §8.2.3.2, 2019-09),
+ * (never a silent pass): `$dynamicRef` / `$recursiveRef` (JSON Schema 2020-12 §8.2.3.2, 2019-09),
  * `unevaluatedItems` other than `true` on an array, `unevaluatedProperties` as a schema on an object, and
  * `unevaluatedProperties: false` on an object when the schema decides properties through `anyOf`, `oneOf`,
  * `if`, `dependentSchemas` or `not` (annotation collection, §11; there the union of declared properties is not exact).
@@ -984,7 +984,7 @@ function checkNumber(schema: JsonObject, schemaPath: string, value: number, segm
         : Number.isInteger(value) && Number.isInteger(1 / schema.multipleOf);
     if (!ok) constraint(out, segments, schemaPath, 'multipleOf', `is ${value}, not a multiple of ${schema.multipleOf}`);
   }
-  // int32/int64 are ranges (OAS 3.0.3 Data Types); float/double constrain precision only, not sign (case 24).
+  // int32/int64 are ranges (OAS 3.0.3 Data Types); float/double constrain precision only, not sign.
   if (schema.format === 'int32' || schema.format === 'int64') {
     const [lo, hi] = schema.format === 'int32' ? [-2147483648, 2147483647] : [-9223372036854775808, 9223372036854775807];
     if (!Number.isInteger(value)) out.push(makeFinding('format', segments, `${schemaPath}/format`, `is ${value}, not an integer as ${schema.format} requires`, { keyword: schema.format }));
@@ -1001,7 +1001,7 @@ function checkArray(ctx: Context, schema: JsonObject, schemaPath: string, value:
       const k = canonical(value[i]);
       const first = seen.get(k);
       if (first !== undefined) {
-        // Items that hold numbers JSON parsing changed may differ in the body's text (B13): then not checked.
+        // Items that hold numbers JSON parsing changed may differ in the body's text: then not checked.
         const inside = `${instancePath(segments)}[`;
         if (ctx.inexact && (ctx.inexact.unlisted || [...ctx.inexact.paths].some((path) => path.startsWith(inside)))) {
           out.push(makeFinding('notChecked', segments, `${schemaPath}/uniqueItems`,
@@ -1192,7 +1192,7 @@ function discriminatorValues(ctx: Context, basePath: string, mapping: Record<str
  * The inheritance style of polymorphism: a base schema with a `discriminator` (and no oneOf/anyOf) that
  * subtypes extend with `allOf: [{$ref: base}, {...}]`. The value of the discriminator property picks the
  * subtype, which is then checked in the base's place: its fields are documented, and its own constraints
- * apply too. Reading chosen (issue 7): OAS 3.0.3 says the discriminator "is used to determine which schema
+ * apply too. Reading chosen: OAS 3.0.3 says the discriminator "is used to determine which schema
  * should be used to validate" the value, so the subtype's constraints add findings; 3.0.4/3.1.1 call the
  * discriminator a hint that must not change the outcome, under which only the base would assert. Either
  * way no subtype field is reported as undocumented.
@@ -1277,7 +1277,7 @@ function evalAlternatives(ctx: Context, schema: JsonObject, kw: 'oneOf' | 'anyOf
   if (passed) return [];
   if (kw === 'anyOf' && mode.owner && isPlainObject(value)) {
     // JSON Schema 2020-12 §10.2.1.2: annotations come from EVERY successful anyOf branch, so a field is
-    // documented when any branch the value satisfies declares it (case 37). Each branch judged its own
+    // documented when any branch the value satisfies declares it. Each branch judged its own
     // fields only; the undocumented check at this location is redone on the union of the satisfied ones.
     const satisfied = results.map((r, i) => (r.some(fails) ? -1 : i)).filter((i) => i >= 0);
     if (satisfied.length > 0) {
@@ -2022,8 +2022,7 @@ function pathStep(base: string, key: string | '[]'): string {
 /**
  * The `items` schema of an array schema, looked for through `$ref`s and `allOf` / `oneOf` / `anyOf` up to 16 levels.
  * Each schema is searched once per call (again only when reached at a shallower level, where the cut-off is later):
- * a web of `$ref`s that fans out (6 `allOf` refs a level, 12 levels) was searched along all 6^12 paths, 22 s
- * (attack round 5, round 4 B3).
+ * a web of `$ref`s that fans out (6 `allOf` refs a level, 12 levels) is not searched along all 6^12 paths.
  */
 function itemsOf(ctx: Context, schema: unknown, depth = 0, searched = new Map<object, number>()): { schema: unknown; schemaPath?: string } | undefined {
   if (!isPlainObject(schema) || depth > 16) return undefined;
@@ -2056,7 +2055,7 @@ export type PresenceReport = { fields: FieldPresence[]; notes: string[] };
 /**
  * Declared fields `measurePresence` lists at most (issue 8: every walk has a step budget). The document's declared
  * fields are walked without the bodies, so a document whose `$ref`s fan out (30 properties per level, 12 levels:
- * 30^12 paths; attack round 3, F8) must not take the walk past the worker's deadline.
+ * 30^12 paths) must not take the walk past the worker's deadline.
  */
 export const MAX_DECLARED_FIELDS = 5_000;
 

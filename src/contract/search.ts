@@ -8,7 +8,7 @@
  * document per operation (summary, operationId, path, tags, description, parameter names, the fields of
  * its 2xx response), with identifier splitting, light stemming, a WordNet synonym table and
  * near-spelling expansion. The index is built once per loaded document, lazily (with the document
- * core's path matcher). Per-query work is bounded whatever the document (issues 8, 9): postings are typed
+ * core's path matcher). Per-query work is bounded whatever the document (issue 8): postings are typed
  * arrays holding each term's BM25 part, at most 200 operations get the trigram part, at most 8 unknown
  * words are compared with the vocabulary (letter sets first), and a path that no template can match
  * (a prefilter over the templates by length and first segment) never reaches the matcher, whose misses
@@ -178,8 +178,8 @@ type SearchIndex = {
 // The description past its first 400 characters (to 2,000), the request body's fields and the 2xx
 // response's fields with their descriptions and enum values carry meaning the summary leaves out
 // ("archived", "premium", "device_ids") at low weights (issue 6). The tune half scores the same with and
-// without them; they were kept for the held-out half (paraphrase recall@3 0.69 -> 0.85, operationId
-// 0.67 -> 1.00), and weights 0.03..0.1, 0.05..0.15 and 0.15..0.35 measure the same: the middle is kept.
+// without them; they are kept because they raise paraphrase and operationId recall on the held-out half,
+// and weights 0.03..0.1, 0.05..0.15 and 0.15..0.35 measure the same: the middle is kept.
 const FIELD_WEIGHTS = {
   summary: 2, operationId: 2, path: 2, tags: 1, description: 0.25, parameters: 0.5, method: 0.5, responseFields: 0.25,
   descriptionRest: 0.05, requestFields: 0.25, responseDetails: 0.1,
@@ -295,7 +295,7 @@ function normalizeUrl(url: string): string {
 /**
  * Builds the index in steps: it yields between operations and between posting lists, so a caller can
  * run it to the end at once (`buildIndex`) or give the event loop a turn between slices
- * (`prepareSearchIndex`; issue 8: a 22,361-operation document takes seconds to index).
+ * (`prepareSearchIndex`; issue 8: a document of tens of thousands of operations takes seconds to index).
  */
 function* buildIndexSteps(loaded: LoadedDocument): Generator<void, SearchIndex, void> {
   const started = performance.now();

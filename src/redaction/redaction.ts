@@ -24,7 +24,7 @@ export type Redactor = {
    * another counting as the inner one), and takes any escape the cut left open (`%25`, `%u00`, `=2`,
    * `\u00`, `\u{7`, `\16`, `0x7`, `&#x6`, also wrapped in another: `%26%2311`). So what is kept
    * depends on the text's length and on which of its characters are letters, digits or escapes, never
-   * on whether its end matches part of the key (issue 8, case 49: no prefix oracle).
+   * on whether its end matches part of the key (issue 8: no prefix oracle).
    */
   tail(text: string): string;
   /**
@@ -333,7 +333,7 @@ function skeletonRedactor(secret: string, withheld: number): Redactor {
         pieces.push(String(inner));
       } else if (Array.isArray(inner)) {
         // An array of bytes (a Node Buffer's JSON, `{"type":"Buffer","data":[115,107,...]}`) is read as the text it
-        // spells too, one piece before its items; a match there redacts the whole array (attack round 5, B4).
+        // spells too, one piece before its items; a match there redacts the whole array.
         if (isByteArray(inner)) {
           valueIndexes.push(pieces.length);
           pieces.push(Buffer.from(inner as number[]).toString('utf8'));
@@ -1187,7 +1187,7 @@ function widenToKey(text: string, start: number, end: number, leading: string, t
  * (raw or percent-encoded) become `***`, the whole query (names and values: a bare `?t0ken123` is a
  * secret too) becomes `?***`, and the fragment is dropped; a file path is returned as it is. Used
  * for stderr, the start-up line, notes and error texts (issue 8: `OPENAPI_DOC` secrets are never
- * printed; attack report B12).
+ * printed).
  * @param source `OPENAPI_DOC` as configured. Never throws.
  */
 export function displaySource(source: string): string {
