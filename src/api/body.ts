@@ -137,7 +137,7 @@ export function decodeBody(held: Uint8Array, contentType: string | null, options
     }
     text = decoder.encoding === 'windows-1252' ? decodeWindows1252(bytes) : decoder.decode(bytes);
     // Bytes that are UTF-8 under another label: when their UTF-8 reading holds the key (a look-alike echo the label's
-    // reading would hide from redaction), that reading is used, so the key is redacted (attack round 7, B1-7).
+    // reading would hide from redaction), that reading is used, so the key is redacted.
     if (decoder.encoding !== 'utf-8' && options.redact && /[^\x00-\x7f]/.test(text)) {
       const utf8 = utf8Text(bytes);
       if (utf8 !== undefined && options.redact(utf8) !== utf8) {
@@ -227,7 +227,7 @@ function decodeWindows1252(bytes: Uint8Array): string {
 /**
  * A header field value or reason phrase as Node gives it (each byte as one Latin-1 character, RFC 9110, 5.5) read
  * as UTF-8 when its bytes are UTF-8 and not all ASCII: an API that echoes the key with a non-ASCII look-alike (`‐`,
- * `ｓ`) sends UTF-8, and only the UTF-8 reading lets redaction see it (attack round 7, B1-7). Otherwise unchanged.
+ * `ｓ`) sends UTF-8, and only the UTF-8 reading lets redaction see it. Otherwise unchanged.
  */
 export function headerText(value: string): string {
   if (!/[^\x00-\x7f]/.test(value)) return value;

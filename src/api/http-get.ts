@@ -94,7 +94,7 @@ export async function httpGet(url: URL, options: { headers: Record<string, strin
       resolve(answer);
     });
     // A 101 (or a CONNECT-style answer) hands the socket over instead of giving a response: refused and closed,
-    // or the call would wait forever and hold its concurrency slot (attack round 5, B1).
+    // or the call would wait forever and hold its concurrency slot.
     request.once('upgrade', (answer: IncomingMessage, socket: { destroy(): void }) => {
       settled = true;
       socket.destroy();
@@ -124,8 +124,8 @@ export async function httpGet(url: URL, options: { headers: Record<string, strin
 function decoded(response: IncomingMessage, contentEncoding: string | null): AsyncIterable<Uint8Array> {
   const codings = (contentEncoding ?? '').toLowerCase().split(',').map((coding) => coding.trim()).filter((coding) => coding !== '' && coding !== 'identity');
   if (codings.length > MAX_CODINGS) {
-    // One decoder per coding, each working through what the one before gave: a list of thousands held the thread
-    // and ran past the timeout (attack round 5, B2). Refused before any is built; the connection is closed.
+    // One decoder per coding, each working through what the one before gave: a list of thousands would hold the thread
+    // and run past the timeout. Refused before any is built; the connection is closed.
     response.destroy();
     return failing(Object.assign(new Error(`too many content codings: ${codings.length}, at most ${MAX_CODINGS} are decoded`), { code: 'TOO_MANY_CODINGS' }));
   }

@@ -105,7 +105,7 @@ export class ProbeError extends Error {
  * by `decodeBody` (src/api/body.ts): charset, JSON always UTF-8, warnings about the JSON text. A body
  * whose content coding breaks while it is read (`Content-Encoding: gzip` over plain bytes) is a
  * result with the status, the content type, `body: null` and a note naming the coding problem: the
- * API answered (RFC 9110, 8.4; case 41).
+ * API answered (RFC 9110, 8.4).
  * @param url The absolute URL from `buildProbeUrl`.
  * @param options.headers Request headers (the key among them).
  * @param options.timeoutMs Limit for the whole exchange, in ms.
@@ -143,7 +143,7 @@ export async function fetchResponse(
   options.signal?.addEventListener('abort', onAbort, { once: true });
   const shown = `${url.origin}${url.pathname}${url.search}`;
   try {
-    // node:http, not fetch, unless a test injects one (http-get.ts: fetch's first load held ping 20 to 60 ms).
+    // node:http, not fetch, unless a test injects one (http-get.ts: fetch's first load holds up ping).
     const response = await (options.fetch ? fetchGet(options.fetch) : httpGet)(url, { headers: options.headers, signal: controller.signal });
     const { held, bytes, truncated, failure } = await readBodyCapped(response.body, options.maxBytes);
     if (failure && (timedOut || options.signal?.aborted)) throw failure;

@@ -1,6 +1,6 @@
 /**
  * What a probe path and query MEAN to the servers behind the API, judged on every reading a lenient
- * backend might make of them (issue 8, attack report B1-B4): percent-decoded once or more, read
+ * backend might make of them (issue 8): percent-decoded once or more, read
  * through Unicode NFKC or a look-alike table, with `;parameters` dropped. Used by `buildProbeUrl`
  * (probe-server.ts). No MCP, no network; only `node:` imports (none needed).
  */
@@ -315,7 +315,7 @@ export function buildProbeUrl(base: URL, path: unknown, query?: unknown): UrlDec
   const agentSearch = [url.search.slice(1), ...extra].filter(Boolean).join('&');
   if (agentSearch.length > MAX_URL_PART) return { refusal: `\`query\` and the path's query come to ${agentSearch.length} characters encoded, over the limit of ${MAX_URL_PART}; servers refuse URLs far shorter (414). Send fewer or shorter parameters.` };
   // Names compared on every reading (decoded, case-folded, `[]`/NUL stripped, split at `;` too), so
-  // no binder, first-wins or last-wins, case-sensitive or not, sees a second value (issue 8, B4).
+  // no binder, first-wins or last-wins, case-sensitive or not, sees a second value (issue 8).
   const shadow = shadowingName(agentSearch, fixedNames);
   if (shadow) {
     const where = url.search && shadowingName(url.search.slice(1), fixedNames) ? `\`path\` ${JSON.stringify(path)}` : `\`query\` (sent as ${JSON.stringify(extra.join('&'))})`;

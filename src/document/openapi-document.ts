@@ -201,7 +201,7 @@ async function bundle(
     if (rel !== '' && rel !== '..' && !rel.startsWith('..' + sep) && !isAbsolute(rel)) return true;
     // The document itself may be the target (a `$ref` back into the root file).
     // Compared with the root as it was read, never resolved again: a root swapped for a link to another file in
-    // between must not make that file count as the root (attack round 6, B5-6).
+    // between must not make that file count as the root.
     return rootFile.real !== undefined && real === rootFile.real;
   }
 
@@ -261,7 +261,7 @@ async function bundle(
       let text: string;
       try {
         // The checked real path, not the link again; and the file opened is checked once more, by what the kernel
-        // opened, so a link swapped in between the check and the open cannot lead out (attack round 5, B5).
+        // opened, so a link swapped in between the check and the open cannot lead out.
         text = await readCapped(real ?? target, maxBytes, DEFAULT_TIMEOUT_MS, async (opened) => target === rootFile.abs || (await insideRealFolder(opened)));
       } catch (error) {
         throw new DocumentError(file.display, pointerOf(entry), `$ref ${original}: cannot read ${target}: ${(error as Error).message}`);
@@ -374,7 +374,7 @@ function fileKind(stats: Stats): string {
 /**
  * Reads a local file as UTF-8, failing (plain Error) when it holds more than `maxBytes` bytes: the size
  * from stat first, then a bounded read, so a device or a growing file cannot fill the memory either.
- * Only a regular file is opened (issue 8, B11): the path is `stat`ed BEFORE it is opened, and a FIFO,
+ * Only a regular file is opened (issue 8): the path is `stat`ed BEFORE it is opened, and a FIFO,
  * socket, device or directory is refused with an Error naming its kind, since opening a FIFO waits for
  * a writer forever and ties up a libuv thread. The open is non-blocking and checked again (same file,
  * still regular), so a swap between the two is refused too. The whole read has a deadline of
@@ -615,8 +615,8 @@ export async function loadInternal(source: string, options: LoadOptions): Promis
   const read = await readSource(source, options);
   const { text, real } = read;
   // Relative `$ref`s are resolved from where the root was read, not through the given path again: a folder on that
-  // path swapped for a link to another folder between reads made a `$ref` read that folder's files (attack round 7,
-  // B4-7). A root that is itself a link keeps the link's folder (where its `$ref`s were written to point).
+  // path swapped for a link to another folder between reads must not make a `$ref` read that folder's files. A root
+  // that is itself a link keeps the link's folder (where its `$ref`s were written to point).
   const abs = read.abs && real && !(await lstat(read.abs).catch(() => undefined))?.isSymbolicLink() ? real : read.abs;
   const doc: any = await parseDocumentText(text, source);
   const problems: string[] = [];

@@ -8,7 +8,7 @@ import { isPlainObject } from '../shared/values.ts';
 
 /**
  * Most `$ref` hops `follow` takes through a chain of references before it reports the chain as too long
- * (a finite chain shorter than this is always followed to its end; issue 8, case 51).
+ * (a finite chain shorter than this is always followed to its end; issue 8).
  */
 export const MAX_REF_HOPS = 10_000;
 
