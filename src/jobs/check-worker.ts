@@ -3,7 +3,7 @@
  * and runs every step that needs it (src/jobs/jobs.ts: each probe's body pipeline, operation lookup,
  * field presence, descriptions, drafts, search) with a deadline, so the main thread keeps reading
  * stdin and answering `ping` whatever the API, the agent or the document hold (issue 8, "Nothing
- * stalls the server"; issue 9: one copy of the document). The main thread keeps the transport,
+ * stalls the server"). The main thread keeps the transport,
  * dispatch, the URL checks, the fetch and the bytes, session memory (as JSON text) and the logs.
  *
  * One worker, started with the server (`warm`, which begins loading the document at once) or at the

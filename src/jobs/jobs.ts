@@ -4,7 +4,7 @@
  * worker (check-worker.ts, the server's `main`) and on the calling thread (`inProcessContract`: tests,
  * the CLI). The main thread of the server never parses, bundles or indexes the document, and never
  * runs a schema check, a search, a description or a draft: it sends these jobs (issue 8, "Nothing
- * stalls the server"; issue 9, one copy of the document).
+ * stalls the server").
  *
  * Each job first makes the document ready (load, bundle, index: `prepare`), then calls `begin()`;
  * the job's deadline runs from there, the load has its own, longer limit (check-worker.ts).
@@ -119,7 +119,7 @@ export const MAX_DIFF_ENTRIES = 200;
 
 /**
  * Most characters of JSON a job's answer (its structured content) may have; a larger one is answered as a failure
- * naming this limit, so the main thread never redacts or writes tens of MB for one call (issue 8, F3). 1 MiB.
+ * naming this limit, so the main thread never redacts or writes tens of MB for one call (issue 8). 1 MiB.
  */
 export const MAX_ANSWER = 1024 * 1024;
 
@@ -320,7 +320,7 @@ export type ContractService = {
 /**
  * The jobs run on the calling thread, as the contract functions are called directly: what
  * `createHandler` uses without a `contract` option (tests, the CLI). No deadline; a thrown job
- * rejects (it is a bug, answered -32603 by the dispatch, as before).
+ * rejects (it is a bug, answered -32603 by the dispatch).
  * @param context The configuration, key redactor and document source (if any).
  */
 export function inProcessContract(context: JobContext): ContractService {

@@ -157,7 +157,7 @@ export async function checkProbe(raw: RawResponse, request: { url: string; selec
   let probed = decodeProbe(raw, { maxBytes: config.checkMaxBytes, cutNote: cutNoteFor(config), redact: context.redact });
   // Whatever the API sent is cleaned of the key here, before anything (findings, notes, session memory) derives from
   // it. A body cut at the budget may end in the first characters of an echoed key: its end is withheld whatever it
-  // holds, so what is shown never depends on whether a guess matches part of the key (issue 8, case 49).
+  // holds, so what is shown never depends on whether a guess matches part of the key (issue 8).
   probed = context.redact.value(probed, true);
   if (probed.truncated && typeof probed.body === 'string' && context.redact.withheld > 0) {
     probed.body = context.redact.tail(probed.body);
@@ -191,7 +191,7 @@ export async function checkProbe(raw: RawResponse, request: { url: string; selec
   const prefix = trimSlash(config.baseUrl.pathname);
   const relativePath = pathAfterBase(url, config.baseUrl);
   const seen: Seen | undefined = remember && bodyText !== undefined ? { path: relativePath + url.search, status: probed.status, at: new Date().toISOString(), text: bodyText, cost: memoryCost(probed.body, probed.bytes) } : undefined;
-  // A 401 or 403 says how the key went, so a wrong header or a missing key shows at once (new-user trial).
+  // A 401 or 403 says how the key went, so a wrong header or a missing key shows at once.
   if (probed.status === 401 || probed.status === 403) structured.note = `${structured.note ?? ''} ${keyNote(config, probed.status)}`.trim();
   // A complete JSON 2xx body past the memory cap is checked and shown, not kept: the result says so, and the tools
   // that read session memory can give that reason instead of "not probed".
@@ -219,7 +219,7 @@ export async function checkProbe(raw: RawResponse, request: { url: string; selec
   }
   structured.operation = summarize(match.operation);
   if (match.note) structured.matchNote = match.note;
-  // Path values stay `parameterProblems` (as before); the query sent is checked too, as `requestProblems`.
+  // Path values go in `parameterProblems`; the query sent is checked too, as `requestProblems`.
   const problems = checkParameters(loaded, match.operation, { path: match.params, query: queryValues(url, config.baseUrl.searchParams.keys()) });
   const parameterProblems = problems.filter((problem) => problem.in === 'path');
   const requestProblems = problems.filter((problem) => problem.in === 'query');

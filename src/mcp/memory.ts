@@ -4,7 +4,7 @@
  */
 import type { Destination } from '../jobs/jobs.ts';
 /**
- * Limits of a session's memory of bodies (issue 8, B10: memory is bounded overall).
+ * Limits of a session's memory of bodies (issue 8: memory is bounded overall).
  * `maxBytes`: the memory cost of all bodies held, in bytes, as `memoryCost` estimates it; the oldest
  * body goes first past it, and a body costing more is not kept at all. `maxOperations`: operations
  * with bodies kept; the one probed least recently is forgotten past it. `perOperation` and `perPath`:

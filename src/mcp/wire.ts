@@ -22,7 +22,7 @@ export const LARGE_MEMBER_PATHS: readonly (readonly string[])[] = [...new Set(Ob
  * The JSON text of a large argument as the client wrote it, and how deep it nests, by the `arguments` object that
  * holds it: kept by the transport for a measured line (`measureJsonText` finds it in the pass it makes anyway), so
  * the tool passes that text to the check worker instead of serializing the value again, and needs no walk to know
- * its depth (issue 8, attack round 4 B7).
+ * its depth (issue 8).
  */
 const heldArguments = new WeakMap<object, Record<string, { text: string; depth: number }>>();
 
@@ -34,7 +34,7 @@ export function heldArgument(args: Record<string, unknown>, name: string): { tex
 /**
  * Lines longer than this (in UTF-16 code units, 2 MiB) are dropped unparsed with one -32600 error naming
  * the limit, so memory stays bounded and no line holds the thread: parsing a line and walking its
- * arguments costs about 15 ms per MiB here (a 22 MB line held `ping` for 0.8 to 1.9 s). The largest
+ * arguments costs about 15 ms per MiB here. The largest
  * arguments a tool needs are `compare_fixture`'s fixture (a record kept in session memory is at most
  * 1 MiB, or PROBE_MAX_BYTES when larger, 512 KiB at most) and `draft_request`'s body.
  */
@@ -52,7 +52,7 @@ export const MAX_MESSAGE_VALUES = 100_000;
 /**
  * A serialized message as one stdout line: U+2028, U+2029 and U+0085, which JSON allows raw inside
  * strings (RFC 8259, 7), written as `\u` escapes, so a client that splits lines on Unicode line
- * boundaries (Node's readline, Python's `splitlines`) still reads one message (case 46). The
+ * boundaries (Node's readline, Python's `splitlines`) still reads one message. The
  * characters occur only inside JSON strings, where the escape means the same character.
  */
 export function escapeLineSeparators(json: string): string {
@@ -120,8 +120,8 @@ export type Decoded = { message: unknown } | { error: JsonRpcResponse };
  * @returns `{message}` or `{error}`; never throws.
  */
 export function decode(text: string): Decoded {
-  // Every text is measured before it is parsed: a tree too deep or too large for any tool's arguments is refused unread
-  // (issue 8: texts under 64 KiB of 32,000 levels were once parsed unmeasured).
+  // Every text is measured before it is parsed: a tree too deep or too large for any tool's arguments is refused
+  // unread (issue 8).
   const size = measureJsonText(text, text.length > HOLD_ARGUMENTS_FROM ? LARGE_MEMBER_PATHS : []);
   const spans = size.spans;
   if (size.depth > MAX_MESSAGE_DEPTH || size.values > MAX_MESSAGE_VALUES) {

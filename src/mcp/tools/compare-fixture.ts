@@ -13,8 +13,8 @@ import { probeCall } from './probe.ts';
 import { pathAfterBase } from '../../shared/url-path.ts';
 async function compareFixtureCall(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
   const fixture = args.fixture;
-  // A fixture given as a string of JSON text is parsed and measured in the check worker, never here: a 2 MB string
-  // of nested arrays held ping 347 ms (attack round 5, B3).
+  // A fixture given as a string of JSON text is parsed and measured in the check worker, never here: a string of
+  // nested arrays megabytes long would hold the thread that answers ping.
   const fixtureString = typeof fixture === 'string';
   const held = fixtureString ? undefined : heldArgument(args, 'fixture');
   if (!fixtureString && (held ? held.depth : nestingDepth(fixture)) > MAX_BODY_DEPTH) return failure(`\`fixture\` nests deeper than ${MAX_BODY_DEPTH} levels; compare a smaller part of the record.`);
@@ -36,7 +36,7 @@ async function compareFixtureCall(args: Record<string, unknown>, context: ToolCo
     if (!seen) return failure(`GET ${relativePath} did not return a complete JSON 2xx body, so there is nothing to compare: ${probed.content[0]!.text.slice(0, 500)}`);
   }
   // The comparison runs in the check worker with the remembered JSON text (at most 1 MiB, or PROBE_MAX_BYTES when larger),
-  // under its deadline, its lists capped (issue 8, F2): nothing of it holds this thread.
+  // under its deadline, its lists capped (issue 8): nothing of it holds this thread.
   // Both sides go as JSON text: a string crosses to the worker as one copy, far cheaper than cloning a large object.
   const fixtureText = fixtureString ? fixture : held?.text ?? JSON.stringify(fixture);
   const compared = await context.contract.run('compare', { fixtureText, text: seen.text, ...(fixtureString ? { fixtureString } : {}) });
