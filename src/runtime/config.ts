@@ -108,8 +108,8 @@ function readRuntimeConfig(env: Record<string, string | undefined>): Pick<Config
 
 /**
  * Default heap limit of the worker (`resourceLimits.maxOldGenerationSizeMb`, `PROBE_WORKER_MEMORY_MB`), in MiB.
- * Measured: Microsoft Graph beta (47 MB) loads, is searched and described within 256 MiB (6.8 s, collecting
- * often) and within 512 MiB in 4.3 s, as in 1,024; the rest is room for an 8 MiB body (up to about 170 MiB
+ * Microsoft Graph beta (47 MB) loads, is searched and described within 256 MiB (slowly, collecting often)
+ * and within 512 MiB as fast as in 1,024; the rest is room for an 8 MiB body (up to about 170 MiB
  * parsed) and the session's remembered bodies parsed back (32 MiB of estimated memory). A hostile document
  * or body past it ends the worker (the call answered with the reason), not the machine. Raise it with
  * PROBE_CHECK_MAX_BYTES above its default.

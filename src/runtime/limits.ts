@@ -1,5 +1,5 @@
 /**
- * Limits of the server as a whole (issue 8, case 52): how many tool calls run at once, how many may
+ * Limits of the server as a whole (issue 8): how many tool calls run at once, how many may
  * wait, and how many requests may go to the API per minute. Plain data and timers; no MCP, no HTTP.
  */
 

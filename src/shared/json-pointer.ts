@@ -84,7 +84,7 @@ export function instancePath(segments: (string | number)[]): string {
       continue;
     }
     // A member name from the API, the agent or the document may be megabytes long: each is cut to
-    // MAX_PATH_SEGMENT characters, so a path (in every finding and list) stays small (attack round 4, B5-B8).
+    // MAX_PATH_SEGMENT characters, so a path (in every finding and list) stays small.
     const s = boundedText(segment, MAX_PATH_SEGMENT);
     if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(s)) out += `.${s}`;
     else out += `['${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}']`;

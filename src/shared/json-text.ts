@@ -204,7 +204,7 @@ export function nestingDepth(value: unknown): number {
     if (current === null || typeof current !== 'object') continue;
     deepest = Math.max(deepest, depth + 1);
     if (deepest > MAX_BODY_DEPTH) return deepest;
-    // Only containers are pushed: a value of 150,000 leaves costs no pair per leaf (issue 8, F2).
+    // Only containers are pushed: a value of 150,000 leaves costs no pair per leaf (issue 8).
     for (const inner of Object.values(current)) if (inner !== null && typeof inner === 'object') stack.push([inner, depth + 1]);
   }
   return deepest;

@@ -32,7 +32,7 @@ async function within(promise: Promise<unknown>, ms: number): Promise<void> {
  * separators escaped (`escapeLineSeparators`). A line that is not JSON gets -32700 with id null.
  *
  * Backpressure: when `output.write` returns false, reading `input` and starting queued tool calls
- * pause until `drain`, so answers waiting for the client stay few (case 52).
+ * pause until `drain`, so answers waiting for the client stay few.
  *
  * Ending: when `input` ends, calls in flight get `graceMs` to answer, then are aborted and answered
  * as cancelled; when `stop` aborts (SIGINT, SIGTERM), they are aborted at once. An `error` on
