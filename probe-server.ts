@@ -66,7 +66,7 @@ export async function main(): Promise<void> {
   const redact = redactor(config.apiKey);
   const logger = createLogger({ level: config.logLevel, redact: redact.text });
   // The document lives in the check worker only, and every step that needs it runs there with a deadline, so
-  // ping is answered whatever the API, the agent or the document hold (issue 8). It starts loading now (issue 9).
+  // ping is answered whatever the API, the agent or the document hold (issue 8). It starts loading now.
   const contract = createCheckWorker(config, { logger, memoryMb: workerMemory });
   contract.warm();
   // One runtime for the process (gate, rate limit, audit, worker, redactor); the stdio transport carries one session.

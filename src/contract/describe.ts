@@ -173,7 +173,7 @@ export function describeOperation(loaded: LoadedDocument, operation: Operation, 
       out.responses = responses;
     }
     out.depth = depth;
-    // Every string the document supplies is cut to MAX_TEXT here, once, whatever keyword it sits under (F6); the
+    // Every string the document supplies is cut to MAX_TEXT here, once, whatever keyword it sits under; the
     // head is cut already.
     return { ...head, ...(cutLongStrings(out) as Record<string, unknown>) };
   };

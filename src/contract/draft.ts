@@ -35,8 +35,8 @@ export type RequestEnvelope = { method: string; url: string; headers: Record<str
 
 /**
  * Longest body text (in characters) a draft's envelope repeats, in `body` and in `curl`: the caller sent it, and a
- * large body repeated in the answer costs the server's main thread to redact and write it again (issue 8, attack round
- * 4 B7: 36 drafts of 349 KB held ping 3.2 s). Past it `curl` reads the body from `BODY_FILE`.
+ * large body repeated in the answer costs the server's main thread to redact and write it again (issue 8). Past it
+ * `curl` reads the body from `BODY_FILE`.
  */
 const MAX_ECHOED_BODY = 16 * 1024;
 
@@ -132,7 +132,7 @@ export function draftRequest(loaded: LoadedDocument, draft: Draft): { matchesCon
     .map((problem) => ({ in: problem.in, name: problem.name, kind: problem.kind, severity: problem.kind === 'notChecked' ? 'warning' as const : 'error' as const, message: problem.problem }));
   problems.push(...bodyProblems(loaded, operation, draft));
   const matchesContract = !problems.some((problem) => problem.severity !== 'info');
-  // Issue 8 (attack round 3 F3): a body of 90,000 unknown fields must not give 90,000 problems; names are bounded too.
+  // Issue 8: a body of 90,000 unknown fields must not give 90,000 problems; names are bounded too.
   const listed = problems.slice(0, MAX_LISTED_PROBLEMS).map((problem) => (problem.name.length > MAX_TEXT ? { ...problem, name: boundedText(problem.name, MAX_TEXT) } : problem));
   return { matchesContract, operation: summarize(operation), problems: listed, ...(problems.length > MAX_LISTED_PROBLEMS ? { problemsMore: problems.length - MAX_LISTED_PROBLEMS } : {}), request };
 }

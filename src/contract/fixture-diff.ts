@@ -50,7 +50,7 @@ export function compareWithFixture(fixture: unknown, live: unknown): FixtureDiff
     }
   };
   walk(fixture, live, [], 0);
-  // Issue 8 (attack round 3 F3): a list that grows with the body is cut at the source, and `more` counts the rest.
+  // Issue 8: a list that grows with the body is cut at the source, and `more` counts the rest.
   const paths = (list: Segment[][]): string[] => list.sort(compareSegments).slice(0, MAX_DIFF_LISTED).map((segments) => boundedText(instancePath(segments), MAX_DIFF_TEXT));
   const more: NonNullable<FixtureDiff['more']> = {};
   if (onlyLive.length > MAX_DIFF_LISTED) more.onlyLive = onlyLive.length - MAX_DIFF_LISTED;

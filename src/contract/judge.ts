@@ -96,7 +96,7 @@ function judgeBody(loaded: LoadedDocument, operation: Operation, probed: ProbedR
 
 /**
  * The numbers the body scan found changed by JSON parsing (RFC 8259, 6), for `checkResponse`: their numeric
- * constraints are not checked (issue 8 B13). A warning without `values` is the scan's "N more not listed".
+ * constraints are not checked. A warning without `values` is the scan's "N more not listed".
  */
 function inexactNumbersOf(warnings: BodyWarning[] | undefined): { inexactNumbers: InexactNumbers } | undefined {
   const inexact = warnings?.filter((warning) => warning.kind === 'inexactNumber') ?? [];
@@ -104,7 +104,7 @@ function inexactNumbersOf(warnings: BodyWarning[] | undefined): { inexactNumbers
   return { inexactNumbers: { paths: new Set(inexact.filter((w) => w.values).map((w) => w.path)), unlisted: inexact.some((w) => !w.values) } };
 }
 
-/** Checks line-framed JSON record by record (NDJSON, JSON Lines, json-seq; case 40). */
+/** Checks line-framed JSON record by record (NDJSON, JSON Lines, json-seq). */
 function judgeRecords(loaded: LoadedDocument, operation: Operation, probed: ProbedResponse, records: NonNullable<ProbedResponse['records']>): Record<string, unknown> {
   const findings: Finding[] = [];
   let schemaPath: string | undefined;

@@ -20,7 +20,7 @@ export function summarize(operation: Operation): { method: string; pathTemplate:
 /**
  * Longest string a document supplies that a result repeats (summary, description, title, enum value, pattern,
  * default, property or parameter name, operationId), in characters: past it, cut with `… (N more characters)`
- * (issue 8, attack round 3 F6: a 10 MiB summary made a 21 MB answer).
+ * (issue 8).
  */
 export const MAX_TEXT = 1_000;
 
@@ -59,7 +59,7 @@ export function hasContent(response: unknown): boolean {
  */
 export function resolveOperation(loaded: LoadedDocument, basePrefix: string, operation: string): Operation | string {
   const resolved = resolveOperationAt(loaded, basePrefix, operation);
-  // The message repeats the agent's text and the document's templates: bounded like every other string (F6).
+  // The message repeats the agent's text and the document's templates: bounded like every other string.
   return typeof resolved === 'string' ? boundedText(resolved, 2 * MAX_TEXT) : resolved;
 }
 

@@ -64,7 +64,7 @@ export function checkParameters(loaded: LoadedDocument, operation: Operation, va
       continue;
     }
     for (const { problem, unchecked } of checkParameterValue(loaded, parameter, raw, left)) {
-      // A value the check could not test (an unsafe pattern: issue 8 B5) is `notChecked`, never `invalid`.
+      // A value the check could not test (an unsafe pattern: issue 8) is `notChecked`, never `invalid`.
       problems.push({ in: where, name: parameter.name, kind: unchecked ? 'notChecked' : 'invalid', value: shown, problem });
     }
   }

@@ -7,8 +7,8 @@ import type { JsonObject } from '../../validate.ts';
 import { isPlainObject } from '../shared/values.ts';
 
 /**
- * A shape being inferred, merged in place: linear in the body (attack round 3: merging copies of the shapes of
- * 5,000 array elements with distinct keys took 12.5 s, quadratic). `required` holds the keys every object seen had.
+ * A shape being inferred, merged in place: linear in the body (merging copies of the shapes of array elements
+ * with distinct keys would be quadratic). `required` holds the keys every object seen had.
  */
 type ShapeAcc = { types: Set<string>; properties?: Map<string, ShapeAcc>; required?: Set<string>; items?: ShapeAcc };
 

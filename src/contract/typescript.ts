@@ -33,7 +33,7 @@ type Renderer = {
 };
 
 const MAX_NESTING = 48;
-/** Longest literal (enum, const) or property name written out, in characters (attack round 3 F6). */
+/** Longest literal (enum, const) or property name written out, in characters. */
 const MAX_LITERAL = 1_000;
 /** Longest type name, in characters, before a counter keeps names apart. */
 const MAX_NAME = 100;
@@ -129,7 +129,7 @@ function nameFor(renderer: Renderer, ref: string, component: string): string {
 }
 
 function flag(renderer: Renderer, schema: unknown, key: 'readOnly' | 'writeOnly', depth = 0): boolean {
-  // Counted against the node budget: an allOf that fans out 30 ways 8 deep must not stall the thread (F8).
+  // Counted against the node budget: an allOf that fans out 30 ways 8 deep must not stall the thread.
   if (!isNode(schema) || depth > 8 || --renderer.budget < 0) return false;
   if (schema[key] === true) return true;
   if (typeof schema.$ref === 'string') {
@@ -227,7 +227,7 @@ function objectType(renderer: Renderer, schema: Node, nesting: number, indent: n
   let left = 0;
   for (const [name, property] of Object.entries(properties)) {
     if (name.length > MAX_LITERAL || renderer.textLeft <= 0) {
-      // A name the size of a file, or text past the size budget: not written, counted in a comment (F6, F8).
+      // A name the size of a file, or text past the size budget: not written, counted in a comment.
       left++;
       continue;
     }

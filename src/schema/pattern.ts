@@ -27,7 +27,7 @@ export const MAX_BACKTRACKING_STEPS = 4_000_000;
 /**
  * Most work one linear-time test may cost, as value length times pattern length (the automaton's states):
  * about 0.1 s of V8 time at this figure. A 1,000-branch alternation (6 KB) against a 100,000-character value
- * (6e8) took 9-15 s before this bound (second attack round); such a test is not run.
+ * (6e8) would take seconds; such a test is not run.
  */
 export const MAX_LINEAR_WORK = 5_000_000;
 
@@ -100,7 +100,7 @@ function backtrackingCost(pattern: string): BacktrackingCost {
       if (ch === '?') cost.constantLog2 += 1;
       else if (!bounds || bounds[2] === ',') cost.perLength++;
       else if (bounds[2] !== undefined) cost.ranges.push(Number(bounds[3]) - Number(bounds[1]) + 1);
-      // A counted repetition repeats its item's atoms: `\p{L}{2048}` is 2048 atoms of work, not one (second attack round).
+      // A counted repetition repeats its item's atoms: `\p{L}{2048}` is 2048 atoms of work, not one.
       if (bounds) {
         const count = Math.max(Number(bounds[1]), bounds[3] ? Number(bounds[3]) : 0);
         if (count > 1) cost.atoms += (previous === 'group' ? lastGroupAtoms : 1) * (count - 1);
@@ -151,7 +151,7 @@ function astralNeutral(pattern: string): boolean {
  * answer is then the same as in Unicode mode), and is otherwise not checked. A pattern the linear engine
  * cannot compile (Unicode mode `\p{..}` / `\u{..}`, a backreference, a lookaround, or no linear engine in the
  * runtime) runs on the backtracking engine only for values up to `MAX_BACKTRACKING_VALUE_LENGTH` whose
- * `backtrackingCost` bound is at most `MAX_BACKTRACKING_STEPS`; other values are not checked (issue 8, B5).
+ * `backtrackingCost` bound is at most `MAX_BACKTRACKING_STEPS`; other values are not checked.
  * Results are cached by pattern.
  * @returns The compiled pattern, or `{reason}` (agent-facing) when it is invalid or could only run with
  *   unbounded backtracking (a quantified group holding a quantifier or an alternation). Never throws.
@@ -204,7 +204,7 @@ function makePattern(pattern: string): CompiledPattern | { reason: string } {
         if (value.length * pattern.length > MAX_LINEAR_WORK) {
           return { notChecked: `the value (${value.length} characters) against this ${pattern.length}-character pattern would cost more than the linear-time budget (${MAX_LINEAR_WORK} character-states), so it was not tested` };
         }
-        // Without `u`, an astral character is two code units to `.` and negated classes: never backtracking for it (B5).
+        // Without `u`, an astral character is two code units to `.` and negated classes: never backtracking for it.
         if (!neutral && /[\uD800-\uDFFF]/.test(value)) {
           return { notChecked: 'the value has characters outside the Basic Multilingual Plane, which the linear-time engine reads as two characters each under this pattern' };
         }
