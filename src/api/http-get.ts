@@ -1,6 +1,6 @@
 /**
  * The probe's GET on `node:http` / `node:https` instead of `fetch`: Node loads `fetch` (undici) on first use,
- * which holds the thread that answers `ping` for 20 to 60 ms (more on a busy machine; issue 8), and each
+ * which holds the thread that answers `ping` for 20 to 60 ms (more on a busy machine), and each
  * fetch costs about twice the CPU of a plain request. This module gives what the probe reads of a response
  * (status, header fields, the decoded body as it arrives) and keeps what it relied on in fetch: no redirect
  * is followed, the WHATWG "bad port" list is refused, and the body is decoded as fetch decodes it.

@@ -33,7 +33,7 @@ const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
  * as "is not of type integer"), and, when `values.query` is given, a query name the operation does not
  * declare ("is not a query parameter of GET /x", with "did you mean" for a near name). Header names are
  * compared case-insensitively; `Accept`, `Content-Type` and `Authorization` parameters are ignored.
- * All the values share one time budget (issue 8: a document may declare many parameters with costly
+ * All the values share one time budget (a document may declare many parameters with costly
  * patterns, and these checks run on the server's main thread): a value reached after it ran out is
  * `notChecked`, never passed.
  * @param options.timeoutMs The shared budget in ms, default `PARAMETER_CHECKS_MS` (250).

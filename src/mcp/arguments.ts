@@ -24,10 +24,10 @@ const LISTED_NAMES = 5;
 /**
  * Checks a tool's arguments against that tool's own `inputSchema` with the schema checks of
  * `validate.ts` (JSON Schema 2020-12), so what `tools/list` declares and what is accepted cannot
- * disagree (issue 6). Every inputSchema closes its object (`additionalProperties: false`), so unknown
+ * disagree. Every inputSchema closes its object (`additionalProperties: false`), so unknown
  * names are caught by the same check. Bad arguments are tool failures (MCP 2025-11-25, Tools, Error Handling).
  *
- * Linear in the size of the call, and it stops early (issue 8): unknown names are found in one pass (more than
+ * Linear in the size of the call, and it stops early: unknown names are found in one pass (more than
  * `LISTED_NAMES` of them refuse the call at once, naming the first few and the count); an argument past its
  * schema's `maxItems`, `maxProperties` or `maxLength` is refused from its count, before its items are walked;
  * arguments other than `LARGE_ARGUMENTS` past `MAX_ARGUMENTS` characters of JSON are refused naming the limit.
