@@ -100,16 +100,19 @@ function send(res: ServerResponse, status: number, body: unknown): void {
 
 function route(req: IncomingMessage, res: ServerResponse, authorized: boolean, prefix: string): void {
   if (!authorized) return send(res, 401, { code: 'unauthorized', message: 'Missing or wrong API key.' });
-  if (req.method !== 'GET') return send(res, 405, { code: 'method_not_allowed', message: 'The stand-in serves GET only.' });
+  if (req.method !== 'GET')
+    return send(res, 405, { code: 'method_not_allowed', message: 'The stand-in serves GET only.' });
   const url = new URL(req.url ?? '/', 'http://stand-in');
-  if (!url.pathname.startsWith(prefix + '/')) return send(res, 404, { code: 'not_found', message: `No route ${url.pathname}.` });
+  if (!url.pathname.startsWith(prefix + '/'))
+    return send(res, 404, { code: 'not_found', message: `No route ${url.pathname}.` });
   const segments = url.pathname.slice(prefix.length + 1).split('/');
   const meters = Object.values(METERS);
   if (segments.length === 1 && segments[0] === 'meters') {
     const status = url.searchParams.get('status');
     return send(res, 200, { meters: status ? meters.filter((m) => m.status === status) : meters, nextCursor: null });
   }
-  const meter = segments[0] === 'meters' ? (METERS as Record<string, (typeof meters)[number]>)[segments[1] ?? ''] : undefined;
+  const meter =
+    segments[0] === 'meters' ? (METERS as Record<string, (typeof meters)[number]>)[segments[1] ?? ''] : undefined;
   if (segments.length === 2 && meter) return send(res, 200, meter);
   if (segments.length === 3 && meter && segments[2] === 'readings') {
     return send(res, 200, meter.lastReading ? [meter.lastReading] : []);
@@ -120,7 +123,9 @@ function route(req: IncomingMessage, res: ServerResponse, authorized: boolean, p
 async function main(): Promise<void> {
   const port = Number(process.env.PORT ?? 0);
   const standIn = await start({ port, key: process.env.API_KEY ?? 'demo-key' });
-  process.stderr.write(`stand-in API listening at ${standIn.url} (key from API_KEY, default demo-key); Ctrl-C stops it\n`);
+  process.stderr.write(
+    `stand-in API listening at ${standIn.url} (key from API_KEY, default demo-key); Ctrl-C stops it\n`,
+  );
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) main();

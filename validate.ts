@@ -18,28 +18,38 @@ import { isPlainObject } from './src/shared/values.ts';
 /** How much a finding matters; the table is `SEVERITY`. */
 export type Severity = 'error' | 'warning' | 'info';
 /** What a finding is about; see `SEVERITY` for each kind's severity. */
-export type FindingKind = 'missing' | 'wrongType' | 'undocumented' | 'enum' | 'constraint' | 'format'
-  | 'writeOnly' | 'readOnly' | 'undocumentedStatus' | 'unresolvedRef' | 'notChecked';
+export type FindingKind =
+  | 'missing'
+  | 'wrongType'
+  | 'undocumented'
+  | 'enum'
+  | 'constraint'
+  | 'format'
+  | 'writeOnly'
+  | 'readOnly'
+  | 'undocumentedStatus'
+  | 'unresolvedRef'
+  | 'notChecked';
 /** One reported discrepancy between a body and the document. */
 export type Finding = {
   kind: FindingKind;
   severity: Severity;
-  path: string;            // instance path of the field itself: '$.lastReading', '$[0].title', "$['x-id']"
-  schemaPath: string;      // the rule after $ref resolution: '#/components/schemas/Meter/required'
-  expected?: string;       // wrongType: 'string or null', 'integer', 'array or null'
-  actual?: string;         // wrongType: 'integer' | 'number' | 'string' | 'boolean' | 'null' | 'object' | 'array'
-  allowed?: unknown[];     // enum (and const, as a one-element list); at most SHOWN_VALUES values, the enum's first
-  allowedMore?: number;    // enum: how many further allowed values `allowed` leaves out (issue 8)
-  keyword?: string;        // constraint: 'maxLength', 'minimum', 'pattern', ...; format: 'date-time' etc
-  message: string;         // agent-facing sentence, e.g. 'is required but missing'
+  path: string; // instance path of the field itself: '$.lastReading', '$[0].title', "$['x-id']"
+  schemaPath: string; // the rule after $ref resolution: '#/components/schemas/Meter/required'
+  expected?: string; // wrongType: 'string or null', 'integer', 'array or null'
+  actual?: string; // wrongType: 'integer' | 'number' | 'string' | 'boolean' | 'null' | 'object' | 'array'
+  allowed?: unknown[]; // enum (and const, as a one-element list); at most SHOWN_VALUES values, the enum's first
+  allowedMore?: number; // enum: how many further allowed values `allowed` leaves out (issue 8)
+  keyword?: string; // constraint: 'maxLength', 'minimum', 'pattern', ...; format: 'date-time' etc
+  message: string; // agent-facing sentence, e.g. 'is required but missing'
 };
 /** Options of `check` and `fieldPresence`. */
 export type CheckOptions = {
-  direction?: 'response' | 'request';  // default 'response': readOnly/writeOnly scoping (OAS 3.0.3 Schema Object)
-  at?: string;                          // schema path of the `schema` argument, default '#'
-  maxSteps?: number;                    // schema applications before the check stops, default DEFAULT_MAX_STEPS (measurePresence: declared fields listed)
-  timeoutMs?: number;                   // milliseconds before the check stops, default DEFAULT_CHECK_TIMEOUT_MS
-  inexactNumbers?: InexactNumbers;      // numbers JSON parsing changed (RFC 8259 §6): their numeric constraints are not checked
+  direction?: 'response' | 'request'; // default 'response': readOnly/writeOnly scoping (OAS 3.0.3 Schema Object)
+  at?: string; // schema path of the `schema` argument, default '#'
+  maxSteps?: number; // schema applications before the check stops, default DEFAULT_MAX_STEPS (measurePresence: declared fields listed)
+  timeoutMs?: number; // milliseconds before the check stops, default DEFAULT_CHECK_TIMEOUT_MS
+  inexactNumbers?: InexactNumbers; // numbers JSON parsing changed (RFC 8259 §6): their numeric constraints are not checked
 };
 /**
  * Where the body's JSON text held numbers that JSON parsing changed (RFC 8259 §6: past 2^53, or out of
@@ -62,20 +72,27 @@ export const DEFAULT_CHECK_TIMEOUT_MS = 4000;
 export type CheckBudget = { maxSteps?: number; timeoutMs?: number; inexactNumbers?: InexactNumbers };
 /** Where a body schema was found in the document. */
 export type ResponseTarget = {
-  schema: unknown;          // the schema object found (may be a {$ref})
-  schemaPath: string;       // its JSON Pointer, e.g. '#/paths/~1meters~1{id}/get/responses/200/content/application~1json/schema'
-  statusKey: string;        // the responses key used: '200' | '2XX' | 'default'; 'requestBody' for request bodies
-  mediaType?: string;       // the content key used (3.x)
+  schema: unknown; // the schema object found (may be a {$ref})
+  schemaPath: string; // its JSON Pointer, e.g. '#/paths/~1meters~1{id}/get/responses/200/content/application~1json/schema'
+  statusKey: string; // the responses key used: '200' | '2XX' | 'default'; 'requestBody' for request bodies
+  mediaType?: string; // the content key used (3.x)
 };
 /** Result of `checkResponse` / `checkRequestBody`. */
 export type ResponseCheck = {
-  validated: boolean;       // false when there was nothing to check against
-  reason?: string;          // why not validated, agent-facing
+  validated: boolean; // false when there was nothing to check against
+  reason?: string; // why not validated, agent-facing
   target?: ResponseTarget;
-  findings: Finding[];      // includes {kind: 'undocumentedStatus'} when no exact/range/default entry covers the status
+  findings: Finding[]; // includes {kind: 'undocumentedStatus'} when no exact/range/default entry covers the status
 };
 /** One row of `fieldPresence`: `text` reads 'present in 2 of 3'. */
-export type FieldPresence = { path: string; required: boolean; documented: boolean; present: number; of: number; text: string };
+export type FieldPresence = {
+  path: string;
+  required: boolean;
+  documented: boolean;
+  present: number;
+  of: number;
+  text: string;
+};
 
 /**
  * Severity of each finding kind. `error`: the body breaks an assertion the document makes about types,
@@ -113,15 +130,24 @@ type Direction = 'response' | 'request';
  * mode, so the same subschema on the same value is evaluated once (issue 8: `anyOf: [S, S]` nesting).
  */
 type Context = {
-  doc: JsonObject; dialect: Dialect; direction: Direction; active: Set<string>; depth: number;
-  steps: number; maxSteps: number; started: number; deadline: number; stopped?: string;
-  memo: Map<unknown, Map<string, InternalFinding[]>>; ids: Map<object, number>;
-  dispatching: Set<string>;  // base schema + instance location whose discriminator already picked a subtype
-  pointers: Map<string, PointerLookup>;  // each `$ref` looked up once per check (an array of N items repeats it N times)
-  locations: Map<Segment[], string>;      // instance locations as memo keys, per segments array
-  quick?: Quick;             // the quick pass's state, reused by each of its runs in this check
-  enums?: Set<unknown[]>;    // enums whose values were charged to this check's step budget (issue 8)
-  inexact?: InexactNumbers;  // numbers JSON parsing changed (issue 8)
+  doc: JsonObject;
+  dialect: Dialect;
+  direction: Direction;
+  active: Set<string>;
+  depth: number;
+  steps: number;
+  maxSteps: number;
+  started: number;
+  deadline: number;
+  stopped?: string;
+  memo: Map<unknown, Map<string, InternalFinding[]>>;
+  ids: Map<object, number>;
+  dispatching: Set<string>; // base schema + instance location whose discriminator already picked a subtype
+  pointers: Map<string, PointerLookup>; // each `$ref` looked up once per check (an array of N items repeats it N times)
+  locations: Map<Segment[], string>; // instance locations as memo keys, per segments array
+  quick?: Quick; // the quick pass's state, reused by each of its runs in this check
+  enums?: Set<unknown[]>; // enums whose values were charged to this check's step budget (issue 8)
+  inexact?: InexactNumbers; // numbers JSON parsing changed (issue 8)
 };
 /** A schema and its schema path (JSON Pointer after `$ref`). */
 type SchemaLocation = { schema: unknown; schemaPath: string };
@@ -129,14 +155,14 @@ type SchemaLocation = { schema: unknown; schemaPath: string };
 type Documented = {
   names: Map<string, SchemaLocation[]>;
   patterns: { test: NameTest; loc: SchemaLocation }[];
-  additional: SchemaLocation[];          // additionalProperties schemas (a documented map)
-  open: boolean;              // additionalProperties true or a schema: any key is documented
-  declares: boolean;          // properties/patternProperties/additionalProperties:false seen: keys are checked
-  closedAt?: string;          // schema path of an additionalProperties:false
+  additional: SchemaLocation[]; // additionalProperties schemas (a documented map)
+  open: boolean; // additionalProperties true or a schema: any key is documented
+  declares: boolean; // properties/patternProperties/additionalProperties:false seen: keys are checked
+  closedAt?: string; // schema path of an additionalProperties:false
   required: Set<string>;
-  writeOnly?: Map<string, string | null>;  // `scopedFlag` per name in responses, filled on first use
-  readOnly?: Map<string, string | null>;   // the same in requests
-  tooDeep?: string;           // schema path where allOf/oneOf/anyOf nest deeper than MAX_REF_DEPTH: left open there
+  writeOnly?: Map<string, string | null>; // `scopedFlag` per name in responses, filled on first use
+  readOnly?: Map<string, string | null>; // the same in requests
+  tooDeep?: string; // schema path where allOf/oneOf/anyOf nest deeper than MAX_REF_DEPTH: left open there
 };
 /**
  * How a schema is applied at one instance location. `owner`: this schema owns the location and reports
@@ -154,7 +180,6 @@ const MAX_REF_DEPTH = 256;
 const MAX_INSTANCE_DEPTH = 256;
 
 // ---------------------------------------------------------------- small helpers
-
 
 export function hasOwn(o: object, k: string): boolean {
   return Object.prototype.hasOwnProperty.call(o, k);
@@ -183,20 +208,32 @@ function patternCovers(patterns: Documented['patterns'], name: string): boolean 
 
 function matchesType(t: string, v: unknown): boolean {
   switch (t) {
-    case 'null': return v === null;
-    case 'boolean': return typeof v === 'boolean';
-    case 'string': return typeof v === 'string';
-    case 'integer': return typeof v === 'number' && Number.isInteger(v);
-    case 'number': return typeof v === 'number' && Number.isFinite(v);
-    case 'object': return isPlainObject(v);
-    case 'array': return Array.isArray(v);
-    default: return true; // unknown type names (Swagger 2.0 'file') constrain nothing here
+    case 'null':
+      return v === null;
+    case 'boolean':
+      return typeof v === 'boolean';
+    case 'string':
+      return typeof v === 'string';
+    case 'integer':
+      return typeof v === 'number' && Number.isInteger(v);
+    case 'number':
+      return typeof v === 'number' && Number.isFinite(v);
+    case 'object':
+      return isPlainObject(v);
+    case 'array':
+      return Array.isArray(v);
+    default:
+      return true; // unknown type names (Swagger 2.0 'file') constrain nothing here
   }
 }
 
 function canonicalOf(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonicalOf).join(',')}]`;
-  if (isPlainObject(v)) return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonicalOf(v[k])}`).join(',')}}`;
+  if (isPlainObject(v))
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalOf(v[k])}`)
+      .join(',')}}`;
   return JSON.stringify(v) ?? 'undefined';
 }
 
@@ -244,7 +281,10 @@ function boundedJson(v: unknown, limit: number): string {
     for (const key of Array.isArray(v) ? v.keys() : Object.keys(v)) {
       if (out.length > limit) return `${out}...`;
       const item = (v as Record<string | number, unknown>)[key];
-      out += (first ? '' : ',') + (Array.isArray(v) ? '' : `${JSON.stringify(key)}:`) + boundedJson(item, limit - out.length);
+      out +=
+        (first ? '' : ',') +
+        (Array.isArray(v) ? '' : `${JSON.stringify(key)}:`) +
+        boundedJson(item, limit - out.length);
       first = false;
     }
     return out + (Array.isArray(v) ? ']' : '}');
@@ -268,7 +308,7 @@ function enumKey(v: unknown): string {
  * one step. @returns undefined when the budget ran out (`ctx.stopped` says so).
  */
 function inEnum(ctx: Context, list: unknown[], value: unknown): boolean | undefined {
-  const enums = ctx.enums ??= new Set();
+  const enums = (ctx.enums ??= new Set());
   if (!enums.has(list)) {
     enums.add(list);
     ctx.steps += list.length;
@@ -282,13 +322,15 @@ function inEnum(ctx: Context, list: unknown[], value: unknown): boolean | undefi
     return false;
   }
   let keys = enumKeys.get(list);
-  if (!keys) enumKeys.set(list, keys = new Set(list.map(enumKey)));
+  if (!keys) enumKeys.set(list, (keys = new Set(list.map(enumKey))));
   return keys.has(enumKey(value));
 }
 
 /** The `allowed` / `allowedMore` fields of an enum finding: the first `SHOWN_VALUES` values and how many more. */
 function allowedOf(list: unknown[]): Partial<Finding> {
-  return list.length > SHOWN_VALUES ? { allowed: list.slice(0, SHOWN_VALUES), allowedMore: list.length - SHOWN_VALUES } : { allowed: list };
+  return list.length > SHOWN_VALUES
+    ? { allowed: list.slice(0, SHOWN_VALUES), allowedMore: list.length - SHOWN_VALUES }
+    : { allowed: list };
 }
 
 export function compareSegments(a: Segment[], b: Segment[]): number {
@@ -317,9 +359,23 @@ export function dialectOf(doc: JsonObject): Dialect {
   return '3.1'; // plain JSON Schema (e.g. inferShape output) reads as 2020-12
 }
 
-function makeFinding(kind: FindingKind, segments: Segment[], schemaPath: string, message: string, extra?: Partial<Finding>): InternalFinding {
+function makeFinding(
+  kind: FindingKind,
+  segments: Segment[],
+  schemaPath: string,
+  message: string,
+  extra?: Partial<Finding>,
+): InternalFinding {
   // A schema path names the document's own keys, which may be as long as the document allows: cut like a path.
-  return { kind, severity: SEVERITY[kind], path: instancePath(segments), schemaPath: boundedText(schemaPath, 2 * MAX_PATH_SEGMENT), ...extra, message, segments };
+  return {
+    kind,
+    severity: SEVERITY[kind],
+    path: instancePath(segments),
+    schemaPath: boundedText(schemaPath, 2 * MAX_PATH_SEGMENT),
+    ...extra,
+    message,
+    segments,
+  };
 }
 
 /** `unique`'s key of each finding, made once. */
@@ -327,7 +383,9 @@ const findingKeys = new WeakMap<InternalFinding, string>();
 
 /** Whether two findings are the same for `unique`: kind, instance path, schema path and message. */
 function sameFinding(a: InternalFinding, b: InternalFinding): boolean {
-  return a === b || (a.kind === b.kind && a.path === b.path && a.schemaPath === b.schemaPath && a.message === b.message);
+  return (
+    a === b || (a.kind === b.kind && a.path === b.path && a.schemaPath === b.schemaPath && a.message === b.message)
+  );
 }
 
 function unique(list: InternalFinding[]): InternalFinding[] {
@@ -349,7 +407,11 @@ function unique(list: InternalFinding[]): InternalFinding[] {
   for (const finding of list) {
     // A finding met again at each enclosing level keeps its key string (and the string its hash).
     let key = findingKeys.get(finding);
-    if (key === undefined) findingKeys.set(finding, key = `${finding.kind}\u0000${finding.path}\u0000${finding.schemaPath}\u0000${finding.message}`);
+    if (key === undefined)
+      findingKeys.set(
+        finding,
+        (key = `${finding.kind}\u0000${finding.path}\u0000${finding.schemaPath}\u0000${finding.message}`),
+      );
     if (seen.has(key)) continue;
     seen.add(key);
     kept.push(finding);
@@ -379,8 +441,13 @@ function finish(list: InternalFinding[]): Finding[] {
  * scoping and undocumented keys of an open object are reports, not failures.
  */
 function fails(f: Finding): boolean {
-  return f.kind === 'missing' || f.kind === 'wrongType' || f.kind === 'enum' || f.kind === 'constraint' ||
-    (f.kind === 'undocumented' && /\/(additionalProperties|unevaluatedProperties)$/.test(f.schemaPath));
+  return (
+    f.kind === 'missing' ||
+    f.kind === 'wrongType' ||
+    f.kind === 'enum' ||
+    f.kind === 'constraint' ||
+    (f.kind === 'undocumented' && /\/(additionalProperties|unevaluatedProperties)$/.test(f.schemaPath))
+  );
 }
 
 /** Whether a finding says a part of the value could not be checked (a budget, a pattern, a `$ref` that could not be followed): it decides nothing. */
@@ -395,15 +462,29 @@ function undecided(f: Finding): boolean {
  * (undocumented keys of an open object, readOnly, writeOnly) stay the parent's, which judges the keys on
  * its own union.
  */
-function evalAssertion(ctx: Context, schema: unknown, schemaPath: string, value: unknown, segments: Segment[]): InternalFinding[] {
+function evalAssertion(
+  ctx: Context,
+  schema: unknown,
+  schemaPath: string,
+  value: unknown,
+  segments: Segment[],
+): InternalFinding[] {
   const found = evalSchema(ctx, schema, schemaPath, value, segments, { owner: true });
   const depth = segments.length + 1;
-  return found.filter((f) => !(f.segments.length === depth && (f.kind === 'writeOnly' || f.kind === 'readOnly' || (f.kind === 'undocumented' && !fails(f)))));
+  return found.filter(
+    (f) =>
+      !(
+        f.segments.length === depth &&
+        (f.kind === 'writeOnly' || f.kind === 'readOnly' || (f.kind === 'undocumented' && !fails(f)))
+      ),
+  );
 }
 
 function addHint(list: InternalFinding[], segments: Segment[], kind: FindingKind, hint: string): InternalFinding[] {
   const at = instancePath(segments);
-  return list.map((f) => (f.kind === kind && f.path === at && !f.message.includes(hint) ? { ...f, message: f.message + hint } : f));
+  return list.map((f) =>
+    f.kind === kind && f.path === at && !f.message.includes(hint) ? { ...f, message: f.message + hint } : f,
+  );
 }
 
 // ---------------------------------------------------------------- documented union
@@ -418,9 +499,9 @@ const mergedCache = new WeakMap<Documented, WeakMap<Documented, Documented>>();
 function mergeDocumented(a: Documented | undefined, b: Documented): Documented {
   if (!a) return b;
   let byB = mergedCache.get(a);
-  if (!byB) mergedCache.set(a, byB = new WeakMap());
+  if (!byB) mergedCache.set(a, (byB = new WeakMap()));
   let known = byB.get(b);
-  if (!known) byB.set(b, known = mergeTwo(a, b));
+  if (!known) byB.set(b, (known = mergeTwo(a, b)));
   return known;
 }
 
@@ -434,7 +515,7 @@ function mergeTwo(a: Documented, b: Documented): Documented {
     open: a.open || b.open,
     declares: a.declares || b.declares,
     closedAt: a.closedAt ?? b.closedAt,
-    ...(a.tooDeep ?? b.tooDeep ? { tooDeep: a.tooDeep ?? b.tooDeep } : {}),
+    ...((a.tooDeep ?? b.tooDeep) ? { tooDeep: a.tooDeep ?? b.tooDeep } : {}),
     required: new Set([...a.required, ...b.required]),
   };
 }
@@ -461,7 +542,16 @@ function nameTest(pattern: string): NameTest | undefined {
  * additionalProperties, and those of every allOf branch after `$ref` (case 22: the undocumented check
  * uses the union of the composition). oneOf/anyOf branches are included only when `alternatives`.
  */
-function collect(ctx: Context, schema: unknown, schemaPath: string, alternatives: boolean, acc: Documented, visited: Set<string>, seen: Set<object> = new Set(), depth = 0): void {
+function collect(
+  ctx: Context,
+  schema: unknown,
+  schemaPath: string,
+  alternatives: boolean,
+  acc: Documented,
+  visited: Set<string>,
+  seen: Set<object> = new Set(),
+  depth = 0,
+): void {
   if (!isPlainObject(schema)) return;
   // The same schema object met again through another branch adds nothing new: without this, `anyOf: [S, S]`
   // nested L levels would be walked 2^L times (issue 8).
@@ -500,7 +590,11 @@ function collect(ctx: Context, schema: unknown, schemaPath: string, alternatives
     acc.declares = true;
     for (const [p, v] of Object.entries(schema.patternProperties)) {
       const test = nameTest(p);
-      if (test) acc.patterns.push({ test, loc: { schema: v, schemaPath: `${schemaPath}/patternProperties/${escapePointerToken(p)}` } });
+      if (test)
+        acc.patterns.push({
+          test,
+          loc: { schema: v, schemaPath: `${schemaPath}/patternProperties/${escapePointerToken(p)}` },
+        });
     }
   }
   for (const kw of ['additionalProperties', 'unevaluatedProperties']) {
@@ -513,15 +607,18 @@ function collect(ctx: Context, schema: unknown, schemaPath: string, alternatives
       acc.closedAt ??= `${schemaPath}/${kw}`;
     } else if (ap === true || isPlainObject(ap)) {
       acc.open = true;
-      if (isPlainObject(ap) && kw === 'additionalProperties') acc.additional.push({ schema: ap, schemaPath: `${schemaPath}/${kw}` });
+      if (isPlainObject(ap) && kw === 'additionalProperties')
+        acc.additional.push({ schema: ap, schemaPath: `${schemaPath}/${kw}` });
     }
   }
   if (Array.isArray(schema.required)) for (const r of schema.required) if (typeof r === 'string') acc.required.add(r);
-  if (Array.isArray(schema.allOf)) schema.allOf.forEach((b, i) => collect(ctx, b, `${schemaPath}/allOf/${i}`, true, acc, visited, seen, depth + 1));
+  if (Array.isArray(schema.allOf))
+    schema.allOf.forEach((b, i) => collect(ctx, b, `${schemaPath}/allOf/${i}`, true, acc, visited, seen, depth + 1));
   if (alternatives) {
     for (const kw of ['oneOf', 'anyOf']) {
       const list = schema[kw];
-      if (Array.isArray(list)) list.forEach((b, i) => collect(ctx, b, `${schemaPath}/${kw}/${i}`, true, acc, visited, seen, depth + 1));
+      if (Array.isArray(list))
+        list.forEach((b, i) => collect(ctx, b, `${schemaPath}/${kw}/${i}`, true, acc, visited, seen, depth + 1));
     }
   }
 }
@@ -533,19 +630,32 @@ function collect(ctx: Context, schema: unknown, schemaPath: string, alternatives
  */
 const documentedCache = new WeakMap<object, WeakMap<object, Map<string, Documented>>>();
 
-function documentedOf(ctx: Context, schema: unknown, schemaPath: string, alternatives: boolean, extra: SchemaLocation[] = []): Documented {
-  if (extra.length > 0 || !isPlainObject(schema)) return collectDocumented(ctx, schema, schemaPath, alternatives, extra);
+function documentedOf(
+  ctx: Context,
+  schema: unknown,
+  schemaPath: string,
+  alternatives: boolean,
+  extra: SchemaLocation[] = [],
+): Documented {
+  if (extra.length > 0 || !isPlainObject(schema))
+    return collectDocumented(ctx, schema, schemaPath, alternatives, extra);
   let bySchema = documentedCache.get(ctx.doc);
-  if (!bySchema) documentedCache.set(ctx.doc, bySchema = new WeakMap());
+  if (!bySchema) documentedCache.set(ctx.doc, (bySchema = new WeakMap()));
   let byPath = bySchema.get(schema);
-  if (!byPath) bySchema.set(schema, byPath = new Map());
+  if (!byPath) bySchema.set(schema, (byPath = new Map()));
   const key = alternatives ? `1${schemaPath}` : `0${schemaPath}`;
   let known = byPath.get(key);
-  if (!known) byPath.set(key, known = collectDocumented(ctx, schema, schemaPath, alternatives, extra));
+  if (!known) byPath.set(key, (known = collectDocumented(ctx, schema, schemaPath, alternatives, extra)));
   return known;
 }
 
-function collectDocumented(ctx: Context, schema: unknown, schemaPath: string, alternatives: boolean, extra: SchemaLocation[]): Documented {
+function collectDocumented(
+  ctx: Context,
+  schema: unknown,
+  schemaPath: string,
+  alternatives: boolean,
+  extra: SchemaLocation[],
+): Documented {
   const acc = emptyDocumented();
   const visited = new Set<string>();
   const seen = new Set<object>();
@@ -577,7 +687,7 @@ function flagAt(ctx: Context, schema: unknown, schemaPath: string, flag: string,
 
 function scopedFlag(ctx: Context, documented: Documented, name: string): string | undefined {
   const flag = ctx.direction === 'response' ? 'writeOnly' : 'readOnly';
-  const flags = documented[flag] ??= new Map();
+  const flags = (documented[flag] ??= new Map());
   const known = flags.get(name);
   if (known !== undefined) return known ?? undefined;
   let found: string | undefined;
@@ -596,9 +706,25 @@ const OWN: Mode = { owner: true };
 const NOT_OWNER: Mode = { owner: false };
 const NO_PARTS: SchemaLocation[] = [];
 
-const ANNOTATIONS = new Set(['description', 'summary', 'title', '$comment', 'example', 'examples', 'deprecated', 'default']);
+const ANNOTATIONS = new Set([
+  'description',
+  'summary',
+  'title',
+  '$comment',
+  'example',
+  'examples',
+  'deprecated',
+  'default',
+]);
 
-function evalSchema(ctx: Context, schema: unknown, schemaPath: string, value: unknown, segments: Segment[], mode: Mode): InternalFinding[] {
+function evalSchema(
+  ctx: Context,
+  schema: unknown,
+  schemaPath: string,
+  value: unknown,
+  segments: Segment[],
+  mode: Mode,
+): InternalFinding[] {
   if (ctx.stopped) return [];
   // The budget (issue 8): steps always, the clock every 256 steps.
   ctx.steps++;
@@ -612,13 +738,27 @@ function evalSchema(ctx: Context, schema: unknown, schemaPath: string, value: un
   }
   if (schema === true || schema === undefined || schema === null) return [];
   if (schema === false) {
-    return [makeFinding('wrongType', segments, schemaPath, `is ${jsonType(value)}, but the schema is \`false\` and allows no value here`,
-      { expected: 'nothing (schema false)', actual: jsonType(value) })];
+    return [
+      makeFinding(
+        'wrongType',
+        segments,
+        schemaPath,
+        `is ${jsonType(value)}, but the schema is \`false\` and allows no value here`,
+        { expected: 'nothing (schema false)', actual: jsonType(value) },
+      ),
+    ];
   }
   if (!isPlainObject(schema)) return [];
   if (segments.length > MAX_INSTANCE_DEPTH) {
     // Reported once, at the deepest location still checked (findings are unique by kind, path and message).
-    return [makeFinding('notChecked', segments.slice(0, MAX_INSTANCE_DEPTH), schemaPath, `was not checked below this point: the value nests deeper than ${MAX_INSTANCE_DEPTH} levels (too deep to check)`)];
+    return [
+      makeFinding(
+        'notChecked',
+        segments.slice(0, MAX_INSTANCE_DEPTH),
+        schemaPath,
+        `was not checked below this point: the value nests deeper than ${MAX_INSTANCE_DEPTH} levels (too deep to check)`,
+      ),
+    ];
   }
   const ref = schema.$ref;
   if (typeof ref !== 'string') return evalNode(ctx, schema, schemaPath, value, segments, mode, NO_PARTS);
@@ -627,11 +767,19 @@ function evalSchema(ctx: Context, schema: unknown, schemaPath: string, value: un
     const fromRef = enterRef(ctx, ref, schemaPath, value, segments, { owner: false, union: mode.union });
     const rest: JsonObject = { ...schema };
     delete rest.$ref;
-    return [...fromRef, ...evalNode(ctx, rest, schemaPath, value, segments, mode, [{ schema: { $ref: ref }, schemaPath }])];
+    return [
+      ...fromRef,
+      ...evalNode(ctx, rest, schemaPath, value, segments, mode, [{ schema: { $ref: ref }, schemaPath }]),
+    ];
   }
   let out = enterRef(ctx, ref, schemaPath, value, segments, mode);
   if (value === null && ctx.dialect === '3.0' && schema.nullable === true) {
-    out = addHint(out, segments, 'wrongType', ' (`nullable: true` beside `$ref` has no effect in OpenAPI 3.0.3: siblings of $ref are ignored; the document likely omits null here, the API may be right)');
+    out = addHint(
+      out,
+      segments,
+      'wrongType',
+      ' (`nullable: true` beside `$ref` has no effect in OpenAPI 3.0.3: siblings of $ref are ignored; the document likely omits null here, the API may be right)',
+    );
   }
   return out;
 }
@@ -655,9 +803,23 @@ function idOf(ctx: Context, object: object | undefined): number {
   return id;
 }
 
-function enterRef(ctx: Context, ref: string, schemaPath: string, value: unknown, segments: Segment[], mode: Mode): InternalFinding[] {
+function enterRef(
+  ctx: Context,
+  ref: string,
+  schemaPath: string,
+  value: unknown,
+  segments: Segment[],
+  mode: Mode,
+): InternalFinding[] {
   if (!ref.startsWith('#')) {
-    return [makeFinding('unresolvedRef', segments, schemaPath, `was not checked: \`$ref: ${ref}\` is not a local JSON Pointer (external references must be bundled into the document)`)];
+    return [
+      makeFinding(
+        'unresolvedRef',
+        segments,
+        schemaPath,
+        `was not checked: \`$ref: ${ref}\` is not a local JSON Pointer (external references must be bundled into the document)`,
+      ),
+    ];
   }
   // A chain of schemas that are nothing but `$ref`s is followed here, in a loop, to its end whatever its
   // length (case 51); one that loops never reaches a schema.
@@ -672,16 +834,38 @@ function enterRef(ctx: Context, ref: string, schemaPath: string, value: unknown,
       hit = lookupPointer(ctx.doc, current);
       ctx.pointers.set(current, hit);
     }
-    if (!hit.found) return [makeFinding('unresolvedRef', segments, holder, `was not checked: \`$ref: ${current}\` points nowhere in the document`)];
+    if (!hit.found)
+      return [
+        makeFinding(
+          'unresolvedRef',
+          segments,
+          holder,
+          `was not checked: \`$ref: ${current}\` points nowhere in the document`,
+        ),
+      ];
     target = hit.value;
     if (!isPlainObject(target) || typeof target.$ref !== 'string' || !isPureRef(ctx, target)) break;
     const next = target.$ref;
     if (!next.startsWith('#')) break; // reported by evalSchema below as not local
     if (seen.has(next)) {
-      return [makeFinding('unresolvedRef', segments, schemaPath, `was not checked: the $ref chain ${[...chain, next].join(' -> ')} loops without reaching a schema`)];
+      return [
+        makeFinding(
+          'unresolvedRef',
+          segments,
+          schemaPath,
+          `was not checked: the $ref chain ${[...chain, next].join(' -> ')} loops without reaching a schema`,
+        ),
+      ];
     }
     if (chain.length >= MAX_REF_HOPS) {
-      return [makeFinding('notChecked', segments, schemaPath, `was not checked: the $ref chain from ${ref} is longer than ${MAX_REF_HOPS} hops (too deep to check)`)];
+      return [
+        makeFinding(
+          'notChecked',
+          segments,
+          schemaPath,
+          `was not checked: the $ref chain from ${ref} is longer than ${MAX_REF_HOPS} hops (too deep to check)`,
+        ),
+      ];
     }
     seen.add(next);
     chain.push(next);
@@ -689,12 +873,19 @@ function enterRef(ctx: Context, ref: string, schemaPath: string, value: unknown,
     current = next;
   }
   let at = ctx.locations.get(segments);
-  if (at === undefined) ctx.locations.set(segments, at = JSON.stringify(segments));
+  if (at === undefined) ctx.locations.set(segments, (at = JSON.stringify(segments)));
   const location = `${current}\u0000${at}`;
   // Same $ref at the same instance location again: a cycle that makes no progress (A -> B -> A).
   if (ctx.active.has(location)) return [];
   if (ctx.depth >= MAX_REF_DEPTH) {
-    return [makeFinding('notChecked', segments, current, `was not checked: the schema nests more than ${MAX_REF_DEPTH} \`$ref\`s deep here (too deep to check)`)];
+    return [
+      makeFinding(
+        'notChecked',
+        segments,
+        current,
+        `was not checked: the schema nests more than ${MAX_REF_DEPTH} \`$ref\`s deep here (too deep to check)`,
+      ),
+    ];
   }
   const key = `${location}\u0000${mode.owner ? 1 : 0}:${idOf(ctx, mode.extra)}:${idOf(ctx, mode.union)}`;
   let byValue = ctx.memo.get(value);
@@ -730,8 +921,21 @@ function typeList(ctx: Context, schema: JsonObject): string[] | undefined {
   return list;
 }
 
-function evalNode(ctx: Context, schema: JsonObject, schemaPath: string, value: unknown, segments: Segment[], mode: Mode, refParts: SchemaLocation[]): InternalFinding[] {
-  if (isPlainObject(value) && schema.discriminator !== undefined && !Array.isArray(schema.oneOf) && !Array.isArray(schema.anyOf)) {
+function evalNode(
+  ctx: Context,
+  schema: JsonObject,
+  schemaPath: string,
+  value: unknown,
+  segments: Segment[],
+  mode: Mode,
+  refParts: SchemaLocation[],
+): InternalFinding[] {
+  if (
+    isPlainObject(value) &&
+    schema.discriminator !== undefined &&
+    !Array.isArray(schema.oneOf) &&
+    !Array.isArray(schema.anyOf)
+  ) {
     const dispatched = dispatchDiscriminator(ctx, schema, schemaPath, value, segments, mode);
     if (dispatched) return dispatched;
   }
@@ -750,7 +954,8 @@ function evalNode(ctx: Context, schema: JsonObject, schemaPath: string, value: u
     if (value === null && schema.nullable === true && ctx.dialect === '3.1') {
       message += ` (\`nullable\` is not an OpenAPI 3.1 keyword; use type: ${JSON.stringify([...types, 'null'])}; the document likely omits null, the API may be right)`;
     } else if (value === null && schema.nullable === true && ctx.dialect === '2.0') {
-      message += ' (Swagger 2.0 has no `nullable`; the vendor extension `x-nullable: true` is the usual spelling; the document likely omits null)';
+      message +=
+        ' (Swagger 2.0 has no `nullable`; the vendor extension `x-nullable: true` is the usual spelling; the document likely omits null)';
     }
     out.push(makeFinding('wrongType', segments, `${schemaPath}/type`, message, { expected, actual }));
   }
@@ -759,10 +964,25 @@ function evalNode(ctx: Context, schema: JsonObject, schemaPath: string, value: u
   // A number JSON parsing changed is not the API's number: its value constraints are not checked.
   const inexact = typeof value === 'number' && inexactAt(ctx, value, segments);
   if (inexact) {
-    for (const keyword of ['enum', 'const', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf']) {
+    for (const keyword of [
+      'enum',
+      'const',
+      'minimum',
+      'maximum',
+      'exclusiveMinimum',
+      'exclusiveMaximum',
+      'multipleOf',
+    ]) {
       if (!hasOwn(schema, keyword)) continue;
-      out.push(makeFinding('notChecked', segments, `${schemaPath}/${keyword}`,
-        `was not checked against \`${keyword}\`: the number in the body cannot be held exactly in a double (RFC 8259, 6), so the check would compare a different number`, { keyword }));
+      out.push(
+        makeFinding(
+          'notChecked',
+          segments,
+          `${schemaPath}/${keyword}`,
+          `was not checked against \`${keyword}\`: the number in the body cannot be held exactly in a double (RFC 8259, 6), so the check would compare a different number`,
+          { keyword },
+        ),
+      );
     }
   }
 
@@ -771,19 +991,29 @@ function evalNode(ctx: Context, schema: JsonObject, schemaPath: string, value: u
     const count = schema.enum.length > SHOWN_VALUES ? ` (${schema.enum.length} in all)` : '';
     let message = `is ${show(value)}, not one of the allowed values${count} ${show(schema.enum)}`;
     if (value === null) {
-      message = `is null, but the enum ${show(schema.enum)} does not list null although the type allows null; ` +
+      message =
+        `is null, but the enum ${show(schema.enum)} does not list null although the type allows null; ` +
         'the document probably omits null from the enum (nullable / a null type does not extend enum), so the API may be right';
     }
     out.push(makeFinding('enum', segments, `${schemaPath}/enum`, message, allowedOf(schema.enum)));
   }
   if (typeOk && !inexact && hasOwn(schema, 'const') && !deepEqual(schema.const, value)) {
-    out.push(makeFinding('enum', segments, `${schemaPath}/const`, `is ${show(value)}, but the schema requires the constant ${show(schema.const)}`, { allowed: [schema.const] }));
+    out.push(
+      makeFinding(
+        'enum',
+        segments,
+        `${schemaPath}/const`,
+        `is ${show(value)}, but the schema requires the constant ${show(schema.const)}`,
+        { allowed: [schema.const] },
+      ),
+    );
   }
 
   if (typeof value === 'string') {
     checkString(schema, schemaPath, value, segments, out);
     // A backtracking pattern test may cost up to MAX_BACKTRACKING_STEPS: look at the clock after each.
-    if (typeof schema.pattern === 'string' && performance.now() > ctx.deadline) ctx.stopped ??= `it ran out of its time budget (${Math.round(ctx.deadline - ctx.started)} ms)`;
+    if (typeof schema.pattern === 'string' && performance.now() > ctx.deadline)
+      ctx.stopped ??= `it ran out of its time budget (${Math.round(ctx.deadline - ctx.started)} ms)`;
   }
   if (typeof value === 'number' && !inexact) checkNumber(schema, schemaPath, value, segments, out);
   if (Array.isArray(value)) checkArray(ctx, schema, schemaPath, value, segments, out);
@@ -798,15 +1028,17 @@ function evalNode(ctx: Context, schema: JsonObject, schemaPath: string, value: u
   const branchMode: Mode = { owner: false, union };
   if (Array.isArray(schema.allOf)) {
     for (let i = 0; i < schema.allOf.length; i++) {
-      for (const f of evalSchema(ctx, schema.allOf[i], `${schemaPath}/allOf/${i}`, value, segments, branchMode)) out.push(f);
+      for (const f of evalSchema(ctx, schema.allOf[i], `${schemaPath}/allOf/${i}`, value, segments, branchMode))
+        out.push(f);
     }
   }
   const hasAlternatives = Array.isArray(schema.oneOf) || Array.isArray(schema.anyOf);
   for (const kw of ['oneOf', 'anyOf'] as const) {
     if (!Array.isArray(schema[kw])) continue;
-    const altMode: Mode = mode.owner && isPlainObject(value)
-      ? { owner: true, extra: mergeDocumented(mode.extra, documentedOf(ctx, schema, schemaPath, false, refParts)) }
-      : branchMode;
+    const altMode: Mode =
+      mode.owner && isPlainObject(value)
+        ? { owner: true, extra: mergeDocumented(mode.extra, documentedOf(ctx, schema, schemaPath, false, refParts)) }
+        : branchMode;
     out.push(...evalAlternatives(ctx, schema, kw, schemaPath, value, segments, altMode));
   }
   // `not` and `if` are assertions of their own (JSON Schema 2020-12, 10.2.1.4 and 10.2.2): their subschema owns
@@ -818,7 +1050,15 @@ function evalNode(ctx: Context, schema: JsonObject, schemaPath: string, value: u
     // A subschema that could not be fully checked decides nothing: say so instead of guessing.
     if (!sub.some(fails) && open.length > 0) out.push(...open);
     else if (!sub.some(fails)) {
-      out.push(makeFinding('constraint', segments, `${schemaPath}/not`, 'matches the schema under `not`, which it must not match', { keyword: 'not' }));
+      out.push(
+        makeFinding(
+          'constraint',
+          segments,
+          `${schemaPath}/not`,
+          'matches the schema under `not`, which it must not match',
+          { keyword: 'not' },
+        ),
+      );
     }
   }
   if (hasOwn(schema, 'if') && (hasOwn(schema, 'then') || hasOwn(schema, 'else'))) {
@@ -827,7 +1067,8 @@ function evalNode(ctx: Context, schema: JsonObject, schemaPath: string, value: u
     const open = branch === 'then' ? cond.filter(undecided) : [];
     // An `if` that could not be fully checked picks no branch: say so instead of guessing one.
     if (open.length > 0) out.push(...open);
-    else if (hasOwn(schema, branch)) out.push(...evalAssertion(ctx, schema[branch], `${schemaPath}/${branch}`, value, segments));
+    else if (hasOwn(schema, branch))
+      out.push(...evalAssertion(ctx, schema[branch], `${schemaPath}/${branch}`, value, segments));
   }
 
   // The owner of this instance location reports undocumented / writeOnly / readOnly fields once.
@@ -837,35 +1078,86 @@ function evalNode(ctx: Context, schema: JsonObject, schemaPath: string, value: u
   // The same finding reached through several branches (allOf: [S, S]) is kept once, so nesting cannot double it.
   out = unique(out);
   if (value === null && ctx.dialect === '3.0' && schema.nullable === true && schema.type === undefined) {
-    out = addHint(out, segments, 'wrongType', ' (`nullable: true` only widens `type` in the same Schema Object, OAS 3.0.3; here it has no `type`, so the document likely omits null, the API may be right)');
+    out = addHint(
+      out,
+      segments,
+      'wrongType',
+      ' (`nullable: true` only widens `type` in the same Schema Object, OAS 3.0.3; here it has no `type`, so the document likely omits null, the API may be right)',
+    );
   }
   return out;
 }
 
-function checkString(schema: JsonObject, schemaPath: string, value: string, segments: Segment[], out: InternalFinding[]): void {
+function checkString(
+  schema: JsonObject,
+  schemaPath: string,
+  value: string,
+  segments: Segment[],
+  out: InternalFinding[],
+): void {
   const len = typeof schema.maxLength === 'number' || typeof schema.minLength === 'number' ? codePoints(value) : 0;
   if (typeof schema.maxLength === 'number' && len > schema.maxLength) {
-    out.push(makeFinding('constraint', segments, `${schemaPath}/maxLength`, `is ${len} characters long, more than maxLength ${schema.maxLength}`, { keyword: 'maxLength' }));
+    out.push(
+      makeFinding(
+        'constraint',
+        segments,
+        `${schemaPath}/maxLength`,
+        `is ${len} characters long, more than maxLength ${schema.maxLength}`,
+        { keyword: 'maxLength' },
+      ),
+    );
   }
   if (typeof schema.minLength === 'number' && len < schema.minLength) {
-    out.push(makeFinding('constraint', segments, `${schemaPath}/minLength`, `is ${len} characters long, fewer than minLength ${schema.minLength}`, { keyword: 'minLength' }));
+    out.push(
+      makeFinding(
+        'constraint',
+        segments,
+        `${schemaPath}/minLength`,
+        `is ${len} characters long, fewer than minLength ${schema.minLength}`,
+        { keyword: 'minLength' },
+      ),
+    );
   }
   if (typeof schema.pattern === 'string') {
     // Document patterns run through `compilePattern`: linear time, or not run at all (issue 8).
     const compiled = compilePattern(schema.pattern);
     const result = 'reason' in compiled ? { notChecked: compiled.reason } : compiled.test(value);
     if (result === false) {
-      out.push(makeFinding('constraint', segments, `${schemaPath}/pattern`, `is ${show(value)}, which does not match the pattern ${show(schema.pattern)}`, { keyword: 'pattern' }));
+      out.push(
+        makeFinding(
+          'constraint',
+          segments,
+          `${schemaPath}/pattern`,
+          `is ${show(value)}, which does not match the pattern ${show(schema.pattern)}`,
+          { keyword: 'pattern' },
+        ),
+      );
     } else if (result !== true) {
-      out.push(makeFinding('notChecked', segments, `${schemaPath}/pattern`, `was not checked against the pattern: ${result.notChecked}`, { keyword: 'pattern' }));
+      out.push(
+        makeFinding(
+          'notChecked',
+          segments,
+          `${schemaPath}/pattern`,
+          `was not checked against the pattern: ${result.notChecked}`,
+          { keyword: 'pattern' },
+        ),
+      );
     }
   }
   if (typeof schema.format === 'string') {
     const problem = stringFormatProblem(schema.format, value);
-    if (problem) out.push(makeFinding('format', segments, `${schemaPath}/format`, `is ${show(value)}, not a valid ${schema.format} (${problem})`, { keyword: schema.format }));
+    if (problem)
+      out.push(
+        makeFinding(
+          'format',
+          segments,
+          `${schemaPath}/format`,
+          `is ${show(value)}, not a valid ${schema.format} (${problem})`,
+          { keyword: schema.format },
+        ),
+      );
   }
 }
-
 
 function validDate(y: number, m: number, d: number): boolean {
   if (m < 1 || m > 12 || d < 1) return false;
@@ -880,7 +1172,8 @@ function stringFormatProblem(format: string, value: string): string | undefined 
     case 'date-time': {
       const m = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-](\d{2}):(\d{2}))$/.exec(value);
       if (!m) return 'RFC 3339 date-time, e.g. 2024-05-01T10:00:00Z';
-      if (!validDate(+m[1], +m[2], +m[3]) || +m[4] > 23 || +m[5] > 59 || +m[6] > 60) return 'RFC 3339 date-time: a field is out of range';
+      if (!validDate(+m[1], +m[2], +m[3]) || +m[4] > 23 || +m[5] > 59 || +m[6] > 60)
+        return 'RFC 3339 date-time: a field is out of range';
       if (m[9] !== undefined && (+m[9] > 23 || +m[10] > 59)) return 'RFC 3339 date-time: the offset is out of range';
       return undefined;
     }
@@ -892,7 +1185,9 @@ function stringFormatProblem(format: string, value: string): string | undefined 
     case 'email':
       return /^[^\s@]+@[^\s@]+$/.test(value) ? undefined : 'RFC 5321 mailbox, e.g. user@example.com';
     case 'uuid':
-      return /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/.test(value) ? undefined : 'RFC 9562 UUID, 8-4-4-4-12 hex digits';
+      return /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/.test(value)
+        ? undefined
+        : 'RFC 9562 UUID, 8-4-4-4-12 hex digits';
     case 'uri':
       return /^[A-Za-z][A-Za-z0-9+.-]*:[^\s]*$/.test(value) ? undefined : 'RFC 3986 absolute URI with a scheme';
     case 'ipv4':
@@ -918,25 +1213,60 @@ function inexactAt(ctx: Context, value: number, segments: Segment[]): boolean {
  * `unevaluatedProperties: false` on an object when the schema decides properties through `anyOf`, `oneOf`,
  * `if`, `dependentSchemas` or `not` (annotation collection, §11; there the union of declared properties is not exact).
  */
-function unsupportedKeywords(ctx: Context, schema: JsonObject, schemaPath: string, value: unknown, segments: Segment[], out: InternalFinding[]): void {
+function unsupportedKeywords(
+  ctx: Context,
+  schema: JsonObject,
+  schemaPath: string,
+  value: unknown,
+  segments: Segment[],
+  out: InternalFinding[],
+): void {
   // The common case, none of the four keywords, without building anything (`in`: own or inherited, as hasOwn for JSON).
-  if (!('$dynamicRef' in schema) && !('$recursiveRef' in schema) && !('unevaluatedItems' in schema) && !('unevaluatedProperties' in schema)) return;
+  if (
+    !('$dynamicRef' in schema) &&
+    !('$recursiveRef' in schema) &&
+    !('unevaluatedItems' in schema) &&
+    !('unevaluatedProperties' in schema)
+  )
+    return;
   const not = (keyword: string, why: string): void => {
-    out.push(makeFinding('notChecked', segments, `${schemaPath}/${keyword}`, `was not checked against \`${keyword}\`: ${why}`, { keyword }));
+    out.push(
+      makeFinding(
+        'notChecked',
+        segments,
+        `${schemaPath}/${keyword}`,
+        `was not checked against \`${keyword}\`: ${why}`,
+        { keyword },
+      ),
+    );
   };
   for (const keyword of ['$dynamicRef', '$recursiveRef']) {
-    if (typeof schema[keyword] === 'string') not(keyword, `the validator does not support \`${keyword}\` (dynamic scope), so what it refers to was not applied`);
+    if (typeof schema[keyword] === 'string')
+      not(
+        keyword,
+        `the validator does not support \`${keyword}\` (dynamic scope), so what it refers to was not applied`,
+      );
   }
   // Every item is evaluated by the schema's own `items` (2020-12 form) or `prefixItems`: then nothing is left to decide.
-  const evaluatedAll = Array.isArray(value) && (isPlainObject(schema.items) || typeof schema.items === 'boolean'
-    || (Array.isArray(schema.prefixItems) && schema.prefixItems.length >= value.length));
+  const evaluatedAll =
+    Array.isArray(value) &&
+    (isPlainObject(schema.items) ||
+      typeof schema.items === 'boolean' ||
+      (Array.isArray(schema.prefixItems) && schema.prefixItems.length >= value.length));
   if (Array.isArray(value) && !evaluatedAll && hasOwn(schema, 'unevaluatedItems') && schema.unevaluatedItems !== true) {
     not('unevaluatedItems', 'the validator does not support `unevaluatedItems` (annotation collection)');
   }
   if (isPlainObject(value) && hasOwn(schema, 'unevaluatedProperties') && schema.unevaluatedProperties !== true) {
-    if (schema.unevaluatedProperties !== false) not('unevaluatedProperties', 'the validator applies `unevaluatedProperties` only as `false` (closing the object), not as a schema');
+    if (schema.unevaluatedProperties !== false)
+      not(
+        'unevaluatedProperties',
+        'the validator applies `unevaluatedProperties` only as `false` (closing the object), not as a schema',
+      );
     else if (conditionalProperties(ctx, schema, new Set())) {
-      not('unevaluatedProperties', 'the schema decides which properties are evaluated through anyOf, oneOf, if, dependentSchemas or not, and the validator does not collect those annotations');
+      not(
+        'unevaluatedProperties',
+        'the schema decides which properties are evaluated through anyOf, oneOf, if, dependentSchemas or not, and the validator does not collect those annotations',
+      );
     }
   }
 }
@@ -954,47 +1284,125 @@ function conditionalProperties(ctx: Context, schema: unknown, visited: Set<unkno
 }
 
 /** Adds a `constraint` finding for `keyword` of the schema at `schemaPath`. */
-function constraint(out: InternalFinding[], segments: Segment[], schemaPath: string, keyword: string, message: string): void {
+function constraint(
+  out: InternalFinding[],
+  segments: Segment[],
+  schemaPath: string,
+  keyword: string,
+  message: string,
+): void {
   out.push(makeFinding('constraint', segments, `${schemaPath}/${keyword}`, message, { keyword }));
 }
 
-function checkNumber(schema: JsonObject, schemaPath: string, value: number, segments: Segment[], out: InternalFinding[]): void {
+function checkNumber(
+  schema: JsonObject,
+  schemaPath: string,
+  value: number,
+  segments: Segment[],
+  out: InternalFinding[],
+): void {
   if (typeof schema.minimum === 'number') {
-    if (schema.exclusiveMinimum === true) { // OAS 3.0 / draft 4 boolean form
-      if (!(value > schema.minimum)) constraint(out, segments, schemaPath, 'exclusiveMinimum', `is ${value}, must be greater than ${schema.minimum}`);
-    } else if (value < schema.minimum) constraint(out, segments, schemaPath, 'minimum', `is ${value}, less than minimum ${schema.minimum}`);
+    if (schema.exclusiveMinimum === true) {
+      // OAS 3.0 / draft 4 boolean form
+      if (!(value > schema.minimum))
+        constraint(
+          out,
+          segments,
+          schemaPath,
+          'exclusiveMinimum',
+          `is ${value}, must be greater than ${schema.minimum}`,
+        );
+    } else if (value < schema.minimum)
+      constraint(out, segments, schemaPath, 'minimum', `is ${value}, less than minimum ${schema.minimum}`);
   }
   if (typeof schema.maximum === 'number') {
     if (schema.exclusiveMaximum === true) {
-      if (!(value < schema.maximum)) constraint(out, segments, schemaPath, 'exclusiveMaximum', `is ${value}, must be less than ${schema.maximum}`);
-    } else if (value > schema.maximum) constraint(out, segments, schemaPath, 'maximum', `is ${value}, more than maximum ${schema.maximum}`);
+      if (!(value < schema.maximum))
+        constraint(out, segments, schemaPath, 'exclusiveMaximum', `is ${value}, must be less than ${schema.maximum}`);
+    } else if (value > schema.maximum)
+      constraint(out, segments, schemaPath, 'maximum', `is ${value}, more than maximum ${schema.maximum}`);
   }
   // OAS 3.1 / JSON Schema 2020-12 number form
-  if (typeof schema.exclusiveMinimum === 'number' && !(value > schema.exclusiveMinimum)) constraint(out, segments, schemaPath, 'exclusiveMinimum', `is ${value}, must be greater than ${schema.exclusiveMinimum}`);
-  if (typeof schema.exclusiveMaximum === 'number' && !(value < schema.exclusiveMaximum)) constraint(out, segments, schemaPath, 'exclusiveMaximum', `is ${value}, must be less than ${schema.exclusiveMaximum}`);
+  if (typeof schema.exclusiveMinimum === 'number' && !(value > schema.exclusiveMinimum))
+    constraint(
+      out,
+      segments,
+      schemaPath,
+      'exclusiveMinimum',
+      `is ${value}, must be greater than ${schema.exclusiveMinimum}`,
+    );
+  if (typeof schema.exclusiveMaximum === 'number' && !(value < schema.exclusiveMaximum))
+    constraint(
+      out,
+      segments,
+      schemaPath,
+      'exclusiveMaximum',
+      `is ${value}, must be less than ${schema.exclusiveMaximum}`,
+    );
   if (typeof schema.multipleOf === 'number' && schema.multipleOf > 0) {
     const q = value / schema.multipleOf;
     // Two integers: the remainder is exact in IEEE 754 (fmod), so no tolerance may hide one (1000000001 is not a
     // multiple of 3). Otherwise a quotient within 1e-9 of an integer counts (0.3 / 0.1), and one that overflows
     // (1e308 / 0.5) still decides for an integer value when 1 is a multiple of multipleOf.
-    const ok = Number.isInteger(value) && Number.isInteger(schema.multipleOf)
-      ? value % schema.multipleOf === 0
-      : Number.isFinite(q)
-        ? Math.abs(q - Math.round(q)) <= 1e-9 * Math.max(1, Math.abs(q))
-        : Number.isInteger(value) && Number.isInteger(1 / schema.multipleOf);
+    const ok =
+      Number.isInteger(value) && Number.isInteger(schema.multipleOf)
+        ? value % schema.multipleOf === 0
+        : Number.isFinite(q)
+          ? Math.abs(q - Math.round(q)) <= 1e-9 * Math.max(1, Math.abs(q))
+          : Number.isInteger(value) && Number.isInteger(1 / schema.multipleOf);
     if (!ok) constraint(out, segments, schemaPath, 'multipleOf', `is ${value}, not a multiple of ${schema.multipleOf}`);
   }
   // int32/int64 are ranges (OAS 3.0.3 Data Types); float/double constrain precision only, not sign.
   if (schema.format === 'int32' || schema.format === 'int64') {
-    const [lo, hi] = schema.format === 'int32' ? [-2147483648, 2147483647] : [-9223372036854775808, 9223372036854775807];
-    if (!Number.isInteger(value)) out.push(makeFinding('format', segments, `${schemaPath}/format`, `is ${value}, not an integer as ${schema.format} requires`, { keyword: schema.format }));
-    else if (value < lo || value > hi) out.push(makeFinding('format', segments, `${schemaPath}/format`, `is ${value}, outside the ${schema.format} range ${lo}..${hi}`, { keyword: schema.format }));
+    const [lo, hi] =
+      schema.format === 'int32' ? [-2147483648, 2147483647] : [-9223372036854775808, 9223372036854775807];
+    if (!Number.isInteger(value))
+      out.push(
+        makeFinding(
+          'format',
+          segments,
+          `${schemaPath}/format`,
+          `is ${value}, not an integer as ${schema.format} requires`,
+          { keyword: schema.format },
+        ),
+      );
+    else if (value < lo || value > hi)
+      out.push(
+        makeFinding(
+          'format',
+          segments,
+          `${schemaPath}/format`,
+          `is ${value}, outside the ${schema.format} range ${lo}..${hi}`,
+          { keyword: schema.format },
+        ),
+      );
   }
 }
 
-function checkArray(ctx: Context, schema: JsonObject, schemaPath: string, value: unknown[], segments: Segment[], out: InternalFinding[]): void {
-  if (typeof schema.maxItems === 'number' && value.length > schema.maxItems) constraint(out, segments, schemaPath, 'maxItems', `has ${value.length} items, more than maxItems ${schema.maxItems}`);
-  if (typeof schema.minItems === 'number' && value.length < schema.minItems) constraint(out, segments, schemaPath, 'minItems', `has ${value.length} items, fewer than minItems ${schema.minItems}`);
+function checkArray(
+  ctx: Context,
+  schema: JsonObject,
+  schemaPath: string,
+  value: unknown[],
+  segments: Segment[],
+  out: InternalFinding[],
+): void {
+  if (typeof schema.maxItems === 'number' && value.length > schema.maxItems)
+    constraint(
+      out,
+      segments,
+      schemaPath,
+      'maxItems',
+      `has ${value.length} items, more than maxItems ${schema.maxItems}`,
+    );
+  if (typeof schema.minItems === 'number' && value.length < schema.minItems)
+    constraint(
+      out,
+      segments,
+      schemaPath,
+      'minItems',
+      `has ${value.length} items, fewer than minItems ${schema.minItems}`,
+    );
   if (schema.uniqueItems === true) {
     const seen = new Map<string, number>();
     for (let i = 0; i < value.length; i++) {
@@ -1004,9 +1412,23 @@ function checkArray(ctx: Context, schema: JsonObject, schemaPath: string, value:
         // Items that hold numbers JSON parsing changed may differ in the body's text: then not checked.
         const inside = `${instancePath(segments)}[`;
         if (ctx.inexact && (ctx.inexact.unlisted || [...ctx.inexact.paths].some((path) => path.startsWith(inside)))) {
-          out.push(makeFinding('notChecked', segments, `${schemaPath}/uniqueItems`,
-            `was not checked against \`uniqueItems\`: item ${i} equals item ${first} as parsed, but the items hold numbers that cannot be held exactly in a double (RFC 8259, 6)`, { keyword: 'uniqueItems' }));
-        } else constraint(out, segments, schemaPath, 'uniqueItems', `has item ${i} equal to item ${first}, but uniqueItems is true`);
+          out.push(
+            makeFinding(
+              'notChecked',
+              segments,
+              `${schemaPath}/uniqueItems`,
+              `was not checked against \`uniqueItems\`: item ${i} equals item ${first} as parsed, but the items hold numbers that cannot be held exactly in a double (RFC 8259, 6)`,
+              { keyword: 'uniqueItems' },
+            ),
+          );
+        } else
+          constraint(
+            out,
+            segments,
+            schemaPath,
+            'uniqueItems',
+            `has item ${i} equal to item ${first}, but uniqueItems is true`,
+          );
         break;
       }
       seen.set(k, i);
@@ -1014,11 +1436,16 @@ function checkArray(ctx: Context, schema: JsonObject, schemaPath: string, value:
   }
   const own = OWN;
   let start = 0;
-  const tuple = Array.isArray(schema.prefixItems) ? { list: schema.prefixItems, kw: 'prefixItems' } : Array.isArray(schema.items) ? { list: schema.items, kw: 'items' } : undefined;
+  const tuple = Array.isArray(schema.prefixItems)
+    ? { list: schema.prefixItems, kw: 'prefixItems' }
+    : Array.isArray(schema.items)
+      ? { list: schema.items, kw: 'items' }
+      : undefined;
   if (tuple) {
     start = tuple.list.length;
     for (let i = 0; i < Math.min(tuple.list.length, value.length); i++) {
-      for (const f of evalSchema(ctx, tuple.list[i], `${schemaPath}/${tuple.kw}/${i}`, value[i], [...segments, i], own)) out.push(f);
+      for (const f of evalSchema(ctx, tuple.list[i], `${schemaPath}/${tuple.kw}/${i}`, value[i], [...segments, i], own))
+        out.push(f);
     }
   }
   const rest = tuple?.kw === 'items' ? schema.additionalItems : schema.items;
@@ -1043,16 +1470,46 @@ function checkArray(ctx: Context, schema: JsonObject, schemaPath: string, value:
     }
     if (unknown > 0) {
       // Items that could not be checked decide nothing: no count is reported rather than a wrong one.
-      out.push(makeFinding('notChecked', segments, `${schemaPath}/contains`, `was not checked against \`contains\`: ${unknown} item${unknown === 1 ? '' : 's'} could not be checked`, { keyword: 'contains' }));
+      out.push(
+        makeFinding(
+          'notChecked',
+          segments,
+          `${schemaPath}/contains`,
+          `was not checked against \`contains\`: ${unknown} item${unknown === 1 ? '' : 's'} could not be checked`,
+          { keyword: 'contains' },
+        ),
+      );
       return;
     }
     const min = typeof schema.minContains === 'number' ? schema.minContains : 1;
-    if (n < min) constraint(out, segments, schemaPath, typeof schema.minContains === 'number' ? 'minContains' : 'contains', `has ${n} items matching \`contains\`, fewer than ${min}`);
-    if (typeof schema.maxContains === 'number' && n > schema.maxContains) constraint(out, segments, schemaPath, 'maxContains', `has ${n} items matching \`contains\`, more than maxContains ${schema.maxContains}`);
+    if (n < min)
+      constraint(
+        out,
+        segments,
+        schemaPath,
+        typeof schema.minContains === 'number' ? 'minContains' : 'contains',
+        `has ${n} items matching \`contains\`, fewer than ${min}`,
+      );
+    if (typeof schema.maxContains === 'number' && n > schema.maxContains)
+      constraint(
+        out,
+        segments,
+        schemaPath,
+        'maxContains',
+        `has ${n} items matching \`contains\`, more than maxContains ${schema.maxContains}`,
+      );
   }
 }
 
-function checkObject(ctx: Context, schema: JsonObject, schemaPath: string, value: JsonObject, segments: Segment[], union: Documented, out: InternalFinding[]): void {
+function checkObject(
+  ctx: Context,
+  schema: JsonObject,
+  schemaPath: string,
+  value: JsonObject,
+  segments: Segment[],
+  union: Documented,
+  out: InternalFinding[],
+): void {
   const keys = Object.keys(value);
   if (Array.isArray(schema.required)) {
     for (const name of schema.required) {
@@ -1067,23 +1524,47 @@ function checkObject(ctx: Context, schema: JsonObject, schemaPath: string, value
       if (!hasOwn(value, trigger) || !Array.isArray(deps)) continue;
       for (const d of deps) {
         if (typeof d === 'string' && !hasOwn(value, d)) {
-          out.push(makeFinding('missing', [...segments, d], `${schemaPath}/dependentRequired/${escapePointerToken(trigger)}`, `is required when ${show(trigger)} is present, but missing`));
+          out.push(
+            makeFinding(
+              'missing',
+              [...segments, d],
+              `${schemaPath}/dependentRequired/${escapePointerToken(trigger)}`,
+              `is required when ${show(trigger)} is present, but missing`,
+            ),
+          );
         }
       }
     }
   }
   if (typeof schema.maxProperties === 'number' && keys.length > schema.maxProperties) {
-    out.push(makeFinding('constraint', segments, `${schemaPath}/maxProperties`, `has ${keys.length} properties, more than maxProperties ${schema.maxProperties}`, { keyword: 'maxProperties' }));
+    out.push(
+      makeFinding(
+        'constraint',
+        segments,
+        `${schemaPath}/maxProperties`,
+        `has ${keys.length} properties, more than maxProperties ${schema.maxProperties}`,
+        { keyword: 'maxProperties' },
+      ),
+    );
   }
   if (typeof schema.minProperties === 'number' && keys.length < schema.minProperties) {
-    out.push(makeFinding('constraint', segments, `${schemaPath}/minProperties`, `has ${keys.length} properties, fewer than minProperties ${schema.minProperties}`, { keyword: 'minProperties' }));
+    out.push(
+      makeFinding(
+        'constraint',
+        segments,
+        `${schemaPath}/minProperties`,
+        `has ${keys.length} properties, fewer than minProperties ${schema.minProperties}`,
+        { keyword: 'minProperties' },
+      ),
+    );
   }
   const props = isPlainObject(schema.properties) ? schema.properties : undefined;
   const patterns: { test: NameTest; schema: unknown; schemaPath: string }[] = [];
   if (isPlainObject(schema.patternProperties)) {
     for (const [p, sch] of Object.entries(schema.patternProperties)) {
       const test = nameTest(p);
-      if (test) patterns.push({ test, schema: sch, schemaPath: `${schemaPath}/patternProperties/${escapePointerToken(p)}` });
+      if (test)
+        patterns.push({ test, schema: sch, schemaPath: `${schemaPath}/patternProperties/${escapePointerToken(p)}` });
     }
   }
   const own = OWN;
@@ -1093,54 +1574,131 @@ function checkObject(ctx: Context, schema: JsonObject, schemaPath: string, value
     if (props && hasOwn(props, k)) {
       covered = true;
       // Most fields have no finding: the quick pass says so without paths (see `quickPass`).
-      if (!quickPass(ctx, props[k], value[k], child.length)) for (const f of evalSchema(ctx, props[k], `${schemaPath}/properties/${escapePointerToken(k)}`, value[k], child, own)) out.push(f);
+      if (!quickPass(ctx, props[k], value[k], child.length))
+        for (const f of evalSchema(
+          ctx,
+          props[k],
+          `${schemaPath}/properties/${escapePointerToken(k)}`,
+          value[k],
+          child,
+          own,
+        ))
+          out.push(f);
     }
     for (const p of patterns) {
       const matched = p.test(k);
       if (matched === false) continue;
       covered = true;
       if (matched !== true) {
-        out.push(makeFinding('notChecked', child, p.schemaPath, `was not checked: whether its name matches the patternProperties pattern is unknown (${matched.notChecked})`));
+        out.push(
+          makeFinding(
+            'notChecked',
+            child,
+            p.schemaPath,
+            `was not checked: whether its name matches the patternProperties pattern is unknown (${matched.notChecked})`,
+          ),
+        );
         continue;
       }
       for (const f of evalSchema(ctx, p.schema, p.schemaPath, value[k], child, own)) out.push(f);
     }
     // additionalProperties as a schema declares a map: its values are checked, its keys documented (case 26).
-    if (!covered && isPlainObject(schema.additionalProperties) && !quickPass(ctx, schema.additionalProperties, value[k], child.length)) {
-      for (const f of evalSchema(ctx, schema.additionalProperties, `${schemaPath}/additionalProperties`, value[k], child, own)) out.push(f);
+    if (
+      !covered &&
+      isPlainObject(schema.additionalProperties) &&
+      !quickPass(ctx, schema.additionalProperties, value[k], child.length)
+    ) {
+      for (const f of evalSchema(
+        ctx,
+        schema.additionalProperties,
+        `${schemaPath}/additionalProperties`,
+        value[k],
+        child,
+        own,
+      ))
+        out.push(f);
     }
     if (hasOwn(schema, 'propertyNames')) {
       const bad = evalSchema(ctx, schema.propertyNames, `${schemaPath}/propertyNames`, k, child, NOT_OWNER);
       if (!bad.some(fails)) for (const f of bad) if (undecided(f)) out.push(f);
       if (bad.some(fails)) {
-        out.push(makeFinding('constraint', child, `${schemaPath}/propertyNames`, `has a name ${show(k)} that the propertyNames schema rejects`, { keyword: 'propertyNames' }));
+        out.push(
+          makeFinding(
+            'constraint',
+            child,
+            `${schemaPath}/propertyNames`,
+            `has a name ${show(k)} that the propertyNames schema rejects`,
+            { keyword: 'propertyNames' },
+          ),
+        );
       }
     }
   }
   if (isPlainObject(schema.dependentSchemas)) {
     for (const [trigger, dep] of Object.entries(schema.dependentSchemas)) {
       if (!hasOwn(value, trigger)) continue;
-      for (const f of evalAssertion(ctx, dep, `${schemaPath}/dependentSchemas/${escapePointerToken(trigger)}`, value, segments)) out.push(f);
+      for (const f of evalAssertion(
+        ctx,
+        dep,
+        `${schemaPath}/dependentSchemas/${escapePointerToken(trigger)}`,
+        value,
+        segments,
+      ))
+        out.push(f);
     }
   }
 }
 
-function checkDocumented(ctx: Context, schemaPath: string, value: JsonObject, segments: Segment[], documented: Documented, out: InternalFinding[]): void {
+function checkDocumented(
+  ctx: Context,
+  schemaPath: string,
+  value: JsonObject,
+  segments: Segment[],
+  documented: Documented,
+  out: InternalFinding[],
+): void {
   for (const k of Object.keys(value)) {
     if (documented.names.has(k)) {
       const hit = scopedFlag(ctx, documented, k);
       if (hit && ctx.direction === 'response') {
-        out.push(makeFinding('writeOnly', [...segments, k], hit, 'is writeOnly but appears in a response: a write-only value (such as a password) is leaking'));
+        out.push(
+          makeFinding(
+            'writeOnly',
+            [...segments, k],
+            hit,
+            'is writeOnly but appears in a response: a write-only value (such as a password) is leaking',
+          ),
+        );
       } else if (hit) {
-        out.push(makeFinding('readOnly', [...segments, k], hit, 'is readOnly but is sent in a request; the server should ignore or reject it'));
+        out.push(
+          makeFinding(
+            'readOnly',
+            [...segments, k],
+            hit,
+            'is readOnly but is sent in a request; the server should ignore or reject it',
+          ),
+        );
       }
       continue;
     }
     if (!documented.declares || documented.open || patternCovers(documented.patterns, k)) continue;
     // Under additionalProperties: false an extra field breaks an assertion the document makes: an error.
-    out.push(documented.closedAt
-      ? makeFinding('undocumented', [...segments, k], documented.closedAt, 'is present but not documented, and the schema closes the object with additionalProperties: false', { severity: 'error' })
-      : makeFinding('undocumented', [...segments, k], `${schemaPath}/properties`, 'is present but not documented in the schema'));
+    out.push(
+      documented.closedAt
+        ? makeFinding(
+            'undocumented',
+            [...segments, k],
+            documented.closedAt,
+            'is present but not documented, and the schema closes the object with additionalProperties: false',
+            { severity: 'error' },
+          )
+        : makeFinding(
+            'undocumented',
+            [...segments, k],
+            `${schemaPath}/properties`,
+            'is present but not documented in the schema',
+          ),
+    );
   }
 }
 
@@ -1150,15 +1708,19 @@ function discriminatorOf(schema: JsonObject): { propertyName: string; mapping: R
   if (typeof raw === 'string') return { propertyName: raw, mapping: {} };
   if (!isPlainObject(raw) || typeof raw.propertyName !== 'string') return undefined;
   const mapping: Record<string, string> = {};
-  if (isPlainObject(raw.mapping)) for (const [key, target] of Object.entries(raw.mapping)) if (typeof target === 'string') mapping[key] = target;
+  if (isPlainObject(raw.mapping))
+    for (const [key, target] of Object.entries(raw.mapping)) if (typeof target === 'string') mapping[key] = target;
   return { propertyName: raw.propertyName, mapping };
 }
 
 /** Where named schemas live: `#/components/schemas` (3.x) or `#/definitions` (2.0). */
 function schemaContainer(ctx: Context): { pointer: string; schemas: JsonObject } | undefined {
-  if (ctx.dialect === '2.0') return isPlainObject(ctx.doc.definitions) ? { pointer: '#/definitions', schemas: ctx.doc.definitions } : undefined;
+  if (ctx.dialect === '2.0')
+    return isPlainObject(ctx.doc.definitions) ? { pointer: '#/definitions', schemas: ctx.doc.definitions } : undefined;
   const components = ctx.doc.components;
-  return isPlainObject(components) && isPlainObject(components.schemas) ? { pointer: '#/components/schemas', schemas: components.schemas } : undefined;
+  return isPlainObject(components) && isPlainObject(components.schemas)
+    ? { pointer: '#/components/schemas', schemas: components.schemas }
+    : undefined;
 }
 
 /** A mapping value as a pointer: a bare schema name names a schema of the container (OAS 3.0.3 Discriminator Object). */
@@ -1199,7 +1761,14 @@ function discriminatorValues(ctx: Context, basePath: string, mapping: Record<str
  * @returns The findings, or undefined when the discriminator does not apply (no such property, not a
  *   string, or the value names the base itself) and the base is checked as usual.
  */
-function dispatchDiscriminator(ctx: Context, schema: JsonObject, schemaPath: string, value: JsonObject, segments: Segment[], mode: Mode): InternalFinding[] | undefined {
+function dispatchDiscriminator(
+  ctx: Context,
+  schema: JsonObject,
+  schemaPath: string,
+  value: JsonObject,
+  segments: Segment[],
+  mode: Mode,
+): InternalFinding[] | undefined {
   const discriminator = discriminatorOf(schema);
   if (!discriminator) return undefined;
   const chosen = value[discriminator.propertyName];
@@ -1213,16 +1782,29 @@ function dispatchDiscriminator(ctx: Context, schema: JsonObject, schemaPath: str
   ctx.dispatching.add(location);
   try {
     if (target === undefined) {
-      const baseName = schemaPath.startsWith(`${schemaContainer(ctx)?.pointer}/`) ? schemaPath.slice(schemaPath.lastIndexOf('/') + 1) : undefined;
-      if (baseName !== undefined && Object.keys(discriminator.mapping).length === 0 && chosen === unescapePointerToken(baseName)) return undefined;
+      const baseName = schemaPath.startsWith(`${schemaContainer(ctx)?.pointer}/`)
+        ? schemaPath.slice(schemaPath.lastIndexOf('/') + 1)
+        : undefined;
+      if (
+        baseName !== undefined &&
+        Object.keys(discriminator.mapping).length === 0 &&
+        chosen === unescapePointerToken(baseName)
+      )
+        return undefined;
       const allowed = [...values.keys()];
-      const unknown = makeFinding('enum', [...segments, discriminator.propertyName], `${schemaPath}/discriminator`,
-        `is ${show(chosen)}, which names no schema of the discriminator: allowed values are ${show(allowed)}`, allowedOf(allowed));
+      const unknown = makeFinding(
+        'enum',
+        [...segments, discriminator.propertyName],
+        `${schemaPath}/discriminator`,
+        `is ${show(chosen)}, which names no schema of the discriminator: allowed values are ${show(allowed)}`,
+        allowedOf(allowed),
+      );
       return [unknown, ...evalNode(ctx, schema, schemaPath, value, segments, mode, [])];
     }
     const suffix = ` (subtype chosen by discriminator ${discriminator.propertyName}=${JSON.stringify(chosen)}: ${target})`;
-    return evalSchema(ctx, { $ref: target }, schemaPath, value, segments, mode)
-      .map((f) => (f.message.includes(' (subtype chosen by ') ? f : { ...f, message: f.message + suffix }));
+    return evalSchema(ctx, { $ref: target }, schemaPath, value, segments, mode).map((f) =>
+      f.message.includes(' (subtype chosen by ') ? f : { ...f, message: f.message + suffix },
+    );
   } finally {
     ctx.dispatching.delete(location);
   }
@@ -1234,14 +1816,28 @@ function branchLabel(branches: unknown[], schemaPath: string, kw: string, i: num
   return isPlainObject(b) && typeof b.$ref === 'string' ? b.$ref : `${schemaPath}/${kw}/${i}`;
 }
 
-function evalAlternatives(ctx: Context, schema: JsonObject, kw: 'oneOf' | 'anyOf', schemaPath: string, value: unknown, segments: Segment[], mode: Mode): InternalFinding[] {
+function evalAlternatives(
+  ctx: Context,
+  schema: JsonObject,
+  kw: 'oneOf' | 'anyOf',
+  schemaPath: string,
+  value: unknown,
+  segments: Segment[],
+  mode: Mode,
+): InternalFinding[] {
   const branches = schema[kw] as unknown[];
   const label = (i: number): string => branchLabel(branches, schemaPath, kw, i);
   // OAS 3.0.3 Discriminator Object: the property value picks the branch through mapping, or the schema name.
   const disc = schema.discriminator;
-  if (isPlainObject(disc) && typeof disc.propertyName === 'string' && isPlainObject(value) && typeof value[disc.propertyName] === 'string') {
+  if (
+    isPlainObject(disc) &&
+    typeof disc.propertyName === 'string' &&
+    isPlainObject(value) &&
+    typeof value[disc.propertyName] === 'string'
+  ) {
     const dv = value[disc.propertyName] as string;
-    const mapped = isPlainObject(disc.mapping) && typeof disc.mapping[dv] === 'string' ? disc.mapping[dv] as string : undefined;
+    const mapped =
+      isPlainObject(disc.mapping) && typeof disc.mapping[dv] === 'string' ? (disc.mapping[dv] as string) : undefined;
     const idx = branches.findIndex((b) => {
       if (!isPlainObject(b) || typeof b.$ref !== 'string') return false;
       if (mapped === undefined) return b.$ref.endsWith(`/${escapePointerToken(dv)}`);
@@ -1249,18 +1845,32 @@ function evalAlternatives(ctx: Context, schema: JsonObject, kw: 'oneOf' | 'anyOf
     });
     if (idx >= 0) {
       const suffix = ` (${kw} branch chosen by discriminator ${disc.propertyName}=${JSON.stringify(dv)}: ${label(idx)})`;
-      return evalSchema(ctx, branches[idx], `${schemaPath}/${kw}/${idx}`, value, segments, mode).map((f) => ({ ...f, message: f.message + suffix }));
+      return evalSchema(ctx, branches[idx], `${schemaPath}/${kw}/${idx}`, value, segments, mode).map((f) => ({
+        ...f,
+        message: f.message + suffix,
+      }));
     }
     // A value no mapping key or branch name permits: one enum finding listing every permitted value (issue 7).
     const mappingKeys = isPlainObject(disc.mapping) ? Object.keys(disc.mapping) : [];
-    const mappedTargets = new Set(mappingKeys.map((key) => mappingTarget(ctx, String((disc.mapping as JsonObject)[key]))));
+    const mappedTargets = new Set(
+      mappingKeys.map((key) => mappingTarget(ctx, String((disc.mapping as JsonObject)[key]))),
+    );
     const names = branches
-      .filter((b): b is JsonObject => isPlainObject(b) && typeof b.$ref === 'string' && !mappedTargets.has(b.$ref as string))
+      .filter(
+        (b): b is JsonObject => isPlainObject(b) && typeof b.$ref === 'string' && !mappedTargets.has(b.$ref as string),
+      )
       .map((b) => unescapePointerToken((b.$ref as string).slice((b.$ref as string).lastIndexOf('/') + 1)));
     const allowed = [...mappingKeys, ...names.filter((name) => !mappingKeys.includes(name))];
     if (allowed.length > 0) {
-      return [makeFinding('enum', [...segments, disc.propertyName], `${schemaPath}/discriminator`,
-        `is ${show(dv)}, which names no schema of the discriminator: allowed values are ${show(allowed)}`, allowedOf(allowed))];
+      return [
+        makeFinding(
+          'enum',
+          [...segments, disc.propertyName],
+          `${schemaPath}/discriminator`,
+          `is ${show(dv)}, which names no schema of the discriminator: allowed values are ${show(allowed)}`,
+          allowedOf(allowed),
+        ),
+      ];
     }
   }
   const results: InternalFinding[][] = [];
@@ -1283,8 +1893,10 @@ function evalAlternatives(ctx: Context, schema: JsonObject, kw: 'oneOf' | 'anyOf
     if (satisfied.length > 0) {
       let union = mode.extra ?? emptyDocumented();
       for (const i of satisfied) union = mergeDocumented(union, documentedOf(ctx, branches[i], label(i), true));
-      const own = (f: InternalFinding): boolean => (f.kind === 'undocumented' || f.kind === 'writeOnly' || f.kind === 'readOnly') &&
-        f.segments.length === segments.length + 1 && f.path.startsWith(instancePath(segments));
+      const own = (f: InternalFinding): boolean =>
+        (f.kind === 'undocumented' || f.kind === 'writeOnly' || f.kind === 'readOnly') &&
+        f.segments.length === segments.length + 1 &&
+        f.path.startsWith(instancePath(segments));
       const kept: InternalFinding[] = [];
       checkDocumented(ctx, schemaPath, value, segments, union, kept);
       // Of the satisfied branches, the one with fewest remaining findings speaks for the rest of the value.
@@ -1321,7 +1933,12 @@ function evalAlternatives(ctx: Context, schema: JsonObject, kw: 'oneOf' | 'anyOf
  * exactly one matching branch beside branches that could not be checked leaves the verdict open, said as
  * `notChecked` beside those branches' reasons. Otherwise undefined: the caller judges the branches.
  */
-function checkOneOfExclusive(results: InternalFinding[][], label: (i: number) => string, schemaPath: string, segments: Segment[]): InternalFinding[] | undefined {
+function checkOneOfExclusive(
+  results: InternalFinding[][],
+  label: (i: number) => string,
+  schemaPath: string,
+  segments: Segment[],
+): InternalFinding[] | undefined {
   // The common case first, without closures: at most one branch without findings, none undecided-only.
   let clean = 0;
   let quiet = true;
@@ -1342,15 +1959,34 @@ function checkOneOfExclusive(results: InternalFinding[][], label: (i: number) =>
   // The matching branch with fewest findings speaks for the rest of the value (its warnings, e.g. undocumented fields).
   const best = matching.reduce((a, i) => (results[i]!.length < results[a]!.length ? i : a));
   const suffix = ` (matching oneOf branch: ${label(best)})`;
-  const rest = results[best]!.map((f) => (f.message.includes(' (closest of ') || f.message.includes(' (matching oneOf branch: ') ? f : { ...f, message: f.message + suffix }));
+  const rest = results[best]!.map((f) =>
+    f.message.includes(' (closest of ') || f.message.includes(' (matching oneOf branch: ')
+      ? f
+      : { ...f, message: f.message + suffix },
+  );
   if (matching.length === 1) {
-    return [makeFinding('notChecked', segments, `${schemaPath}/oneOf`,
-      `was not checked against oneOf: it matches ${label(matching[0]!)}, and whether it also matches ${names(open)} (which could not be checked) decides whether exactly one branch matches`,
-      { keyword: 'oneOf' }), ...rest, ...open.flatMap((i) => results[i]!.filter(undecided))];
+    return [
+      makeFinding(
+        'notChecked',
+        segments,
+        `${schemaPath}/oneOf`,
+        `was not checked against oneOf: it matches ${label(matching[0]!)}, and whether it also matches ${names(open)} (which could not be checked) decides whether exactly one branch matches`,
+        { keyword: 'oneOf' },
+      ),
+      ...rest,
+      ...open.flatMap((i) => results[i]!.filter(undecided)),
+    ];
   }
-  return [makeFinding('constraint', segments, `${schemaPath}/oneOf`,
-    `matches ${matching.length} oneOf branches (${names(matching)}), but oneOf allows exactly one; the branches overlap, so the document may mean anyOf or lack a property that tells them apart`,
-    { keyword: 'oneOf' }), ...rest];
+  return [
+    makeFinding(
+      'constraint',
+      segments,
+      `${schemaPath}/oneOf`,
+      `matches ${matching.length} oneOf branches (${names(matching)}), but oneOf allows exactly one; the branches overlap, so the document may mean anyOf or lack a property that tells them apart`,
+      { keyword: 'oneOf' },
+    ),
+    ...rest,
+  ];
 }
 
 // ---------------------------------------------------------------- the quick pass
@@ -1367,11 +2003,11 @@ function checkOneOfExclusive(results: InternalFinding[][], label: (i: number) =>
 type Quick = {
   ctx: Context;
   plans: WeakMap<object, Plan>;
-  alternatives: number;  // anyOf branches being evaluated: inside one a finding must not end the pass early
-  charged: unknown[][];  // enums this pass charged to the budget, given back if it does not decide
-  active: string[];      // `$ref` targets being evaluated, outermost first (the walk's `active`)
+  alternatives: number; // anyOf branches being evaluated: inside one a finding must not end the pass early
+  charged: unknown[][]; // enums this pass charged to the budget, given back if it does not decide
+  active: string[]; // `$ref` targets being evaluated, outermost first (the walk's `active`)
   activeDepth: number[]; // the instance depth each was entered at
-  counts: number[];      // schema applications per instance depth on the current path
+  counts: number[]; // schema applications per instance depth on the current path
   scratch: InternalFinding[];
 };
 
@@ -1380,25 +2016,25 @@ type Quick = {
  * loaded): a fixed shape, so the pass reads fields instead of probing the schema for absent keywords.
  */
 type Plan = {
-  abort: number;                 // ABORT_* bits: what the quick pass leaves to the walk
-  typeMask: number;              // TYPE_* bits the type list admits; TYPE_ANY: no constraint (any value, even NaN)
+  abort: number; // ABORT_* bits: what the quick pass leaves to the walk
+  typeMask: number; // TYPE_* bits the type list admits; TYPE_ANY: no constraint (any value, even NaN)
   enumList: unknown[] | undefined;
   hasConst: boolean;
-  string: boolean;               // maxLength, minLength, pattern or format
-  number: boolean;               // a keyword `checkNumber` reads
-  array: boolean;                // maxItems, minItems, uniqueItems or items
+  string: boolean; // maxLength, minLength, pattern or format
+  number: boolean; // a keyword `checkNumber` reads
+  array: boolean; // maxItems, minItems, uniqueItems or items
   items: unknown;
   props: JsonObject | undefined;
   additional: JsonObject | undefined;
   required: unknown[] | undefined;
-  counts: boolean;               // maxProperties or minProperties
+  counts: boolean; // maxProperties or minProperties
   allOf: unknown[] | undefined;
   anyOf: unknown[] | undefined;
   oneOf: unknown[] | undefined;
-  ref: string | undefined;       // a pure `$ref`: the chain's last pointer, with its target in `target`
+  ref: string | undefined; // a pure `$ref`: the chain's last pointer, with its target in `target`
   target: unknown;
-  refFinding: boolean;           // a `$ref` the walk reports (remote, dangling, looping, too long)
-  documented: Documented | undefined;  // the union, on first use
+  refFinding: boolean; // a `$ref` the walk reports (remote, dangling, looping, too long)
+  documented: Documented | undefined; // the union, on first use
 };
 
 // JSON types as bits, so a type check is one AND (`typeBits` of the value, `Plan.typeMask` of the schema).
@@ -1415,11 +2051,16 @@ const TYPE_ANY = 127;
 function typeBits(v: unknown): number {
   if (v === null) return TYPE_NULL;
   switch (typeof v) {
-    case 'boolean': return TYPE_BOOLEAN;
-    case 'string': return TYPE_STRING;
-    case 'number': return Number.isInteger(v) ? TYPE_INTEGER | TYPE_NUMBER : Number.isFinite(v) ? TYPE_NUMBER : 0;
-    case 'object': return Array.isArray(v) ? TYPE_ARRAY : TYPE_OBJECT;
-    default: return 0;
+    case 'boolean':
+      return TYPE_BOOLEAN;
+    case 'string':
+      return TYPE_STRING;
+    case 'number':
+      return Number.isInteger(v) ? TYPE_INTEGER | TYPE_NUMBER : Number.isFinite(v) ? TYPE_NUMBER : 0;
+    case 'object':
+      return Array.isArray(v) ? TYPE_ARRAY : TYPE_OBJECT;
+    default:
+      return 0;
   }
 }
 
@@ -1429,14 +2070,29 @@ function typeMaskOf(types: string[] | undefined): number {
   let mask = 0;
   for (const t of types) {
     switch (t) {
-      case 'null': mask |= TYPE_NULL; break;
-      case 'boolean': mask |= TYPE_BOOLEAN; break;
-      case 'string': mask |= TYPE_STRING; break;
-      case 'integer': mask |= TYPE_INTEGER; break;
-      case 'number': mask |= TYPE_NUMBER; break;
-      case 'object': mask |= TYPE_OBJECT; break;
-      case 'array': mask |= TYPE_ARRAY; break;
-      default: return TYPE_ANY;
+      case 'null':
+        mask |= TYPE_NULL;
+        break;
+      case 'boolean':
+        mask |= TYPE_BOOLEAN;
+        break;
+      case 'string':
+        mask |= TYPE_STRING;
+        break;
+      case 'integer':
+        mask |= TYPE_INTEGER;
+        break;
+      case 'number':
+        mask |= TYPE_NUMBER;
+        break;
+      case 'object':
+        mask |= TYPE_OBJECT;
+        break;
+      case 'array':
+        mask |= TYPE_ARRAY;
+        break;
+      default:
+        return TYPE_ANY;
     }
   }
   return mask;
@@ -1464,8 +2120,17 @@ const quickPlans = new WeakMap<object, WeakMap<object, Plan>>();
 function quickPass(ctx: Context, schema: unknown, value: unknown, depth: number): boolean {
   if (ctx.stopped || (ctx.inexact && (ctx.inexact.paths.size > 0 || ctx.inexact.unlisted))) return false;
   let plans = quickPlans.get(ctx.doc);
-  if (!plans) quickPlans.set(ctx.doc, plans = new WeakMap());
-  const q = ctx.quick ??= { ctx, plans, alternatives: 0, charged: [], active: [], activeDepth: [], counts: [], scratch: [] };
+  if (!plans) quickPlans.set(ctx.doc, (plans = new WeakMap()));
+  const q = (ctx.quick ??= {
+    ctx,
+    plans,
+    alternatives: 0,
+    charged: [],
+    active: [],
+    activeDepth: [],
+    counts: [],
+    scratch: [],
+  });
   q.alternatives = 0;
   q.charged.length = 0;
   q.active.length = 0;
@@ -1487,21 +2152,44 @@ function quickPass(ctx: Context, schema: unknown, value: unknown, depth: number)
 
 function planOf(q: Quick, schema: JsonObject): Plan {
   let plan = q.plans.get(schema);
-  if (!plan) q.plans.set(schema, plan = makePlan(q.ctx, schema));
+  if (!plan) q.plans.set(schema, (plan = makePlan(q.ctx, schema)));
   return plan;
 }
 
 function makePlan(ctx: Context, schema: JsonObject): Plan {
   let abort = 0;
-  if (['$dynamicRef', '$recursiveRef', 'unevaluatedItems', 'unevaluatedProperties', 'not', 'if'].some((k) => hasOwn(schema, k))) abort |= ABORT_ALWAYS;
+  if (
+    ['$dynamicRef', '$recursiveRef', 'unevaluatedItems', 'unevaluatedProperties', 'not', 'if'].some((k) =>
+      hasOwn(schema, k),
+    )
+  )
+    abort |= ABORT_ALWAYS;
   if (hasOwn(schema, 'oneOf') && !Array.isArray(schema.oneOf)) abort |= ABORT_ALWAYS;
-  if (['discriminator', 'dependentRequired', 'patternProperties', 'propertyNames', 'dependentSchemas'].some((k) => hasOwn(schema, k))) abort |= ABORT_OBJECT;
-  if (Array.isArray(schema.prefixItems) || Array.isArray(schema.items) || hasOwn(schema, 'contains')) abort |= ABORT_ARRAY;
+  if (
+    ['discriminator', 'dependentRequired', 'patternProperties', 'propertyNames', 'dependentSchemas'].some((k) =>
+      hasOwn(schema, k),
+    )
+  )
+    abort |= ABORT_OBJECT;
+  if (Array.isArray(schema.prefixItems) || Array.isArray(schema.items) || hasOwn(schema, 'contains'))
+    abort |= ABORT_ARRAY;
   const plan: Plan = {
-    abort, typeMask: typeMaskOf(typeList(ctx, schema)), enumList: Array.isArray(schema.enum) ? schema.enum : undefined, hasConst: hasOwn(schema, 'const'),
-    string: typeof schema.maxLength === 'number' || typeof schema.minLength === 'number' || typeof schema.pattern === 'string' || typeof schema.format === 'string',
-    number: NUMBER_KEYWORDS.some((k) => schema[k] !== undefined) || schema.format === 'int32' || schema.format === 'int64',
-    array: typeof schema.maxItems === 'number' || typeof schema.minItems === 'number' || schema.uniqueItems === true || schema.items !== undefined,
+    abort,
+    typeMask: typeMaskOf(typeList(ctx, schema)),
+    enumList: Array.isArray(schema.enum) ? schema.enum : undefined,
+    hasConst: hasOwn(schema, 'const'),
+    string:
+      typeof schema.maxLength === 'number' ||
+      typeof schema.minLength === 'number' ||
+      typeof schema.pattern === 'string' ||
+      typeof schema.format === 'string',
+    number:
+      NUMBER_KEYWORDS.some((k) => schema[k] !== undefined) || schema.format === 'int32' || schema.format === 'int64',
+    array:
+      typeof schema.maxItems === 'number' ||
+      typeof schema.minItems === 'number' ||
+      schema.uniqueItems === true ||
+      schema.items !== undefined,
     items: schema.items,
     props: isPlainObject(schema.properties) ? schema.properties : undefined,
     additional: isPlainObject(schema.additionalProperties) ? schema.additionalProperties : undefined,
@@ -1510,7 +2198,10 @@ function makePlan(ctx: Context, schema: JsonObject): Plan {
     allOf: Array.isArray(schema.allOf) ? schema.allOf : undefined,
     anyOf: Array.isArray(schema.anyOf) ? schema.anyOf : undefined,
     oneOf: Array.isArray(schema.oneOf) ? schema.oneOf : undefined,
-    ref: undefined, target: undefined, refFinding: false, documented: undefined,
+    ref: undefined,
+    target: undefined,
+    refFinding: false,
+    documented: undefined,
   };
   const ref = schema.$ref;
   if (typeof ref === 'string') {
@@ -1530,7 +2221,12 @@ function followForPlan(ctx: Context, ref: string, plan: Plan): void {
     const hit = lookupPointer(ctx.doc, current);
     if (!hit.found) return;
     const target = hit.value;
-    if (!isPlainObject(target) || typeof target.$ref !== 'string' || !isPureRef(ctx, target) || !target.$ref.startsWith('#')) {
+    if (
+      !isPlainObject(target) ||
+      typeof target.$ref !== 'string' ||
+      !isPureRef(ctx, target) ||
+      !target.$ref.startsWith('#')
+    ) {
       plan.refFinding = false;
       plan.ref = current;
       plan.target = target;
@@ -1544,7 +2240,14 @@ function followForPlan(ctx: Context, ref: string, plan: Plan): void {
 }
 
 /** `evalSchema` in the quick pass: true when the walk would find nothing here. */
-function quickSchema(q: Quick, schema: unknown, value: unknown, depth: number, owner: boolean, union: Documented | undefined): boolean {
+function quickSchema(
+  q: Quick,
+  schema: unknown,
+  value: unknown,
+  depth: number,
+  owner: boolean,
+  union: Documented | undefined,
+): boolean {
   const ctx = q.ctx;
   ctx.steps++;
   if (ctx.steps > ctx.maxSteps) throw QUICK_ABORT;
@@ -1561,7 +2264,8 @@ function quickSchema(q: Quick, schema: unknown, value: unknown, depth: number, o
     return quickNode(q, plan, schema, value, depth, owner, union);
   }
   // The same $ref at the same location again: the walk cuts the cycle there; leave that to it.
-  for (let i = q.active.length - 1; i >= 0 && q.activeDepth[i] === depth; i--) if (q.active[i] === plan.ref) throw QUICK_ABORT;
+  for (let i = q.active.length - 1; i >= 0 && q.activeDepth[i] === depth; i--)
+    if (q.active[i] === plan.ref) throw QUICK_ABORT;
   if (ctx.depth + q.active.length >= MAX_REF_DEPTH) throw QUICK_ABORT;
   q.active.push(plan.ref);
   q.activeDepth.push(depth);
@@ -1578,10 +2282,18 @@ function quickChild(q: Quick, schema: unknown, value: unknown, depth: number): b
 }
 
 /** `evalNode` in the quick pass. Evaluates every part, as the walk does, so no step is left uncounted. */
-function quickNode(q: Quick, plan: Plan, schema: JsonObject, value: unknown, depth: number, owner: boolean, passed: Documented | undefined): boolean {
+function quickNode(
+  q: Quick,
+  plan: Plan,
+  schema: JsonObject,
+  value: unknown,
+  depth: number,
+  owner: boolean,
+  passed: Documented | undefined,
+): boolean {
   const ctx = q.ctx;
   const object = isPlainObject(value);
-  if (object && (plan.abort & ABORT_OBJECT)) throw QUICK_ABORT;
+  if (object && plan.abort & ABORT_OBJECT) throw QUICK_ABORT;
   let ok = true;
   const typeOk = plan.typeMask === TYPE_ANY || (plan.typeMask & typeBits(value)) !== 0;
   if (!typeOk) ok = false;
@@ -1672,7 +2384,8 @@ function rootFails(q: Quick, schema: unknown, value: unknown, union: Documented 
   if (plan.enumList && q.ctx.enums?.has(plan.enumList) && inEnum(q.ctx, plan.enumList, value) === false) return true;
   if (plan.hasConst && !deepEqual(schema.const, value)) return true;
   if (plan.required && union && isPlainObject(value)) {
-    for (const name of plan.required) if (typeof name === 'string' && !hasOwn(value, name) && !scopedFlag(q.ctx, union, name)) return true;
+    for (const name of plan.required)
+      if (typeof name === 'string' && !hasOwn(value, name) && !scopedFlag(q.ctx, union, name)) return true;
   }
   if (plan.allOf) for (const branch of plan.allOf) if (rootFails(q, branch, value, union, depth + 1)) return true;
   return false;
@@ -1714,7 +2427,14 @@ function quickArray(q: Quick, plan: Plan, schema: JsonObject, value: unknown[], 
   return ok;
 }
 
-function quickObject(q: Quick, plan: Plan, schema: JsonObject, value: JsonObject, depth: number, union: Documented): boolean {
+function quickObject(
+  q: Quick,
+  plan: Plan,
+  schema: JsonObject,
+  value: JsonObject,
+  depth: number,
+  union: Documented,
+): boolean {
   let ok = true;
   if (plan.required) {
     for (const name of plan.required) {
@@ -1757,13 +2477,26 @@ function quickDocumented(ctx: Context, value: JsonObject, documented: Documented
 }
 
 function makeCtx(doc: unknown, direction: Direction | undefined, options?: CheckOptions): Context {
-  if (!isPlainObject(doc)) throw new TypeError(`Expected \`doc\` to be a parsed OpenAPI document object, got ${jsonType(doc)}`);
+  if (!isPlainObject(doc))
+    throw new TypeError(`Expected \`doc\` to be a parsed OpenAPI document object, got ${jsonType(doc)}`);
   const started = performance.now();
   const maxSteps = options?.maxSteps ?? DEFAULT_MAX_STEPS;
   const timeoutMs = options?.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
   return {
-    doc, dialect: dialectOf(doc), direction: direction ?? 'response', active: new Set(), depth: 0,
-    steps: 0, maxSteps, started, deadline: started + timeoutMs, memo: new Map(), ids: new Map(), dispatching: new Set(), pointers: new Map(), locations: new Map(),
+    doc,
+    dialect: dialectOf(doc),
+    direction: direction ?? 'response',
+    active: new Set(),
+    depth: 0,
+    steps: 0,
+    maxSteps,
+    started,
+    deadline: started + timeoutMs,
+    memo: new Map(),
+    ids: new Map(),
+    dispatching: new Set(),
+    pointers: new Map(),
+    locations: new Map(),
     ...(options?.inexactNumbers ? { inexact: options.inexactNumbers } : {}),
   };
 }
@@ -1819,11 +2552,25 @@ export function check(doc: unknown, schema: unknown, value: unknown, options?: C
   } catch (error) {
     // A schema whose nesting still exhausts the stack (allOf inside allOf thousands deep): too deep, never a crash.
     if (!(error instanceof RangeError)) throw error;
-    return finish([makeFinding('notChecked', [], at, 'was not checked: the schema nests too deeply for the stack (too deep to check)')]);
+    return finish([
+      makeFinding(
+        'notChecked',
+        [],
+        at,
+        'was not checked: the schema nests too deeply for the stack (too deep to check)',
+      ),
+    ]);
   }
   if (ctx.stopped) {
     // Past the budget the branch decisions (anyOf, not, if) rest on partial results: report only the stop.
-    return finish([makeFinding('notChecked', [], at, `was not checked completely: the check stopped because ${ctx.stopped}; no finding is reported, since the parts checked so far cannot be judged alone`)]);
+    return finish([
+      makeFinding(
+        'notChecked',
+        [],
+        at,
+        `was not checked completely: the check stopped because ${ctx.stopped}; no finding is reported, since the parts checked so far cannot be judged alone`,
+      ),
+    ]);
   }
   return finish(found);
 }
@@ -1839,7 +2586,7 @@ type OpInfo = { op: JsonObject; opPath: string; item: JsonObject; itemPath: stri
  */
 function followAt(doc: JsonObject, node: unknown, path: string): { node: unknown; path: string; error?: string } {
   const hit = follow(doc, node);
-  if (hit.error) return { node: undefined, path: hit.looped ? path : hit.pointer ?? path, error: hit.error };
+  if (hit.error) return { node: undefined, path: hit.looped ? path : (hit.pointer ?? path), error: hit.error };
   return { node: hit.value, path: hit.pointer ?? path };
 }
 
@@ -1847,7 +2594,9 @@ function findOp(doc: JsonObject, method: string, pathTemplate: string): OpInfo |
   // The core's operation index, built once per document object and shared with the loader.
   const operations = operationsOf(doc, dialectOf(doc));
   const upper = method.toUpperCase();
-  const operation = operations.find((candidate) => candidate.method === upper && candidate.pathTemplate === pathTemplate);
+  const operation = operations.find(
+    (candidate) => candidate.method === upper && candidate.pathTemplate === pathTemplate,
+  );
   if (!operation) return undefined;
   // The index keeps the Operation Object's location; its raw objects give schema paths after `$ref`.
   const item = followAt(doc, (doc.paths as JsonObject)[pathTemplate], `#/paths/${escapePointerToken(pathTemplate)}`);
@@ -1867,9 +2616,17 @@ function findResponse(doc: JsonObject, info: OpInfo, status: number): ResponseEn
 
 type Located = { target?: ResponseTarget; reason?: string; finding?: Finding };
 
-function locateInContainer(doc: JsonObject, container: JsonObject, containerPath: string, key: string, contentType: string | undefined, what: string): Located {
+function locateInContainer(
+  doc: JsonObject,
+  container: JsonObject,
+  containerPath: string,
+  key: string,
+  contentType: string | undefined,
+  what: string,
+): Located {
   if (dialectOf(doc) === '2.0') {
-    if (container.schema === undefined) return { reason: `${what} declares no schema, so there is nothing to check the body against.` };
+    if (container.schema === undefined)
+      return { reason: `${what} declares no schema, so there is nothing to check the body against.` };
     return { target: { schema: container.schema, schemaPath: `${containerPath}/schema`, statusKey: key } };
   }
   const content = container.content;
@@ -1889,10 +2646,23 @@ function locateInContainer(doc: JsonObject, container: JsonObject, containerPath
   if (!isPlainObject(media) || media.schema === undefined) {
     return { reason: `${what} declares ${mediaKey} without a schema, so there is nothing to check the body against.` };
   }
-  return { target: { schema: media.schema, schemaPath: `${containerPath}/content/${escapePointerToken(mediaKey)}/schema`, statusKey: key, mediaType: mediaKey } };
+  return {
+    target: {
+      schema: media.schema,
+      schemaPath: `${containerPath}/content/${escapePointerToken(mediaKey)}/schema`,
+      statusKey: key,
+      mediaType: mediaKey,
+    },
+  };
 }
 
-function locateResponse(doc: JsonObject, method: string, pathTemplate: string, status: number, contentType: string | undefined): Located {
+function locateResponse(
+  doc: JsonObject,
+  method: string,
+  pathTemplate: string,
+  status: number,
+  contentType: string | undefined,
+): Located {
   const upperMethod = method.toUpperCase();
   const info = findOp(doc, method, pathTemplate);
   if (!info) return { reason: `The document has no operation ${upperMethod} ${pathTemplate}.` };
@@ -1902,7 +2672,13 @@ function locateResponse(doc: JsonObject, method: string, pathTemplate: string, s
     const message = `status ${status} is not documented for ${upperMethod} ${pathTemplate}: responses has no '${status}', '${c}XX' or 'default' entry`;
     return {
       reason: `Status ${status} is not documented for ${upperMethod} ${pathTemplate}, so the body was not checked.`,
-      finding: { kind: 'undocumentedStatus', severity: SEVERITY.undocumentedStatus, path: '$', schemaPath: `${info.opPath}/responses`, message },
+      finding: {
+        kind: 'undocumentedStatus',
+        severity: SEVERITY.undocumentedStatus,
+        path: '$',
+        schemaPath: `${info.opPath}/responses`,
+        message,
+      },
     };
   }
   if (entry.error || !isPlainObject(entry.response)) {
@@ -1912,7 +2688,14 @@ function locateResponse(doc: JsonObject, method: string, pathTemplate: string, s
       finding: { kind: 'unresolvedRef', severity: SEVERITY.unresolvedRef, path: '$', schemaPath: entry.path, message },
     };
   }
-  return locateInContainer(doc, entry.response, entry.path, entry.statusKey, contentType, `the '${entry.statusKey}' response of ${upperMethod} ${pathTemplate}`);
+  return locateInContainer(
+    doc,
+    entry.response,
+    entry.path,
+    entry.statusKey,
+    contentType,
+    `the '${entry.statusKey}' response of ${upperMethod} ${pathTemplate}`,
+  );
 }
 
 /**
@@ -1928,7 +2711,13 @@ function locateResponse(doc: JsonObject, method: string, pathTemplate: string, s
  *   the status, no content entry matches, or the entry has no schema. Never throws on a usable document.
  * @throws TypeError when `doc` is not an object.
  */
-export function schemaFor(doc: unknown, method: string, pathTemplate: string, status: number, contentType?: string): ResponseTarget | undefined {
+export function schemaFor(
+  doc: unknown,
+  method: string,
+  pathTemplate: string,
+  status: number,
+  contentType?: string,
+): ResponseTarget | undefined {
   makeCtx(doc, 'response');
   return locateResponse(doc as JsonObject, method, pathTemplate, status, contentType).target;
 }
@@ -1948,17 +2737,33 @@ export function schemaFor(doc: unknown, method: string, pathTemplate: string, st
  * @param budget `maxSteps` and `timeoutMs` (ms) of the check, defaults as in `check`.
  * @throws TypeError when `doc` is not an object.
  */
-export function checkResponse(doc: unknown, method: string, pathTemplate: string,
-  response: { status: number; contentType?: string; body: unknown }, budget?: CheckBudget): ResponseCheck {
+export function checkResponse(
+  doc: unknown,
+  method: string,
+  pathTemplate: string,
+  response: { status: number; contentType?: string; body: unknown },
+  budget?: CheckBudget,
+): ResponseCheck {
   makeCtx(doc, 'response');
   const loc = locateResponse(doc as JsonObject, method, pathTemplate, response.status, response.contentType);
   return finishCheck(doc, loc, response.body, 'response', budget);
 }
 
-function finishCheck(doc: unknown, loc: Located, body: unknown, direction: Direction, budget?: CheckBudget): ResponseCheck {
+function finishCheck(
+  doc: unknown,
+  loc: Located,
+  body: unknown,
+  direction: Direction,
+  budget?: CheckBudget,
+): ResponseCheck {
   if (!loc.target) return { validated: false, reason: loc.reason, findings: loc.finding ? [loc.finding] : [] };
   if (body === undefined) {
-    return { validated: false, reason: 'There is no body to check (empty, or not parsed as JSON).', target: loc.target, findings: [] };
+    return {
+      validated: false,
+      reason: 'There is no body to check (empty, or not parsed as JSON).',
+      target: loc.target,
+      findings: [],
+    };
   }
   const findings = check(doc, loc.target.schema, body, { ...budget, direction, at: loc.target.schemaPath });
   // A part that could not be checked (budget, depth, an unsafe pattern) means no verdict: never a false pass.
@@ -1967,9 +2772,10 @@ function finishCheck(doc: unknown, loc: Located, body: unknown, direction: Direc
   if (skipped.length > 0) {
     const first = skipped[0]!;
     const more = skipped.length > 1 ? ` (and ${skipped.length - 1} more part${skipped.length > 2 ? 's' : ''})` : '';
-    const reason = first.kind === 'unresolvedRef' && first.path === '$'
-      ? `The ${direction} schema could not be followed, so the body was not checked: ${first.message}${more}.`
-      : `Part of the body was not checked: ${first.path} ${first.message}${more}.`;
+    const reason =
+      first.kind === 'unresolvedRef' && first.path === '$'
+        ? `The ${direction} schema could not be followed, so the body was not checked: ${first.message}${more}.`
+        : `Part of the body was not checked: ${first.path} ${first.message}${more}.`;
     return { validated: false, reason, target: loc.target, findings };
   }
   return { validated: true, target: loc.target, findings };
@@ -1983,33 +2789,62 @@ function finishCheck(doc: unknown, loc: Located, body: unknown, direction: Direc
  * @returns As `checkResponse`; `validated: false` with a reason when the operation declares no body schema.
  * @throws TypeError when `doc` is not an object.
  */
-export function checkRequestBody(doc: unknown, method: string, pathTemplate: string, body: unknown, contentType?: string): ResponseCheck {
+export function checkRequestBody(
+  doc: unknown,
+  method: string,
+  pathTemplate: string,
+  body: unknown,
+  contentType?: string,
+): ResponseCheck {
   const ctx = makeCtx(doc, 'request');
   const upperMethod = method.toUpperCase();
   const info = findOp(ctx.doc, method, pathTemplate);
-  if (!info) return { validated: false, reason: `The document has no operation ${upperMethod} ${pathTemplate}.`, findings: [] };
+  if (!info)
+    return { validated: false, reason: `The document has no operation ${upperMethod} ${pathTemplate}.`, findings: [] };
   const what = `the request body of ${upperMethod} ${pathTemplate}`;
   if (ctx.dialect === '2.0') {
     const params: { p: unknown; path: string }[] = [];
-    if (Array.isArray(info.item.parameters)) info.item.parameters.forEach((p, i) => params.push({ p, path: `${info.itemPath}/parameters/${i}` }));
-    if (Array.isArray(info.op.parameters)) info.op.parameters.forEach((p, i) => params.push({ p, path: `${info.opPath}/parameters/${i}` }));
+    if (Array.isArray(info.item.parameters))
+      info.item.parameters.forEach((p, i) => params.push({ p, path: `${info.itemPath}/parameters/${i}` }));
+    if (Array.isArray(info.op.parameters))
+      info.op.parameters.forEach((p, i) => params.push({ p, path: `${info.opPath}/parameters/${i}` }));
     for (const { p, path } of params) {
       const f = followAt(ctx.doc, p, path);
       if (isPlainObject(f.node) && f.node.in === 'body') {
-        return finishCheck(doc, locateInContainer(ctx.doc, f.node, f.path, 'requestBody', contentType, what), body, 'request');
+        return finishCheck(
+          doc,
+          locateInContainer(ctx.doc, f.node, f.path, 'requestBody', contentType, what),
+          body,
+          'request',
+        );
       }
     }
     return { validated: false, reason: `${upperMethod} ${pathTemplate} declares no body parameter.`, findings: [] };
   }
-  if (info.op.requestBody === undefined) return { validated: false, reason: `${upperMethod} ${pathTemplate} declares no requestBody.`, findings: [] };
+  if (info.op.requestBody === undefined)
+    return { validated: false, reason: `${upperMethod} ${pathTemplate} declares no requestBody.`, findings: [] };
   const f = followAt(ctx.doc, info.op.requestBody, `${info.opPath}/requestBody`);
   if (!isPlainObject(f.node)) {
     return {
-      validated: false, reason: `The requestBody of ${upperMethod} ${pathTemplate} could not be resolved: ${f.error ?? 'not an object'}.`,
-      findings: [{ kind: 'unresolvedRef', severity: SEVERITY.unresolvedRef, path: '$', schemaPath: f.path, message: `was not checked: the requestBody could not be resolved (${f.error ?? 'not an object'})` }],
+      validated: false,
+      reason: `The requestBody of ${upperMethod} ${pathTemplate} could not be resolved: ${f.error ?? 'not an object'}.`,
+      findings: [
+        {
+          kind: 'unresolvedRef',
+          severity: SEVERITY.unresolvedRef,
+          path: '$',
+          schemaPath: f.path,
+          message: `was not checked: the requestBody could not be resolved (${f.error ?? 'not an object'})`,
+        },
+      ],
     };
   }
-  return finishCheck(doc, locateInContainer(ctx.doc, f.node, f.path, 'requestBody', contentType, what), body, 'request');
+  return finishCheck(
+    doc,
+    locateInContainer(ctx.doc, f.node, f.path, 'requestBody', contentType, what),
+    body,
+    'request',
+  );
 }
 
 // ---------------------------------------------------------------- across probes
@@ -2024,7 +2859,12 @@ function pathStep(base: string, key: string | '[]'): string {
  * Each schema is searched once per call (again only when reached at a shallower level, where the cut-off is later):
  * a web of `$ref`s that fans out (6 `allOf` refs a level, 12 levels) is not searched along all 6^12 paths.
  */
-function itemsOf(ctx: Context, schema: unknown, depth = 0, searched = new Map<object, number>()): { schema: unknown; schemaPath?: string } | undefined {
+function itemsOf(
+  ctx: Context,
+  schema: unknown,
+  depth = 0,
+  searched = new Map<object, number>(),
+): { schema: unknown; schemaPath?: string } | undefined {
   if (!isPlainObject(schema) || depth > 16) return undefined;
   const before = searched.get(schema);
   if (before !== undefined && before <= depth) return undefined;
@@ -2072,7 +2912,12 @@ export const MAX_DECLARED_FIELDS = 5_000;
  *   budget, a schema nested deeper than MAX_REF_DEPTH, a body deeper than 64 levels). Never throws on data.
  * @throws TypeError when `doc` is not an object.
  */
-export function measurePresence(doc: unknown, schema: unknown, bodies: unknown[], options?: CheckOptions): PresenceReport {
+export function measurePresence(
+  doc: unknown,
+  schema: unknown,
+  bodies: unknown[],
+  options?: CheckOptions,
+): PresenceReport {
   const ctx = makeCtx(doc, options?.direction);
   const rows = new Map<string, { parent: string; documented: boolean; required: boolean; present: number }>();
   const parents = new Map<string, number>();
@@ -2146,13 +2991,28 @@ export function measurePresence(doc: unknown, schema: unknown, bodies: unknown[]
   };
   if (schema !== undefined) declare(schema, options?.at ?? '#', '$', 0);
   for (const b of bodies) walk(b, schema, '$', 0);
-  const fields = [...rows].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([path, r]) => {
-    const of = parents.get(r.parent) ?? 0;
-    return { path, required: r.required, documented: r.documented, present: r.present, of, text: `present in ${r.present} of ${of}` };
-  });
+  const fields = [...rows]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([path, r]) => {
+      const of = parents.get(r.parent) ?? 0;
+      return {
+        path,
+        required: r.required,
+        documented: r.documented,
+        present: r.present,
+        of,
+        text: `present in ${r.present} of ${of}`,
+      };
+    });
   const notes: string[] = [];
-  if (declaredCut) notes.push(`The schema declares more than ${maxDeclared} fields (its $refs fan out), so declared fields past the first ${maxDeclared} are not listed; every field seen in the bodies is.`);
-  if (tooDeep !== undefined) notes.push(`The schema nests allOf/oneOf/anyOf/$ref more than ${MAX_REF_DEPTH} levels deep at ${boundedText(tooDeep, 200)}: what it declares below that was not compared, and no field there is called undocumented.`);
+  if (declaredCut)
+    notes.push(
+      `The schema declares more than ${maxDeclared} fields (its $refs fan out), so declared fields past the first ${maxDeclared} are not listed; every field seen in the bodies is.`,
+    );
+  if (tooDeep !== undefined)
+    notes.push(
+      `The schema nests allOf/oneOf/anyOf/$ref more than ${MAX_REF_DEPTH} levels deep at ${boundedText(tooDeep, 200)}: what it declares below that was not compared, and no field there is called undocumented.`,
+    );
   if (bodyTooDeep) notes.push('Fields nested deeper than 64 levels in a body were not counted.');
   return { fields, notes };
 }
@@ -2161,6 +3021,11 @@ export function measurePresence(doc: unknown, schema: unknown, bodies: unknown[]
  * Counts how often each field appears across several bodies of ONE operation: the rows of `measurePresence`
  * (see there), without its notes.
  */
-export function fieldPresence(doc: unknown, schema: unknown, bodies: unknown[], options?: CheckOptions): FieldPresence[] {
+export function fieldPresence(
+  doc: unknown,
+  schema: unknown,
+  bodies: unknown[],
+  options?: CheckOptions,
+): FieldPresence[] {
   return measurePresence(doc, schema, bodies, options).fields;
 }

@@ -28,18 +28,33 @@ export const PROBES: readonly DemoProbe[] = [
   { path: '/repos/octokit-fixture-org/labels/labels/test-label', why: 'one label' },
   { path: '/repos/octokit-fixture-org/paginate-issues/issues', query: { per_page: '3' }, why: 'first page of issues' },
   { path: '/search/issues', query: { q: 'sesame repo:octokit-fixture-org/search-issues' }, why: 'issue search' },
-  { path: '/repos/octokit-fixture-org/create-status/commits/0000000000000000000000000000000000000001/statuses', why: 'commit statuses' },
-  { path: '/repos/octokit-fixture-org/create-status/commits/0000000000000000000000000000000000000001/status', why: 'combined status' },
+  {
+    path: '/repos/octokit-fixture-org/create-status/commits/0000000000000000000000000000000000000001/statuses',
+    why: 'commit statuses',
+  },
+  {
+    path: '/repos/octokit-fixture-org/create-status/commits/0000000000000000000000000000000000000001/status',
+    why: 'combined status',
+  },
   { path: '/repos/octokit-fixture-org/release-assets/releases/tags/v1.0.0', why: 'a release by tag' },
   { path: '/repos/octokit-fixture-org/release-assets-conflict/releases/tags/v1.0.0', why: 'another release by tag' },
   { path: '/repos/octokit-fixture-org/release-assets/releases/1000/assets', why: 'assets of a release' },
   { path: '/repos/octokit-fixture-org/release-assets-conflict/releases/1000/assets', why: 'assets of another release' },
   { path: '/repos/octokit-fixture-org/release-assets/releases/assets/1000', why: 'one release asset' },
   { path: '/repos/octokit-fixture-org/add-and-remove-repository-collaborator/invitations', why: 'pending invitations' },
-  { path: '/repos/octokit-fixture-org/add-and-remove-repository-collaborator/collaborators', why: 'collaborators (recorded before the removal)' },
-  { path: '/repos/octokit-fixture-org/add-and-remove-repository-collaborator/collaborators', why: 'collaborators (recorded after the removal)' },
+  {
+    path: '/repos/octokit-fixture-org/add-and-remove-repository-collaborator/collaborators',
+    why: 'collaborators (recorded before the removal)',
+  },
+  {
+    path: '/repos/octokit-fixture-org/add-and-remove-repository-collaborator/collaborators',
+    why: 'collaborators (recorded after the removal)',
+  },
   { path: '/repos/octokit-fixture-org/hello-world/contents/', why: 'root directory listing: `{path}` left empty' },
-  { path: '/repos/octokit-fixture-org/hello-world/contents/docs/guides', why: 'a folder below the root: `{path}` is docs/guides, slash included; the replay builds this response from the recorded root listing (paths moved under docs/guides/), as no recording has one' },
+  {
+    path: '/repos/octokit-fixture-org/hello-world/contents/docs/guides',
+    why: 'a folder below the root: `{path}` is docs/guides, slash included; the replay builds this response from the recorded root listing (paths moved under docs/guides/), as no recording has one',
+  },
   { path: '/projects/columns/1000/cards', why: 'classic project cards (since removed from the document)' },
   { path: '/repositories/1000', why: 'repository by id (an undocumented alias)' },
 ];
@@ -47,7 +62,9 @@ export const PROBES: readonly DemoProbe[] = [
 type Finding = { kind: string; severity: string; path: string; message: string };
 
 function compactFindings(findings: Finding[], limit = 8): string[] {
-  const lines = findings.slice(0, limit).map((f) => `      ${f.severity.padEnd(7)} ${f.kind.padEnd(12)} ${f.path}  ${f.message}`);
+  const lines = findings
+    .slice(0, limit)
+    .map((f) => `      ${f.severity.padEnd(7)} ${f.kind.padEnd(12)} ${f.path}  ${f.message}`);
   if (findings.length > limit) {
     const kinds = new Map<string, number>();
     for (const f of findings.slice(limit)) kinds.set(f.kind, (kinds.get(f.kind) ?? 0) + 1);
@@ -74,20 +91,30 @@ export async function main(): Promise<number> {
   });
   let failed = false;
   try {
-    const init = await server.request('initialize', {
-      protocolVersion: '2025-11-25',
-      capabilities: {},
-      clientInfo: { name: 'demo-github', version: '0.0.0' },
-    }, 30000);
+    const init = await server.request(
+      'initialize',
+      {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 'demo-github', version: '0.0.0' },
+      },
+      30000,
+    );
     if (!init.result) throw new Error(`initialize failed: ${JSON.stringify(init.error)}`);
     server.notify('notifications/initialized');
-    console.log(`Server ${init.result.serverInfo?.name} ${init.result.serverInfo?.version}, protocol ${init.result.protocolVersion}`);
+    console.log(
+      `Server ${init.result.serverInfo?.name} ${init.result.serverInfo?.version}, protocol ${init.result.protocolVersion}`,
+    );
     console.log(`GitHub replay at ${replay.url}; document ${GITHUB_DOC}\n`);
 
     const probedOk = new Map<string, string[]>(); // operation label -> paths with JSON 2xx bodies
     for (const p of PROBES) {
       // The first call loads the 13 MB document, so allow more than the client's default.
-      const reply = await server.request('tools/call', { name: 'probe', arguments: { path: p.path, ...(p.query ? { query: p.query } : {}) } }, 60000);
+      const reply = await server.request(
+        'tools/call',
+        { name: 'probe', arguments: { path: p.path, ...(p.query ? { query: p.query } : {}) } },
+        60000,
+      );
       if (reply.error) throw new Error(`probe ${p.path}: JSON-RPC error ${JSON.stringify(reply.error)}`);
       const result = reply.result;
       const sc = result.structuredContent as Record<string, any> | undefined;
@@ -98,13 +125,17 @@ export async function main(): Promise<number> {
         continue;
       }
       const op = sc.operation;
-      const opLabel = op ? `${op.method} ${op.pathTemplate}${op.operationId ? ` [${op.operationId}]` : ''}` : 'no operation';
+      const opLabel = op
+        ? `${op.method} ${op.pathTemplate}${op.operationId ? ` [${op.operationId}]` : ''}`
+        : 'no operation';
       console.log(`    operation: ${opLabel}${sc.matchNote ? ` (${sc.matchNote})` : ''}`);
       console.log(`    status ${sc.status}, ${sc.bytes} bytes${sc.truncated ? ' (truncated)' : ''}, ${sc.contentType}`);
       if (!op && sc.validationNote) console.log(`    ${sc.validationNote}`);
       const findings = (sc.findings ?? []) as Finding[];
       if (op) {
-        console.log(`    matchesContract: ${sc.matchesContract}, ${findings.length} finding(s)${sc.validationNote ? ` - ${sc.validationNote}` : ''}`);
+        console.log(
+          `    matchesContract: ${sc.matchesContract}, ${findings.length} finding(s)${sc.validationNote ? ` - ${sc.validationNote}` : ''}`,
+        );
         for (const line of compactFindings(findings)) console.log(line);
         if (sc.status >= 200 && sc.status < 300 && typeof sc.body === 'object' && sc.body !== null) {
           const key = `GET ${op.pathTemplate}`;
@@ -126,9 +157,14 @@ export async function main(): Promise<number> {
       }
       const fields = (sc.fields ?? []) as { path: string; text: string; documented: boolean; required: boolean }[];
       const varying = fields.filter((f) => !/^present in (\d+) of \1\b/.test(f.text));
-      console.log(`    ${fields.length} fields; optional (documented, not required): ${sc.optionalFields?.length ?? 0}; undocumented: ${sc.undocumentedFields?.length ?? 0}`);
+      console.log(
+        `    ${fields.length} fields; optional (documented, not required): ${sc.optionalFields?.length ?? 0}; undocumented: ${sc.undocumentedFields?.length ?? 0}`,
+      );
       if (varying.length) console.log('    fields not present in every record:');
-      for (const f of varying.slice(0, 12)) console.log(`      ${f.path}: ${f.text}${f.required ? ' (the document requires it)' : f.documented ? '' : ' (undocumented)'}`);
+      for (const f of varying.slice(0, 12))
+        console.log(
+          `      ${f.path}: ${f.text}${f.required ? ' (the document requires it)' : f.documented ? '' : ' (undocumented)'}`,
+        );
       if (varying.length > 12) console.log(`      ... ${varying.length - 12} more fields not present in every record`);
       console.log('');
     }

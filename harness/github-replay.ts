@@ -129,14 +129,19 @@ export const DERIVED_RESPONSES: readonly DerivedResponse[] = [
 /** The recording behind each derived response, rewritten (see DERIVED_RESPONSES); throws when its source is missing. */
 function derivedRecordings(): Recording[] {
   return DERIVED_RESPONSES.map((derived) => {
-    const source = recordings().find(({ rec }) => rec.method.toLowerCase() === 'get' && rec.path === derived.derivedFrom);
-    if (!source || !Array.isArray(source.rec.response)) throw new Error(`No recorded folder listing at ${derived.derivedFrom}`);
+    const source = recordings().find(
+      ({ rec }) => rec.method.toLowerCase() === 'get' && rec.path === derived.derivedFrom,
+    );
+    if (!source || !Array.isArray(source.rec.response))
+      throw new Error(`No recorded folder listing at ${derived.derivedFrom}`);
     const response = (source.rec.response as Record<string, unknown>[]).map((entry) => {
       const name = String(entry.path);
       // Every string naming the entry's path (`/contents/README.md?ref=master`, `/blob/master/README.md`) moves with it.
       const move = (value: unknown): unknown =>
-        typeof value === 'string' ? value.split(`/${name}`).join(`/${FOLDER}/${name}`)
-          : value !== null && typeof value === 'object' ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, move(v)]))
+        typeof value === 'string'
+          ? value.split(`/${name}`).join(`/${FOLDER}/${name}`)
+          : value !== null && typeof value === 'object'
+            ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, move(v)]))
             : value;
       return { ...(move(entry) as Record<string, unknown>), path: `${FOLDER}/${name}` };
     });

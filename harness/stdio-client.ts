@@ -96,7 +96,10 @@ export function spawnServer(env: Record<string, string>, options: { cwd?: string
     request(method, params, timeoutMs = 20000) {
       const id = nextId++;
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no reply to ${method} (id ${id}) within ${timeoutMs} ms; stderr: ${stderr}`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`no reply to ${method} (id ${id}) within ${timeoutMs} ms; stderr: ${stderr}`)),
+          timeoutMs,
+        );
         waiting.set(`number:${id}`, (message) => {
           clearTimeout(timer);
           resolve(message);
@@ -108,7 +111,11 @@ export function spawnServer(env: Record<string, string>, options: { cwd?: string
       send({ jsonrpc: '2.0', method, ...(params ? { params } : {}) });
     },
     async initialize(protocolVersion = '2025-11-25') {
-      const reply = await client.request('initialize', { protocolVersion, capabilities: {}, clientInfo: { name: 'stdio-client', version: '0.0.0' } });
+      const reply = await client.request('initialize', {
+        protocolVersion,
+        capabilities: {},
+        clientInfo: { name: 'stdio-client', version: '0.0.0' },
+      });
       client.notify('notifications/initialized');
       return reply.result;
     },
@@ -136,11 +143,14 @@ export function spawnServer(env: Record<string, string>, options: { cwd?: string
  */
 export function withoutRequestId(result: Record<string, any>): Record<string, any> {
   const id = result.structuredContent?.requestId ?? /^requestId: (.*)$/.exec(result.content?.at(-1)?.text ?? '')?.[1];
-  if (typeof id !== 'string' || !/^[0-9a-f]{12}$/.test(id)) throw new Error(`no request id of 12 hex characters in ${JSON.stringify(result).slice(0, 300)}`);
+  if (typeof id !== 'string' || !/^[0-9a-f]{12}$/.test(id))
+    throw new Error(`no request id of 12 hex characters in ${JSON.stringify(result).slice(0, 300)}`);
   if (result.structuredContent) {
     const { requestId: _dropped, ...structured } = result.structuredContent;
     const mirrored = JSON.stringify(result.structuredContent);
-    const content = result.content.map((block: { text?: string }) => (block.text === mirrored ? { ...block, text: JSON.stringify(structured) } : block));
+    const content = result.content.map((block: { text?: string }) =>
+      block.text === mirrored ? { ...block, text: JSON.stringify(structured) } : block,
+    );
     return { ...result, content, structuredContent: structured };
   }
   return { ...result, content: result.content.slice(0, -1) };

@@ -34,7 +34,10 @@ function readIndex(file: string, pos: string): Map<string, string[]> {
     const synsetCount = Number(fields[2]);
     const pointerCount = Number(fields[3]);
     const offsets = fields.slice(4 + pointerCount + 2, 4 + pointerCount + 2 + synsetCount);
-    senses.set(lemma, offsets.slice(0, SENSES).map((offset) => `${pos}${offset}`));
+    senses.set(
+      lemma,
+      offsets.slice(0, SENSES).map((offset) => `${pos}${offset}`),
+    );
   }
   return senses;
 }
@@ -61,7 +64,13 @@ async function vocabulary(): Promise<Set<string>> {
   for (const source of [githubDescriptionPath(), spotifyDescriptionPath(), join(ROOT, 'openapi.json')]) {
     const loaded = await loadDocument(source);
     for (const operation of loaded.operations) {
-      const text = [operation.summary ?? '', operation.operationId ?? '', operation.pathTemplate, operation.tags.join(' '), (operation.description ?? '').slice(0, 400)].join(' ');
+      const text = [
+        operation.summary ?? '',
+        operation.operationId ?? '',
+        operation.pathTemplate,
+        operation.tags.join(' '),
+        (operation.description ?? '').slice(0, 400),
+      ].join(' ');
       for (const word of splitWords(text)) if (/^[a-z]{3,}$/.test(word)) words.add(word);
     }
   }
@@ -96,7 +105,9 @@ async function main(): Promise<void> {
   }
   // One string of `word=synonym,synonym;` entries: small, and no JSON keys such as "from" or "import"
   // that a scanner of the bundle's module specifiers could mistake for an import.
-  const entries = [...table.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([word, targets]) => `${word}=${[...targets].sort().join(',')};`);
+  const entries = [...table.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([word, targets]) => `${word}=${[...targets].sort().join(',')};`);
   const lines: string[] = [];
   for (let i = 0; i < entries.length; i += 8) lines.push(`  '${entries.slice(i, i + 8).join('')}'`);
   const text =
@@ -105,7 +116,9 @@ async function main(): Promise<void> {
     `export const SYNONYM_TABLE =\n${lines.join(' +\n')};\n`;
   const target = join(ROOT, 'src/contract/synonyms.ts');
   writeFileSync(target, text);
-  console.log(`${target}: ${table.size} words, ${Buffer.byteLength(text)} bytes, from a vocabulary of ${known.size} words`);
+  console.log(
+    `${target}: ${table.size} words, ${Buffer.byteLength(text)} bytes, from a vocabulary of ${known.size} words`,
+  );
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) main();

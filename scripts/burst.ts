@@ -30,18 +30,33 @@ process.stdin.on('end', () => process.exit(0)); process.stdin.resume();
 
 async function upstream(): Promise<{ url: string; close(): Promise<void> }> {
   const child = spawn(process.execPath, ['-e', UPSTREAM], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const port = await new Promise<string>((resolve) => child.stdout.once('data', (chunk) => resolve(String(chunk).trim())));
-  return { url: `http://127.0.0.1:${port}`, close: () => new Promise<void>((resolve) => (child.once('exit', () => resolve()), child.stdin.end())) };
+  const port = await new Promise<string>((resolve) =>
+    child.stdout.once('data', (chunk) => resolve(String(chunk).trim())),
+  );
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve) => (child.once('exit', () => resolve()), child.stdin.end())),
+  };
 }
 
-const probeCall = (id: string, path: string) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'probe', arguments: { path } } }) + '\n';
+const probeCall = (id: string, path: string) =>
+  JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'probe', arguments: { path } } }) + '\n';
 
 async function burst(): Promise<void> {
   const api = await upstream();
-  console.log('Case 52: N probes of an endless body in one write, PROBE_MAX_BYTES=524288, PROBE_CONCURRENCY=4, PROBE_RATE_PER_MIN=100000');
-  const counts = process.argv.find((arg) => arg.startsWith('--counts='))?.slice('--counts='.length).split(',').map(Number) ?? [100, 1000];
+  console.log(
+    'Case 52: N probes of an endless body in one write, PROBE_MAX_BYTES=524288, PROBE_CONCURRENCY=4, PROBE_RATE_PER_MIN=100000',
+  );
+  const counts = process.argv
+    .find((arg) => arg.startsWith('--counts='))
+    ?.slice('--counts='.length)
+    .split(',')
+    .map(Number) ?? [100, 1000];
   for (const count of counts) {
-    const probe = server({ file: `${ROOT}probe-server.ts`, node: process.execPath }, { API_BASE_URL: api.url, PROBE_MAX_BYTES: '524288' });
+    const probe = server(
+      { file: `${ROOT}probe-server.ts`, node: process.execPath },
+      { API_BASE_URL: api.url, PROBE_MAX_BYTES: '524288' },
+    );
     probe.send({ id: 'warm', method: 'ping' });
     await probe.answer('warm', 10000);
     const idle = probe.rss();
@@ -53,11 +68,17 @@ async function burst(): Promise<void> {
     probe.send({ id: 'after', method: 'ping' });
     const after = await probe.answer('after', 10000).catch(() => undefined);
     const answered = ids.filter((id) => probe.replies.has(id));
-    const truncated = answered.filter((id) => probe.replies.get(id)!.message.result?.structuredContent?.truncated === true).length;
-    const busy = answered.filter((id) => /^Busy: /.test(probe.replies.get(id)!.message.result?.content?.[0]?.text ?? '')).length;
+    const truncated = answered.filter(
+      (id) => probe.replies.get(id)!.message.result?.structuredContent?.truncated === true,
+    ).length;
+    const busy = answered.filter((id) =>
+      /^Busy: /.test(probe.replies.get(id)!.message.result?.content?.[0]?.text ?? ''),
+    ).length;
     const peak = probe.peakRss();
     const code = await probe.close();
-    console.log(`  ${String(count).padStart(5)} calls: ${answered.length} replies (${truncated} probed, ${busy} refused as busy) in ${took.toFixed(0)} ms; ping after: ${after ? 'answered' : 'NO ANSWER'}; RSS idle ${(idle / MiB).toFixed(1)} MiB, peak ${(peak / MiB).toFixed(1)} MiB; exit ${code}`);
+    console.log(
+      `  ${String(count).padStart(5)} calls: ${answered.length} replies (${truncated} probed, ${busy} refused as busy) in ${took.toFixed(0)} ms; ping after: ${after ? 'answered' : 'NO ANSWER'}; RSS idle ${(idle / MiB).toFixed(1)} MiB, peak ${(peak / MiB).toFixed(1)} MiB; exit ${code}`,
+    );
   }
   await api.close();
 }

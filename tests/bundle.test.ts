@@ -33,14 +33,25 @@ function moduleSpecifiers(code: string): string[] {
   return [...found].sort();
 }
 
-type Run = { messages: Record<string, any>[]; stdoutLines: string[]; stderr: string; exit: { code: number | null; signal: NodeJS.Signals | null } };
+type Run = {
+  messages: Record<string, any>[];
+  stdoutLines: string[];
+  stderr: string;
+  exit: { code: number | null; signal: NodeJS.Signals | null };
+};
 
 /**
  * Runs `node <file>` with only the given environment, sends `initialize`, `notifications/initialized`
  * and one `tools/call`, each after the previous answer, closes stdin and waits for the exit.
  * Gives up after `timeoutMs` (kills the child) so a silent server fails the test instead of hanging it.
  */
-async function runSession(file: string, cwd: string, env: Record<string, string>, call: Record<string, unknown>, timeoutMs = 10000): Promise<Run> {
+async function runSession(
+  file: string,
+  cwd: string,
+  env: Record<string, string>,
+  call: Record<string, unknown>,
+  timeoutMs = 10000,
+): Promise<Run> {
   const child = spawn(process.execPath, [file], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
   const stdoutLines: string[] = [];
   const messages: Record<string, any>[] = [];
@@ -68,11 +79,17 @@ async function runSession(file: string, cwd: string, env: Record<string, string>
   const request = (id: number, method: string, params: Record<string, unknown>) =>
     new Promise<Record<string, any>>((resolve, reject) => {
       waiters.set(id, resolve);
-      exit.then((ended) => reject(new Error(`server exited (${JSON.stringify(ended)}) before answering ${method}; stderr: ${stderr}`)));
+      exit.then((ended) =>
+        reject(new Error(`server exited (${JSON.stringify(ended)}) before answering ${method}; stderr: ${stderr}`)),
+      );
       child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n');
     });
   try {
-    await request(0, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bundle-test', version: '0.0.0' } });
+    await request(0, 'initialize', {
+      protocolVersion: '2025-11-25',
+      capabilities: {},
+      clientInfo: { name: 'bundle-test', version: '0.0.0' },
+    });
     child.stdin.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) + '\n');
     await request(1, 'tools/call', call);
   } finally {
@@ -118,7 +135,10 @@ describe('dist/probe-server.mjs, the single-file build', () => {
     const specifiers = moduleSpecifiers(code);
     t.diagnostic(`bundle: ${statSync(bundle).size} bytes; imports: ${specifiers.join(', ')}`);
     assert.ok(specifiers.includes('node:fs'), `expected node:fs among ${specifiers.join(', ')}`);
-    assert.deepEqual(specifiers.filter((specifier) => !specifier.startsWith('node:')), []);
+    assert.deepEqual(
+      specifiers.filter((specifier) => !specifier.startsWith('node:')),
+      [],
+    );
   });
 
   test('sits alone in its directory', () => {
@@ -133,7 +153,11 @@ describe('dist/probe-server.mjs, the single-file build', () => {
       { name: 'probe', arguments: { path: '/meters/mtr_3' } },
     );
     assert.deepEqual(run.exit, { code: 0, signal: null }, `stderr: ${run.stderr}`);
-    assert.deepEqual(run.messages.map((message) => message.id), [0, 1], `stdout: ${run.stdoutLines.join('\n')}`);
+    assert.deepEqual(
+      run.messages.map((message) => message.id),
+      [0, 1],
+      `stdout: ${run.stdoutLines.join('\n')}`,
+    );
     const [initialized, called] = run.messages as [Record<string, any>, Record<string, any>];
     assert.equal(initialized.result.protocolVersion, '2025-11-25');
     assert.deepEqual(initialized.result.capabilities, { tools: { listChanged: false } });
@@ -170,16 +194,37 @@ describe('dist/probe-server.mjs, the single-file build', () => {
 
   test('reports the version of package.json although no package.json is beside it', async () => {
     // The copy falls back to the constant in readServerInfo (probe-server.ts); it must track package.json.
-    const run = await runSession(copied, runDir, { API_BASE_URL: standIn.url, API_KEY: KEY, OPENAPI_DOC: DOCUMENT }, { name: 'probe', arguments: { path: '/meters/mtr_1' } });
-    assert.deepEqual(run.messages[0]?.result.serverInfo, { name: PACKAGE.name, version: PACKAGE.version, title: 'OpenAPI Probe' });
+    const run = await runSession(
+      copied,
+      runDir,
+      { API_BASE_URL: standIn.url, API_KEY: KEY, OPENAPI_DOC: DOCUMENT },
+      { name: 'probe', arguments: { path: '/meters/mtr_1' } },
+    );
+    assert.deepEqual(run.messages[0]?.result.serverInfo, {
+      name: PACKAGE.name,
+      version: PACKAGE.version,
+      title: 'OpenAPI Probe',
+    });
   });
 
   test('answers when started through a symlinked directory', async () => {
     const linked = `${runDir}-link`;
     symlinkSync(runDir, linked);
     try {
-      const run = await runSession(join(linked, 'probe-server.mjs'), linked, { API_BASE_URL: standIn.url, API_KEY: KEY, OPENAPI_DOC: DOCUMENT }, { name: 'probe', arguments: { path: '/meters/mtr_2' } }, 5000);
-      assert.deepEqual(run.messages.map((message) => [message.id, message.result?.structuredContent?.status]), [[0, undefined], [1, 200]]);
+      const run = await runSession(
+        join(linked, 'probe-server.mjs'),
+        linked,
+        { API_BASE_URL: standIn.url, API_KEY: KEY, OPENAPI_DOC: DOCUMENT },
+        { name: 'probe', arguments: { path: '/meters/mtr_2' } },
+        5000,
+      );
+      assert.deepEqual(
+        run.messages.map((message) => [message.id, message.result?.structuredContent?.status]),
+        [
+          [0, undefined],
+          [1, 200],
+        ],
+      );
     } finally {
       rmSync(linked, { force: true });
     }

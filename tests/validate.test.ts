@@ -4,7 +4,15 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { boundedText } from '../src/shared/text.ts';
-import { check, checkRequestBody, checkResponse, fieldPresence, MAX_DECLARED_FIELDS, measurePresence, schemaFor } from '../validate.ts';
+import {
+  check,
+  checkRequestBody,
+  checkResponse,
+  fieldPresence,
+  MAX_DECLARED_FIELDS,
+  measurePresence,
+  schemaFor,
+} from '../validate.ts';
 import { compareWithFixture } from '../src/contract/fixture-diff.ts';
 import { inferShape } from '../src/contract/shape.ts';
 import { compilePattern } from '../src/schema/pattern.ts';
@@ -34,11 +42,13 @@ function readCase(id: string): Json {
 
 /** Expected case findings in our vocabulary, sorted as `check` sorts (by path, then kind). */
 function expectedOf(list: CaseFinding[]): Record<string, unknown>[] {
-  return list.map((f) => {
-    const out: Record<string, unknown> = {};
-    for (const k of COMPARED) if (k in f) out[k] = k === 'kind' ? KIND[f.kind] : f[k];
-    return out;
-  }).sort((a, b) => String(a.path).localeCompare(String(b.path)) || String(a.kind).localeCompare(String(b.kind)));
+  return list
+    .map((f) => {
+      const out: Record<string, unknown> = {};
+      for (const k of COMPARED) if (k in f) out[k] = k === 'kind' ? KIND[f.kind] : f[k];
+      return out;
+    })
+    .sort((a, b) => String(a.path).localeCompare(String(b.path)) || String(a.kind).localeCompare(String(b.kind)));
 }
 
 /** Our findings projected onto the fields the case names. */
@@ -48,7 +58,8 @@ function projected(findings: Finding[], expected: Record<string, unknown>[]): Re
   if (expected.length === 0) keys.add('path');
   return findings.map((f) => {
     const out: Record<string, unknown> = {};
-    for (const k of COMPARED) if (keys.has(k) && (f as Record<string, unknown>)[k] !== undefined) out[k] = (f as Record<string, unknown>)[k];
+    for (const k of COMPARED)
+      if (keys.has(k) && (f as Record<string, unknown>)[k] !== undefined) out[k] = (f as Record<string, unknown>)[k];
     return out;
   });
 }
@@ -58,7 +69,14 @@ function assertCase(findings: Finding[], expected: CaseFinding[]): void {
   assert.deepStrictEqual(projected(findings, exp), exp);
 }
 
-function respond(doc: unknown, body: unknown, status = 200, contentType = 'application/json', method = 'get', path = '/things') {
+function respond(
+  doc: unknown,
+  body: unknown,
+  status = 200,
+  contentType = 'application/json',
+  method = 'get',
+  path = '/things',
+) {
   return checkResponse(doc, method, path, { status, contentType, body });
 }
 
@@ -98,11 +116,17 @@ describe('field cases (area response-validator)', () => {
   const c22 = readCase('22-val-allof-documented-union');
   for (const k of ['A', 'B', 'C']) {
     it(`case 22-val-allof-documented-union variant_branch ${k}: a field in any allOf branch is documented`, () => {
-      assertCase(respond(c22.input.variant_branch.openapi, c22.input.variant_branch.bodies[k]).findings, c22.expected.variant_branch[k]);
+      assertCase(
+        respond(c22.input.variant_branch.openapi, c22.input.variant_branch.bodies[k]).findings,
+        c22.expected.variant_branch[k],
+      );
     });
   }
   it('case 22-val-allof-documented-union variant_top_level: additionalProperties false beside allOf sees the union', () => {
-    assertCase(respond(c22.input.variant_top_level.openapi, c22.input.variant_top_level.body).findings, c22.expected.variant_top_level);
+    assertCase(
+      respond(c22.input.variant_top_level.openapi, c22.input.variant_top_level.body).findings,
+      c22.expected.variant_top_level,
+    );
   });
 
   const c24 = readCase('24-val-integer-vs-number');
@@ -113,14 +137,23 @@ describe('field cases (area response-validator)', () => {
   const c26 = readCase('26-val-additionalproperties-map');
   for (const k of ['A', 'B', 'C', 'D']) {
     it(`case 26-val-additionalproperties-map variant_map ${k}: map entries are documented and their values checked`, () => {
-      assertCase(respond(c26.input.variant_map.openapi, c26.input.variant_map.bodies[k]).findings, c26.expected.variant_map[k]);
+      assertCase(
+        respond(c26.input.variant_map.openapi, c26.input.variant_map.bodies[k]).findings,
+        c26.expected.variant_map[k],
+      );
     });
   }
   it('case 26-val-additionalproperties-map variant_not_nullable: nullable false leaves type unchanged', () => {
-    assertCase(respond(c26.input.variant_not_nullable.openapi, c26.input.variant_not_nullable.body).findings, c26.expected.variant_not_nullable);
+    assertCase(
+      respond(c26.input.variant_not_nullable.openapi, c26.input.variant_not_nullable.body).findings,
+      c26.expected.variant_not_nullable,
+    );
   });
   it('case 26-val-additionalproperties-map variant_explicit_open: additionalProperties true documents any key', () => {
-    assertCase(respond(c26.input.variant_explicit_open.openapi, c26.input.variant_explicit_open.body).findings, c26.expected.variant_explicit_open.should);
+    assertCase(
+      respond(c26.input.variant_explicit_open.openapi, c26.input.variant_explicit_open.body).findings,
+      c26.expected.variant_explicit_open.should,
+    );
   });
 
   const c27 = readCase('27-val-media-type-parameters');
@@ -166,9 +199,10 @@ describe('field cases (area response-validator)', () => {
   const c35 = readCase('35-resp-writeonly-scoping-30');
   c35.input.checks.forEach((chk: Json, i: number) => {
     it(`case 35-resp-writeonly-scoping-30 check ${i} (${chk.kind}): writeOnly is required in requests only`, () => {
-      const r = chk.kind === 'response'
-        ? respond(c35.input.openapi, chk.body, chk.status, 'application/json', 'post', '/accounts/a1')
-        : checkRequestBody(c35.input.openapi, 'post', '/accounts/a1', chk.body, 'application/json');
+      const r =
+        chk.kind === 'response'
+          ? respond(c35.input.openapi, chk.body, chk.status, 'application/json', 'post', '/accounts/a1')
+          : checkRequestBody(c35.input.openapi, 'post', '/accounts/a1', chk.body, 'application/json');
       assert.equal(r.validated, true);
       assertCase(r.findings, c35.expected[i]);
     });
@@ -191,16 +225,39 @@ const DOC30 = {
       Node: {
         type: 'object',
         required: ['value'],
-        properties: { value: { type: 'integer' }, children: { type: 'array', items: { $ref: '#/components/schemas/Node' } } },
+        properties: {
+          value: { type: 'integer' },
+          children: { type: 'array', items: { $ref: '#/components/schemas/Node' } },
+        },
       },
-      Cat: { type: 'object', required: ['petType', 'meow'], properties: { petType: { type: 'string' }, meow: { type: 'boolean' } } },
-      Dog: { type: 'object', required: ['petType', 'bark'], properties: { petType: { type: 'string' }, bark: { type: 'boolean' } } },
-      Bird: { type: 'object', required: ['petType', 'wings'], properties: { petType: { type: 'string' }, wings: { type: 'integer' } } },
+      Cat: {
+        type: 'object',
+        required: ['petType', 'meow'],
+        properties: { petType: { type: 'string' }, meow: { type: 'boolean' } },
+      },
+      Dog: {
+        type: 'object',
+        required: ['petType', 'bark'],
+        properties: { petType: { type: 'string' }, bark: { type: 'boolean' } },
+      },
+      Bird: {
+        type: 'object',
+        required: ['petType', 'wings'],
+        properties: { petType: { type: 'string' }, wings: { type: 'integer' } },
+      },
       Pet: {
-        oneOf: [{ $ref: '#/components/schemas/Cat' }, { $ref: '#/components/schemas/Dog' }, { $ref: '#/components/schemas/Bird' }],
+        oneOf: [
+          { $ref: '#/components/schemas/Cat' },
+          { $ref: '#/components/schemas/Dog' },
+          { $ref: '#/components/schemas/Bird' },
+        ],
       },
       TypedPet: {
-        oneOf: [{ $ref: '#/components/schemas/Cat' }, { $ref: '#/components/schemas/Dog' }, { $ref: '#/components/schemas/Bird' }],
+        oneOf: [
+          { $ref: '#/components/schemas/Cat' },
+          { $ref: '#/components/schemas/Dog' },
+          { $ref: '#/components/schemas/Bird' },
+        ],
         discriminator: { propertyName: 'petType', mapping: { dog: '#/components/schemas/Dog', cat: 'Cat' } },
       },
       Title: { type: 'string' },
@@ -208,298 +265,760 @@ const DOC30 = {
   },
 };
 
-type Row = { description: string; doc?: unknown; schema: unknown; data: unknown; findings: Finding[]; direction?: 'response' | 'request' };
+type Row = {
+  description: string;
+  doc?: unknown;
+  schema: unknown;
+  data: unknown;
+  findings: Finding[];
+  direction?: 'response' | 'request';
+};
 
 const DOC31 = { openapi: '3.1.0', info: { title: 'rows', version: '1' }, paths: {} };
 
 const ROWS: Row[] = [
   {
-    description: "follows a $ref whose pointer escapes `/` as ~1 and `~` as ~0, and quotes such names in instance paths",
-    schema: {"$ref":"#/components/schemas/a~1b~0c"},
-    data: {"x/y":"s","m~n":1,"ok":1},
+    description:
+      'follows a $ref whose pointer escapes `/` as ~1 and `~` as ~0, and quotes such names in instance paths',
+    schema: { $ref: '#/components/schemas/a~1b~0c' },
+    data: { 'x/y': 's', 'm~n': 1, ok: 1 },
     findings: [
-      {"kind":"wrongType","severity":"error","path":"$['m~n']","schemaPath":"#/components/schemas/a~1b~0c/properties/m~0n/type","expected":"string","actual":"integer","message":"is integer, expected string"},
-      {"kind":"undocumented","severity":"warning","path":"$.ok","schemaPath":"#/components/schemas/a~1b~0c/properties","message":"is present but not documented in the schema"},
-      {"kind":"wrongType","severity":"error","path":"$['x/y']","schemaPath":"#/components/schemas/a~1b~0c/properties/x~1y/type","expected":"integer","actual":"string","message":"is string, expected integer"},
+      {
+        kind: 'wrongType',
+        severity: 'error',
+        path: "$['m~n']",
+        schemaPath: '#/components/schemas/a~1b~0c/properties/m~0n/type',
+        expected: 'string',
+        actual: 'integer',
+        message: 'is integer, expected string',
+      },
+      {
+        kind: 'undocumented',
+        severity: 'warning',
+        path: '$.ok',
+        schemaPath: '#/components/schemas/a~1b~0c/properties',
+        message: 'is present but not documented in the schema',
+      },
+      {
+        kind: 'wrongType',
+        severity: 'error',
+        path: "$['x/y']",
+        schemaPath: '#/components/schemas/a~1b~0c/properties/x~1y/type',
+        expected: 'integer',
+        actual: 'string',
+        message: 'is string, expected integer',
+      },
     ],
   },
   {
-    description: "percent-decodes a $ref URI fragment before reading the pointer",
-    schema: {"$ref":"#/components/schemas/with%20space"},
+    description: 'percent-decodes a $ref URI fragment before reading the pointer',
+    schema: { $ref: '#/components/schemas/with%20space' },
     data: 5,
     findings: [
-      {"kind":"wrongType","severity":"error","path":"$","schemaPath":"#/components/schemas/with%20space/type","expected":"string","actual":"integer","message":"is integer, expected string"},
+      {
+        kind: 'wrongType',
+        severity: 'error',
+        path: '$',
+        schemaPath: '#/components/schemas/with%20space/type',
+        expected: 'string',
+        actual: 'integer',
+        message: 'is integer, expected string',
+      },
     ],
   },
   {
-    description: "decodes ~01 as the name ~1, not as /",
-    schema: {"$ref":"#/components/schemas/~01"},
-    data: "x",
+    description: 'decodes ~01 as the name ~1, not as /',
+    schema: { $ref: '#/components/schemas/~01' },
+    data: 'x',
     findings: [
-      {"kind":"wrongType","severity":"error","path":"$","schemaPath":"#/components/schemas/~01/type","expected":"boolean","actual":"string","message":"is string, expected boolean"},
+      {
+        kind: 'wrongType',
+        severity: 'error',
+        path: '$',
+        schemaPath: '#/components/schemas/~01/type',
+        expected: 'boolean',
+        actual: 'string',
+        message: 'is string, expected boolean',
+      },
     ],
   },
   {
-    description: "reports a $ref chain that loops without reaching a schema (A -> B -> A) as one unresolvedRef, naming the pointers",
-    schema: {"$ref":"#/components/schemas/A"},
+    description:
+      'reports a $ref chain that loops without reaching a schema (A -> B -> A) as one unresolvedRef, naming the pointers',
+    schema: { $ref: '#/components/schemas/A' },
     data: 1,
     findings: [
-      {"kind":"unresolvedRef","severity":"warning","path":"$","schemaPath":"#","message":"was not checked: the $ref chain #/components/schemas/A -> #/components/schemas/B -> #/components/schemas/A loops without reaching a schema"},
+      {
+        kind: 'unresolvedRef',
+        severity: 'warning',
+        path: '$',
+        schemaPath: '#',
+        message:
+          'was not checked: the $ref chain #/components/schemas/A -> #/components/schemas/B -> #/components/schemas/A loops without reaching a schema',
+      },
     ],
   },
   {
     description: "reports a looping $ref chain under a property at the property's instance path",
-    schema: {"type":"object","properties":{"a":{"$ref":"#/components/schemas/A"}}},
-    data: {"a":1},
+    schema: { type: 'object', properties: { a: { $ref: '#/components/schemas/A' } } },
+    data: { a: 1 },
     findings: [
-      {"kind":"unresolvedRef","severity":"warning","path":"$.a","schemaPath":"#/properties/a","message":"was not checked: the $ref chain #/components/schemas/A -> #/components/schemas/B -> #/components/schemas/A loops without reaching a schema"},
+      {
+        kind: 'unresolvedRef',
+        severity: 'warning',
+        path: '$.a',
+        schemaPath: '#/properties/a',
+        message:
+          'was not checked: the $ref chain #/components/schemas/A -> #/components/schemas/B -> #/components/schemas/A loops without reaching a schema',
+      },
     ],
   },
   {
-    description: "does not call a 3.1 $ref cycle a loop when a $ref has an asserting sibling, and applies the sibling",
-    doc: { openapi: '3.1.0', components: { schemas: { A: { $ref: '#/components/schemas/B', type: 'object' }, B: { $ref: '#/components/schemas/A' } } } },
-    schema: {"$ref":"#/components/schemas/A"},
+    description: 'does not call a 3.1 $ref cycle a loop when a $ref has an asserting sibling, and applies the sibling',
+    doc: {
+      openapi: '3.1.0',
+      components: {
+        schemas: { A: { $ref: '#/components/schemas/B', type: 'object' }, B: { $ref: '#/components/schemas/A' } },
+      },
+    },
+    schema: { $ref: '#/components/schemas/A' },
     data: 1,
     findings: [
-      {"kind":"wrongType","severity":"error","path":"$","schemaPath":"#/components/schemas/A/type","expected":"object","actual":"integer","message":"is integer, expected object"},
+      {
+        kind: 'wrongType',
+        severity: 'error',
+        path: '$',
+        schemaPath: '#/components/schemas/A/type',
+        expected: 'object',
+        actual: 'integer',
+        message: 'is integer, expected object',
+      },
     ],
   },
   {
-    description: "still applies the siblings of an allOf that refers to its own schema",
-    schema: {"$ref":"#/components/schemas/Loop"},
+    description: 'still applies the siblings of an allOf that refers to its own schema',
+    schema: { $ref: '#/components/schemas/Loop' },
     data: {},
     findings: [
-      {"kind":"missing","severity":"error","path":"$.id","schemaPath":"#/components/schemas/Loop/required","message":"is required but missing"},
+      {
+        kind: 'missing',
+        severity: 'error',
+        path: '$.id',
+        schemaPath: '#/components/schemas/Loop/required',
+        message: 'is required but missing',
+      },
     ],
   },
   {
-    description: "validates recursive data against a recursive schema at every depth",
-    schema: {"$ref":"#/components/schemas/Node"},
-    data: {"value":1,"children":[{"value":2,"children":[{"value":"x"},{}]}]},
+    description: 'validates recursive data against a recursive schema at every depth',
+    schema: { $ref: '#/components/schemas/Node' },
+    data: { value: 1, children: [{ value: 2, children: [{ value: 'x' }, {}] }] },
     findings: [
-      {"kind":"wrongType","severity":"error","path":"$.children[0].children[0].value","schemaPath":"#/components/schemas/Node/properties/value/type","expected":"integer","actual":"string","message":"is string, expected integer"},
-      {"kind":"missing","severity":"error","path":"$.children[0].children[1].value","schemaPath":"#/components/schemas/Node/required","message":"is required but missing"},
+      {
+        kind: 'wrongType',
+        severity: 'error',
+        path: '$.children[0].children[0].value',
+        schemaPath: '#/components/schemas/Node/properties/value/type',
+        expected: 'integer',
+        actual: 'string',
+        message: 'is string, expected integer',
+      },
+      {
+        kind: 'missing',
+        severity: 'error',
+        path: '$.children[0].children[1].value',
+        schemaPath: '#/components/schemas/Node/required',
+        message: 'is required but missing',
+      },
     ],
   },
   {
-    description: "judges a failing oneOf by its closest branch and names it in the message",
-    schema: {"$ref":"#/components/schemas/Pet"},
-    data: {"petType":"cat","meow":"yes"},
+    description: 'judges a failing oneOf by its closest branch and names it in the message',
+    schema: { $ref: '#/components/schemas/Pet' },
+    data: { petType: 'cat', meow: 'yes' },
     findings: [
-      {"kind":"wrongType","severity":"error","path":"$.meow","schemaPath":"#/components/schemas/Cat/properties/meow/type","expected":"boolean","actual":"string","message":"is string, expected boolean (closest of 3 oneOf branches: #/components/schemas/Cat)"},
+      {
+        kind: 'wrongType',
+        severity: 'error',
+        path: '$.meow',
+        schemaPath: '#/components/schemas/Cat/properties/meow/type',
+        expected: 'boolean',
+        actual: 'string',
+        message: 'is string, expected boolean (closest of 3 oneOf branches: #/components/schemas/Cat)',
+      },
     ],
   },
   {
-    description: "judges a failing anyOf by the branch whose type admits the value, not by the one rejecting its JSON type",
-    schema: {"anyOf":[{"type":"string"},{"type":"object","properties":{"a":{"type":"integer"}}}]},
-    data: {"a":"x"},
+    description:
+      'judges a failing anyOf by the branch whose type admits the value, not by the one rejecting its JSON type',
+    schema: { anyOf: [{ type: 'string' }, { type: 'object', properties: { a: { type: 'integer' } } }] },
+    data: { a: 'x' },
     findings: [
-      {"kind":"wrongType","severity":"error","path":"$.a","schemaPath":"#/anyOf/1/properties/a/type","expected":"integer","actual":"string","message":"is string, expected integer (closest of 2 anyOf branches: #/anyOf/1)"},
+      {
+        kind: 'wrongType',
+        severity: 'error',
+        path: '$.a',
+        schemaPath: '#/anyOf/1/properties/a/type',
+        expected: 'integer',
+        actual: 'string',
+        message: 'is string, expected integer (closest of 2 anyOf branches: #/anyOf/1)',
+      },
     ],
   },
   {
-    description: "ranks a branch rejecting the root type farthest even when it has fewer error findings",
-    schema: {"anyOf":[{"type":"string"},{"type":"object","required":["a","b"]}]},
+    description: 'ranks a branch rejecting the root type farthest even when it has fewer error findings',
+    schema: { anyOf: [{ type: 'string' }, { type: 'object', required: ['a', 'b'] }] },
     data: {},
     findings: [
-      {"kind":"missing","severity":"error","path":"$.a","schemaPath":"#/anyOf/1/required","message":"is required but missing (closest of 2 anyOf branches: #/anyOf/1)"},
-      {"kind":"missing","severity":"error","path":"$.b","schemaPath":"#/anyOf/1/required","message":"is required but missing (closest of 2 anyOf branches: #/anyOf/1)"},
+      {
+        kind: 'missing',
+        severity: 'error',
+        path: '$.a',
+        schemaPath: '#/anyOf/1/required',
+        message: 'is required but missing (closest of 2 anyOf branches: #/anyOf/1)',
+      },
+      {
+        kind: 'missing',
+        severity: 'error',
+        path: '$.b',
+        schemaPath: '#/anyOf/1/required',
+        message: 'is required but missing (closest of 2 anyOf branches: #/anyOf/1)',
+      },
     ],
   },
   {
-    description: "breaks a tie in error findings by the total number of findings",
-    schema: {"oneOf":[{"type":"object","required":["a"],"minProperties":3},{"type":"object","required":["c"]}]},
-    data: {"b":1},
+    description: 'breaks a tie in error findings by the total number of findings',
+    schema: {
+      oneOf: [
+        { type: 'object', required: ['a'], minProperties: 3 },
+        { type: 'object', required: ['c'] },
+      ],
+    },
+    data: { b: 1 },
     findings: [
-      {"kind":"missing","severity":"error","path":"$.c","schemaPath":"#/oneOf/1/required","message":"is required but missing (closest of 2 oneOf branches: #/oneOf/1)"},
+      {
+        kind: 'missing',
+        severity: 'error',
+        path: '$.c',
+        schemaPath: '#/oneOf/1/required',
+        message: 'is required but missing (closest of 2 oneOf branches: #/oneOf/1)',
+      },
     ],
   },
   {
-    description: "picks the first branch in document order on a full tie",
-    schema: {"oneOf":[{"required":["a"]},{"required":["b"]}]},
+    description: 'picks the first branch in document order on a full tie',
+    schema: { oneOf: [{ required: ['a'] }, { required: ['b'] }] },
     data: {},
     findings: [
-      {"kind":"missing","severity":"error","path":"$.a","schemaPath":"#/oneOf/0/required","message":"is required but missing (closest of 2 oneOf branches: #/oneOf/0)"},
+      {
+        kind: 'missing',
+        severity: 'error',
+        path: '$.a',
+        schemaPath: '#/oneOf/0/required',
+        message: 'is required but missing (closest of 2 oneOf branches: #/oneOf/0)',
+      },
     ],
   },
   {
-    description: "reports nothing when one oneOf branch matches",
-    schema: {"$ref":"#/components/schemas/Pet"},
-    data: {"petType":"dog","bark":true},
+    description: 'reports nothing when one oneOf branch matches',
+    schema: { $ref: '#/components/schemas/Pet' },
+    data: { petType: 'dog', bark: true },
     findings: [],
   },
   {
-    description: "issue 7: reports a value that a catch-all oneOf branch and a specific one both match (GitHub's public-event beside watch-event)",
-    schema: {"oneOf":[{"type":"object"},{"type":"object","required":["action"],"properties":{"action":{"type":"string"}}}]},
-    data: {"action":"started"},
+    description:
+      "issue 7: reports a value that a catch-all oneOf branch and a specific one both match (GitHub's public-event beside watch-event)",
+    schema: {
+      oneOf: [{ type: 'object' }, { type: 'object', required: ['action'], properties: { action: { type: 'string' } } }],
+    },
+    data: { action: 'started' },
     findings: [
-      {"kind":"constraint","severity":"error","path":"$","schemaPath":"#/oneOf","keyword":"oneOf","message":"matches 2 oneOf branches (#/oneOf/0 and #/oneOf/1), but oneOf allows exactly one; the branches overlap, so the document may mean anyOf or lack a property that tells them apart"},
+      {
+        kind: 'constraint',
+        severity: 'error',
+        path: '$',
+        schemaPath: '#/oneOf',
+        keyword: 'oneOf',
+        message:
+          'matches 2 oneOf branches (#/oneOf/0 and #/oneOf/1), but oneOf allows exactly one; the branches overlap, so the document may mean anyOf or lack a property that tells them apart',
+      },
     ],
   },
   {
-    description: "issue 7: reports a value that two overlapping open oneOf branches both match (GitHub's create-event and delete-event, whose required fields are a subset)",
-    schema: {"oneOf":[{"type":"object","required":["ref","master_branch"],"properties":{"ref":{"type":"string"},"master_branch":{"type":"string"}}},{"type":"object","required":["ref"],"properties":{"ref":{"type":"string"}}}]},
-    data: {"ref":"x","master_branch":"main"},
+    description:
+      "issue 7: reports a value that two overlapping open oneOf branches both match (GitHub's create-event and delete-event, whose required fields are a subset)",
+    schema: {
+      oneOf: [
+        {
+          type: 'object',
+          required: ['ref', 'master_branch'],
+          properties: { ref: { type: 'string' }, master_branch: { type: 'string' } },
+        },
+        { type: 'object', required: ['ref'], properties: { ref: { type: 'string' } } },
+      ],
+    },
+    data: { ref: 'x', master_branch: 'main' },
     findings: [
-      {"kind":"constraint","severity":"error","path":"$","schemaPath":"#/oneOf","keyword":"oneOf","message":"matches 2 oneOf branches (#/oneOf/0 and #/oneOf/1), but oneOf allows exactly one; the branches overlap, so the document may mean anyOf or lack a property that tells them apart"},
+      {
+        kind: 'constraint',
+        severity: 'error',
+        path: '$',
+        schemaPath: '#/oneOf',
+        keyword: 'oneOf',
+        message:
+          'matches 2 oneOf branches (#/oneOf/0 and #/oneOf/1), but oneOf allows exactly one; the branches overlap, so the document may mean anyOf or lack a property that tells them apart',
+      },
     ],
   },
   {
-    description: "accepts the same overlapping oneOf branches once additionalProperties: false tells them apart",
-    schema: {"oneOf":[{"type":"object","required":["ref","master_branch"],"additionalProperties":false,"properties":{"ref":{"type":"string"},"master_branch":{"type":"string"}}},{"type":"object","required":["ref"],"additionalProperties":false,"properties":{"ref":{"type":"string"}}}]},
-    data: {"ref":"x","master_branch":"main"},
+    description: 'accepts the same overlapping oneOf branches once additionalProperties: false tells them apart',
+    schema: {
+      oneOf: [
+        {
+          type: 'object',
+          required: ['ref', 'master_branch'],
+          additionalProperties: false,
+          properties: { ref: { type: 'string' }, master_branch: { type: 'string' } },
+        },
+        { type: 'object', required: ['ref'], additionalProperties: false, properties: { ref: { type: 'string' } } },
+      ],
+    },
+    data: { ref: 'x', master_branch: 'main' },
     findings: [],
   },
   {
-    description: "reports two matching $ref oneOf branches by name, with the undocumented fields of the one with fewest findings",
-    schema: {"$ref":"#/components/schemas/Pet"},
-    data: {"petType":"dog","bark":true,"meow":true},
+    description:
+      'reports two matching $ref oneOf branches by name, with the undocumented fields of the one with fewest findings',
+    schema: { $ref: '#/components/schemas/Pet' },
+    data: { petType: 'dog', bark: true, meow: true },
     findings: [
-      {"kind":"constraint","severity":"error","path":"$","schemaPath":"#/components/schemas/Pet/oneOf","keyword":"oneOf","message":"matches 2 oneOf branches (#/components/schemas/Cat and #/components/schemas/Dog), but oneOf allows exactly one; the branches overlap, so the document may mean anyOf or lack a property that tells them apart"},
-      {"kind":"undocumented","severity":"warning","path":"$.bark","schemaPath":"#/components/schemas/Cat/properties","message":"is present but not documented in the schema (matching oneOf branch: #/components/schemas/Cat)"},
+      {
+        kind: 'constraint',
+        severity: 'error',
+        path: '$',
+        schemaPath: '#/components/schemas/Pet/oneOf',
+        keyword: 'oneOf',
+        message:
+          'matches 2 oneOf branches (#/components/schemas/Cat and #/components/schemas/Dog), but oneOf allows exactly one; the branches overlap, so the document may mean anyOf or lack a property that tells them apart',
+      },
+      {
+        kind: 'undocumented',
+        severity: 'warning',
+        path: '$.bark',
+        schemaPath: '#/components/schemas/Cat/properties',
+        message: 'is present but not documented in the schema (matching oneOf branch: #/components/schemas/Cat)',
+      },
     ],
   },
   {
-    description: "reports a primitive that two oneOf branches match",
-    schema: {"oneOf":[{"type":"integer"},{"minimum":2}]},
+    description: 'reports a primitive that two oneOf branches match',
+    schema: { oneOf: [{ type: 'integer' }, { minimum: 2 }] },
     data: 3,
     findings: [
-      {"kind":"constraint","severity":"error","path":"$","schemaPath":"#/oneOf","keyword":"oneOf","message":"matches 2 oneOf branches (#/oneOf/0 and #/oneOf/1), but oneOf allows exactly one; the branches overlap, so the document may mean anyOf or lack a property that tells them apart"},
+      {
+        kind: 'constraint',
+        severity: 'error',
+        path: '$',
+        schemaPath: '#/oneOf',
+        keyword: 'oneOf',
+        message:
+          'matches 2 oneOf branches (#/oneOf/0 and #/oneOf/1), but oneOf allows exactly one; the branches overlap, so the document may mean anyOf or lack a property that tells them apart',
+      },
     ],
   },
   {
-    description: "names three of five matching oneOf branches and counts the rest",
-    schema: {"oneOf":[{},{},{},{},{}]},
+    description: 'names three of five matching oneOf branches and counts the rest',
+    schema: { oneOf: [{}, {}, {}, {}, {}] },
     data: 1,
     findings: [
-      {"kind":"constraint","severity":"error","path":"$","schemaPath":"#/oneOf","keyword":"oneOf","message":"matches 5 oneOf branches (#/oneOf/0, #/oneOf/1, #/oneOf/2 and 2 more), but oneOf allows exactly one; the branches overlap, so the document may mean anyOf or lack a property that tells them apart"},
+      {
+        kind: 'constraint',
+        severity: 'error',
+        path: '$',
+        schemaPath: '#/oneOf',
+        keyword: 'oneOf',
+        message:
+          'matches 5 oneOf branches (#/oneOf/0, #/oneOf/1, #/oneOf/2 and 2 more), but oneOf allows exactly one; the branches overlap, so the document may mean anyOf or lack a property that tells them apart',
+      },
     ],
   },
   {
-    description: "checks only the branch a discriminator picks, so a value another branch also matches is not a oneOf finding",
-    schema: {"$ref":"#/components/schemas/TypedPet"},
-    data: {"petType":"dog","bark":true,"meow":true},
+    description:
+      'checks only the branch a discriminator picks, so a value another branch also matches is not a oneOf finding',
+    schema: { $ref: '#/components/schemas/TypedPet' },
+    data: { petType: 'dog', bark: true, meow: true },
     findings: [
-      {"kind":"undocumented","severity":"warning","path":"$.meow","schemaPath":"#/components/schemas/Dog/properties","message":"is present but not documented in the schema (oneOf branch chosen by discriminator petType=\"dog\": #/components/schemas/Dog)"},
+      {
+        kind: 'undocumented',
+        severity: 'warning',
+        path: '$.meow',
+        schemaPath: '#/components/schemas/Dog/properties',
+        message:
+          'is present but not documented in the schema (oneOf branch chosen by discriminator petType="dog": #/components/schemas/Dog)',
+      },
     ],
   },
   {
-    description: "lets discriminator.mapping pick the oneOf branch even when another branch is closer",
-    schema: {"$ref":"#/components/schemas/TypedPet"},
-    data: {"petType":"dog","meow":true},
+    description: 'lets discriminator.mapping pick the oneOf branch even when another branch is closer',
+    schema: { $ref: '#/components/schemas/TypedPet' },
+    data: { petType: 'dog', meow: true },
     findings: [
-      {"kind":"missing","severity":"error","path":"$.bark","schemaPath":"#/components/schemas/Dog/required","message":"is required but missing (oneOf branch chosen by discriminator petType=\"dog\": #/components/schemas/Dog)"},
-      {"kind":"undocumented","severity":"warning","path":"$.meow","schemaPath":"#/components/schemas/Dog/properties","message":"is present but not documented in the schema (oneOf branch chosen by discriminator petType=\"dog\": #/components/schemas/Dog)"},
+      {
+        kind: 'missing',
+        severity: 'error',
+        path: '$.bark',
+        schemaPath: '#/components/schemas/Dog/required',
+        message:
+          'is required but missing (oneOf branch chosen by discriminator petType="dog": #/components/schemas/Dog)',
+      },
+      {
+        kind: 'undocumented',
+        severity: 'warning',
+        path: '$.meow',
+        schemaPath: '#/components/schemas/Dog/properties',
+        message:
+          'is present but not documented in the schema (oneOf branch chosen by discriminator petType="dog": #/components/schemas/Dog)',
+      },
     ],
   },
   {
-    description: "accepts a bare schema name as a discriminator mapping value",
-    schema: {"$ref":"#/components/schemas/TypedPet"},
-    data: {"petType":"cat","meow":1},
+    description: 'accepts a bare schema name as a discriminator mapping value',
+    schema: { $ref: '#/components/schemas/TypedPet' },
+    data: { petType: 'cat', meow: 1 },
     findings: [
-      {"kind":"wrongType","severity":"error","path":"$.meow","schemaPath":"#/components/schemas/Cat/properties/meow/type","expected":"boolean","actual":"integer","message":"is integer, expected boolean (oneOf branch chosen by discriminator petType=\"cat\": #/components/schemas/Cat)"},
+      {
+        kind: 'wrongType',
+        severity: 'error',
+        path: '$.meow',
+        schemaPath: '#/components/schemas/Cat/properties/meow/type',
+        expected: 'boolean',
+        actual: 'integer',
+        message:
+          'is integer, expected boolean (oneOf branch chosen by discriminator petType="cat": #/components/schemas/Cat)',
+      },
     ],
   },
   {
-    description: "reports malformed date-time, date, uuid, email, ipv4, uri and an int32 overflow as format findings, ignoring unknown formats",
-    schema: {"type":"object","properties":{"at":{"type":"string","format":"date-time"},"day":{"type":"string","format":"date"},"id":{"type":"string","format":"uuid"},"mail":{"type":"string","format":"email"},"ip":{"type":"string","format":"ipv4"},"ip6":{"type":"string","format":"ipv6"},"link":{"type":"string","format":"uri"},"n":{"type":"integer","format":"int32"},"other":{"type":"string","format":"color"}}},
-    data: {"at":"2024-02-30T10:00:00Z","day":"2024-13-01","id":"not-a-uuid","mail":"nobody","ip":"256.1.1.1","ip6":"::1","link":"example.com","n":2147483648,"other":"x"},
+    description:
+      'reports malformed date-time, date, uuid, email, ipv4, uri and an int32 overflow as format findings, ignoring unknown formats',
+    schema: {
+      type: 'object',
+      properties: {
+        at: { type: 'string', format: 'date-time' },
+        day: { type: 'string', format: 'date' },
+        id: { type: 'string', format: 'uuid' },
+        mail: { type: 'string', format: 'email' },
+        ip: { type: 'string', format: 'ipv4' },
+        ip6: { type: 'string', format: 'ipv6' },
+        link: { type: 'string', format: 'uri' },
+        n: { type: 'integer', format: 'int32' },
+        other: { type: 'string', format: 'color' },
+      },
+    },
+    data: {
+      at: '2024-02-30T10:00:00Z',
+      day: '2024-13-01',
+      id: 'not-a-uuid',
+      mail: 'nobody',
+      ip: '256.1.1.1',
+      ip6: '::1',
+      link: 'example.com',
+      n: 2147483648,
+      other: 'x',
+    },
     findings: [
-      {"kind":"format","severity":"info","path":"$.at","schemaPath":"#/properties/at/format","keyword":"date-time","message":"is \"2024-02-30T10:00:00Z\", not a valid date-time (RFC 3339 date-time: a field is out of range)"},
-      {"kind":"format","severity":"info","path":"$.day","schemaPath":"#/properties/day/format","keyword":"date","message":"is \"2024-13-01\", not a valid date (RFC 3339 full-date: month or day out of range)"},
-      {"kind":"format","severity":"info","path":"$.id","schemaPath":"#/properties/id/format","keyword":"uuid","message":"is \"not-a-uuid\", not a valid uuid (RFC 9562 UUID, 8-4-4-4-12 hex digits)"},
-      {"kind":"format","severity":"info","path":"$.ip","schemaPath":"#/properties/ip/format","keyword":"ipv4","message":"is \"256.1.1.1\", not a valid ipv4 (dotted-quad IPv4 address)"},
-      {"kind":"format","severity":"info","path":"$.link","schemaPath":"#/properties/link/format","keyword":"uri","message":"is \"example.com\", not a valid uri (RFC 3986 absolute URI with a scheme)"},
-      {"kind":"format","severity":"info","path":"$.mail","schemaPath":"#/properties/mail/format","keyword":"email","message":"is \"nobody\", not a valid email (RFC 5321 mailbox, e.g. user@example.com)"},
-      {"kind":"format","severity":"info","path":"$.n","schemaPath":"#/properties/n/format","keyword":"int32","message":"is 2147483648, outside the int32 range -2147483648..2147483647"},
+      {
+        kind: 'format',
+        severity: 'info',
+        path: '$.at',
+        schemaPath: '#/properties/at/format',
+        keyword: 'date-time',
+        message: 'is "2024-02-30T10:00:00Z", not a valid date-time (RFC 3339 date-time: a field is out of range)',
+      },
+      {
+        kind: 'format',
+        severity: 'info',
+        path: '$.day',
+        schemaPath: '#/properties/day/format',
+        keyword: 'date',
+        message: 'is "2024-13-01", not a valid date (RFC 3339 full-date: month or day out of range)',
+      },
+      {
+        kind: 'format',
+        severity: 'info',
+        path: '$.id',
+        schemaPath: '#/properties/id/format',
+        keyword: 'uuid',
+        message: 'is "not-a-uuid", not a valid uuid (RFC 9562 UUID, 8-4-4-4-12 hex digits)',
+      },
+      {
+        kind: 'format',
+        severity: 'info',
+        path: '$.ip',
+        schemaPath: '#/properties/ip/format',
+        keyword: 'ipv4',
+        message: 'is "256.1.1.1", not a valid ipv4 (dotted-quad IPv4 address)',
+      },
+      {
+        kind: 'format',
+        severity: 'info',
+        path: '$.link',
+        schemaPath: '#/properties/link/format',
+        keyword: 'uri',
+        message: 'is "example.com", not a valid uri (RFC 3986 absolute URI with a scheme)',
+      },
+      {
+        kind: 'format',
+        severity: 'info',
+        path: '$.mail',
+        schemaPath: '#/properties/mail/format',
+        keyword: 'email',
+        message: 'is "nobody", not a valid email (RFC 5321 mailbox, e.g. user@example.com)',
+      },
+      {
+        kind: 'format',
+        severity: 'info',
+        path: '$.n',
+        schemaPath: '#/properties/n/format',
+        keyword: 'int32',
+        message: 'is 2147483648, outside the int32 range -2147483648..2147483647',
+      },
     ],
   },
   {
-    description: "accepts a leap day, a leap second and a numeric offset",
-    schema: {"type":"object","properties":{"at":{"type":"string","format":"date-time"},"day":{"type":"string","format":"date"}}},
-    data: {"at":"2024-02-29T23:59:60.5+01:00","day":"2024-02-29"},
+    description: 'accepts a leap day, a leap second and a numeric offset',
+    schema: {
+      type: 'object',
+      properties: { at: { type: 'string', format: 'date-time' }, day: { type: 'string', format: 'date' } },
+    },
+    data: { at: '2024-02-29T23:59:60.5+01:00', day: '2024-02-29' },
     findings: [],
   },
   {
-    description: "reports minLength, pattern, minimum, 3.0 boolean exclusiveMinimum, multipleOf, minItems, uniqueItems and maxProperties",
-    schema: {"type":"object","properties":{"s":{"type":"string","minLength":3,"pattern":"^[a-z]+$"},"lo":{"type":"number","minimum":0},"ex":{"type":"number","minimum":0,"exclusiveMinimum":true},"m":{"type":"number","multipleOf":0.01},"list":{"type":"array","minItems":3,"uniqueItems":true},"obj":{"type":"object","maxProperties":1}}},
-    data: {"s":"A1","lo":-1,"ex":0,"m":0.015,"list":[1,1],"obj":{"a":1,"b":2}},
+    description:
+      'reports minLength, pattern, minimum, 3.0 boolean exclusiveMinimum, multipleOf, minItems, uniqueItems and maxProperties',
+    schema: {
+      type: 'object',
+      properties: {
+        s: { type: 'string', minLength: 3, pattern: '^[a-z]+$' },
+        lo: { type: 'number', minimum: 0 },
+        ex: { type: 'number', minimum: 0, exclusiveMinimum: true },
+        m: { type: 'number', multipleOf: 0.01 },
+        list: { type: 'array', minItems: 3, uniqueItems: true },
+        obj: { type: 'object', maxProperties: 1 },
+      },
+    },
+    data: { s: 'A1', lo: -1, ex: 0, m: 0.015, list: [1, 1], obj: { a: 1, b: 2 } },
     findings: [
-      {"kind":"constraint","severity":"error","path":"$.ex","schemaPath":"#/properties/ex/exclusiveMinimum","keyword":"exclusiveMinimum","message":"is 0, must be greater than 0"},
-      {"kind":"constraint","severity":"error","path":"$.list","schemaPath":"#/properties/list/minItems","keyword":"minItems","message":"has 2 items, fewer than minItems 3"},
-      {"kind":"constraint","severity":"error","path":"$.list","schemaPath":"#/properties/list/uniqueItems","keyword":"uniqueItems","message":"has item 1 equal to item 0, but uniqueItems is true"},
-      {"kind":"constraint","severity":"error","path":"$.lo","schemaPath":"#/properties/lo/minimum","keyword":"minimum","message":"is -1, less than minimum 0"},
-      {"kind":"constraint","severity":"error","path":"$.m","schemaPath":"#/properties/m/multipleOf","keyword":"multipleOf","message":"is 0.015, not a multiple of 0.01"},
-      {"kind":"constraint","severity":"error","path":"$.obj","schemaPath":"#/properties/obj/maxProperties","keyword":"maxProperties","message":"has 2 properties, more than maxProperties 1"},
-      {"kind":"constraint","severity":"error","path":"$.s","schemaPath":"#/properties/s/minLength","keyword":"minLength","message":"is 2 characters long, fewer than minLength 3"},
-      {"kind":"constraint","severity":"error","path":"$.s","schemaPath":"#/properties/s/pattern","keyword":"pattern","message":"is \"A1\", which does not match the pattern \"^[a-z]+$\""},
+      {
+        kind: 'constraint',
+        severity: 'error',
+        path: '$.ex',
+        schemaPath: '#/properties/ex/exclusiveMinimum',
+        keyword: 'exclusiveMinimum',
+        message: 'is 0, must be greater than 0',
+      },
+      {
+        kind: 'constraint',
+        severity: 'error',
+        path: '$.list',
+        schemaPath: '#/properties/list/minItems',
+        keyword: 'minItems',
+        message: 'has 2 items, fewer than minItems 3',
+      },
+      {
+        kind: 'constraint',
+        severity: 'error',
+        path: '$.list',
+        schemaPath: '#/properties/list/uniqueItems',
+        keyword: 'uniqueItems',
+        message: 'has item 1 equal to item 0, but uniqueItems is true',
+      },
+      {
+        kind: 'constraint',
+        severity: 'error',
+        path: '$.lo',
+        schemaPath: '#/properties/lo/minimum',
+        keyword: 'minimum',
+        message: 'is -1, less than minimum 0',
+      },
+      {
+        kind: 'constraint',
+        severity: 'error',
+        path: '$.m',
+        schemaPath: '#/properties/m/multipleOf',
+        keyword: 'multipleOf',
+        message: 'is 0.015, not a multiple of 0.01',
+      },
+      {
+        kind: 'constraint',
+        severity: 'error',
+        path: '$.obj',
+        schemaPath: '#/properties/obj/maxProperties',
+        keyword: 'maxProperties',
+        message: 'has 2 properties, more than maxProperties 1',
+      },
+      {
+        kind: 'constraint',
+        severity: 'error',
+        path: '$.s',
+        schemaPath: '#/properties/s/minLength',
+        keyword: 'minLength',
+        message: 'is 2 characters long, fewer than minLength 3',
+      },
+      {
+        kind: 'constraint',
+        severity: 'error',
+        path: '$.s',
+        schemaPath: '#/properties/s/pattern',
+        keyword: 'pattern',
+        message: 'is "A1", which does not match the pattern "^[a-z]+$"',
+      },
     ],
   },
   {
-    description: "tolerates binary rounding in multipleOf and counts string length in code points",
-    schema: {"type":"object","properties":{"m":{"type":"number","multipleOf":0.01},"s":{"type":"string","maxLength":2}}},
-    data: {"m":0.07,"s":"😀😀"},
+    description: 'tolerates binary rounding in multipleOf and counts string length in code points',
+    schema: {
+      type: 'object',
+      properties: { m: { type: 'number', multipleOf: 0.01 }, s: { type: 'string', maxLength: 2 } },
+    },
+    data: { m: 0.07, s: '😀😀' },
     findings: [],
   },
   {
-    description: "ignores nullable beside $ref in 3.0 and says the document likely omits null",
-    schema: {"type":"object","properties":{"t":{"$ref":"#/components/schemas/Title","nullable":true}}},
-    data: {"t":null},
+    description: 'ignores nullable beside $ref in 3.0 and says the document likely omits null',
+    schema: { type: 'object', properties: { t: { $ref: '#/components/schemas/Title', nullable: true } } },
+    data: { t: null },
     findings: [
-      {"kind":"wrongType","severity":"error","path":"$.t","schemaPath":"#/components/schemas/Title/type","expected":"string","actual":"null","message":"is null, expected string (`nullable: true` beside `$ref` has no effect in OpenAPI 3.0.3: siblings of $ref are ignored; the document likely omits null here, the API may be right)"},
+      {
+        kind: 'wrongType',
+        severity: 'error',
+        path: '$.t',
+        schemaPath: '#/components/schemas/Title/type',
+        expected: 'string',
+        actual: 'null',
+        message:
+          'is null, expected string (`nullable: true` beside `$ref` has no effect in OpenAPI 3.0.3: siblings of $ref are ignored; the document likely omits null here, the API may be right)',
+      },
     ],
   },
   {
-    description: "reports a remote $ref and a dangling one as unresolvedRef without fetching",
-    schema: {"type":"object","properties":{"t":{"$ref":"other.yaml#/Title"},"u":{"$ref":"#/components/schemas/Nope"}}},
-    data: {"t":1,"u":2},
+    description: 'reports a remote $ref and a dangling one as unresolvedRef without fetching',
+    schema: {
+      type: 'object',
+      properties: { t: { $ref: 'other.yaml#/Title' }, u: { $ref: '#/components/schemas/Nope' } },
+    },
+    data: { t: 1, u: 2 },
     findings: [
-      {"kind":"unresolvedRef","severity":"warning","path":"$.t","schemaPath":"#/properties/t","message":"was not checked: `$ref: other.yaml#/Title` is not a local JSON Pointer (external references must be bundled into the document)"},
-      {"kind":"unresolvedRef","severity":"warning","path":"$.u","schemaPath":"#/properties/u","message":"was not checked: `$ref: #/components/schemas/Nope` points nowhere in the document"},
+      {
+        kind: 'unresolvedRef',
+        severity: 'warning',
+        path: '$.t',
+        schemaPath: '#/properties/t',
+        message:
+          'was not checked: `$ref: other.yaml#/Title` is not a local JSON Pointer (external references must be bundled into the document)',
+      },
+      {
+        kind: 'unresolvedRef',
+        severity: 'warning',
+        path: '$.u',
+        schemaPath: '#/properties/u',
+        message: 'was not checked: `$ref: #/components/schemas/Nope` points nowhere in the document',
+      },
     ],
   },
   {
-    description: "reports each key an additionalProperties:false object does not declare",
-    schema: {"type":"object","properties":{"a":{"type":"string"}},"additionalProperties":false},
-    data: {"a":"x","b":1,"x-id":2},
+    description: 'reports each key an additionalProperties:false object does not declare',
+    schema: { type: 'object', properties: { a: { type: 'string' } }, additionalProperties: false },
+    data: { a: 'x', b: 1, 'x-id': 2 },
     findings: [
-      {"kind":"undocumented","severity":"error","path":"$.b","schemaPath":"#/additionalProperties","message":"is present but not documented, and the schema closes the object with additionalProperties: false"},
-      {"kind":"undocumented","severity":"error","path":"$['x-id']","schemaPath":"#/additionalProperties","message":"is present but not documented, and the schema closes the object with additionalProperties: false"},
+      {
+        kind: 'undocumented',
+        severity: 'error',
+        path: '$.b',
+        schemaPath: '#/additionalProperties',
+        message: 'is present but not documented, and the schema closes the object with additionalProperties: false',
+      },
+      {
+        kind: 'undocumented',
+        severity: 'error',
+        path: "$['x-id']",
+        schemaPath: '#/additionalProperties',
+        message: 'is present but not documented, and the schema closes the object with additionalProperties: false',
+      },
     ],
   },
   {
-    description: "reports no undocumented field for a free-form object that declares no properties",
-    schema: {"type":"object"},
-    data: {"a":1},
+    description: 'reports no undocumented field for a free-form object that declares no properties',
+    schema: { type: 'object' },
+    data: { a: 1 },
     findings: [],
   },
   {
-    description: "in a request, does not require a readOnly field and reports one that is sent",
+    description: 'in a request, does not require a readOnly field and reports one that is sent',
     direction: 'request',
-    schema: {"type":"object","required":["id","name"],"properties":{"id":{"type":"string","readOnly":true},"name":{"type":"string"}}},
-    data: {"id":"x"},
+    schema: {
+      type: 'object',
+      required: ['id', 'name'],
+      properties: { id: { type: 'string', readOnly: true }, name: { type: 'string' } },
+    },
+    data: { id: 'x' },
     findings: [
-      {"kind":"readOnly","severity":"warning","path":"$.id","schemaPath":"#/properties/id/readOnly","message":"is readOnly but is sent in a request; the server should ignore or reject it"},
-      {"kind":"missing","severity":"error","path":"$.name","schemaPath":"#/required","message":"is required but missing"},
+      {
+        kind: 'readOnly',
+        severity: 'warning',
+        path: '$.id',
+        schemaPath: '#/properties/id/readOnly',
+        message: 'is readOnly but is sent in a request; the server should ignore or reject it',
+      },
+      {
+        kind: 'missing',
+        severity: 'error',
+        path: '$.name',
+        schemaPath: '#/required',
+        message: 'is required but missing',
+      },
     ],
   },
   {
-    description: "checks 3.1 const and the number form of exclusiveMaximum",
+    description: 'checks 3.1 const and the number form of exclusiveMaximum',
     doc: DOC31,
-    schema: {"type":"object","properties":{"c":{"const":"x"},"n":{"type":"number","exclusiveMaximum":10}}},
-    data: {"c":"y","n":10},
+    schema: { type: 'object', properties: { c: { const: 'x' }, n: { type: 'number', exclusiveMaximum: 10 } } },
+    data: { c: 'y', n: 10 },
     findings: [
-      {"kind":"enum","severity":"error","path":"$.c","schemaPath":"#/properties/c/const","allowed":["x"],"message":"is \"y\", but the schema requires the constant \"x\""},
-      {"kind":"constraint","severity":"error","path":"$.n","schemaPath":"#/properties/n/exclusiveMaximum","keyword":"exclusiveMaximum","message":"is 10, must be less than 10"},
+      {
+        kind: 'enum',
+        severity: 'error',
+        path: '$.c',
+        schemaPath: '#/properties/c/const',
+        allowed: ['x'],
+        message: 'is "y", but the schema requires the constant "x"',
+      },
+      {
+        kind: 'constraint',
+        severity: 'error',
+        path: '$.n',
+        schemaPath: '#/properties/n/exclusiveMaximum',
+        keyword: 'exclusiveMaximum',
+        message: 'is 10, must be less than 10',
+      },
     ],
   },
   {
-    description: "treats 10.0 as an integer and reports 2.5 as actual type number",
+    description: 'treats 10.0 as an integer and reports 2.5 as actual type number',
     doc: DOC31,
-    schema: {"type":"array","items":{"type":"integer"}},
-    data: [10,2.5],
+    schema: { type: 'array', items: { type: 'integer' } },
+    data: [10, 2.5],
     findings: [
-      {"kind":"wrongType","severity":"error","path":"$[1]","schemaPath":"#/items/type","expected":"integer","actual":"number","message":"is number, expected integer"},
+      {
+        kind: 'wrongType',
+        severity: 'error',
+        path: '$[1]',
+        schemaPath: '#/items/type',
+        expected: 'integer',
+        actual: 'number',
+        message: 'is number, expected integer',
+      },
     ],
   },
 ];
@@ -515,10 +1034,22 @@ describe('check (table)', () => {
 describe('instancePath', () => {
   const rows: { description: string; segments: (string | number)[]; path: string }[] = [
     { description: 'is $ for the root', segments: [], path: '$' },
-    { description: 'joins identifier names with dots and indexes with brackets', segments: ['a', 0, 'b_1'], path: '$.a[0].b_1' },
+    {
+      description: 'joins identifier names with dots and indexes with brackets',
+      segments: ['a', 0, 'b_1'],
+      path: '$.a[0].b_1',
+    },
     { description: 'quotes names that are not identifiers', segments: ['a', 0, 'x-id'], path: "$.a[0]['x-id']" },
-    { description: 'quotes names with / and ~ and a leading digit', segments: ['x/y', 'm~n', '1st'], path: "$['x/y']['m~n']['1st']" },
-    { description: 'escapes a quote and a backslash inside a quoted name', segments: ["it's", 'a\\b'], path: "$['it\\'s']['a\\\\b']" },
+    {
+      description: 'quotes names with / and ~ and a leading digit',
+      segments: ['x/y', 'm~n', '1st'],
+      path: "$['x/y']['m~n']['1st']",
+    },
+    {
+      description: 'escapes a quote and a backslash inside a quoted name',
+      segments: ["it's", 'a\\b'],
+      path: "$['it\\'s']['a\\\\b']",
+    },
   ];
   for (const r of rows) it(r.description, () => assert.equal(instancePath(r.segments), r.path));
 });
@@ -535,10 +1066,14 @@ describe('resolvePointer', () => {
   ];
   for (const r of rows) it(r.description, () => assert.deepStrictEqual(resolvePointer(doc, r.ref), r.value));
   it('throws naming the pointer when it points nowhere', () => {
-    assert.throws(() => resolvePointer(doc, '#/a/missing'), { message: 'Cannot resolve `#/a/missing`: nothing at `missing`' });
+    assert.throws(() => resolvePointer(doc, '#/a/missing'), {
+      message: 'Cannot resolve `#/a/missing`: nothing at `missing`',
+    });
   });
   it('throws for an array index past the end', () => {
-    assert.throws(() => resolvePointer(doc, '#/a/x~1y/m~0n/2'), { message: 'Cannot resolve `#/a/x~1y/m~0n/2`: nothing at `2`' });
+    assert.throws(() => resolvePointer(doc, '#/a/x~1y/m~0n/2'), {
+      message: 'Cannot resolve `#/a/x~1y/m~0n/2`: nothing at `2`',
+    });
   });
   it('throws for a remote reference instead of fetching it', () => {
     assert.throws(() => resolvePointer(doc, 'https://example.com/s.json#/a'), /not a local JSON Pointer/);
@@ -553,7 +1088,13 @@ describe('schemaFor', () => {
       '/meters/{id}': {
         get: {
           responses: {
-            200: { description: 'ok', content: { 'text/plain': { schema: { type: 'string' } }, 'application/json': { schema: { $ref: '#/components/schemas/Meter' } } } },
+            200: {
+              description: 'ok',
+              content: {
+                'text/plain': { schema: { type: 'string' } },
+                'application/json': { schema: { $ref: '#/components/schemas/Meter' } },
+              },
+            },
             '4xx': { $ref: '#/components/responses/Problem' },
             default: { description: 'other', content: { '*/*': { schema: { type: 'string' } } } },
           },
@@ -562,7 +1103,12 @@ describe('schemaFor', () => {
     },
     components: {
       schemas: { Meter: { type: 'object' } },
-      responses: { Problem: { description: 'problem', content: { 'application/problem+json': { schema: { type: 'object', required: ['title'] } } } } },
+      responses: {
+        Problem: {
+          description: 'problem',
+          content: { 'application/problem+json': { schema: { type: 'object', required: ['title'] } } },
+        },
+      },
     },
   };
   it('prefers application/json without a content type and gives the JSON Pointer of the schema', () => {
@@ -593,21 +1139,45 @@ describe('schemaFor', () => {
     });
   });
   it('returns undefined for an unknown operation or an undocumented media type', () => {
-    assert.deepStrictEqual([schemaFor(doc, 'post', '/meters/{id}', 200), schemaFor(doc, 'get', '/meters/{id}', 200, 'application/xml')], [undefined, undefined]);
+    assert.deepStrictEqual(
+      [schemaFor(doc, 'post', '/meters/{id}', 200), schemaFor(doc, 'get', '/meters/{id}', 200, 'application/xml')],
+      [undefined, undefined],
+    );
   });
   it('reads responses[code].schema in Swagger 2.0 and widens type with x-nullable', () => {
     const swagger = {
       swagger: '2.0',
       info: { title: 's', version: '1' },
-      paths: { '/things': { get: { responses: { 200: { description: 'ok', schema: { $ref: '#/definitions/Thing' } } } } } },
-      definitions: { Thing: { type: 'object', required: ['name'], properties: { name: { type: 'string', 'x-nullable': true }, size: { type: 'integer' } } } },
+      paths: {
+        '/things': { get: { responses: { 200: { description: 'ok', schema: { $ref: '#/definitions/Thing' } } } } },
+      },
+      definitions: {
+        Thing: {
+          type: 'object',
+          required: ['name'],
+          properties: { name: { type: 'string', 'x-nullable': true }, size: { type: 'integer' } },
+        },
+      },
     };
     assert.deepStrictEqual(schemaFor(swagger, 'get', '/things', 200), {
-      schema: { $ref: '#/definitions/Thing' }, schemaPath: '#/paths/~1things/get/responses/200/schema', statusKey: '200',
+      schema: { $ref: '#/definitions/Thing' },
+      schemaPath: '#/paths/~1things/get/responses/200/schema',
+      statusKey: '200',
     });
-    assert.deepStrictEqual(checkResponse(swagger, 'get', '/things', { status: 200, body: { name: null, size: null } }).findings, [
-      { kind: 'wrongType', severity: 'error', path: '$.size', schemaPath: '#/definitions/Thing/properties/size/type', expected: 'integer', actual: 'null', message: 'is null, expected integer' },
-    ]);
+    assert.deepStrictEqual(
+      checkResponse(swagger, 'get', '/things', { status: 200, body: { name: null, size: null } }).findings,
+      [
+        {
+          kind: 'wrongType',
+          severity: 'error',
+          path: '$.size',
+          schemaPath: '#/definitions/Thing/properties/size/type',
+          expected: 'integer',
+          actual: 'null',
+          message: 'is null, expected integer',
+        },
+      ],
+    );
   });
 });
 
@@ -615,7 +1185,16 @@ describe('checkResponse', () => {
   const doc = {
     openapi: '3.1.0',
     info: { title: 'r', version: '1' },
-    paths: { '/things': { get: { responses: { 200: { description: 'ok', content: { 'application/json': { schema: { type: 'object' } } } }, 204: { description: 'none' } } } } },
+    paths: {
+      '/things': {
+        get: {
+          responses: {
+            200: { description: 'ok', content: { 'application/json': { schema: { type: 'object' } } } },
+            204: { description: 'none' },
+          },
+        },
+      },
+    },
   };
   it('does not validate a status whose response declares no content, and says why', () => {
     assert.deepStrictEqual(checkResponse(doc, 'get', '/things', { status: 204, body: undefined }), {
@@ -625,20 +1204,29 @@ describe('checkResponse', () => {
     });
   });
   it('does not validate a content type the response does not document, and lists the documented ones', () => {
-    assert.deepStrictEqual(checkResponse(doc, 'get', '/things', { status: 200, contentType: 'text/html', body: '<p>' }), {
-      validated: false,
-      reason: "Content-Type text/html is not documented for the '200' response of GET /things (documented: application/json); the body was not checked.",
-      findings: [],
-    });
+    assert.deepStrictEqual(
+      checkResponse(doc, 'get', '/things', { status: 200, contentType: 'text/html', body: '<p>' }),
+      {
+        validated: false,
+        reason:
+          "Content-Type text/html is not documented for the '200' response of GET /things (documented: application/json); the body was not checked.",
+        findings: [],
+      },
+    );
   });
   it('reports an undocumented status as a finding at $', () => {
     assert.deepStrictEqual(checkResponse(doc, 'get', '/things', { status: 503, body: {} }), {
       validated: false,
       reason: 'Status 503 is not documented for GET /things, so the body was not checked.',
-      findings: [{
-        kind: 'undocumentedStatus', severity: 'error', path: '$', schemaPath: '#/paths/~1things/get/responses',
-        message: "status 503 is not documented for GET /things: responses has no '503', '5XX' or 'default' entry",
-      }],
+      findings: [
+        {
+          kind: 'undocumentedStatus',
+          severity: 'error',
+          path: '$',
+          schemaPath: '#/paths/~1things/get/responses',
+          message: "status 503 is not documented for GET /things: responses has no '503', '5XX' or 'default' entry",
+        },
+      ],
     });
   });
   const looping = {
@@ -660,28 +1248,53 @@ describe('checkResponse', () => {
     },
   };
   it('says a response whose $ref chain loops could not be resolved, naming the pointers', () => {
-    assert.deepStrictEqual([schemaFor(looping, 'get', '/things', 200), checkResponse(looping, 'get', '/things', { status: 200, body: {} })], [undefined, {
-      validated: false,
-      reason: "The '200' response of GET /things could not be resolved: the $ref chain #/components/responses/A -> #/components/responses/B -> #/components/responses/A loops without reaching an object.",
-      findings: [{
-        kind: 'unresolvedRef', severity: 'warning', path: '$', schemaPath: '#/paths/~1things/get/responses/200',
-        message: "was not checked: the '200' response could not be resolved (the $ref chain #/components/responses/A -> #/components/responses/B -> #/components/responses/A loops without reaching an object)",
-      }],
-    }]);
+    assert.deepStrictEqual(
+      [schemaFor(looping, 'get', '/things', 200), checkResponse(looping, 'get', '/things', { status: 200, body: {} })],
+      [
+        undefined,
+        {
+          validated: false,
+          reason:
+            "The '200' response of GET /things could not be resolved: the $ref chain #/components/responses/A -> #/components/responses/B -> #/components/responses/A loops without reaching an object.",
+          findings: [
+            {
+              kind: 'unresolvedRef',
+              severity: 'warning',
+              path: '$',
+              schemaPath: '#/paths/~1things/get/responses/200',
+              message:
+                "was not checked: the '200' response could not be resolved (the $ref chain #/components/responses/A -> #/components/responses/B -> #/components/responses/A loops without reaching an object)",
+            },
+          ],
+        },
+      ],
+    );
   });
   it('reports a response schema that is a looping $ref chain instead of passing it unchecked', () => {
-    assert.deepStrictEqual(checkResponse(looping, 'get', '/things', { status: 201, contentType: 'application/json', body: { any: 1 } }), {
-      validated: false,
-      reason: 'The response schema could not be followed, so the body was not checked: was not checked: the $ref chain #/components/schemas/A -> #/components/schemas/B -> #/components/schemas/A loops without reaching a schema.',
-      target: {
-        schema: { $ref: '#/components/schemas/A' }, schemaPath: '#/paths/~1things/get/responses/201/content/application~1json/schema',
-        statusKey: '201', mediaType: 'application/json',
+    assert.deepStrictEqual(
+      checkResponse(looping, 'get', '/things', { status: 201, contentType: 'application/json', body: { any: 1 } }),
+      {
+        validated: false,
+        reason:
+          'The response schema could not be followed, so the body was not checked: was not checked: the $ref chain #/components/schemas/A -> #/components/schemas/B -> #/components/schemas/A loops without reaching a schema.',
+        target: {
+          schema: { $ref: '#/components/schemas/A' },
+          schemaPath: '#/paths/~1things/get/responses/201/content/application~1json/schema',
+          statusKey: '201',
+          mediaType: 'application/json',
+        },
+        findings: [
+          {
+            kind: 'unresolvedRef',
+            severity: 'warning',
+            path: '$',
+            schemaPath: '#/paths/~1things/get/responses/201/content/application~1json/schema',
+            message:
+              'was not checked: the $ref chain #/components/schemas/A -> #/components/schemas/B -> #/components/schemas/A loops without reaching a schema',
+          },
+        ],
       },
-      findings: [{
-        kind: 'unresolvedRef', severity: 'warning', path: '$', schemaPath: '#/paths/~1things/get/responses/201/content/application~1json/schema',
-        message: 'was not checked: the $ref chain #/components/schemas/A -> #/components/schemas/B -> #/components/schemas/A loops without reaching a schema',
-      }],
-    });
+    );
   });
   it('says a requestBody whose $ref chain loops could not be resolved, naming the pointers', () => {
     const doc = {
@@ -691,16 +1304,25 @@ describe('checkResponse', () => {
     };
     assert.deepStrictEqual(checkRequestBody(doc, 'post', '/things', {}), {
       validated: false,
-      reason: 'The requestBody of POST /things could not be resolved: the $ref chain #/components/requestBodies/A -> #/components/requestBodies/A loops without reaching an object.',
-      findings: [{
-        kind: 'unresolvedRef', severity: 'warning', path: '$', schemaPath: '#/paths/~1things/post/requestBody',
-        message: 'was not checked: the requestBody could not be resolved (the $ref chain #/components/requestBodies/A -> #/components/requestBodies/A loops without reaching an object)',
-      }],
+      reason:
+        'The requestBody of POST /things could not be resolved: the $ref chain #/components/requestBodies/A -> #/components/requestBodies/A loops without reaching an object.',
+      findings: [
+        {
+          kind: 'unresolvedRef',
+          severity: 'warning',
+          path: '$',
+          schemaPath: '#/paths/~1things/post/requestBody',
+          message:
+            'was not checked: the requestBody could not be resolved (the $ref chain #/components/requestBodies/A -> #/components/requestBodies/A loops without reaching an object)',
+        },
+      ],
     });
   });
   it('does not validate an operation the document lacks', () => {
     assert.deepStrictEqual(checkResponse(doc, 'delete', '/things', { status: 200, body: {} }), {
-      validated: false, reason: 'The document has no operation DELETE /things.', findings: [],
+      validated: false,
+      reason: 'The document has no operation DELETE /things.',
+      findings: [],
     });
   });
 });
@@ -717,7 +1339,14 @@ describe('fieldPresence', () => {
             id: { type: 'string' },
             note: { type: 'string' },
             secret: { type: 'string', writeOnly: true },
-            readings: { type: 'array', items: { type: 'object', required: ['at'], properties: { at: { type: 'string' }, kwh: { type: 'number' } } } },
+            readings: {
+              type: 'array',
+              items: {
+                type: 'object',
+                required: ['at'],
+                properties: { at: { type: 'string' }, kwh: { type: 'number' } },
+              },
+            },
           },
         },
       },
@@ -740,12 +1369,27 @@ describe('fieldPresence', () => {
     ]);
   });
   it('counts a required writeOnly field as required in requests', () => {
-    const rows = fieldPresence(doc, { $ref: '#/components/schemas/Meter' }, [{ id: 'a', secret: 's' }], { direction: 'request' });
-    assert.deepStrictEqual(rows.find((r) => r.path === '$.secret'), { path: '$.secret', required: true, documented: true, present: 1, of: 1, text: 'present in 1 of 1' });
+    const rows = fieldPresence(doc, { $ref: '#/components/schemas/Meter' }, [{ id: 'a', secret: 's' }], {
+      direction: 'request',
+    });
+    assert.deepStrictEqual(
+      rows.find((r) => r.path === '$.secret'),
+      { path: '$.secret', required: true, documented: true, present: 1, of: 1, text: 'present in 1 of 1' },
+    );
   });
   it('does not unroll a recursive schema into rows', () => {
-    const rec = { openapi: '3.1.0', components: { schemas: { N: { type: 'object', properties: { kids: { type: 'array', items: { $ref: '#/components/schemas/N' } } } } } } };
-    assert.deepStrictEqual(fieldPresence(rec, { $ref: '#/components/schemas/N' }, [{ kids: [{}] }]).map((r) => r.path), ['$.kids']);
+    const rec = {
+      openapi: '3.1.0',
+      components: {
+        schemas: {
+          N: { type: 'object', properties: { kids: { type: 'array', items: { $ref: '#/components/schemas/N' } } } },
+        },
+      },
+    };
+    assert.deepStrictEqual(
+      fieldPresence(rec, { $ref: '#/components/schemas/N' }, [{ kids: [{}] }]).map((r) => r.path),
+      ['$.kids'],
+    );
   });
 });
 
@@ -754,7 +1398,12 @@ describe('measurePresence budgets (issue 8, attack round 3)', () => {
   function fanOut(): Json {
     const schemas: Record<string, unknown> = { L12: { type: 'string' } };
     for (let level = 0; level < 12; level++) {
-      schemas[`L${level}`] = { type: 'object', properties: Object.fromEntries(Array.from({ length: 30 }, (_, index) => [`p${index}`, { $ref: `#/components/schemas/L${level + 1}` }])) };
+      schemas[`L${level}`] = {
+        type: 'object',
+        properties: Object.fromEntries(
+          Array.from({ length: 30 }, (_, index) => [`p${index}`, { $ref: `#/components/schemas/L${level + 1}` }]),
+        ),
+      };
     }
     return { openapi: '3.0.3', components: { schemas } };
   }
@@ -763,23 +1412,33 @@ describe('measurePresence budgets (issue 8, attack round 3)', () => {
     const started = performance.now();
     const report = measurePresence(fanOut(), { $ref: '#/components/schemas/L0' }, [{ p0: { p1: {} } }]);
     const took = performance.now() - started;
-    assert.deepStrictEqual([report.fields.length, report.fields.filter((row) => row.present > 0).map((row) => row.path), report.notes], [
-      // Depth first: the budget goes to $.p0.p0.p0... and the first siblings at the bottom, so $.p0.p1 is a row of the body's.
-      MAX_DECLARED_FIELDS + 1,
-      ['$.p0', '$.p0.p1'],
-      [`The schema declares more than ${MAX_DECLARED_FIELDS} fields (its $refs fan out), so declared fields past the first ${MAX_DECLARED_FIELDS} are not listed; every field seen in the bodies is.`],
-    ]);
+    assert.deepStrictEqual(
+      [report.fields.length, report.fields.filter((row) => row.present > 0).map((row) => row.path), report.notes],
+      [
+        // Depth first: the budget goes to $.p0.p0.p0... and the first siblings at the bottom, so $.p0.p1 is a row of the body's.
+        MAX_DECLARED_FIELDS + 1,
+        ['$.p0', '$.p0.p1'],
+        [
+          `The schema declares more than ${MAX_DECLARED_FIELDS} fields (its $refs fan out), so declared fields past the first ${MAX_DECLARED_FIELDS} are not listed; every field seen in the bodies is.`,
+        ],
+      ],
+    );
     console.log(`fan-out presence took ${took.toFixed(1)} ms`);
     assert.ok(took < 2000, `took ${took} ms`);
   });
 
   it('F8: counts the body fields beyond the declared budget all the same', () => {
-    const report = measurePresence(fanOut(), { $ref: '#/components/schemas/L0' }, [{ p29: { p29: { zz: 1 } } }], { maxSteps: 3 });
-    assert.deepStrictEqual(report.fields.filter((row) => row.present > 0), [
-      { path: '$.p29', required: false, documented: true, present: 1, of: 1, text: 'present in 1 of 1' },
-      { path: '$.p29.p29', required: false, documented: true, present: 1, of: 1, text: 'present in 1 of 1' },
-      { path: '$.p29.p29.zz', required: false, documented: false, present: 1, of: 1, text: 'present in 1 of 1' },
-    ]);
+    const report = measurePresence(fanOut(), { $ref: '#/components/schemas/L0' }, [{ p29: { p29: { zz: 1 } } }], {
+      maxSteps: 3,
+    });
+    assert.deepStrictEqual(
+      report.fields.filter((row) => row.present > 0),
+      [
+        { path: '$.p29', required: false, documented: true, present: 1, of: 1, text: 'present in 1 of 1' },
+        { path: '$.p29.p29', required: false, documented: true, present: 1, of: 1, text: 'present in 1 of 1' },
+        { path: '$.p29.p29.zz', required: false, documented: false, present: 1, of: 1, text: 'present in 1 of 1' },
+      ],
+    );
   });
 
   it('F7: stops at allOf nested 100,000 deep with a note, never a stack overflow', () => {
@@ -791,7 +1450,9 @@ describe('measurePresence budgets (issue 8, attack round 3)', () => {
         { path: '$.a', required: false, documented: true, present: 1, of: 1, text: 'present in 1 of 1' },
         { path: '$.b', required: false, documented: true, present: 1, of: 1, text: 'present in 1 of 1' },
       ],
-      notes: [`The schema nests allOf/oneOf/anyOf/$ref more than 256 levels deep at #${'/allOf/0'.repeat(257).slice(0, 199)}… (${'/allOf/0'.repeat(257).length + 1 - 200} more characters): what it declares below that was not compared, and no field there is called undocumented.`],
+      notes: [
+        `The schema nests allOf/oneOf/anyOf/$ref more than 256 levels deep at #${'/allOf/0'.repeat(257).slice(0, 199)}… (${'/allOf/0'.repeat(257).length + 1 - 200} more characters): what it declares below that was not compared, and no field there is called undocumented.`,
+      ],
     });
   });
 });
@@ -802,21 +1463,27 @@ describe('compareWithFixture caps (issue 8, attack round 3 F3)', () => {
     const fixture: Record<string, unknown> = { v: 'z', o: 'was a string' };
     for (let index = 0; index < 600; index++) live[`l${String(index).padStart(3, '0')}`] = index;
     const diff = compareWithFixture(fixture, live);
-    assert.deepStrictEqual({ ...diff, onlyLive: [diff.onlyLive.length, diff.onlyLive[0], diff.onlyLive[499]] }, {
-      onlyLive: [500, '$.l000', '$.l499'],
-      onlyFixture: [],
-      changed: [
-        { path: '$.o', fixture: 'was a string', live: '(an object of 2008 characters of JSON, not shown)' },
-        { path: '$.v', fixture: 'z', live: `${'x'.repeat(1_000)}… (200 more characters)` },
-      ],
-      more: { onlyLive: 100 },
-    });
+    assert.deepStrictEqual(
+      { ...diff, onlyLive: [diff.onlyLive.length, diff.onlyLive[0], diff.onlyLive[499]] },
+      {
+        onlyLive: [500, '$.l000', '$.l499'],
+        onlyFixture: [],
+        changed: [
+          { path: '$.o', fixture: 'was a string', live: '(an object of 2008 characters of JSON, not shown)' },
+          { path: '$.v', fixture: 'z', live: `${'x'.repeat(1_000)}… (200 more characters)` },
+        ],
+        more: { onlyLive: 100 },
+      },
+    );
   });
 });
 
 describe('boundedText', () => {
   it('cuts a long string and counts what was left out', () => {
-    assert.deepStrictEqual([boundedText('abcdef', 6), boundedText('abcdefgh', 3)], ['abcdef', 'abc… (5 more characters)']);
+    assert.deepStrictEqual(
+      [boundedText('abcdef', 6), boundedText('abcdefgh', 3)],
+      ['abcdef', 'abc… (5 more characters)'],
+    );
   });
 
   it('never splits a surrogate pair at the cut', () => {
@@ -833,10 +1500,20 @@ describe('inferShape', () => {
         id: { type: 'integer' },
         name: { type: 'string' },
         tags: { type: 'array', items: { type: 'string' } },
-        owner: { type: 'object', properties: { id: { type: 'integer' } }, required: ['id'], additionalProperties: false },
+        owner: {
+          type: 'object',
+          properties: { id: { type: 'integer' } },
+          required: ['id'],
+          additionalProperties: false,
+        },
         items: {
           type: 'array',
-          items: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'null' } }, required: ['a'], additionalProperties: false },
+          items: {
+            type: 'object',
+            properties: { a: { type: 'number' }, b: { type: 'null' } },
+            required: ['a'],
+            additionalProperties: false,
+          },
         },
       },
       required: ['id', 'name', 'tags', 'owner', 'items'],
@@ -846,31 +1523,78 @@ describe('inferShape', () => {
   it('lets check say what that shape gets wrong about another body', () => {
     const other = { id: '1', tags: [], owner: null, items: [{ a: 1, b: 'x' }], extra: 1 };
     assert.deepStrictEqual(check({}, inferShape(first), other), [
-      { kind: 'undocumented', severity: 'error', path: '$.extra', schemaPath: '#/additionalProperties', message: 'is present but not documented, and the schema closes the object with additionalProperties: false' },
-      { kind: 'wrongType', severity: 'error', path: '$.id', schemaPath: '#/properties/id/type', expected: 'integer', actual: 'string', message: 'is string, expected integer' },
-      { kind: 'wrongType', severity: 'error', path: '$.items[0].b', schemaPath: '#/properties/items/items/properties/b/type', expected: 'null', actual: 'string', message: 'is string, expected null' },
-      { kind: 'missing', severity: 'error', path: '$.name', schemaPath: '#/required', message: 'is required but missing' },
-      { kind: 'wrongType', severity: 'error', path: '$.owner', schemaPath: '#/properties/owner/type', expected: 'object', actual: 'null', message: 'is null, expected object' },
+      {
+        kind: 'undocumented',
+        severity: 'error',
+        path: '$.extra',
+        schemaPath: '#/additionalProperties',
+        message: 'is present but not documented, and the schema closes the object with additionalProperties: false',
+      },
+      {
+        kind: 'wrongType',
+        severity: 'error',
+        path: '$.id',
+        schemaPath: '#/properties/id/type',
+        expected: 'integer',
+        actual: 'string',
+        message: 'is string, expected integer',
+      },
+      {
+        kind: 'wrongType',
+        severity: 'error',
+        path: '$.items[0].b',
+        schemaPath: '#/properties/items/items/properties/b/type',
+        expected: 'null',
+        actual: 'string',
+        message: 'is string, expected null',
+      },
+      {
+        kind: 'missing',
+        severity: 'error',
+        path: '$.name',
+        schemaPath: '#/required',
+        message: 'is required but missing',
+      },
+      {
+        kind: 'wrongType',
+        severity: 'error',
+        path: '$.owner',
+        schemaPath: '#/properties/owner/type',
+        expected: 'object',
+        actual: 'null',
+        message: 'is null, expected object',
+      },
     ]);
   });
   it('merges 20,000 array elements with distinct keys in linear time: each key optional, every one listed (attack round 3: 5,000 took 12.5 s)', () => {
     const started = performance.now();
-    const shape = inferShape(Array.from({ length: 20_000 }, (_, index) => ({ [`k${index}`]: index, common: 'x' }))) as { items: { properties: Record<string, unknown>; required: string[] } };
+    const shape = inferShape(Array.from({ length: 20_000 }, (_, index) => ({ [`k${index}`]: index, common: 'x' }))) as {
+      items: { properties: Record<string, unknown>; required: string[] };
+    };
     const took = performance.now() - started;
-    assert.deepStrictEqual([Object.keys(shape.items.properties).length, shape.items.properties.k19999, shape.items.required], [20_001, { type: 'integer' }, ['common']]);
+    assert.deepStrictEqual(
+      [Object.keys(shape.items.properties).length, shape.items.properties.k19999, shape.items.required],
+      [20_001, { type: 'integer' }, ['common']],
+    );
     console.log(`inferShape over 20,000 distinct-key elements took ${took.toFixed(1)} ms`);
     assert.ok(took < 2000, `took ${took} ms`);
   });
   it('unites the types of array elements (a number absorbs an integer) and keeps a key required only where every object had it', () => {
     assert.deepStrictEqual(inferShape([1, 'a', 2.5, { a: 1 }, { a: 2, b: 1 }]), {
       type: 'array',
-      items: { type: ['string', 'number', 'object'], properties: { a: { type: 'integer' }, b: { type: 'integer' } }, required: ['a'], additionalProperties: false },
+      items: {
+        type: ['string', 'number', 'object'],
+        properties: { a: { type: 'integer' }, b: { type: 'integer' } },
+        required: ['a'],
+        additionalProperties: false,
+      },
     });
   });
   it('gives an empty array no items and a scalar its type', () => {
-    assert.deepStrictEqual([inferShape([]), inferShape(null), inferShape(1e2), inferShape(0.5)], [
-      { type: 'array' }, { type: 'null' }, { type: 'integer' }, { type: 'number' },
-    ]);
+    assert.deepStrictEqual(
+      [inferShape([]), inferShape(null), inferShape(1e2), inferShape(0.5)],
+      [{ type: 'array' }, { type: 'null' }, { type: 'integer' }, { type: 'number' }],
+    );
   });
 });
 
@@ -889,35 +1613,62 @@ describe('compareWithFixture', () => {
     });
   });
   it('finds nothing between equal bodies', () => {
-    assert.deepStrictEqual(compareWithFixture({ a: [1, { b: 2 }] }, { a: [1, { b: 2 }] }), { onlyLive: [], onlyFixture: [], changed: [] });
+    assert.deepStrictEqual(compareWithFixture({ a: [1, { b: 2 }] }, { a: [1, { b: 2 }] }), {
+      onlyLive: [],
+      onlyFixture: [],
+      changed: [],
+    });
   });
 });
 
 describe('check (input handling)', () => {
   it('throws a TypeError on a document that is not an object', () => {
-    assert.throws(() => check(null, { type: 'string' }, 'x'), { name: 'TypeError', message: 'Expected `doc` to be a parsed OpenAPI document object, got null' });
+    assert.throws(() => check(null, { type: 'string' }, 'x'), {
+      name: 'TypeError',
+      message: 'Expected `doc` to be a parsed OpenAPI document object, got null',
+    });
   });
   it('prefixes schema paths with options.at', () => {
-    assert.deepStrictEqual(check({ openapi: '3.1.0' }, { type: 'string' }, 1, { at: '#/paths/~1x/get/responses/200/content/application~1json/schema' }), [
-      { kind: 'wrongType', severity: 'error', path: '$', schemaPath: '#/paths/~1x/get/responses/200/content/application~1json/schema/type', expected: 'string', actual: 'integer', message: 'is integer, expected string' },
-    ]);
+    assert.deepStrictEqual(
+      check({ openapi: '3.1.0' }, { type: 'string' }, 1, {
+        at: '#/paths/~1x/get/responses/200/content/application~1json/schema',
+      }),
+      [
+        {
+          kind: 'wrongType',
+          severity: 'error',
+          path: '$',
+          schemaPath: '#/paths/~1x/get/responses/200/content/application~1json/schema/type',
+          expected: 'string',
+          actual: 'integer',
+          message: 'is integer, expected string',
+        },
+      ],
+    );
   });
   // Issue 8 (no false pass): data past the nesting limit used to pass silently; it is now reported as not checked.
   it('survives deeply nested data against a recursive schema and says the part below 256 levels was not checked', () => {
     let data: unknown = { value: 1 };
     for (let i = 0; i < 2000; i++) data = { value: 1, children: [data] };
-    assert.deepStrictEqual(check(DOC30, { $ref: '#/components/schemas/Node' }, data), [{
-      kind: 'notChecked', severity: 'warning', path: '$' + '.children[0]'.repeat(128),
-      schemaPath: '#/components/schemas/Node/properties/value',
-      message: 'was not checked below this point: the value nests deeper than 256 levels (too deep to check)',
-    }]);
+    assert.deepStrictEqual(check(DOC30, { $ref: '#/components/schemas/Node' }, data), [
+      {
+        kind: 'notChecked',
+        severity: 'warning',
+        path: '$' + '.children[0]'.repeat(128),
+        schemaPath: '#/components/schemas/Node/properties/value',
+        message: 'was not checked below this point: the value nests deeper than 256 levels (too deep to check)',
+      },
+    ]);
   });
 });
 
 /** A 3.0.3 document whose schemas S0..S(n-1) each apply `keyword: [S(i+1), S(i+1)]`; S(n) requires `id`. */
 function nestedComposition(keyword: 'anyOf' | 'allOf', levels: number): Json {
   const schemas: Record<string, unknown> = {};
-  for (let i = 0; i < levels; i++) schemas[`S${i}`] = { [keyword]: [{ $ref: `#/components/schemas/S${i + 1}` }, { $ref: `#/components/schemas/S${i + 1}` }] };
+  for (let i = 0; i < levels; i++)
+    schemas[`S${i}`] = {
+      [keyword]: [{ $ref: `#/components/schemas/S${i + 1}` }, { $ref: `#/components/schemas/S${i + 1}` }],
+    };
   schemas[`S${levels}`] = { type: 'object', required: ['id'], properties: { id: { type: 'string' } } };
   return { openapi: '3.0.3', info: { title: 'nested', version: '1' }, paths: {}, components: { schemas } };
 }
@@ -929,8 +1680,11 @@ function refChain(hops: number): Json {
   schemas[`S${hops - 1}`] = { type: 'object', required: ['mustHave'] };
   const schema = { $ref: '#/components/schemas/S0' };
   return {
-    openapi: '3.0.3', info: { title: 'chain', version: '1' },
-    paths: { '/x': { get: { responses: { 200: { description: 'ok', content: { 'application/json': { schema } } } } } } },
+    openapi: '3.0.3',
+    info: { title: 'chain', version: '1' },
+    paths: {
+      '/x': { get: { responses: { 200: { description: 'ok', content: { 'application/json': { schema } } } } } },
+    },
     components: { schemas },
   };
 }
@@ -941,10 +1695,16 @@ describe('check budgets (issue 8)', () => {
     const started = performance.now();
     const findings = check({ openapi: '3.0.3' }, c.input.openapi_fragment, c.input.body);
     const took = performance.now() - started;
-    assert.deepStrictEqual(findings, [{
-      kind: 'constraint', severity: 'error', path: '$.code', schemaPath: '#/properties/code/pattern', keyword: 'pattern',
-      message: 'is "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!", which does not match the pattern "^(a+)+$"',
-    }]);
+    assert.deepStrictEqual(findings, [
+      {
+        kind: 'constraint',
+        severity: 'error',
+        path: '$.code',
+        schemaPath: '#/properties/code/pattern',
+        keyword: 'pattern',
+        message: 'is "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!", which does not match the pattern "^(a+)+$"',
+      },
+    ]);
     console.log(`case 50 check took ${took.toFixed(1)} ms`);
     assert.ok(took < 1000, `took ${took} ms`);
   });
@@ -954,26 +1714,60 @@ describe('check budgets (issue 8)', () => {
     const findings = check(nestedComposition('anyOf', 40), { $ref: '#/components/schemas/S0' }, { name: 1 });
     const took = performance.now() - started;
     assert.deepStrictEqual(findings, [
-      { kind: 'missing', severity: 'error', path: '$.id', schemaPath: '#/components/schemas/S40/required', message: 'is required but missing (closest of 2 anyOf branches: #/components/schemas/S40)' },
-      { kind: 'undocumented', severity: 'warning', path: '$.name', schemaPath: '#/components/schemas/S40/properties', message: 'is present but not documented in the schema (closest of 2 anyOf branches: #/components/schemas/S40)' },
+      {
+        kind: 'missing',
+        severity: 'error',
+        path: '$.id',
+        schemaPath: '#/components/schemas/S40/required',
+        message: 'is required but missing (closest of 2 anyOf branches: #/components/schemas/S40)',
+      },
+      {
+        kind: 'undocumented',
+        severity: 'warning',
+        path: '$.name',
+        schemaPath: '#/components/schemas/S40/properties',
+        message: 'is present but not documented in the schema (closest of 2 anyOf branches: #/components/schemas/S40)',
+      },
     ]);
     console.log(`40-level anyOf check took ${took.toFixed(1)} ms`);
     assert.ok(took < 2000, `took ${took} ms`);
   });
 
-  it('stops 30 levels of inline anyOf: [S, S] (one object twice) at its step budget, not after 2^30 walks of the documented fields (attack round 3 N1)', { timeout: 60_000 }, () => {
-    let schema: unknown = { type: 'object', required: ['m'] };
-    for (let level = 0; level < 30; level++) schema = { anyOf: [schema, schema] };
-    assert.deepStrictEqual(check({ openapi: '3.1.0' }, schema, { x: 1 }, { maxSteps: 5000 }).map((finding) => [finding.kind, finding.path]), [['notChecked', '$']]);
-  });
+  it(
+    'stops 30 levels of inline anyOf: [S, S] (one object twice) at its step budget, not after 2^30 walks of the documented fields (attack round 3 N1)',
+    { timeout: 60_000 },
+    () => {
+      let schema: unknown = { type: 'object', required: ['m'] };
+      for (let level = 0; level < 30; level++) schema = { anyOf: [schema, schema] };
+      assert.deepStrictEqual(
+        check({ openapi: '3.1.0' }, schema, { x: 1 }, { maxSteps: 5000 }).map((finding) => [
+          finding.kind,
+          finding.path,
+        ]),
+        [['notChecked', '$']],
+      );
+    },
+  );
 
   it('checks 40 levels of allOf: [S, S] without overflowing the stack or doubling findings', () => {
     const started = performance.now();
     const findings = check(nestedComposition('allOf', 40), { $ref: '#/components/schemas/S0' }, { name: 1 });
     const took = performance.now() - started;
     assert.deepStrictEqual(findings, [
-      { kind: 'missing', severity: 'error', path: '$.id', schemaPath: '#/components/schemas/S40/required', message: 'is required but missing' },
-      { kind: 'undocumented', severity: 'warning', path: '$.name', schemaPath: '#/components/schemas/S0/properties', message: 'is present but not documented in the schema' },
+      {
+        kind: 'missing',
+        severity: 'error',
+        path: '$.id',
+        schemaPath: '#/components/schemas/S40/required',
+        message: 'is required but missing',
+      },
+      {
+        kind: 'undocumented',
+        severity: 'warning',
+        path: '$.name',
+        schemaPath: '#/components/schemas/S0/properties',
+        message: 'is present but not documented in the schema',
+      },
     ]);
     console.log(`40-level allOf check took ${took.toFixed(1)} ms`);
     assert.ok(took < 2000, `took ${took} ms`);
@@ -982,69 +1776,194 @@ describe('check budgets (issue 8)', () => {
   it('reports allOf nested 5000 deep as too deep to check, never a crash', () => {
     // Since attack round 3 F7 the documented-fields walk stops at MAX_REF_DEPTH too, so the evaluator's own bound
     // (256 `$ref`s) speaks, naming where, instead of the stack-overflow catch.
-    assert.deepStrictEqual(check(nestedComposition('allOf', 5000), { $ref: '#/components/schemas/S0' }, { name: 1 }), [{
-      kind: 'notChecked', severity: 'warning', path: '$', schemaPath: '#/components/schemas/S256', message: 'was not checked: the schema nests more than 256 `$ref`s deep here (too deep to check)',
-    }]);
+    assert.deepStrictEqual(check(nestedComposition('allOf', 5000), { $ref: '#/components/schemas/S0' }, { name: 1 }), [
+      {
+        kind: 'notChecked',
+        severity: 'warning',
+        path: '$',
+        schemaPath: '#/components/schemas/S256',
+        message: 'was not checked: the schema nests more than 256 `$ref`s deep here (too deep to check)',
+      },
+    ]);
   });
 
   it('stops at the step budget with one notChecked finding at $ and no partial findings', () => {
-    assert.deepStrictEqual(check(nestedComposition('anyOf', 40), { $ref: '#/components/schemas/S0' }, { name: 1 }, { maxSteps: 10 }), [{
-      kind: 'notChecked', severity: 'warning', path: '$', schemaPath: '#',
-      message: 'was not checked completely: the check stopped because it ran out of its step budget (10 schema applications); no finding is reported, since the parts checked so far cannot be judged alone',
-    }]);
+    assert.deepStrictEqual(
+      check(nestedComposition('anyOf', 40), { $ref: '#/components/schemas/S0' }, { name: 1 }, { maxSteps: 10 }),
+      [
+        {
+          kind: 'notChecked',
+          severity: 'warning',
+          path: '$',
+          schemaPath: '#',
+          message:
+            'was not checked completely: the check stopped because it ran out of its step budget (10 schema applications); no finding is reported, since the parts checked so far cannot be judged alone',
+        },
+      ],
+    );
   });
 
   it('stops at the time budget', () => {
     // The clock is read every 256 steps: 1000 array items are enough to reach it.
-    const findings = check({ openapi: '3.0.3' }, { type: 'array', items: { type: 'integer' } }, Array.from({ length: 1000 }, (_, i) => i), { timeoutMs: -1 });
-    assert.deepStrictEqual(findings.map((f) => [f.kind, f.path, f.message.replace(/\(-?\d+ ms\)/, '(N ms)')]), [
-      ['notChecked', '$', 'was not checked completely: the check stopped because it ran out of its time budget (N ms); no finding is reported, since the parts checked so far cannot be judged alone'],
-    ]);
+    const findings = check(
+      { openapi: '3.0.3' },
+      { type: 'array', items: { type: 'integer' } },
+      Array.from({ length: 1000 }, (_, i) => i),
+      { timeoutMs: -1 },
+    );
+    assert.deepStrictEqual(
+      findings.map((f) => [f.kind, f.path, f.message.replace(/\(-?\d+ ms\)/, '(N ms)')]),
+      [
+        [
+          'notChecked',
+          '$',
+          'was not checked completely: the check stopped because it ran out of its time budget (N ms); no finding is reported, since the parts checked so far cannot be judged alone',
+        ],
+      ],
+    );
   });
 
   it('turns a budget stop into validated: false with the reason in checkResponse', () => {
     const doc = nestedComposition('anyOf', 40);
-    doc.paths = { '/x': { get: { responses: { 200: { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/S0' } } } } } } } };
-    const result = checkResponse(doc, 'GET', '/x', { status: 200, contentType: 'application/json', body: { name: 1 } }, { maxSteps: 10 });
-    assert.deepStrictEqual([result.validated, result.reason], [false,
-      'Part of the body was not checked: $ was not checked completely: the check stopped because it ran out of its step budget (10 schema applications); no finding is reported, since the parts checked so far cannot be judged alone.']);
+    doc.paths = {
+      '/x': {
+        get: {
+          responses: {
+            200: {
+              description: 'ok',
+              content: { 'application/json': { schema: { $ref: '#/components/schemas/S0' } } },
+            },
+          },
+        },
+      },
+    };
+    const result = checkResponse(
+      doc,
+      'GET',
+      '/x',
+      { status: 200, contentType: 'application/json', body: { name: 1 } },
+      { maxSteps: 10 },
+    );
+    assert.deepStrictEqual(
+      [result.validated, result.reason],
+      [
+        false,
+        'Part of the body was not checked: $ was not checked completely: the check stopped because it ran out of its step budget (10 schema applications); no finding is reported, since the parts checked so far cannot be judged alone.',
+      ],
+    );
   });
 
   it('case 51: follows a 300-hop $ref chain to its end and reports the missing field', () => {
-    const result = checkResponse(refChain(300), 'GET', '/x', { status: 200, contentType: 'application/json', body: {} });
+    const result = checkResponse(refChain(300), 'GET', '/x', {
+      status: 200,
+      contentType: 'application/json',
+      body: {},
+    });
     assert.deepStrictEqual(result, {
       validated: true,
-      target: { schema: { $ref: '#/components/schemas/S0' }, schemaPath: '#/paths/~1x/get/responses/200/content/application~1json/schema', statusKey: '200', mediaType: 'application/json' },
-      findings: [{ kind: 'missing', severity: 'error', path: '$.mustHave', schemaPath: '#/components/schemas/S299/required', message: 'is required but missing' }],
+      target: {
+        schema: { $ref: '#/components/schemas/S0' },
+        schemaPath: '#/paths/~1x/get/responses/200/content/application~1json/schema',
+        statusKey: '200',
+        mediaType: 'application/json',
+      },
+      findings: [
+        {
+          kind: 'missing',
+          severity: 'error',
+          path: '$.mustHave',
+          schemaPath: '#/components/schemas/S299/required',
+          message: 'is required but missing',
+        },
+      ],
     });
   });
 
   it('follows a 5000-hop $ref chain to its end', () => {
     assert.deepStrictEqual(check(refChain(5000), { $ref: '#/components/schemas/S0' }, {}), [
-      { kind: 'missing', severity: 'error', path: '$.mustHave', schemaPath: '#/components/schemas/S4999/required', message: 'is required but missing' },
+      {
+        kind: 'missing',
+        severity: 'error',
+        path: '$.mustHave',
+        schemaPath: '#/components/schemas/S4999/required',
+        message: 'is required but missing',
+      },
     ]);
   });
 
   it('reports a pattern that could only backtrack as not checked, and the response as not validated', () => {
     const doc = {
-      openapi: '3.0.3', info: { title: 'p', version: '1' },
-      paths: { '/x': { get: { responses: { 200: { description: 'ok', content: { 'application/json': { schema: { type: 'object', properties: { code: { type: 'string', pattern: '^(?=(a+)+$)' } } } } } } } } } },
+      openapi: '3.0.3',
+      info: { title: 'p', version: '1' },
+      paths: {
+        '/x': {
+          get: {
+            responses: {
+              200: {
+                description: 'ok',
+                content: {
+                  'application/json': {
+                    schema: { type: 'object', properties: { code: { type: 'string', pattern: '^(?=(a+)+$)' } } },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
     };
-    const result = checkResponse(doc, 'GET', '/x', { status: 200, contentType: 'application/json', body: { code: 'a'.repeat(34) + '!' } });
-    const message = 'was not checked against the pattern: the pattern "^(?=(a+)+$)" cannot run in linear time (it needs Unicode mode, a backreference or a lookaround) and may backtrack catastrophically, so it is not run on API data';
+    const result = checkResponse(doc, 'GET', '/x', {
+      status: 200,
+      contentType: 'application/json',
+      body: { code: 'a'.repeat(34) + '!' },
+    });
+    const message =
+      'was not checked against the pattern: the pattern "^(?=(a+)+$)" cannot run in linear time (it needs Unicode mode, a backreference or a lookaround) and may backtrack catastrophically, so it is not run on API data';
     assert.deepStrictEqual(result, {
       validated: false,
       reason: `Part of the body was not checked: $.code ${message}.`,
-      target: { schema: doc.paths['/x'].get.responses[200].content['application/json'].schema, schemaPath: '#/paths/~1x/get/responses/200/content/application~1json/schema', statusKey: '200', mediaType: 'application/json' },
-      findings: [{ kind: 'notChecked', severity: 'warning', path: '$.code', schemaPath: '#/paths/~1x/get/responses/200/content/application~1json/schema/properties/code/pattern', keyword: 'pattern', message }],
+      target: {
+        schema: doc.paths['/x'].get.responses[200].content['application/json'].schema,
+        schemaPath: '#/paths/~1x/get/responses/200/content/application~1json/schema',
+        statusKey: '200',
+        mediaType: 'application/json',
+      },
+      findings: [
+        {
+          kind: 'notChecked',
+          severity: 'warning',
+          path: '$.code',
+          schemaPath: '#/paths/~1x/get/responses/200/content/application~1json/schema/properties/code/pattern',
+          keyword: 'pattern',
+          message,
+        },
+      ],
     });
   });
 
   it('checks a patternProperties name with a nested-quantifier pattern in linear time', () => {
-    const schema = { type: 'object', patternProperties: { '^(a+)+$': { type: 'integer' } }, additionalProperties: false };
+    const schema = {
+      type: 'object',
+      patternProperties: { '^(a+)+$': { type: 'integer' } },
+      additionalProperties: false,
+    };
     assert.deepStrictEqual(check({ openapi: '3.0.3' }, schema, { aaaa: 'x', ['a'.repeat(34) + '!']: 1 }), [
-      { kind: 'wrongType', severity: 'error', path: '$.aaaa', schemaPath: '#/patternProperties/^(a+)+$/type', expected: 'integer', actual: 'string', message: 'is string, expected integer' },
-      { kind: 'undocumented', severity: 'error', path: "$['aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!']", schemaPath: '#/additionalProperties', message: 'is present but not documented, and the schema closes the object with additionalProperties: false' },
+      {
+        kind: 'wrongType',
+        severity: 'error',
+        path: '$.aaaa',
+        schemaPath: '#/patternProperties/^(a+)+$/type',
+        expected: 'integer',
+        actual: 'string',
+        message: 'is string, expected integer',
+      },
+      {
+        kind: 'undocumented',
+        severity: 'error',
+        path: "$['aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!']",
+        schemaPath: '#/additionalProperties',
+        message: 'is present but not documented, and the schema closes the object with additionalProperties: false',
+      },
     ]);
   });
 });
@@ -1054,47 +1973,115 @@ describe('compilePattern', () => {
     const compiled = compilePattern(pattern);
     return 'reason' in compiled ? compiled.reason : [compiled.engine, compiled.test(value)];
   };
-  it('runs nested quantifiers on the linear engine', () => assert.deepStrictEqual(run('^(a|a)+$', 'a'.repeat(40) + '!'), ['linear', false]));
-  it('runs a Unicode property escape with backtracking when the pattern is provably safe', () => assert.deepStrictEqual(run('^\\p{L}+$', 'héllo'), ['backtracking', true]));
-  it('runs a backreference with backtracking when the pattern is provably safe', () => assert.deepStrictEqual(run('^(a)\\1$', 'aa'), ['backtracking', true]));
-  it('refuses a lookaround around nested quantifiers', () => assert.deepStrictEqual(run('^(?=(a+)+$)', 'aa'),
-    'the pattern "^(?=(a+)+$)" cannot run in linear time (it needs Unicode mode, a backreference or a lookaround) and may backtrack catastrophically, so it is not run on API data'));
-  it('reports an invalid pattern', () => assert.deepStrictEqual(run('[', 'x'), 'the pattern "[" is not a valid ECMA-262 regular expression'));
-  it('does not test an astral value against a pattern whose linear reading would split it', () => assert.deepStrictEqual(run('^.$', '\u{1F600}'),
-    ['linear', { notChecked: 'the value has characters outside the Basic Multilingual Plane, which the linear-time engine reads as two characters each under this pattern' }]));
-  it('issue 8 B5: runs an astral value on the linear engine when no atom can match half of it', () => assert.deepStrictEqual(run('^[a-z]+\\d?$', 'ab\u{1F600}'), ['linear', false]));
-  it('issue 8 B5: never backtracks on an astral value for alternation groups (2^31 paths)', () => assert.deepStrictEqual(run(`^${'(?:a|a)'.repeat(31)}$`, 'a'.repeat(31) + '\u{1F600}'), ['linear', false]));
-  it('issue 8 B5: does not run a Unicode-mode pattern of 31 alternation groups (2^31 paths) on the backtracking engine', () => assert.deepStrictEqual(
-    run(`^${'(?:\\p{L}|a)'.repeat(31)}$`, 'a'.repeat(31) + '!'), ['backtracking', { notChecked: 'the pattern cannot run in linear time (it needs Unicode mode, a backreference or a lookaround) ' +
-      'and on a 32-character value it could take up to 2^38 backtracking steps, past the limit of 4000000' }]));
-  it('issue 8 B5: runs a short Unicode-mode alternation sequence whose bound is small', () => assert.deepStrictEqual(run('^(?:\\p{L}|1)(?:\\p{L}|2)$', 'é2'), ['backtracking', true]));
-  it('issue 8 B5: does not run two unanchored quantifiers on a long value (cubic: 66 s before)', () => assert.deepStrictEqual(run('\\p{L}*\\p{L}*!', 'a'.repeat(4096)),
-    ['backtracking', { notChecked: 'the pattern cannot run in linear time (it needs Unicode mode, a backreference or a lookaround) ' +
-      'and on a 4096-character value it could take up to 2^39 backtracking steps, past the limit of 4000000' }]));
-  it('issue 8 B5: refuses alternation sequences behind a backreference when the value is long enough to cost 2^N', () => assert.deepStrictEqual(
-    run(`^${'(a|a)'.repeat(24)}\\1$`, 'a'.repeat(24) + '!'), ['backtracking', { notChecked: 'the pattern cannot run in linear time (it needs Unicode mode, a backreference or a lookaround) ' +
-      'and on a 25-character value it could take up to 2^34 backtracking steps, past the limit of 4000000' }]));
+  it('runs nested quantifiers on the linear engine', () =>
+    assert.deepStrictEqual(run('^(a|a)+$', 'a'.repeat(40) + '!'), ['linear', false]));
+  it('runs a Unicode property escape with backtracking when the pattern is provably safe', () =>
+    assert.deepStrictEqual(run('^\\p{L}+$', 'héllo'), ['backtracking', true]));
+  it('runs a backreference with backtracking when the pattern is provably safe', () =>
+    assert.deepStrictEqual(run('^(a)\\1$', 'aa'), ['backtracking', true]));
+  it('refuses a lookaround around nested quantifiers', () =>
+    assert.deepStrictEqual(
+      run('^(?=(a+)+$)', 'aa'),
+      'the pattern "^(?=(a+)+$)" cannot run in linear time (it needs Unicode mode, a backreference or a lookaround) and may backtrack catastrophically, so it is not run on API data',
+    ));
+  it('reports an invalid pattern', () =>
+    assert.deepStrictEqual(run('[', 'x'), 'the pattern "[" is not a valid ECMA-262 regular expression'));
+  it('does not test an astral value against a pattern whose linear reading would split it', () =>
+    assert.deepStrictEqual(run('^.$', '\u{1F600}'), [
+      'linear',
+      {
+        notChecked:
+          'the value has characters outside the Basic Multilingual Plane, which the linear-time engine reads as two characters each under this pattern',
+      },
+    ]));
+  it('issue 8 B5: runs an astral value on the linear engine when no atom can match half of it', () =>
+    assert.deepStrictEqual(run('^[a-z]+\\d?$', 'ab\u{1F600}'), ['linear', false]));
+  it('issue 8 B5: never backtracks on an astral value for alternation groups (2^31 paths)', () =>
+    assert.deepStrictEqual(run(`^${'(?:a|a)'.repeat(31)}$`, 'a'.repeat(31) + '\u{1F600}'), ['linear', false]));
+  it('issue 8 B5: does not run a Unicode-mode pattern of 31 alternation groups (2^31 paths) on the backtracking engine', () =>
+    assert.deepStrictEqual(run(`^${'(?:\\p{L}|a)'.repeat(31)}$`, 'a'.repeat(31) + '!'), [
+      'backtracking',
+      {
+        notChecked:
+          'the pattern cannot run in linear time (it needs Unicode mode, a backreference or a lookaround) ' +
+          'and on a 32-character value it could take up to 2^38 backtracking steps, past the limit of 4000000',
+      },
+    ]));
+  it('issue 8 B5: runs a short Unicode-mode alternation sequence whose bound is small', () =>
+    assert.deepStrictEqual(run('^(?:\\p{L}|1)(?:\\p{L}|2)$', 'é2'), ['backtracking', true]));
+  it('issue 8 B5: does not run two unanchored quantifiers on a long value (cubic: 66 s before)', () =>
+    assert.deepStrictEqual(run('\\p{L}*\\p{L}*!', 'a'.repeat(4096)), [
+      'backtracking',
+      {
+        notChecked:
+          'the pattern cannot run in linear time (it needs Unicode mode, a backreference or a lookaround) ' +
+          'and on a 4096-character value it could take up to 2^39 backtracking steps, past the limit of 4000000',
+      },
+    ]));
+  it('issue 8 B5: refuses alternation sequences behind a backreference when the value is long enough to cost 2^N', () =>
+    assert.deepStrictEqual(run(`^${'(a|a)'.repeat(24)}\\1$`, 'a'.repeat(24) + '!'), [
+      'backtracking',
+      {
+        notChecked:
+          'the pattern cannot run in linear time (it needs Unicode mode, a backreference or a lookaround) ' +
+          'and on a 25-character value it could take up to 2^34 backtracking steps, past the limit of 4000000',
+      },
+    ]));
   it('issue 8 B5: looks at the clock after each pattern test, so many costly tests stop at the time budget', () => {
-    assert.deepStrictEqual(check({ openapi: '3.1.0' }, { type: 'string', pattern: '^\\p{L}+$' }, 'abc', { timeoutMs: 0 }), [{
-      kind: 'notChecked', severity: 'warning', path: '$', schemaPath: '#',
-      message: 'was not checked completely: the check stopped because it ran out of its time budget (0 ms); no finding is reported, since the parts checked so far cannot be judged alone',
-    }]);
+    assert.deepStrictEqual(
+      check({ openapi: '3.1.0' }, { type: 'string', pattern: '^\\p{L}+$' }, 'abc', { timeoutMs: 0 }),
+      [
+        {
+          kind: 'notChecked',
+          severity: 'warning',
+          path: '$',
+          schemaPath: '#',
+          message:
+            'was not checked completely: the check stopped because it ran out of its time budget (0 ms); no finding is reported, since the parts checked so far cannot be judged alone',
+        },
+      ],
+    );
   });
-  it('issue 8 B5: refuses a fixed repetition of an alternation group', () => assert.deepStrictEqual(run('^(?:\\p{L}|a){20}$', 'a'),
-    'the pattern "^(?:\\\\p{L}|a){20}$" cannot run in linear time (it needs Unicode mode, a backreference or a lookaround) and may backtrack catastrophically, so it is not run on API data'));
-  it('does not test a value past the length cap', () => assert.deepStrictEqual(run('^a+$', 'a'.repeat(1_000_001)),
-    ['linear', { notChecked: 'the value is 1000001 characters long, past the 1000000-character limit for testing this pattern' }]));
+  it('issue 8 B5: refuses a fixed repetition of an alternation group', () =>
+    assert.deepStrictEqual(
+      run('^(?:\\p{L}|a){20}$', 'a'),
+      'the pattern "^(?:\\\\p{L}|a){20}$" cannot run in linear time (it needs Unicode mode, a backreference or a lookaround) and may backtrack catastrophically, so it is not run on API data',
+    ));
+  it('does not test a value past the length cap', () =>
+    assert.deepStrictEqual(run('^a+$', 'a'.repeat(1_000_001)), [
+      'linear',
+      { notChecked: 'the value is 1000001 characters long, past the 1000000-character limit for testing this pattern' },
+    ]));
 });
 
 /** A 3.0.3 document in the inheritance style: Pet carries the discriminator, Cat and Dog extend it with allOf. */
 function pets(mapping?: Record<string, string>): Json {
   return {
-    openapi: '3.0.3', info: { title: 'pets', version: '1' }, paths: {},
-    components: { schemas: {
-      Pet: { type: 'object', required: ['petType', 'name'], properties: { petType: { type: 'string' }, name: { type: 'string' } }, discriminator: { propertyName: 'petType', ...(mapping ? { mapping } : {}) } },
-      Cat: { allOf: [{ $ref: '#/components/schemas/Pet' }, { type: 'object', properties: { huntingSkill: { type: 'string', enum: ['lazy', 'aggressive'] } } }] },
-      Dog: { allOf: [{ $ref: '#/components/schemas/Pet' }, { type: 'object', required: ['packSize'], properties: { packSize: { type: 'integer' } } }] },
-    } },
+    openapi: '3.0.3',
+    info: { title: 'pets', version: '1' },
+    paths: {},
+    components: {
+      schemas: {
+        Pet: {
+          type: 'object',
+          required: ['petType', 'name'],
+          properties: { petType: { type: 'string' }, name: { type: 'string' } },
+          discriminator: { propertyName: 'petType', ...(mapping ? { mapping } : {}) },
+        },
+        Cat: {
+          allOf: [
+            { $ref: '#/components/schemas/Pet' },
+            { type: 'object', properties: { huntingSkill: { type: 'string', enum: ['lazy', 'aggressive'] } } },
+          ],
+        },
+        Dog: {
+          allOf: [
+            { $ref: '#/components/schemas/Pet' },
+            { type: 'object', required: ['packSize'], properties: { packSize: { type: 'integer' } } },
+          ],
+        },
+      },
+    },
   };
 }
 const PET = { $ref: '#/components/schemas/Pet' };
@@ -1103,29 +2090,66 @@ describe('polymorphism decides what is documented (issue 7)', () => {
   const c37 = readCase('37-val-anyof-documented-union');
   const rows: { body: string; findings: Finding[] }[] = [
     { body: 'A', findings: [] },
-    { body: 'B', findings: [{ kind: 'undocumented', severity: 'warning', path: '$.zzz', schemaPath: '#/paths/~1things/get/responses/200/content/application~1json/schema/properties', message: 'is present but not documented in the schema' }] },
+    {
+      body: 'B',
+      findings: [
+        {
+          kind: 'undocumented',
+          severity: 'warning',
+          path: '$.zzz',
+          schemaPath: '#/paths/~1things/get/responses/200/content/application~1json/schema/properties',
+          message: 'is present but not documented in the schema',
+        },
+      ],
+    },
     { body: 'C', findings: [] },
     { body: 'D', findings: [] },
   ];
   for (const row of rows) {
     it(`case 37: body ${row.body} reports only fields no satisfied anyOf branch declares`, () => {
-      const result = checkResponse(c37.input.openapi, 'GET', '/things', { status: 200, contentType: 'application/json', body: c37.input.bodies[row.body] });
+      const result = checkResponse(c37.input.openapi, 'GET', '/things', {
+        status: 200,
+        contentType: 'application/json',
+        body: c37.input.bodies[row.body],
+      });
       assert.deepStrictEqual(result.findings, row.findings);
     });
   }
 
   it('documents the subtype picked through discriminator.mapping and applies its constraints', () => {
-    assert.deepStrictEqual(check(pets({ cat: '#/components/schemas/Cat', dog: 'Dog' }), PET, { petType: 'cat', name: 'Tom', huntingSkill: 'sleepy' }), [{
-      kind: 'enum', severity: 'error', path: '$.huntingSkill', schemaPath: '#/components/schemas/Cat/allOf/1/properties/huntingSkill/enum', allowed: ['lazy', 'aggressive'],
-      message: 'is "sleepy", not one of the allowed values ["lazy","aggressive"] (subtype chosen by discriminator petType="cat": #/components/schemas/Cat)',
-    }]);
+    assert.deepStrictEqual(
+      check(pets({ cat: '#/components/schemas/Cat', dog: 'Dog' }), PET, {
+        petType: 'cat',
+        name: 'Tom',
+        huntingSkill: 'sleepy',
+      }),
+      [
+        {
+          kind: 'enum',
+          severity: 'error',
+          path: '$.huntingSkill',
+          schemaPath: '#/components/schemas/Cat/allOf/1/properties/huntingSkill/enum',
+          allowed: ['lazy', 'aggressive'],
+          message:
+            'is "sleepy", not one of the allowed values ["lazy","aggressive"] (subtype chosen by discriminator petType="cat": #/components/schemas/Cat)',
+        },
+      ],
+    );
   });
 
   it('picks the subtype by schema name without a mapping, found by scanning components.schemas', () => {
-    assert.deepStrictEqual(check(pets(), PET, { petType: 'Dog', name: 'Rex', packSize: 'x' }), [{
-      kind: 'wrongType', severity: 'error', path: '$.packSize', schemaPath: '#/components/schemas/Dog/allOf/1/properties/packSize/type', expected: 'integer', actual: 'string',
-      message: 'is string, expected integer (subtype chosen by discriminator petType="Dog": #/components/schemas/Dog)',
-    }]);
+    assert.deepStrictEqual(check(pets(), PET, { petType: 'Dog', name: 'Rex', packSize: 'x' }), [
+      {
+        kind: 'wrongType',
+        severity: 'error',
+        path: '$.packSize',
+        schemaPath: '#/components/schemas/Dog/allOf/1/properties/packSize/type',
+        expected: 'integer',
+        actual: 'string',
+        message:
+          'is string, expected integer (subtype chosen by discriminator petType="Dog": #/components/schemas/Dog)',
+      },
+    ]);
   });
 
   it('never reports a field of the chosen subtype as undocumented', () => {
@@ -1134,74 +2158,183 @@ describe('polymorphism decides what is documented (issue 7)', () => {
 
   it('reads the Swagger 2.0 discriminator, a plain property name, with subtypes from definitions', () => {
     const swagger = {
-      swagger: '2.0', info: { title: 'pets', version: '1' }, paths: {},
+      swagger: '2.0',
+      info: { title: 'pets', version: '1' },
+      paths: {},
       definitions: {
-        Pet: { type: 'object', discriminator: 'petType', required: ['petType'], properties: { petType: { type: 'string' }, name: { type: 'string' } } },
-        Cat: { allOf: [{ $ref: '#/definitions/Pet' }, { type: 'object', properties: { huntingSkill: { type: 'string' } } }] },
+        Pet: {
+          type: 'object',
+          discriminator: 'petType',
+          required: ['petType'],
+          properties: { petType: { type: 'string' }, name: { type: 'string' } },
+        },
+        Cat: {
+          allOf: [{ $ref: '#/definitions/Pet' }, { type: 'object', properties: { huntingSkill: { type: 'string' } } }],
+        },
       },
     };
-    assert.deepStrictEqual(check(swagger, { $ref: '#/definitions/Pet' }, { petType: 'Cat', name: 'Tom', huntingSkill: 3 }), [{
-      kind: 'wrongType', severity: 'error', path: '$.huntingSkill', schemaPath: '#/definitions/Cat/allOf/1/properties/huntingSkill/type', expected: 'string', actual: 'integer',
-      message: 'is integer, expected string (subtype chosen by discriminator petType="Cat": #/definitions/Cat)',
-    }]);
+    assert.deepStrictEqual(
+      check(swagger, { $ref: '#/definitions/Pet' }, { petType: 'Cat', name: 'Tom', huntingSkill: 3 }),
+      [
+        {
+          kind: 'wrongType',
+          severity: 'error',
+          path: '$.huntingSkill',
+          schemaPath: '#/definitions/Cat/allOf/1/properties/huntingSkill/type',
+          expected: 'string',
+          actual: 'integer',
+          message: 'is integer, expected string (subtype chosen by discriminator petType="Cat": #/definitions/Cat)',
+        },
+      ],
+    );
   });
 
   it('reports an unknown discriminator value once, allowing every mapping key and subtype name', () => {
-    assert.deepStrictEqual(check(pets({ cat: '#/components/schemas/Cat' }), PET, { petType: 'Lizard', name: 'Liz' }), [{
-      kind: 'enum', severity: 'error', path: '$.petType', schemaPath: '#/components/schemas/Pet/discriminator', allowed: ['cat', 'Dog'],
-      message: 'is "Lizard", which names no schema of the discriminator: allowed values are ["cat","Dog"]',
-    }]);
+    assert.deepStrictEqual(check(pets({ cat: '#/components/schemas/Cat' }), PET, { petType: 'Lizard', name: 'Liz' }), [
+      {
+        kind: 'enum',
+        severity: 'error',
+        path: '$.petType',
+        schemaPath: '#/components/schemas/Pet/discriminator',
+        allowed: ['cat', 'Dog'],
+        message: 'is "Lizard", which names no schema of the discriminator: allowed values are ["cat","Dog"]',
+      },
+    ]);
   });
 
   it('reports an unknown discriminator value of a oneOf once, allowing every mapping key and branch name', () => {
-    const doc = { openapi: '3.0.3', components: { schemas: { Cat: { type: 'object', properties: { petType: { type: 'string' } } }, Dog: { type: 'object', properties: { petType: { type: 'string' } } } } } };
-    const schema = { oneOf: [{ $ref: '#/components/schemas/Cat' }, { $ref: '#/components/schemas/Dog' }], discriminator: { propertyName: 'petType', mapping: { kitty: 'Cat' } } };
-    assert.deepStrictEqual(check(doc, schema, { petType: 'Lizard' }), [{
-      kind: 'enum', severity: 'error', path: '$.petType', schemaPath: '#/discriminator', allowed: ['kitty', 'Dog'],
-      message: 'is "Lizard", which names no schema of the discriminator: allowed values are ["kitty","Dog"]',
-    }]);
+    const doc = {
+      openapi: '3.0.3',
+      components: {
+        schemas: {
+          Cat: { type: 'object', properties: { petType: { type: 'string' } } },
+          Dog: { type: 'object', properties: { petType: { type: 'string' } } },
+        },
+      },
+    };
+    const schema = {
+      oneOf: [{ $ref: '#/components/schemas/Cat' }, { $ref: '#/components/schemas/Dog' }],
+      discriminator: { propertyName: 'petType', mapping: { kitty: 'Cat' } },
+    };
+    assert.deepStrictEqual(check(doc, schema, { petType: 'Lizard' }), [
+      {
+        kind: 'enum',
+        severity: 'error',
+        path: '$.petType',
+        schemaPath: '#/discriminator',
+        allowed: ['kitty', 'Dog'],
+        message: 'is "Lizard", which names no schema of the discriminator: allowed values are ["kitty","Dog"]',
+      },
+    ]);
   });
 });
 
 describe('undecided subschemas (issue 8: no false pass, no guessed finding)', () => {
   const unsafe = '^(?=(a+)+$)';
-  const reason = 'the pattern "^(?=(a+)+$)" cannot run in linear time (it needs Unicode mode, a backreference or a lookaround) and may backtrack catastrophically, so it is not run on API data';
+  const reason =
+    'the pattern "^(?=(a+)+$)" cannot run in linear time (it needs Unicode mode, a backreference or a lookaround) and may backtrack catastrophically, so it is not run on API data';
   it('reports `not` over an unchecked pattern as not checked instead of a match', () => {
     assert.deepStrictEqual(check({ openapi: '3.1.0' }, { not: { type: 'string', pattern: unsafe } }, 'aa'), [
-      { kind: 'notChecked', severity: 'warning', path: '$', schemaPath: '#/not/pattern', keyword: 'pattern', message: `was not checked against the pattern: ${reason}` },
+      {
+        kind: 'notChecked',
+        severity: 'warning',
+        path: '$',
+        schemaPath: '#/not/pattern',
+        keyword: 'pattern',
+        message: `was not checked against the pattern: ${reason}`,
+      },
     ]);
   });
   it('reports `contains` with unchecked items as not checked instead of counting them', () => {
-    assert.deepStrictEqual(check({ openapi: '3.1.0' }, { type: 'array', contains: { type: 'string', pattern: unsafe } }, ['aa', 1]), [
-      { kind: 'notChecked', severity: 'warning', path: '$', schemaPath: '#/contains', keyword: 'contains', message: 'was not checked against `contains`: 1 item could not be checked' },
-    ]);
+    assert.deepStrictEqual(
+      check({ openapi: '3.1.0' }, { type: 'array', contains: { type: 'string', pattern: unsafe } }, ['aa', 1]),
+      [
+        {
+          kind: 'notChecked',
+          severity: 'warning',
+          path: '$',
+          schemaPath: '#/contains',
+          keyword: 'contains',
+          message: 'was not checked against `contains`: 1 item could not be checked',
+        },
+      ],
+    );
   });
   it('reports oneOf as not checked when one branch matches and another could not be checked', () => {
-    assert.deepStrictEqual(check({ openapi: '3.1.0' }, { oneOf: [{ type: 'string' }, { type: 'string', pattern: unsafe }, { type: 'string', pattern: '^(?=(b+)+$)' }] }, 'aa'), [
-      {
-        kind: 'notChecked', severity: 'warning', path: '$', schemaPath: '#/oneOf', keyword: 'oneOf',
-        message: 'was not checked against oneOf: it matches #/oneOf/0, and whether it also matches #/oneOf/1 and #/oneOf/2 (which could not be checked) decides whether exactly one branch matches',
-      },
-      { kind: 'notChecked', severity: 'warning', path: '$', schemaPath: '#/oneOf/1/pattern', keyword: 'pattern', message: `was not checked against the pattern: ${reason}` },
-      {
-        kind: 'notChecked', severity: 'warning', path: '$', schemaPath: '#/oneOf/2/pattern', keyword: 'pattern',
-        message: `was not checked against the pattern: ${reason.replace('(a+)', '(b+)')}`,
-      },
-    ]);
+    assert.deepStrictEqual(
+      check(
+        { openapi: '3.1.0' },
+        {
+          oneOf: [{ type: 'string' }, { type: 'string', pattern: unsafe }, { type: 'string', pattern: '^(?=(b+)+$)' }],
+        },
+        'aa',
+      ),
+      [
+        {
+          kind: 'notChecked',
+          severity: 'warning',
+          path: '$',
+          schemaPath: '#/oneOf',
+          keyword: 'oneOf',
+          message:
+            'was not checked against oneOf: it matches #/oneOf/0, and whether it also matches #/oneOf/1 and #/oneOf/2 (which could not be checked) decides whether exactly one branch matches',
+        },
+        {
+          kind: 'notChecked',
+          severity: 'warning',
+          path: '$',
+          schemaPath: '#/oneOf/1/pattern',
+          keyword: 'pattern',
+          message: `was not checked against the pattern: ${reason}`,
+        },
+        {
+          kind: 'notChecked',
+          severity: 'warning',
+          path: '$',
+          schemaPath: '#/oneOf/2/pattern',
+          keyword: 'pattern',
+          message: `was not checked against the pattern: ${reason.replace('(a+)', '(b+)')}`,
+        },
+      ],
+    );
   });
   it('reports oneOf as not checked when one branch matches and another has a $ref that points nowhere', () => {
-    assert.deepStrictEqual(check({ openapi: '3.0.3' }, { oneOf: [{ $ref: '#/components/schemas/Gone' }, { type: 'string' }] }, 'x'), [
-      {
-        kind: 'notChecked', severity: 'warning', path: '$', schemaPath: '#/oneOf', keyword: 'oneOf',
-        message: 'was not checked against oneOf: it matches #/oneOf/1, and whether it also matches #/components/schemas/Gone (which could not be checked) decides whether exactly one branch matches',
-      },
-      { kind: 'unresolvedRef', severity: 'warning', path: '$', schemaPath: '#/oneOf/0', message: 'was not checked: `$ref: #/components/schemas/Gone` points nowhere in the document' },
-    ]);
+    assert.deepStrictEqual(
+      check({ openapi: '3.0.3' }, { oneOf: [{ $ref: '#/components/schemas/Gone' }, { type: 'string' }] }, 'x'),
+      [
+        {
+          kind: 'notChecked',
+          severity: 'warning',
+          path: '$',
+          schemaPath: '#/oneOf',
+          keyword: 'oneOf',
+          message:
+            'was not checked against oneOf: it matches #/oneOf/1, and whether it also matches #/components/schemas/Gone (which could not be checked) decides whether exactly one branch matches',
+        },
+        {
+          kind: 'unresolvedRef',
+          severity: 'warning',
+          path: '$',
+          schemaPath: '#/oneOf/0',
+          message: 'was not checked: `$ref: #/components/schemas/Gone` points nowhere in the document',
+        },
+      ],
+    );
   });
   it('reports a property name its propertyNames pattern cannot test as not checked', () => {
-    assert.deepStrictEqual(check({ openapi: '3.1.0' }, { type: 'object', propertyNames: { pattern: unsafe } }, { aa: 1 }), [
-      { kind: 'notChecked', severity: 'warning', path: '$.aa', schemaPath: '#/propertyNames/pattern', keyword: 'pattern', message: `was not checked against the pattern: ${reason}` },
-    ]);
+    assert.deepStrictEqual(
+      check({ openapi: '3.1.0' }, { type: 'object', propertyNames: { pattern: unsafe } }, { aa: 1 }),
+      [
+        {
+          kind: 'notChecked',
+          severity: 'warning',
+          path: '$.aa',
+          schemaPath: '#/propertyNames/pattern',
+          keyword: 'pattern',
+          message: `was not checked against the pattern: ${reason}`,
+        },
+      ],
+    );
   });
 });
 
@@ -1209,80 +2342,230 @@ describe('huge enums (issue 8 B7)', () => {
   const FIRST_20 = Array.from({ length: 20 }, (_, i) => i);
   it('issue 8 B7: an enum finding lists the first 20 allowed values and counts the others', () => {
     const schema = { type: 'array', items: { enum: [...Array.from({ length: 1000 }, (_, i) => i), { a: [1] }] } };
-    const more = 'is 1000, not one of the allowed values (1001 in all) [0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,… 981 more]';
+    const more =
+      'is 1000, not one of the allowed values (1001 in all) [0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,… 981 more]';
     assert.deepStrictEqual(check({ openapi: '3.1.0' }, schema, [999, 1000, { a: [1] }, '1']), [
-      { kind: 'enum', severity: 'error', path: '$[1]', schemaPath: '#/items/enum', allowed: FIRST_20, allowedMore: 981, message: more },
-      { kind: 'enum', severity: 'error', path: '$[3]', schemaPath: '#/items/enum', allowed: FIRST_20, allowedMore: 981, message: more.replace('is 1000', 'is "1"') },
+      {
+        kind: 'enum',
+        severity: 'error',
+        path: '$[1]',
+        schemaPath: '#/items/enum',
+        allowed: FIRST_20,
+        allowedMore: 981,
+        message: more,
+      },
+      {
+        kind: 'enum',
+        severity: 'error',
+        path: '$[3]',
+        schemaPath: '#/items/enum',
+        allowed: FIRST_20,
+        allowedMore: 981,
+        message: more.replace('is 1000', 'is "1"'),
+      },
     ]);
   });
 
   it('issue 8 B7: a 1,000,000-value enum counts against the step budget and the check says it stopped', () => {
-    const schema = { type: 'array', items: { type: 'string', enum: Array.from({ length: 1_000_000 }, (_, i) => `v${i}`) } };
-    assert.deepStrictEqual(check({ openapi: '3.0.3' }, schema, Array.from({ length: 20_000 }, (_, i) => `zz${i}`)), [{
-      kind: 'notChecked', severity: 'warning', path: '$', schemaPath: '#',
-      message: 'was not checked completely: the check stopped because it ran out of its step budget (200000 schema applications; an enum of 1000000 values counts one per value); ' +
-        'no finding is reported, since the parts checked so far cannot be judged alone',
-    }]);
+    const schema = {
+      type: 'array',
+      items: { type: 'string', enum: Array.from({ length: 1_000_000 }, (_, i) => `v${i}`) },
+    };
+    assert.deepStrictEqual(
+      check(
+        { openapi: '3.0.3' },
+        schema,
+        Array.from({ length: 20_000 }, (_, i) => `zz${i}`),
+      ),
+      [
+        {
+          kind: 'notChecked',
+          severity: 'warning',
+          path: '$',
+          schemaPath: '#',
+          message:
+            'was not checked completely: the check stopped because it ran out of its step budget (200000 schema applications; an enum of 1000000 values counts one per value); ' +
+            'no finding is reported, since the parts checked so far cannot be judged alone',
+        },
+      ],
+    );
   });
 });
 
 describe('keywords the validator does not implement are not checked, never passed (issue 8 B13)', () => {
-  const doc31 = { openapi: '3.1.0', components: { schemas: { Node: { $dynamicAnchor: 'node', type: 'object', required: ['must'] } } } };
+  const doc31 = {
+    openapi: '3.1.0',
+    components: { schemas: { Node: { $dynamicAnchor: 'node', type: 'object', required: ['must'] } } },
+  };
   it('issue 8 B13: unevaluatedItems: false on items past prefixItems is not checked', () => {
-    assert.deepStrictEqual(check(doc31, { type: 'array', prefixItems: [{ type: 'string' }], unevaluatedItems: false }, ['x', 1, 2]), [{
-      kind: 'notChecked', severity: 'warning', path: '$', schemaPath: '#/unevaluatedItems', keyword: 'unevaluatedItems',
-      message: 'was not checked against `unevaluatedItems`: the validator does not support `unevaluatedItems` (annotation collection)',
-    }]);
+    assert.deepStrictEqual(
+      check(doc31, { type: 'array', prefixItems: [{ type: 'string' }], unevaluatedItems: false }, ['x', 1, 2]),
+      [
+        {
+          kind: 'notChecked',
+          severity: 'warning',
+          path: '$',
+          schemaPath: '#/unevaluatedItems',
+          keyword: 'unevaluatedItems',
+          message:
+            'was not checked against `unevaluatedItems`: the validator does not support `unevaluatedItems` (annotation collection)',
+        },
+      ],
+    );
   });
   it('issue 8 B13: unevaluatedItems decides nothing when prefixItems covers every item', () => {
-    assert.deepStrictEqual(check(doc31, { type: 'array', prefixItems: [{ type: 'string' }], unevaluatedItems: false }, ['x']), []);
+    assert.deepStrictEqual(
+      check(doc31, { type: 'array', prefixItems: [{ type: 'string' }], unevaluatedItems: false }, ['x']),
+      [],
+    );
   });
   it('issue 8 B13: $dynamicRef is not checked', () => {
-    assert.deepStrictEqual(check(doc31, { $dynamicRef: '#node' }, {}), [{
-      kind: 'notChecked', severity: 'warning', path: '$', schemaPath: '#/$dynamicRef', keyword: '$dynamicRef',
-      message: 'was not checked against `$dynamicRef`: the validator does not support `$dynamicRef` (dynamic scope), so what it refers to was not applied',
-    }]);
-  });
-  it('issue 8 B13: unevaluatedProperties as a schema is not checked', () => {
-    assert.deepStrictEqual(check(doc31, { type: 'object', properties: { a: {} }, unevaluatedProperties: { type: 'string' } }, { a: 1, b: 2 }), [{
-      kind: 'notChecked', severity: 'warning', path: '$', schemaPath: '#/unevaluatedProperties', keyword: 'unevaluatedProperties',
-      message: 'was not checked against `unevaluatedProperties`: the validator applies `unevaluatedProperties` only as `false` (closing the object), not as a schema',
-    }]);
-  });
-  it('issue 8 B13: unevaluatedProperties: false beside anyOf is not checked (b is evaluated only by a failing branch)', () => {
-    const schema = { type: 'object', anyOf: [{ properties: { a: { type: 'integer' } } }, { properties: { b: { type: 'integer' } } }], unevaluatedProperties: false };
-    assert.deepStrictEqual(check(doc31, schema, { a: 1, b: 'x' }), [{
-      kind: 'notChecked', severity: 'warning', path: '$', schemaPath: '#/unevaluatedProperties', keyword: 'unevaluatedProperties',
-      message: 'was not checked against `unevaluatedProperties`: the schema decides which properties are evaluated through anyOf, oneOf, if, dependentSchemas or not, and the validator does not collect those annotations',
-    }]);
-  });
-  it('keeps unevaluatedProperties: false without branches as closing the object', () => {
-    assert.deepStrictEqual(check(doc31, { type: 'object', properties: { a: {} }, unevaluatedProperties: false }, { a: 1, extra: 2 }), [{
-      kind: 'undocumented', severity: 'error', path: '$.extra', schemaPath: '#/unevaluatedProperties',
-      message: 'is present but not documented, and the schema closes the object with additionalProperties: false',
-    }]);
-  });
-  it('issue 8 B13: numbers JSON parsing changed are not checked against enum, minimum or maximum', () => {
-    const schema = { type: 'object', properties: { id: { enum: [9007199254740992], minimum: 0 }, n: { maximum: 1 }, small: { maximum: 1 } } };
-    const reason = 'the number in the body cannot be held exactly in a double (RFC 8259, 6), so the check would compare a different number';
-    assert.deepStrictEqual(check(doc31, schema, JSON.parse('{"id":9007199254740993,"n":9007199254740993,"small":2}'), { inexactNumbers: { paths: new Set(['$.id']), unlisted: false } }), [
-      { kind: 'notChecked', severity: 'warning', path: '$.id', schemaPath: '#/properties/id/enum', keyword: 'enum', message: `was not checked against \`enum\`: ${reason}` },
-      { kind: 'notChecked', severity: 'warning', path: '$.id', schemaPath: '#/properties/id/minimum', keyword: 'minimum', message: `was not checked against \`minimum\`: ${reason}` },
-      { kind: 'constraint', severity: 'error', path: '$.n', schemaPath: '#/properties/n/maximum', keyword: 'maximum', message: 'is 9007199254740992, more than maximum 1' },
-      { kind: 'constraint', severity: 'error', path: '$.small', schemaPath: '#/properties/small/maximum', keyword: 'maximum', message: 'is 2, more than maximum 1' },
+    assert.deepStrictEqual(check(doc31, { $dynamicRef: '#node' }, {}), [
+      {
+        kind: 'notChecked',
+        severity: 'warning',
+        path: '$',
+        schemaPath: '#/$dynamicRef',
+        keyword: '$dynamicRef',
+        message:
+          'was not checked against `$dynamicRef`: the validator does not support `$dynamicRef` (dynamic scope), so what it refers to was not applied',
+      },
     ]);
   });
+  it('issue 8 B13: unevaluatedProperties as a schema is not checked', () => {
+    assert.deepStrictEqual(
+      check(
+        doc31,
+        { type: 'object', properties: { a: {} }, unevaluatedProperties: { type: 'string' } },
+        { a: 1, b: 2 },
+      ),
+      [
+        {
+          kind: 'notChecked',
+          severity: 'warning',
+          path: '$',
+          schemaPath: '#/unevaluatedProperties',
+          keyword: 'unevaluatedProperties',
+          message:
+            'was not checked against `unevaluatedProperties`: the validator applies `unevaluatedProperties` only as `false` (closing the object), not as a schema',
+        },
+      ],
+    );
+  });
+  it('issue 8 B13: unevaluatedProperties: false beside anyOf is not checked (b is evaluated only by a failing branch)', () => {
+    const schema = {
+      type: 'object',
+      anyOf: [{ properties: { a: { type: 'integer' } } }, { properties: { b: { type: 'integer' } } }],
+      unevaluatedProperties: false,
+    };
+    assert.deepStrictEqual(check(doc31, schema, { a: 1, b: 'x' }), [
+      {
+        kind: 'notChecked',
+        severity: 'warning',
+        path: '$',
+        schemaPath: '#/unevaluatedProperties',
+        keyword: 'unevaluatedProperties',
+        message:
+          'was not checked against `unevaluatedProperties`: the schema decides which properties are evaluated through anyOf, oneOf, if, dependentSchemas or not, and the validator does not collect those annotations',
+      },
+    ]);
+  });
+  it('keeps unevaluatedProperties: false without branches as closing the object', () => {
+    assert.deepStrictEqual(
+      check(doc31, { type: 'object', properties: { a: {} }, unevaluatedProperties: false }, { a: 1, extra: 2 }),
+      [
+        {
+          kind: 'undocumented',
+          severity: 'error',
+          path: '$.extra',
+          schemaPath: '#/unevaluatedProperties',
+          message: 'is present but not documented, and the schema closes the object with additionalProperties: false',
+        },
+      ],
+    );
+  });
+  it('issue 8 B13: numbers JSON parsing changed are not checked against enum, minimum or maximum', () => {
+    const schema = {
+      type: 'object',
+      properties: { id: { enum: [9007199254740992], minimum: 0 }, n: { maximum: 1 }, small: { maximum: 1 } },
+    };
+    const reason =
+      'the number in the body cannot be held exactly in a double (RFC 8259, 6), so the check would compare a different number';
+    assert.deepStrictEqual(
+      check(doc31, schema, JSON.parse('{"id":9007199254740993,"n":9007199254740993,"small":2}'), {
+        inexactNumbers: { paths: new Set(['$.id']), unlisted: false },
+      }),
+      [
+        {
+          kind: 'notChecked',
+          severity: 'warning',
+          path: '$.id',
+          schemaPath: '#/properties/id/enum',
+          keyword: 'enum',
+          message: `was not checked against \`enum\`: ${reason}`,
+        },
+        {
+          kind: 'notChecked',
+          severity: 'warning',
+          path: '$.id',
+          schemaPath: '#/properties/id/minimum',
+          keyword: 'minimum',
+          message: `was not checked against \`minimum\`: ${reason}`,
+        },
+        {
+          kind: 'constraint',
+          severity: 'error',
+          path: '$.n',
+          schemaPath: '#/properties/n/maximum',
+          keyword: 'maximum',
+          message: 'is 9007199254740992, more than maximum 1',
+        },
+        {
+          kind: 'constraint',
+          severity: 'error',
+          path: '$.small',
+          schemaPath: '#/properties/small/maximum',
+          keyword: 'maximum',
+          message: 'is 2, more than maximum 1',
+        },
+      ],
+    );
+  });
   it('issue 8 B13: items equal only after JSON parsing changed their numbers are not reported as duplicates', () => {
-    assert.deepStrictEqual(check(doc31, { type: 'array', uniqueItems: true }, JSON.parse('[9007199254740993,9007199254740992]'), { inexactNumbers: { paths: new Set(['$[0]']), unlisted: false } }), [{
-      kind: 'notChecked', severity: 'warning', path: '$', schemaPath: '#/uniqueItems', keyword: 'uniqueItems',
-      message: 'was not checked against `uniqueItems`: item 1 equals item 0 as parsed, but the items hold numbers that cannot be held exactly in a double (RFC 8259, 6)',
-    }]);
+    assert.deepStrictEqual(
+      check(doc31, { type: 'array', uniqueItems: true }, JSON.parse('[9007199254740993,9007199254740992]'), {
+        inexactNumbers: { paths: new Set(['$[0]']), unlisted: false },
+      }),
+      [
+        {
+          kind: 'notChecked',
+          severity: 'warning',
+          path: '$',
+          schemaPath: '#/uniqueItems',
+          keyword: 'uniqueItems',
+          message:
+            'was not checked against `uniqueItems`: item 1 equals item 0 as parsed, but the items hold numbers that cannot be held exactly in a double (RFC 8259, 6)',
+        },
+      ],
+    );
   });
   it('issue 8 B13: when the scan did not list every changed number, every integer past 2^53 counts as changed', () => {
-    assert.deepStrictEqual(check(doc31, { type: 'integer', maximum: 9007199254740992 }, JSON.parse('9007199254740993'), { inexactNumbers: { paths: new Set(), unlisted: true } }), [{
-      kind: 'notChecked', severity: 'warning', path: '$', schemaPath: '#/maximum', keyword: 'maximum',
-      message: 'was not checked against `maximum`: the number in the body cannot be held exactly in a double (RFC 8259, 6), so the check would compare a different number',
-    }]);
+    assert.deepStrictEqual(
+      check(doc31, { type: 'integer', maximum: 9007199254740992 }, JSON.parse('9007199254740993'), {
+        inexactNumbers: { paths: new Set(), unlisted: true },
+      }),
+      [
+        {
+          kind: 'notChecked',
+          severity: 'warning',
+          path: '$',
+          schemaPath: '#/maximum',
+          keyword: 'maximum',
+          message:
+            'was not checked against `maximum`: the number in the body cannot be held exactly in a double (RFC 8259, 6), so the check would compare a different number',
+        },
+      ],
+    );
   });
 });
 
@@ -1290,16 +2573,41 @@ describe('no false pass on numbers and $refs (second attack round)', () => {
   it('finds an integer that is not a multiple of an integer multipleOf, however large', () => {
     const doc = { openapi: '3.1.0' };
     const values = [1000000001, 3000000001, 9007199254740992, 1e20, 2 ** 60, 999999999];
-    assert.deepEqual(values.map((n) => check(doc, { multipleOf: 3 }, n).map((finding) => finding.kind)), [['constraint'], ['constraint'], ['constraint'], ['constraint'], ['constraint'], []]);
+    assert.deepEqual(
+      values.map((n) => check(doc, { multipleOf: 3 }, n).map((finding) => finding.kind)),
+      [['constraint'], ['constraint'], ['constraint'], ['constraint'], ['constraint'], []],
+    );
   });
 
   it('calls a body not validated when a nested $ref could not be followed', () => {
     const doc = {
       openapi: '3.1.0',
-      paths: { '/t': { get: { responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'object', properties: { a: { $ref: '#code' } } } } } } } } } },
+      paths: {
+        '/t': {
+          get: {
+            responses: {
+              '200': {
+                description: 'ok',
+                content: { 'application/json': { schema: { type: 'object', properties: { a: { $ref: '#code' } } } } },
+              },
+            },
+          },
+        },
+      },
     };
-    const checked = checkResponse(doc, 'get', '/t', { status: 200, contentType: 'application/json', body: { a: 12345 } });
-    assert.deepEqual([checked.validated, checked.findings.map((finding) => `${finding.kind} ${finding.path}`), checked.reason?.startsWith('Part of the body was not checked: $.a was not checked:')], [false, ['unresolvedRef $.a'], true]);
+    const checked = checkResponse(doc, 'get', '/t', {
+      status: 200,
+      contentType: 'application/json',
+      body: { a: 12345 },
+    });
+    assert.deepEqual(
+      [
+        checked.validated,
+        checked.findings.map((finding) => `${finding.kind} ${finding.path}`),
+        checked.reason?.startsWith('Part of the body was not checked: $.a was not checked:'),
+      ],
+      [false, ['unresolvedRef $.a'], true],
+    );
   });
 });
 
@@ -1309,12 +2617,20 @@ describe('the linear-time engine has a work bound too (second attack round)', ()
     const compiled = compilePattern(pattern);
     assert.ok(!('reason' in compiled));
     const result = (compiled as { test(value: string): unknown }).test('a'.repeat(100_000));
-    assert.deepEqual(result, { notChecked: `the value (100000 characters) against this ${pattern.length}-character pattern would cost more than the linear-time budget (5000000 character-states), so it was not tested` });
+    assert.deepEqual(result, {
+      notChecked: `the value (100000 characters) against this ${pattern.length}-character pattern would cost more than the linear-time budget (5000000 character-states), so it was not tested`,
+    });
   });
 
   it('still tests a short value against the same pattern', () => {
     const pattern = `^(?:${Array.from({ length: 1000 }, (_, index) => `w${index}qqq`).join('|')})!$`;
-    assert.deepEqual([(compilePattern(pattern) as { test(value: string): unknown }).test('w7qqq!'), (compilePattern(pattern) as { test(value: string): unknown }).test('w7qq!')], [true, false]);
+    assert.deepEqual(
+      [
+        (compilePattern(pattern) as { test(value: string): unknown }).test('w7qqq!'),
+        (compilePattern(pattern) as { test(value: string): unknown }).test('w7qq!'),
+      ],
+      [true, false],
+    );
   });
 });
 
@@ -1323,7 +2639,10 @@ describe('counted repetitions count in the backtracking bound (second attack rou
     const pattern = `${'(?=\\p{L}{2048})'.repeat(190)}!`;
     const compiled = compilePattern(pattern) as { engine: string; test(value: string): unknown };
     const result = compiled.test('a'.repeat(4096));
-    assert.deepEqual([compiled.engine, typeof result === 'object' && result !== null && 'notChecked' in result], ['backtracking', true]);
+    assert.deepEqual(
+      [compiled.engine, typeof result === 'object' && result !== null && 'notChecked' in result],
+      ['backtracking', true],
+    );
   });
 
   it('still tests a counted pattern whose bound is small', () => {
@@ -1335,44 +2654,103 @@ describe('counted repetitions count in the backtracking bound (second attack rou
 // Issue 9: a quick pass proves most values have no finding before the walk runs; these pin what it must
 // leave to the walk (overlapping oneOf branches, annotation-only branches, readOnly / writeOnly scoping,
 // numbers JSON turns into Infinity) and that the step budget counts exactly as the walk alone does.
-describe('check: the quick pass gives the walk\'s findings and step counts (issue 9)', () => {
-  const items = { type: 'object', properties: { a: { type: 'integer' }, b: { type: 'string' }, c: { type: 'boolean' } } };
+describe("check: the quick pass gives the walk's findings and step counts (issue 9)", () => {
+  const items = {
+    type: 'object',
+    properties: { a: { type: 'integer' }, b: { type: 'string' }, c: { type: 'boolean' } },
+  };
   const many = Array.from({ length: 300 }, (_, i) => ({ a: i, b: 'x', c: true }));
-  const stopped = (steps: number): Finding[] => [{
-    kind: 'notChecked', severity: 'warning', path: '$', schemaPath: '#',
-    message: `was not checked completely: the check stopped because it ran out of its step budget (${steps} schema applications); no finding is reported, since the parts checked so far cannot be judged alone`,
-  }];
-  const overlap = (message: string): Finding[] => [{ kind: 'constraint', severity: 'error', path: '$[0]', schemaPath: '#/items/oneOf', keyword: 'oneOf', message }];
+  const stopped = (steps: number): Finding[] => [
+    {
+      kind: 'notChecked',
+      severity: 'warning',
+      path: '$',
+      schemaPath: '#',
+      message: `was not checked completely: the check stopped because it ran out of its step budget (${steps} schema applications); no finding is reported, since the parts checked so far cannot be judged alone`,
+    },
+  ];
+  const overlap = (message: string): Finding[] => [
+    { kind: 'constraint', severity: 'error', path: '$[0]', schemaPath: '#/items/oneOf', keyword: 'oneOf', message },
+  ];
 
   it('reports an item two oneOf branches match', () => {
-    assert.deepStrictEqual(check(DOC31, { type: 'array', items: { oneOf: [{ type: 'number' }, { type: 'integer' }] } }, [3, 2.5]),
-      overlap('matches 2 oneOf branches (#/items/oneOf/0 and #/items/oneOf/1), but oneOf allows exactly one; the branches overlap, so the document may mean anyOf or lack a property that tells them apart'));
+    assert.deepStrictEqual(
+      check(DOC31, { type: 'array', items: { oneOf: [{ type: 'number' }, { type: 'integer' }] } }, [3, 2.5]),
+      overlap(
+        'matches 2 oneOf branches (#/items/oneOf/0 and #/items/oneOf/1), but oneOf allows exactly one; the branches overlap, so the document may mean anyOf or lack a property that tells them apart',
+      ),
+    );
   });
 
   it('counts a oneOf branch with only a format finding as matching', () => {
-    const schema = { type: 'array', items: { oneOf: [{ type: 'string', format: 'date' }, { type: 'string', maxLength: 3 }] } };
-    assert.deepStrictEqual(check(DOC31, schema, ['abc', '2024-05-01']),
-      overlap('matches 2 oneOf branches (#/items/oneOf/0 and #/items/oneOf/1), but oneOf allows exactly one; the branches overlap, so the document may mean anyOf or lack a property that tells them apart'));
+    const schema = {
+      type: 'array',
+      items: {
+        oneOf: [
+          { type: 'string', format: 'date' },
+          { type: 'string', maxLength: 3 },
+        ],
+      },
+    };
+    assert.deepStrictEqual(
+      check(DOC31, schema, ['abc', '2024-05-01']),
+      overlap(
+        'matches 2 oneOf branches (#/items/oneOf/0 and #/items/oneOf/1), but oneOf allows exactly one; the branches overlap, so the document may mean anyOf or lack a property that tells them apart',
+      ),
+    );
   });
 
   it('reports a readOnly field of an item in a request', () => {
-    const schema = { type: 'array', items: { type: 'object', properties: { id: { type: 'integer', readOnly: true }, name: { type: 'string' } } } };
+    const schema = {
+      type: 'array',
+      items: { type: 'object', properties: { id: { type: 'integer', readOnly: true }, name: { type: 'string' } } },
+    };
     assert.deepStrictEqual(check(DOC30, schema, [{ name: 'a' }, { id: 1, name: 'b' }], { direction: 'request' }), [
-      { kind: 'readOnly', severity: 'warning', path: '$[1].id', schemaPath: '#/items/properties/id/readOnly', message: 'is readOnly but is sent in a request; the server should ignore or reject it' },
+      {
+        kind: 'readOnly',
+        severity: 'warning',
+        path: '$[1].id',
+        schemaPath: '#/items/properties/id/readOnly',
+        message: 'is readOnly but is sent in a request; the server should ignore or reject it',
+      },
     ]);
   });
 
   it('excuses a missing required writeOnly field of an item in a response, not a missing plain one', () => {
-    const schema = { type: 'array', items: { type: 'object', required: ['password', 'name'], properties: { password: { type: 'string', writeOnly: true }, name: { type: 'string' } } } };
+    const schema = {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['password', 'name'],
+        properties: { password: { type: 'string', writeOnly: true }, name: { type: 'string' } },
+      },
+    };
     assert.deepStrictEqual(check(DOC30, schema, [{ name: 'a' }, {}]), [
-      { kind: 'missing', severity: 'error', path: '$[1].name', schemaPath: '#/items/required', message: 'is required but missing' },
+      {
+        kind: 'missing',
+        severity: 'error',
+        path: '$[1].name',
+        schemaPath: '#/items/required',
+        message: 'is required but missing',
+      },
     ]);
   });
 
   it('passes Infinity where no type is asked for and reports it where a number is', () => {
-    assert.deepStrictEqual(check(DOC31, { type: 'array', items: { anyOf: [{}, { type: 'number' }] } }, [Infinity, 1]), []);
+    assert.deepStrictEqual(
+      check(DOC31, { type: 'array', items: { anyOf: [{}, { type: 'number' }] } }, [Infinity, 1]),
+      [],
+    );
     assert.deepStrictEqual(check(DOC31, { type: 'array', items: { type: 'number' } }, [1, Infinity]), [
-      { kind: 'wrongType', severity: 'error', path: '$[1]', schemaPath: '#/items/type', expected: 'number', actual: 'number', message: 'is number, expected number' },
+      {
+        kind: 'wrongType',
+        severity: 'error',
+        path: '$[1]',
+        schemaPath: '#/items/type',
+        expected: 'number',
+        actual: 'number',
+        message: 'is number, expected number',
+      },
     ]);
   });
 
@@ -1389,46 +2767,94 @@ describe('`not` and `if` own their subschema (issue 8, third attack round F1: a 
   const doc = { openapi: '3.1.0' };
   it('rejects a body that `not: {not: {additionalProperties: false}}` forbids: its undocumented key fails the inner schema', () => {
     assert.deepStrictEqual(check(doc, { not: { not: { additionalProperties: false } } }, { z: 1 }), [
-      { kind: 'constraint', severity: 'error', path: '$', schemaPath: '#/not', keyword: 'not', message: 'matches the schema under `not`, which it must not match' },
+      {
+        kind: 'constraint',
+        severity: 'error',
+        path: '$',
+        schemaPath: '#/not',
+        keyword: 'not',
+        message: 'matches the schema under `not`, which it must not match',
+      },
     ]);
   });
   it('accepts a body with an undocumented key under `not: {additionalProperties: false}`', () => {
     assert.deepStrictEqual(check(doc, { not: { additionalProperties: false } }, { z: 1 }), []);
   });
   it('takes `else` when `if` closes the object and the body has an undocumented key', () => {
-    assert.deepStrictEqual(check(doc, { if: { additionalProperties: false }, else: { required: ['q'] } }, { z: 1 }).map((finding) => [finding.kind, finding.path, finding.schemaPath]), [
-      ['missing', '$.q', '#/else/required'],
-    ]);
+    assert.deepStrictEqual(
+      check(doc, { if: { additionalProperties: false }, else: { required: ['q'] } }, { z: 1 }).map((finding) => [
+        finding.kind,
+        finding.path,
+        finding.schemaPath,
+      ]),
+      [['missing', '$.q', '#/else/required']],
+    );
   });
   it('does not take `then` when `if` closes the object and the body has an undocumented key', () => {
-    assert.deepStrictEqual(check(doc, { if: { additionalProperties: false }, then: { required: ['q'] } }, { z: 1 }), []);
+    assert.deepStrictEqual(
+      check(doc, { if: { additionalProperties: false }, then: { required: ['q'] } }, { z: 1 }),
+      [],
+    );
   });
 });
 
 describe('`then`, `else` and `dependentSchemas` own their subschema (issue 8, third attack round F10: a false pass)', () => {
   const closed = { properties: { kind: {} }, additionalProperties: false };
-  const doc = { openapi: '3.1.0', components: { schemas: { Closed: { type: 'object', properties: { kind: { type: 'string' } }, additionalProperties: false } } } };
-  const kinds = (schema: unknown) => check(doc, schema, { kind: 'x', extra: 1 }).map((finding) => [finding.kind, finding.severity, finding.path, finding.schemaPath]);
+  const doc = {
+    openapi: '3.1.0',
+    components: {
+      schemas: { Closed: { type: 'object', properties: { kind: { type: 'string' } }, additionalProperties: false } },
+    },
+  };
+  const kinds = (schema: unknown) =>
+    check(doc, schema, { kind: 'x', extra: 1 }).map((finding) => [
+      finding.kind,
+      finding.severity,
+      finding.path,
+      finding.schemaPath,
+    ]);
   it('applies additionalProperties: false in `then`', () => {
-    assert.deepStrictEqual(kinds({ if: { required: ['kind'] }, then: closed }), [['undocumented', 'error', '$.extra', '#/then/additionalProperties']]);
+    assert.deepStrictEqual(kinds({ if: { required: ['kind'] }, then: closed }), [
+      ['undocumented', 'error', '$.extra', '#/then/additionalProperties'],
+    ]);
   });
   it('applies additionalProperties: false in `else`', () => {
-    assert.deepStrictEqual(kinds({ if: { required: ['q'] }, else: closed }), [['undocumented', 'error', '$.extra', '#/else/additionalProperties']]);
+    assert.deepStrictEqual(kinds({ if: { required: ['q'] }, else: closed }), [
+      ['undocumented', 'error', '$.extra', '#/else/additionalProperties'],
+    ]);
   });
   it('applies additionalProperties: false in `dependentSchemas`', () => {
-    assert.deepStrictEqual(kinds({ dependentSchemas: { kind: closed } }), [['undocumented', 'error', '$.extra', '#/dependentSchemas/kind/additionalProperties']]);
+    assert.deepStrictEqual(kinds({ dependentSchemas: { kind: closed } }), [
+      ['undocumented', 'error', '$.extra', '#/dependentSchemas/kind/additionalProperties'],
+    ]);
   });
   it('applies a closed schema reached by `$ref` from `then`', () => {
-    assert.deepStrictEqual(kinds({ if: { required: ['kind'] }, then: { $ref: '#/components/schemas/Closed' } }), [['undocumented', 'error', '$.extra', '#/components/schemas/Closed/additionalProperties']]);
+    assert.deepStrictEqual(kinds({ if: { required: ['kind'] }, then: { $ref: '#/components/schemas/Closed' } }), [
+      ['undocumented', 'error', '$.extra', '#/components/schemas/Closed/additionalProperties'],
+    ]);
   });
   it('leaves the keys of an open `then` to the parent: no warning for a key `then` does not declare', () => {
-    assert.deepStrictEqual(kinds({ type: 'object', properties: { kind: {}, extra: {} }, if: { required: ['kind'] }, then: { properties: { kind: { type: 'string' } } } }), []);
+    assert.deepStrictEqual(
+      kinds({
+        type: 'object',
+        properties: { kind: {}, extra: {} },
+        if: { required: ['kind'] },
+        then: { properties: { kind: { type: 'string' } } },
+      }),
+      [],
+    );
   });
 });
 
 describe('a `$ref` that cannot be followed decides nothing (issue 8, third attack round: a false pass)', () => {
   const doc = { openapi: '3.1.0' };
-  const unresolved = (schemaPath: string) => ({ kind: 'unresolvedRef', severity: 'warning', path: '$', schemaPath, message: 'was not checked: `$ref: #/nowhere` points nowhere in the document' });
+  const unresolved = (schemaPath: string) => ({
+    kind: 'unresolvedRef',
+    severity: 'warning',
+    path: '$',
+    schemaPath,
+    message: 'was not checked: `$ref: #/nowhere` points nowhere in the document',
+  });
   it('reports `not: {not: {$ref}}` as not checked, not as passed', () => {
     assert.deepStrictEqual(check(doc, { not: { not: { $ref: '#/nowhere' } } }, 1), [unresolved('#/not/not')]);
   });
@@ -1436,11 +2862,20 @@ describe('a `$ref` that cannot be followed decides nothing (issue 8, third attac
     assert.deepStrictEqual(check(doc, { not: { $ref: '#/nowhere' } }, 1), [unresolved('#/not')]);
   });
   it('picks no branch when `if` could not be checked', () => {
-    assert.deepStrictEqual(check(doc, { if: { $ref: '#/nowhere' }, then: { type: 'string' } }, 1), [unresolved('#/if')]);
+    assert.deepStrictEqual(check(doc, { if: { $ref: '#/nowhere' }, then: { type: 'string' } }, 1), [
+      unresolved('#/if'),
+    ]);
   });
   it('counts no item for `contains` that could not be checked', () => {
     assert.deepStrictEqual(check(doc, { type: 'array', contains: { $ref: '#/nowhere' } }, [1]), [
-      { kind: 'notChecked', severity: 'warning', path: '$', schemaPath: '#/contains', keyword: 'contains', message: 'was not checked against `contains`: 1 item could not be checked' },
+      {
+        kind: 'notChecked',
+        severity: 'warning',
+        path: '$',
+        schemaPath: '#/contains',
+        keyword: 'contains',
+        message: 'was not checked against `contains`: 1 item could not be checked',
+      },
     ]);
   });
 });
@@ -1448,10 +2883,20 @@ describe('a `$ref` that cannot be followed decides nothing (issue 8, third attac
 describe('long member names in paths (issue 8, attack round 4 B5-B8)', () => {
   it('cuts a member name of a million characters to 1,000 in the instance path of a finding', () => {
     const name = 'k'.repeat(1_000_000);
-    const findings = check({ openapi: '3.1.0' }, { type: 'object', properties: {}, additionalProperties: false }, { [name]: 1 });
-    assert.deepStrictEqual(findings.map((finding) => finding.path), [`$['${'k'.repeat(1000)}… (999000 more characters)']`]);
+    const findings = check(
+      { openapi: '3.1.0' },
+      { type: 'object', properties: {}, additionalProperties: false },
+      { [name]: 1 },
+    );
+    assert.deepStrictEqual(
+      findings.map((finding) => finding.path),
+      [`$['${'k'.repeat(1000)}… (999000 more characters)']`],
+    );
   });
   it('cuts a required name of the document the same way, and keeps short names whole', () => {
-    assert.deepStrictEqual([instancePath(['r'.repeat(1500)]), instancePath(['id', 0, 'a b'])], [`$['${'r'.repeat(1000)}… (500 more characters)']`, "$.id[0]['a b']"]);
+    assert.deepStrictEqual(
+      [instancePath(['r'.repeat(1500)]), instancePath(['id', 0, 'a b'])],
+      [`$['${'r'.repeat(1000)}… (500 more characters)']`, "$.id[0]['a b']"],
+    );
   });
 });

@@ -44,7 +44,9 @@ function shrink(value: unknown, tier: (typeof TIERS)[number], depth: number): un
     return kept;
   }
   const entries = Object.entries(value);
-  const out: [string, unknown][] = entries.slice(0, tier.members).map(([key, inner]) => [key, shrink(inner, tier, depth + 1)]);
+  const out: [string, unknown][] = entries
+    .slice(0, tier.members)
+    .map(([key, inner]) => [key, shrink(inner, tier, depth + 1)]);
   if (entries.length > tier.members) out.push(['…', `${entries.length - tier.members} more members`]);
   return Object.fromEntries(out);
 }
@@ -97,17 +99,27 @@ export function parseSelect(select: string): Selector {
   if (select === '' || select === '$') return { segments: [], shown: '$' };
   if (select.startsWith('/')) {
     // An all-digit token indexes an array; `selectPart` also reads it as a member name of an object.
-    const segments = select.slice(1).split('/').map((token) => unescapePointerToken(token)).map((token) => (/^(0|[1-9]\d{0,8})$/.test(token) ? Number(token) : token));
+    const segments = select
+      .slice(1)
+      .split('/')
+      .map((token) => unescapePointerToken(token))
+      .map((token) => (/^(0|[1-9]\d{0,8})$/.test(token) ? Number(token) : token));
     return { segments, shown: instancePath(segments) };
   }
-  if (!select.startsWith('$')) return { problem: `\`select\` ${JSON.stringify(select)} is neither an instance path ("$.items[0]") nor a JSON Pointer ("/items/0").` };
+  if (!select.startsWith('$'))
+    return {
+      problem: `\`select\` ${JSON.stringify(select)} is neither an instance path ("$.items[0]") nor a JSON Pointer ("/items/0").`,
+    };
   const segments: (string | number)[] = [];
   const token = /\.([A-Za-z_$][A-Za-z0-9_$-]*)|\[(\d+)\]|\['((?:[^'\\]|\\.)*)'\]|\["((?:[^"\\]|\\.)*)"\]/y;
   let index = 1;
   while (index < select.length) {
     token.lastIndex = index;
     const match = token.exec(select);
-    if (!match) return { problem: `\`select\` ${JSON.stringify(select)} does not parse at character ${index + 1}; write it as "$.items[0].name" or "$['x-id']".` };
+    if (!match)
+      return {
+        problem: `\`select\` ${JSON.stringify(select)} does not parse at character ${index + 1}; write it as "$.items[0].name" or "$['x-id']".`,
+      };
     if (match[1] !== undefined) segments.push(match[1]);
     else if (match[2] !== undefined) segments.push(Number(match[2]));
     else segments.push((match[3] ?? match[4]!).replace(/\\(.)/g, '$1'));
@@ -121,22 +133,32 @@ export function parseSelect(select: string): Selector {
  * all digits indexes an array too and names a member of an object.
  * @returns `{found: true, value}` or `{found: false, problem}` naming the first segment that is missing. Never throws.
  */
-export function selectPart(body: unknown, segments: (string | number)[]): { found: true; value: unknown } | { found: false; problem: string } {
+export function selectPart(
+  body: unknown,
+  segments: (string | number)[],
+): { found: true; value: unknown } | { found: false; problem: string } {
   let current = body;
   for (let index = 0; index < segments.length; index++) {
     const segment = segments[index]!;
     const at = instancePath(segments.slice(0, index));
     if (Array.isArray(current)) {
-      const position = typeof segment === 'number' ? segment : /^(0|[1-9]\d*)$/.test(segment) ? Number(segment) : Number.NaN;
-      if (!Number.isInteger(position)) return { found: false, problem: `${at} is an array; index it with a number, e.g. ${at}[0].` };
-      if (position >= current.length) return { found: false, problem: `${at} has ${current.length} item(s); there is no ${at}[${position}].` };
+      const position =
+        typeof segment === 'number' ? segment : /^(0|[1-9]\d*)$/.test(segment) ? Number(segment) : Number.NaN;
+      if (!Number.isInteger(position))
+        return { found: false, problem: `${at} is an array; index it with a number, e.g. ${at}[0].` };
+      if (position >= current.length)
+        return { found: false, problem: `${at} has ${current.length} item(s); there is no ${at}[${position}].` };
       current = current[position];
     } else if (current !== null && typeof current === 'object') {
       const name = String(segment);
-      if (!Object.hasOwn(current, name)) return { found: false, problem: `${instancePath(segments.slice(0, index + 1))} is not in the body.` };
+      if (!Object.hasOwn(current, name))
+        return { found: false, problem: `${instancePath(segments.slice(0, index + 1))} is not in the body.` };
       current = (current as Record<string, unknown>)[name];
     } else {
-      return { found: false, problem: `${at} is ${current === null ? 'null' : `a ${typeof current}`}, so ${instancePath(segments.slice(0, index + 1))} does not exist.` };
+      return {
+        found: false,
+        problem: `${at} is ${current === null ? 'null' : `a ${typeof current}`}, so ${instancePath(segments.slice(0, index + 1))} does not exist.`,
+      };
     }
   }
   return { found: true, value: current };

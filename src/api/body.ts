@@ -16,10 +16,46 @@ const MAX_WARNINGS = 20;
 
 /** application/* subtypes (without a suffix) that are text by their format's definition. */
 const TEXT_SUBTYPES = new Set([
-  'json', 'xml', 'javascript', 'ecmascript', 'x-javascript', 'x-ecmascript', 'x-www-form-urlencoded', 'yaml', 'x-yaml',
-  'graphql', 'sql', 'x-sh', 'x-csh', 'x-httpd-php', 'csv', 'x-csv', 'rtf', 'x-tex', 'x-latex', 'toml', 'x-toml',
-  'x-ndjson', 'ndjson', 'jsonl', 'x-jsonl', 'jsonlines', 'x-jsonlines', 'json-seq', 'jwt', 'jose', 'x-perl', 'x-python',
-  'x-ruby', 'xhtml', 'x-properties', 'n-triples', 'n-quads', 'trig', 'sparql-query', 'sparql-results+json',
+  'json',
+  'xml',
+  'javascript',
+  'ecmascript',
+  'x-javascript',
+  'x-ecmascript',
+  'x-www-form-urlencoded',
+  'yaml',
+  'x-yaml',
+  'graphql',
+  'sql',
+  'x-sh',
+  'x-csh',
+  'x-httpd-php',
+  'csv',
+  'x-csv',
+  'rtf',
+  'x-tex',
+  'x-latex',
+  'toml',
+  'x-toml',
+  'x-ndjson',
+  'ndjson',
+  'jsonl',
+  'x-jsonl',
+  'jsonlines',
+  'x-jsonlines',
+  'json-seq',
+  'jwt',
+  'jose',
+  'x-perl',
+  'x-python',
+  'x-ruby',
+  'xhtml',
+  'x-properties',
+  'n-triples',
+  'n-quads',
+  'trig',
+  'sparql-query',
+  'sparql-results+json',
 ]);
 
 /** Line-framed JSON: one JSON text per line (NDJSON, JSON Lines) or per RS-prefixed record (RFC 7464). */
@@ -38,7 +74,8 @@ export function isTextMediaType(contentType: string | null | undefined): boolean
   const [major, subtype = ''] = type.split('/', 2) as [string, string?];
   if (major === 'text') return true;
   if (/\+(json|xml|yaml|json-seq)$/.test(subtype)) return true;
-  if ((major === 'application' || major === 'message') && (TEXT_SUBTYPES.has(subtype) || subtype === 'http')) return true;
+  if ((major === 'application' || major === 'message') && (TEXT_SUBTYPES.has(subtype) || subtype === 'http'))
+    return true;
   return /;\s*charset\s*=/i.test(contentType ?? '');
 }
 
@@ -99,13 +136,18 @@ export function decodeBody(held: Uint8Array, contentType: string | null, options
   if (type && !isTextMediaType(contentType)) {
     const text = utf8Text(held);
     const looksText = text !== undefined && held.length > 0 && !/[\u0000-\u0008\u000e-\u001f\u007f]/.test(text);
-    return { body: null, note: `Binary body (${type}), not shown${looksText ? `; its ${held.length} bytes are valid UTF-8 text, so the Content-Type may be wrong` : ''}.` };
+    return {
+      body: null,
+      note: `Binary body (${type}), not shown${looksText ? `; its ${held.length} bytes are valid UTF-8 text, so the Content-Type may be wrong` : ''}.`,
+    };
   }
   let bytes = held;
   if (jsonLike || !type) {
     if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
       bytes = bytes.subarray(3);
-      notes.push('A UTF-8 byte order mark before the JSON text was skipped (RFC 8259, 8.1: senders must not add one; some parsers fail on it).');
+      notes.push(
+        'A UTF-8 byte order mark before the JSON text was skipped (RFC 8259, 8.1: senders must not add one; some parsers fail on it).',
+      );
     }
   }
   let text: string;
@@ -115,14 +157,17 @@ export function decodeBody(held: Uint8Array, contentType: string | null, options
     // RFC 8259, 8.1 asks for UTF-8, but RFC 4627 allowed UTF-16 and APIs still send it. Read as UTF-8 it would be
     // text with NULs between the letters, which neither parses nor lets an echoed key be recognised.
     text = new TextDecoder(utf16).decode(bytes);
-    notes.push(`JSON should be UTF-8 (RFC 8259, 8.1); this body is ${utf16.toUpperCase()} (by its ${bytes[0] === 0xff || bytes[0] === 0xfe ? 'byte order mark' : charset && /^utf-?16/.test(charset) ? 'charset label' : 'pattern of zero bytes'}) and was decoded as such.`);
+    notes.push(
+      `JSON should be UTF-8 (RFC 8259, 8.1); this body is ${utf16.toUpperCase()} (by its ${bytes[0] === 0xff || bytes[0] === 0xfe ? 'byte order mark' : charset && /^utf-?16/.test(charset) ? 'charset label' : 'pattern of zero bytes'}) and was decoded as such.`,
+    );
   } else if (jsonLike || !type) {
     if (jsonLike && charset && !['utf-8', 'utf8', 'unicode-1-1-utf-8'].includes(charset)) {
       notes.push(`JSON is always UTF-8 (RFC 8259, 8.1); the charset label ${charset} is ignored.`);
     }
     if (!type) {
       const strict = utf8Text(bytes);
-      if (strict === undefined) return { body: null, note: 'No Content-Type and the bytes are not UTF-8 text: treated as binary, not shown.' };
+      if (strict === undefined)
+        return { body: null, note: 'No Content-Type and the bytes are not UTF-8 text: treated as binary, not shown.' };
       text = strict;
     } else {
       text = new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes);
@@ -154,10 +199,20 @@ export function decodeBody(held: Uint8Array, contentType: string | null, options
     if (decoded.records) out.records = decoded.records;
     return out;
   };
-  if (options.truncated) return finish({ body: text, note: options.cutNote ?? `Body longer than ${options.maxBytes} bytes; cut there and not parsed or checked.` });
+  if (options.truncated)
+    return finish({
+      body: text,
+      note: options.cutNote ?? `Body longer than ${options.maxBytes} bytes; cut there and not parsed or checked.`,
+    });
   if (held.length === 0) {
     const coding = options.contentEncoding?.trim();
-    return finish({ body: '', note: coding && coding.toLowerCase() !== 'identity' ? `The body is empty after decoding its Content-Encoding ${coding}: the compressed stream may have been cut short.` : undefined });
+    return finish({
+      body: '',
+      note:
+        coding && coding.toLowerCase() !== 'identity'
+          ? `The body is empty after decoding its Content-Encoding ${coding}: the compressed stream may have been cut short.`
+          : undefined,
+    });
   }
   if (isJsonLinesMediaType(contentType)) return finish(decodeJsonLines(text, contentType, options));
   if (isJsonMediaType(contentType) || !type) {
@@ -165,13 +220,24 @@ export function decodeBody(held: Uint8Array, contentType: string | null, options
     if (scanned.error) {
       if (!type) return finish({ body: text });
       const coding = options.contentEncoding?.trim();
-      return finish({ body: text, note: `Content-Type says JSON but the body does not parse: ${scanned.error}${coding ? ` (the body came with Content-Encoding ${coding}; the compressed stream may have been cut short)` : ''}.` });
+      return finish({
+        body: text,
+        note: `Content-Type says JSON but the body does not parse: ${scanned.error}${coding ? ` (the body came with Content-Encoding ${coding}; the compressed stream may have been cut short)` : ''}.`,
+      });
     }
     if (scanned.depth > MAX_BODY_DEPTH) {
       return finish({
         body: text,
         note: `The JSON body nests deeper than ${MAX_BODY_DEPTH} levels; shown as text and not checked.`,
-        warnings: [{ kind: 'tooDeep', severity: 'warning', path: '$', rule: 'RFC 8259, 9', message: `nests deeper than ${MAX_BODY_DEPTH} levels (arrays and objects); parsers limit depth differently, and this body was not checked` }],
+        warnings: [
+          {
+            kind: 'tooDeep',
+            severity: 'warning',
+            path: '$',
+            rule: 'RFC 8259, 9',
+            message: `nests deeper than ${MAX_BODY_DEPTH} levels (arrays and objects); parsers limit depth differently, and this body was not checked`,
+          },
+        ],
       });
     }
     return finish({ body: JSON.parse(text), warnings: scanned.warnings });
@@ -199,7 +265,8 @@ function decodeJsonLines(text: string, contentType: string | null, options: Deco
       records.push({ line: number, problem: `nests deeper than ${MAX_BODY_DEPTH} levels` });
     } else {
       records.push({ line: number, value: JSON.parse(line) });
-      for (const warning of scanned.warnings) warnings.push({ ...warning, path: warning.path.replace(/^\$/, `$[${records.length - 1}]`) });
+      for (const warning of scanned.warnings)
+        warnings.push({ ...warning, path: warning.path.replace(/^\$/, `$[${records.length - 1}]`) });
     }
   });
   const kind = sequence ? 'JSON text sequence (RFC 7464)' : 'newline-delimited JSON';
@@ -212,8 +279,9 @@ function decodeJsonLines(text: string, contentType: string | null, options: Deco
 }
 
 /** WHATWG index-windows-1252 for bytes 0x80 to 0x9F; the other bytes are their own code points. */
-const WINDOWS_1252 = '\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f'
-  + '\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178';
+const WINDOWS_1252 =
+  '\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f' +
+  '\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178';
 
 /**
  * Decodes windows-1252, the encoding WHATWG gives the labels `iso-8859-1`, `latin1`, `ascii` and
@@ -221,7 +289,9 @@ const WINDOWS_1252 = '\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u20
  * not a curly quote); Node 22 and later agree with this table.
  */
 function decodeWindows1252(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1').replace(/[\u0080-\u009f]/g, (character) => WINDOWS_1252[character.charCodeAt(0) - 0x80]!);
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+    .toString('latin1')
+    .replace(/[\u0080-\u009f]/g, (character) => WINDOWS_1252[character.charCodeAt(0) - 0x80]!);
 }
 
 /**
@@ -253,7 +323,14 @@ export type JsonScan = {
   warnings: BodyWarning[];
 };
 
-type Frame = { array: boolean; start: number; count: number; key?: string; valueStart: number; names?: Map<string, [number, number]> };
+type Frame = {
+  array: boolean;
+  start: number;
+  count: number;
+  key?: string;
+  valueStart: number;
+  names?: Map<string, [number, number]>;
+};
 
 /**
  * Scans a JSON text once, left to right, with an explicit stack (no recursion, so no depth overflows
@@ -285,7 +362,10 @@ export function scanJson(text: string, redact: (text: string) => string = (value
       line++;
       lineStart = at + 1;
     }
-    const where = index >= length ? 'at the end of the text' : `at line ${line}, column ${index - lineStart + 1} (character ${index + 1})`;
+    const where =
+      index >= length
+        ? 'at the end of the text'
+        : `at line ${line}, column ${index - lineStart + 1} (character ${index + 1})`;
     return { error: `${what} ${where}`, depth, warnings: [] };
   };
   const skipSpace = () => {
@@ -334,7 +414,11 @@ export function scanJson(text: string, redact: (text: string) => string = (value
         if (duplicates.length < MAX_WARNINGS) {
           const values = [preview(earlier[0], earlier[1]), preview(start, end)];
           duplicates.push({
-            kind: 'duplicateName', severity: 'warning', path: instancePath(segments), rule: 'RFC 8259, 4', values,
+            kind: 'duplicateName',
+            severity: 'warning',
+            path: instancePath(segments),
+            rule: 'RFC 8259, 4',
+            values,
             message: `appears twice in one object (${values[0]}, then ${values[1]}); JSON.parse keeps the last, other parsers keep the first or fail, so the value depends on the client`,
           });
         } else moreDuplicates++;
@@ -384,12 +468,20 @@ export function scanJson(text: string, redact: (text: string) => string = (value
       index += match[0].length;
       const literal = match[0];
       const parsed = Number(literal);
-      const changed = !Number.isFinite(parsed) ? 'null' : /^-?\d{16,}$/.test(literal) && BigInt(literal) !== BigInt(parsed) ? String(parsed) : undefined;
+      const changed = !Number.isFinite(parsed)
+        ? 'null'
+        : /^-?\d{16,}$/.test(literal) && BigInt(literal) !== BigInt(parsed)
+          ? String(parsed)
+          : undefined;
       if (changed !== undefined) {
         if (numbers.length < MAX_WARNINGS) {
           const path = instancePath(segments);
           numbers.push({
-            kind: 'inexactNumber', severity: 'warning', path, rule: 'RFC 8259, 6', values: [preview(start, index), changed],
+            kind: 'inexactNumber',
+            severity: 'warning',
+            path,
+            rule: 'RFC 8259, 6',
+            values: [preview(start, index), changed],
             message: `the number ${preview(start, index)} cannot be held exactly in a double and reads as ${changed}: read it as a string or BigInt`,
           });
         } else moreNumbers++;
@@ -409,8 +501,22 @@ export function scanJson(text: string, redact: (text: string) => string = (value
       if (!frame) {
         if (index < length) return fail('unexpected text after the JSON value');
         const warnings = [...duplicates, ...numbers];
-        if (moreDuplicates) warnings.push({ kind: 'duplicateName', severity: 'warning', path: '$', rule: 'RFC 8259, 4', message: `${moreDuplicates} more duplicate member name(s) not listed` });
-        if (moreNumbers) warnings.push({ kind: 'inexactNumber', severity: 'warning', path: '$', rule: 'RFC 8259, 6', message: `${moreNumbers} more number(s) that cannot be held exactly not listed` });
+        if (moreDuplicates)
+          warnings.push({
+            kind: 'duplicateName',
+            severity: 'warning',
+            path: '$',
+            rule: 'RFC 8259, 4',
+            message: `${moreDuplicates} more duplicate member name(s) not listed`,
+          });
+        if (moreNumbers)
+          warnings.push({
+            kind: 'inexactNumber',
+            severity: 'warning',
+            path: '$',
+            rule: 'RFC 8259, 6',
+            message: `${moreNumbers} more number(s) that cannot be held exactly not listed`,
+          });
         return { depth, warnings };
       }
       const next = text.charCodeAt(index);

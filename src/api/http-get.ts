@@ -9,7 +9,13 @@ import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import type { IncomingMessage, RequestOptions } from 'node:http';
 import { pipeline, Transform } from 'node:stream';
 import type { Readable } from 'node:stream';
-import { constants as zlibConstants, createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from 'node:zlib';
+import {
+  constants as zlibConstants,
+  createBrotliDecompress,
+  createGunzip,
+  createInflate,
+  createInflateRaw,
+} from 'node:zlib';
 import type { ZlibOptions } from 'node:zlib';
 import { headerText } from './body.ts';
 
@@ -23,17 +29,20 @@ export type HttpAnswer = {
 };
 
 /** A GET as the probe sends it; `fetchGet` and `httpGet` are the two. */
-export type HttpGetter = (url: URL, options: { headers: Record<string, string>; signal: AbortSignal }) => Promise<HttpAnswer>;
+export type HttpGetter = (
+  url: URL,
+  options: { headers: Record<string, string>; signal: AbortSignal },
+) => Promise<HttpAnswer>;
 
 /**
  * Ports fetch never connects to (WHATWG Fetch, 2.9 "Port blocking", the "bad port" list): ports of other
  * protocols, so a request cannot be made to speak to a mail or X11 server.
  */
 export const BAD_PORTS: ReadonlySet<number> = new Set([
-  1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102, 103, 104, 109, 110, 111, 113,
-  115, 117, 119, 123, 135, 137, 139, 143, 161, 179, 389, 427, 465, 512, 513, 514, 515, 526, 530, 531, 532, 540, 548, 554, 556,
-  563, 587, 601, 636, 989, 990, 993, 995, 1719, 1720, 1723, 2049, 3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666, 6667,
-  6668, 6669, 6679, 6697, 10080,
+  1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102, 103, 104, 109, 110,
+  111, 113, 115, 117, 119, 123, 135, 137, 139, 143, 161, 179, 389, 427, 465, 512, 513, 514, 515, 526, 530, 531, 532,
+  540, 548, 554, 556, 563, 587, 601, 636, 989, 990, 993, 995, 1719, 1720, 1723, 2049, 3659, 4045, 4190, 5060, 5061,
+  6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080,
 ]);
 
 /** The content codings decoded, as fetch does (RFC 9110, 8.4.1); a body with any other coding is returned as sent. */
@@ -66,7 +75,10 @@ function agentOptions(): { keepAlive: true; proxyEnv?: NodeJS.ProcessEnv } {
  * @throws TypeError `bad port` for a port of the WHATWG list, `unsupported scheme` for another scheme; the socket's
  *   own error (with `code`: ECONNREFUSED, ENOTFOUND, ECONNRESET...) when no response arrives; the abort reason.
  */
-export async function httpGet(url: URL, options: { headers: Record<string, string>; signal: AbortSignal }): Promise<HttpAnswer> {
+export async function httpGet(
+  url: URL,
+  options: { headers: Record<string, string>; signal: AbortSignal },
+): Promise<HttpAnswer> {
   const secure = url.protocol === 'https:';
   if (!secure && url.protocol !== 'http:') throw new TypeError(`unsupported scheme ${url.protocol}`);
   if (url.port !== '' && BAD_PORTS.has(Number(url.port))) throw new TypeError('bad port');
@@ -80,7 +92,12 @@ export async function httpGet(url: URL, options: { headers: Record<string, strin
     agent = plainAgent ??= new HttpAgent(agentOptions());
   }
   options.signal.throwIfAborted();
-  const requestOptions: RequestOptions = { method: 'GET', headers: { 'accept-encoding': 'gzip, deflate, br', ...options.headers }, agent, signal: options.signal };
+  const requestOptions: RequestOptions = {
+    method: 'GET',
+    headers: { 'accept-encoding': 'gzip, deflate, br', ...options.headers },
+    agent,
+    signal: options.signal,
+  };
   const response = await new Promise<IncomingMessage>((resolve, reject) => {
     const request = send(url, requestOptions);
     let settled = false;
@@ -98,12 +115,21 @@ export async function httpGet(url: URL, options: { headers: Record<string, strin
     request.once('upgrade', (answer: IncomingMessage, socket: { destroy(): void }) => {
       settled = true;
       socket.destroy();
-      reject(Object.assign(new Error(`the API answered ${answer.statusCode} ${headerText(answer.statusMessage ?? '')}`.trim() + ', a protocol switch the probe does not take'), { code: 'UPGRADE' }));
+      reject(
+        Object.assign(
+          new Error(
+            `the API answered ${answer.statusCode} ${headerText(answer.statusMessage ?? '')}`.trim() +
+              ', a protocol switch the probe does not take',
+          ),
+          { code: 'UPGRADE' },
+        ),
+      );
     });
     // Whatever else ends the request without a response (a socket taken over, destroyed) settles the call too.
     // Every request closes: the error is made only when nothing settled it first (no stack trace per probe).
     request.once('close', () => {
-      if (!settled) reject(Object.assign(new Error('the connection closed before a response arrived'), { code: 'ECONNRESET' }));
+      if (!settled)
+        reject(Object.assign(new Error('the connection closed before a response arrived'), { code: 'ECONNRESET' }));
     });
     request.end();
   });
@@ -122,20 +148,38 @@ export async function httpGet(url: URL, options: { headers: Record<string, strin
  * than gzip, deflate and br leaves the body as sent.
  */
 function decoded(response: IncomingMessage, contentEncoding: string | null): AsyncIterable<Uint8Array> {
-  const codings = (contentEncoding ?? '').toLowerCase().split(',').map((coding) => coding.trim()).filter((coding) => coding !== '' && coding !== 'identity');
+  const codings = (contentEncoding ?? '')
+    .toLowerCase()
+    .split(',')
+    .map((coding) => coding.trim())
+    .filter((coding) => coding !== '' && coding !== 'identity');
   if (codings.length > MAX_CODINGS) {
     // One decoder per coding, each working through what the one before gave: a list of thousands would hold the thread
     // and run past the timeout. Refused before any is built; the connection is closed.
     response.destroy();
-    return failing(Object.assign(new Error(`too many content codings: ${codings.length}, at most ${MAX_CODINGS} are decoded`), { code: 'TOO_MANY_CODINGS' }));
+    return failing(
+      Object.assign(new Error(`too many content codings: ${codings.length}, at most ${MAX_CODINGS} are decoded`), {
+        code: 'TOO_MANY_CODINGS',
+      }),
+    );
   }
   if (codings.length === 0 || !codings.every((coding) => CODINGS.has(coding))) return response;
   const lenient = { flush: zlibConstants.Z_SYNC_FLUSH, finishFlush: zlibConstants.Z_SYNC_FLUSH };
-  const decoders = codings.reverse().map((coding) => (coding === 'br'
-    ? createBrotliDecompress({ flush: zlibConstants.BROTLI_OPERATION_FLUSH, finishFlush: zlibConstants.BROTLI_OPERATION_FLUSH })
-    : coding === 'deflate' ? new DeflateDecoder(lenient) : createGunzip(lenient)));
+  const decoders = codings.reverse().map((coding) =>
+    coding === 'br'
+      ? createBrotliDecompress({
+          flush: zlibConstants.BROTLI_OPERATION_FLUSH,
+          finishFlush: zlibConstants.BROTLI_OPERATION_FLUSH,
+        })
+      : coding === 'deflate'
+        ? new DeflateDecoder(lenient)
+        : createGunzip(lenient),
+  );
   // An error anywhere ends every stream of the chain and is thrown by the iteration of the last one.
-  return pipeline([response, ...decoders] as unknown as [Readable, ...NodeJS.ReadWriteStream[]], () => {}) as unknown as AsyncIterable<Uint8Array>;
+  return pipeline(
+    [response, ...decoders] as unknown as [Readable, ...NodeJS.ReadWriteStream[]],
+    () => {},
+  ) as unknown as AsyncIterable<Uint8Array>;
 }
 
 /** A body whose reading fails at once with `error`. */
@@ -160,7 +204,8 @@ class DeflateDecoder extends Transform {
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
     if (!this.inner) {
-      const inner: Transform = (chunk[0]! & 0x0f) === 0x08 ? createInflate(this.options) : createInflateRaw(this.options);
+      const inner: Transform =
+        (chunk[0]! & 0x0f) === 0x08 ? createInflate(this.options) : createInflateRaw(this.options);
       // Backpressure: a bomb's few bytes inflate to megabytes; the inner decoder waits while this one is full.
       inner.on('data', (data: Buffer) => {
         if (!this.push(data)) inner.pause();
@@ -194,7 +239,16 @@ class DeflateDecoder extends Transform {
  */
 export function fetchGet(fetchImpl: typeof fetch): HttpGetter {
   return async (url, options) => {
-    const response = await fetchImpl(url, { method: 'GET', headers: options.headers, redirect: 'manual', signal: options.signal });
-    return { status: response.status, header: (name) => response.headers.get(name), body: response.body as unknown as AsyncIterable<Uint8Array> | null };
+    const response = await fetchImpl(url, {
+      method: 'GET',
+      headers: options.headers,
+      redirect: 'manual',
+      signal: options.signal,
+    });
+    return {
+      status: response.status,
+      header: (name) => response.headers.get(name),
+      body: response.body as unknown as AsyncIterable<Uint8Array> | null,
+    };
   };
 }

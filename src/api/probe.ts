@@ -65,14 +65,30 @@ export type RawResponse = {
  * @param options.cutNote The note of a body cut at the budget.
  * @param options.redact Applied to values quoted in warnings before they are shortened.
  */
-export function decodeProbe(raw: RawResponse, options: { maxBytes: number; cutNote?: string; redact?: Redactor }): ProbeResult {
-  const result: ProbeResult = { url: raw.url, status: raw.status, contentType: raw.contentType, bytes: raw.bytes, truncated: raw.truncated, body: null };
+export function decodeProbe(
+  raw: RawResponse,
+  options: { maxBytes: number; cutNote?: string; redact?: Redactor },
+): ProbeResult {
+  const result: ProbeResult = {
+    url: raw.url,
+    status: raw.status,
+    contentType: raw.contentType,
+    bytes: raw.bytes,
+    truncated: raw.truncated,
+    body: null,
+  };
   if (raw.location !== undefined) result.location = raw.location;
   if (raw.failureNote !== undefined) {
     result.note = raw.failureNote;
     return result;
   }
-  const decoded = decodeBody(raw.held, raw.contentType, { truncated: raw.truncated, maxBytes: options.maxBytes, cutNote: options.cutNote, redact: options.redact?.text, contentEncoding: raw.contentEncoding });
+  const decoded = decodeBody(raw.held, raw.contentType, {
+    truncated: raw.truncated,
+    maxBytes: options.maxBytes,
+    cutNote: options.cutNote,
+    redact: options.redact?.text,
+    contentEncoding: raw.contentEncoding,
+  });
   result.body = decoded.body;
   if (decoded.note) result.note = decoded.note;
   if (decoded.warnings?.length) result.warnings = decoded.warnings;
@@ -82,7 +98,8 @@ export function decodeProbe(raw: RawResponse, options: { maxBytes: number; cutNo
 
 /** A probe failure the agent can act on (timeout, refused connection, DNS); the message names URL and cause. */
 /** Why a probe failed before the status line, one stable word per cause. */
-export type ProbeFailure = 'timeout' | 'cancelled' | 'refused' | 'dns' | 'reset' | 'unreachable' | 'tls' | 'bad-port' | 'network';
+export type ProbeFailure =
+  'timeout' | 'cancelled' | 'refused' | 'dns' | 'reset' | 'unreachable' | 'tls' | 'bad-port' | 'network';
 
 /**
  * A probe failure the agent can act on: `message` names the URL, the cause and what to do; `code` says which cause
@@ -118,7 +135,15 @@ export class ProbeError extends Error {
  */
 export async function probe(
   url: URL,
-  options: { headers: Record<string, string>; timeoutMs: number; maxBytes: number; cutNote?: string; redact?: Redactor; fetch?: typeof fetch; signal?: AbortSignal },
+  options: {
+    headers: Record<string, string>;
+    timeoutMs: number;
+    maxBytes: number;
+    cutNote?: string;
+    redact?: Redactor;
+    fetch?: typeof fetch;
+    signal?: AbortSignal;
+  },
 ): Promise<ProbeResult> {
   return decodeProbe(await fetchResponse(url, options), options);
 }
@@ -131,7 +156,13 @@ export async function probe(
  */
 export async function fetchResponse(
   url: URL,
-  options: { headers: Record<string, string>; timeoutMs: number; maxBytes: number; fetch?: typeof fetch; signal?: AbortSignal },
+  options: {
+    headers: Record<string, string>;
+    timeoutMs: number;
+    maxBytes: number;
+    fetch?: typeof fetch;
+    signal?: AbortSignal;
+  },
 ): Promise<RawResponse> {
   const controller = new AbortController();
   let timedOut = false;
@@ -144,12 +175,23 @@ export async function fetchResponse(
   const shown = `${url.origin}${url.pathname}${url.search}`;
   try {
     // node:http, not fetch, unless a test injects one (http-get.ts: fetch's first load holds up ping).
-    const response = await (options.fetch ? fetchGet(options.fetch) : httpGet)(url, { headers: options.headers, signal: controller.signal });
+    const response = await (options.fetch ? fetchGet(options.fetch) : httpGet)(url, {
+      headers: options.headers,
+      signal: controller.signal,
+    });
     const { held, bytes, truncated, failure } = await readBodyCapped(response.body, options.maxBytes);
     if (failure && (timedOut || options.signal?.aborted)) throw failure;
     const contentType = response.header('content-type');
     const contentEncoding = response.header('content-encoding');
-    const raw: RawResponse = { url: shown, status: response.status, contentType, contentEncoding, bytes, truncated, held };
+    const raw: RawResponse = {
+      url: shown,
+      status: response.status,
+      contentType,
+      contentEncoding,
+      bytes,
+      truncated,
+      held,
+    };
     const location = response.header('location');
     if (location !== null && response.status >= 300 && response.status < 400) raw.location = location;
     if (failure) {
@@ -161,9 +203,16 @@ export async function fetchResponse(
     }
     return raw;
   } catch (error) {
-    if (timedOut) throw new ProbeError('timeout', `GET ${shown} timed out after ${options.timeoutMs} ms (PROBE_TIMEOUT_MS). The API may be slow or unreachable; try again, or raise PROBE_TIMEOUT_MS.`);
+    if (timedOut)
+      throw new ProbeError(
+        'timeout',
+        `GET ${shown} timed out after ${options.timeoutMs} ms (PROBE_TIMEOUT_MS). The API may be slow or unreachable; try again, or raise PROBE_TIMEOUT_MS.`,
+      );
     if (options.signal?.aborted) throw new ProbeError('cancelled', `GET ${shown} was cancelled.`);
-    throw new ProbeError(failureCode(error), `GET ${shown} failed: ${networkCause(error).replace(/\.$/, '')}. ${failureAdvice(error)}`);
+    throw new ProbeError(
+      failureCode(error),
+      `GET ${shown} failed: ${networkCause(error).replace(/\.$/, '')}. ${failureAdvice(error)}`,
+    );
   } finally {
     clearTimeout(timer);
     options.signal?.removeEventListener('abort', onAbort);
@@ -175,10 +224,16 @@ export async function fetchResponse(
  * `held` fills its own ArrayBuffer exactly (not a slice of Node's shared pool or of a longer read), so the check
  * worker can take it by transfer instead of a copy (check-worker.ts).
  */
-async function readBodyCapped(body: AsyncIterable<Uint8Array> | null, maxBytes: number): Promise<{ held: Uint8Array; bytes: number; truncated: boolean; failure?: unknown }> {
+async function readBodyCapped(
+  body: AsyncIterable<Uint8Array> | null,
+  maxBytes: number,
+): Promise<{ held: Uint8Array; bytes: number; truncated: boolean; failure?: unknown }> {
   const { all, ...read } = await readCappedStream(body, maxBytes);
   const held = read.truncated ? cutAtCharBoundary(all, maxBytes) : all;
-  return { held: held.byteOffset === 0 && held.byteLength === held.buffer.byteLength ? held : new Uint8Array(held), ...read };
+  return {
+    held: held.byteOffset === 0 && held.byteLength === held.buffer.byteLength ? held : new Uint8Array(held),
+    ...read,
+  };
 }
 
 /** Cuts a UTF-8 buffer at `limit` bytes without splitting a character. */
@@ -200,8 +255,14 @@ function cutAtCharBoundary(buffer: Uint8Array, limit: number): Uint8Array {
  * throws it as it is. `badPort` for the WHATWG bad-port refusal of either.
  */
 function socketError(error: unknown): { code?: string; message?: string; badPort: boolean } {
-  const cause = (error as { cause?: { code?: string; message?: string } })?.cause ?? (error as { code?: string; message?: string } | undefined);
-  return { code: cause?.code, message: cause?.message, badPort: (error as Error)?.message === 'bad port' || cause?.message === 'bad port' };
+  const cause =
+    (error as { cause?: { code?: string; message?: string } })?.cause ??
+    (error as { code?: string; message?: string } | undefined);
+  return {
+    code: cause?.code,
+    message: cause?.message,
+    badPort: (error as Error)?.message === 'bad port' || cause?.message === 'bad port',
+  };
 }
 
 function networkCause(error: unknown): string {
@@ -220,9 +281,12 @@ function networkCause(error: unknown): string {
     return 'the probe will not connect to this port, as fetch would not (WHATWG Fetch, "bad port" list: ports such as 9, 25 and 6000 are blocked)';
   }
   // OpenSSL's texts can hold line breaks ("...:wrong version number:../deps/openssl/..."): one line, and no source paths.
-  const message = (cause.message ?? 'network error').replace(/\s+/g, ' ').replace(/:\.\.\/deps\/\S*/g, '').trim();
+  const message = (cause.message ?? 'network error')
+    .replace(/\s+/g, ' ')
+    .replace(/:\.\.\/deps\/\S*/g, '')
+    .trim();
   if (code) return message.includes(code) ? message : `${message} (${code})`;
-  return cause.message !== undefined ? message : (error as Error)?.message ?? String(error);
+  return cause.message !== undefined ? message : ((error as Error)?.message ?? String(error));
 }
 
 /** The `ProbeFailure` of a GET that failed before the status line, from the socket's error code or message. */
@@ -234,14 +298,26 @@ function failureCode(error: unknown): ProbeFailure {
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'dns';
   if (code === 'ECONNRESET') return 'reset';
   if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return 'unreachable';
-  if (CERTIFICATE_CODES.has(code) || /^ERR_(TLS|SSL)_|^ERR_OSSL/.test(code) || /wrong version number|packet length too long|unknown protocol/i.test(cause.message ?? '')) return 'tls';
+  if (
+    CERTIFICATE_CODES.has(code) ||
+    /^ERR_(TLS|SSL)_|^ERR_OSSL/.test(code) ||
+    /wrong version number|packet length too long|unknown protocol/i.test(cause.message ?? '')
+  )
+    return 'tls';
   return 'network';
 }
 
 /** Certificate checks Node reports by code (node:tls): the API's certificate is not trusted or does not fit. */
 const CERTIFICATE_CODES = new Set([
-  'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'UNABLE_TO_GET_ISSUER_CERT', 'CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'ERR_TLS_CERT_ALTNAME_INVALID', 'CERT_UNTRUSTED',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'CERT_UNTRUSTED',
 ]);
 
 /**
@@ -252,7 +328,7 @@ function failureAdvice(error: unknown): string {
   const cause = socketError(error);
   if (cause.badPort) return 'Serve the API on another port.';
   if (CERTIFICATE_CODES.has(cause.code ?? '')) {
-    return 'Node does not trust the API\'s certificate: if you do, give the server NODE_EXTRA_CA_CERTS=/path/to/ca.pem in its environment (in an editor, the server entry\'s env).';
+    return "Node does not trust the API's certificate: if you do, give the server NODE_EXTRA_CA_CERTS=/path/to/ca.pem in its environment (in an editor, the server entry's env).";
   }
   if (/wrong version number|packet length too long|unknown protocol/i.test(cause.message ?? '')) {
     return 'The server did not answer TLS: API_BASE_URL may say https:// for a server that speaks plain http://.';
@@ -267,7 +343,10 @@ function failureAdvice(error: unknown): string {
  * @returns Header name to value; holds the key, so never log it.
  */
 export function probeHeaders(config: Config, requestId?: string): Record<string, string> {
-  const headers: Record<string, string> = { accept: 'application/json, */*;q=0.5', 'user-agent': `${SERVER_INFO.name}/${SERVER_INFO.version}` };
+  const headers: Record<string, string> = {
+    accept: 'application/json, */*;q=0.5',
+    'user-agent': `${SERVER_INFO.name}/${SERVER_INFO.version}`,
+  };
   // One id per tool call, so the API's own logs can be joined with ours (issue 8, Traces).
   if (requestId) headers['x-request-id'] = requestId;
   if (config.apiKey) {

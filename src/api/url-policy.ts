@@ -54,7 +54,10 @@ export function percentDecodeOnce(text: string): string | undefined {
   // no multi-byte sequence can span it. One pass, linear in the length of `text`.
   const decoded = text.replace(/(?:%[0-9A-Fa-f]{2})+|(?:%[uU][0-9A-Fa-f]{4})+/g, (run) => {
     if (run[1] === 'u' || run[1] === 'U') {
-      const units = run.split('%').slice(1).map((escape) => parseInt(escape.slice(1), 16));
+      const units = run
+        .split('%')
+        .slice(1)
+        .map((escape) => parseInt(escape.slice(1), 16));
       const unicode = units.map((unit) => String.fromCharCode(unit)).join('');
       if (/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(unicode)) valid = false;
       return unicode;
@@ -101,7 +104,10 @@ function readingsOf(text: string): { readings: Reading[] } | { problem: 'utf8' |
  * trimming servers).
  */
 function isDot(part: string): boolean {
-  const named = part.split(';')[0]!.replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  const named = part
+    .split(';')[0]!
+    .replace(/[\u0000-\u001f\u007f]/g, '')
+    .trim();
   return named === '.' || named === '..';
 }
 
@@ -166,9 +172,12 @@ export function pathProblem(path: string, pathname: string, fixedNames: Readonly
         return `\`path\` ${shown} has the segment ${JSON.stringify(segment)}, ${how} ${JSON.stringify(reading.text)}, with a "?" or "#" that a backend which decodes the path and parses it again takes as the start of the query or fragment, around the query API_BASE_URL fixes; it is refused. Give query parameters in \`query\`.`;
       }
       const parts = reading.text.split('/');
-      const created = reading.unicode ? parts.length > reading.plain.split('/').length : parts.length > 1 && reading.decodes >= 2;
+      const created = reading.unicode
+        ? parts.length > reading.plain.split('/').length
+        : parts.length > 1 && reading.decodes >= 2;
       if (created) {
-        if (!reading.unicode) return `\`path\` ${shown} holds a percent-encoded "%" that decodes to a slash or backslash (%252f, %255c) on a backend that decodes twice; it is refused. Name the resource directly.`;
+        if (!reading.unicode)
+          return `\`path\` ${shown} holds a percent-encoded "%" that decodes to a slash or backslash (%252f, %255c) on a backend that decodes twice; it is refused. Name the resource directly.`;
         return `\`path\` ${shown} has the segment ${JSON.stringify(segment)}, ${how} ${JSON.stringify(reading.text)}, with a "/" that splits it into segments; it is refused. Use "/" between segments and plain characters in names.`;
       }
       for (const part of parts) {
@@ -210,7 +219,10 @@ export function pathProblem(path: string, pathname: string, fixedNames: Readonly
  * @returns The raw name found (as written in the reading that showed it) and the reading, or
  *   `undefined`. Never throws.
  */
-export function shadowingName(search: string, fixedNames: ReadonlySet<string>): { name: string; reading: string } | undefined {
+export function shadowingName(
+  search: string,
+  fixedNames: ReadonlySet<string>,
+): { name: string; reading: string } | undefined {
   if (!search || fixedNames.size === 0) return undefined;
   const found = readingsOf(search);
   // A query whose bytes are not UTF-8 after decoding is judged as written; its names still count.
@@ -253,31 +265,54 @@ export type UrlDecision = { url: URL } | { refusal: string };
  * @returns `{url}` or `{refusal}`; never throws, never touches the network.
  */
 export function buildProbeUrl(base: URL, path: unknown, query?: unknown): UrlDecision {
-  if (path === undefined) return { refusal: '`path` is required: the path after the base URL, such as "/meters/mtr_1".' };
-  if (typeof path !== 'string') return { refusal: `\`path\` must be a string such as "/meters/mtr_1", got ${describeType(path)}.` };
-  if (path === '') return { refusal: '`path` is empty; give the request path after the base URL, such as "/meters/mtr_1".' };
+  if (path === undefined)
+    return { refusal: '`path` is required: the path after the base URL, such as "/meters/mtr_1".' };
+  if (typeof path !== 'string')
+    return { refusal: `\`path\` must be a string such as "/meters/mtr_1", got ${describeType(path)}.` };
+  if (path === '')
+    return { refusal: '`path` is empty; give the request path after the base URL, such as "/meters/mtr_1".' };
   if (/[\u0000-\u001f\u007f]/.test(path)) {
-    return { refusal: `\`path\` ${JSON.stringify(path)} holds a control character (tab, newline or similar); the URL parser would drop or reinterpret it. Remove it, or percent-encode data that needs it.` };
+    return {
+      refusal: `\`path\` ${JSON.stringify(path)} holds a control character (tab, newline or similar); the URL parser would drop or reinterpret it. Remove it, or percent-encode data that needs it.`,
+    };
   }
-  if (path.length > MAX_URL_PART) return { refusal: `\`path\` is ${path.length} characters long, over the limit of ${MAX_URL_PART}; servers refuse URLs far shorter (414). Ask for less, or page through the resource.` };
-  if (path !== path.trim()) return { refusal: `\`path\` ${JSON.stringify(path)} has leading or trailing spaces; remove them.` };
+  if (path.length > MAX_URL_PART)
+    return {
+      refusal: `\`path\` is ${path.length} characters long, over the limit of ${MAX_URL_PART}; servers refuse URLs far shorter (414). Ask for less, or page through the resource.`,
+    };
+  if (path !== path.trim())
+    return { refusal: `\`path\` ${JSON.stringify(path)} has leading or trailing spaces; remove them.` };
   // The URL parser would silently send U+FFFD instead (WHATWG URL, UTF-8 percent-encode).
-  if (hasLoneSurrogate(path)) return { refusal: `\`path\` ${JSON.stringify(path)} holds a lone UTF-16 surrogate, which is not a character and has no UTF-8 form; remove it.` };
+  if (hasLoneSurrogate(path))
+    return {
+      refusal: `\`path\` ${JSON.stringify(path)} holds a lone UTF-16 surrogate, which is not a character and has no UTF-8 form; remove it.`,
+    };
   if (path.includes('\\') || /%5c/i.test(path)) {
-    return { refusal: `\`path\` ${JSON.stringify(path)} holds a backslash (raw or %5C); URL parsers read it as "/", so it is refused. Use "/" between segments.` };
+    return {
+      refusal: `\`path\` ${JSON.stringify(path)} holds a backslash (raw or %5C); URL parsers read it as "/", so it is refused. Use "/" between segments.`,
+    };
   }
   if (/^[A-Za-z][A-Za-z0-9+.-]*:/.test(path)) {
-    return { refusal: `\`path\` ${JSON.stringify(path)} is an absolute URL; give only the path relative to API_BASE_URL (${base.origin}${trimSlash(base.pathname)}), such as "/meters/mtr_1". Other hosts are never probed.` };
+    return {
+      refusal: `\`path\` ${JSON.stringify(path)} is an absolute URL; give only the path relative to API_BASE_URL (${base.origin}${trimSlash(base.pathname)}), such as "/meters/mtr_1". Other hosts are never probed.`,
+    };
   }
   if (path.startsWith('//')) {
-    return { refusal: `\`path\` ${JSON.stringify(path)} starts with "//", which names another host; give a path with a single leading "/", such as "/meters/mtr_1".` };
+    return {
+      refusal: `\`path\` ${JSON.stringify(path)} starts with "//", which names another host; give a path with a single leading "/", such as "/meters/mtr_1".`,
+    };
   }
-  if (path.includes('#')) return { refusal: `\`path\` ${JSON.stringify(path)} has a #fragment, which is never sent to a server; remove it (percent-encode a literal "#" as %23).` };
+  if (path.includes('#'))
+    return {
+      refusal: `\`path\` ${JSON.stringify(path)} has a #fragment, which is never sent to a server; remove it (percent-encode a literal "#" as %23).`,
+    };
   const relative = path.startsWith('/') ? path : `/${path}`;
   const queryStart = relative.indexOf('?');
   const pathname = queryStart === -1 ? relative : relative.slice(0, queryStart);
   if (/%(?:c0|c1)|%e0%[89]|%f0%8/i.test(path)) {
-    return { refusal: `\`path\` ${JSON.stringify(path)} holds an overlong UTF-8 percent-encoding (such as %c0%ae for "." or %c0%af for "/"), which lenient decoders read as a dot or slash; it is refused. Percent-encode characters as their shortest UTF-8 bytes.` };
+    return {
+      refusal: `\`path\` ${JSON.stringify(path)} holds an overlong UTF-8 percent-encoding (such as %c0%ae for "." or %c0%af for "/"), which lenient decoders read as a dot or slash; it is refused. Percent-encode characters as their shortest UTF-8 bytes.`,
+    };
   }
   // The base URL's query (`?tenant=acme`) is part of the configuration: sent first, never shadowed.
   const fixedPairs = base.search.slice(1).split('&').filter(Boolean);
@@ -286,7 +321,9 @@ export function buildProbeUrl(base: URL, path: unknown, query?: unknown): UrlDec
   const problem = pathProblem(path, pathname, fixedNames);
   if (problem) return { refusal: problem };
   if (query !== undefined && (query === null || typeof query !== 'object' || Array.isArray(query))) {
-    return { refusal: `\`query\` must be an object of name to string value, such as {"status": "active"}, got ${describeType(query)}.` };
+    return {
+      refusal: `\`query\` must be an object of name to string value, such as {"status": "active"}, got ${describeType(query)}.`,
+    };
   }
   const prefix = trimSlash(base.pathname);
   let url: URL;
@@ -303,30 +340,52 @@ export function buildProbeUrl(base: URL, path: unknown, query?: unknown): UrlDec
       return { refusal: `\`query.${name}\` must be a string (or number or boolean), got ${describeType(value)}.` };
     }
     if (fixedNames.has(canonicalName(name))) {
-      return { refusal: rawFixed.has(name) ? `\`query.${name}\` is fixed by API_BASE_URL and cannot be overridden; leave it out.` : `\`query\` has the parameter ${JSON.stringify(name)}, which servers that ignore case, brackets, encoding or punctuation in names read as "${canonicalName(name)}", a parameter API_BASE_URL fixes; it cannot be overridden. Leave it out.` };
+      return {
+        refusal: rawFixed.has(name)
+          ? `\`query.${name}\` is fixed by API_BASE_URL and cannot be overridden; leave it out.`
+          : `\`query\` has the parameter ${JSON.stringify(name)}, which servers that ignore case, brackets, encoding or punctuation in names read as "${canonicalName(name)}", a parameter API_BASE_URL fixes; it cannot be overridden. Leave it out.`,
+      };
     }
     // encodeURIComponent throws URIError on a lone surrogate (ECMA-262, Encode); refuse it by name instead.
-    if (hasLoneSurrogate(name)) return { refusal: `\`query\` has the parameter name ${JSON.stringify(name)}, which holds a lone UTF-16 surrogate (not a character, no UTF-8 form); remove it.` };
+    if (hasLoneSurrogate(name))
+      return {
+        refusal: `\`query\` has the parameter name ${JSON.stringify(name)}, which holds a lone UTF-16 surrogate (not a character, no UTF-8 form); remove it.`,
+      };
     if (typeof value === 'string' && hasLoneSurrogate(value)) {
-      return { refusal: `\`query.${name}\` is ${JSON.stringify(value)}, which holds a lone UTF-16 surrogate (not a character, no UTF-8 form); remove it.` };
+      return {
+        refusal: `\`query.${name}\` is ${JSON.stringify(value)}, which holds a lone UTF-16 surrogate (not a character, no UTF-8 form); remove it.`,
+      };
     }
     extra.push(`${encodeURIComponent(name)}=${encodeURIComponent(String(value))}`);
   }
   const agentSearch = [url.search.slice(1), ...extra].filter(Boolean).join('&');
-  if (agentSearch.length > MAX_URL_PART) return { refusal: `\`query\` and the path's query come to ${agentSearch.length} characters encoded, over the limit of ${MAX_URL_PART}; servers refuse URLs far shorter (414). Send fewer or shorter parameters.` };
+  if (agentSearch.length > MAX_URL_PART)
+    return {
+      refusal: `\`query\` and the path's query come to ${agentSearch.length} characters encoded, over the limit of ${MAX_URL_PART}; servers refuse URLs far shorter (414). Send fewer or shorter parameters.`,
+    };
   // Names compared on every reading (decoded, case-folded, `[]`/NUL stripped, split at `;` too), so
   // no binder, first-wins or last-wins, case-sensitive or not, sees a second value (issue 8).
   const shadow = shadowingName(agentSearch, fixedNames);
   if (shadow) {
-    const where = url.search && shadowingName(url.search.slice(1), fixedNames) ? `\`path\` ${JSON.stringify(path)}` : `\`query\` (sent as ${JSON.stringify(extra.join('&'))})`;
-    if (rawFixed.has(shadow.name)) return { refusal: `${where} sets the query parameter "${shadow.name}", which API_BASE_URL fixes; it cannot be overridden. Leave it out.` };
-    return { refusal: `${where} sets the query parameter ${JSON.stringify(shadow.name)}, which servers that ignore case, brackets, encoding or punctuation in names, or split pairs at ";", read as "${canonicalName(shadow.name)}", a parameter API_BASE_URL fixes; it cannot be overridden. Leave it out.` };
+    const where =
+      url.search && shadowingName(url.search.slice(1), fixedNames)
+        ? `\`path\` ${JSON.stringify(path)}`
+        : `\`query\` (sent as ${JSON.stringify(extra.join('&'))})`;
+    if (rawFixed.has(shadow.name))
+      return {
+        refusal: `${where} sets the query parameter "${shadow.name}", which API_BASE_URL fixes; it cannot be overridden. Leave it out.`,
+      };
+    return {
+      refusal: `${where} sets the query parameter ${JSON.stringify(shadow.name)}, which servers that ignore case, brackets, encoding or punctuation in names, or split pairs at ";", read as "${canonicalName(shadow.name)}", a parameter API_BASE_URL fixes; it cannot be overridden. Leave it out.`,
+    };
   }
   const search = [...fixedPairs, agentSearch].filter(Boolean).join('&');
   if (search) url.search = search;
   const inside = prefix === '' || url.pathname === prefix || url.pathname.startsWith(`${prefix}/`);
   if (url.origin !== base.origin || url.username || url.password || !inside) {
-    return { refusal: `\`path\` ${JSON.stringify(path)} resolves to ${url.origin}${url.pathname}, outside API_BASE_URL (${base.origin}${prefix}); it is refused.` };
+    return {
+      refusal: `\`path\` ${JSON.stringify(path)} resolves to ${url.origin}${url.pathname}, outside API_BASE_URL (${base.origin}${prefix}); it is refused.`,
+    };
   }
   return { url };
 }
@@ -335,5 +394,3 @@ export function buildProbeUrl(base: URL, path: unknown, query?: unknown): UrlDec
 function hasLoneSurrogate(text: string): boolean {
   return /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text);
 }
-
-

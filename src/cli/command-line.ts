@@ -31,7 +31,12 @@ reports drift between the fixture and the live response; a live GET that
 fails is reported and exits 1.
 `;
 
-const FLAG_VARIABLES = { '--base-url': 'API_BASE_URL', '--doc': 'OPENAPI_DOC', '--max-bytes': 'PROBE_MAX_BYTES', '--key-header': 'API_KEY_HEADER' } as const;
+const FLAG_VARIABLES = {
+  '--base-url': 'API_BASE_URL',
+  '--doc': 'OPENAPI_DOC',
+  '--max-bytes': 'PROBE_MAX_BYTES',
+  '--key-header': 'API_KEY_HEADER',
+} as const;
 
 /**
  * Reads the command line. Flags become environment variables (so `readConfig` checks them with one
@@ -40,7 +45,11 @@ const FLAG_VARIABLES = { '--base-url': 'API_BASE_URL', '--doc': 'OPENAPI_DOC', '
  * @returns `{env}` to serve MCP with, or `{exitCode}`: 0 after help, version or a passing check,
  *   1 for a failing check, 2 for an unknown flag, a missing value or bad input (usage on stderr).
  */
-export async function commandLine(args: string[], env: Environment, output: Output = processOutput()): Promise<{ env: Environment } | { exitCode: number }> {
+export async function commandLine(
+  args: string[],
+  env: Environment,
+  output: Output = processOutput(),
+): Promise<{ env: Environment } | { exitCode: number }> {
   const parsed = parseArguments(args, env);
   if ('problem' in parsed) {
     output.err(`openapi-probe: ${parsed.problem}\n\n${USAGE}`);
@@ -54,7 +63,13 @@ export async function commandLine(args: string[], env: Environment, output: Outp
     output.out(`${SERVER_INFO.name} ${SERVER_INFO.version}\n`);
     return { exitCode: 0 };
   }
-  if (parsed.command === 'check') return { exitCode: await runCheck({ env: parsed.env, format: parsed.format, live: parsed.live, fixtures: parsed.operands }, output) };
+  if (parsed.command === 'check')
+    return {
+      exitCode: await runCheck(
+        { env: parsed.env, format: parsed.format, live: parsed.live, fixtures: parsed.operands },
+        output,
+      ),
+    };
   if (parsed.operands.length) {
     output.err(`openapi-probe: unknown command \`${parsed.operands[0]}\`\n\n${USAGE}`);
     return { exitCode: 2 };
@@ -62,7 +77,15 @@ export async function commandLine(args: string[], env: Environment, output: Outp
   return { env: parsed.env };
 }
 
-type Parsed = { command?: 'check'; help: boolean; version: boolean; live: boolean; format: Format; env: Environment; operands: string[] };
+type Parsed = {
+  command?: 'check';
+  help: boolean;
+  version: boolean;
+  live: boolean;
+  format: Format;
+  env: Environment;
+  operands: string[];
+};
 
 function parseArguments(args: string[], env: Environment): Parsed | { problem: string } {
   const parsed: Parsed = { help: false, version: false, live: false, format: 'text', env: { ...env }, operands: [] };
@@ -77,7 +100,8 @@ function parseArguments(args: string[], env: Environment): Parsed | { problem: s
     else if (name === '--live') parsed.live = true;
     else if (name === '--format') {
       const format = value();
-      if (!FORMATS.includes(format as Format)) return { problem: `--format must be one of ${FORMATS.join(', ')}, got \`${format ?? ''}\`` };
+      if (!FORMATS.includes(format as Format))
+        return { problem: `--format must be one of ${FORMATS.join(', ')}, got \`${format ?? ''}\`` };
       parsed.format = format as Format;
     } else if (Object.hasOwn(FLAG_VARIABLES, name)) {
       const given = value();
@@ -94,8 +118,11 @@ function parseArguments(args: string[], env: Environment): Parsed | { problem: s
 }
 
 function processOutput(): Output {
-  return { out: (text) => process.stdout.write(text), err: (text) => process.stderr.write(text), stderrIsTerminal: process.stderr.isTTY === true };
+  return {
+    out: (text) => process.stdout.write(text),
+    err: (text) => process.stderr.write(text),
+    stderrIsTerminal: process.stderr.isTTY === true,
+  };
 }
 
 // ─────────────── formats ───────────────
-

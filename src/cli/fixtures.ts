@@ -13,7 +13,16 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 
 /** One saved response. `source` names the file (and the HAR entry). */
-export type Fixture = { source: string; method: string; path: string; status: number; contentType?: string; body: unknown; text?: string; unrecorded?: true };
+export type Fixture = {
+  source: string;
+  method: string;
+  path: string;
+  status: number;
+  contentType?: string;
+  body: unknown;
+  text?: string;
+  unrecorded?: true;
+};
 
 /** Raised for unusable input; the message names the file and what is wrong. */
 /** Why `check` could not read its input, one stable word per cause. */
@@ -47,7 +56,12 @@ export function readFixtures(paths: string[], cwd = process.cwd()): Fixture[] {
     if (stats.isDirectory()) {
       const inside = listFixtureFiles(path);
       if (inside.length === 0) throw new InputError('empty-folder', `${given}: the folder holds no .json or .har file`);
-      fixtures.push(...readFixtures(inside.map((file) => relative(cwd, file) || file), cwd));
+      fixtures.push(
+        ...readFixtures(
+          inside.map((file) => relative(cwd, file) || file),
+          cwd,
+        ),
+      );
       continue;
     }
     let data: unknown;
@@ -65,7 +79,9 @@ export function readFixtures(paths: string[], cwd = process.cwd()): Fixture[] {
 
 export function listFixtureFiles(folder: string): string[] {
   const out: string[] = [];
-  for (const entry of readdirSync(folder, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+  for (const entry of readdirSync(folder, { withFileTypes: true }).sort((a, b) =>
+    a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+  )) {
     const path = join(folder, entry.name);
     if (entry.isDirectory()) out.push(...listFixtureFiles(path));
     else if (entry.name.endsWith('.json') || entry.name.endsWith('.har')) out.push(path);
@@ -74,17 +90,41 @@ export function listFixtureFiles(folder: string): string[] {
 }
 
 export function fixtureFrom(source: string, data: unknown): Fixture {
-  if (data === null || typeof data !== 'object' || Array.isArray(data)) throw new InputError('bad-fixture', `${source}: a fixture must be an object {method, path, status, body, contentType?}`);
+  if (data === null || typeof data !== 'object' || Array.isArray(data))
+    throw new InputError(
+      'bad-fixture',
+      `${source}: a fixture must be an object {method, path, status, body, contentType?}`,
+    );
   const record = data as Record<string, unknown>;
   const method = typeof record.method === 'string' ? record.method.toUpperCase() : undefined;
-  if (method !== 'GET') throw new InputError('bad-fixture', `${source}: \`method\` must be "GET" (the probe sends only GET), got ${JSON.stringify(record.method) ?? 'nothing'}`);
-  if (typeof record.path !== 'string' || !record.path.startsWith('/')) throw new InputError('bad-fixture', `${source}: \`path\` must be a string starting with "/", e.g. "/meters/mtr_1", got ${JSON.stringify(record.path) ?? 'nothing'}`);
+  if (method !== 'GET')
+    throw new InputError(
+      'bad-fixture',
+      `${source}: \`method\` must be "GET" (the probe sends only GET), got ${JSON.stringify(record.method) ?? 'nothing'}`,
+    );
+  if (typeof record.path !== 'string' || !record.path.startsWith('/'))
+    throw new InputError(
+      'bad-fixture',
+      `${source}: \`path\` must be a string starting with "/", e.g. "/meters/mtr_1", got ${JSON.stringify(record.path) ?? 'nothing'}`,
+    );
   if (!Number.isInteger(record.status) || (record.status as number) < 100 || (record.status as number) > 599) {
-    throw new InputError('bad-fixture', `${source}: \`status\` must be an HTTP status code from 100 to 599, got ${JSON.stringify(record.status) ?? 'nothing'}`);
+    throw new InputError(
+      'bad-fixture',
+      `${source}: \`status\` must be an HTTP status code from 100 to 599, got ${JSON.stringify(record.status) ?? 'nothing'}`,
+    );
   }
-  if (!('body' in record)) throw new InputError('bad-fixture', `${source}: \`body\` is missing (use "" for an empty body)`);
-  if (record.contentType !== undefined && typeof record.contentType !== 'string') throw new InputError('bad-fixture', `${source}: \`contentType\` must be a string such as "application/json"`);
-  return { source, method, path: record.path, status: record.status as number, body: record.body, ...(record.contentType !== undefined ? { contentType: record.contentType as string } : {}) };
+  if (!('body' in record))
+    throw new InputError('bad-fixture', `${source}: \`body\` is missing (use "" for an empty body)`);
+  if (record.contentType !== undefined && typeof record.contentType !== 'string')
+    throw new InputError('bad-fixture', `${source}: \`contentType\` must be a string such as "application/json"`);
+  return {
+    source,
+    method,
+    path: record.path,
+    status: record.status as number,
+    body: record.body,
+    ...(record.contentType !== undefined ? { contentType: record.contentType as string } : {}),
+  };
 }
 
 export function harFixtures(source: string, log: unknown): Fixture[] {
@@ -94,8 +134,13 @@ export function harFixtures(source: string, log: unknown): Fixture[] {
   entries.forEach((entry, index) => {
     const where = `${source}#${index}`;
     const request = (entry as { request?: { method?: unknown; url?: unknown } } | null)?.request;
-    const response = (entry as { response?: { status?: unknown; content?: { mimeType?: unknown; text?: unknown; encoding?: unknown } } } | null)?.response;
-    if (typeof request?.method !== 'string' || typeof request.url !== 'string' || !response) throw new InputError('bad-har', `${where}: a HAR entry needs request.method, request.url and response`);
+    const response = (
+      entry as {
+        response?: { status?: unknown; content?: { mimeType?: unknown; text?: unknown; encoding?: unknown } };
+      } | null
+    )?.response;
+    if (typeof request?.method !== 'string' || typeof request.url !== 'string' || !response)
+      throw new InputError('bad-har', `${where}: a HAR entry needs request.method, request.url and response`);
     if (request.method.toUpperCase() !== 'GET') return;
     let url: URL;
     try {
@@ -103,12 +148,26 @@ export function harFixtures(source: string, log: unknown): Fixture[] {
     } catch {
       throw new InputError('bad-har', `${where}: request.url is not an absolute URL: ${request.url}`);
     }
-    if (!Number.isInteger(response.status)) throw new InputError('bad-har', `${where}: response.status must be an integer`);
-    const content = (response.content ?? {}) as { mimeType?: unknown; text?: unknown; encoding?: unknown; size?: unknown };
+    if (!Number.isInteger(response.status))
+      throw new InputError('bad-har', `${where}: response.status must be an integer`);
+    const content = (response.content ?? {}) as {
+      mimeType?: unknown;
+      text?: unknown;
+      encoding?: unknown;
+      size?: unknown;
+    };
     const contentType = typeof content.mimeType === 'string' && content.mimeType !== '' ? content.mimeType : undefined;
     // HAR 1.2: `text` is optional; an exporter that does not keep bodies leaves it out. Without it, only a size of 0 says the body was empty.
     if (typeof content.text !== 'string' && content.size !== 0) {
-      fixtures.push({ source: where, method: 'GET', path: url.pathname + url.search, status: response.status as number, body: null, unrecorded: true, ...(contentType ? { contentType } : {}) });
+      fixtures.push({
+        source: where,
+        method: 'GET',
+        path: url.pathname + url.search,
+        status: response.status as number,
+        body: null,
+        unrecorded: true,
+        ...(contentType ? { contentType } : {}),
+      });
       return;
     }
     let text = typeof content.text === 'string' ? content.text : '';
@@ -118,10 +177,19 @@ export function harFixtures(source: string, log: unknown): Fixture[] {
       try {
         body = JSON.parse(text);
       } catch {
-        if (isJsonMediaType(contentType ?? null)) throw new InputError('bad-har', `${where}: the response says JSON but content.text does not parse`);
+        if (isJsonMediaType(contentType ?? null))
+          throw new InputError('bad-har', `${where}: the response says JSON but content.text does not parse`);
       }
     }
-    fixtures.push({ source: where, method: 'GET', path: url.pathname + url.search, status: response.status as number, body, text, ...(contentType ? { contentType } : {}) });
+    fixtures.push({
+      source: where,
+      method: 'GET',
+      path: url.pathname + url.search,
+      status: response.status as number,
+      body,
+      text,
+      ...(contentType ? { contentType } : {}),
+    });
   });
   return fixtures;
 }
@@ -147,22 +215,57 @@ export function checkFixture(loaded: LoadedDocument, basePrefix: string, fixture
   const queryAt = fixture.path.indexOf('?');
   const pathOnly = queryAt === -1 ? fixture.path : fixture.path.slice(0, queryAt);
   const request = `GET ${fixture.path}`;
-  const relativePath = basePrefix && pathOnly.startsWith(`${basePrefix}/`) ? pathOnly.slice(basePrefix.length) : pathOnly;
-  const match = findOperation(loaded, basePrefix, basePrefix && !pathOnly.startsWith(`${basePrefix}/`) ? basePrefix + pathOnly : pathOnly, relativePath);
+  const relativePath =
+    basePrefix && pathOnly.startsWith(`${basePrefix}/`) ? pathOnly.slice(basePrefix.length) : pathOnly;
+  const match = findOperation(
+    loaded,
+    basePrefix,
+    basePrefix && !pathOnly.startsWith(`${basePrefix}/`) ? basePrefix + pathOnly : pathOnly,
+    relativePath,
+  );
   if (!match.operation) {
     const note = `No GET operation in the document matches ${pathOnly}${match.nearest.length ? `. Nearest: ${match.nearest.join(', ')}` : ''}.`;
     return { source: fixture.source, request, status: fixture.status, outcome: 'unchecked', findings: [], note };
   }
   if (fixture.unrecorded) {
-    return { source: fixture.source, request, status: fixture.status, operation: summarize(match.operation), outcome: 'unchecked', findings: [], note: 'The HAR entry holds no body (content.text is missing: the exporter did not keep it), so there is nothing to check.' };
+    return {
+      source: fixture.source,
+      request,
+      status: fixture.status,
+      operation: summarize(match.operation),
+      outcome: 'unchecked',
+      findings: [],
+      note: 'The HAR entry holds no body (content.text is missing: the exporter did not keep it), so there is nothing to check.',
+    };
   }
   const text = fixture.text ?? (typeof fixture.body === 'string' ? fixture.body : JSON.stringify(fixture.body));
-  const contentType = fixture.contentType ?? (typeof fixture.body === 'string' ? (fixture.body === '' ? null : 'text/plain') : 'application/json');
-  const probed: ProbedResponse = { status: fixture.status, contentType, bytes: Buffer.byteLength(text ?? ''), truncated: false, body: fixture.body };
-  const verdict = judge(loaded, match.operation, probed) as { validated: boolean; validationNote?: string; findings?: Finding[]; matchesContract?: boolean };
+  const contentType =
+    fixture.contentType ??
+    (typeof fixture.body === 'string' ? (fixture.body === '' ? null : 'text/plain') : 'application/json');
+  const probed: ProbedResponse = {
+    status: fixture.status,
+    contentType,
+    bytes: Buffer.byteLength(text ?? ''),
+    truncated: false,
+    body: fixture.body,
+  };
+  const verdict = judge(loaded, match.operation, probed) as {
+    validated: boolean;
+    validationNote?: string;
+    findings?: Finding[];
+    matchesContract?: boolean;
+  };
   const findings = verdict.findings ?? [];
   const outcome = verdict.matchesContract === true ? 'pass' : verdict.matchesContract === false ? 'fail' : 'unchecked';
-  return { source: fixture.source, request, status: fixture.status, operation: summarize(match.operation), outcome, findings, ...(verdict.validationNote ? { note: verdict.validationNote } : {}) };
+  return {
+    source: fixture.source,
+    request,
+    status: fixture.status,
+    operation: summarize(match.operation),
+    outcome,
+    findings,
+    ...(verdict.validationNote ? { note: verdict.validationNote } : {}),
+  };
 }
 
 /** How many fixtures' live GET could not be made (`--live`): their drift is an `error`, nothing was compared. */

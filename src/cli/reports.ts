@@ -26,7 +26,9 @@ export function wrap(text: string, indent: number, prefix = ''): string {
 }
 
 export function operationName(operation: CheckedFixture['operation']): string {
-  return operation ? `${operation.method} ${operation.pathTemplate}${operation.operationId ? ` (${operation.operationId})` : ''}` : 'no operation';
+  return operation
+    ? `${operation.method} ${operation.pathTemplate}${operation.operationId ? ` (${operation.operationId})` : ''}`
+    : 'no operation';
 }
 
 export function summaryLine(results: CheckedFixture[]): string {
@@ -40,7 +42,8 @@ export function driftLines(drift: NonNullable<CheckedFixture['drift']>): string[
   const lines = [`live status ${drift.liveStatus}`];
   for (const path of drift.onlyLive) lines.push(`only live: ${path}`);
   for (const path of drift.onlyFixture) lines.push(`only in fixture: ${path}`);
-  for (const change of drift.changed) lines.push(`moved: ${change.path} ${JSON.stringify(change.fixture)} -> ${JSON.stringify(change.live)}`);
+  for (const change of drift.changed)
+    lines.push(`moved: ${change.path} ${JSON.stringify(change.fixture)} -> ${JSON.stringify(change.live)}`);
   if (lines.length === 1) lines.push('no drift');
   return lines;
 }
@@ -49,8 +52,11 @@ export function formatText(results: CheckedFixture[]): string {
   const out: string[] = [];
   for (const result of results) {
     const label = result.outcome === 'pass' ? 'PASS' : result.outcome === 'fail' ? 'FAIL' : 'NOT CHECKED';
-    out.push(wrap(`${label} ${result.source}: ${result.request} -> ${result.status}, ${operationName(result.operation)}`, 4));
-    for (const finding of result.findings) out.push(wrap(`${finding.severity} ${finding.path} ${finding.message}`, 4, '  '));
+    out.push(
+      wrap(`${label} ${result.source}: ${result.request} -> ${result.status}, ${operationName(result.operation)}`, 4),
+    );
+    for (const finding of result.findings)
+      out.push(wrap(`${finding.severity} ${finding.path} ${finding.message}`, 4, '  '));
     if (result.note) out.push(wrap(result.note, 4, '  '));
     if (result.drift) for (const line of driftLines(result.drift)) out.push(wrap(`drift: ${line}`, 4, '  '));
   }
@@ -65,14 +71,24 @@ export function formatJson(results: CheckedFixture[]): string {
 }
 
 export function xml(text: string): string {
-  return text.replace(/[&<>"']/g, (character) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[character]!)
-    // XML 1.0 forbids most control characters even escaped.
-    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
+  return (
+    text
+      .replace(
+        /[&<>"']/g,
+        (character) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[character]!,
+      )
+      // XML 1.0 forbids most control characters even escaped.
+      .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '')
+  );
 }
 
 export function formatJunit(results: CheckedFixture[]): string {
   const failures = results.filter((result) => result.outcome !== 'pass').length;
-  const lines = ['<?xml version="1.0" encoding="UTF-8"?>', `<testsuites name="openapi-probe check" tests="${results.length}" failures="${failures}">`, `  <testsuite name="openapi-probe check" tests="${results.length}" failures="${failures}">`];
+  const lines = [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="openapi-probe check" tests="${results.length}" failures="${failures}">`,
+    `  <testsuite name="openapi-probe check" tests="${results.length}" failures="${failures}">`,
+  ];
   for (const result of results) {
     const head = `    <testcase classname="${xml(operationName(result.operation))}" name="${xml(`${result.source}: ${result.request} -> ${result.status}`)}"`;
     const details = [
@@ -81,11 +97,17 @@ export function formatJunit(results: CheckedFixture[]): string {
       ...(result.drift ? driftLines(result.drift).map((line) => `drift: ${line}`) : []),
     ];
     if (result.outcome === 'pass') {
-      lines.push(details.length ? `${head}>\n      <system-out>${xml(details.join('\n'))}</system-out>\n    </testcase>` : `${head}/>`);
+      lines.push(
+        details.length
+          ? `${head}>\n      <system-out>${xml(details.join('\n'))}</system-out>\n    </testcase>`
+          : `${head}/>`,
+      );
     } else {
       const errors = result.findings.filter((finding) => finding.severity === 'error').length;
       const message = result.outcome === 'fail' ? `${errors} error finding(s)` : `not checked: ${result.note ?? ''}`;
-      lines.push(`${head}>\n      <failure message="${xml(message)}">${xml(details.join('\n'))}</failure>\n    </testcase>`);
+      lines.push(
+        `${head}>\n      <failure message="${xml(message)}">${xml(details.join('\n'))}</failure>\n    </testcase>`,
+      );
     }
   }
   lines.push('  </testsuite>', '</testsuites>');
@@ -98,7 +120,12 @@ export function formatJunit(results: CheckedFixture[]): string {
  * operation, `fieldPresence`), enum values the document lacks, nulls it does not allow, other findings.
  */
 export function formatMarkdown(results: CheckedFixture[], loaded: LoadedDocument, fixtures: Fixture[]): string {
-  const out = [`# ${loaded.title} ${loaded.infoVersion}: what the API returns that the document does not say`, '', summaryLine(results), ''];
+  const out = [
+    `# ${loaded.title} ${loaded.infoVersion}: what the API returns that the document does not say`,
+    '',
+    summaryLine(results),
+    '',
+  ];
   const byOperation = new Map<string, { operation: Operation; indexes: number[] }>();
   results.forEach((result, index) => {
     if (!result.operation) return;
@@ -111,7 +138,9 @@ export function formatMarkdown(results: CheckedFixture[], loaded: LoadedDocument
   for (const [key, { operation, indexes }] of [...byOperation].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     out.push(`## ${key}${operation.operationId ? ` (${operation.operationId})` : ''}`, '');
     out.push(`Fixtures: ${indexes.map((index) => `\`${results[index]!.source}\``).join(', ')}`, '');
-    const all = indexes.flatMap((index) => results[index]!.findings.map((finding) => ({ finding, source: results[index]!.source })));
+    const all = indexes.flatMap((index) =>
+      results[index]!.findings.map((finding) => ({ finding, source: results[index]!.source })),
+    );
     const section = (title: string, rows: string[]) => {
       if (!rows.length) return;
       out.push(`### ${title}`, '', ...rows, '');
@@ -125,28 +154,68 @@ export function formatMarkdown(results: CheckedFixture[], loaded: LoadedDocument
       }
       return [...grouped].map(([key, sources]) => `- ${key} (${sources.join(', ')})`);
     };
-    section('Fields the API returns that the document omits', bullets(all.filter((row) => row.finding.kind === 'undocumented')));
-    const json2xx = indexes.filter((index) => results[index]!.status >= 200 && results[index]!.status < 300 && fixtures[index]!.body !== null && typeof fixtures[index]!.body === 'object');
+    section(
+      'Fields the API returns that the document omits',
+      bullets(all.filter((row) => row.finding.kind === 'undocumented')),
+    );
+    const json2xx = indexes.filter(
+      (index) =>
+        results[index]!.status >= 200 &&
+        results[index]!.status < 300 &&
+        fixtures[index]!.body !== null &&
+        typeof fixtures[index]!.body === 'object',
+    );
     // Presence is counted over responses of one status, the first 2xx seen, as field_presence does.
     const ok = json2xx.filter((index) => results[index]!.status === results[json2xx[0]!]?.status);
     if (ok.length) {
       const status = results[ok[0]!]!.status;
       const target = schemaFor(loaded.doc, operation.method, operation.pathTemplate, status, 'application/json');
       if (target) {
-        const presence = fieldPresence(loaded.doc, target.schema, ok.map((index) => fixtures[index]!.body), { at: target.schemaPath });
-        section(`Optional fields never seen (in ${ok.length} response(s) with status ${status})`, presence.filter((field) => field.documented && !field.required && field.present === 0).map((field) => `- \`${field.path}\``));
+        const presence = fieldPresence(
+          loaded.doc,
+          target.schema,
+          ok.map((index) => fixtures[index]!.body),
+          { at: target.schemaPath },
+        );
+        section(
+          `Optional fields never seen (in ${ok.length} response(s) with status ${status})`,
+          presence
+            .filter((field) => field.documented && !field.required && field.present === 0)
+            .map((field) => `- \`${field.path}\``),
+        );
       }
     }
     section('Enum values the document lacks', bullets(all.filter((row) => row.finding.kind === 'enum')));
-    section('Nulls the document does not allow', bullets(all.filter((row) => row.finding.kind === 'wrongType' && row.finding.actual === 'null')));
-    section('Other findings', bullets(all.filter((row) => row.finding.kind !== 'undocumented' && row.finding.kind !== 'enum' && !(row.finding.kind === 'wrongType' && row.finding.actual === 'null')), (finding) => `${finding.severity} ${finding.kind}: `));
+    section(
+      'Nulls the document does not allow',
+      bullets(all.filter((row) => row.finding.kind === 'wrongType' && row.finding.actual === 'null')),
+    );
+    section(
+      'Other findings',
+      bullets(
+        all.filter(
+          (row) =>
+            row.finding.kind !== 'undocumented' &&
+            row.finding.kind !== 'enum' &&
+            !(row.finding.kind === 'wrongType' && row.finding.actual === 'null'),
+        ),
+        (finding) => `${finding.severity} ${finding.kind}: `,
+      ),
+    );
   }
   const unmatched = results.filter((result) => !result.operation);
-  if (unmatched.length) out.push('## Not in the document', '', ...unmatched.map((result) => `- \`${result.source}\`: ${result.note ?? result.request}`), '');
+  if (unmatched.length)
+    out.push(
+      '## Not in the document',
+      '',
+      ...unmatched.map((result) => `- \`${result.source}\`: ${result.note ?? result.request}`),
+      '',
+    );
   const drifted = results.filter((result) => result.drift);
   if (drifted.length) {
     out.push('## Drift against the live API', '');
-    for (const result of drifted) out.push(`- \`${result.source}\` (${result.request}): ${driftLines(result.drift!).join('; ')}`);
+    for (const result of drifted)
+      out.push(`- \`${result.source}\` (${result.request}): ${driftLines(result.drift!).join('; ')}`);
     out.push('');
   }
   return `${out.join('\n').replace(/\n+$/, '')}\n`;

@@ -34,9 +34,29 @@ function refName(ref: string): string {
 }
 
 const KEPT_KEYWORDS = [
-  'type', 'format', 'nullable', 'enum', 'const', 'default', 'readOnly', 'writeOnly', 'deprecated', 'required', 'minimum', 'maximum',
-  'exclusiveMinimum', 'exclusiveMaximum', 'minLength', 'maxLength', 'pattern', 'minItems', 'maxItems', 'uniqueItems', 'multipleOf',
-  'minProperties', 'maxProperties',
+  'type',
+  'format',
+  'nullable',
+  'enum',
+  'const',
+  'default',
+  'readOnly',
+  'writeOnly',
+  'deprecated',
+  'required',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+  'multipleOf',
+  'minProperties',
+  'maxProperties',
 ] as const;
 const SCHEMA_LISTS = ['allOf', 'oneOf', 'anyOf', 'prefixItems'] as const;
 const MAX_DESCRIPTION = 160;
@@ -45,7 +65,9 @@ const MAX_ENUM_SHOWN = 50;
 
 /** `enum` as described: all values, or the first `MAX_ENUM_SHOWN` plus `enumMore` with how many were left out. */
 function shownEnum(values: unknown[]): { enum: unknown[]; enumMore?: number } {
-  return values.length > MAX_ENUM_SHOWN ? { enum: values.slice(0, MAX_ENUM_SHOWN), enumMore: values.length - MAX_ENUM_SHOWN } : { enum: values };
+  return values.length > MAX_ENUM_SHOWN
+    ? { enum: values.slice(0, MAX_ENUM_SHOWN), enumMore: values.length - MAX_ENUM_SHOWN }
+    : { enum: values };
 }
 
 /**
@@ -53,11 +75,19 @@ function shownEnum(values: unknown[]): { enum: unknown[]; enumMore?: number } {
  * deeper ones left as `{$ref}` with `notExpanded: true`, a `$ref` back into one being expanded as
  * `{$ref, cycle: true}`; examples and `x-` extensions dropped, descriptions cut to 160 characters.
  */
-function readableSchema(doc: unknown, schema: unknown, refsLeft: number, active: string[], nesting: number, budget: { nodes: number }): unknown {
+function readableSchema(
+  doc: unknown,
+  schema: unknown,
+  refsLeft: number,
+  active: string[],
+  nesting: number,
+  budget: { nodes: number },
+): unknown {
   if (!isPlainObject(schema)) return schema;
   // A document whose $refs fan out (100 properties of 100 properties...) must not stall the thread: past
   // the node budget nothing more is expanded, and the size check below cuts the answer.
-  if (nesting > 40 || --budget.nodes < 0) return typeof schema.$ref === 'string' ? { $ref: schema.$ref, notExpanded: true } : { notExpanded: true };
+  if (nesting > 40 || --budget.nodes < 0)
+    return typeof schema.$ref === 'string' ? { $ref: schema.$ref, notExpanded: true } : { notExpanded: true };
   if (typeof schema.$ref === 'string') {
     const ref = schema.$ref;
     if (active.includes(ref)) return { $ref: ref, cycle: true };
@@ -69,12 +99,17 @@ function readableSchema(doc: unknown, schema: unknown, refsLeft: number, active:
   }
   const out: Record<string, unknown> = {};
   if (typeof schema.title === 'string') out.title = schema.title;
-  if (typeof schema.description === 'string') out.description = schema.description.length > MAX_DESCRIPTION ? `${schema.description.slice(0, MAX_DESCRIPTION - 1)}…` : schema.description;
+  if (typeof schema.description === 'string')
+    out.description =
+      schema.description.length > MAX_DESCRIPTION
+        ? `${schema.description.slice(0, MAX_DESCRIPTION - 1)}…`
+        : schema.description;
   for (const key of KEPT_KEYWORDS) if (Object.hasOwn(schema, key)) out[key] = schema[key];
   if (Array.isArray(schema.enum)) Object.assign(out, shownEnum(schema.enum));
   if (isPlainObject(schema.properties)) {
     const properties: Record<string, unknown> = {};
-    for (const [name, property] of Object.entries(schema.properties)) properties[name] = readableSchema(doc, property, refsLeft, active, nesting + 1, budget);
+    for (const [name, property] of Object.entries(schema.properties))
+      properties[name] = readableSchema(doc, property, refsLeft, active, nesting + 1, budget);
     out.properties = properties;
   }
   for (const key of ['items', 'additionalProperties', 'not'] as const) {
@@ -82,9 +117,11 @@ function readableSchema(doc: unknown, schema: unknown, refsLeft: number, active:
   }
   for (const key of SCHEMA_LISTS) {
     const list = schema[key];
-    if (Array.isArray(list)) out[key] = list.map((part) => readableSchema(doc, part, refsLeft, active, nesting + 1, budget));
+    if (Array.isArray(list))
+      out[key] = list.map((part) => readableSchema(doc, part, refsLeft, active, nesting + 1, budget));
   }
-  if (isPlainObject(schema.discriminator) && typeof schema.discriminator.propertyName === 'string') out.discriminator = { propertyName: schema.discriminator.propertyName };
+  if (isPlainObject(schema.discriminator) && typeof schema.discriminator.propertyName === 'string')
+    out.discriminator = { propertyName: schema.discriminator.propertyName };
   return out;
 }
 
@@ -105,9 +142,14 @@ function parameterSummary(doc: unknown, parameter: Parameter): Record<string, un
     if (Array.isArray(node.enum)) Object.assign(out, shownEnum(node.enum));
     if (Object.hasOwn(node, 'default')) out.default = node.default;
     if (typeof node.pattern === 'string') out.pattern = node.pattern;
-    for (const key of ['minimum', 'maximum', 'minLength', 'maxLength'] as const) if (typeof node[key] === 'number') out[key] = node[key];
+    for (const key of ['minimum', 'maximum', 'minLength', 'maxLength'] as const)
+      if (typeof node[key] === 'number') out[key] = node[key];
   }
-  if (parameter.description) out.description = parameter.description.length > MAX_DESCRIPTION ? `${parameter.description.slice(0, MAX_DESCRIPTION - 1)}…` : parameter.description;
+  if (parameter.description)
+    out.description =
+      parameter.description.length > MAX_DESCRIPTION
+        ? `${parameter.description.slice(0, MAX_DESCRIPTION - 1)}…`
+        : parameter.description;
   return out;
 }
 
@@ -120,7 +162,10 @@ function selectStatuses(operation: Operation, status: string | undefined): strin
     const found = documentedResponse(operation, Number(status));
     if (found) return [found.key];
   }
-  return boundedText(`${operationKey(operation)} documents no response for status \`${status}\`; it documents ${keys.join(', ') || 'none'}.`, 2 * MAX_TEXT);
+  return boundedText(
+    `${operationKey(operation)} documents no response for status \`${status}\`; it documents ${keys.join(', ') || 'none'}.`,
+    2 * MAX_TEXT,
+  );
 }
 
 function size(value: unknown): number {
@@ -138,24 +183,38 @@ function size(value: unknown): number {
  * went and how to ask for less (`status`, `part`, `depth`).
  * @returns The description, or a message when `status` names no documented response. Never throws.
  */
-export function describeOperation(loaded: LoadedDocument, operation: Operation, options: DescribeOptions = {}): Record<string, unknown> | string {
+export function describeOperation(
+  loaded: LoadedDocument,
+  operation: Operation,
+  options: DescribeOptions = {},
+): Record<string, unknown> | string {
   const limit = options.maxChars ?? MAX_DESCRIBE_CHARS;
   const statuses = options.part === 'request' ? [] : selectStatuses(operation, options.status);
   if (typeof statuses === 'string') return statuses;
   const requested = Math.max(0, Math.min(options.depth ?? 3, 10));
-  const head: Record<string, unknown> = { operation: { ...summarize(operation), ...(operation.summary ? { summary: boundedText(operation.summary, MAX_TEXT) } : {}), ...(operation.deprecated ? { deprecated: true } : {}) } };
+  const head: Record<string, unknown> = {
+    operation: {
+      ...summarize(operation),
+      ...(operation.summary ? { summary: boundedText(operation.summary, MAX_TEXT) } : {}),
+      ...(operation.deprecated ? { deprecated: true } : {}),
+    },
+  };
   const build = (depth: number, kept: string[], schemas: boolean): Record<string, unknown> => {
     const out: Record<string, unknown> = {};
     const budget = { nodes: 20_000 };
     if (options.part !== 'responses') {
-      out.parameters = operation.parameters.filter((parameter) => parameter.in !== 'body').map((parameter) => parameterSummary(loaded.doc, parameter));
+      out.parameters = operation.parameters
+        .filter((parameter) => parameter.in !== 'body')
+        .map((parameter) => parameterSummary(loaded.doc, parameter));
       const body = operation.requestBody;
       if (body !== undefined) {
         const picked = pickContent(body);
         out.requestBody = {
           required: isPlainObject(body) && body.required === true,
           ...(picked ? { mediaType: picked.mediaType } : {}),
-          ...(picked && picked.schema !== undefined ? { schema: schemas ? readableSchema(loaded.doc, picked.schema, depth, [], 0, budget) : { notShown: true } } : {}),
+          ...(picked && picked.schema !== undefined
+            ? { schema: schemas ? readableSchema(loaded.doc, picked.schema, depth, [], 0, budget) : { notShown: true } }
+            : {}),
         };
       }
     }
@@ -165,9 +224,13 @@ export function describeOperation(loaded: LoadedDocument, operation: Operation, 
         const response = operation.responses[key];
         const picked = pickContent(response);
         responses[key] = {
-          ...(isPlainObject(response) && typeof response.description === 'string' ? { description: response.description.slice(0, MAX_DESCRIPTION) } : {}),
+          ...(isPlainObject(response) && typeof response.description === 'string'
+            ? { description: response.description.slice(0, MAX_DESCRIPTION) }
+            : {}),
           ...(picked ? { mediaType: picked.mediaType } : {}),
-          ...(picked && picked.schema !== undefined ? { schema: schemas ? readableSchema(loaded.doc, picked.schema, depth, [], 0, budget) : { notShown: true } } : {}),
+          ...(picked && picked.schema !== undefined
+            ? { schema: schemas ? readableSchema(loaded.doc, picked.schema, depth, [], 0, budget) : { notShown: true } }
+            : {}),
         };
       }
       out.responses = responses;
@@ -208,12 +271,17 @@ export function describeOperation(loaded: LoadedDocument, operation: Operation, 
   }
   const notes: string[] = [];
   if (dropped.length) notes.push(`responses ${dropped.join(', ')} left out`);
-  if (depth < requested) notes.push(`$refs expanded ${depth} level${depth === 1 ? '' : 's'} deep instead of ${requested}`);
+  if (depth < requested)
+    notes.push(`$refs expanded ${depth} level${depth === 1 ? '' : 's'} deep instead of ${requested}`);
   if (schemasLeftOut) notes.push('schemas left out');
   described.cut = `Cut to fit ${limit} characters: ${boundedText(notes.join('; '), MAX_TEXT)}. Ask for less: \`status\` (one response, e.g. "${boundedText(success[0] ?? dropped[0] ?? '200', 40)}"), \`part\`: "request" or "responses", or a smaller \`depth\`.`;
   if (size(described) > limit) {
     // Even the bare lists do not fit (thousands of parameters): keep the operation and the note.
-    return { ...head, depth, cut: `${described.cut as string} The parameter list alone is longer than ${limit} characters.` };
+    return {
+      ...head,
+      depth,
+      cut: `${described.cut as string} The parameter list alone is longer than ${limit} characters.`,
+    };
   }
   return described;
 }
@@ -239,13 +307,21 @@ function observeBodies(doc: unknown, schema: unknown, at: string, bodies: unknow
       unchecked++;
       continue;
     }
-    const paths = new Set(check(doc, schema, body, { at, timeoutMs: left }).filter((finding) => finding.kind === 'wrongType' && finding.actual === 'null').map((finding) => finding.path.replace(/\[[0-9]+\]/g, '[]')));
+    const paths = new Set(
+      check(doc, schema, body, { at, timeoutMs: left })
+        .filter((finding) => finding.kind === 'wrongType' && finding.actual === 'null')
+        .map((finding) => finding.path.replace(/\[[0-9]+\]/g, '[]')),
+    );
     for (const path of paths) nulls.set(path, (nulls.get(path) ?? 0) + 1);
   }
   return {
     probes: bodies.length,
-    undocumented: rows.filter((row) => !row.documented).map((row) => ({ path: row.path, present: row.present, of: row.of })),
-    unexpectedNull: [...nulls].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([path, count]) => ({ path, bodies: count })),
+    undocumented: rows
+      .filter((row) => !row.documented)
+      .map((row) => ({ path: row.path, present: row.present, of: row.of })),
+    unexpectedNull: [...nulls]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([path, count]) => ({ path, bodies: count })),
     ...(unchecked > 0 ? { notCheckedForNulls: unchecked } : {}),
   };
 }
@@ -260,7 +336,12 @@ function observeBodies(doc: unknown, schema: unknown, at: string, bodies: unknow
  * @returns `{operation, part, status?, mediaType, typeName, typescript, cut?}`, or a message when the
  *   operation has no such body. Never throws.
  */
-export function describeTypeScript(loaded: LoadedDocument, operation: Operation, options: DescribeOptions = {}, seen: SeenBody[] = []): Record<string, unknown> | string {
+export function describeTypeScript(
+  loaded: LoadedDocument,
+  operation: Operation,
+  options: DescribeOptions = {},
+  seen: SeenBody[] = [],
+): Record<string, unknown> | string {
   const limit = options.maxChars ?? MAX_DESCRIBE_CHARS;
   const base = typeName(operation.operationId ?? `${operation.method.toLowerCase()} ${operation.pathTemplate}`);
   let schema: unknown;
@@ -270,7 +351,8 @@ export function describeTypeScript(loaded: LoadedDocument, operation: Operation,
   let observed: Observed | undefined;
   if (options.part === 'request') {
     const picked = pickContent(operation.requestBody);
-    if (!picked || picked.schema === undefined) return `${boundedText(operationKey(operation), MAX_TEXT)} declares no request body schema, so there is no request type; ask for the response type instead.`;
+    if (!picked || picked.schema === undefined)
+      return `${boundedText(operationKey(operation), MAX_TEXT)} declares no request body schema, so there is no request type; ask for the response type instead.`;
     ({ schema, mediaType } = picked);
     name = `${base}Request`;
   } else {
@@ -286,17 +368,35 @@ export function describeTypeScript(loaded: LoadedDocument, operation: Operation,
     }
     const picked = statusKey === undefined ? undefined : pickContent(operation.responses[statusKey]);
     if (statusKey === undefined || !picked || picked.schema === undefined) {
-      return boundedText(`${operationKey(operation)} declares no response body schema${statusKey ? ` for status ${statusKey}` : ' for a 2xx status'}; it has bodies for ${withContent.join(', ') || 'no status'}.`, 2 * MAX_TEXT);
+      return boundedText(
+        `${operationKey(operation)} declares no response body schema${statusKey ? ` for status ${statusKey}` : ' for a 2xx status'}; it has bodies for ${withContent.join(', ') || 'no status'}.`,
+        2 * MAX_TEXT,
+      );
     }
     ({ schema, mediaType } = picked);
     name = statusKey === firstSuccess ? `${base}Response` : `${base}Response${typeName(statusKey).replace(/^T/, '')}`;
     const key = statusKey;
     const bodies = seen.filter((entry) => documentedResponse(operation, entry.status)?.key === key);
-    const target = bodies.length ? schemaFor(loaded.doc, operation.method, operation.pathTemplate, bodies[0]!.status, mediaType) : undefined;
-    if (target) observed = observeBodies(loaded.doc, target.schema, target.schemaPath, bodies.map((entry) => entry.body));
+    const target = bodies.length
+      ? schemaFor(loaded.doc, operation.method, operation.pathTemplate, bodies[0]!.status, mediaType)
+      : undefined;
+    if (target)
+      observed = observeBodies(
+        loaded.doc,
+        target.schema,
+        target.schemaPath,
+        bodies.map((entry) => entry.body),
+      );
   }
   // The renderer stops expanding near the limit (less room for the comment above the type and the cut lines).
-  const rendered = renderTypeScriptWithin(loaded.doc, schema, name, options.part === 'request' ? 'request' : 'response', observed, Math.max(0, limit - 4_000));
+  const rendered = renderTypeScriptWithin(
+    loaded.doc,
+    schema,
+    name,
+    options.part === 'request' ? 'request' : 'response',
+    observed,
+    Math.max(0, limit - 4_000),
+  );
   let typescript = rendered.typescript;
   let cut: string | undefined;
   if (rendered.cut.length > 0) {
@@ -316,7 +416,8 @@ export function describeTypeScript(loaded: LoadedDocument, operation: Operation,
     }
     typescript = `${kept.join('\n\n').trimEnd()}\n\n${leftOut.map((left) => `export type ${left} = unknown; // cut`).join('\n')}\n`;
     cut = `Cut to fit ${limit} characters: ${leftOut.length} declaration${leftOut.length === 1 ? '' : 's'} (${leftOut.slice(0, 5).join(', ')}${leftOut.length > 5 ? ', …' : ''}) left as unknown. Ask for less: \`status\` or \`part\`.`;
-    if (typescript.length > limit) return `The ${name} type alone is longer than ${limit} characters; read it with describe_operation as text, which can be cut by \`depth\`.`;
+    if (typescript.length > limit)
+      return `The ${name} type alone is longer than ${limit} characters; read it with describe_operation as text, which can be cut by \`depth\`.`;
   }
   return {
     operation: summarize(operation),

@@ -31,7 +31,15 @@ export type DraftProblem = {
  * longer than `MAX_ECHOED_BODY` is not repeated: `bodyFile` names the file `curl` reads it from and `bodyLength` gives
  * its length in characters.
  */
-export type RequestEnvelope = { method: string; url: string; headers: Record<string, string>; body?: unknown; bodyFile?: string; bodyLength?: number; curl: string };
+export type RequestEnvelope = {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body?: unknown;
+  bodyFile?: string;
+  bodyLength?: number;
+  curl: string;
+};
 
 /**
  * Longest body text (in characters) a draft's envelope repeats, in `body` and in `curl`: the caller sent it, and a
@@ -83,7 +91,8 @@ function requestEnvelope(draft: Draft): RequestEnvelope {
     headers[name] = value;
   }
   const hasBody = draft.body !== undefined;
-  if (hasBody && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) headers['Content-Type'] = 'application/json';
+  if (hasBody && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-type'))
+    headers['Content-Type'] = 'application/json';
   let keyPrefix = '';
   if (draft.keyHeader !== undefined) {
     keyPrefix = keyHeader === 'authorization' ? 'Bearer ' : '';
@@ -93,14 +102,22 @@ function requestEnvelope(draft: Draft): RequestEnvelope {
   if (method !== 'GET' || hasBody) words.push('-X', shellQuote(method));
   words.push(shellQuote(draft.url.href));
   for (const [name, value] of Object.entries(headers)) {
-    if (draft.keyHeader !== undefined && name === draft.keyHeader) words.push('-H', `${shellQuote(`${name}: ${keyPrefix}`)}"${KEY_PLACEHOLDER}"`);
+    if (draft.keyHeader !== undefined && name === draft.keyHeader)
+      words.push('-H', `${shellQuote(`${name}: ${keyPrefix}`)}"${KEY_PLACEHOLDER}"`);
     else words.push('-H', shellQuote(`${name}: ${value}`));
   }
   if (!hasBody) return { method, url: draft.url.href, headers, curl: words.join(' ') };
   const bodyText = typeof draft.body === 'string' ? draft.body : JSON.stringify(draft.body);
   if (bodyText.length > MAX_ECHOED_BODY) {
     words.push('--data-binary', `@${BODY_FILE}`);
-    return { method, url: draft.url.href, headers, bodyFile: BODY_FILE, bodyLength: bodyText.length, curl: words.join(' ') };
+    return {
+      method,
+      url: draft.url.href,
+      headers,
+      bodyFile: BODY_FILE,
+      bodyLength: bodyText.length,
+      curl: words.join(' '),
+    };
   }
   words.push('--data-raw', shellQuote(bodyText));
   return { method, url: draft.url.href, headers, body: draft.body, curl: words.join(' ') };
@@ -116,7 +133,16 @@ function requestEnvelope(draft: Draft): RequestEnvelope {
  *   counting the rest, names past 1,000 characters cut), the operation when one matched, and the
  *   runnable envelope (`requestEnvelope`). Never throws on input.
  */
-export function draftRequest(loaded: LoadedDocument, draft: Draft): { matchesContract: boolean; operation?: ReturnType<typeof summarize>; problems: DraftProblem[]; problemsMore?: number; request: RequestEnvelope } {
+export function draftRequest(
+  loaded: LoadedDocument,
+  draft: Draft,
+): {
+  matchesContract: boolean;
+  operation?: ReturnType<typeof summarize>;
+  problems: DraftProblem[];
+  problemsMore?: number;
+  request: RequestEnvelope;
+} {
   const method = draft.method.toUpperCase();
   const request = requestEnvelope(draft);
   const relativePath = draft.url.pathname.slice(draft.basePrefix.length) || '/';
@@ -125,16 +151,41 @@ export function draftRequest(loaded: LoadedDocument, draft: Draft): { matchesCon
     const message = match.note
       ? `${match.note}: use one of ${match.nearest.join(', ')}`
       : `no ${method} operation matches ${relativePath}${match.nearest.length ? `; nearest: ${match.nearest.join(', ')}` : ''}`;
-    return { matchesContract: false, problems: [{ in: 'operation', name: `${method} ${relativePath}`, kind: 'noOperation', severity: 'error', message }], request };
+    return {
+      matchesContract: false,
+      problems: [
+        { in: 'operation', name: `${method} ${relativePath}`, kind: 'noOperation', severity: 'error', message },
+      ],
+      request,
+    };
   }
   const operation = match.operation;
-  const problems: DraftProblem[] = checkParameters(loaded, operation, { path: match.params, query: queryValues(draft.url, draft.baseQuery), headers: draft.headers ?? {} })
-    .map((problem) => ({ in: problem.in, name: problem.name, kind: problem.kind, severity: problem.kind === 'notChecked' ? 'warning' as const : 'error' as const, message: problem.problem }));
+  const problems: DraftProblem[] = checkParameters(loaded, operation, {
+    path: match.params,
+    query: queryValues(draft.url, draft.baseQuery),
+    headers: draft.headers ?? {},
+  }).map((problem) => ({
+    in: problem.in,
+    name: problem.name,
+    kind: problem.kind,
+    severity: problem.kind === 'notChecked' ? ('warning' as const) : ('error' as const),
+    message: problem.problem,
+  }));
   problems.push(...bodyProblems(loaded, operation, draft));
   const matchesContract = !problems.some((problem) => problem.severity !== 'info');
   // Issue 8: a body of 90,000 unknown fields must not give 90,000 problems; names are bounded too.
-  const listed = problems.slice(0, MAX_LISTED_PROBLEMS).map((problem) => (problem.name.length > MAX_TEXT ? { ...problem, name: boundedText(problem.name, MAX_TEXT) } : problem));
-  return { matchesContract, operation: summarize(operation), problems: listed, ...(problems.length > MAX_LISTED_PROBLEMS ? { problemsMore: problems.length - MAX_LISTED_PROBLEMS } : {}), request };
+  const listed = problems
+    .slice(0, MAX_LISTED_PROBLEMS)
+    .map((problem) =>
+      problem.name.length > MAX_TEXT ? { ...problem, name: boundedText(problem.name, MAX_TEXT) } : problem,
+    );
+  return {
+    matchesContract,
+    operation: summarize(operation),
+    problems: listed,
+    ...(problems.length > MAX_LISTED_PROBLEMS ? { problemsMore: problems.length - MAX_LISTED_PROBLEMS } : {}),
+    request,
+  };
 }
 
 /** Problems `draftRequest` lists at most (in their order); `problemsMore` counts the rest. */
@@ -144,35 +195,92 @@ function bodyProblems(loaded: LoadedDocument, operation: Operation, draft: Draft
   const declared = operation.requestBody as { required?: unknown } | undefined;
   const key = operationKey(operation);
   if (draft.body === undefined) {
-    return declared?.required === true ? [{ in: 'body', name: '$', kind: 'missing', severity: 'error', message: `is required: ${key} declares a required request body` }] : [];
+    return declared?.required === true
+      ? [
+          {
+            in: 'body',
+            name: '$',
+            kind: 'missing',
+            severity: 'error',
+            message: `is required: ${key} declares a required request body`,
+          },
+        ]
+      : [];
   }
-  if (declared === undefined) return [{ in: 'body', name: '$', kind: 'undocumented', severity: 'error', message: `is sent, but ${key} declares no request body` }];
+  if (declared === undefined)
+    return [
+      {
+        in: 'body',
+        name: '$',
+        kind: 'undocumented',
+        severity: 'error',
+        message: `is sent, but ${key} declares no request body`,
+      },
+    ];
   const contentType = Object.entries(draft.headers ?? {}).find(([name]) => name.toLowerCase() === 'content-type')?.[1];
   // A string body is sent as written (`curl --data-raw`): under a JSON content type it is checked as the JSON text it holds.
   let body = draft.body;
   if (typeof body === 'string' && (contentType === undefined || isJsonMediaType(contentType))) {
     // Never measured by the transport (it is a string there): measured before it is parsed and walked.
     if (measureJsonText(body).depth > MAX_BODY_DEPTH) {
-      return [{ in: 'body', name: '$', kind: 'tooDeep', severity: 'error', message: `is a string of JSON text nesting deeper than ${MAX_BODY_DEPTH} levels; not checked` }];
+      return [
+        {
+          in: 'body',
+          name: '$',
+          kind: 'tooDeep',
+          severity: 'error',
+          message: `is a string of JSON text nesting deeper than ${MAX_BODY_DEPTH} levels; not checked`,
+        },
+      ];
     }
     try {
       body = JSON.parse(body);
     } catch {
-      return [{ in: 'body', name: '$', kind: 'invalidJson', severity: 'error', message: `is a string that is not JSON text, and it is sent as written under Content-Type ${contentType ?? 'application/json'}: pass the body as a JSON value (an object, an array...), or its JSON text` }];
+      return [
+        {
+          in: 'body',
+          name: '$',
+          kind: 'invalidJson',
+          severity: 'error',
+          message: `is a string that is not JSON text, and it is sent as written under Content-Type ${contentType ?? 'application/json'}: pass the body as a JSON value (an object, an array...), or its JSON text`,
+        },
+      ];
     }
   }
   const checked = checkRequestBody(loaded.doc, operation.method, operation.pathTemplate, body, contentType);
-  if (!checked.validated) return [{ in: 'body', name: '$', kind: 'unchecked', severity: 'warning', message: `was not checked: ${checked.reason ?? 'no schema'}` }];
+  if (!checked.validated)
+    return [
+      {
+        in: 'body',
+        name: '$',
+        kind: 'unchecked',
+        severity: 'warning',
+        message: `was not checked: ${checked.reason ?? 'no schema'}`,
+      },
+    ];
   const missing = checked.findings.filter((finding) => finding.kind === 'missing');
   let suggestions = 0;
   // Looked up once per draft, at the first undocumented top-level field (a hostile body can hold thousands).
   let readOnly: ((name: string) => string | undefined) | undefined;
   return checked.findings.map((finding): DraftProblem => {
     let message = finding.message;
-    const copied = finding.kind === 'undocumented' && parentPath(finding.path) === '$' ? (readOnly ??= readOnlyInResponse(loaded, operation))(lastName(finding.path)) : undefined;
-    if (copied) return { in: 'body', name: finding.path, kind: 'readOnly', severity: finding.severity, message: `is not in the request schema and is readOnly in the response of ${copied}: copied from a GET? Leave it out` };
+    const copied =
+      finding.kind === 'undocumented' && parentPath(finding.path) === '$'
+        ? (readOnly ??= readOnlyInResponse(loaded, operation))(lastName(finding.path))
+        : undefined;
+    if (copied)
+      return {
+        in: 'body',
+        name: finding.path,
+        kind: 'readOnly',
+        severity: finding.severity,
+        message: `is not in the request schema and is readOnly in the response of ${copied}: copied from a GET? Leave it out`,
+      };
     if (finding.kind === 'undocumented' && suggestions++ < MAX_SUGGESTIONS) {
-      const near = nearestName(lastName(finding.path), documentedNames(loaded.doc, finding.schemaPath, missing, finding.path));
+      const near = nearestName(
+        lastName(finding.path),
+        documentedNames(loaded.doc, finding.schemaPath, missing, finding.path),
+      );
       if (near) message += `; did you mean ${near}?`;
     }
     return { in: 'body', name: finding.path, kind: finding.kind, severity: finding.severity, message };
@@ -185,9 +293,14 @@ function bodyProblems(loaded: LoadedDocument, operation: Operation, draft: Draft
  * undefined. The GET and its response schema are found once, when this is called.
  */
 function readOnlyInResponse(loaded: LoadedDocument, operation: Operation): (name: string) => string | undefined {
-  const read = loaded.operations.find((candidate) => candidate.method === 'GET' && candidate.pathTemplate === operation.pathTemplate);
+  const read = loaded.operations.find(
+    (candidate) => candidate.method === 'GET' && candidate.pathTemplate === operation.pathTemplate,
+  );
   const key = read === undefined ? undefined : Object.keys(read.responses).find((candidate) => /^2/.test(candidate));
-  const schema = read === undefined || key === undefined ? undefined : resolveSchema(loaded.doc, pickContent(read.responses[key])?.schema).node;
+  const schema =
+    read === undefined || key === undefined
+      ? undefined
+      : resolveSchema(loaded.doc, pickContent(read.responses[key])?.schema).node;
   const properties = schema?.properties;
   return (name) => {
     if (!read || name === '' || !isPlainObject(properties) || !Object.hasOwn(properties, name)) return undefined;
@@ -223,8 +336,11 @@ function documentedNames(doc: unknown, schemaPath: string, missing: Finding[], p
     if (name && parentPath(finding.path) === parent) names.add(name);
   }
   try {
-    const schema = resolvePointer(doc, schemaPath.replace(/\/(properties|additionalProperties)$/, '')) as { properties?: unknown };
-    if (schema && typeof schema.properties === 'object' && schema.properties !== null) for (const name of Object.keys(schema.properties)) names.add(name);
+    const schema = resolvePointer(doc, schemaPath.replace(/\/(properties|additionalProperties)$/, '')) as {
+      properties?: unknown;
+    };
+    if (schema && typeof schema.properties === 'object' && schema.properties !== null)
+      for (const name of Object.keys(schema.properties)) names.add(name);
   } catch {
     // No schema to read names from: the missing siblings are all there is.
   }

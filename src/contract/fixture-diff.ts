@@ -51,7 +51,11 @@ export function compareWithFixture(fixture: unknown, live: unknown): FixtureDiff
   };
   walk(fixture, live, [], 0);
   // Issue 8: a list that grows with the body is cut at the source, and `more` counts the rest.
-  const paths = (list: Segment[][]): string[] => list.sort(compareSegments).slice(0, MAX_DIFF_LISTED).map((segments) => boundedText(instancePath(segments), MAX_DIFF_TEXT));
+  const paths = (list: Segment[][]): string[] =>
+    list
+      .sort(compareSegments)
+      .slice(0, MAX_DIFF_LISTED)
+      .map((segments) => boundedText(instancePath(segments), MAX_DIFF_TEXT));
   const more: NonNullable<FixtureDiff['more']> = {};
   if (onlyLive.length > MAX_DIFF_LISTED) more.onlyLive = onlyLive.length - MAX_DIFF_LISTED;
   if (onlyFixture.length > MAX_DIFF_LISTED) more.onlyFixture = onlyFixture.length - MAX_DIFF_LISTED;
@@ -59,8 +63,14 @@ export function compareWithFixture(fixture: unknown, live: unknown): FixtureDiff
   return {
     onlyLive: paths(onlyLive),
     onlyFixture: paths(onlyFixture),
-    changed: changed.sort((a, b) => compareSegments(a.segments, b.segments)).slice(0, MAX_DIFF_LISTED)
-      .map((c) => ({ path: boundedText(instancePath(c.segments), MAX_DIFF_TEXT), fixture: shownValue(c.fixture), live: shownValue(c.live) })),
+    changed: changed
+      .sort((a, b) => compareSegments(a.segments, b.segments))
+      .slice(0, MAX_DIFF_LISTED)
+      .map((c) => ({
+        path: boundedText(instancePath(c.segments), MAX_DIFF_TEXT),
+        fixture: shownValue(c.fixture),
+        live: shownValue(c.live),
+      })),
     ...(Object.keys(more).length ? { more } : {}),
   };
 }
@@ -75,5 +85,7 @@ function shownValue(value: unknown): unknown {
   if (typeof value === 'string') return boundedText(value, MAX_DIFF_TEXT);
   if (value === null || typeof value !== 'object') return value;
   const text = JSON.stringify(value);
-  return text.length <= MAX_DIFF_TEXT ? value : `(${Array.isArray(value) ? 'an array' : 'an object'} of ${text.length} characters of JSON, not shown)`;
+  return text.length <= MAX_DIFF_TEXT
+    ? value
+    : `(${Array.isArray(value) ? 'an array' : 'an object'} of ${text.length} characters of JSON, not shown)`;
 }

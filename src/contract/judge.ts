@@ -49,14 +49,25 @@ export function judge(loaded: LoadedDocument, operation: Operation, probed: Prob
 function judgeBody(loaded: LoadedDocument, operation: Operation, probed: ProbedResponse): Record<string, unknown> {
   if (probed.records && !probed.truncated) return judgeRecords(loaded, operation, probed, probed.records);
   if (probed.truncated) {
-    return { validated: false, validationNote: 'The body was truncated, so it was not checked: a cut-off JSON text says nothing about the contract.' };
+    return {
+      validated: false,
+      validationNote:
+        'The body was truncated, so it was not checked: a cut-off JSON text says nothing about the contract.',
+    };
   }
   const unparsed = probed.body === null || (typeof probed.body === 'string' && isJsonMediaType(probed.contentType));
   if (probed.note && unparsed) return { validated: false, validationNote: probed.note };
   const empty = probed.bytes === 0;
   // An empty body has no media type worth the name: judge it against what the status declares at all.
-  const checked = checkResponse(loaded.doc, 'GET', operation.pathTemplate, empty ? { status: probed.status, body: undefined } : { status: probed.status, contentType: probed.contentType ?? undefined, body: probed.body },
-    inexactNumbersOf(probed.warnings));
+  const checked = checkResponse(
+    loaded.doc,
+    'GET',
+    operation.pathTemplate,
+    empty
+      ? { status: probed.status, body: undefined }
+      : { status: probed.status, contentType: probed.contentType ?? undefined, body: probed.body },
+    inexactNumbersOf(probed.warnings),
+  );
   const findings: Finding[] = [...checked.findings];
   let validated = checked.validated;
   let validationNote = checked.validated ? undefined : checked.reason;
@@ -101,23 +112,49 @@ function judgeBody(loaded: LoadedDocument, operation: Operation, probed: ProbedR
 function inexactNumbersOf(warnings: BodyWarning[] | undefined): { inexactNumbers: InexactNumbers } | undefined {
   const inexact = warnings?.filter((warning) => warning.kind === 'inexactNumber') ?? [];
   if (inexact.length === 0) return undefined;
-  return { inexactNumbers: { paths: new Set(inexact.filter((w) => w.values).map((w) => w.path)), unlisted: inexact.some((w) => !w.values) } };
+  return {
+    inexactNumbers: {
+      paths: new Set(inexact.filter((w) => w.values).map((w) => w.path)),
+      unlisted: inexact.some((w) => !w.values),
+    },
+  };
 }
 
 /** Checks line-framed JSON record by record (NDJSON, JSON Lines, json-seq). */
-function judgeRecords(loaded: LoadedDocument, operation: Operation, probed: ProbedResponse, records: NonNullable<ProbedResponse['records']>): Record<string, unknown> {
+function judgeRecords(
+  loaded: LoadedDocument,
+  operation: Operation,
+  probed: ProbedResponse,
+  records: NonNullable<ProbedResponse['records']>,
+): Record<string, unknown> {
   const findings: Finding[] = [];
   let schemaPath: string | undefined;
   for (let index = 0; index < records.length; index++) {
     const record = records[index]!;
     const at = `$[${index}]`;
     if (record.problem !== undefined) {
-      findings.push({ kind: 'wrongType', severity: 'error', path: at, schemaPath: schemaPath ?? '', expected: 'one JSON text', actual: 'text that does not parse', message: `line ${record.line} is not JSON: ${record.problem}` });
+      findings.push({
+        kind: 'wrongType',
+        severity: 'error',
+        path: at,
+        schemaPath: schemaPath ?? '',
+        expected: 'one JSON text',
+        actual: 'text that does not parse',
+        message: `line ${record.line} is not JSON: ${record.problem}`,
+      });
       continue;
     }
-    const checked = checkResponse(loaded.doc, 'GET', operation.pathTemplate, { status: probed.status, contentType: probed.contentType ?? undefined, body: record.value });
+    const checked = checkResponse(loaded.doc, 'GET', operation.pathTemplate, {
+      status: probed.status,
+      contentType: probed.contentType ?? undefined,
+      body: record.value,
+    });
     if (!checked.validated) {
-      return { validated: false, validationNote: `The records could not be checked: ${checked.reason}`, findings: checked.findings };
+      return {
+        validated: false,
+        validationNote: `The records could not be checked: ${checked.reason}`,
+        findings: checked.findings,
+      };
     }
     schemaPath ??= checked.target?.schemaPath;
     for (const finding of checked.findings) findings.push({ ...finding, path: finding.path.replace(/^\$/, at) });
@@ -125,4 +162,3 @@ function judgeRecords(loaded: LoadedDocument, operation: Operation, probed: Prob
   const errors = findings.some((finding) => finding.severity === 'error');
   return { validated: true, ...(schemaPath ? { schemaPath } : {}), findings, matchesContract: !errors };
 }
-

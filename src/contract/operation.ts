@@ -14,7 +14,11 @@ import type { PathMatch } from '../document/match.ts';
 import { followedValue } from '../document/refs.ts';
 /** The operation as results show it: method, path template, operationId when it has one (each at most `MAX_TEXT` characters). */
 export function summarize(operation: Operation): { method: string; pathTemplate: string; operationId?: string } {
-  return { method: operation.method, pathTemplate: boundedText(operation.pathTemplate, MAX_TEXT), ...(operation.operationId ? { operationId: boundedText(operation.operationId, MAX_TEXT) } : {}) };
+  return {
+    method: operation.method,
+    pathTemplate: boundedText(operation.pathTemplate, MAX_TEXT),
+    ...(operation.operationId ? { operationId: boundedText(operation.operationId, MAX_TEXT) } : {}),
+  };
 }
 
 /**
@@ -36,14 +40,18 @@ export function cutLongStrings(value: unknown, max = MAX_TEXT, depth = 0): unkno
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {
     let name = boundedText(key, max);
-    for (let counter = 2; name !== key && Object.hasOwn(out, name); counter++) name = `${boundedText(key, max)} #${counter}`;
+    for (let counter = 2; name !== key && Object.hasOwn(out, name); counter++)
+      name = `${boundedText(key, max)} #${counter}`;
     out[name] = cutLongStrings(item, max, depth + 1);
   }
   return out;
 }
 
 /** The response entry for a status: exact code, then `NXX`, then `default` (OpenAPI 3.0.3, Responses Object). */
-export function documentedResponse(operation: Operation, status: number): { key: string; response: unknown } | undefined {
+export function documentedResponse(
+  operation: Operation,
+  status: number,
+): { key: string; response: unknown } | undefined {
   return responseForStatus(operation.responses, status);
 }
 
@@ -78,7 +86,12 @@ export function resolveOperationAt(loaded: LoadedDocument, basePrefix: string, o
       return `No ${method} operation matches ${path}${match.nearest.length ? `. Nearest: ${match.nearest.join(', ')}` : ''}.`;
     }
   }
-  const near = spaced ? undefined : nearestName(operation.trim(), loaded.operations.flatMap((candidate) => (candidate.operationId ? [candidate.operationId] : [])));
+  const near = spaced
+    ? undefined
+    : nearestName(
+        operation.trim(),
+        loaded.operations.flatMap((candidate) => (candidate.operationId ? [candidate.operationId] : [])),
+      );
   return `No operation \`${operation}\` in the document${near ? ` (did you mean ${near}?)` : ''}: give an operationId, "GET /path/{template}" or a concrete path such as /meters/mtr_1.`;
 }
 
@@ -136,12 +149,21 @@ export function pickContent(container: unknown): { mediaType: string; schema: un
  * @param method The request method, default `GET` (compared case-insensitively).
  * @returns The path match; never throws.
  */
-export function findOperation(loaded: LoadedDocument, basePrefix: string, requestPath: string, relativePath: string, method = 'GET'): PathMatch {
+export function findOperation(
+  loaded: LoadedDocument,
+  basePrefix: string,
+  requestPath: string,
+  relativePath: string,
+  method = 'GET',
+): PathMatch {
   const prefix = basePrefix;
   const whole = matchOperation(loaded, method, requestPath);
   if (whole.operation) {
     // Stripping the base URL's own prefix is the normal case, not worth a note.
-    const note = whole.note?.split('; ').filter((part) => part !== `base path ${prefix} stripped`).join('; ');
+    const note = whole.note
+      ?.split('; ')
+      .filter((part) => part !== `base path ${prefix} stripped`)
+      .join('; ');
     return { ...whole, note: note || undefined };
   }
   if (prefix === '') return whole;

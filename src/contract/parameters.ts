@@ -10,7 +10,13 @@ import { resolveSchema } from './operation.ts';
 import { operationKey } from '../document/model.ts';
 import { nearestName } from './operation.ts';
 /** One parameter value that breaks the operation's contract: `problem` reads after the name ("is required but missing"). */
-export type ParameterProblem = { in: 'path' | 'query' | 'header'; name: string; kind: 'missing' | 'unknown' | 'invalid' | 'notChecked'; value: string; problem: string };
+export type ParameterProblem = {
+  in: 'path' | 'query' | 'header';
+  name: string;
+  kind: 'missing' | 'unknown' | 'invalid' | 'notChecked';
+  value: string;
+  problem: string;
+};
 
 /** The values of a request's parameters, as text: path values decoded, a repeated query name as a list. */
 export type ParameterValues = {
@@ -39,7 +45,12 @@ const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
  * @param options.timeoutMs The shared budget in ms, default `PARAMETER_CHECKS_MS` (250).
  * @returns Problems in parameter order (unknown query names last); `[]` when all pass. Never throws.
  */
-export function checkParameters(loaded: LoadedDocument, operation: Operation, values: ParameterValues, options: { timeoutMs?: number } = {}): ParameterProblem[] {
+export function checkParameters(
+  loaded: LoadedDocument,
+  operation: Operation,
+  values: ParameterValues,
+  options: { timeoutMs?: number } = {},
+): ParameterProblem[] {
   const problems: ParameterProblem[] = [];
   const budgetMs = options.timeoutMs ?? PARAMETER_CHECKS_MS;
   const deadline = performance.now() + budgetMs;
@@ -51,30 +62,71 @@ export function checkParameters(loaded: LoadedDocument, operation: Operation, va
     if (where === 'path' && !values.path) continue;
     if (where === 'query' && !values.query) continue;
     if (where === 'header' && !values.headers) continue;
-    const raw = where === 'path' ? values.path![parameter.name] : where === 'query' ? (Object.hasOwn(values.query!, parameter.name) ? values.query![parameter.name] : undefined) : headers.get(parameter.name.toLowerCase());
+    const raw =
+      where === 'path'
+        ? values.path![parameter.name]
+        : where === 'query'
+          ? Object.hasOwn(values.query!, parameter.name)
+            ? values.query![parameter.name]
+            : undefined
+          : headers.get(parameter.name.toLowerCase());
     if (raw === undefined) {
-      if (where === 'path') problems.push({ in: where, name: parameter.name, kind: 'missing', value: '', problem: `is not a segment of ${operation.pathTemplate}` });
-      else if (parameter.required) problems.push({ in: where, name: parameter.name, kind: 'missing', value: '', problem: 'is required but missing' });
+      if (where === 'path')
+        problems.push({
+          in: where,
+          name: parameter.name,
+          kind: 'missing',
+          value: '',
+          problem: `is not a segment of ${operation.pathTemplate}`,
+        });
+      else if (parameter.required)
+        problems.push({
+          in: where,
+          name: parameter.name,
+          kind: 'missing',
+          value: '',
+          problem: 'is required but missing',
+        });
       continue;
     }
     const shown = Array.isArray(raw) ? raw.join(',') : raw;
     const left = deadline - performance.now();
     if (left <= 0) {
-      problems.push({ in: where, name: parameter.name, kind: 'notChecked', value: shown, problem: `was not checked: the parameter checks' time budget (${budgetMs} ms) ran out` });
+      problems.push({
+        in: where,
+        name: parameter.name,
+        kind: 'notChecked',
+        value: shown,
+        problem: `was not checked: the parameter checks' time budget (${budgetMs} ms) ran out`,
+      });
       continue;
     }
     for (const { problem, unchecked } of checkParameterValue(loaded, parameter, raw, left)) {
       // A value the check could not test (an unsafe pattern: issue 8) is `notChecked`, never `invalid`.
-      problems.push({ in: where, name: parameter.name, kind: unchecked ? 'notChecked' : 'invalid', value: shown, problem });
+      problems.push({
+        in: where,
+        name: parameter.name,
+        kind: unchecked ? 'notChecked' : 'invalid',
+        value: shown,
+        problem,
+      });
     }
   }
   if (values.query) {
-    const declared = operation.parameters.filter((parameter) => parameter.in === 'query').map((parameter) => parameter.name);
+    const declared = operation.parameters
+      .filter((parameter) => parameter.in === 'query')
+      .map((parameter) => parameter.name);
     let suggestions = 0;
     for (const [name, raw] of Object.entries(values.query)) {
       if (declared.includes(name)) continue;
       const near = suggestions++ < 20 ? nearestName(name, declared) : undefined;
-      problems.push({ in: 'query', name, kind: 'unknown', value: Array.isArray(raw) ? raw.join(',') : raw, problem: `is not a query parameter of ${operationKey(operation)}${near ? `; did you mean ${near}?` : declared.length ? `; it takes ${declared.join(', ')}` : '; it takes none'}` });
+      problems.push({
+        in: 'query',
+        name,
+        kind: 'unknown',
+        value: Array.isArray(raw) ? raw.join(',') : raw,
+        problem: `is not a query parameter of ${operationKey(operation)}${near ? `; did you mean ${near}?` : declared.length ? `; it takes ${declared.join(', ')}` : '; it takes none'}`,
+      });
     }
   }
   return problems;
@@ -83,12 +135,21 @@ export function checkParameters(loaded: LoadedDocument, operation: Operation, va
 /** Time budget (ms) shared by all the parameter values of one request, checked on the main thread. */
 export const PARAMETER_CHECKS_MS = 250;
 
-function checkParameterValue(loaded: LoadedDocument, parameter: Parameter, raw: string | string[], timeoutMs: number): { problem: string; unchecked: boolean }[] {
+function checkParameterValue(
+  loaded: LoadedDocument,
+  parameter: Parameter,
+  raw: string | string[],
+  timeoutMs: number,
+): { problem: string; unchecked: boolean }[] {
   if (parameter.schema === undefined) return [];
   const value = convertParameter(loaded.doc, parameter.schema, raw);
   let findings: Finding[];
   try {
-    findings = check(loaded.doc, parameter.schema, value, { at: `${parameter.pointer}/schema`, direction: 'request', timeoutMs });
+    findings = check(loaded.doc, parameter.schema, value, {
+      at: `${parameter.pointer}/schema`,
+      direction: 'request',
+      timeoutMs,
+    });
   } catch {
     return [];
   }
@@ -96,17 +157,26 @@ function checkParameterValue(loaded: LoadedDocument, parameter: Parameter, raw: 
     .filter((finding) => finding.severity !== 'info')
     .map((finding) => {
       const text = finding.kind === 'wrongType' ? `is not of type ${finding.expected}` : finding.message;
-      const problem = finding.path === '$' ? text : `at ${finding.path.replace(/^\$/, 'item ')}: ${text}`.replace('item [', '[');
+      const problem =
+        finding.path === '$' ? text : `at ${finding.path.replace(/^\$/, 'item ')}: ${text}`.replace('item [', '[');
       return { problem, unchecked: finding.kind === 'notChecked' };
     });
 }
 
 /** The schema's JSON types after following `$ref`s (`resolveSchema`); `[]` for none. */
-function schemaTypes(doc: unknown, schema: unknown): { types: string[]; resolved: Record<string, unknown> | undefined } {
+function schemaTypes(
+  doc: unknown,
+  schema: unknown,
+): { types: string[]; resolved: Record<string, unknown> | undefined } {
   const resolved = resolveSchema(doc, schema).node;
   if (resolved === undefined) return { types: [], resolved: undefined };
   const type = resolved.type;
-  const types = typeof type === 'string' ? [type] : Array.isArray(type) ? type.filter((t): t is string => typeof t === 'string') : [];
+  const types =
+    typeof type === 'string'
+      ? [type]
+      : Array.isArray(type)
+        ? type.filter((t): t is string => typeof t === 'string')
+        : [];
   return { types, resolved };
 }
 
@@ -121,7 +191,14 @@ function convertParameter(doc: unknown, schema: unknown, raw: string | string[])
   if (types.includes('integer') && /^-?(0|[1-9][0-9]*)$/.test(raw)) return Number(raw);
   if (types.includes('number') && /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/.test(raw)) return Number(raw);
   if (types.includes('boolean') && (raw === 'true' || raw === 'false')) return raw === 'true';
-  if (types.length === 0 && Array.isArray(resolved?.enum) && resolved.enum.some((entry) => typeof entry === 'number') && raw !== '' && !Number.isNaN(Number(raw))) return Number(raw);
+  if (
+    types.length === 0 &&
+    Array.isArray(resolved?.enum) &&
+    resolved.enum.some((entry) => typeof entry === 'number') &&
+    raw !== '' &&
+    !Number.isNaN(Number(raw))
+  )
+    return Number(raw);
   return raw;
 }
 

@@ -68,33 +68,59 @@ export function analyzeSample(loaded: LoadedDocument, operation: Operation, reco
   if (!first) throw new RangeError('analyzeSample needs at least one record');
   const target = schemaFor(loaded.doc, operation.method, operation.pathTemplate, first.status, 'application/json');
   const bodies = records.map((record) => record.body);
-  const presence = measurePresence(loaded.doc, target?.schema ?? {}, bodies, target ? { at: target.schemaPath } : undefined);
+  const presence = measurePresence(
+    loaded.doc,
+    target?.schema ?? {},
+    bodies,
+    target ? { at: target.schemaPath } : undefined,
+  );
   const all = presence.fields;
   const notes = [...presence.notes];
   const listed = (rows: FieldPresence[], what: string): string[] => {
-    if (rows.length > MAX_LISTED_FIELDS) notes.push(`${what} lists the first ${MAX_LISTED_FIELDS} of ${rows.length} (by path).`);
+    if (rows.length > MAX_LISTED_FIELDS)
+      notes.push(`${what} lists the first ${MAX_LISTED_FIELDS} of ${rows.length} (by path).`);
     return rows.slice(0, MAX_LISTED_FIELDS).map((field) => `${field.path}: ${field.text}`);
   };
-  if (all.length > MAX_LISTED_FIELDS) notes.unshift(`fields lists the first ${MAX_LISTED_FIELDS} of ${all.length} (by path; fieldsTotal counts them all).`);
-  const optionalFields = listed(all.filter((field) => field.documented && !field.required), 'optionalFields');
-  const undocumentedFields = listed(all.filter((field) => !field.documented), 'undocumentedFields');
+  if (all.length > MAX_LISTED_FIELDS)
+    notes.unshift(
+      `fields lists the first ${MAX_LISTED_FIELDS} of ${all.length} (by path; fieldsTotal counts them all).`,
+    );
+  const optionalFields = listed(
+    all.filter((field) => field.documented && !field.required),
+    'optionalFields',
+  );
+  const undocumentedFields = listed(
+    all.filter((field) => !field.documented),
+    'undocumentedFields',
+  );
   const inferred = inferShape(first.body);
   const shapeChars = JSON.stringify(inferred).length;
   let shape = inferred;
   if (shapeChars > MAX_SHAPE_CHARS) {
     shape = { $comment: `not shown: ${shapeChars} characters of JSON, past ${MAX_SHAPE_CHARS}` };
-    notes.push(`inferredFromFirst.shape is ${shapeChars} characters of JSON, past ${MAX_SHAPE_CHARS}, so it is not shown; the later records were still checked against it.`);
+    notes.push(
+      `inferredFromFirst.shape is ${shapeChars} characters of JSON, past ${MAX_SHAPE_CHARS}, so it is not shown; the later records were still checked against it.`,
+    );
   }
   // One time budget for all the later records (issue 8): a check past it says `notChecked`, never passes.
   const deadline = performance.now() + SAMPLE_CHECKS_MS;
   // One document for every record: validate.ts caches its plans per document object.
   const shapeDocument = {};
   const against = records.slice(1).map((record) => {
-    const findings = check(shapeDocument, inferred, record.body, { timeoutMs: Math.max(0, deadline - performance.now()) });
+    const findings = check(shapeDocument, inferred, record.body, {
+      timeoutMs: Math.max(0, deadline - performance.now()),
+    });
     if (findings.length <= MAX_LISTED_FINDINGS) return { path: record.path, findings };
-    return { path: record.path, findings: findings.slice(0, MAX_LISTED_FINDINGS), findingsMore: findings.length - MAX_LISTED_FINDINGS };
+    return {
+      path: record.path,
+      findings: findings.slice(0, MAX_LISTED_FINDINGS),
+      findingsMore: findings.length - MAX_LISTED_FINDINGS,
+    };
   });
-  if (against.some((entry) => entry.findingsMore !== undefined)) notes.push(`inferredFromFirst.against lists the first ${MAX_LISTED_FINDINGS} findings per record; findingsMore counts the rest.`);
+  if (against.some((entry) => entry.findingsMore !== undefined))
+    notes.push(
+      `inferredFromFirst.against lists the first ${MAX_LISTED_FINDINGS} findings per record; findingsMore counts the rest.`,
+    );
   const listsCut = notes.length > presence.notes.length;
   return {
     probes: records.map((record) => record.path),
@@ -108,6 +134,10 @@ export function analyzeSample(loaded: LoadedDocument, operation: Operation, reco
       against,
     },
     ...(all.length > MAX_LISTED_FIELDS ? { fieldsTotal: all.length } : {}),
-    ...(notes.length ? { cut: `Not all listed or compared (issue 8): ${notes.join(' ')}${listsCut ? ' Compare fewer or smaller records, or a part of them with probe\'s `select`.' : ''}` } : {}),
+    ...(notes.length
+      ? {
+          cut: `Not all listed or compared (issue 8): ${notes.join(' ')}${listsCut ? " Compare fewer or smaller records, or a part of them with probe's `select`." : ''}`,
+        }
+      : {}),
   };
 }

@@ -52,9 +52,11 @@ export const SEARCH_LIMITS = { defaultLimit: 3, maxLimit: 10, maxQueryChars: 200
 // Words
 
 const STOP_WORDS = new Set(
-  ('a an the of to for in on at by with from and or is are be been do does did can could would should will ' +
+  (
+    'a an the of to for in on at by with from and or is are be been do does did can could would should will ' +
     'i we you it its this that these those what which who how there here please need want way some any just ' +
-    'via into using use so if than then as not no yes about get has have had was were am').split(' '),
+    'via into using use so if than then as not no yes about get has have had was were am'
+  ).split(' '),
 );
 // `get` is a stop word for free text only because every read summary starts with it; the HTTP method
 // still counts through METHOD_WORDS below.
@@ -181,8 +183,17 @@ type SearchIndex = {
 // without them; they are kept because they raise paraphrase and operationId recall on the held-out half,
 // and weights 0.03..0.1, 0.05..0.15 and 0.15..0.35 measure the same: the middle is kept.
 const FIELD_WEIGHTS = {
-  summary: 2, operationId: 2, path: 2, tags: 1, description: 0.25, parameters: 0.5, method: 0.5, responseFields: 0.25,
-  descriptionRest: 0.05, requestFields: 0.25, responseDetails: 0.1,
+  summary: 2,
+  operationId: 2,
+  path: 2,
+  tags: 1,
+  description: 0.25,
+  parameters: 0.5,
+  method: 0.5,
+  responseFields: 0.25,
+  descriptionRest: 0.05,
+  requestFields: 0.25,
+  responseDetails: 0.1,
 } as const;
 const DESCRIPTION_CHARS = 400;
 const FULL_DESCRIPTION_CHARS = 2000;
@@ -221,7 +232,10 @@ function bodyProperties(doc: unknown, holder: unknown): Array<[string, any]> {
   let schema = followRef(doc, (Object.values(content)[0] as any)?.schema);
   if (schema?.type === 'array') schema = followRef(doc, schema.items);
   const pairs: Array<[string, any]> = [];
-  for (const part of [schema, ...(Array.isArray(schema?.allOf) ? schema.allOf.map((item: unknown) => followRef(doc, item)) : [])]) {
+  for (const part of [
+    schema,
+    ...(Array.isArray(schema?.allOf) ? schema.allOf.map((item: unknown) => followRef(doc, item)) : []),
+  ]) {
     if (part && typeof part.properties === 'object' && part.properties) {
       for (const [name, property] of Object.entries(part.properties)) pairs.push([name, property]);
     }
@@ -235,7 +249,11 @@ function bodyProperties(doc: unknown, holder: unknown): Array<[string, any]> {
  */
 function responsePropertyNames(doc: unknown, responses: Record<string, unknown>): string[] {
   const status = Object.keys(responses).find((code) => /^2/.test(code));
-  return status ? bodyProperties(doc, responses[status]).slice(0, 80).map(([name]) => name) : [];
+  return status
+    ? bodyProperties(doc, responses[status])
+        .slice(0, 80)
+        .map(([name]) => name)
+    : [];
 }
 
 /**
@@ -249,7 +267,12 @@ function schemaText(doc: unknown, holder: unknown): string {
     if (text.length >= SCHEMA_TEXT_CHARS) break;
     const resolved = followRef(doc, property);
     const description = typeof resolved?.description === 'string' ? resolved.description.slice(0, 200) : '';
-    const values = Array.isArray(resolved?.enum) ? resolved.enum.filter((item: unknown) => typeof item === 'string').slice(0, 20).join(' ') : '';
+    const values = Array.isArray(resolved?.enum)
+      ? resolved.enum
+          .filter((item: unknown) => typeof item === 'string')
+          .slice(0, 20)
+          .join(' ')
+      : '';
     text += ` ${name} ${description} ${values}`;
   }
   return text.slice(0, SCHEMA_TEXT_CHARS);
@@ -263,11 +286,19 @@ function schemaText(doc: unknown, holder: unknown): string {
  * @returns Plain text; never throws.
  */
 export function operationDocumentText(loaded: LoadedDocument, operation: Operation): string {
-  return [summaryOf(operation), operation.operationId ?? '', operation.pathTemplate, operation.tags.join(' '),
-    (operation.description ?? '').slice(0, DESCRIPTION_CHARS), operation.parameters.map((parameter) => parameter.name).join(' '),
-    responsePropertyNames(loaded.doc, operation.responses).join(' '), operation.method,
-    (operation.description ?? '').slice(DESCRIPTION_CHARS, FULL_DESCRIPTION_CHARS), schemaText(loaded.doc, operation.requestBody),
-    schemaText(loaded.doc, successResponse(operation))].join(' ');
+  return [
+    summaryOf(operation),
+    operation.operationId ?? '',
+    operation.pathTemplate,
+    operation.tags.join(' '),
+    (operation.description ?? '').slice(0, DESCRIPTION_CHARS),
+    operation.parameters.map((parameter) => parameter.name).join(' '),
+    responsePropertyNames(loaded.doc, operation.responses).join(' '),
+    operation.method,
+    (operation.description ?? '').slice(DESCRIPTION_CHARS, FULL_DESCRIPTION_CHARS),
+    schemaText(loaded.doc, operation.requestBody),
+    schemaText(loaded.doc, successResponse(operation)),
+  ].join(' ');
 }
 
 /** How much of a summary is indexed, in characters: a summary is a line; a hostile document's 10 MiB one must not fill the worker's heap. */
@@ -289,7 +320,12 @@ function wordSet(identifier: string): string | undefined {
 }
 
 function normalizeUrl(url: string): string {
-  return url.trim().toLowerCase().replace(/^https?:\/\//, '').replace(/^www\./, '').replace(/\/+(#|$)/, '$1');
+  return url
+    .trim()
+    .toLowerCase()
+    .replace(/^https?:\/\//, '')
+    .replace(/^www\./, '')
+    .replace(/\/+(#|$)/, '$1');
 }
 
 /**
@@ -331,16 +367,25 @@ function* buildIndexSteps(loaded: LoadedDocument): Generator<void, SearchIndex, 
     add(operation.pathTemplate.replace(/\{[^{}]*\}/g, ' '), FIELD_WEIGHTS.path);
     add(operation.tags.join(' '), FIELD_WEIGHTS.tags);
     add(operation.description?.slice(0, DESCRIPTION_CHARS), FIELD_WEIGHTS.description);
-    add(operation.parameters.map((parameter) => parameter.name).join(' ') + ' ' + (operation.pathTemplate.match(/\{[^{}]*\}/g) ?? []).join(' '), FIELD_WEIGHTS.parameters);
+    add(
+      operation.parameters.map((parameter) => parameter.name).join(' ') +
+        ' ' +
+        (operation.pathTemplate.match(/\{[^{}]*\}/g) ?? []).join(' '),
+      FIELD_WEIGHTS.parameters,
+    );
     add(responsePropertyNames(loaded.doc, operation.responses).join(' '), FIELD_WEIGHTS.responseFields);
-    add((METHOD_WORDS as Record<string, string>)[operation.method], FIELD_WEIGHTS.method, (text) => text.split(' ').map(stemWord));
+    add((METHOD_WORDS as Record<string, string>)[operation.method], FIELD_WEIGHTS.method, (text) =>
+      text.split(' ').map(stemWord),
+    );
     add(operation.description?.slice(DESCRIPTION_CHARS, FULL_DESCRIPTION_CHARS), FIELD_WEIGHTS.descriptionRest);
     add(schemaText(loaded.doc, operation.requestBody), FIELD_WEIGHTS.requestFields, schemaTerms);
     add(schemaText(loaded.doc, successResponse(operation)), FIELD_WEIGHTS.responseDetails, schemaTerms);
     totalLength += length;
     const raw = loaded.doc?.paths?.[operation.pathTemplate]?.[operation.method.toLowerCase()];
     const docsUrl = typeof raw?.externalDocs?.url === 'string' ? raw.externalDocs.url : undefined;
-    const grams = trigramCodes(terms(`${summaryOf(operation)} ${operation.pathTemplate.replace(/\{[^{}]*\}/g, ' ')}`).join(' '));
+    const grams = trigramCodes(
+      terms(`${summaryOf(operation)} ${operation.pathTemplate.replace(/\{[^{}]*\}/g, ' ')}`).join(' '),
+    );
     const entry: IndexedOperation = { operation, length, weights, norm: 0, grams };
     if (docsUrl) {
       entry.docsUrl = docsUrl;
@@ -413,13 +458,17 @@ function* buildIndexSteps(loaded: LoadedDocument): Generator<void, SearchIndex, 
       routes[known]!.methods.push(entry.operation.method);
       continue;
     }
-    const segments = template.split('/').slice(1).map((segment) => (segment.includes('{') ? undefined : segment.toLowerCase()));
+    const segments = template
+      .split('/')
+      .slice(1)
+      .map((segment) => (segment.includes('{') ? undefined : segment.toLowerCase()));
     const number = routes.length;
     routeOf.set(template, number);
     const multi = multiNames.get(template);
     const raw = template.split('/').slice(1);
     let multiAt = -1;
-    for (let i = raw.length - 1; i >= 0 && multi && multiAt < 0; i--) if (multi.has(raw[i]!.replace(/^\{|\}$/g, ''))) multiAt = i;
+    for (let i = raw.length - 1; i >= 0 && multi && multiAt < 0; i--)
+      if (multi.has(raw[i]!.replace(/^\{|\}$/g, ''))) multiAt = i;
     routes.push({ template, segments, methods: [entry.operation.method], multiAt });
     if (multiAt >= 0) multiRoutes.push(number);
     addTo(routesByStart, `${segments.length} ${segments[0] ?? '*'}`, number);
@@ -445,13 +494,17 @@ function* buildIndexSteps(loaded: LoadedDocument): Generator<void, SearchIndex, 
     byLastIdWord,
     templates,
     segmentCounts: new Set([...templates].map((template) => template.split('/').length)),
-    literalSegments: new Set([...templates].flatMap((template) => template.split('/').filter((segment) => segment && !segment.includes('{')))),
+    literalSegments: new Set(
+      [...templates].flatMap((template) => template.split('/').filter((segment) => segment && !segment.includes('{'))),
+    ),
     buildMs: performance.now() - started,
   };
 }
 
 /** The vocabulary with its letter masks and its lookups by length and by first 4 characters. */
-function vocabularyTables(vocabulary: string[]): Pick<SearchIndex, 'vocabulary' | 'vocabularyMasks' | 'vocabularyByLength' | 'vocabularyByHead'> {
+function vocabularyTables(
+  vocabulary: string[],
+): Pick<SearchIndex, 'vocabulary' | 'vocabularyMasks' | 'vocabularyByLength' | 'vocabularyByHead'> {
   const byLength: number[][] = [];
   const byHead = new Map<string, number[]>();
   for (let i = 0; i < vocabulary.length; i++) {
@@ -495,15 +548,23 @@ function basePrefixes(doc: any): Array<Array<string | undefined>> {
     for (const item of Object.values(doc.paths && typeof doc.paths === 'object' ? doc.paths : {})) {
       if (!item || typeof item !== 'object') continue;
       take((item as any).servers);
-      for (const operation of Object.values(item)) if (operation && typeof operation === 'object') take((operation as any).servers);
+      for (const operation of Object.values(item))
+        if (operation && typeof operation === 'object') take((operation as any).servers);
     }
   }
-  const slashInVariable = variables.some((variable: any) => [variable?.default, ...(Array.isArray(variable?.enum) ? variable.enum : [])].some((value) => typeof value === 'string' && value.includes('/')));
+  const slashInVariable = variables.some((variable: any) =>
+    [variable?.default, ...(Array.isArray(variable?.enum) ? variable.enum : [])].some(
+      (value) => typeof value === 'string' && value.includes('/'),
+    ),
+  );
   if (slashInVariable) return [0, 1, 2, 3, 4].map((count) => new Array<undefined>(count).fill(undefined));
   for (const url of urls.slice(0, 10_000)) {
     if (typeof url !== 'string') continue;
     const path = url.replace(/^[A-Za-z][A-Za-z0-9+.{}-]*:\/\/[^/]*/, '').replace(/[?#].*$/s, '');
-    const segments = path.split('/').filter(Boolean).map((segment) => (segment.includes('{') || segment.includes('%') ? undefined : segment.toLowerCase()));
+    const segments = path
+      .split('/')
+      .filter(Boolean)
+      .map((segment) => (segment.includes('{') || segment.includes('%') ? undefined : segment.toLowerCase()));
     prefixes.set(segments.map((segment) => segment ?? '{}').join('/'), segments);
   }
   return [...prefixes.values()].sort((a, b) => a.length - b.length);
@@ -694,7 +755,8 @@ function expandQuery(index: SearchIndex, words: string[]): QueryTerm[] {
     // Only terms that can qualify, in vocabulary order (the order of the whole scan this replaces):
     // lengths within `limit`, and longer terms that share the word's first 4 characters.
     let count = 0;
-    for (let length = word.length - limit; length <= word.length + limit; length++) count += index.vocabularyByLength[length]?.length ?? 0;
+    for (let length = word.length - limit; length <= word.length + limit; length++)
+      count += index.vocabularyByLength[length]?.length ?? 0;
     const head = index.vocabularyByHead.get(word.slice(0, 4));
     const candidates = new Int32Array(count + (head?.length ?? 0));
     count = 0;
@@ -709,8 +771,13 @@ function expandQuery(index: SearchIndex, words: string[]): QueryTerm[] {
     const ordered = candidates.subarray(0, count).sort();
     for (const i of ordered) {
       const term = vocabulary[i]!;
-      if (term.length > word.length && term.startsWith(word)) put({ term, weight: NEAR_WEIGHT * 0.8, from: word, how: 'spelling' });
-      else if (Math.abs(term.length - word.length) <= limit && bitCount(mask ^ vocabularyMasks[i]!) <= 2 * limit && editDistance(word, term, limit) <= limit) {
+      if (term.length > word.length && term.startsWith(word))
+        put({ term, weight: NEAR_WEIGHT * 0.8, from: word, how: 'spelling' });
+      else if (
+        Math.abs(term.length - word.length) <= limit &&
+        bitCount(mask ^ vocabularyMasks[i]!) <= 2 * limit &&
+        editDistance(word, term, limit) <= limit
+      ) {
         put({ term, weight: NEAR_WEIGHT, from: word, how: 'spelling' });
       }
     }
@@ -726,7 +793,13 @@ function idf(index: SearchIndex, term: string): number {
 type Ranked = { position: number; score: number; coverage: number; matchedWords: string[] };
 
 /** Per-operation scratch arrays reused by every ranking of one index (one thread; reset after use). */
-type Scratch = { scores: Float64Array; covered: Float64Array; stamps: Int32Array; touched: Int32Array; pool: Float64Array };
+type Scratch = {
+  scores: Float64Array;
+  covered: Float64Array;
+  stamps: Int32Array;
+  touched: Int32Array;
+  pool: Float64Array;
+};
 
 /**
  * Ranks operations for free text by BM25F over the expanded query, fused with a trigram similarity of
@@ -753,7 +826,13 @@ function rankText(index: SearchIndex, text: string, method: string | undefined, 
   const totalIdf = wordIdf.reduce((a, b) => a + b, 0);
   const groups = words.map((word) => query.filter((item) => item.from === word).sort((a, b) => b.weight - a.weight));
   const size = index.entries.length;
-  index.scratch ??= { scores: new Float64Array(size), covered: new Float64Array(size), stamps: new Int32Array(size), touched: new Int32Array(size), pool: new Float64Array(size) };
+  index.scratch ??= {
+    scores: new Float64Array(size),
+    covered: new Float64Array(size),
+    stamps: new Int32Array(size),
+    touched: new Int32Array(size),
+    pool: new Float64Array(size),
+  };
   const { scores, covered, stamps } = index.scratch;
   let count = 0;
   groups.forEach((group, wordNumber) => {
@@ -776,7 +855,9 @@ function rankText(index: SearchIndex, text: string, method: string | undefined, 
   });
   const touched = index.scratch.touched.subarray(0, count);
   try {
-    const eligible = method ? touched.filter((position) => index.entries[position]!.operation.method === method) : touched;
+    const eligible = method
+      ? touched.filter((position) => index.entries[position]!.operation.method === method)
+      : touched;
     // One pass: the BM25 parts into the pool (for the cuts below) and the best of them.
     const pool = index.scratch.pool.subarray(0, eligible.length);
     let best = 0;
@@ -810,7 +891,9 @@ function rankText(index: SearchIndex, text: string, method: string | undefined, 
     ranked.sort((a, b) => b.score - a.score || a.position - b.position);
     return ranked.slice(0, keep).map(({ position, score }) => {
       const own = index.entries[position]!.weights;
-      const matchedWords = words.filter((_, n) => groups[n]!.some((item) => own.has(item.term))).map((word) => shown.get(word) ?? word);
+      const matchedWords = words
+        .filter((_, n) => groups[n]!.some((item) => own.has(item.term)))
+        .map((word) => shown.get(word) ?? word);
       return { position, score, coverage: totalIdf ? covered[position]! / totalIdf : 0, matchedWords };
     });
   } finally {
@@ -863,7 +946,9 @@ function trigramCodes(text: string): Uint16Array {
   const padded = ` ${text} `;
   const codes: number[] = [];
   for (let i = 0; i + 3 <= padded.length; i++) {
-    codes.push(symbol(padded.charCodeAt(i)) * 1369 + symbol(padded.charCodeAt(i + 1)) * 37 + symbol(padded.charCodeAt(i + 2)));
+    codes.push(
+      symbol(padded.charCodeAt(i)) * 1369 + symbol(padded.charCodeAt(i + 1)) * 37 + symbol(padded.charCodeAt(i + 2)),
+    );
   }
   const sorted = Uint16Array.from(codes).sort();
   let unique = 0;
@@ -875,7 +960,7 @@ function trigramCodes(text: string): Uint16Array {
 function dice(a: Uint16Array, b: Uint16Array): number {
   if (a.length === 0 || b.length === 0) return 0;
   let shared = 0;
-  for (let i = 0, j = 0; i < a.length && j < b.length; ) {
+  for (let i = 0, j = 0; i < a.length && j < b.length;) {
     if (a[i] === b[j]) {
       shared++;
       i++;
@@ -902,7 +987,10 @@ type PathQuery = { method?: string; path: string; wildcards: number };
  * which stand for one or more segments.
  */
 function readPathQuery(query: string): PathQuery | undefined {
-  const tokens = query.trim().split(/\s+/).map((token) => token.replace(/^["'`]+|["'`,;]+$/g, ''));
+  const tokens = query
+    .trim()
+    .split(/\s+/)
+    .map((token) => token.replace(/^["'`]+|["'`,;]+$/g, ''));
   let method: string | undefined;
   let path: string | undefined;
   for (let i = 0; i < tokens.length; i++) {
@@ -921,7 +1009,9 @@ function readPathQuery(query: string): PathQuery | undefined {
     if (path !== undefined || token.startsWith('-')) continue;
     // A bare `a/b/c` is a path only where a path is expected: alone, after a method, or in a command
     // line (`gh api a/b/c`); in prose it is words ("create/update a status").
-    const bare = /^[A-Za-z0-9_.$:{}-]+(\/[^\s/]*)+$/.test(token) && (tokens.length === 1 || method !== undefined || /^(gh|curl|http|https|wget)$/i.test(tokens[0]!));
+    const bare =
+      /^[A-Za-z0-9_.$:{}-]+(\/[^\s/]*)+$/.test(token) &&
+      (tokens.length === 1 || method !== undefined || /^(gh|curl|http|https|wget)$/i.test(tokens[0]!));
     if (/^https?:\/\/[^\s/]+/i.test(token) || token.startsWith('/') || bare) path = token;
   }
   if (path === undefined) return undefined;
@@ -973,7 +1063,13 @@ function pluralToggles(word: string): string[] {
 // ---------------------------------------------------------------------------------------------
 // Search
 
-function hitOf(index: SearchIndex, position: number, matched: string, score: number, confidence: 'high' | 'low'): OperationHit {
+function hitOf(
+  index: SearchIndex,
+  position: number,
+  matched: string,
+  score: number,
+  confidence: 'high' | 'low',
+): OperationHit {
   const { operation } = index.entries[position]!;
   return {
     method: operation.method,
@@ -990,7 +1086,13 @@ function positionOf(index: SearchIndex, operation: Operation): number {
   return index.entries.findIndex((entry) => entry.operation === operation);
 }
 
-function exactHits(index: SearchIndex, positions: number[], matched: string, method: string | undefined, limit: number): OperationHit[] {
+function exactHits(
+  index: SearchIndex,
+  positions: number[],
+  matched: string,
+  method: string | undefined,
+  limit: number,
+): OperationHit[] {
   return positions
     .filter((position) => !method || index.entries[position]!.operation.method === method)
     .slice(0, limit)
@@ -998,7 +1100,12 @@ function exactHits(index: SearchIndex, positions: number[], matched: string, met
 }
 
 /** Exact evidence in the query: a docs URL, an anchor or slug, an operationId or SDK method name. */
-function findExact(index: SearchIndex, query: string, method: string | undefined, limit: number): OperationSearch | undefined {
+function findExact(
+  index: SearchIndex,
+  query: string,
+  method: string | undefined,
+  limit: number,
+): OperationSearch | undefined {
   const trimmed = query.trim();
   const url = /^https?:\/\/\S+$/i.test(trimmed) ? trimmed : undefined;
   if (url) {
@@ -1009,8 +1116,16 @@ function findExact(index: SearchIndex, query: string, method: string | undefined
   // Slugs: a URL fragment (its last segment, for `#/operations/x`), else hyphenated tokens.
   const slugs: string[] = [];
   const hash = trimmed.indexOf('#');
-  if (hash >= 0) slugs.push(trimmed.slice(hash + 1).split('/').filter(Boolean).pop() ?? '');
-  for (const token of trimmed.split(/[\s,;()]+/)) if (/^[A-Za-z0-9]+([-_][A-Za-z0-9]+)+$/.test(token)) slugs.push(token);
+  if (hash >= 0)
+    slugs.push(
+      trimmed
+        .slice(hash + 1)
+        .split('/')
+        .filter(Boolean)
+        .pop() ?? '',
+    );
+  for (const token of trimmed.split(/[\s,;()]+/))
+    if (/^[A-Za-z0-9]+([-_][A-Za-z0-9]+)+$/.test(token)) slugs.push(token);
   for (const raw of slugs) {
     const slug = raw.toLowerCase();
     if (!slug) continue;
@@ -1021,7 +1136,13 @@ function findExact(index: SearchIndex, query: string, method: string | undefined
     }
     const named = index.byOperationId.get(slug);
     if (named) {
-      const hits = exactHits(index, named, `operationId ${index.entries[named[0]!]!.operation.operationId}`, method, limit);
+      const hits = exactHits(
+        index,
+        named,
+        `operationId ${index.entries[named[0]!]!.operation.operationId}`,
+        method,
+        limit,
+      );
       if (hits.length) return { query, kind: 'operationId', hits, suggestions: [] };
     }
   }
@@ -1030,7 +1151,10 @@ function findExact(index: SearchIndex, query: string, method: string | undefined
     const key = wordSet(raw);
     const positions = key ? index.byWordSet.get(key) : undefined;
     if (!positions) continue;
-    const hits = exactHits(index, positions, `same words as ${raw}`, method, limit).map((hit) => ({ ...hit, matched: `${raw} has the words of ${hit.operationId ?? 'the docs anchor'}` }));
+    const hits = exactHits(index, positions, `same words as ${raw}`, method, limit).map((hit) => ({
+      ...hit,
+      matched: `${raw} has the words of ${hit.operationId ?? 'the docs anchor'}`,
+    }));
     if (hits.length) return { query, kind: 'operationId', hits, suggestions: [] };
   }
   // operationId as written, then as the tail of an SDK method path (`octokit.rest.issues.addLabels`
@@ -1038,7 +1162,13 @@ function findExact(index: SearchIndex, query: string, method: string | undefined
   const identifier = trimmed.replace(/\(\s*\)$/, '');
   const named = index.byOperationId.get(identifier.toLowerCase());
   if (named) {
-    const hits = exactHits(index, named, `operationId ${index.entries[named[0]!]!.operation.operationId}`, method, limit);
+    const hits = exactHits(
+      index,
+      named,
+      `operationId ${index.entries[named[0]!]!.operation.operationId}`,
+      method,
+      limit,
+    );
     if (hits.length) return { query, kind: 'operationId', hits, suggestions: [] };
   }
   if (/^[A-Za-z0-9_.:$\\/-]+$/.test(identifier) && /[a-z][A-Z]|[._:]/.test(identifier)) {
@@ -1055,8 +1185,9 @@ function findExact(index: SearchIndex, query: string, method: string | undefined
     }
     if (best) {
       const found = best as { positions: number[]; size: number };
-      const hits = exactHits(index, found.positions, `SDK method name ends with operationId words`, method, limit)
-        .map((hit) => ({ ...hit, matched: `operationId ${hit.operationId} (SDK method name)` }));
+      const hits = exactHits(index, found.positions, `SDK method name ends with operationId words`, method, limit).map(
+        (hit) => ({ ...hit, matched: `operationId ${hit.operationId} (SDK method name)` }),
+      );
       if (hits.length) return { query, kind: 'operationId', hits, suggestions: [] };
     }
   }
@@ -1065,7 +1196,10 @@ function findExact(index: SearchIndex, query: string, method: string | undefined
 
 /** The segments of a concrete path, lower case; a segment with `%` escapes may decode to anything: `undefined`. */
 function pathValues(path: string): Array<string | undefined> {
-  return path.split('/').slice(1).map((segment) => (segment.includes('%') ? undefined : segment.toLowerCase()));
+  return path
+    .split('/')
+    .slice(1)
+    .map((segment) => (segment.includes('%') ? undefined : segment.toLowerCase()));
 }
 
 function routeFits(route: SearchIndex['routes'][number], values: Array<string | undefined>): boolean {
@@ -1073,7 +1207,8 @@ function routeFits(route: SearchIndex['routes'][number], values: Array<string | 
     // Literals before the spanning parameter line up from the start, those after it from the end.
     const after = route.segments.length - route.multiAt - 1;
     if (values.length < route.segments.length - 1) return false;
-    for (let i = 0; i < route.multiAt; i++) if (route.segments[i] !== undefined && values[i] !== undefined && route.segments[i] !== values[i]) return false;
+    for (let i = 0; i < route.multiAt; i++)
+      if (route.segments[i] !== undefined && values[i] !== undefined && route.segments[i] !== values[i]) return false;
     for (let i = 1; i <= after; i++) {
       const literal = route.segments[route.segments.length - i];
       const value = values[values.length - i];
@@ -1101,7 +1236,8 @@ function mightMatch(index: SearchIndex, path: string): boolean {
   const readings: Array<Array<string | undefined>> = [];
   for (const prefix of index.basePrefixes) {
     if (prefix.length > values.length) break;
-    if (prefix.some((segment, i) => segment !== undefined && values[i] !== undefined && segment !== values[i])) continue;
+    if (prefix.some((segment, i) => segment !== undefined && values[i] !== undefined && segment !== values[i]))
+      continue;
     const rest = values.slice(prefix.length);
     readings.push(rest);
     readings.push(rest[rest.length - 1] === '' ? rest.slice(0, -1) : [...rest, '']);
@@ -1109,8 +1245,12 @@ function mightMatch(index: SearchIndex, path: string): boolean {
   for (const reading of readings) {
     if (reading.length === 0) return true;
     const first = reading[0];
-    const starts = first === undefined ? [...index.routesByStart.entries()].filter(([key]) => key.startsWith(`${reading.length} `)).map(([, list]) => list)
-      : [index.routesByStart.get(`${reading.length} ${first}`), index.routesByStart.get(`${reading.length} *`)];
+    const starts =
+      first === undefined
+        ? [...index.routesByStart.entries()]
+            .filter(([key]) => key.startsWith(`${reading.length} `))
+            .map(([, list]) => list)
+        : [index.routesByStart.get(`${reading.length} ${first}`), index.routesByStart.get(`${reading.length} *`)];
     for (const list of starts) if (list?.some((number) => routeFits(index.routes[number]!, reading))) return true;
     if (index.multiRoutes.some((number) => routeFits(index.routes[number]!, reading))) return true;
   }
@@ -1138,7 +1278,8 @@ function nearestTemplates(index: SearchIndex, path: string, method: string): str
   if (lists.length === 0) {
     // No literal in common: templates of the same length, then one segment shorter or longer.
     for (const delta of [0, -1, 1]) {
-      for (const [key, list] of index.routesByStart) if (Number(key.slice(0, key.indexOf(' '))) - values.length === delta) lists.push(list);
+      for (const [key, list] of index.routesByStart)
+        if (Number(key.slice(0, key.indexOf(' '))) - values.length === delta) lists.push(list);
     }
   }
   let budget = NEAREST_BUDGET;
@@ -1159,8 +1300,12 @@ function nearestTemplates(index: SearchIndex, path: string, method: string): str
         const fromEnd = route.segments[route.segments.length - 1 - i];
         tail += fromEnd === undefined ? 1 : fromEnd === values[values.length - 1 - i] ? 2 : 0;
       }
-      const score = Math.max(head, tail) - Math.abs(route.segments.length - values.length) + (route.methods.includes(method) ? 0.5 : 0);
-      if (best.length === 3 && (score < best[2]!.score || (score === best[2]!.score && number > best[2]!.number))) continue;
+      const score =
+        Math.max(head, tail) -
+        Math.abs(route.segments.length - values.length) +
+        (route.methods.includes(method) ? 0.5 : 0);
+      if (best.length === 3 && (score < best[2]!.score || (score === best[2]!.score && number > best[2]!.number)))
+        continue;
       best.push({ number, score });
       best.sort((a, b) => b.score - a.score || a.number - b.number);
       if (best.length > 3) best.pop();
@@ -1181,15 +1326,27 @@ function nearestTemplates(index: SearchIndex, path: string, method: string): str
 function sdkMemberWords(query: string): string | undefined {
   const trimmed = query.trim().replace(/\(\s*\)$/, '');
   if (trimmed.length > 200 || !/^[A-Za-z_$][\w$]*((::|\.|->|#)[A-Za-z_$][\w$]*)+$/.test(trimmed)) return undefined;
-  return trimmed.split(/::|\.|->|#/).slice(1).join(' ');
+  return trimmed
+    .split(/::|\.|->|#/)
+    .slice(1)
+    .join(' ');
 }
 
 /** A path-shaped query through the path matcher; misses become suggestions and low-confidence hits. */
-function findByPath(loaded: LoadedDocument, index: SearchIndex, query: string, shape: PathQuery, method: string | undefined, limit: number): OperationSearch {
+function findByPath(
+  loaded: LoadedDocument,
+  index: SearchIndex,
+  query: string,
+  shape: PathQuery,
+  method: string | undefined,
+  limit: number,
+): OperationSearch {
   const wanted = method ?? shape.method;
   const shown = shape.path.replace(/\u0000/g, '{…}');
   if (shape.wildcards === 0 && index.templates.has(shape.path)) {
-    const positions = index.entries.flatMap((entry, position) => (entry.operation.pathTemplate === shape.path ? [position] : []));
+    const positions = index.entries.flatMap((entry, position) =>
+      entry.operation.pathTemplate === shape.path ? [position] : [],
+    );
     const hits = exactHits(index, positions, `path template ${shape.path}`, wanted, limit);
     if (hits.length) return { query, kind: 'path', hits, suggestions: [] };
   }
@@ -1207,8 +1364,18 @@ function findByPath(loaded: LoadedDocument, index: SearchIndex, query: string, s
       const found = match.operation;
       // No method asked for: the matched GET first, then the template's other methods.
       const positions = [positionOf(index, found)];
-      if (!wanted) index.entries.forEach((entry, position) => entry.operation.pathTemplate === found.pathTemplate && entry.operation !== found && positions.push(position));
-      const hits = positions.slice(0, limit).map((position) => hitOf(index, position, `path ${shown} matches ${found.pathTemplate}${how}${note}`, 1, 'high'));
+      if (!wanted)
+        index.entries.forEach(
+          (entry, position) =>
+            entry.operation.pathTemplate === found.pathTemplate &&
+            entry.operation !== found &&
+            positions.push(position),
+        );
+      const hits = positions
+        .slice(0, limit)
+        .map((position) =>
+          hitOf(index, position, `path ${shown} matches ${found.pathTemplate}${how}${note}`, 1, 'high'),
+        );
       return { query, kind: 'path', hits, suggestions: [] };
     }
     if (match.note && !methodMiss) methodMiss = { nearest: match.nearest, note: match.note };
@@ -1217,11 +1384,24 @@ function findByPath(loaded: LoadedDocument, index: SearchIndex, query: string, s
   if (methodMiss) {
     if (!wanted) {
       // No method asked for: every method the path documents is an answer.
-      const positions = methodMiss.nearest.map((key) => index.entries.findIndex((entry) => operationKey(entry.operation) === key));
-      const hits = positions.filter((p) => p >= 0).slice(0, limit).map((position) => hitOf(index, position, `path ${shown} matches ${index.entries[position]!.operation.pathTemplate}`, 1, 'high'));
+      const positions = methodMiss.nearest.map((key) =>
+        index.entries.findIndex((entry) => operationKey(entry.operation) === key),
+      );
+      const hits = positions
+        .filter((p) => p >= 0)
+        .slice(0, limit)
+        .map((position) =>
+          hitOf(index, position, `path ${shown} matches ${index.entries[position]!.operation.pathTemplate}`, 1, 'high'),
+        );
       return { query, kind: 'path', hits, suggestions: [] };
     }
-    return { query, kind: 'path', hits: [], suggestions: methodMiss.nearest, note: `No ${wanted} operation: ${methodMiss.note}.` };
+    return {
+      query,
+      kind: 'path',
+      hits: [],
+      suggestions: methodMiss.nearest,
+      note: `No ${wanted} operation: ${methodMiss.note}.`,
+    };
   }
   // Singular/plural of one literal segment.
   const suggestions: string[] = [];
@@ -1238,24 +1418,46 @@ function findByPath(loaded: LoadedDocument, index: SearchIndex, query: string, s
         if (!mightMatch(index, candidate)) continue;
         const match = matchOperation(loaded, wanted ?? 'GET', candidate);
         if (match.operation) {
-          suggestions.push(`${tried.replace(/\u0000/g, '{…}')} (${operationKey(match.operation)}): "${variant}" for "${segment}"`);
+          suggestions.push(
+            `${tried.replace(/\u0000/g, '{…}')} (${operationKey(match.operation)}): "${variant}" for "${segment}"`,
+          );
           break;
         }
       }
     }
   }
   // Closest templates: ranked by the path's literal words, then by shared trailing literal segments.
-  const literalWords = segments.filter((segment) => segment && segment !== '\u0000' && !/^\{.*\}$/.test(segment) && !/[0-9]/.test(segment) && segment.length < 40);
+  const literalWords = segments.filter(
+    (segment) =>
+      segment && segment !== '\u0000' && !/^\{.*\}$/.test(segment) && !/[0-9]/.test(segment) && segment.length < 40,
+  );
   const ranked = literalWords.length ? rankText(index, literalWords.join(' '), wanted, 50) : [];
   const tail = (template: string) => {
     const own = template.split('/').filter((s) => s && !s.startsWith('{'));
     let shared = 0;
-    while (shared < own.length && shared < literalWords.length && own[own.length - 1 - shared] === literalWords[literalWords.length - 1 - shared]) shared++;
+    while (
+      shared < own.length &&
+      shared < literalWords.length &&
+      own[own.length - 1 - shared] === literalWords[literalWords.length - 1 - shared]
+    )
+      shared++;
     return shared;
   };
-  const top = ranked.slice(0, 50).map((item) => ({ item, shared: tail(index.entries[item.position]!.operation.pathTemplate) }));
+  const top = ranked
+    .slice(0, 50)
+    .map((item) => ({ item, shared: tail(index.entries[item.position]!.operation.pathTemplate) }));
   top.sort((a, b) => b.shared - a.shared || b.item.score - a.item.score);
-  const hits = top.slice(0, limit).map(({ item }) => hitOf(index, item.position, `no template matches ${shown}; closest by its segments (${literalWords.join(', ')})`, item.score, 'low'));
+  const hits = top
+    .slice(0, limit)
+    .map(({ item }) =>
+      hitOf(
+        index,
+        item.position,
+        `no template matches ${shown}; closest by its segments (${literalWords.join(', ')})`,
+        item.score,
+        'low',
+      ),
+    );
   if (!nearest.length) nearest = nearestTemplates(index, expansions[0]!, wanted ?? 'GET');
   for (const key of nearest) if (suggestions.length < 6 && !suggestions.includes(key)) suggestions.push(key);
   return {
@@ -1278,13 +1480,22 @@ function findByPath(loaded: LoadedDocument, index: SearchIndex, query: string, s
  *   hits (or low-confidence ones) and `suggestions` (the path's other methods, a singular/plural
  *   segment, the closest templates). Throws only on a bad `limit` or an empty query (RangeError).
  */
-export function findOperations(loaded: LoadedDocument, query: string, options: { method?: string; limit?: number } = {}): OperationSearch {
+export function findOperations(
+  loaded: LoadedDocument,
+  query: string,
+  options: { method?: string; limit?: number } = {},
+): OperationSearch {
   const limit = options.limit ?? SEARCH_LIMITS.defaultLimit;
   if (!Number.isInteger(limit) || limit < 1 || limit > SEARCH_LIMITS.maxLimit) {
-    throw new RangeError(`\`limit\` must be an integer from 1 to ${SEARCH_LIMITS.maxLimit}, got ${JSON.stringify(options.limit)}.`);
+    throw new RangeError(
+      `\`limit\` must be an integer from 1 to ${SEARCH_LIMITS.maxLimit}, got ${JSON.stringify(options.limit)}.`,
+    );
   }
   const text = query.slice(0, SEARCH_LIMITS.maxQueryChars);
-  if (!text.trim()) throw new RangeError('`query` is empty: give an intent ("list the stargazers of a repo"), a path, an operationId or a docs URL.');
+  if (!text.trim())
+    throw new RangeError(
+      '`query` is empty: give an intent ("list the stargazers of a repo"), a path, an operationId or a docs URL.',
+    );
   const method = options.method?.toUpperCase();
   const index = indexFor(loaded);
   const exact = findExact(index, text, method, limit);
@@ -1295,11 +1506,31 @@ export function findOperations(loaded: LoadedDocument, query: string, options: {
   const cleaned = sdkMemberWords(text) ?? text.replace(/https?:\/\/[^/\s]+/gi, ' ');
   const ranked = rankText(index, cleaned, method, limit);
   if (ranked.length === 0) {
-    return { query: text, kind: 'text', hits: [], suggestions: [], note: 'No operation shares a word (or a synonym or near-spelling of one) with the query; try the resource\'s name as the API spells it, or a path.' };
+    return {
+      query: text,
+      kind: 'text',
+      hits: [],
+      suggestions: [],
+      note: "No operation shares a word (or a synonym or near-spelling of one) with the query; try the resource's name as the API spells it, or a path.",
+    };
   }
-  const hits = ranked.map((item) => hitOf(index, item.position, `words: ${item.matchedWords.join(', ')}`, item.score, item.coverage >= HIGH_COVERAGE ? 'high' : 'low'));
+  const hits = ranked.map((item) =>
+    hitOf(
+      index,
+      item.position,
+      `words: ${item.matchedWords.join(', ')}`,
+      item.score,
+      item.coverage >= HIGH_COVERAGE ? 'high' : 'low',
+    ),
+  );
   const low = hits.every((hit) => hit.confidence === 'low');
   return low
-    ? { query: text, kind: 'text', hits, suggestions: [], note: 'Low confidence: no operation matches most of the query\'s words; the API may not offer this, or names it differently.' }
+    ? {
+        query: text,
+        kind: 'text',
+        hits,
+        suggestions: [],
+        note: "Low confidence: no operation matches most of the query's words; the API may not offer this, or names it differently.",
+      }
     : { query: text, kind: 'text', hits, suggestions: [] };
 }

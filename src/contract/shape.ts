@@ -80,4 +80,3 @@ function schemaOfAcc(acc: ShapeAcc): JsonObject {
 export function inferShape(body: unknown): unknown {
   return schemaOfAcc(accOf(body, 0));
 }
-

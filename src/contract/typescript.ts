@@ -41,9 +41,11 @@ const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 // One string, split: a keyword list as separate literals would put `"import",` into the bundle, which
 // bundle.test.ts (rightly) reads as an import specifier.
 const RESERVED = new Set(
-  ('break case catch class const continue debugger default delete do else enum export extends false finally for function if import in ' +
+  (
+    'break case catch class const continue debugger default delete do else enum export extends false finally for function if import in ' +
     'instanceof new null return super switch this throw true try typeof var void while with any unknown never string number boolean ' +
-    'object symbol bigint undefined type interface let yield await Array Record').split(' '),
+    'object symbol bigint undefined type interface let yield await Array Record'
+  ).split(' '),
 );
 
 function isNode(value: unknown): value is Node {
@@ -57,7 +59,10 @@ function isNode(value: unknown): value is Node {
  */
 export function typeName(text: string): string {
   const words = text.split(/[^A-Za-z0-9]+/).filter(Boolean);
-  let name = words.map((word) => word[0]!.toUpperCase() + word.slice(1)).join('').slice(0, MAX_NAME);
+  let name = words
+    .map((word) => word[0]!.toUpperCase() + word.slice(1))
+    .join('')
+    .slice(0, MAX_NAME);
   if (name === '' || /^[0-9]/.test(name) || RESERVED.has(name)) name = `T${name}`;
   return name;
 }
@@ -169,58 +174,93 @@ function render(renderer: Renderer, schema: unknown, nesting: number, indent = 0
     if (renderer.dialect !== '3.1') return type;
     const rest = { ...schema };
     delete rest.$ref;
-    for (const key of ['description', 'title', 'example', 'examples', 'deprecated', 'readOnly', 'writeOnly', '$comment', 'default']) delete rest[key];
-    return Object.keys(rest).length === 0 ? type : `${grouped(type)} & ${grouped(render(renderer, rest, nesting + 1, indent))}`;
+    for (const key of [
+      'description',
+      'title',
+      'example',
+      'examples',
+      'deprecated',
+      'readOnly',
+      'writeOnly',
+      '$comment',
+      'default',
+    ])
+      delete rest[key];
+    return Object.keys(rest).length === 0
+      ? type
+      : `${grouped(type)} & ${grouped(render(renderer, rest, nesting + 1, indent))}`;
   }
   const nullable = schema.nullable === true || schema['x-nullable'] === true;
-  const withNull = (type: string) => (nullable && type !== 'unknown' && !type.split(' | ').includes('null') ? `${type} | null` : type);
+  const withNull = (type: string) =>
+    nullable && type !== 'unknown' && !type.split(' | ').includes('null') ? `${type} | null` : type;
   if (Object.hasOwn(schema, 'const')) return withNull(literal(schema.const));
   // A union of a million literals helps no client: past MAX_ENUM_LITERALS the enum is typed by its values' JSON types.
-  if (Array.isArray(schema.enum) && schema.enum.length > MAX_ENUM_LITERALS) return withNull(union([...new Set(schema.enum.map(literalType))]));
+  if (Array.isArray(schema.enum) && schema.enum.length > MAX_ENUM_LITERALS)
+    return withNull(union([...new Set(schema.enum.map(literalType))]));
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return withNull(union(schema.enum.map(literal)));
   const parts: string[] = [];
   const own = ownType(renderer, schema, nesting, indent);
   if (own !== undefined) parts.push(own);
-  const alternatives = [...(Array.isArray(schema.oneOf) ? schema.oneOf : []), ...(Array.isArray(schema.anyOf) ? schema.anyOf : [])];
-  if (alternatives.length > 0) parts.push(union(alternatives.map((part) => render(renderer, part, nesting + 1, indent))));
-  if (Array.isArray(schema.allOf)) for (const part of schema.allOf) parts.push(render(renderer, part, nesting + 1, indent));
+  const alternatives = [
+    ...(Array.isArray(schema.oneOf) ? schema.oneOf : []),
+    ...(Array.isArray(schema.anyOf) ? schema.anyOf : []),
+  ];
+  if (alternatives.length > 0)
+    parts.push(union(alternatives.map((part) => render(renderer, part, nesting + 1, indent))));
+  if (Array.isArray(schema.allOf))
+    for (const part of schema.allOf) parts.push(render(renderer, part, nesting + 1, indent));
   const meaningful = parts.filter((part) => part !== 'unknown');
-  const type = meaningful.length === 0 ? 'unknown' : meaningful.length === 1 ? meaningful[0]! : meaningful.map(grouped).join(' & ');
+  const type =
+    meaningful.length === 0
+      ? 'unknown'
+      : meaningful.length === 1
+        ? meaningful[0]!
+        : meaningful.map(grouped).join(' & ');
   return withNull(type);
 }
 
 /** The type the schema's own `type`, `properties` and `items` give, or undefined when it says nothing of its own. */
 function ownType(renderer: Renderer, schema: Node, nesting: number, indent: number): string | undefined {
-  const declared = typeof schema.type === 'string' ? [schema.type] : Array.isArray(schema.type) ? schema.type.filter((t): t is string => typeof t === 'string') : [];
-  const looksObject = isNode(schema.properties) || isNode(schema.additionalProperties) || schema.additionalProperties === true;
+  const declared =
+    typeof schema.type === 'string'
+      ? [schema.type]
+      : Array.isArray(schema.type)
+        ? schema.type.filter((t): t is string => typeof t === 'string')
+        : [];
+  const looksObject =
+    isNode(schema.properties) || isNode(schema.additionalProperties) || schema.additionalProperties === true;
   const types = declared.length > 0 ? declared : looksObject ? ['object'] : schema.items !== undefined ? ['array'] : [];
   if (types.length === 0) return undefined;
-  return union(types.map((type) => {
-    switch (type) {
-      case 'string':
-        return 'string';
-      case 'integer':
-      case 'number':
-        return 'number';
-      case 'boolean':
-        return 'boolean';
-      case 'null':
-        return 'null';
-      case 'array': {
-        if (Array.isArray(schema.prefixItems) || Array.isArray(schema.items)) return 'unknown[]';
-        const items = schema.items === undefined ? 'unknown' : render(renderer, schema.items, nesting + 1, indent);
-        return `${grouped(items)}[]`;
+  return union(
+    types.map((type) => {
+      switch (type) {
+        case 'string':
+          return 'string';
+        case 'integer':
+        case 'number':
+          return 'number';
+        case 'boolean':
+          return 'boolean';
+        case 'null':
+          return 'null';
+        case 'array': {
+          if (Array.isArray(schema.prefixItems) || Array.isArray(schema.items)) return 'unknown[]';
+          const items = schema.items === undefined ? 'unknown' : render(renderer, schema.items, nesting + 1, indent);
+          return `${grouped(items)}[]`;
+        }
+        case 'object':
+          return objectType(renderer, schema, nesting, indent);
+        default:
+          return 'unknown';
       }
-      case 'object':
-        return objectType(renderer, schema, nesting, indent);
-      default:
-        return 'unknown';
-    }
-  }));
+    }),
+  );
 }
 
 function objectType(renderer: Renderer, schema: Node, nesting: number, indent: number): string {
-  const required = new Set(Array.isArray(schema.required) ? schema.required.filter((name): name is string => typeof name === 'string') : []);
+  const required = new Set(
+    Array.isArray(schema.required) ? schema.required.filter((name): name is string => typeof name === 'string') : [],
+  );
   const hidden = renderer.direction === 'request' ? 'readOnly' : 'writeOnly';
   const members: string[] = [];
   const properties = isNode(schema.properties) ? schema.properties : {};
@@ -238,7 +278,9 @@ function objectType(renderer: Renderer, schema: Node, nesting: number, indent: n
   }
   if (left > 0) {
     renderer.cuts.add(`${left} propert${left === 1 ? 'y' : 'ies'}`);
-    members.push(`// ${left} more propert${left === 1 ? 'y' : 'ies'} not shown (a name longer than ${MAX_LITERAL} characters, or the text passed its size budget)`);
+    members.push(
+      `// ${left} more propert${left === 1 ? 'y' : 'ies'} not shown (a name longer than ${MAX_LITERAL} characters, or the text passed its size budget)`,
+    );
   }
   const extra = left > 0 ? true : schema.additionalProperties;
   if (extra === true || isNode(extra)) {
@@ -255,7 +297,10 @@ function objectType(renderer: Renderer, schema: Node, nesting: number, indent: n
 
 /** A field path from API bytes, fit for one `//` comment line: line breaks and other control characters escaped, at most 200 characters. */
 function commentSafe(path: string): string {
-  const escaped = path.replace(/[\u0000-\u001f\u007f\u2028\u2029]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const escaped = path.replace(
+    /[\u0000-\u001f\u007f\u2028\u2029]/g,
+    (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
   return escaped.length > 200 ? `${escaped.slice(0, 199)}…` : escaped;
 }
 
@@ -284,7 +329,13 @@ export type Observed = {
  *   document does not allow, with counts ("the API sent null in 3 of 3").
  * @returns The declarations as one string (LF line ends). Never throws on a malformed schema.
  */
-export function renderTypeScript(doc: unknown, schema: unknown, rootName: string, direction: Direction, observed?: Observed): string {
+export function renderTypeScript(
+  doc: unknown,
+  schema: unknown,
+  rootName: string,
+  direction: Direction,
+  observed?: Observed,
+): string {
   return renderTypeScriptWithin(doc, schema, rootName, direction, observed).typescript;
 }
 
@@ -301,22 +352,52 @@ export const TYPESCRIPT_TEXT_BUDGET = 200_000;
  *   declaration's head and the comments.
  * @returns The text, and `cut`: what was left out (type names, property counts), empty when nothing was.
  */
-export function renderTypeScriptWithin(doc: unknown, schema: unknown, rootName: string, direction: Direction, observed?: Observed, maxChars = TYPESCRIPT_TEXT_BUDGET): { typescript: string; cut: string[] } {
+export function renderTypeScriptWithin(
+  doc: unknown,
+  schema: unknown,
+  rootName: string,
+  direction: Direction,
+  observed?: Observed,
+  maxChars = TYPESCRIPT_TEXT_BUDGET,
+): { typescript: string; cut: string[] } {
   const root = isNode(doc) ? doc : {};
   const dialect = dialectOf(root);
-  const renderer: Renderer = { doc: root, dialect, direction, names: new Map(), declarations: new Map(), taken: new Set([rootName]), inlining: new Set(), budget: 50_000, textLeft: maxChars, cuts: new Set() };
+  const renderer: Renderer = {
+    doc: root,
+    dialect,
+    direction,
+    names: new Map(),
+    declarations: new Map(),
+    taken: new Set([rootName]),
+    inlining: new Set(),
+    budget: 50_000,
+    textLeft: maxChars,
+    cuts: new Set(),
+  };
   const rootType = render(renderer, schema, 0);
   const lines: string[] = [];
   const cut = [...renderer.cuts];
-  if (cut.length > 0) lines.push(`// Cut to stay near ${maxChars} characters: not expanded: ${cut.slice(0, 10).join(', ')}${cut.length > 10 ? `, and ${cut.length - 10} more` : ''}.`);
+  if (cut.length > 0)
+    lines.push(
+      `// Cut to stay near ${maxChars} characters: not expanded: ${cut.slice(0, 10).join(', ')}${cut.length > 10 ? `, and ${cut.length - 10} more` : ''}.`,
+    );
   if (observed && (observed.undocumented.length > 0 || observed.unexpectedNull.length > 0)) {
-    lines.push(`// Seen in ${observed.probes} probe${observed.probes === 1 ? '' : 's'} this session, not in the document (not part of the type):`);
-    for (const field of observed.undocumented.slice(0, 50)) lines.push(`// - ${commentSafe(field.path)}: undocumented, present in ${field.present} of ${field.of}`);
-    for (const field of observed.unexpectedNull.slice(0, 50)) lines.push(`// - ${commentSafe(field.path)}: the API sent null in ${field.bodies} of ${observed.probes}; the document probably omits null`);
+    lines.push(
+      `// Seen in ${observed.probes} probe${observed.probes === 1 ? '' : 's'} this session, not in the document (not part of the type):`,
+    );
+    for (const field of observed.undocumented.slice(0, 50))
+      lines.push(`// - ${commentSafe(field.path)}: undocumented, present in ${field.present} of ${field.of}`);
+    for (const field of observed.unexpectedNull.slice(0, 50))
+      lines.push(
+        `// - ${commentSafe(field.path)}: the API sent null in ${field.bodies} of ${observed.probes}; the document probably omits null`,
+      );
     const more = Math.max(0, observed.undocumented.length - 50) + Math.max(0, observed.unexpectedNull.length - 50);
     if (more > 0) lines.push(`// - and ${more} more`);
   }
-  if (observed?.notCheckedForNulls) lines.push(`// ${observed.notCheckedForNulls} of ${observed.probes} probes were not checked for nulls: the time budget ran out.`);
+  if (observed?.notCheckedForNulls)
+    lines.push(
+      `// ${observed.notCheckedForNulls} of ${observed.probes} probes were not checked for nulls: the time budget ran out.`,
+    );
   lines.push(`export type ${rootName} = ${rootType};`);
   for (const declaration of renderer.declarations.values()) lines.push(declaration);
   return { typescript: lines.join('\n\n').replace(/^(\/\/.*)\n\n(?=\/\/)/gm, '$1\n') + '\n', cut };
@@ -328,5 +409,7 @@ const MAX_ENUM_LITERALS = 200;
 /** The TypeScript type of one enum value: `string`, `number`, `boolean`, `null` or `unknown`. */
 function literalType(value: unknown): string {
   if (value === null) return 'null';
-  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? typeof value : 'unknown';
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
+    ? typeof value
+    : 'unknown';
 }

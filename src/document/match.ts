@@ -56,7 +56,6 @@ const PRIVATE_USE = /[\ue000-\uf8ff]/g;
 
 const matchers = new WeakMap<LoadedDocument, { operations: Operation[]; doc: unknown; matcher: Matcher }>();
 
-
 function compileSegment(text: string): Segment {
   if (!text.includes('{')) return { kind: 'literal', text: safeDecode(text) ?? text };
   const parts = text.split(/\{([^{}]+)\}/); // even indexes: literal text; odd: parameter names
@@ -127,7 +126,8 @@ function basesOfServers(servers: unknown): BasePath[] | undefined {
   if (!Array.isArray(servers) || servers.length === 0) return undefined;
   const bases: BasePath[] = [];
   for (const server of servers) {
-    if (isPlainObject(server) && typeof server.url === 'string') bases.push(...expandServerUrl(server.url, server.variables));
+    if (isPlainObject(server) && typeof server.url === 'string')
+      bases.push(...expandServerUrl(server.url, server.variables));
   }
   return bases;
 }
@@ -151,11 +151,15 @@ function expandServerUrl(url: string, rawVariables: unknown): BasePath[] {
     const variable = Object.prototype.hasOwnProperty.call(variables, parts[i]) ? variables[parts[i]] : undefined;
     const plain = (v: unknown) => typeof v === 'string' || typeof v === 'number';
     const fallback = isPlainObject(variable) && plain(variable.default) ? String(variable.default) : undefined;
-    const listed = isPlainObject(variable) && Array.isArray(variable.enum) ? variable.enum.filter(plain).map(String) : [];
+    const listed =
+      isPlainObject(variable) && Array.isArray(variable.enum) ? variable.enum.filter(plain).map(String) : [];
     let values: string[];
     if (listed.length > 0) {
       values = [...new Set(fallback === undefined ? listed : [fallback, ...listed])];
-    } else if ((fallback === undefined || (fallback !== '' && !fallback.includes('/'))) && wildcardDefaults.length < MAX_WILDCARDS) {
+    } else if (
+      (fallback === undefined || (fallback !== '' && !fallback.includes('/'))) &&
+      wildcardDefaults.length < MAX_WILDCARDS
+    ) {
       values = [String.fromCharCode(WILDCARD_FIRST + wildcardDefaults.length)];
       wildcardDefaults.push(fallback);
     } else {
@@ -166,7 +170,8 @@ function expandServerUrl(url: string, rawVariables: unknown): BasePath[] {
     choices.push(values);
   }
   let texts = [''];
-  for (const values of choices) texts = values.length === 1 ? texts.map((t) => t + values[0]) : texts.flatMap((t) => values.map((v) => t + v));
+  for (const values of choices)
+    texts = values.length === 1 ? texts.map((t) => t + values[0]) : texts.flatMap((t) => values.map((v) => t + v));
   const bases: BasePath[] = [];
   for (const text of texts) {
     const cut = text.search(/[?#]/);
@@ -176,7 +181,9 @@ function expandServerUrl(url: string, rawVariables: unknown): BasePath[] {
     if (path === '' || path === '/') continue;
     const segments = splitPath(path.startsWith('/') ? path : '/' + path).map((segment): BaseSegment => {
       const literals = segment.split(PRIVATE_USE);
-      const defaults = [...segment.matchAll(PRIVATE_USE)].map((m) => wildcardDefaults[m[0].charCodeAt(0) - WILDCARD_FIRST]);
+      const defaults = [...segment.matchAll(PRIVATE_USE)].map(
+        (m) => wildcardDefaults[m[0].charCodeAt(0) - WILDCARD_FIRST],
+      );
       return defaults.length === 0 ? { literals: [safeDecode(segment) ?? segment], defaults } : { literals, defaults };
     });
     bases.push({ key: JSON.stringify(segments), segments });
@@ -190,18 +197,28 @@ function matcherFor(doc: LoadedDocument): Matcher {
   if (cached && cached.operations === doc.operations && cached.doc === doc.doc) return cached.matcher;
   const root: any = doc.doc;
   const paths = isPlainObject(root) && isPlainObject(root.paths) ? root.paths : {};
-  const rootBases = doc.version === '2.0'
-    ? (isPlainObject(root) && typeof root.basePath === 'string' ? expandServerUrl(root.basePath.replace(/[{}]/g, ''), {}) : [])
-    : isPlainObject(root) ? basesOfServers(root.servers) ?? [] : [];
+  const rootBases =
+    doc.version === '2.0'
+      ? isPlainObject(root) && typeof root.basePath === 'string'
+        ? expandServerUrl(root.basePath.replace(/[{}]/g, ''), {})
+        : []
+      : isPlainObject(root)
+        ? (basesOfServers(root.servers) ?? [])
+        : [];
   const allBases = new Map<string, BasePath>();
   const lookup = memoLookup();
   const byKey = new Map<string, Route>();
   for (const op of doc.operations) {
-    const item = Object.prototype.hasOwnProperty.call(paths, op.pathTemplate) ? followWith(root, paths[op.pathTemplate], lookup).value : undefined;
+    const item = Object.prototype.hasOwnProperty.call(paths, op.pathTemplate)
+      ? followWith(root, paths[op.pathTemplate], lookup).value
+      : undefined;
     const raw = isPlainObject(item) ? item[op.method.toLowerCase()] : undefined;
     // Multi-segment path parameters: the path item's, then the operation's own (same name wins).
     const multi = new Map<string, boolean>();
-    for (const list of [isPlainObject(item) ? item.parameters : undefined, isPlainObject(raw) ? raw.parameters : undefined]) {
+    for (const list of [
+      isPlainObject(item) ? item.parameters : undefined,
+      isPlainObject(raw) ? raw.parameters : undefined,
+    ]) {
       for (const entry of Array.isArray(list) ? list : []) {
         const parameter = followWith(root, entry, lookup).value;
         if (isPlainObject(parameter) && parameter.in === 'path' && typeof parameter.name === 'string') {
@@ -236,13 +253,24 @@ function matcherFor(doc: LoadedDocument): Matcher {
     const method = op.method.toUpperCase();
     route.ops.set(method, op);
     // The operation's own servers, else its path item's, else the document's (OpenAPI 3.1.0, 4.8.9-10).
-    const bases = (doc.version === '2.0' ? undefined : basesOfServers(isPlainObject(raw) ? raw.servers : undefined) ?? basesOfServers(isPlainObject(item) ? item.servers : undefined)) ?? rootBases;
+    const bases =
+      (doc.version === '2.0'
+        ? undefined
+        : (basesOfServers(isPlainObject(raw) ? raw.servers : undefined) ??
+          basesOfServers(isPlainObject(item) ? item.servers : undefined))) ?? rootBases;
     for (const base of bases) allBases.set(base.key, base);
     route.bases.set(method, new Set(bases.map((b) => b.key)));
   }
   const routes = [...byKey.values()].sort(compareRoutes);
-  const bases = [...allBases.values()].sort((a, b) => b.segments.length - a.segments.length || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  const matcher: Matcher = { routes, bases, longest: routes.reduce((n, r) => Math.max(n, r.segments.length), 0), bySegmentCount: new Map() };
+  const bases = [...allBases.values()].sort(
+    (a, b) => b.segments.length - a.segments.length || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
+  );
+  const matcher: Matcher = {
+    routes,
+    bases,
+    longest: routes.reduce((n, r) => Math.max(n, r.segments.length), 0),
+    bySegmentCount: new Map(),
+  };
   matchers.set(doc, { operations: doc.operations, doc: doc.doc, matcher });
   return matcher;
 }
@@ -341,7 +369,6 @@ function segmentValues(path: string): SegmentValue[] {
   return splitPath(path).map((raw) => ({ raw, decoded: safeDecode(raw) }));
 }
 
-
 /**
  * Similarity key, larger is nearer: more literal segments equal to the path's at the same position
  * (a template made only of parameters fits anything, so it must not win on fit alone), then fewer
@@ -402,7 +429,9 @@ function nearestOperations(matcher: Matcher, method: string, paths: string[]): s
     if (am !== bm) return am - bm;
     return a.route.template < b.route.template ? -1 : a.route.template > b.route.template ? 1 : 0;
   });
-  const labels = scored.map(({ route }) => `${route.ops.has(method) ? method : [...route.ops.keys()][0]} ${route.template}`);
+  const labels = scored.map(
+    ({ route }) => `${route.ops.has(method) ? method : [...route.ops.keys()][0]} ${route.template}`,
+  );
   return [...new Set(labels)].slice(0, 3);
 }
 
@@ -481,7 +510,12 @@ export function matchOperation(
       const id = `${depth} ${stripped.strong}`;
       let reading = byDepth.get(id);
       if (!reading) {
-        const prefix = '/' + values.slice(0, depth).map((v) => v.raw).join('/');
+        const prefix =
+          '/' +
+          values
+            .slice(0, depth)
+            .map((v) => v.raw)
+            .join('/');
         reading = { path: path.slice(prefix.length) || '/', keys: new Set(), note: `base path ${prefix} stripped` };
         byDepth.set(id, reading);
         (stripped.strong ? strong : weak).push(reading);
@@ -537,15 +571,21 @@ export function matchOperation(
     if (found) {
       const notes = [found.reading.note, found.slashNote, ...found.match.notes];
       if (found.match.malformed.length > 0) {
-        notes.push(`malformed percent-encoding in ${[...new Set(found.match.malformed)].map((m) => JSON.stringify(m)).join(', ')}; raw value kept`);
+        notes.push(
+          `malformed percent-encoding in ${[...new Set(found.match.malformed)].map((m) => JSON.stringify(m)).join(', ')}; raw value kept`,
+        );
       }
       const note = notes.filter((n) => n !== undefined).join('; ');
-      return note ? { operation: found.operation, params: found.match.params, note } : { operation: found.operation, params: found.match.params };
+      return note
+        ? { operation: found.operation, params: found.match.params, note }
+        : { operation: found.operation, params: found.match.params };
     }
   }
   if (methodMiss) {
     const template = methodMiss.template;
-    const methods = [...new Set(matcher.routes.filter((r) => r.template === template).flatMap((r) => [...r.ops.keys()]))];
+    const methods = [
+      ...new Set(matcher.routes.filter((r) => r.template === template).flatMap((r) => [...r.ops.keys()])),
+    ];
     return {
       operation: undefined,
       nearest: methods.map((m) => `${m} ${template}`),
@@ -553,5 +593,12 @@ export function matchOperation(
     };
   }
   // A base stripped through a variable's non-default value fits nearly any path: it would only add noise.
-  return { operation: undefined, nearest: nearestOperations(matcher, wanted, [...strong, asGiven].map((r) => r.path)) };
+  return {
+    operation: undefined,
+    nearest: nearestOperations(
+      matcher,
+      wanted,
+      [...strong, asGiven].map((r) => r.path),
+    ),
+  };
 }

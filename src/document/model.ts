@@ -75,7 +75,6 @@ export class DocumentError extends Error {
   }
 }
 
-
 /** The HTTP methods an OpenAPI Path Item may hold an operation for (OpenAPI 3.x, Path Item Object). */
 export const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 

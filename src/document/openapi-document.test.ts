@@ -90,7 +90,13 @@ describe('DocumentError', () => {
     const error = new DocumentError('api.json', '#/paths', 'broken');
     assert.deepEqual(
       { name: error.name, file: error.file, pointer: error.pointer, reason: error.reason, message: error.message },
-      { name: 'DocumentError', file: 'api.json', pointer: '#/paths', reason: 'broken', message: 'Cannot load OpenAPI document api.json at #/paths: broken' },
+      {
+        name: 'DocumentError',
+        file: 'api.json',
+        pointer: '#/paths',
+        reason: 'broken',
+        message: 'Cannot load OpenAPI document api.json at #/paths: broken',
+      },
     );
   });
 });
@@ -107,11 +113,14 @@ describe('parseDocumentText', () => {
     const error = await documentError(
       parseDocumentText('openapi: 3.0.3\n', 'api.yaml', () => Promise.reject(new Error("Cannot find package 'yaml'"))),
     );
-    assert.deepEqual([error.file, error.pointer, error.reason], [
-      'api.yaml',
-      '#',
-      'install the optional `yaml` package beside the server (`npm install yaml`) or convert the document to JSON',
-    ]);
+    assert.deepEqual(
+      [error.file, error.pointer, error.reason],
+      [
+        'api.yaml',
+        '#',
+        'install the optional `yaml` package beside the server (`npm install yaml`) or convert the document to JSON',
+      ],
+    );
   });
 
   test('rejects invalid JSON in a .json file', async () => {
@@ -173,20 +182,26 @@ describe('loadDocument from files', () => {
       [doc.version, doc.title, doc.infoVersion, doc.basePaths, doc.problems],
       ['3.1', 'Train Travel API', '1.0.0', [], []],
     );
-    assert.deepEqual(doc.operations.map((o) => `${o.method} ${o.pathTemplate} ${o.operationId}`), [
-      'GET /stations get-stations',
-      'GET /trips get-trips',
-      'GET /bookings get-bookings',
-      'POST /bookings create-booking',
-      'GET /bookings/{bookingId} get-booking',
-      'DELETE /bookings/{bookingId} delete-booking',
-      'POST /bookings/{bookingId}/payment create-booking-payment',
-    ]);
+    assert.deepEqual(
+      doc.operations.map((o) => `${o.method} ${o.pathTemplate} ${o.operationId}`),
+      [
+        'GET /stations get-stations',
+        'GET /trips get-trips',
+        'GET /bookings get-bookings',
+        'POST /bookings create-booking',
+        'GET /bookings/{bookingId} get-booking',
+        'DELETE /bookings/{bookingId} delete-booking',
+        'POST /bookings/{bookingId}/payment create-booking-payment',
+      ],
+    );
   });
 
   test('loads a Swagger 2.0 YAML document', async () => {
     const doc = await loadDocument(join(OAS_EXAMPLES, '2.0', 'yaml', 'petstore.yaml'));
-    assert.deepEqual([doc.version, doc.title, doc.basePaths, doc.operations.length], ['2.0', 'Swagger Petstore', ['/v2'], 20]);
+    assert.deepEqual(
+      [doc.version, doc.title, doc.basePaths, doc.operations.length],
+      ['2.0', 'Swagger Petstore', ['/v2'], 20],
+    );
   });
 
   test('substitutes server variable defaults into base paths', async () => {
@@ -197,38 +212,51 @@ describe('loadDocument from files', () => {
   test('rejects a missing file', async () => {
     const file = join(DOCS, 'no-such-file.json');
     const error = await documentError(loadDocument(file));
-    assert.deepEqual([error.file, error.pointer, error.reason.startsWith('cannot read file: ENOENT')], [file, '#', true]);
+    assert.deepEqual(
+      [error.file, error.pointer, error.reason.startsWith('cannot read file: ENOENT')],
+      [file, '#', true],
+    );
   });
 
   test('rejects a document that is not OpenAPI 3.x or Swagger 2.0', async () => {
     const file = join(DOCS, 'not-openapi.json');
     const error = await documentError(loadDocument(file));
-    assert.deepEqual([error.file, error.pointer, error.reason], [
-      file,
-      '#/openapi',
-      'not an OpenAPI document: expected `openapi: 3.x` or `swagger: "2.0"`, found openapi: "2.5.0"',
-    ]);
+    assert.deepEqual(
+      [error.file, error.pointer, error.reason],
+      [
+        file,
+        '#/openapi',
+        'not an OpenAPI document: expected `openapi: 3.x` or `swagger: "2.0"`, found openapi: "2.5.0"',
+      ],
+    );
   });
 
   test('rejects a top level without openapi or swagger', async () => {
     const file = await writeScratch('package.json', '{"name": "x"}');
     const error = await documentError(loadDocument(file));
-    assert.deepEqual([error.pointer, error.reason], ['#', 'not an OpenAPI document: expected `openapi: 3.x` or `swagger: "2.0"`, found neither field']);
+    assert.deepEqual(
+      [error.pointer, error.reason],
+      ['#', 'not an OpenAPI document: expected `openapi: 3.x` or `swagger: "2.0"`, found neither field'],
+    );
   });
 
   test('rejects a local $ref that points nowhere, naming file, pointer and reason', async () => {
     const file = join(DOCS, 'dangling-ref.json');
     const error = await documentError(loadDocument(file));
-    assert.deepEqual([error.file, error.pointer, error.reason], [
-      file,
-      '#/paths/~1x/get/responses/200/content/application~1json/schema',
-      '$ref #/components/schemas/Missing points nowhere',
-    ]);
+    assert.deepEqual(
+      [error.file, error.pointer, error.reason],
+      [
+        file,
+        '#/paths/~1x/get/responses/200/content/application~1json/schema',
+        '$ref #/components/schemas/Missing points nowhere',
+      ],
+    );
   });
 
   test('survives 5000-deep nesting with a circular $ref at the bottom', async () => {
     const depth = 5000;
-    const deep = '{"type":"object","properties":{"a":'.repeat(depth) + '{"$ref":"#/components/schemas/Deep"}' + '}}'.repeat(depth);
+    const deep =
+      '{"type":"object","properties":{"a":'.repeat(depth) + '{"$ref":"#/components/schemas/Deep"}' + '}}'.repeat(depth);
     const text =
       '{"openapi":"3.0.3","info":{"title":"deep","version":"1"},' +
       '"paths":{"/deep":{"get":{"responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Deep"}}}}}}}},' +
@@ -242,7 +270,10 @@ describe('loadDocument from files', () => {
     const deep = '{"properties":{"a":'.repeat(depth) + '{"$ref":"#/nowhere"}' + '}}'.repeat(depth);
     const text = `{"openapi":"3.1.0","info":{"title":"deep","version":"1"},"paths":{},"components":{"schemas":{"Deep":${deep}}}}`;
     const error = await documentError(loadDocument(await writeScratch('deep.json', text)));
-    assert.deepEqual([error.pointer, error.reason], ['#/components/schemas/Deep' + '/properties/a'.repeat(depth), '$ref #/nowhere points nowhere']);
+    assert.deepEqual(
+      [error.pointer, error.reason],
+      ['#/components/schemas/Deep' + '/properties/a'.repeat(depth), '$ref #/nowhere points nowhere'],
+    );
   });
 
   test('reports a 5000-long $ref chain that loops as a problem, once', async () => {
@@ -251,7 +282,18 @@ describe('loadDocument from files', () => {
     const doc = await loadObject({
       openapi: '3.0.3',
       info: { title: 'chain', version: '1' },
-      paths: { '/c': { get: { responses: { '200': { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/S0' } } } } } } } },
+      paths: {
+        '/c': {
+          get: {
+            responses: {
+              '200': {
+                description: 'ok',
+                content: { 'application/json': { schema: { $ref: '#/components/schemas/S0' } } },
+              },
+            },
+          },
+        },
+      },
       components: { schemas },
     });
     assert.deepEqual(doc.problems, [
@@ -268,7 +310,9 @@ describe('loadDocument bundling of file $refs', () => {
 
   test('copies referenced files under x-bundled and rewrites refs to local pointers', () => {
     assert.deepEqual(Object.keys(doc.doc['x-bundled']).sort(), ['common.json', 'schemas/pet.yaml']);
-    assert.deepEqual(doc.doc.paths['/pets/{petId}'].parameters, [{ $ref: '#/x-bundled/common.json/components/parameters/PetId' }]);
+    assert.deepEqual(doc.doc.paths['/pets/{petId}'].parameters, [
+      { $ref: '#/x-bundled/common.json/components/parameters/PetId' },
+    ]);
     assert.deepEqual(doc.doc['x-bundled']['schemas/pet.yaml'].properties, {
       id: { type: 'integer' },
       name: { type: 'string' },
@@ -279,10 +323,10 @@ describe('loadDocument bundling of file $refs', () => {
   });
 
   test('leaves only the remote and the outside $refs non-local, each named in problems', () => {
-    assert.deepEqual(allRefs(doc.doc).filter((ref) => !ref.startsWith('#/')), [
-      '../../cases/29-path-concrete-beats-template.json',
-      'https://schemas.example.test/thing.json#/Thing',
-    ]);
+    assert.deepEqual(
+      allRefs(doc.doc).filter((ref) => !ref.startsWith('#/')),
+      ['../../cases/29-path-concrete-beats-template.json', 'https://schemas.example.test/thing.json#/Thing'],
+    );
     assert.deepEqual(doc.problems, [
       'remote $ref https://schemas.example.test/thing.json#/Thing at #/paths/~1remote/get/responses/200/content/application~1json/schema not fetched',
       "$ref ../../cases/29-path-concrete-beats-template.json at #/paths/~1outside/get/responses/200/content/application~1json/schema points outside the document's directory; not read",
@@ -310,21 +354,37 @@ describe('loadDocument bundling of file $refs', () => {
   test('rejects a dangling local $ref inside a bundled file, naming that file', async () => {
     const root = await writeScratch(
       'openapi.json',
-      JSON.stringify({ openapi: '3.0.3', info: { title: 't', version: '1' }, paths: {}, components: { schemas: { A: { $ref: 'a.json' } } } }),
+      JSON.stringify({
+        openapi: '3.0.3',
+        info: { title: 't', version: '1' },
+        paths: {},
+        components: { schemas: { A: { $ref: 'a.json' } } },
+      }),
     );
     const aFile = join(root, '..', 'a.json');
     await writeFile(aFile, JSON.stringify({ type: 'object', properties: { b: { $ref: '#/nope' } } }));
     const error = await documentError(loadDocument(root));
-    assert.deepEqual([error.file, error.pointer, error.reason], [aFile, '#/properties/b', '$ref #/nope points nowhere']);
+    assert.deepEqual(
+      [error.file, error.pointer, error.reason],
+      [aFile, '#/properties/b', '$ref #/nope points nowhere'],
+    );
   });
 
   test('rejects a $ref to a missing sibling file', async () => {
     const root = await writeScratch(
       'openapi.json',
-      JSON.stringify({ openapi: '3.0.3', info: { title: 't', version: '1' }, paths: {}, components: { schemas: { A: { $ref: 'missing.json' } } } }),
+      JSON.stringify({
+        openapi: '3.0.3',
+        info: { title: 't', version: '1' },
+        paths: {},
+        components: { schemas: { A: { $ref: 'missing.json' } } },
+      }),
     );
     const error = await documentError(loadDocument(root));
-    assert.deepEqual([error.file, error.pointer, error.reason.startsWith('$ref missing.json: cannot read ')], [root, '#/components/schemas/A', true]);
+    assert.deepEqual(
+      [error.file, error.pointer, error.reason.startsWith('$ref missing.json: cannot read ')],
+      [root, '#/components/schemas/A', true],
+    );
   });
 });
 
@@ -333,11 +393,18 @@ describe('loadDocument from URLs', () => {
   let base = '';
   const hits: Record<string, number> = {};
   // 4 KiB of JSON that gzip squeezes below 1 KiB: the limit must count decoded bytes.
-  const gzipBody = gzipSync(JSON.stringify({ openapi: '3.0.3', info: { title: 'x'.repeat(4096), version: '1' }, paths: {} }));
+  const gzipBody = gzipSync(
+    JSON.stringify({ openapi: '3.0.3', info: { title: 'x'.repeat(4096), version: '1' }, paths: {} }),
+  );
   let other: Server;
   let otherBase = '';
   const otherHits: string[] = [];
-  const petstore = (title: string) => JSON.stringify({ openapi: '3.0.3', info: { title, version: '1' }, paths: { '/pets': { get: { responses: { '200': { description: 'ok' } } } } } });
+  const petstore = (title: string) =>
+    JSON.stringify({
+      openapi: '3.0.3',
+      info: { title, version: '1' },
+      paths: { '/pets': { get: { responses: { '200': { description: 'ok' } } } } },
+    });
   before(async () => {
     server = createServer((req, res) => {
       const url = req.url ?? '';
@@ -347,7 +414,14 @@ describe('loadDocument from URLs', () => {
       } else if (url === '/spec') {
         res.end('openapi: 3.1.0\ninfo:\n  title: yaml over http\n  version: "7"\npaths: {}\n');
       } else if (url === '/relative.json') {
-        res.end(JSON.stringify({ openapi: '3.0.3', info: { title: 'r', version: '1' }, paths: {}, components: { schemas: { A: { $ref: 'other.json#/B' } } } }));
+        res.end(
+          JSON.stringify({
+            openapi: '3.0.3',
+            info: { title: 'r', version: '1' },
+            paths: {},
+            components: { schemas: { A: { $ref: 'other.json#/B' } } },
+          }),
+        );
       } else if (url === '/slow.json') {
         // never answers; the client must give up
       } else if (url === '/endless.json') {
@@ -398,12 +472,10 @@ describe('loadDocument from URLs', () => {
 
   test('loads JSON from an http URL', async () => {
     const doc = await loadDocument(`${base}/openapi.json`);
-    assert.deepEqual([doc.source, doc.version, doc.title.startsWith('hit '), doc.operations.map((o) => o.pointer)], [
-      `${base}/openapi.json`,
-      '3.0',
-      true,
-      ['#/paths/~1pets/get'],
-    ]);
+    assert.deepEqual(
+      [doc.source, doc.version, doc.title.startsWith('hit '), doc.operations.map((o) => o.pointer)],
+      [`${base}/openapi.json`, '3.0', true, ['#/paths/~1pets/get']],
+    );
   });
 
   test('loads YAML from a URL without an extension', async () => {
@@ -413,10 +485,13 @@ describe('loadDocument from URLs', () => {
 
   test('does not fetch relative $refs of a document loaded from a URL', async () => {
     const doc = await loadDocument(`${base}/relative.json`);
-    assert.deepEqual([doc.problems, hits['/other.json']], [
-      ['relative $ref other.json#/B at #/components/schemas/A not fetched (the document was loaded from a URL)'],
-      undefined,
-    ]);
+    assert.deepEqual(
+      [doc.problems, hits['/other.json']],
+      [
+        ['relative $ref other.json#/B at #/components/schemas/A not fetched (the document was loaded from a URL)'],
+        undefined,
+      ],
+    );
   });
 
   test('rejects an HTTP error status', async () => {
@@ -435,13 +510,19 @@ describe('loadDocument from URLs', () => {
 
   test('stops reading an endless body at maxBytes and names the limit in bytes', async () => {
     const error = await documentError(loadDocument(`${base}/endless.json`, { maxBytes: 1024 * 1024 }));
-    assert.deepEqual([error.file, error.pointer, error.reason], [`${base}/endless.json`, '#', 'the document is larger than the limit of 1048576 bytes']);
+    assert.deepEqual(
+      [error.file, error.pointer, error.reason],
+      [`${base}/endless.json`, '#', 'the document is larger than the limit of 1048576 bytes'],
+    );
   });
 
   test('counts decoded bytes of a gzip body against maxBytes', async () => {
     const error = await documentError(loadDocument(`${base}/gzip.json`, { maxBytes: 1024 }));
     const loaded = await loadDocument(`${base}/gzip.json`, { maxBytes: 8192 });
-    assert.deepEqual([gzipBody.length < 1024, error.reason, loaded.title.length], [true, 'the document is larger than the limit of 1024 bytes', 4096]);
+    assert.deepEqual(
+      [gzipBody.length < 1024, error.reason, loaded.title.length],
+      [true, 'the document is larger than the limit of 1024 bytes', 4096],
+    );
   });
 
   test('follows up to 5 redirects on the same origin, relative and absolute', async () => {
@@ -451,16 +532,22 @@ describe('loadDocument from URLs', () => {
 
   test('refuses a sixth redirect', async () => {
     const error = await documentError(loadDocument(`${base}/redirect/6`));
-    assert.deepEqual([error.file, error.reason], [`${base}/redirect/6`, 'more than 5 redirects; set OPENAPI_DOC to the final URL']);
+    assert.deepEqual(
+      [error.file, error.reason],
+      [`${base}/redirect/6`, 'more than 5 redirects; set OPENAPI_DOC to the final URL'],
+    );
   });
 
   test('refuses a redirect to another origin without contacting it, naming that origin', async () => {
     const error = await documentError(loadDocument(`${base}/away.json`));
-    assert.deepEqual([error.file, error.reason, otherHits], [
-      `${base}/away.json`,
-      `redirected to another origin (${otherBase}); cross-origin redirects are not followed: set OPENAPI_DOC to the final URL`,
-      [],
-    ]);
+    assert.deepEqual(
+      [error.file, error.reason, otherHits],
+      [
+        `${base}/away.json`,
+        `redirected to another origin (${otherBase}); cross-origin redirects are not followed: set OPENAPI_DOC to the final URL`,
+        [],
+      ],
+    );
   });
 
   test('names the socket\'s reason when the download fails, not only "fetch failed" (new-user trial)', async () => {
@@ -525,18 +612,29 @@ describe('createDocumentSource failures', () => {
 describe('loadDocument sources and size limits', () => {
   test('refuses a URL scheme other than http, https and file instead of reading it as a path', async () => {
     const error = await documentError(loadDocument('ftp://x/y.json'));
-    assert.deepEqual([error.file, error.pointer, error.reason], [
-      'ftp://x/y.json', '#', 'unsupported URL scheme ftp: only http(s) URLs and file paths (or file: URLs) are supported',
-    ]);
+    assert.deepEqual(
+      [error.file, error.pointer, error.reason],
+      [
+        'ftp://x/y.json',
+        '#',
+        'unsupported URL scheme ftp: only http(s) URLs and file paths (or file: URLs) are supported',
+      ],
+    );
   });
 
   test('refuses an unsupported scheme from createDocumentSource too', async () => {
     const error = await documentError(createDocumentSource('ftp://x/y.json').get());
-    assert.equal(error.reason, 'unsupported URL scheme ftp: only http(s) URLs and file paths (or file: URLs) are supported');
+    assert.equal(
+      error.reason,
+      'unsupported URL scheme ftp: only http(s) URLs and file paths (or file: URLs) are supported',
+    );
   });
 
   test('reads a file: URL as a local file', async () => {
-    const file = await writeScratch('openapi.json', JSON.stringify({ openapi: '3.1.0', info: { title: 'by file URL', version: '1' }, paths: {} }));
+    const file = await writeScratch(
+      'openapi.json',
+      JSON.stringify({ openapi: '3.1.0', info: { title: 'by file URL', version: '1' }, paths: {} }),
+    );
     const doc = await loadDocument(pathToFileURL(file).href);
     assert.deepEqual([doc.version, doc.title], ['3.1', 'by file URL']);
   });
@@ -546,24 +644,41 @@ describe('loadDocument sources and size limits', () => {
     const file = await writeScratch('openapi.json', text);
     const error = await documentError(loadDocument(file, { maxBytes: 1000 }));
     const loaded = await loadDocument(file, { maxBytes: text.length });
-    assert.deepEqual([error.file, error.pointer, error.reason, loaded.title.length], [file, '#', 'the document is larger than the limit of 1000 bytes', 2000]);
+    assert.deepEqual(
+      [error.file, error.pointer, error.reason, loaded.title.length],
+      [file, '#', 'the document is larger than the limit of 1000 bytes', 2000],
+    );
   });
 
   test('refuses a bundled sibling file larger than maxBytes', async () => {
     const file = await writeScratch(
       'openapi.json',
-      JSON.stringify({ openapi: '3.0.3', info: { title: 't', version: '1' }, paths: {}, components: { schemas: { A: { $ref: 'big.json' } } } }),
+      JSON.stringify({
+        openapi: '3.0.3',
+        info: { title: 't', version: '1' },
+        paths: {},
+        components: { schemas: { A: { $ref: 'big.json' } } },
+      }),
     );
     const big = join(file, '..', 'big.json');
     await writeFile(big, JSON.stringify({ description: 'x'.repeat(2000) }));
     const error = await documentError(loadDocument(file, { maxBytes: 1000 }));
-    assert.deepEqual([error.pointer, error.reason], ['#/components/schemas/A', `$ref big.json: cannot read ${big}: the document is larger than the limit of 1000 bytes`]);
+    assert.deepEqual(
+      [error.pointer, error.reason],
+      [
+        '#/components/schemas/A',
+        `$ref big.json: cannot read ${big}: the document is larger than the limit of 1000 bytes`,
+      ],
+    );
   });
 });
 
 describe('createDocumentSource for files', () => {
   test('re-reads the file only when its size or mtime changes', async () => {
-    const file = await writeScratch('openapi.json', JSON.stringify({ openapi: '3.0.3', info: { title: 'one', version: '1' }, paths: {} }));
+    const file = await writeScratch(
+      'openapi.json',
+      JSON.stringify({ openapi: '3.0.3', info: { title: 'one', version: '1' }, paths: {} }),
+    );
     const source = createDocumentSource(file);
     const first = await source.get();
     const again = await source.get();
@@ -575,7 +690,12 @@ describe('createDocumentSource for files', () => {
   test('re-reads when a bundled file changes', async () => {
     const file = await writeScratch(
       'openapi.json',
-      JSON.stringify({ openapi: '3.0.3', info: { title: 't', version: '1' }, paths: {}, components: { schemas: { A: { $ref: 'a.json' } } } }),
+      JSON.stringify({
+        openapi: '3.0.3',
+        info: { title: 't', version: '1' },
+        paths: {},
+        components: { schemas: { A: { $ref: 'a.json' } } },
+      }),
     );
     const aFile = join(file, '..', 'a.json');
     await writeFile(aFile, '{"type":"string"}');
@@ -583,7 +703,10 @@ describe('createDocumentSource for files', () => {
     const first = await source.get();
     await writeFile(aFile, '{"type":"integer"}');
     const second = await source.get();
-    assert.deepEqual([first.doc['x-bundled']['a.json'], second.doc['x-bundled']['a.json']], [{ type: 'string' }, { type: 'integer' }]);
+    assert.deepEqual(
+      [first.doc['x-bundled']['a.json'], second.doc['x-bundled']['a.json']],
+      [{ type: 'string' }, { type: 'integer' }],
+    );
   });
 
   test('rejects with DocumentError and recovers when the file is fixed', async () => {
@@ -606,7 +729,13 @@ describe('indexOperations', () => {
       tags: ['files'],
       deprecated: false,
       parameters: [
-        { name: 'X-Trace', in: 'header', required: false, schema: { type: 'string' }, pointer: '#/paths/~1files~1{name}/parameters/1' },
+        {
+          name: 'X-Trace',
+          in: 'header',
+          required: false,
+          schema: { type: 'string' },
+          pointer: '#/paths/~1files~1{name}/parameters/1',
+        },
         {
           name: 'name',
           in: 'path',
@@ -615,13 +744,22 @@ describe('indexOperations', () => {
           description: 'operation-level',
           pointer: '#/paths/~1files~1{name}/get/parameters/0',
         },
-        { name: 'limit', in: 'query', required: false, schema: { type: 'integer' }, pointer: '#/components/parameters/Limit' },
+        {
+          name: 'limit',
+          in: 'query',
+          required: false,
+          schema: { type: 'integer' },
+          pointer: '#/components/parameters/Limit',
+        },
       ],
       responses: { '200': { description: 'a file' } },
       pointer: '#/paths/~1files~1{name}/get',
     });
     const deleteFile = doc.operations.find((o) => o.operationId === 'deleteFile');
-    assert.deepEqual([deleteFile?.deprecated, deleteFile?.parameters.map((p) => p.description ?? p.name)], [true, ['path-level', 'X-Trace']]);
+    assert.deepEqual(
+      [deleteFile?.deprecated, deleteFile?.parameters.map((p) => p.description ?? p.name)],
+      [true, ['path-level', 'X-Trace']],
+    );
   });
 
   test('lists all eight methods in order and skips extensions', () => {
@@ -631,12 +769,26 @@ describe('indexOperations', () => {
         openapi: '3.1.0',
         paths: {
           'x-ignored': { get: ok },
-          '/m': { trace: ok, patch: ok, head: ok, options: ok, delete: ok, post: ok, put: ok, get: ok, summary: 'not an op', 'x-foo': ok },
+          '/m': {
+            trace: ok,
+            patch: ok,
+            head: ok,
+            options: ok,
+            delete: ok,
+            post: ok,
+            put: ok,
+            get: ok,
+            summary: 'not an op',
+            'x-foo': ok,
+          },
         },
       },
       '3.1',
     );
-    assert.deepEqual(ops.map((o) => o.method), ['GET', 'PUT', 'POST', 'DELETE', 'OPTIONS', 'HEAD', 'PATCH', 'TRACE']);
+    assert.deepEqual(
+      ops.map((o) => o.method),
+      ['GET', 'PUT', 'POST', 'DELETE', 'OPTIONS', 'HEAD', 'PATCH', 'TRACE'],
+    );
   });
 
   test('resolves a 3.x requestBody $ref one level', () => {
@@ -668,7 +820,11 @@ describe('matchOperation', () => {
     ['GET', '/v1', { operation: 'GET /', params: {}, note: 'base path /v1 stripped' }],
     // paths.json's server `/{base}` has no enum, so any first segment is a base path (issue 7).
     ['GET', '/v1x/files/a', { operation: 'GET /files/{name}', params: { name: 'a' }, note: 'base path /v1x stripped' }],
-    ['GET', 'http://localhost:8080/v1/files/a%20b', { operation: 'GET /files/{name}', params: { name: 'a b' }, note: 'base path /v1 stripped' }],
+    [
+      'GET',
+      'http://localhost:8080/v1/files/a%20b',
+      { operation: 'GET /files/{name}', params: { name: 'a b' }, note: 'base path /v1 stripped' },
+    ],
     ['GET', '/a/b/c', { operation: 'GET /a/b/{y}', params: { y: 'c' } }],
     ['GET', '/a/z/c', { operation: 'GET /a/{x}/c', params: { x: 'z' } }],
     ['GET', '/', { operation: 'GET /', params: {} }],
@@ -684,28 +840,45 @@ describe('matchOperation', () => {
       openapi: '3.0.3',
       info: { title: 't', version: '1' },
       servers: [{ url: 'https://api.example.com/v2' }],
-      paths: Object.fromEntries(['/meters/{id}', '/status', '/{org}/{project}', '/{org}/{project}/{item}'].map((path) => [path, { get: { responses: { 200: { description: 'ok' } } } }])),
+      paths: Object.fromEntries(
+        ['/meters/{id}', '/status', '/{org}/{project}', '/{org}/{project}/{item}'].map((path) => [
+          path,
+          { get: { responses: { 200: { description: 'ok' } } } },
+        ]),
+      ),
     });
-    assert.deepEqual(['/v2/meters/1', '/v2/status', '/v2/acme/web'].map((path) => summary(matchOperation(templated, 'GET', path))), [
-      { operation: 'GET /meters/{id}', params: { id: '1' }, note: 'base path /v2 stripped' },
-      { operation: 'GET /status', params: {}, note: 'base path /v2 stripped' },
-      { operation: 'GET /{org}/{project}', params: { org: 'acme', project: 'web' }, note: 'base path /v2 stripped' },
-    ]);
+    assert.deepEqual(
+      ['/v2/meters/1', '/v2/status', '/v2/acme/web'].map((path) => summary(matchOperation(templated, 'GET', path))),
+      [
+        { operation: 'GET /meters/{id}', params: { id: '1' }, note: 'base path /v2 stripped' },
+        { operation: 'GET /status', params: {}, note: 'base path /v2 stripped' },
+        { operation: 'GET /{org}/{project}', params: { org: 'acme', project: 'web' }, note: 'base path /v2 stripped' },
+      ],
+    );
   });
 
   test('tries the path only as given with stripBasePaths: false', () => {
     assert.deepEqual(
-      [summary(matchOperation(doc, 'GET', '/v1/files/a', { stripBasePaths: false })), summary(matchOperation(doc, 'GET', '/files/a', { stripBasePaths: false }))],
+      [
+        summary(matchOperation(doc, 'GET', '/v1/files/a', { stripBasePaths: false })),
+        summary(matchOperation(doc, 'GET', '/files/a', { stripBasePaths: false })),
+      ],
       [{ operation: null }, { operation: 'GET /files/{name}', params: { name: 'a' } }],
     );
   });
 
   test('prefers the leftmost literal whatever the document order', () => {
     const ok = { get: { responses: {} } };
-    for (const keys of [['/a/{x}/c', '/a/b/{y}'], ['/a/b/{y}', '/a/{x}/c']]) {
+    for (const keys of [
+      ['/a/{x}/c', '/a/b/{y}'],
+      ['/a/b/{y}', '/a/{x}/c'],
+    ]) {
       const paths = Object.fromEntries(keys.map((k) => [k, ok]));
       const loaded = { ...doc, operations: indexOperations({ openapi: '3.1.0', paths }, '3.1'), basePaths: [] };
-      assert.deepEqual(summary(matchOperation(loaded, 'GET', '/a/b/c')), { operation: 'GET /a/b/{y}', params: { y: 'c' } });
+      assert.deepEqual(summary(matchOperation(loaded, 'GET', '/a/b/c')), {
+        operation: 'GET /a/b/{y}',
+        params: { y: 'c' },
+      });
     }
   });
 
@@ -739,26 +912,31 @@ describe('multi-segment path parameters (issue 7)', () => {
     const fixture = JSON.parse(await readFile(join(CASES, '47-path-multi-segment-and-empty-params.json'), 'utf8'));
     const doc = await loadObject(fixture.input.openapi);
     const paths = fixture.input.paths as Record<string, string>;
-    assert.deepEqual(Object.fromEntries(Object.entries(paths).map(([id, path]) => [id, summary(matchOperation(doc, 'GET', path))])), {
-      A: { operation: CONTENTS, params: { owner: 'o', repo: 'r', path: 'README.md' } },
-      B: { operation: CONTENTS, params: { owner: 'o', repo: 'r', path: 'src/lib/a.ts' } },
-      C: { operation: CONTENTS, params: { owner: 'o', repo: 'r', path: '' }, note: 'path parameter "path" is empty' },
-      D: { operation: null },
-      E: { operation: CONTENTS, params: { owner: 'o', repo: 'r', path: 'docs/guide.md' } },
-    });
+    assert.deepEqual(
+      Object.fromEntries(Object.entries(paths).map(([id, path]) => [id, summary(matchOperation(doc, 'GET', path))])),
+      {
+        A: { operation: CONTENTS, params: { owner: 'o', repo: 'r', path: 'README.md' } },
+        B: { operation: CONTENTS, params: { owner: 'o', repo: 'r', path: 'src/lib/a.ts' } },
+        C: { operation: CONTENTS, params: { owner: 'o', repo: 'r', path: '' }, note: 'path parameter "path" is empty' },
+        D: { operation: null },
+        E: { operation: CONTENTS, params: { owner: 'o', repo: 'r', path: 'docs/guide.md' } },
+      },
+    );
   });
 
   test('reads the mark from the path item parameters', async () => {
-    const doc = await loadObject(documentWith({
-      '/repos/{owner}/{repo}/git/ref/{ref}': {
-        parameters: [
-          { name: 'owner', in: 'path', required: true, schema: { type: 'string' } },
-          { name: 'repo', in: 'path', required: true, schema: { type: 'string' } },
-          { name: 'ref', in: 'path', required: true, schema: { type: 'string' }, 'x-multi-segment': true },
-        ],
-        get: { responses: OK_RESPONSES },
-      },
-    }));
+    const doc = await loadObject(
+      documentWith({
+        '/repos/{owner}/{repo}/git/ref/{ref}': {
+          parameters: [
+            { name: 'owner', in: 'path', required: true, schema: { type: 'string' } },
+            { name: 'repo', in: 'path', required: true, schema: { type: 'string' } },
+            { name: 'ref', in: 'path', required: true, schema: { type: 'string' }, 'x-multi-segment': true },
+          ],
+          get: { responses: OK_RESPONSES },
+        },
+      }),
+    );
     assert.deepEqual(summary(matchOperation(doc, 'GET', '/repos/o/r/git/ref/heads/feature/x')), {
       operation: 'GET /repos/{owner}/{repo}/git/ref/{ref}',
       params: { owner: 'o', repo: 'r', ref: 'heads/feature/x' },
@@ -766,13 +944,28 @@ describe('multi-segment path parameters (issue 7)', () => {
   });
 
   test('reads the mark through a $ref to components/parameters', async () => {
-    const doc = await loadObject(documentWith({
-      '/repos/{owner}/{repo}/compare/{basehead}': {
-        get: { parameters: [{ $ref: '#/components/parameters/basehead' }], responses: OK_RESPONSES },
-      },
-    }, {
-      components: { parameters: { basehead: { name: 'basehead', in: 'path', required: true, schema: { type: 'string' }, 'x-multi-segment': true } } },
-    }));
+    const doc = await loadObject(
+      documentWith(
+        {
+          '/repos/{owner}/{repo}/compare/{basehead}': {
+            get: { parameters: [{ $ref: '#/components/parameters/basehead' }], responses: OK_RESPONSES },
+          },
+        },
+        {
+          components: {
+            parameters: {
+              basehead: {
+                name: 'basehead',
+                in: 'path',
+                required: true,
+                schema: { type: 'string' },
+                'x-multi-segment': true,
+              },
+            },
+          },
+        },
+      ),
+    );
     assert.deepEqual(summary(matchOperation(doc, 'GET', '/repos/o/r/compare/main...feature/x')), {
       operation: 'GET /repos/{owner}/{repo}/compare/{basehead}',
       params: { owner: 'o', repo: 'r', basehead: 'main...feature/x' },
@@ -781,32 +974,51 @@ describe('multi-segment path parameters (issue 7)', () => {
 
   test('keeps an unmarked parameter to one segment', async () => {
     const doc = await loadObject(documentWith({ '/files/{name}': { get: { responses: OK_RESPONSES } } }));
-    assert.deepEqual(matchOperation(doc, 'GET', '/files/a/b'), { operation: undefined, nearest: ['GET /files/{name}'] });
+    assert.deepEqual(matchOperation(doc, 'GET', '/files/a/b'), {
+      operation: undefined,
+      nearest: ['GET /files/{name}'],
+    });
   });
 
   test('accepts an empty value only where the template ends in the parameter', async () => {
-    const doc = await loadObject(documentWith({
-      '/trees/{ref}/log': {
-        get: { parameters: [{ name: 'ref', in: 'path', required: true, schema: { type: 'string' }, 'x-multi-segment': true }], responses: OK_RESPONSES },
-      },
-    }));
-    assert.deepEqual(['/trees//log', '/trees/a//b/log', '/trees/a/b/log'].map((path) => summary(matchOperation(doc, 'GET', path))), [
-      { operation: null },
-      { operation: null },
-      { operation: 'GET /trees/{ref}/log', params: { ref: 'a/b' } },
-    ]);
+    const doc = await loadObject(
+      documentWith({
+        '/trees/{ref}/log': {
+          get: {
+            parameters: [
+              { name: 'ref', in: 'path', required: true, schema: { type: 'string' }, 'x-multi-segment': true },
+            ],
+            responses: OK_RESPONSES,
+          },
+        },
+      }),
+    );
+    assert.deepEqual(
+      ['/trees//log', '/trees/a//b/log', '/trees/a/b/log'].map((path) => summary(matchOperation(doc, 'GET', path))),
+      [{ operation: null }, { operation: null }, { operation: 'GET /trees/{ref}/log', params: { ref: 'a/b' } }],
+    );
   });
 
   test('lets a literal template beat a multi-segment parameter', async () => {
     const marked = { name: 'path', in: 'path', required: true, schema: { type: 'string' }, 'x-multi-segment': true };
-    const doc = await loadObject(documentWith({
-      '/repos/{owner}/{repo}/contents/{path}': { get: { parameters: [marked], responses: OK_RESPONSES } },
-      '/repos/{owner}/{repo}/contents/meta/{field}': { get: { responses: OK_RESPONSES } },
-    }));
-    assert.deepEqual(['/repos/o/r/contents/meta/size', '/repos/o/r/contents/meta/size/x'].map((path) => summary(matchOperation(doc, 'GET', path))), [
-      { operation: 'GET /repos/{owner}/{repo}/contents/meta/{field}', params: { owner: 'o', repo: 'r', field: 'size' } },
-      { operation: CONTENTS, params: { owner: 'o', repo: 'r', path: 'meta/size/x' } },
-    ]);
+    const doc = await loadObject(
+      documentWith({
+        '/repos/{owner}/{repo}/contents/{path}': { get: { parameters: [marked], responses: OK_RESPONSES } },
+        '/repos/{owner}/{repo}/contents/meta/{field}': { get: { responses: OK_RESPONSES } },
+      }),
+    );
+    assert.deepEqual(
+      ['/repos/o/r/contents/meta/size', '/repos/o/r/contents/meta/size/x'].map((path) =>
+        summary(matchOperation(doc, 'GET', path)),
+      ),
+      [
+        {
+          operation: 'GET /repos/{owner}/{repo}/contents/meta/{field}',
+          params: { owner: 'o', repo: 'r', field: 'size' },
+        },
+        { operation: CONTENTS, params: { owner: 'o', repo: 'r', path: 'meta/size/x' } },
+      ],
+    );
   });
 });
 
@@ -814,69 +1026,130 @@ describe('server variables and servers at every level (issue 7)', () => {
   const PETS = { '/pets/{id}': { get: { responses: OK_RESPONSES } } };
 
   test('strips every enum value of a variable and no value outside the enum', async () => {
-    const doc = await loadObject(documentWith(PETS, {
-      servers: [{ url: 'https://api.example.test/{version}', variables: { version: { default: 'v1', enum: ['v1', 'v2'] } } }],
-    }));
-    assert.deepEqual(['/v1/pets/7', '/v2/pets/7', '/v3/pets/7'].map((path) => summary(matchOperation(doc, 'GET', path))), [
-      { operation: 'GET /pets/{id}', params: { id: '7' }, note: 'base path /v1 stripped' },
-      { operation: 'GET /pets/{id}', params: { id: '7' }, note: 'base path /v2 stripped' },
-      { operation: null },
-    ]);
+    const doc = await loadObject(
+      documentWith(PETS, {
+        servers: [
+          { url: 'https://api.example.test/{version}', variables: { version: { default: 'v1', enum: ['v1', 'v2'] } } },
+        ],
+      }),
+    );
+    assert.deepEqual(
+      ['/v1/pets/7', '/v2/pets/7', '/v3/pets/7'].map((path) => summary(matchOperation(doc, 'GET', path))),
+      [
+        { operation: 'GET /pets/{id}', params: { id: '7' }, note: 'base path /v1 stripped' },
+        { operation: 'GET /pets/{id}', params: { id: '7' }, note: 'base path /v2 stripped' },
+        { operation: null },
+      ],
+    );
   });
 
   test('lets a variable without enum take any one segment', async () => {
-    const doc = await loadObject(documentWith(PETS, {
-      servers: [{ url: 'https://{host}/tenants/{tenant}', variables: { host: { default: 'api.example.test' }, tenant: { default: 'acme' } } }],
-    }));
-    assert.deepEqual(['/tenants/globex/pets/7', '/tenants/glo/bex/pets/7'].map((path) => summary(matchOperation(doc, 'GET', path))), [
-      { operation: 'GET /pets/{id}', params: { id: '7' }, note: 'base path /tenants/globex stripped' },
-      { operation: null },
-    ]);
+    const doc = await loadObject(
+      documentWith(PETS, {
+        servers: [
+          {
+            url: 'https://{host}/tenants/{tenant}',
+            variables: { host: { default: 'api.example.test' }, tenant: { default: 'acme' } },
+          },
+        ],
+      }),
+    );
+    assert.deepEqual(
+      ['/tenants/globex/pets/7', '/tenants/glo/bex/pets/7'].map((path) => summary(matchOperation(doc, 'GET', path))),
+      [
+        { operation: 'GET /pets/{id}', params: { id: '7' }, note: 'base path /tenants/globex stripped' },
+        { operation: null },
+      ],
+    );
   });
 
   test('uses the default to break a tie between a stripped variable and the path as given', async () => {
-    const doc = await loadObject(documentWith({
-      '/{org}/{item}': { get: { responses: OK_RESPONSES } },
-      '/{item}': { get: { responses: OK_RESPONSES } },
-    }, { servers: [{ url: '/{tenant}', variables: { tenant: { default: 'acme' } } }] }));
-    assert.deepEqual(['/acme/box', '/globex/box'].map((path) => summary(matchOperation(doc, 'GET', path))), [
-      { operation: 'GET /{item}', params: { item: 'box' }, note: 'base path /acme stripped' },
-      { operation: 'GET /{org}/{item}', params: { org: 'globex', item: 'box' } },
-    ]);
+    const doc = await loadObject(
+      documentWith(
+        {
+          '/{org}/{item}': { get: { responses: OK_RESPONSES } },
+          '/{item}': { get: { responses: OK_RESPONSES } },
+        },
+        { servers: [{ url: '/{tenant}', variables: { tenant: { default: 'acme' } } }] },
+      ),
+    );
+    assert.deepEqual(
+      ['/acme/box', '/globex/box'].map((path) => summary(matchOperation(doc, 'GET', path))),
+      [
+        { operation: 'GET /{item}', params: { item: 'box' }, note: 'base path /acme stripped' },
+        { operation: 'GET /{org}/{item}', params: { org: 'globex', item: 'box' } },
+      ],
+    );
   });
 
   test('takes a default holding slashes as it is', async () => {
-    const doc = await loadObject(documentWith(PETS, {
-      servers: [{ url: '{scheme}://api.example.test{basePath}', variables: { scheme: { default: 'https', enum: ['https', 'http'] }, basePath: { default: '/api/v2' } } }],
-    }));
-    assert.deepEqual(summary(matchOperation(doc, 'GET', '/api/v2/pets/7')), { operation: 'GET /pets/{id}', params: { id: '7' }, note: 'base path /api/v2 stripped' });
+    const doc = await loadObject(
+      documentWith(PETS, {
+        servers: [
+          {
+            url: '{scheme}://api.example.test{basePath}',
+            variables: { scheme: { default: 'https', enum: ['https', 'http'] }, basePath: { default: '/api/v2' } },
+          },
+        ],
+      }),
+    );
+    assert.deepEqual(summary(matchOperation(doc, 'GET', '/api/v2/pets/7')), {
+      operation: 'GET /pets/{id}',
+      params: { id: '7' },
+      note: 'base path /api/v2 stripped',
+    });
   });
 
   test('applies path item servers to that path only', async () => {
-    const doc = await loadObject(documentWith({
-      '/pets/{id}': { servers: [{ url: '/v3' }], get: { responses: OK_RESPONSES } },
-      '/users/{id}': { get: { responses: OK_RESPONSES } },
-    }, { servers: [{ url: '/v1' }] }));
-    assert.deepEqual(['/v3/pets/7', '/v1/pets/7', '/v1/users/7', '/v3/users/7'].map((path) => summary(matchOperation(doc, 'GET', path))), [
-      { operation: 'GET /pets/{id}', params: { id: '7' }, note: 'base path /v3 stripped' },
-      { operation: null },
-      { operation: 'GET /users/{id}', params: { id: '7' }, note: 'base path /v1 stripped' },
-      { operation: null },
-    ]);
+    const doc = await loadObject(
+      documentWith(
+        {
+          '/pets/{id}': { servers: [{ url: '/v3' }], get: { responses: OK_RESPONSES } },
+          '/users/{id}': { get: { responses: OK_RESPONSES } },
+        },
+        { servers: [{ url: '/v1' }] },
+      ),
+    );
+    assert.deepEqual(
+      ['/v3/pets/7', '/v1/pets/7', '/v1/users/7', '/v3/users/7'].map((path) =>
+        summary(matchOperation(doc, 'GET', path)),
+      ),
+      [
+        { operation: 'GET /pets/{id}', params: { id: '7' }, note: 'base path /v3 stripped' },
+        { operation: null },
+        { operation: 'GET /users/{id}', params: { id: '7' }, note: 'base path /v1 stripped' },
+        { operation: null },
+      ],
+    );
   });
 
   test('applies operation servers to that operation only', async () => {
-    const doc = await loadObject(documentWith({
-      '/pets/{id}': { servers: [{ url: '/v3' }], get: { servers: [{ url: '/beta' }], responses: OK_RESPONSES }, delete: { responses: OK_RESPONSES } },
-    }, { servers: [{ url: '/v1' }] }));
-    assert.deepEqual([
-      ['GET', '/beta/pets/7'], ['GET', '/v3/pets/7'], ['DELETE', '/v3/pets/7'], ['DELETE', '/beta/pets/7'],
-    ].map(([method, path]) => summary(matchOperation(doc, method, path))), [
-      { operation: 'GET /pets/{id}', params: { id: '7' }, note: 'base path /beta stripped' },
-      { operation: null },
-      { operation: 'DELETE /pets/{id}', params: { id: '7' }, note: 'base path /v3 stripped' },
-      { operation: null },
-    ]);
+    const doc = await loadObject(
+      documentWith(
+        {
+          '/pets/{id}': {
+            servers: [{ url: '/v3' }],
+            get: { servers: [{ url: '/beta' }], responses: OK_RESPONSES },
+            delete: { responses: OK_RESPONSES },
+          },
+        },
+        { servers: [{ url: '/v1' }] },
+      ),
+    );
+    assert.deepEqual(
+      [
+        ['GET', '/beta/pets/7'],
+        ['GET', '/v3/pets/7'],
+        ['DELETE', '/v3/pets/7'],
+        ['DELETE', '/beta/pets/7'],
+      ].map(([method, path]) => summary(matchOperation(doc, method, path))),
+      [
+        { operation: 'GET /pets/{id}', params: { id: '7' }, note: 'base path /beta stripped' },
+        { operation: null },
+        { operation: 'DELETE /pets/{id}', params: { id: '7' }, note: 'base path /v3 stripped' },
+        { operation: null },
+      ],
+    );
   });
 
   test('strips a literal base only at a segment boundary', async () => {
@@ -893,14 +1166,32 @@ describe('path templates from a hostile document (issue 8)', () => {
     const started = performance.now();
     const miss = matchOperation(doc, 'GET', '/m/' + 'a'.repeat(40));
     const hit = matchOperation(doc, 'GET', '/m/' + 'a'.repeat(40) + '.json');
-    t.diagnostic(`twelve adjacent parameters, 40 characters: ${(performance.now() - started).toFixed(2)} ms for a miss and a match`);
-    assert.deepEqual([miss, summary(hit)], [
-      { operation: undefined, nearest: [`GET ${TWELVE}`] },
-      {
-        operation: `GET ${TWELVE}`,
-        params: { a: 'a', b: 'a', c: 'a', d: 'a', e: 'a', f: 'a', g: 'a', h: 'a', i: 'a', j: 'a', k: 'a', l: 'a'.repeat(29) },
-      },
-    ]);
+    t.diagnostic(
+      `twelve adjacent parameters, 40 characters: ${(performance.now() - started).toFixed(2)} ms for a miss and a match`,
+    );
+    assert.deepEqual(
+      [miss, summary(hit)],
+      [
+        { operation: undefined, nearest: [`GET ${TWELVE}`] },
+        {
+          operation: `GET ${TWELVE}`,
+          params: {
+            a: 'a',
+            b: 'a',
+            c: 'a',
+            d: 'a',
+            e: 'a',
+            f: 'a',
+            g: 'a',
+            h: 'a',
+            i: 'a',
+            j: 'a',
+            k: 'a',
+            l: 'a'.repeat(29),
+          },
+        },
+      ],
+    );
   });
 });
 
@@ -922,18 +1213,31 @@ describe('$ref files behind symbolic links (issue 8)', () => {
     const { docs, outside, api } = await layout('./link.json#/Secret');
     await symlink(join(outside, 'secret.json'), join(docs, 'link.json'));
     const doc = await loadDocument(api);
-    assert.deepEqual([doc.problems, doc.doc['x-bundled'], doc.doc.components.schemas.S], [
-      ["$ref ./link.json#/Secret at #/components/schemas/S points outside the document's directory through a symbolic link; not read"],
-      undefined,
-      { $ref: './link.json#/Secret' },
-    ]);
+    assert.deepEqual(
+      [doc.problems, doc.doc['x-bundled'], doc.doc.components.schemas.S],
+      [
+        [
+          "$ref ./link.json#/Secret at #/components/schemas/S points outside the document's directory through a symbolic link; not read",
+        ],
+        undefined,
+        { $ref: './link.json#/Secret' },
+      ],
+    );
   });
 
   test('reads a link back to the root document as the root, judged by the root as it was read (attack round 6, B5-6)', async () => {
     // The root is itself a link to a file outside its folder; a `$ref` link to that same file is the root, not outside.
     const { docs, outside } = await layout('./self.json#/components/schemas/T');
     const real = join(outside, 'real-api.json');
-    await writeFile(real, JSON.stringify(documentWith({}, { components: { schemas: { S: { $ref: './self.json#/components/schemas/T' }, T: { type: 'string' } } } })));
+    await writeFile(
+      real,
+      JSON.stringify(
+        documentWith(
+          {},
+          { components: { schemas: { S: { $ref: './self.json#/components/schemas/T' }, T: { type: 'string' } } } },
+        ),
+      ),
+    );
     await rm(join(docs, 'api.json'));
     await symlink(real, join(docs, 'api.json'));
     await symlink(real, join(docs, 'self.json'));
@@ -945,10 +1249,15 @@ describe('$ref files behind symbolic links (issue 8)', () => {
     const { docs, outside, api } = await layout('./shared/secret.json#/Secret');
     await symlink(outside, join(docs, 'shared'));
     const doc = await loadDocument(api);
-    assert.deepEqual([doc.problems, doc.doc['x-bundled']], [
-      ["$ref ./shared/secret.json#/Secret at #/components/schemas/S points outside the document's directory through a symbolic link; not read"],
-      undefined,
-    ]);
+    assert.deepEqual(
+      [doc.problems, doc.doc['x-bundled']],
+      [
+        [
+          "$ref ./shared/secret.json#/Secret at #/components/schemas/S points outside the document's directory through a symbolic link; not read",
+        ],
+        undefined,
+      ],
+    );
   });
 
   test('follows a symlink that stays inside the folder', async () => {
@@ -957,16 +1266,19 @@ describe('$ref files behind symbolic links (issue 8)', () => {
     await writeFile(join(docs, 'real', 'schemas.json'), JSON.stringify({ Inside: { type: 'string' } }));
     await symlink(join(docs, 'real', 'schemas.json'), join(docs, 'alias.json'));
     const doc = await loadDocument(api);
-    assert.deepEqual([doc.problems, doc.doc['x-bundled'], doc.doc.components.schemas.S], [
-      [],
-      { 'alias.json': { Inside: { type: 'string' } } },
-      { $ref: '#/x-bundled/alias.json/Inside' },
-    ]);
+    assert.deepEqual(
+      [doc.problems, doc.doc['x-bundled'], doc.doc.components.schemas.S],
+      [[], { 'alias.json': { Inside: { type: 'string' } } }, { $ref: '#/x-bundled/alias.json/Inside' }],
+    );
   });
 });
 
 describe('path cases', () => {
-  for (const id of ['29-path-concrete-beats-template', '31-path-percent-encoded-params', '32-path-trailing-slash-policy']) {
+  for (const id of [
+    '29-path-concrete-beats-template',
+    '31-path-percent-encoded-params',
+    '32-path-trailing-slash-policy',
+  ]) {
     describe(id, () => {
       let fixture: any;
       let doc: LoadedDocument;
@@ -1048,18 +1360,27 @@ describe('the GitHub REST API description', () => {
 
   test('matches /issues/comments to the literal template, not {issue_number}', () => {
     const match = matchOperation(doc, 'GET', '/repos/octocat/hello-world/issues/comments');
-    assert.deepEqual([summary(match), match.operation?.operationId], [
-      { operation: 'GET /repos/{owner}/{repo}/issues/comments', params: { owner: 'octocat', repo: 'hello-world' } },
-      'issues/list-comments-for-repo',
-    ]);
+    assert.deepEqual(
+      [summary(match), match.operation?.operationId],
+      [
+        { operation: 'GET /repos/{owner}/{repo}/issues/comments', params: { owner: 'octocat', repo: 'hello-world' } },
+        'issues/list-comments-for-repo',
+      ],
+    );
   });
 
   test('matches /issues/42 to {issue_number}', () => {
     const match = matchOperation(doc, 'GET', '/repos/octocat/hello-world/issues/42');
-    assert.deepEqual([summary(match), match.operation?.operationId], [
-      { operation: 'GET /repos/{owner}/{repo}/issues/{issue_number}', params: { owner: 'octocat', repo: 'hello-world', issue_number: '42' } },
-      'issues/get',
-    ]);
+    assert.deepEqual(
+      [summary(match), match.operation?.operationId],
+      [
+        {
+          operation: 'GET /repos/{owner}/{repo}/issues/{issue_number}',
+          params: { owner: 'octocat', repo: 'hello-world', issue_number: '42' },
+        },
+        'issues/get',
+      ],
+    );
   });
 });
 
@@ -1069,30 +1390,53 @@ describe('document core lookups (issue 6)', () => {
     for (let i = 0; i < 299; i++) schemas[`S${i}`] = { $ref: `#/components/schemas/S${i + 1}` };
     schemas.S299 = { type: 'object', required: ['mustHave'] };
     const doc = { components: { schemas } };
-    assert.deepEqual(follow(doc, { $ref: '#/components/schemas/S0' }), { value: { type: 'object', required: ['mustHave'] }, pointer: '#/components/schemas/S299' });
+    assert.deepEqual(follow(doc, { $ref: '#/components/schemas/S0' }), {
+      value: { type: 'object', required: ['mustHave'] },
+      pointer: '#/components/schemas/S299',
+    });
   });
   test('follow names a loop and keeps the last value reached', () => {
     const doc = { a: { $ref: '#/b' }, b: { $ref: '#/a' } };
-    assert.deepEqual(follow(doc, { $ref: '#/a' }), { value: { $ref: '#/a' }, pointer: '#/b', looped: true, error: 'the $ref chain #/a -> #/b -> #/a loops without reaching an object' });
+    assert.deepEqual(follow(doc, { $ref: '#/a' }), {
+      value: { $ref: '#/a' },
+      pointer: '#/b',
+      looped: true,
+      error: 'the $ref chain #/a -> #/b -> #/a loops without reaching an object',
+    });
   });
   test('lookupPointer reads malformed percent-encoding as raw text and says why a pointer misses', () => {
     const doc = { a: { '100%': 1 } };
-    assert.deepEqual([lookupPointer(doc, '#/a/100%'), lookupPointer(doc, '#/a/x'), lookupPointer(doc, 'other.json#/a')], [
-      { found: true, value: 1 },
-      { found: false, reason: 'Cannot resolve `#/a/x`: nothing at `x`' },
-      { found: false, reason: 'Cannot resolve `other.json#/a`: not a local JSON Pointer (expected `#/...`); external references must be bundled first' },
-    ]);
+    assert.deepEqual(
+      [lookupPointer(doc, '#/a/100%'), lookupPointer(doc, '#/a/x'), lookupPointer(doc, 'other.json#/a')],
+      [
+        { found: true, value: 1 },
+        { found: false, reason: 'Cannot resolve `#/a/x`: nothing at `x`' },
+        {
+          found: false,
+          reason:
+            'Cannot resolve `other.json#/a`: not a local JSON Pointer (expected `#/...`); external references must be bundled first',
+        },
+      ],
+    );
   });
   test('responseForStatus prefers the exact code, then NXX, then default', () => {
     const responses = { 200: 'exact', '2XX': 'range', '4xx': 'lower range', default: 'fallback' };
-    assert.deepEqual([200, 204, 404, 500].map((status) => responseForStatus(responses, status)), [
-      { key: '200', response: 'exact' }, { key: '2XX', response: 'range' }, { key: '4xx', response: 'lower range' }, { key: 'default', response: 'fallback' },
-    ]);
+    assert.deepEqual(
+      [200, 204, 404, 500].map((status) => responseForStatus(responses, status)),
+      [
+        { key: '200', response: 'exact' },
+        { key: '2XX', response: 'range' },
+        { key: '4xx', response: 'lower range' },
+        { key: 'default', response: 'fallback' },
+      ],
+    );
   });
   test('pickMediaType matches by essence, then type/*, then */*', () => {
     const content = { 'application/json; charset=utf-8': { schema: {} }, 'text/*': {}, '*/*': {} };
-    assert.deepEqual(['Application/JSON', 'text/html', 'image/png', undefined].map((type) => pickMediaType(content, type)),
-      ['application/json; charset=utf-8', 'text/*', '*/*', 'application/json; charset=utf-8']);
+    assert.deepEqual(
+      ['Application/JSON', 'text/html', 'image/png', undefined].map((type) => pickMediaType(content, type)),
+      ['application/json; charset=utf-8', 'text/*', '*/*', 'application/json; charset=utf-8'],
+    );
   });
 });
 
@@ -1100,39 +1444,67 @@ describe('readCappedStream', () => {
   // One chunk per pull, then the end or (`fail`) an error, as a socket would deliver them.
   const streamOf = (chunks: string[], fail = false) => {
     let next = 0;
-    return new Response(new ReadableStream<Uint8Array>({
-      pull(controller) {
-        if (next < chunks.length) controller.enqueue(new TextEncoder().encode(chunks[next++]));
-        else if (fail) controller.error(new Error('connection reset'));
-        else controller.close();
-      },
-    }));
+    return new Response(
+      new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (next < chunks.length) controller.enqueue(new TextEncoder().encode(chunks[next++]));
+          else if (fail) controller.error(new Error('connection reset'));
+          else controller.close();
+        },
+      }),
+    );
   };
 
-  const bodyOf = (chunks: string[], fail = false) => streamOf(chunks, fail).body as unknown as AsyncIterable<Uint8Array>;
+  const bodyOf = (chunks: string[], fail = false) =>
+    streamOf(chunks, fail).body as unknown as AsyncIterable<Uint8Array>;
 
   test('stops one chunk past the cap and says the body was longer', async () => {
     const read = await readCappedStream(bodyOf(['abcd', 'efgh', 'ijkl']), 5);
-    assert.deepEqual([read.all.toString(), read.bytes, read.truncated, 'failure' in read], ['abcdefgh', 8, true, false]);
+    assert.deepEqual(
+      [read.all.toString(), read.bytes, read.truncated, 'failure' in read],
+      ['abcdefgh', 8, true, false],
+    );
   });
 
   test('reads a body within the cap whole', async () => {
     const read = await readCappedStream(bodyOf(['abcd', 'efgh']), 8);
-    assert.deepEqual([read.all.toString(), read.bytes, read.truncated, 'failure' in read], ['abcdefgh', 8, false, false]);
+    assert.deepEqual(
+      [read.all.toString(), read.bytes, read.truncated, 'failure' in read],
+      ['abcdefgh', 8, false, false],
+    );
   });
 
   test('returns what arrived before a broken stream, with the failure', async () => {
     const read = await readCappedStream(bodyOf(['abcd'], true), 100);
-    assert.deepEqual([read.all.toString(), read.bytes, read.truncated, (read.failure as Error).message], ['abcd', 4, false, 'connection reset']);
+    assert.deepEqual(
+      [read.all.toString(), read.bytes, read.truncated, (read.failure as Error).message],
+      ['abcd', 4, false, 'connection reset'],
+    );
   });
 });
 
 describe('editDistance (the one copy: path suggestions, "did you mean", search spelling)', () => {
   test('counts insertions, deletions and substitutions', () => {
-    assert.deepEqual([editDistance('kitten', 'sitting'), editDistance('', 'abc'), editDistance('photoUrl', 'photoUrls'), editDistance('same', 'same')], [3, 3, 1, 0]);
+    assert.deepEqual(
+      [
+        editDistance('kitten', 'sitting'),
+        editDistance('', 'abc'),
+        editDistance('photoUrl', 'photoUrls'),
+        editDistance('same', 'same'),
+      ],
+      [3, 3, 1, 0],
+    );
   });
   test('stops past the limit and says limit + 1, from the lengths or from a row', () => {
-    assert.deepEqual([editDistance('kitten', 'sitting', 2), editDistance('a', 'abcd', 2), editDistance('abcd', 'wxyz', 1), editDistance('abcd', 'abce', 1)], [3, 3, 2, 1]);
+    assert.deepEqual(
+      [
+        editDistance('kitten', 'sitting', 2),
+        editDistance('a', 'abcd', 2),
+        editDistance('abcd', 'wxyz', 1),
+        editDistance('abcd', 'abce', 1),
+      ],
+      [3, 3, 2, 1],
+    );
   });
 });
 
@@ -1148,7 +1520,10 @@ describe('readCapped checks the file it opened (attack round 5, B5: a link swapp
       await symlink(join(root, 'outside'), join(root, 'inside', 'sub'));
       const insideReal = await realpath(join(root, 'inside'));
       const allowed = async (opened: string) => opened.startsWith(insideReal + '/');
-      await assert.rejects(readCapped(join(root, 'inside', 'sub', 's.json'), 1024, 5000, allowed), { message: 'the file opened is outside the document\'s directory (a symbolic link changed while it was opened); not read' });
+      await assert.rejects(readCapped(join(root, 'inside', 'sub', 's.json'), 1024, 5000, allowed), {
+        message:
+          "the file opened is outside the document's directory (a symbolic link changed while it was opened); not read",
+      });
       assert.equal(await readCapped(join(root, 'inside', 'own.json'), 1024, 5000, allowed), '{"own":true}');
     } finally {
       await rm(root, { recursive: true, force: true });

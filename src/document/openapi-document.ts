@@ -28,9 +28,9 @@ export const MAX_DOCUMENT_BYTES = 128 * 1024 * 1024;
 
 /** Options of `loadDocument` (and, with `ttlMs`, of `createDocumentSource`). */
 export type LoadOptions = {
-  fetch?: typeof fetch;   // default global fetch
-  timeoutMs?: number;     // whole download including redirects and body, or the read of each local file; default 15000 ms
-  maxBytes?: number;      // size limit in bytes, default MAX_DOCUMENT_BYTES
+  fetch?: typeof fetch; // default global fetch
+  timeoutMs?: number; // whole download including redirects and body, or the read of each local file; default 15000 ms
+  maxBytes?: number; // size limit in bytes, default MAX_DOCUMENT_BYTES
 };
 
 const DEFAULT_TIMEOUT_MS = 15_000;
@@ -50,9 +50,28 @@ const YAML_MISSING =
 // `properties` or `responses` (`responses: {default: ...}` is a Response Object).
 const DATA_KEYS = new Set(['example', 'const', 'default', 'enum']);
 const NAME_MAPS = new Set([
-  'properties', 'patternProperties', 'definitions', '$defs', 'dependentSchemas', 'schemas', 'parameters',
-  'responses', 'headers', 'examples', 'requestBodies', 'securitySchemes', 'links', 'callbacks', 'pathItems',
-  'content', 'encoding', 'paths', 'webhooks', 'x-bundled', 'securityDefinitions', 'variables',
+  'properties',
+  'patternProperties',
+  'definitions',
+  '$defs',
+  'dependentSchemas',
+  'schemas',
+  'parameters',
+  'responses',
+  'headers',
+  'examples',
+  'requestBodies',
+  'securitySchemes',
+  'links',
+  'callbacks',
+  'pathItems',
+  'content',
+  'encoding',
+  'paths',
+  'webhooks',
+  'x-bundled',
+  'securityDefinitions',
+  'variables',
 ]);
 
 // ---------------------------------------------------------------------------------------------
@@ -82,7 +101,8 @@ export async function parseDocumentText(
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   const ext = extensionOf(file);
   const trimmed = text.trimStart();
-  const asJson = ext === '.json' || (ext !== '.yaml' && ext !== '.yml' && (trimmed.startsWith('{') || trimmed.startsWith('[')));
+  const asJson =
+    ext === '.json' || (ext !== '.yaml' && ext !== '.yml' && (trimmed.startsWith('{') || trimmed.startsWith('[')));
   if (asJson) {
     try {
       const value = JSON.parse(text);
@@ -131,7 +151,13 @@ type RefSite = { holder: Record<string, any>; original: string; file: FileContex
 function pointerOf(entry: Entry): string {
   const tokens: string[] = [];
   for (let e: Entry | undefined = entry; e && e.parent; e = e.parent) tokens.push(escapePointerToken(e.key));
-  return '#' + tokens.reverse().map((t) => '/' + t).join('');
+  return (
+    '#' +
+    tokens
+      .reverse()
+      .map((t) => '/' + t)
+      .join('')
+  );
 }
 
 function docPointer(site: { file: FileContext; entry: Entry }): string {
@@ -233,7 +259,9 @@ async function bundle(
       return;
     }
     if (!file.abs || !rootDir) {
-      problems.push(`relative $ref ${original} at ${docPointer(site)} not fetched (the document was loaded from a URL)`);
+      problems.push(
+        `relative $ref ${original} at ${docPointer(site)} not fetched (the document was loaded from a URL)`,
+      );
       return;
     }
     if (fragment !== '' && !fragment.startsWith('/')) {
@@ -252,7 +280,9 @@ async function bundle(
     // (case 53). Compare real paths, with every link on the way resolved, before reading anything.
     const real = await realPathOf(target);
     if (real !== undefined && target !== rootFile.abs && !(await insideRealFolder(real))) {
-      problems.push(`$ref ${original} at ${docPointer(site)} points outside the document's directory through a symbolic link; not read`);
+      problems.push(
+        `$ref ${original} at ${docPointer(site)} points outside the document's directory through a symbolic link; not read`,
+      );
       return;
     }
     let context = contexts.get(target);
@@ -262,9 +292,18 @@ async function bundle(
       try {
         // The checked real path, not the link again; and the file opened is checked once more, by what the kernel
         // opened, so a link swapped in between the check and the open cannot lead out.
-        text = await readCapped(real ?? target, maxBytes, DEFAULT_TIMEOUT_MS, async (opened) => target === rootFile.abs || (await insideRealFolder(opened)));
+        text = await readCapped(
+          real ?? target,
+          maxBytes,
+          DEFAULT_TIMEOUT_MS,
+          async (opened) => target === rootFile.abs || (await insideRealFolder(opened)),
+        );
       } catch (error) {
-        throw new DocumentError(file.display, pointerOf(entry), `$ref ${original}: cannot read ${target}: ${(error as Error).message}`);
+        throw new DocumentError(
+          file.display,
+          pointerOf(entry),
+          `$ref ${original}: cannot read ${target}: ${(error as Error).message}`,
+        );
       }
       const content = await parseDocumentText(text, target);
       context = { abs: target, display: target, prefix: '#/x-bundled/' + escapePointerToken(name) };
@@ -382,7 +421,12 @@ function fileKind(stats: Stats): string {
  * path of the file actually opened (`openedPath`) must pass it, or the read fails naming that: a link changed
  * between a caller's check and the open cannot lead elsewhere.
  */
-export async function readCapped(path: string, maxBytes: number, timeoutMs = DEFAULT_TIMEOUT_MS, allowed?: (openedPath: string) => Promise<boolean>): Promise<string> {
+export async function readCapped(
+  path: string,
+  maxBytes: number,
+  timeoutMs = DEFAULT_TIMEOUT_MS,
+  allowed?: (openedPath: string) => Promise<boolean>,
+): Promise<string> {
   // One timer for the whole read (not one per step): each step races it.
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
@@ -407,7 +451,12 @@ function closeQuietly(handle: FileHandle): void {
   void handle.close().catch(ignoreError);
 }
 
-async function readCappedBefore(path: string, maxBytes: number, late: Promise<never>, allowed?: (openedPath: string) => Promise<boolean>): Promise<string> {
+async function readCappedBefore(
+  path: string,
+  maxBytes: number,
+  late: Promise<never>,
+  allowed?: (openedPath: string) => Promise<boolean>,
+): Promise<string> {
   const beforeDeadline = <T>(promise: Promise<T>): Promise<T> => Promise.race([promise, late]);
   const before = await beforeDeadline(stat(path));
   if (!before.isFile()) throw new Error(`${fileKind(before)}, not a regular file; only regular files are read`);
@@ -424,9 +473,12 @@ async function readCappedBefore(path: string, maxBytes: number, late: Promise<ne
   try {
     const opened = await beforeDeadline(handle.stat());
     if (!opened.isFile()) throw new Error(`${fileKind(opened)}, not a regular file; only regular files are read`);
-    if (opened.ino !== before.ino || opened.dev !== before.dev) throw new Error('the file was replaced while it was being opened; try again');
+    if (opened.ino !== before.ino || opened.dev !== before.dev)
+      throw new Error('the file was replaced while it was being opened; try again');
     if (allowed && !(await allowed(await beforeDeadline(openedPath(handle, path, opened))))) {
-      throw new Error('the file opened is outside the document\'s directory (a symbolic link changed while it was opened); not read');
+      throw new Error(
+        "the file opened is outside the document's directory (a symbolic link changed while it was opened); not read",
+      );
     }
     if (opened.size > maxBytes) throw new Error(tooLarge(maxBytes));
     const size = opened.size;
@@ -498,12 +550,19 @@ export function sourceKind(source: string): { url: true } | { url: false; path: 
   }
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(source);
   if (scheme) {
-    throw new DocumentError(source, '#', `unsupported URL scheme ${scheme[1]}: only http(s) URLs and file paths (or file: URLs) are supported`);
+    throw new DocumentError(
+      source,
+      '#',
+      `unsupported URL scheme ${scheme[1]}: only http(s) URLs and file paths (or file: URLs) are supported`,
+    );
   }
   return { url: false, path: resolve(source) };
 }
 
-async function readSource(source: string, options: LoadOptions): Promise<{ text: string; abs: string | undefined; real?: string }> {
+async function readSource(
+  source: string,
+  options: LoadOptions,
+): Promise<{ text: string; abs: string | undefined; real?: string }> {
   const kind = sourceKind(source);
   const maxBytes = options.maxBytes ?? MAX_DOCUMENT_BYTES;
   if (kind.url) {
@@ -520,19 +579,35 @@ async function readSource(source: string, options: LoadOptions): Promise<{ text:
         if (REDIRECT_STATUSES.has(response.status)) {
           await response.body?.cancel().catch(() => undefined);
           const location = response.headers.get('location');
-          if (location === null) throw new DocumentError(source, '#', `HTTP ${response.status} redirect without a Location header from ${url}`);
+          if (location === null)
+            throw new DocumentError(
+              source,
+              '#',
+              `HTTP ${response.status} redirect without a Location header from ${url}`,
+            );
           let next: URL;
           try {
             next = new URL(location, url);
           } catch {
-            throw new DocumentError(source, '#', `HTTP ${response.status} redirect to an invalid Location ${JSON.stringify(location)}`);
+            throw new DocumentError(
+              source,
+              '#',
+              `HTTP ${response.status} redirect to an invalid Location ${JSON.stringify(location)}`,
+            );
           }
           if (next.origin !== origin) {
-            throw new DocumentError(source, '#',
-              `redirected to another origin (${next.origin}); cross-origin redirects are not followed: set OPENAPI_DOC to the final URL`);
+            throw new DocumentError(
+              source,
+              '#',
+              `redirected to another origin (${next.origin}); cross-origin redirects are not followed: set OPENAPI_DOC to the final URL`,
+            );
           }
           if (redirects >= MAX_REDIRECTS) {
-            throw new DocumentError(source, '#', `more than ${MAX_REDIRECTS} redirects; set OPENAPI_DOC to the final URL`);
+            throw new DocumentError(
+              source,
+              '#',
+              `more than ${MAX_REDIRECTS} redirects; set OPENAPI_DOC to the final URL`,
+            );
           }
           url = next.href;
           continue;
@@ -551,7 +626,10 @@ async function readSource(source: string, options: LoadOptions): Promise<{ text:
       }
       // fetch says only "fetch failed"; the socket's reason is its `cause` (ECONNREFUSED, a certificate, "bad port").
       const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
-      const reason = typeof cause?.message === 'string' ? `${cause.message}${typeof cause.code === 'string' && !cause.message.includes(cause.code) ? ` (${cause.code})` : ''}` : (error as Error).message;
+      const reason =
+        typeof cause?.message === 'string'
+          ? `${cause.message}${typeof cause.code === 'string' && !cause.message.includes(cause.code) ? ` (${cause.code})` : ''}`
+          : (error as Error).message;
       throw new DocumentError(source, '#', `download failed: ${reason.replace(/\s+/g, ' ')}`);
     }
   }
@@ -570,14 +648,20 @@ async function readSource(source: string, options: LoadOptions): Promise<{ text:
 }
 
 function detectVersion(doc: unknown, source: string, problems: string[]): '2.0' | '3.0' | '3.1' {
-  if (!isPlainObject(doc)) throw new DocumentError(source, '#', 'not an OpenAPI document: the top level is not an object');
+  if (!isPlainObject(doc))
+    throw new DocumentError(source, '#', 'not an OpenAPI document: the top level is not an object');
   if (typeof doc.openapi === 'string' && /^3\.\d+(\.\d+)?/.test(doc.openapi)) {
     if (/^3\.0(\.|$)/.test(doc.openapi)) return '3.0';
     if (!/^3\.1(\.|$)/.test(doc.openapi)) problems.push(`openapi ${doc.openapi} read as 3.1`);
     return '3.1';
   }
   if (doc.swagger === '2.0') return '2.0';
-  const found = 'openapi' in doc ? `openapi: ${JSON.stringify(doc.openapi)}` : 'swagger' in doc ? `swagger: ${JSON.stringify(doc.swagger)}` : 'neither field';
+  const found =
+    'openapi' in doc
+      ? `openapi: ${JSON.stringify(doc.openapi)}`
+      : 'swagger' in doc
+        ? `swagger: ${JSON.stringify(doc.swagger)}`
+        : 'neither field';
   throw new DocumentError(
     source,
     'openapi' in doc ? '#/openapi' : 'swagger' in doc ? '#/swagger' : '#',
@@ -621,7 +705,12 @@ export async function loadInternal(source: string, options: LoadOptions): Promis
   const doc: any = await parseDocumentText(text, source);
   const problems: string[] = [];
   const version = detectVersion(doc, source, problems);
-  const { sites, files } = await bundle(doc, { abs, display: source, prefix: '#', ...(real ? { real } : {}) }, problems, options.maxBytes ?? MAX_DOCUMENT_BYTES);
+  const { sites, files } = await bundle(
+    doc,
+    { abs, display: source, prefix: '#', ...(real ? { real } : {}) },
+    problems,
+    options.maxBytes ?? MAX_DOCUMENT_BYTES,
+  );
   verifyRefs(doc, sites, problems);
   const info = isPlainObject(doc.info) ? doc.info : {};
   const loaded: LoadedDocument = {
@@ -658,4 +747,3 @@ export async function loadInternal(source: string, options: LoadOptions): Promis
 export async function loadDocument(source: string, options: LoadOptions = {}): Promise<LoadedDocument> {
   return (await loadInternal(source, options)).loaded;
 }
-

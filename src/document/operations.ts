@@ -10,12 +10,32 @@ import type { Operation, Parameter } from './model.ts';
 import { followWith, memoLookup } from './refs.ts';
 
 const SWAGGER_SCHEMA_KEYS = [
-  'type', 'format', 'items', 'enum', 'default', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum',
-  'maxLength', 'minLength', 'pattern', 'maxItems', 'minItems', 'uniqueItems', 'multipleOf',
+  'type',
+  'format',
+  'items',
+  'enum',
+  'default',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'maxLength',
+  'minLength',
+  'pattern',
+  'maxItems',
+  'minItems',
+  'uniqueItems',
+  'multipleOf',
 ] as const;
 const PARAMETER_LOCATIONS = ['path', 'query', 'header', 'cookie', 'body', 'formData'] as const;
 
-function readParameter(doc: any, raw: unknown, pointer: string, version: '2.0' | '3.0' | '3.1', lookup: (root: unknown, ref: string) => PointerLookup): Parameter | undefined {
+function readParameter(
+  doc: any,
+  raw: unknown,
+  pointer: string,
+  version: '2.0' | '3.0' | '3.1',
+  lookup: (root: unknown, ref: string) => PointerLookup,
+): Parameter | undefined {
   const resolved = followWith(doc, raw, lookup);
   const p = resolved.value;
   if (!isPlainObject(p) || typeof p.name !== 'string' || typeof p.$ref === 'string') return undefined;
@@ -121,7 +141,8 @@ export function indexOperations(doc: any, version: '2.0' | '3.0' | '3.1'): Opera
         }
       } else {
         if (op.requestBody !== undefined) operation.requestBody = followWith(doc, op.requestBody, lookup).value;
-        for (const status of Object.keys(responses)) operation.responses[status] = followWith(doc, responses[status], lookup).value;
+        for (const status of Object.keys(responses))
+          operation.responses[status] = followWith(doc, responses[status], lookup).value;
       }
       operations.push(operation);
     }
@@ -146,4 +167,3 @@ export function operationsOf(doc: any, version: '2.0' | '3.0' | '3.1'): Operatio
   operationIndexes.set(doc, { swagger, operations });
   return operations;
 }
-

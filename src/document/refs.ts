@@ -12,7 +12,6 @@ import { isPlainObject } from '../shared/values.ts';
  */
 export const MAX_REF_HOPS = 10_000;
 
-
 /**
  * Follows a chain of local `$ref`s (a Response, Request Body, Parameter, Path Item or Schema that is
  * only a reference) to the value it names. A finite chain is followed to its end however long it is,
@@ -22,7 +21,10 @@ export const MAX_REF_HOPS = 10_000;
  *   chain that loops (A -> B -> A), or the reason a pointer resolves to nothing, or that the chain is
  *   longer than `MAX_REF_HOPS`. Never throws.
  */
-export function follow(doc: unknown, value: unknown): { value: unknown; pointer?: string; error?: string; looped?: boolean } {
+export function follow(
+  doc: unknown,
+  value: unknown,
+): { value: unknown; pointer?: string; error?: string; looped?: boolean } {
   return followWith(doc, value, lookupPointer);
 }
 
@@ -50,7 +52,11 @@ export function memoLookup(): (root: unknown, ref: string) => PointerLookup {
 }
 
 /** `follow` with the pointer lookup given (`memoLookup()` for a pass that follows the same `$ref`s often). */
-export function followWith(doc: unknown, value: unknown, lookup: (root: unknown, ref: string) => PointerLookup): { value: unknown; pointer?: string; error?: string; looped?: boolean } {
+export function followWith(
+  doc: unknown,
+  value: unknown,
+  lookup: (root: unknown, ref: string) => PointerLookup,
+): { value: unknown; pointer?: string; error?: string; looped?: boolean } {
   if (!isPlainObject(value) || typeof value.$ref !== 'string') return { value }; // most values: no chain to allocate
   let pointer: string | undefined;
   const chain: string[] = [];
@@ -58,7 +64,12 @@ export function followWith(doc: unknown, value: unknown, lookup: (root: unknown,
   while (isPlainObject(value) && typeof value.$ref === 'string') {
     const ref: string = value.$ref;
     if (seen.has(ref)) {
-      return { value, pointer, looped: true, error: `the $ref chain ${[...chain, ref].join(' -> ')} loops without reaching an object` };
+      return {
+        value,
+        pointer,
+        looped: true,
+        error: `the $ref chain ${[...chain, ref].join(' -> ')} loops without reaching an object`,
+      };
     }
     if (chain.length >= MAX_REF_HOPS) {
       return { value, pointer, error: `the $ref chain from ${chain[0]} is longer than ${MAX_REF_HOPS} hops` };
@@ -88,4 +99,3 @@ export function responseForStatus(responses: unknown, status: number): { key: st
   }
   return undefined;
 }
-

@@ -2,7 +2,14 @@
  * The document source: the document loaded once and reused, reloaded when its file changes or, for a URL, after
  * its time to live; concurrent callers share one load.
  */
-import { DEFAULT_TTL_MS, MAX_DOCUMENT_BYTES, RACY_MARGIN_MS, loadInternal, readCapped, sourceKind } from './openapi-document.ts';
+import {
+  DEFAULT_TTL_MS,
+  MAX_DOCUMENT_BYTES,
+  RACY_MARGIN_MS,
+  loadInternal,
+  readCapped,
+  sourceKind,
+} from './openapi-document.ts';
 import type { LoadOptions, LoadResult } from './openapi-document.ts';
 import type { LoadedDocument } from './model.ts';
 import { createHash } from 'node:crypto';
@@ -56,7 +63,11 @@ export function createDocumentSource(source: string, options: LoadOptions & { tt
         racy = true;
         if (!hash) return { racy };
         try {
-          part += ':' + createHash('sha256').update(await readCapped(file, options.maxBytes ?? MAX_DOCUMENT_BYTES, options.timeoutMs)).digest('hex');
+          part +=
+            ':' +
+            createHash('sha256')
+              .update(await readCapped(file, options.maxBytes ?? MAX_DOCUMENT_BYTES, options.timeoutMs))
+              .digest('hex');
         } catch (error) {
           part += `:unreadable ${(error as Error).message}`;
         }
@@ -79,7 +90,13 @@ export function createDocumentSource(source: string, options: LoadOptions & { tt
     const before = root === undefined ? { stamp: '', racy: false } : await stampOf([root], cutoff, true);
     const result = await loadInternal(source, options);
     const after = root === undefined ? { stamp: '', racy: false } : await stampOf(result.files, cutoff, true);
-    cached = { result, at: Date.now(), stamp: `${before.stamp}|${after.stamp}`, cutoff, racy: before.racy || after.racy };
+    cached = {
+      result,
+      at: Date.now(),
+      stamp: `${before.stamp}|${after.stamp}`,
+      cutoff,
+      racy: before.racy || after.racy,
+    };
     return result.loaded;
   }
 
@@ -96,7 +113,8 @@ export function createDocumentSource(source: string, options: LoadOptions & { tt
       // file changed since the check above has a ctime past `later`, so it stays racy and nothing is restamped.
       const settledFirst = await stampOf([root], later, false);
       const settledRest = await stampOf(cached.result.files, later, false);
-      if (!settledFirst.racy && !settledRest.racy) Object.assign(cached, { stamp: `${settledFirst.stamp}|${settledRest.stamp}`, cutoff: later, racy: false });
+      if (!settledFirst.racy && !settledRest.racy)
+        Object.assign(cached, { stamp: `${settledFirst.stamp}|${settledRest.stamp}`, cutoff: later, racy: false });
     }
     return true;
   }
@@ -124,4 +142,3 @@ export function createDocumentSource(source: string, options: LoadOptions & { tt
     },
   };
 }
-

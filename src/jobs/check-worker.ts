@@ -45,7 +45,6 @@ export const CHECK_DEADLINE_MS = 5000;
  */
 export const DOCUMENT_LOAD_LIMIT_MS = 60000;
 
-
 /** Time a new worker may take to start before the jobs waiting for it are answered, in ms. */
 const STARTUP_LIMIT_MS = 20000;
 
@@ -67,7 +66,10 @@ type Job = { name: JobName; input: JobInputs[JobName]; resolve: (output: JobOutp
 /** What each job does, and what to try when it cannot finish, for the failure text. */
 const JOB_WORDS: Record<JobName, { doing: string; advice: string }> = {
   probe: { doing: 'checking the body', advice: 'probe a smaller resource' },
-  resolve: { doing: 'finding the operation in the document', advice: 'name the operation by its operationId or "METHOD /template"' },
+  resolve: {
+    doing: 'finding the operation in the document',
+    advice: 'name the operation by its operationId or "METHOD /template"',
+  },
   operationKeys: { doing: 'matching probes in flight to operations', advice: 'try again' },
   matchSample: { doing: 'matching the paths to operations', advice: 'send fewer or simpler paths' },
   analyze: { doing: 'comparing the remembered records', advice: 'probe fewer or smaller records' },
@@ -88,7 +90,10 @@ const JOB_WORDS: Record<JobName, { doing: string; advice: string }> = {
  *   document load (`document.load.done`, `document.load.error`), and at debug level the worker's start-up
  *   time (`check.worker.start.done`).
  */
-export function createCheckWorker(config: Config, options: { deadlineMs?: number; loadLimitMs?: number; memoryMb?: number; logger?: Logger } = {}): BodyChecker {
+export function createCheckWorker(
+  config: Config,
+  options: { deadlineMs?: number; loadLimitMs?: number; memoryMb?: number; logger?: Logger } = {},
+): BodyChecker {
   const deadlineMs = options.deadlineMs ?? CHECK_DEADLINE_MS;
   const loadLimitMs = options.loadLimitMs ?? DOCUMENT_LOAD_LIMIT_MS;
   const memoryMb = options.memoryMb ?? WORKER_MEMORY_MB;
@@ -105,7 +110,8 @@ export function createCheckWorker(config: Config, options: { deadlineMs?: number
 
   /** The failure text of a job stopped for `why` (a probe keeps the note it always had). */
   const stoppedNote = (job: Job, why: string): string => {
-    if (job.name === 'probe') return `The body was not shown or checked: the check worker stopped (${why}). The status and size above are what the API sent; try again, or probe a smaller resource.`;
+    if (job.name === 'probe')
+      return `The body was not shown or checked: the check worker stopped (${why}). The status and size above are what the API sent; try again, or probe a smaller resource.`;
     const words = JOB_WORDS[job.name];
     return `Not answered: the check worker stopped (${why}) while ${words.doing}; it restarts for the next call. Try again, or ${words.advice}.`;
   };
@@ -115,39 +121,60 @@ export function createCheckWorker(config: Config, options: { deadlineMs?: number
     const started = spawnWorker({ role: ROLE, config: sent }, memoryMb);
     ready = false;
     startup = setTimeout(() => lost(started, `it did not start within ${STARTUP_LIMIT_MS} ms`), STARTUP_LIMIT_MS);
-    started.on('message', (message: { ready?: true; log?: 'info' | 'error'; event?: string; fields?: Record<string, LogValue>; id?: number; started?: true; output?: JobOutputs[JobName]; text?: string; error?: string }) => {
-      if (worker !== started) return;
-      if (message.ready) {
-        clearTimeout(startup);
-        ready = true;
-        options.logger?.debug('check.worker.start.done', { took_ms: Math.round(performance.now() - began) });
+    started.on(
+      'message',
+      (message: {
+        ready?: true;
+        log?: 'info' | 'error';
+        event?: string;
+        fields?: Record<string, LogValue>;
+        id?: number;
+        started?: true;
+        output?: JobOutputs[JobName];
+        text?: string;
+        error?: string;
+      }) => {
+        if (worker !== started) return;
+        if (message.ready) {
+          clearTimeout(startup);
+          ready = true;
+          options.logger?.debug('check.worker.start.done', { took_ms: Math.round(performance.now() - began) });
+          next();
+          return;
+        }
+        if (message.log && message.event) {
+          options.logger?.[message.log](message.event, message.fields);
+          return;
+        }
+        if (!current || message.id !== current.id) return;
+        if (message.started) {
+          // The document is ready: the job's own deadline starts now.
+          current.preparing = false;
+          clearTimeout(current.timer);
+          current.timer = overrun(current.id, deadlineMs);
+          return;
+        }
+        const { job, timer } = current;
+        clearTimeout(timer);
+        current = undefined;
+        if (message.output !== undefined) {
+          // A probe's structured content comes with its JSON text, made in the worker: this thread does not serialize it again.
+          if (job.name === 'probe' && message.text !== undefined)
+            structuredTexts.set((message.output as CheckedProbe).structured, message.text);
+          job.resolve(message.output);
+        } else if (job.name === 'probe')
+          answer(
+            job,
+            `The body was not shown or checked: the check failed (${message.error ?? 'no answer'}). This is a bug in openapi-probe; the status and size above are what the API sent.`,
+          );
+        else
+          answer(
+            job,
+            `Internal error while ${JOB_WORDS[job.name].doing}: ${message.error ?? 'no answer'}. This is a bug in openapi-probe.`,
+          );
         next();
-        return;
-      }
-      if (message.log && message.event) {
-        options.logger?.[message.log](message.event, message.fields);
-        return;
-      }
-      if (!current || message.id !== current.id) return;
-      if (message.started) {
-        // The document is ready: the job's own deadline starts now.
-        current.preparing = false;
-        clearTimeout(current.timer);
-        current.timer = overrun(current.id, deadlineMs);
-        return;
-      }
-      const { job, timer } = current;
-      clearTimeout(timer);
-      current = undefined;
-      if (message.output !== undefined) {
-        // A probe's structured content comes with its JSON text, made in the worker: this thread does not serialize it again.
-        if (job.name === 'probe' && message.text !== undefined) structuredTexts.set((message.output as CheckedProbe).structured, message.text);
-        job.resolve(message.output);
-      }
-      else if (job.name === 'probe') answer(job, `The body was not shown or checked: the check failed (${message.error ?? 'no answer'}). This is a bug in openapi-probe; the status and size above are what the API sent.`);
-      else answer(job, `Internal error while ${JOB_WORDS[job.name].doing}: ${message.error ?? 'no answer'}. This is a bug in openapi-probe.`);
-      next();
-    });
+      },
+    );
     started.on('error', (error: Error) => lost(started, redact.text(error.message)));
     started.on('exit', (code) => lost(started, `exit code ${code}`));
     return started;
@@ -171,31 +198,45 @@ export function createCheckWorker(config: Config, options: { deadlineMs?: number
   };
 
   /** Stops the job `id` when its time is up: the document load's limit while preparing, the deadline after. */
-  const overrun = (id: number, ms: number): NodeJS.Timeout => setTimeout(() => {
-    if (!current || current.id !== id) return;
-    const { job, preparing } = current;
-    current = undefined;
-    const stopped = worker;
-    worker = undefined;
-    void stopped?.terminate();
-    const limit = preparing ? loadLimitMs : deadlineMs;
-    options.logger?.error('check.worker.error', { reason: preparing ? `document not ready within ${limit} ms; worker restarted` : `check budget of ${limit} ms passed; worker restarted` });
-    if (preparing) {
-      answer(job, job.name === 'probe'
-        ? `The body was not shown or checked: loading the OpenAPI document took longer than its limit of ${limit} ms, so it was stopped. The status and size above are what the API sent; check OPENAPI_DOC (a smaller document loads faster), then try again.`
-        : `Not answered: loading the OpenAPI document took longer than its limit of ${limit} ms, so it was stopped. Check OPENAPI_DOC (a smaller document loads faster), then try again.`);
-    } else if (job.name === 'probe') {
-      const raw = (job.input as JobInputs['probe']).raw;
-      answer(job, `The body (${raw.bytes} bytes) was not shown or checked: decoding and checking it took longer than the check budget of ${limit} ms, so it was stopped. The status and size above are what the API sent; probe a smaller resource (a page size or filter parameter).`);
-    } else {
-      const words = JOB_WORDS[job.name];
-      answer(job, `Not answered: ${words.doing} took longer than the check budget of ${limit} ms, so it was stopped (the check worker restarts for the next call). Try again, or ${words.advice}.`);
-    }
-    // A job overran, not the document: a new worker starts loading the document now, so the next call does not
-    // wait for the whole load. After a load past its limit (or a worker that died) it starts at the next call only.
-    if (!preparing) worker = start();
-    next();
-  }, ms);
+  const overrun = (id: number, ms: number): NodeJS.Timeout =>
+    setTimeout(() => {
+      if (!current || current.id !== id) return;
+      const { job, preparing } = current;
+      current = undefined;
+      const stopped = worker;
+      worker = undefined;
+      void stopped?.terminate();
+      const limit = preparing ? loadLimitMs : deadlineMs;
+      options.logger?.error('check.worker.error', {
+        reason: preparing
+          ? `document not ready within ${limit} ms; worker restarted`
+          : `check budget of ${limit} ms passed; worker restarted`,
+      });
+      if (preparing) {
+        answer(
+          job,
+          job.name === 'probe'
+            ? `The body was not shown or checked: loading the OpenAPI document took longer than its limit of ${limit} ms, so it was stopped. The status and size above are what the API sent; check OPENAPI_DOC (a smaller document loads faster), then try again.`
+            : `Not answered: loading the OpenAPI document took longer than its limit of ${limit} ms, so it was stopped. Check OPENAPI_DOC (a smaller document loads faster), then try again.`,
+        );
+      } else if (job.name === 'probe') {
+        const raw = (job.input as JobInputs['probe']).raw;
+        answer(
+          job,
+          `The body (${raw.bytes} bytes) was not shown or checked: decoding and checking it took longer than the check budget of ${limit} ms, so it was stopped. The status and size above are what the API sent; probe a smaller resource (a page size or filter parameter).`,
+        );
+      } else {
+        const words = JOB_WORDS[job.name];
+        answer(
+          job,
+          `Not answered: ${words.doing} took longer than the check budget of ${limit} ms, so it was stopped (the check worker restarts for the next call). Try again, or ${words.advice}.`,
+        );
+      }
+      // A job overran, not the document: a new worker starts loading the document now, so the next call does not
+      // wait for the whole load. After a load past its limit (or a worker that died) it starts at the next call only.
+      if (!preparing) worker = start();
+      next();
+    }, ms);
 
   const next = () => {
     if (current) return;
@@ -213,18 +254,25 @@ export function createCheckWorker(config: Config, options: { deadlineMs?: number
     // A probe's body bytes move to the worker instead of being copied when the caller will not read them again
     // (an unfinished probe is answered from its status and sizes). Only a buffer the bytes fill exactly is moved.
     const held = job.move && job.name === 'probe' ? (job.input as JobInputs['probe']).raw.held : undefined;
-    const movable = held !== undefined && held.buffer instanceof ArrayBuffer && held.byteOffset === 0 && held.byteLength === held.buffer.byteLength && held.byteLength > 0;
+    const movable =
+      held !== undefined &&
+      held.buffer instanceof ArrayBuffer &&
+      held.byteOffset === 0 &&
+      held.byteLength === held.buffer.byteLength &&
+      held.byteLength > 0;
     worker.postMessage({ id, name: job.name, input: job.input }, movable ? [held.buffer as ArrayBuffer] : []);
   };
 
-  const run = <Name extends JobName>(name: Name, input: JobInputs[Name], move?: boolean): Promise<JobOutputs[Name]> => new Promise<JobOutputs[Name]>((resolve) => {
-    queue.push({ name, input, resolve: resolve as (output: JobOutputs[JobName]) => void, move });
-    next();
-  });
+  const run = <Name extends JobName>(name: Name, input: JobInputs[Name], move?: boolean): Promise<JobOutputs[Name]> =>
+    new Promise<JobOutputs[Name]>((resolve) => {
+      queue.push({ name, input, resolve: resolve as (output: JobOutputs[JobName]) => void, move });
+      next();
+    });
 
   return {
     run: (name, input) => run(name, input),
-    check: (raw: RawResponse, request: BodyRequest, options?: { move?: boolean }): Promise<CheckedProbe> => run('probe', { raw, request }, options?.move),
+    check: (raw: RawResponse, request: BodyRequest, options?: { move?: boolean }): Promise<CheckedProbe> =>
+      run('probe', { raw, request }, options?.move),
     started: () => worker !== undefined && ready,
     warm() {
       if (!worker) worker = start();
@@ -234,7 +282,10 @@ export function createCheckWorker(config: Config, options: { deadlineMs?: number
       const stopped = worker;
       worker = undefined;
       clearTimeout(startup);
-      const note = (job: Job) => (job.name === 'probe' ? 'The body was not shown or checked: the server is stopping.' : 'Not answered: the server is stopping.');
+      const note = (job: Job) =>
+        job.name === 'probe'
+          ? 'The body was not shown or checked: the server is stopping.'
+          : 'Not answered: the server is stopping.';
       if (current) {
         clearTimeout(current.timer);
         answer(current.job, note(current.job));
@@ -274,7 +325,9 @@ function spawnWorker(data: { role: string; config: SentConfig }, memoryMb: numbe
 function runWorker(sent: SentConfig): void {
   const config: Config = { ...sent, baseUrl: new URL(sent.baseUrl) };
   const redact: Redactor = redactor(config.apiKey);
-  const documents = config.openapiDoc ? createDocumentSource(config.openapiDoc, { ttlMs: config.documentTtlMs }) : undefined;
+  const documents = config.openapiDoc
+    ? createDocumentSource(config.openapiDoc, { ttlMs: config.documentTtlMs })
+    : undefined;
   const context: JobContext = { config, redact, documents };
   const post = (message: unknown) => parentPort!.postMessage(message);
   post({ ready: true });
@@ -283,7 +336,19 @@ function runWorker(sent: SentConfig): void {
     documents
       .get()
       .then((loaded) => {
-        post({ log: 'info', event: 'document.load.done', fields: { title: loaded.title, version: loaded.infoVersion, openapi: loaded.version, operations: loaded.operations.length, problems: loaded.problems.length, first_problems: loaded.problems.slice(0, 3).join('; ') || undefined, took_ms: Math.round(performance.now() - loading) } });
+        post({
+          log: 'info',
+          event: 'document.load.done',
+          fields: {
+            title: loaded.title,
+            version: loaded.infoVersion,
+            openapi: loaded.version,
+            operations: loaded.operations.length,
+            problems: loaded.problems.length,
+            first_problems: loaded.problems.slice(0, 3).join('; ') || undefined,
+            took_ms: Math.round(performance.now() - loading),
+          },
+        });
         // The path matcher too (GitHub's description: about 20 to 40 ms), before any probe needs it. Should it
         // throw, the first job that matches a path meets (and reports) the same failure.
         try {
@@ -292,13 +357,29 @@ function runWorker(sent: SentConfig): void {
           // reported by that job
         }
       })
-      .catch((error: Error) => post({ log: 'error', event: 'document.load.error', fields: { reason: `document not loaded, probes go unchecked: ${hideSourceSecrets(error.message, config.openapiDoc)}`, took_ms: Math.round(performance.now() - loading) } }));
+      .catch((error: Error) =>
+        post({
+          log: 'error',
+          event: 'document.load.error',
+          fields: {
+            reason: `document not loaded, probes go unchecked: ${hideSourceSecrets(error.message, config.openapiDoc)}`,
+            took_ms: Math.round(performance.now() - loading),
+          },
+        }),
+      );
   }
   parentPort!.on('message', async (message: { id: number; name: JobName; input: JobInputs[JobName] }) => {
     try {
-      const job = JOBS[message.name] as (input: JobInputs[JobName], context: JobContext, begin: () => void) => Promise<JobOutputs[JobName]>;
+      const job = JOBS[message.name] as (
+        input: JobInputs[JobName],
+        context: JobContext,
+        begin: () => void,
+      ) => Promise<JobOutputs[JobName]>;
       // Bounded here, so an answer past MAX_ANSWER never reaches the main thread's redaction and transport.
-      const output = boundedAnswer(message.name, await job(message.input, context, () => post({ id: message.id, started: true })));
+      const output = boundedAnswer(
+        message.name,
+        await job(message.input, context, () => post({ id: message.id, started: true })),
+      );
       const text = message.name === 'probe' ? structuredTexts.get((output as CheckedProbe).structured) : undefined;
       post({ id: message.id, output, ...(text !== undefined ? { text } : {}) });
     } catch (error) {
@@ -307,4 +388,5 @@ function runWorker(sent: SentConfig): void {
   });
 }
 
-if (!isMainThread && (workerData as { role?: string } | null)?.role === ROLE) runWorker((workerData as { config: SentConfig }).config);
+if (!isMainThread && (workerData as { role?: string } | null)?.role === ROLE)
+  runWorker((workerData as { config: SentConfig }).config);

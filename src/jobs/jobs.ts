@@ -37,7 +37,8 @@ export type RecordText = { path: string; status: number; text: string };
  * A job's answer: structured content, or a failure text. `invalidJson`: the failure is that an argument held as text
  * (a draft's body, a fixture) is not JSON, so the message was not a valid JSON text (JSON-RPC 2.0, 5.1: -32700).
  */
-export type JobAnswer = { structured: Record<string, unknown>; isError?: boolean } | { failure: string; invalidJson?: true };
+export type JobAnswer =
+  { structured: Record<string, unknown>; isError?: boolean } | { failure: string; invalidJson?: true };
 
 /** An operation found for a tool: its key (`GET /meters/{meterId}`) and summary, or a failure text. */
 export type Resolved = { key: string; summary: ReturnType<typeof summarize> } | { failure: string };
@@ -47,12 +48,18 @@ export type Resolved = { key: string; summary: ReturnType<typeof summarize> } | 
  * `heldArguments`), parsed here.
  * @returns `undefined` for no text, `{value}`, or a failure naming the argument and the parser's reason, marked `invalidJson`.
  */
-function parseArgument(name: string, text: string | undefined): { value: unknown } | { failure: string; invalidJson: true } | undefined {
+function parseArgument(
+  name: string,
+  text: string | undefined,
+): { value: unknown } | { failure: string; invalidJson: true } | undefined {
   if (text === undefined) return undefined;
   try {
     return { value: JSON.parse(text) };
   } catch (error) {
-    return { failure: `\`${name}\` is not valid JSON (${(error as Error).message.slice(0, 200)}); the message was not read.`, invalidJson: true };
+    return {
+      failure: `\`${name}\` is not valid JSON (${(error as Error).message.slice(0, 200)}); the message was not read.`,
+      invalidJson: true,
+    };
   }
 }
 
@@ -63,7 +70,14 @@ export type JobInputs = {
   operationKeys: { destinations: Destination[] };
   matchSample: { paths: string[]; destinations: Destination[] };
   analyze: { tool: string; key: string; records: RecordText[] };
-  describe: { operation: string; as?: 'text' | 'typescript'; part?: 'request' | 'responses'; status?: string; depth?: number; records?: RecordText[] };
+  describe: {
+    operation: string;
+    as?: 'text' | 'typescript';
+    part?: 'request' | 'responses';
+    status?: string;
+    depth?: number;
+    records?: RecordText[];
+  };
   /** `bodyText`: the draft's body as JSON text (a string crosses to the worker as one copy, far cheaper than cloning an object). */
   draft: { method: string; url: string; headers: Record<string, string>; bodyText?: string };
   find: { query: string; method?: string; limit: number };
@@ -112,7 +126,8 @@ function operationByKey(loaded: LoadedDocument, key: string): Operation | undefi
   return loaded.operations.find((operation) => operationKey(operation) === key);
 }
 
-const parsed = (records: RecordText[]): SampleRecord[] => records.map((record) => ({ path: record.path, status: record.status, body: JSON.parse(record.text) }));
+const parsed = (records: RecordText[]): SampleRecord[] =>
+  records.map((record) => ({ path: record.path, status: record.status, body: JSON.parse(record.text) }));
 
 /** Most entries each list of a fixture comparison shows (`onlyLive`, `onlyFixture`, `changed`), the first by instance path. */
 export const MAX_DIFF_ENTRIES = 200;
@@ -139,13 +154,20 @@ const NARROWER: Partial<Record<JobName, string>> = {
  */
 export function boundedAnswer<Name extends JobName>(name: Name, output: JobOutputs[Name]): JobOutputs[Name] {
   const narrower = NARROWER[name];
-  if (narrower === undefined || output === null || typeof output !== 'object' || !('structured' in output)) return output;
+  if (narrower === undefined || output === null || typeof output !== 'object' || !('structured' in output))
+    return output;
   const size = JSON.stringify((output as { structured: unknown }).structured).length;
   if (size <= MAX_ANSWER) return output;
-  return { failure: `Not answered: the answer would be ${size} characters of JSON, more than the limit of ${MAX_ANSWER} (1 MiB) for one answer. Narrow the call: ${narrower}.` } as JobOutputs[Name];
+  return {
+    failure: `Not answered: the answer would be ${size} characters of JSON, more than the limit of ${MAX_ANSWER} (1 MiB) for one answer. Narrow the call: ${narrower}.`,
+  } as JobOutputs[Name];
 }
 
-type Job<Name extends JobName> = (input: JobInputs[Name], context: JobContext, begin: () => void) => Promise<JobOutputs[Name]>;
+type Job<Name extends JobName> = (
+  input: JobInputs[Name],
+  context: JobContext,
+  begin: () => void,
+) => Promise<JobOutputs[Name]>;
 
 /**
  * The jobs by name. `begin` marks the end of the preparation (document load, search index): the
@@ -183,7 +205,10 @@ export const JOBS: { [Name in JobName]: Job<Name> } = {
   async matchSample(input, context, begin) {
     const state = await prepare(context);
     begin();
-    if (!state.loaded) return { failure: `probe_sample needs the OpenAPI document to tell which operation the paths belong to; nothing was sent. ${state.reason}` };
+    if (!state.loaded)
+      return {
+        failure: `probe_sample needs the OpenAPI document to tell which operation the paths belong to; nothing was sent. ${state.reason}`,
+      };
     const loaded = state.loaded;
     const basePrefix = trimSlash(context.config.baseUrl.pathname);
     // Every path must name a record of the same operation before anything is sent (one operation per sample).
@@ -192,7 +217,9 @@ export const JOBS: { [Name in JobName]: Job<Name> } = {
     for (const [index, destination] of input.destinations.entries()) {
       const match = findOperation(loaded, basePrefix, destination.requestPath, destination.relativePath);
       if (!match.operation) {
-        return { failure: `No GET operation in the document matches ${input.paths[index]}${match.nearest.length ? `. Nearest: ${match.nearest.join(', ')}` : ''}; nothing was sent. Give paths of records of one documented GET operation.` };
+        return {
+          failure: `No GET operation in the document matches ${input.paths[index]}${match.nearest.length ? `. Nearest: ${match.nearest.join(', ')}` : ''}; nothing was sent. Give paths of records of one documented GET operation.`,
+        };
       }
       operation ??= match.operation;
       const key = operationKey(match.operation);
@@ -200,7 +227,9 @@ export const JOBS: { [Name in JobName]: Job<Name> } = {
     }
     if (groups.size > 1 || !operation) {
       const listed = [...groups].map(([key, members]) => `${key}: ${members.join(', ')}`).join('; ');
-      return { failure: `The paths belong to ${groups.size} different operations (${listed}); nothing was sent. A sample compares records of one operation: call probe_sample once per operation.` };
+      return {
+        failure: `The paths belong to ${groups.size} different operations (${listed}); nothing was sent. A sample compares records of one operation: call probe_sample once per operation.`,
+      };
     }
     return { key: operationKey(operation), summary: summarize(operation) };
   },
@@ -210,7 +239,10 @@ export const JOBS: { [Name in JobName]: Job<Name> } = {
     begin();
     if (!state.loaded) return { failure: `${input.tool} needs the OpenAPI document. ${state.reason}` };
     const operation = operationByKey(state.loaded, input.key);
-    if (!operation) return { failure: `${input.key} is no longer in the OpenAPI document (it was reloaded); find the operation again with find_operation.` };
+    if (!operation)
+      return {
+        failure: `${input.key} is no longer in the OpenAPI document (it was reloaded); find the operation again with find_operation.`,
+      };
     return { structured: { ...analyzeSample(state.loaded, operation, parsed(input.records)) } };
   },
 
@@ -221,9 +253,15 @@ export const JOBS: { [Name in JobName]: Job<Name> } = {
     const operation = resolveOperation(state.loaded, trimSlash(context.config.baseUrl.pathname), input.operation);
     if (typeof operation === 'string') return { failure: operation };
     const options = { part: input.part, status: input.status, depth: input.depth };
-    const described = input.as === 'typescript'
-      ? describeTypeScript(state.loaded, operation, options, parsed(input.records ?? []).map((record) => ({ status: record.status, body: record.body })))
-      : describeOperation(state.loaded, operation, options);
+    const described =
+      input.as === 'typescript'
+        ? describeTypeScript(
+            state.loaded,
+            operation,
+            options,
+            parsed(input.records ?? []).map((record) => ({ status: record.status, body: record.body })),
+          )
+        : describeOperation(state.loaded, operation, options);
     return typeof described === 'string' ? { failure: described } : { structured: described };
   },
 
@@ -243,9 +281,10 @@ export const JOBS: { [Name in JobName]: Job<Name> } = {
       body: body?.value,
       keyHeader: config.apiKey ? (config.apiKeyHeader ?? 'Authorization') : undefined,
     });
-    const note = drafted.request.bodyFile === undefined
-      ? 'Not sent. Run `request.curl` yourself after review, with API_KEY set in your shell.'
-      : `Not sent. The body (${drafted.request.bodyLength} characters) is not repeated here: save the body you drafted to ${drafted.request.bodyFile} (a string body as its text, any other as its JSON), then run \`request.curl\` yourself after review, with API_KEY set in your shell.`;
+    const note =
+      drafted.request.bodyFile === undefined
+        ? 'Not sent. Run `request.curl` yourself after review, with API_KEY set in your shell.'
+        : `Not sent. The body (${drafted.request.bodyLength} characters) is not repeated here: save the body you drafted to ${drafted.request.bodyFile} (a string body as its text, any other as its JSON), then run \`request.curl\` yourself after review, with API_KEY set in your shell.`;
     return { structured: { ...drafted, note } };
   },
 
@@ -258,7 +297,9 @@ export const JOBS: { [Name in JobName]: Job<Name> } = {
     // The search index is built on first use: part of the preparation, under the load limit, not the job deadline.
     await prepareSearchIndex(state.loaded);
     begin();
-    return { structured: { ...findOperations(state.loaded, input.query, { method: input.method, limit: input.limit }) } };
+    return {
+      structured: { ...findOperations(state.loaded, input.query, { method: input.method, limit: input.limit }) },
+    };
   },
 
   /**
@@ -270,15 +311,26 @@ export const JOBS: { [Name in JobName]: Job<Name> } = {
     begin();
     // A fixture given as a string of JSON text was never measured by the transport: measured here, off the main thread.
     if (input.fixtureString && measureJsonText(input.fixtureText).depth > MAX_BODY_DEPTH) {
-      return { failure: `\`fixture\` nests deeper than ${MAX_BODY_DEPTH} levels; compare a smaller part of the record.` };
+      return {
+        failure: `\`fixture\` nests deeper than ${MAX_BODY_DEPTH} levels; compare a smaller part of the record.`,
+      };
     }
     const fixture = parseArgument('fixture', input.fixtureText)!;
     if ('failure' in fixture) {
-      return input.fixtureString ? { failure: '`fixture` is a string that does not parse as JSON; pass the recorded body itself (an object or array).' } : fixture;
+      return input.fixtureString
+        ? {
+            failure:
+              '`fixture` is a string that does not parse as JSON; pass the recorded body itself (an object or array).',
+          }
+        : fixture;
     }
     const diff = compareWithFixture(fixture.value, JSON.parse(input.text));
     // `compareWithFixture` already lists at most its own cap and counts the rest in `more`: the totals add both.
-    const counts = { onlyLiveCount: diff.onlyLive.length + (diff.more?.onlyLive ?? 0), onlyFixtureCount: diff.onlyFixture.length + (diff.more?.onlyFixture ?? 0), changedCount: diff.changed.length + (diff.more?.changed ?? 0) };
+    const counts = {
+      onlyLiveCount: diff.onlyLive.length + (diff.more?.onlyLive ?? 0),
+      onlyFixtureCount: diff.onlyFixture.length + (diff.more?.onlyFixture ?? 0),
+      changedCount: diff.changed.length + (diff.more?.changed ?? 0),
+    };
     const cut = Object.values(counts).some((count) => count > MAX_DIFF_ENTRIES);
     return {
       structured: {
@@ -286,7 +338,12 @@ export const JOBS: { [Name in JobName]: Job<Name> } = {
         onlyFixture: diff.onlyFixture.slice(0, MAX_DIFF_ENTRIES),
         changed: diff.changed.slice(0, MAX_DIFF_ENTRIES),
         same: counts.onlyLiveCount + counts.onlyFixtureCount + counts.changedCount === 0,
-        ...(cut ? { ...counts, note: `Each list shows its first ${MAX_DIFF_ENTRIES} entries by instance path; the counts give them all. To see the rest, compare a record with fewer differences (a fixture of the same record closer to what the API sends now).` } : {}),
+        ...(cut
+          ? {
+              ...counts,
+              note: `Each list shows its first ${MAX_DIFF_ENTRIES} entries by instance path; the counts give them all. To see the rest, compare a record with fewer differences (a fixture of the same record closer to what the API sends now).`,
+            }
+          : {}),
       },
     };
   },
@@ -324,7 +381,8 @@ export type ContractService = {
  * @param context The configuration, key redactor and document source (if any).
  */
 export function inProcessContract(context: JobContext): ContractService {
-  const run = async <Name extends JobName>(name: Name, input: JobInputs[Name]): Promise<JobOutputs[Name]> => boundedAnswer(name, await (JOBS[name] as Job<Name>)(input, context, () => {}));
+  const run = async <Name extends JobName>(name: Name, input: JobInputs[Name]): Promise<JobOutputs[Name]> =>
+    boundedAnswer(name, await (JOBS[name] as Job<Name>)(input, context, () => {}));
   return {
     run,
     check: (raw, request) => run('probe', { raw, request }),
@@ -338,8 +396,14 @@ export function inProcessContract(context: JobContext): ContractService {
  * The answer of a job that could not finish (deadline, worker stopped, document load past its limit):
  * the probe unchecked with `reason` as its note, any other job `{failure: reason}`.
  */
-export function unfinishedJob<Name extends JobName>(name: Name, input: JobInputs[Name], redact: JobContext['redact'], reason: string): JobOutputs[Name] {
+export function unfinishedJob<Name extends JobName>(
+  name: Name,
+  input: JobInputs[Name],
+  redact: JobContext['redact'],
+  reason: string,
+): JobOutputs[Name] {
   if (name === 'probe') return uncheckedProbe((input as JobInputs['probe']).raw, redact, reason) as JobOutputs[Name];
-  if (name === 'operationKeys') return (input as JobInputs['operationKeys']).destinations.map(() => null) as JobOutputs[Name];
+  if (name === 'operationKeys')
+    return (input as JobInputs['operationKeys']).destinations.map(() => null) as JobOutputs[Name];
   return { failure: reason } as JobOutputs[Name];
 }

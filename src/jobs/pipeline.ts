@@ -89,8 +89,19 @@ export function stringifyWith(object: Record<string, unknown>, key: string, valu
  * The pipeline's answer, its structured content's text registered in `structuredTexts`: the remembered body's JSON
  * text reused when `structured.body` is that body itself, so the body is serialized once per probe.
  */
-function checked(structured: Record<string, unknown>, isError: boolean, remember: CheckedProbe['remember'], body: unknown, tooLarge?: CheckedProbe['tooLarge']): CheckedProbe {
-  structuredTexts.set(structured, remember && structured.body === body ? stringifyWith(structured, 'body', remember.seen.text) : JSON.stringify(structured));
+function checked(
+  structured: Record<string, unknown>,
+  isError: boolean,
+  remember: CheckedProbe['remember'],
+  body: unknown,
+  tooLarge?: CheckedProbe['tooLarge'],
+): CheckedProbe {
+  structuredTexts.set(
+    structured,
+    remember && structured.body === body
+      ? stringifyWith(structured, 'body', remember.seen.text)
+      : JSON.stringify(structured),
+  );
   return { structured, isError, ...(remember ? { remember } : {}), ...(tooLarge ? { tooLarge } : {}) };
 }
 
@@ -102,14 +113,24 @@ function checked(structured: Record<string, unknown>, isError: boolean, remember
 export type DocumentState = { loaded?: LoadedDocument; problem?: string; reason?: string };
 
 /** The document, or why there is none (see `DocumentState`). Never throws. */
-export async function loadDocumentState(context: { config: Config; documents?: DocumentSource }): Promise<DocumentState> {
-  if (!context.documents) return { problem: 'No OpenAPI document configured (set OPENAPI_DOC), so the response was not checked.', reason: 'No OpenAPI document is configured: set OPENAPI_DOC.' };
+export async function loadDocumentState(context: {
+  config: Config;
+  documents?: DocumentSource;
+}): Promise<DocumentState> {
+  if (!context.documents)
+    return {
+      problem: 'No OpenAPI document configured (set OPENAPI_DOC), so the response was not checked.',
+      reason: 'No OpenAPI document is configured: set OPENAPI_DOC.',
+    };
   try {
     return { loaded: await context.documents.get() };
   } catch (error) {
     // The message may name OPENAPI_DOC; its password or token never goes out (issue 8).
     const why = hideSourceSecrets((error as Error).message, context.config.openapiDoc);
-    return { problem: `The OpenAPI document could not be loaded, so the response was not checked: ${why}`, reason: `The OpenAPI document could not be loaded: ${why}` };
+    return {
+      problem: `The OpenAPI document could not be loaded, so the response was not checked: ${why}`,
+      reason: `The OpenAPI document could not be loaded: ${why}`,
+    };
   }
 }
 
@@ -129,12 +150,15 @@ export function cutNoteFor(config: Config): string {
  * Names the header, never the key.
  */
 export function keyNote(config: Config, status: number): string {
-  if (!config.apiKey) return `The API answered ${status} and no key was sent: API_KEY is not set in the server's environment.`;
+  if (!config.apiKey)
+    return `The API answered ${status} and no key was sent: API_KEY is not set in the server's environment.`;
   // The usual slip: the scheme pasted into the key, so the header reads `Bearer Bearer …`.
   if (!config.apiKeyHeader && /^bearer\s/i.test(config.apiKey)) {
     return `The API answered ${status}; API_KEY starts with "Bearer ", and the key is sent as \`Authorization: Bearer <API_KEY>\`, so the header says Bearer twice. Set API_KEY to the key alone.`;
   }
-  const sent = config.apiKeyHeader ? `raw in the header ${config.apiKeyHeader} (API_KEY_HEADER)` : 'as `Authorization: Bearer <API_KEY>` (set API_KEY_HEADER, e.g. X-API-Key, to send it raw in another header)';
+  const sent = config.apiKeyHeader
+    ? `raw in the header ${config.apiKeyHeader} (API_KEY_HEADER)`
+    : 'as `Authorization: Bearer <API_KEY>` (set API_KEY_HEADER, e.g. X-API-Key, to send it raw in another header)';
   return `The API answered ${status}; the key was sent ${sent}. Check the key, and the header the API expects it in.`;
 }
 
@@ -150,11 +174,20 @@ export function keyNote(config: Config, status: number): string {
  *   document file's stamp (two `stat` calls, a thread-pool round trip each).
  * @returns The structured content of the tool result (isError for an HTTP status >= 400) and the body to remember.
  */
-export async function checkProbe(raw: RawResponse, request: { url: string; selector?: Exclude<Selector, { problem: string }> }, context: PipelineContext, ready?: DocumentState): Promise<CheckedProbe> {
+export async function checkProbe(
+  raw: RawResponse,
+  request: { url: string; selector?: Exclude<Selector, { problem: string }> },
+  context: PipelineContext,
+  ready?: DocumentState,
+): Promise<CheckedProbe> {
   const { config } = context;
   const url = new URL(request.url);
   const selector = request.selector;
-  let probed = decodeProbe(raw, { maxBytes: config.checkMaxBytes, cutNote: cutNoteFor(config), redact: context.redact });
+  let probed = decodeProbe(raw, {
+    maxBytes: config.checkMaxBytes,
+    cutNote: cutNoteFor(config),
+    redact: context.redact,
+  });
   // Whatever the API sent is cleaned of the key here, before anything (findings, notes, session memory) derives from
   // it. A body cut at the budget may end in the first characters of an echoed key: its end is withheld whatever it
   // holds, so what is shown never depends on whether a guess matches part of the key (issue 8).
@@ -166,15 +199,30 @@ export async function checkProbe(raw: RawResponse, request: { url: string; selec
   const { records, warnings, ...shown } = probed;
   const structured: Record<string, unknown> = { ...shown };
   if (warnings?.length) structured.findings = warnings;
-  const part = selector ? (typeof probed.body === 'object' && probed.body !== null ? selectPart(probed.body, selector.segments) : { found: false as const, problem: 'the body is not parsed JSON' }) : { found: true as const, value: probed.body };
+  const part = selector
+    ? typeof probed.body === 'object' && probed.body !== null
+      ? selectPart(probed.body, selector.segments)
+      : { found: false as const, problem: 'the body is not parsed JSON' }
+    : { found: true as const, value: probed.body };
   // A complete JSON 2xx body is kept in session memory when it fits (`tooLarge` below when it does not).
-  const completeJson2xx = !probed.truncated && probed.status >= 200 && probed.status < 300 && probed.body !== null && typeof probed.body === 'object';
+  const completeJson2xx =
+    !probed.truncated &&
+    probed.status >= 200 &&
+    probed.status < 300 &&
+    probed.body !== null &&
+    typeof probed.body === 'object';
   const remember = completeJson2xx && probed.bytes <= Math.max(config.maxBytes, REMEMBER_MAX_BYTES);
   // The body's JSON text, made once: it sizes the view (as `fitView` would), session memory keeps it, and the
   // result's text holds it (`checked`). Not made for a `select` of a body that is not remembered.
-  const bodyText = probed.body !== null && typeof probed.body === 'object' && (!selector || remember) ? JSON.stringify(probed.body) : undefined;
+  const bodyText =
+    probed.body !== null && typeof probed.body === 'object' && (!selector || remember)
+      ? JSON.stringify(probed.body)
+      : undefined;
   const wholeBytes = !selector && bodyText !== undefined ? Buffer.byteLength(bodyText) : undefined;
-  const view = wholeBytes !== undefined && wholeBytes <= config.maxBytes ? { value: probed.body, cut: false, bytes: wholeBytes } : fitView(part.found ? part.value : null, config.maxBytes);
+  const view =
+    wholeBytes !== undefined && wholeBytes <= config.maxBytes
+      ? { value: probed.body, cut: false, bytes: wholeBytes }
+      : fitView(part.found ? part.value : null, config.maxBytes);
   structured.body = view.value;
   if (selector || view.cut) {
     structured.view = {
@@ -182,22 +230,41 @@ export async function checkProbe(raw: RawResponse, request: { url: string; selec
       cut: view.cut,
       bytes: view.bytes,
       note: [
-        selector && !part.found ? `\`select\` ${selector.shown} matched nothing (${(part as { problem: string }).problem.replace(/\.$/, '')}); body is null.` : selector ? `Only ${selector.shown} is shown.` : '',
-        view.cut ? `Cut to fit PROBE_MAX_BYTES (${config.maxBytes} bytes): arrays, objects and strings end where marked with what was left out ("… N more items"). ${probed.truncated ? 'The body was not parsed (it is longer than PROBE_CHECK_MAX_BYTES), so `select` cannot pick a part of it.' : `The body is ${probed.bytes} bytes; use \`select\` ("$.items[3]" or "/items/3") to see one part whole.`}` : '',
+        selector && !part.found
+          ? `\`select\` ${selector.shown} matched nothing (${(part as { problem: string }).problem.replace(/\.$/, '')}); body is null.`
+          : selector
+            ? `Only ${selector.shown} is shown.`
+            : '',
+        view.cut
+          ? `Cut to fit PROBE_MAX_BYTES (${config.maxBytes} bytes): arrays, objects and strings end where marked with what was left out ("… N more items"). ${probed.truncated ? 'The body was not parsed (it is longer than PROBE_CHECK_MAX_BYTES), so `select` cannot pick a part of it.' : `The body is ${probed.bytes} bytes; use \`select\` ("$.items[3]" or "/items/3") to see one part whole.`}`
+          : '',
         probed.truncated ? '' : 'Findings cover the whole body.',
-      ].filter(Boolean).join(' '),
+      ]
+        .filter(Boolean)
+        .join(' '),
     };
   }
   const prefix = trimSlash(config.baseUrl.pathname);
   const relativePath = pathAfterBase(url, config.baseUrl);
-  const seen: Seen | undefined = remember && bodyText !== undefined ? { path: relativePath + url.search, status: probed.status, at: new Date().toISOString(), text: bodyText, cost: memoryCost(probed.body, probed.bytes) } : undefined;
+  const seen: Seen | undefined =
+    remember && bodyText !== undefined
+      ? {
+          path: relativePath + url.search,
+          status: probed.status,
+          at: new Date().toISOString(),
+          text: bodyText,
+          cost: memoryCost(probed.body, probed.bytes),
+        }
+      : undefined;
   // A 401 or 403 says how the key went, so a wrong header or a missing key shows at once.
-  if (probed.status === 401 || probed.status === 403) structured.note = `${structured.note ?? ''} ${keyNote(config, probed.status)}`.trim();
+  if (probed.status === 401 || probed.status === 403)
+    structured.note = `${structured.note ?? ''} ${keyNote(config, probed.status)}`.trim();
   // A complete JSON 2xx body past the memory cap is checked and shown, not kept: the result says so, and the tools
   // that read session memory can give that reason instead of "not probed".
   const tooLarge = completeJson2xx && !remember ? { path: relativePath + url.search, bytes: probed.bytes } : undefined;
   if (tooLarge) {
-    structured.note = `${structured.note ?? ''} Not kept for field_presence or compare_fixture: the body is ${tooLarge.bytes} bytes, over the ${REMEMBER_MAX_BYTES} bytes a session keeps per body.`.trim();
+    structured.note =
+      `${structured.note ?? ''} Not kept for field_presence or compare_fixture: the body is ${tooLarge.bytes} bytes, over the ${REMEMBER_MAX_BYTES} bytes a session keeps per body.`.trim();
   }
   const isError = probed.status >= 400;
   const state = ready ?? (await loadDocumentState(context));
@@ -213,14 +280,20 @@ export async function checkProbe(raw: RawResponse, request: { url: string; selec
     structured.operation = null;
     structured.validated = false;
     // The base URL's prefix given again in the path (`/v2` + `/v2/meters`): say so, it is the usual cause.
-    const doubled = prefix && (relativePath === prefix || relativePath.startsWith(`${prefix}/`)) ? ` API_BASE_URL already ends in ${prefix}: give the path without it (${relativePath.slice(prefix.length) || '/'}).` : '';
+    const doubled =
+      prefix && (relativePath === prefix || relativePath.startsWith(`${prefix}/`))
+        ? ` API_BASE_URL already ends in ${prefix}: give the path without it (${relativePath.slice(prefix.length) || '/'}).`
+        : '';
     structured.validationNote = `No GET operation in the document matches ${relativePath}${match.nearest.length ? `. Nearest: ${match.nearest.join(', ')}` : ''}${match.note ? `. ${match.note}` : ''}.${doubled}`;
     return checked(structured, isError, seen ? { seen } : undefined, probed.body, tooLarge);
   }
   structured.operation = summarize(match.operation);
   if (match.note) structured.matchNote = match.note;
   // Path values go in `parameterProblems`; the query sent is checked too, as `requestProblems`.
-  const problems = checkParameters(loaded, match.operation, { path: match.params, query: queryValues(url, config.baseUrl.searchParams.keys()) });
+  const problems = checkParameters(loaded, match.operation, {
+    path: match.params,
+    query: queryValues(url, config.baseUrl.searchParams.keys()),
+  });
   const parameterProblems = problems.filter((problem) => problem.in === 'path');
   const requestProblems = problems.filter((problem) => problem.in === 'query');
   if (parameterProblems.length) structured.parameterProblems = parameterProblems;
@@ -232,7 +305,13 @@ export async function checkProbe(raw: RawResponse, request: { url: string; selec
     structured.findingCount = findings.length;
     structured.findings = findings.slice(0, MAX_FINDINGS_SHOWN);
   }
-  return checked(structured, isError, seen ? { operationKey: operationKey(match.operation), seen } : undefined, probed.body, tooLarge && { operationKey: operationKey(match.operation), ...tooLarge });
+  return checked(
+    structured,
+    isError,
+    seen ? { operationKey: operationKey(match.operation), seen } : undefined,
+    probed.body,
+    tooLarge && { operationKey: operationKey(match.operation), ...tooLarge },
+  );
 }
 
 /**
@@ -241,7 +320,14 @@ export async function checkProbe(raw: RawResponse, request: { url: string; selec
  * the reason. Cheap: touches no body byte, so it never stalls the thread.
  */
 export function uncheckedProbe(raw: RawResponse, redact: Redactor, reason: string): CheckedProbe {
-  const structured: Record<string, unknown> = { url: raw.url, status: raw.status, contentType: raw.contentType, bytes: raw.bytes, truncated: raw.truncated, body: null };
+  const structured: Record<string, unknown> = {
+    url: raw.url,
+    status: raw.status,
+    contentType: raw.contentType,
+    bytes: raw.bytes,
+    truncated: raw.truncated,
+    body: null,
+  };
   if (raw.location !== undefined) structured.location = redact.text(raw.location);
   structured.note = reason;
   structured.validated = false;

@@ -39,7 +39,10 @@ const LISTED_NAMES = 5;
  *   else the tool's `hints` for it).
  */
 export function argumentProblem(tool: Tool, args: Record<string, unknown>): string | undefined {
-  const properties = (tool.inputSchema.properties ?? {}) as Record<string, { description?: string; maxItems?: number; maxProperties?: number; maxLength?: number }>;
+  const properties = (tool.inputSchema.properties ?? {}) as Record<
+    string,
+    { description?: string; maxItems?: number; maxProperties?: number; maxLength?: number }
+  >;
   const names = Object.keys(args);
   // Unknown names in the order the client wrote them, the first few listed.
   const unknown: string[] = [];
@@ -50,23 +53,33 @@ export function argumentProblem(tool: Tool, args: Record<string, unknown>): stri
     if (unknown.length < LISTED_NAMES) unknown.push(name);
   }
   const more = unknownCount > unknown.length ? ` and ${unknownCount - unknown.length} more` : '';
-  const unknownText = unknownCount ? `Unknown argument${unknownCount > 1 ? 's' : ''} for ${tool.name}: ${unknown.map((name) => name.slice(0, 80)).join(', ')}${more}. It takes: ${Object.keys(properties).join(', ')}.` : '';
+  const unknownText = unknownCount
+    ? `Unknown argument${unknownCount > 1 ? 's' : ''} for ${tool.name}: ${unknown.map((name) => name.slice(0, 80)).join(', ')}${more}. It takes: ${Object.keys(properties).join(', ')}.`
+    : '';
   if (unknownCount > LISTED_NAMES) return unknownText;
   const refused = (sentence: string) => `Refused, nothing was sent: ${sentence}${unknownText ? ` ${unknownText}` : ''}`;
   // Counts first: an argument past its schema's natural size is refused before its items or keys are walked.
   for (const name of names) {
     const schema = Object.hasOwn(properties, name) ? properties[name]! : undefined;
     const over = schema ? sizeProblem(args[name], schema) : undefined;
-    if (over) return refused(`\`${name}\` ${over}${schema!.description ? ` (${name}: ${schema!.description.replace(/\.$/, '')})` : ''}.`);
+    if (over)
+      return refused(
+        `\`${name}\` ${over}${schema!.description ? ` (${name}: ${schema!.description.replace(/\.$/, '')})` : ''}.`,
+      );
   }
   const large = LARGE_ARGUMENTS[tool.name];
   // The JSON text of those members as an object: braces, `"name":value` each, commas between.
   let size = 1;
-  for (const name of names) if (name !== large) size += JSON.stringify(name).length + 2 + (JSON.stringify(args[name])?.length ?? 0);
+  for (const name of names)
+    if (name !== large) size += JSON.stringify(name).length + 2 + (JSON.stringify(args[name])?.length ?? 0);
   if (size > MAX_ARGUMENTS) {
-    return refused(`the arguments${large ? ` other than \`${large}\`` : ''} take ${size} characters of JSON, more than the limit of ${MAX_ARGUMENTS} (64 KiB); send a shorter path, query, selector or header values.`);
+    return refused(
+      `the arguments${large ? ` other than \`${large}\`` : ''} take ${size} characters of JSON, more than the limit of ${MAX_ARGUMENTS} (64 KiB); send a shorter path, query, selector or header values.`,
+    );
   }
-  const findings = check(ARGUMENT_SCHEMAS_DOCUMENT, tool.inputSchema, args).filter((finding) => finding.severity === 'error');
+  const findings = check(ARGUMENT_SCHEMAS_DOCUMENT, tool.inputSchema, args).filter(
+    (finding) => finding.severity === 'error',
+  );
   if (findings.length === 0) return undefined;
   const unknownPaths = new Set(unknown.map((key) => instancePath([key])));
   const sentences: string[] = [];
@@ -77,11 +90,12 @@ export function argumentProblem(tool: Tool, args: Record<string, unknown>): stri
     const top = /^[A-Za-z_][A-Za-z0-9_]*/.exec(shown)?.[0] ?? '';
     let sentence = `\`${shown}\` `;
     if (finding.kind === 'missing') sentence += 'is required';
-    else if (finding.kind === 'wrongType') sentence += `must be ${withArticle(finding.expected ?? 'another type')}, got ${withArticle(finding.actual ?? 'another type')}`;
+    else if (finding.kind === 'wrongType')
+      sentence += `must be ${withArticle(finding.expected ?? 'another type')}, got ${withArticle(finding.actual ?? 'another type')}`;
     else sentence += finding.message;
     // A pattern says what it must be only to a regex reader: its refusal quotes the tool's hint when there is no description.
     const hint = /\/(pattern|propertyNames)$/.test(finding.schemaPath) ? tool.hints?.[top] : undefined;
-    const description = Object.hasOwn(properties, top) ? properties[top]!.description ?? hint : undefined;
+    const description = Object.hasOwn(properties, top) ? (properties[top]!.description ?? hint) : undefined;
     if (description && !described.has(top)) {
       described.add(top);
       sentence += ` (${top}: ${description.replace(/\.$/, '')})`;
@@ -97,16 +111,26 @@ export function argumentProblem(tool: Tool, args: Record<string, unknown>): stri
  * from its length or key count without walking its items, in the words of validate.ts: `has 11 items, more than maxItems 10`.
  * @returns The clause, or `undefined` when the value is within those three (or of another type).
  */
-function sizeProblem(value: unknown, schema: { maxItems?: number; maxProperties?: number; maxLength?: number }): string | undefined {
-  if (Array.isArray(value)) return schema.maxItems !== undefined && value.length > schema.maxItems ? `has ${value.length} items, more than maxItems ${schema.maxItems}` : undefined;
+function sizeProblem(
+  value: unknown,
+  schema: { maxItems?: number; maxProperties?: number; maxLength?: number },
+): string | undefined {
+  if (Array.isArray(value))
+    return schema.maxItems !== undefined && value.length > schema.maxItems
+      ? `has ${value.length} items, more than maxItems ${schema.maxItems}`
+      : undefined;
   if (typeof value === 'string' && schema.maxLength !== undefined && value.length > schema.maxLength) {
     // maxLength counts characters (code points): a surrogate pair is one.
     const characters = codePoints(value);
-    return characters > schema.maxLength ? `is ${characters} characters long, more than maxLength ${schema.maxLength}` : undefined;
+    return characters > schema.maxLength
+      ? `is ${characters} characters long, more than maxLength ${schema.maxLength}`
+      : undefined;
   }
   if (value !== null && typeof value === 'object' && schema.maxProperties !== undefined) {
     const count = Object.keys(value).length;
-    return count > schema.maxProperties ? `has ${count} properties, more than maxProperties ${schema.maxProperties}` : undefined;
+    return count > schema.maxProperties
+      ? `has ${count} properties, more than maxProperties ${schema.maxProperties}`
+      : undefined;
   }
   return undefined;
 }

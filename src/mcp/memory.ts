@@ -13,7 +13,12 @@ import type { Destination } from '../jobs/jobs.ts';
 export type MemoryLimits = { maxBytes: number; maxOperations: number; perOperation: number; perPath: number };
 
 /** The session memory limits of the server: 32 MiB of estimated body memory, 100 operations, 50 bodies each, 200 paths. */
-export const MEMORY_LIMITS: MemoryLimits = { maxBytes: 32 * 1024 * 1024, maxOperations: 100, perOperation: 50, perPath: 200 };
+export const MEMORY_LIMITS: MemoryLimits = {
+  maxBytes: 32 * 1024 * 1024,
+  maxOperations: 100,
+  perOperation: 50,
+  perPath: 200,
+};
 
 /** What the log holds about one kept body: its cost, the operation list it is in (if any), and how many of the two maps hold it. */
 type Held = { cost: number; operationKey?: string; holders: number };
@@ -69,7 +74,11 @@ export class ProbeLog<Entry extends { path: string } = { path: string }> {
    * @param signal Stops the wait early (the call was cancelled).
    * @returns How many selected probes are still in flight when it stops: 0, or more after `timeoutMs` or cancellation.
    */
-  async settle(concerns: (entries: InFlight[]) => Promise<boolean[]> | boolean[], timeoutMs: number, signal?: AbortSignal): Promise<number> {
+  async settle(
+    concerns: (entries: InFlight[]) => Promise<boolean[]> | boolean[],
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<number> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const entries = [...this.inFlight];
@@ -139,12 +148,14 @@ export class ProbeLog<Entry extends { path: string } = { path: string }> {
   addTooLarge(operationKey: string | undefined, path: string, bytes: number): void {
     this.tooLargeByPath.delete(path);
     this.tooLargeByPath.set(path, bytes);
-    if (this.tooLargeByPath.size > this.limits.perPath) this.tooLargeByPath.delete(this.tooLargeByPath.keys().next().value!);
+    if (this.tooLargeByPath.size > this.limits.perPath)
+      this.tooLargeByPath.delete(this.tooLargeByPath.keys().next().value!);
     if (operationKey === undefined) return;
     const count = (this.tooLargeByOperation.get(operationKey) ?? 0) + 1;
     this.tooLargeByOperation.delete(operationKey);
     this.tooLargeByOperation.set(operationKey, count);
-    if (this.tooLargeByOperation.size > this.limits.maxOperations) this.tooLargeByOperation.delete(this.tooLargeByOperation.keys().next().value!);
+    if (this.tooLargeByOperation.size > this.limits.maxOperations)
+      this.tooLargeByOperation.delete(this.tooLargeByOperation.keys().next().value!);
   }
 
   /** One of the maps let go of `seen`: forgets it once neither holds it. */

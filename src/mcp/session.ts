@@ -96,7 +96,16 @@ export type ServerRuntime = {
  */
 export function createServerRuntime(
   config: Config,
-  options: { fetch?: typeof fetch; documents?: DocumentSource; logger?: Logger; redact?: Redactor; gate?: Gate; rate?: RateLimit; requestId?: () => string; contract?: ContractService } = {},
+  options: {
+    fetch?: typeof fetch;
+    documents?: DocumentSource;
+    logger?: Logger;
+    redact?: Redactor;
+    gate?: Gate;
+    rate?: RateLimit;
+    requestId?: () => string;
+    contract?: ContractService;
+  } = {},
 ): ServerRuntime {
   const redact = options.redact ?? redactor(config.apiKey);
   const logger = options.logger ?? SILENT;
@@ -104,7 +113,15 @@ export function createServerRuntime(
     config,
     redact,
     logger,
-    contract: options.contract ?? inProcessContract({ config, redact, documents: options.documents ?? (config.openapiDoc ? createDocumentSource(config.openapiDoc, { ttlMs: config.documentTtlMs }) : undefined) }),
+    contract:
+      options.contract ??
+      inProcessContract({
+        config,
+        redact,
+        documents:
+          options.documents ??
+          (config.openapiDoc ? createDocumentSource(config.openapiDoc, { ttlMs: config.documentTtlMs }) : undefined),
+      }),
     gate: options.gate ?? createGate(config.concurrency ?? 4),
     rate: options.rate ?? createRateLimit(config.ratePerMinute ?? 60),
     requestId: options.requestId ?? newRequestId,
@@ -165,7 +182,12 @@ export function createSession(runtime: ServerRuntime, options: { memory?: Memory
   let stopping: string | undefined;
 
   /** Runs one tools/call: request id, queue, the tool, then the log record and the audit line. */
-  async function callTool(name: string, params: Record<string, unknown>, signal: AbortSignal, caller: Caller | undefined): Promise<ToolResult> {
+  async function callTool(
+    name: string,
+    params: Record<string, unknown>,
+    signal: AbortSignal,
+    caller: Caller | undefined,
+  ): Promise<ToolResult> {
     const tool = TOOLS.find((candidate) => candidate.name === name)!;
     const rid = runtime.requestId();
     const began = performance.now();
@@ -174,41 +196,96 @@ export function createSession(runtime: ServerRuntime, options: { memory?: Memory
     // At shutdown a call is answered as cancelled at once, even when its work cannot notice the abort (a body
     // being checked in the worker): the process exits after the grace, and no call may go unanswered.
     const stopped = new Promise<ToolResult>((resolve) => {
-      signal.addEventListener('abort', () => {
-        if (signal.reason === SHUTDOWN) resolve(failure(`Cancelled: the server is shutting down (${stopping}); the call did not finish.`));
-      }, { once: true });
+      signal.addEventListener(
+        'abort',
+        () => {
+          if (signal.reason === SHUTDOWN)
+            resolve(failure(`Cancelled: the server is shutting down (${stopping}); the call did not finish.`));
+        },
+        { once: true },
+      );
     });
     try {
       called = await Promise.race([runTool(tool, name, params, signal, rid, trace, caller), stopped]);
     } catch (error) {
       // A large argument that turned out not to be JSON when the worker parsed it: -32700 under the call's id (handleOne).
       if (error instanceof RpcError) {
-        logger.error('tool.call.error', { rid, caller: caller?.subject, tool: name, reason: error.message.slice(0, 300), took_ms: Math.round(performance.now() - began) });
+        logger.error('tool.call.error', {
+          rid,
+          caller: caller?.subject,
+          tool: name,
+          reason: error.message.slice(0, 300),
+          took_ms: Math.round(performance.now() - began),
+        });
         throw error;
       }
       // Answered with -32603 by handleOne; logged here so the record carries the call's id.
-      logger.error('tool.call.error', { rid, caller: caller?.subject, tool: name, reason: `internal: ${String((error as Error)?.stack ?? error).replace(/\s+/g, ' ').slice(0, 2000)}`, took_ms: Math.round(performance.now() - began) });
+      logger.error('tool.call.error', {
+        rid,
+        caller: caller?.subject,
+        tool: name,
+        reason: `internal: ${String((error as Error)?.stack ?? error)
+          .replace(/\s+/g, ' ')
+          .slice(0, 2000)}`,
+        took_ms: Math.round(performance.now() - began),
+      });
       throw new LoggedError(error);
     }
-    if (signal.aborted && signal.reason === SHUTDOWN) called = failure(`Cancelled: the server is shutting down (${stopping}); the call did not finish.`);
+    if (signal.aborted && signal.reason === SHUTDOWN)
+      called = failure(`Cancelled: the server is shutting down (${stopping}); the call did not finish.`);
     const tookMs = Math.round(performance.now() - began);
     const structured = called.structuredContent;
     const status = typeof structured?.status === 'number' ? structured.status : null;
     const bytes = typeof structured?.bytes === 'number' ? structured.bytes : null;
     const findings = Array.isArray(structured?.findings) ? structured.findings.length : null;
     if (structured || !called.isError) {
-      logger.info('tool.call.done', { rid, caller: caller?.subject, tool: name, status: status ?? undefined, bytes: bytes ?? undefined, findings: findings ?? undefined, is_error: called.isError ? true : undefined, took_ms: tookMs });
+      logger.info('tool.call.done', {
+        rid,
+        caller: caller?.subject,
+        tool: name,
+        status: status ?? undefined,
+        bytes: bytes ?? undefined,
+        findings: findings ?? undefined,
+        is_error: called.isError ? true : undefined,
+        took_ms: tookMs,
+      });
     } else {
       // Redacted whole before it is shortened, so a cut can never leave the start of the key, and a short reason stays whole.
       const reason = redact.text(called.content[0]?.text ?? '');
-      logger.error('tool.call.error', { rid, caller: caller?.subject, tool: name, reason: reason.length > 300 ? `${reason.slice(0, 300)}…` : reason, took_ms: tookMs });
+      logger.error('tool.call.error', {
+        rid,
+        caller: caller?.subject,
+        tool: name,
+        reason: reason.length > 300 ? `${reason.slice(0, 300)}…` : reason,
+        took_ms: tookMs,
+      });
     }
     // The URL without secrets is made only for the audit line (nothing else reads it).
-    await audit?.write({ time: new Date().toISOString(), rid, ...(caller ? { caller: caller.subject, ...(caller.clientId ? { client_id: caller.clientId } : {}) } : {}), tool: name, method: trace.method ?? null, url: trace.url ? publicUrl(trace.url, config.baseUrl) : null, status, bytes, findings, isError: called.isError === true, took_ms: tookMs });
+    await audit?.write({
+      time: new Date().toISOString(),
+      rid,
+      ...(caller ? { caller: caller.subject, ...(caller.clientId ? { client_id: caller.clientId } : {}) } : {}),
+      tool: name,
+      method: trace.method ?? null,
+      url: trace.url ? publicUrl(trace.url, config.baseUrl) : null,
+      status,
+      bytes,
+      findings,
+      isError: called.isError === true,
+      took_ms: tookMs,
+    });
     return withRequestId(called, rid);
   }
 
-  async function runTool(tool: Tool, name: string, params: Record<string, unknown>, signal: AbortSignal, rid: string, trace: Trace, caller: Caller | undefined): Promise<ToolResult> {
+  async function runTool(
+    tool: Tool,
+    name: string,
+    params: Record<string, unknown>,
+    signal: AbortSignal,
+    rid: string,
+    trace: Trace,
+    caller: Caller | undefined,
+  ): Promise<ToolResult> {
     const args = params.arguments ?? {};
     if (args === null || typeof args !== 'object' || Array.isArray(args)) {
       return { ...failure(`\`arguments\` for ${name} must be an object, got ${describeType(args)}.`) };
@@ -222,28 +299,60 @@ export function createSession(runtime: ServerRuntime, options: { memory?: Memory
     if ('refusal' in admitted) return failure(admitted.refusal);
     logger.debug('queue.wait.done', { rid, tool: name, took_ms: Math.round(performance.now() - waited) });
     try {
-      return await tool.handler(args as Record<string, unknown>, { config, redact, log: probeLog, fetch: runtime.fetch, signal, requestId: rid, rate, trace, contract, ...(caller ? { caller } : {}) });
+      return await tool.handler(args as Record<string, unknown>, {
+        config,
+        redact,
+        log: probeLog,
+        fetch: runtime.fetch,
+        signal,
+        requestId: rid,
+        rate,
+        trace,
+        contract,
+        ...(caller ? { caller } : {}),
+      });
     } finally {
       admitted.slot.release();
     }
   }
 
-  async function dispatch(method: string, params: Record<string, unknown>, signal: AbortSignal, caller: Caller | undefined): Promise<Record<string, unknown>> {
+  async function dispatch(
+    method: string,
+    params: Record<string, unknown>,
+    signal: AbortSignal,
+    caller: Caller | undefined,
+  ): Promise<Record<string, unknown>> {
     switch (method) {
       case 'initialize': {
         const requested = params.protocolVersion;
-        negotiated = typeof requested === 'string' && (PROTOCOL_VERSIONS as readonly string[]).includes(requested) ? requested : PROTOCOL_VERSIONS[0];
+        negotiated =
+          typeof requested === 'string' && (PROTOCOL_VERSIONS as readonly string[]).includes(requested)
+            ? requested
+            : PROTOCOL_VERSIONS[0];
         const serverInfo: Record<string, unknown> = { name: SERVER_INFO.name, version: SERVER_INFO.version };
         if (!olderThan(negotiated, '2025-06-18')) serverInfo.title = 'OpenAPI Probe';
-        return { protocolVersion: negotiated, capabilities: { tools: { listChanged: false } }, serverInfo, instructions: INSTRUCTIONS };
+        return {
+          protocolVersion: negotiated,
+          capabilities: { tools: { listChanged: false } },
+          serverInfo,
+          instructions: INSTRUCTIONS,
+        };
       }
       case 'ping':
         return {};
       case 'tools/list': {
-        if (params.cursor !== undefined && params.cursor !== null) throw new RpcError(ERROR_CODES.invalidParams, 'Invalid cursor: this server lists every tool on one page and issues no cursors.');
+        if (params.cursor !== undefined && params.cursor !== null)
+          throw new RpcError(
+            ERROR_CODES.invalidParams,
+            'Invalid cursor: this server lists every tool on one page and issues no cursors.',
+          );
         return {
           tools: TOOLS.map((tool) => {
-            const listed: Record<string, unknown> = { name: tool.name, description: tool.description, inputSchema: tool.inputSchema };
+            const listed: Record<string, unknown> = {
+              name: tool.name,
+              description: tool.description,
+              inputSchema: tool.inputSchema,
+            };
             if (!olderThan(negotiated, '2025-06-18')) {
               listed.title = tool.title;
               if (tool.outputSchema) listed.outputSchema = tool.outputSchema;
@@ -255,9 +364,17 @@ export function createSession(runtime: ServerRuntime, options: { memory?: Memory
       }
       case 'tools/call': {
         const name = params.name;
-        if (typeof name !== 'string') throw new RpcError(ERROR_CODES.invalidParams, '`params.name` must be the name of a tool: ' + TOOLS.map((tool) => tool.name).join(', '));
+        if (typeof name !== 'string')
+          throw new RpcError(
+            ERROR_CODES.invalidParams,
+            '`params.name` must be the name of a tool: ' + TOOLS.map((tool) => tool.name).join(', '),
+          );
         const tool = TOOLS.find((candidate) => candidate.name === name);
-        if (!tool) throw new RpcError(ERROR_CODES.invalidParams, `Unknown tool: ${name}. Available: ${TOOLS.map((candidate) => candidate.name).join(', ')}.`);
+        if (!tool)
+          throw new RpcError(
+            ERROR_CODES.invalidParams,
+            `Unknown tool: ${name}. Available: ${TOOLS.map((candidate) => candidate.name).join(', ')}.`,
+          );
         const called = await callTool(name, params, signal, caller);
         if (olderThan(negotiated, '2025-06-18')) delete called.structuredContent;
         return { ...called };
@@ -279,12 +396,22 @@ export function createSession(runtime: ServerRuntime, options: { memory?: Memory
     if (typeof record.method !== 'string') {
       // A response from the client (we send no requests) or junk.
       if (!('result' in record) && !('error' in record)) {
-        return errorResponse(validId ? (id as RequestId) : null, ERROR_CODES.invalidRequest, 'Invalid Request: `method` must be a string.');
+        return errorResponse(
+          validId ? (id as RequestId) : null,
+          ERROR_CODES.invalidRequest,
+          'Invalid Request: `method` must be a string.',
+        );
       }
       return undefined;
     }
     if (record.jsonrpc !== '2.0') {
-      return hasId ? errorResponse(validId ? (id as RequestId) : null, ERROR_CODES.invalidRequest, 'Invalid Request: `jsonrpc` must be "2.0".') : undefined;
+      return hasId
+        ? errorResponse(
+            validId ? (id as RequestId) : null,
+            ERROR_CODES.invalidRequest,
+            'Invalid Request: `jsonrpc` must be "2.0".',
+          )
+        : undefined;
     }
     const method = record.method;
     const params = record.params;
@@ -296,7 +423,12 @@ export function createSession(runtime: ServerRuntime, options: { memory?: Memory
       }
       return undefined;
     }
-    if (!validId) return errorResponse(null, ERROR_CODES.invalidRequest, `Invalid Request: \`id\` must be a string or an integer, got ${describeType(id)} (MCP 2025-11-25, Base Protocol).`);
+    if (!validId)
+      return errorResponse(
+        null,
+        ERROR_CODES.invalidRequest,
+        `Invalid Request: \`id\` must be a string or an integer, got ${describeType(id)} (MCP 2025-11-25, Base Protocol).`,
+      );
     const requestId = id as RequestId;
     if (params !== undefined && (params === null || typeof params !== 'object' || Array.isArray(params))) {
       return errorResponse(requestId, ERROR_CODES.invalidParams, 'Invalid params: `params` must be an object.');
@@ -313,9 +445,23 @@ export function createSession(runtime: ServerRuntime, options: { memory?: Memory
     } catch (error) {
       if (cancelled()) return undefined;
       if (error instanceof RpcError) return errorResponse(requestId, error.code, error.message);
-      if (error instanceof LoggedError) return errorResponse(requestId, ERROR_CODES.internalError, `Internal error: ${(error.cause as Error)?.message ?? String(error.cause)}`);
-      logger.error('rpc.internal.error', { method, reason: String((error as Error)?.stack ?? error).replace(/\s+/g, ' ').slice(0, 2000) });
-      return errorResponse(requestId, ERROR_CODES.internalError, `Internal error: ${(error as Error)?.message ?? String(error)}`);
+      if (error instanceof LoggedError)
+        return errorResponse(
+          requestId,
+          ERROR_CODES.internalError,
+          `Internal error: ${(error.cause as Error)?.message ?? String(error.cause)}`,
+        );
+      logger.error('rpc.internal.error', {
+        method,
+        reason: String((error as Error)?.stack ?? error)
+          .replace(/\s+/g, ' ')
+          .slice(0, 2000),
+      });
+      return errorResponse(
+        requestId,
+        ERROR_CODES.internalError,
+        `Internal error: ${(error as Error)?.message ?? String(error)}`,
+      );
     } finally {
       if (inFlight.get(key) === controller) inFlight.delete(key);
     }
@@ -326,8 +472,11 @@ export function createSession(runtime: ServerRuntime, options: { memory?: Memory
       const caller = inbound?.caller;
       const work = (async () => {
         if (Array.isArray(message)) {
-          if (message.length === 0) return errorResponse(null, ERROR_CODES.invalidRequest, 'Invalid Request: empty batch.');
-          const answers = (await Promise.all(message.map((one) => handleOne(one, caller)))).filter((answer): answer is JsonRpcResponse => answer !== undefined);
+          if (message.length === 0)
+            return errorResponse(null, ERROR_CODES.invalidRequest, 'Invalid Request: empty batch.');
+          const answers = (await Promise.all(message.map((one) => handleOne(one, caller)))).filter(
+            (answer): answer is JsonRpcResponse => answer !== undefined,
+          );
           return answers.length ? answers : undefined;
         }
         return handleOne(message, caller);
@@ -363,9 +512,10 @@ function withRequestId(called: ToolResult, rid: string): ToolResult {
     const structured = { ...called.structuredContent, requestId: rid };
     const before = structuredTexts.get(called.structuredContent) ?? JSON.stringify(called.structuredContent);
     // `requestId` goes last in `structured`, so its JSON is `before` with the member appended (not serialized again).
-    const after = Object.hasOwn(called.structuredContent, 'requestId') || !before.endsWith('}')
-      ? JSON.stringify(structured)
-      : `${before.length > 2 ? before.slice(0, -1) + ',' : '{'}"requestId":${JSON.stringify(rid)}}`;
+    const after =
+      Object.hasOwn(called.structuredContent, 'requestId') || !before.endsWith('}')
+        ? JSON.stringify(structured)
+        : `${before.length > 2 ? before.slice(0, -1) + ',' : '{'}"requestId":${JSON.stringify(rid)}}`;
     const content = called.content.map((block) => (block.text === before ? { ...block, text: after } : block));
     structuredTexts.set(structured, after);
     return { ...called, content, structuredContent: structured };

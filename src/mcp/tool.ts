@@ -80,7 +80,8 @@ export function destinationOf(url: URL, config: Config): Destination {
 
 /** The answer of a job as a tool result. */
 export function answered(answer: JobAnswer): ToolResult {
-  if ('failure' in answer && answer.invalidJson) throw new RpcError(ERROR_CODES.parseError, `Parse error: ${answer.failure}`);
+  if ('failure' in answer && answer.invalidJson)
+    throw new RpcError(ERROR_CODES.parseError, `Parse error: ${answer.failure}`);
   return 'failure' in answer ? failure(answer.failure) : result(answer.structured, answer.isError);
 }
 
@@ -96,14 +97,20 @@ export function recordTexts(seen: Seen[]): RecordText[] {
  */
 export function settleOperation(key: string, context: ToolContext): Promise<number> {
   const known = new WeakMap<object, string | null>();
-  return context.log.settle(async (entries) => {
-    const unknown = entries.filter((entry) => !known.has(entry));
-    if (unknown.length) {
-      const keys = await context.contract.run('operationKeys', { destinations: unknown.map(({ requestPath, relativePath }) => ({ requestPath, relativePath })) });
-      unknown.forEach((entry, index) => known.set(entry, keys[index] ?? null));
-    }
-    return entries.map((entry) => known.get(entry) === key);
-  }, context.config.timeoutMs, context.signal);
+  return context.log.settle(
+    async (entries) => {
+      const unknown = entries.filter((entry) => !known.has(entry));
+      if (unknown.length) {
+        const keys = await context.contract.run('operationKeys', {
+          destinations: unknown.map(({ requestPath, relativePath }) => ({ requestPath, relativePath })),
+        });
+        unknown.forEach((entry, index) => known.set(entry, keys[index] ?? null));
+      }
+      return entries.map((entry) => known.get(entry) === key);
+    },
+    context.config.timeoutMs,
+    context.signal,
+  );
 }
 
 /** Most query parameters a call may name (`query` of probe, probe_sample and draft_request). */

@@ -12,4 +12,12 @@ import { findOperationTool } from './tools/find-operation.ts';
 import type { Tool } from './tool.ts';
 
 /** The tools, in the order `tools/list` gives them. */
-export const TOOLS: readonly Tool[] = [probeTool, fieldPresenceTool, compareFixtureTool, probeSampleTool, describeOperationTool, draftRequestTool, findOperationTool];
+export const TOOLS: readonly Tool[] = [
+  probeTool,
+  fieldPresenceTool,
+  compareFixtureTool,
+  probeSampleTool,
+  describeOperationTool,
+  draftRequestTool,
+  findOperationTool,
+];

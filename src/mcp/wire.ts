@@ -16,7 +16,9 @@ import type { JsonRpcResponse, RequestId } from './codes.ts';
 export const LARGE_ARGUMENTS: Readonly<Record<string, string>> = { compare_fixture: 'fixture', draft_request: 'body' };
 
 /** Where a large argument sits in a message: `params.arguments.<name>`, for each name of `LARGE_ARGUMENTS`. */
-export const LARGE_MEMBER_PATHS: readonly (readonly string[])[] = [...new Set(Object.values(LARGE_ARGUMENTS))].map((name) => ['params', 'arguments', name]);
+export const LARGE_MEMBER_PATHS: readonly (readonly string[])[] = [...new Set(Object.values(LARGE_ARGUMENTS))].map(
+  (name) => ['params', 'arguments', name],
+);
 
 /**
  * The JSON text of a large argument as the client wrote it, and how deep it nests, by the `arguments` object that
@@ -56,7 +58,10 @@ export const MAX_MESSAGE_VALUES = 100_000;
  * characters occur only inside JSON strings, where the escape means the same character.
  */
 export function escapeLineSeparators(json: string): string {
-  return json.replace(/[\u0085\u2028\u2029]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return json.replace(
+    /[\u0085\u2028\u2029]/g,
+    (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 /**
@@ -66,14 +71,29 @@ export function escapeLineSeparators(json: string): string {
  * structured content) gets `JSON.stringify` itself; the line is the same either way.
  */
 export function serializeMessage(message: unknown): string {
-  const response = message as { jsonrpc?: unknown; id?: unknown; result?: { content?: unknown; structuredContent?: unknown; isError?: unknown } } | null;
+  const response = message as {
+    jsonrpc?: unknown;
+    id?: unknown;
+    result?: { content?: unknown; structuredContent?: unknown; isError?: unknown };
+  } | null;
   const result = response?.result;
   const structured = result?.structuredContent;
   const text = structured !== null && typeof structured === 'object' ? structuredTexts.get(structured) : undefined;
-  const block = Array.isArray(result?.content) && result.content.length === 1 ? (result.content[0] as { type?: unknown; text?: unknown }) : undefined;
-  const shaped = text !== undefined && block?.type === 'text' && block.text === text && response!.jsonrpc === '2.0' && (typeof response!.id === 'string' || typeof response!.id === 'number')
-    && sameKeys(response!, ['jsonrpc', 'id', 'result']) && sameKeys(block, ['type', 'text'])
-    && (result!.isError === true ? sameKeys(result!, ['content', 'structuredContent', 'isError']) : sameKeys(result!, ['content', 'structuredContent']));
+  const block =
+    Array.isArray(result?.content) && result.content.length === 1
+      ? (result.content[0] as { type?: unknown; text?: unknown })
+      : undefined;
+  const shaped =
+    text !== undefined &&
+    block?.type === 'text' &&
+    block.text === text &&
+    response!.jsonrpc === '2.0' &&
+    (typeof response!.id === 'string' || typeof response!.id === 'number') &&
+    sameKeys(response!, ['jsonrpc', 'id', 'result']) &&
+    sameKeys(block, ['type', 'text']) &&
+    (result!.isError === true
+      ? sameKeys(result!, ['content', 'structuredContent', 'isError'])
+      : sameKeys(result!, ['content', 'structuredContent']));
   if (!shaped) return JSON.stringify(message);
   return `{"jsonrpc":"2.0","id":${JSON.stringify(response!.id)},"result":{"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${text}${result!.isError === true ? ',"isError":true' : ''}}}`;
 }
@@ -86,7 +106,9 @@ function sameKeys(value: object, keys: string[]): boolean {
 
 /** `line` with each span's value written as `{}` or `[]` (the same type), spans in any order, none overlapping. */
 export function withoutSpans(line: string, spans: (MemberSpan | undefined)[]): string {
-  const found = spans.filter((span): span is MemberSpan => span !== undefined).sort((first, second) => first.start - second.start);
+  const found = spans
+    .filter((span): span is MemberSpan => span !== undefined)
+    .sort((first, second) => first.start - second.start);
   let text = '';
   let from = 0;
   for (const span of found) {
@@ -126,9 +148,13 @@ export function decode(text: string): Decoded {
   const spans = size.spans;
   if (size.depth > MAX_MESSAGE_DEPTH || size.values > MAX_MESSAGE_VALUES) {
     return {
-      error: errorResponse(size.id ?? null, ERROR_CODES.invalidRequest, size.depth > MAX_MESSAGE_DEPTH
-        ? `Invalid Request: message nests ${size.depth} levels deep, more than ${MAX_MESSAGE_DEPTH} (arguments may nest at most ${MAX_BODY_DEPTH}); dropped unparsed.`
-        : `Invalid Request: message holds ${size.values} JSON values, more than ${MAX_MESSAGE_VALUES}; dropped unparsed. Send fewer or smaller arguments.`),
+      error: errorResponse(
+        size.id ?? null,
+        ERROR_CODES.invalidRequest,
+        size.depth > MAX_MESSAGE_DEPTH
+          ? `Invalid Request: message nests ${size.depth} levels deep, more than ${MAX_MESSAGE_DEPTH} (arguments may nest at most ${MAX_BODY_DEPTH}); dropped unparsed.`
+          : `Invalid Request: message holds ${size.values} JSON values, more than ${MAX_MESSAGE_VALUES}; dropped unparsed. Send fewer or smaller arguments.`,
+      ),
     };
   }
   let message: unknown;
@@ -145,7 +171,11 @@ export function decode(text: string): Decoded {
  * The error for a message longer than `MAX_LINE`, dropped unread: -32600 with id null (the id was never read).
  */
 export function tooLongError(): JsonRpcResponse {
-  return errorResponse(null, ERROR_CODES.invalidRequest, `Invalid Request: message longer than ${MAX_LINE} characters (the line limit), dropped unread. Send smaller arguments: a fixture or request body of at most 1 MiB.`);
+  return errorResponse(
+    null,
+    ERROR_CODES.invalidRequest,
+    `Invalid Request: message longer than ${MAX_LINE} characters (the line limit), dropped unread. Send smaller arguments: a fixture or request body of at most 1 MiB.`,
+  );
 }
 
 /**
@@ -158,10 +188,18 @@ export function tooLongError(): JsonRpcResponse {
 export function encode(message: unknown, redact: Redactor): string {
   let text: string;
   try {
-    text = Array.isArray(message) ? JSON.stringify(message.map(redact.message)) : serializeMessage(redact.message(message));
+    text = Array.isArray(message)
+      ? JSON.stringify(message.map(redact.message))
+      : serializeMessage(redact.message(message));
   } catch (error) {
     const id = (message as { id?: RequestId | null }).id ?? null;
-    text = JSON.stringify(errorResponse(id, ERROR_CODES.internalError, `Internal error: the answer could not be serialized (${(error as Error).message}).`));
+    text = JSON.stringify(
+      errorResponse(
+        id,
+        ERROR_CODES.internalError,
+        `Internal error: the answer could not be serialized (${(error as Error).message}).`,
+      ),
+    );
   }
   return escapeLineSeparators(text);
 }

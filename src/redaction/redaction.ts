@@ -59,16 +59,26 @@ export const WITHHELD_MARK = '[…end withheld]';
  * last 306 characters, and at least 51 letters or digits, so a cut never shows the start of the API key."
  */
 export function withheldNote(redact: Redactor): string {
-  if (!redact.withheldLetters) return `Its last ${redact.withheld} characters are withheld whatever they are (marked ${WITHHELD_MARK}), so a cut never shows the start of the API key.`;
+  if (!redact.withheldLetters)
+    return `Its last ${redact.withheld} characters are withheld whatever they are (marked ${WITHHELD_MARK}), so a cut never shows the start of the API key.`;
   return `Its end is withheld whatever it holds (marked ${WITHHELD_MARK}): at least its last ${redact.withheld} characters, and at least ${redact.withheldLetters} letters or digits, so a cut never shows the start of the API key.`;
 }
 
 /** The redactor of a server without a key: changes nothing. */
-export const NO_REDACTION: Redactor = { text: (input) => input, value: (input) => input, tail: (input) => input, withheld: 0, withheldLetters: 0, message: (input) => input };
+export const NO_REDACTION: Redactor = {
+  text: (input) => input,
+  value: (input) => input,
+  tail: (input) => input,
+  withheld: 0,
+  withheldLetters: 0,
+  message: (input) => input,
+};
 
 /** Hex digits of `value`, `width` wide, each letter matching either case. */
 function hexPattern(value: number, width: number): string {
-  return [...value.toString(16).padStart(width, '0')].map((digit) => (/[a-f]/.test(digit) ? `[${digit}${digit.toUpperCase()}]` : digit)).join('');
+  return [...value.toString(16).padStart(width, '0')]
+    .map((digit) => (/[a-f]/.test(digit) ? `[${digit}${digit.toUpperCase()}]` : digit))
+    .join('');
 }
 
 /**
@@ -90,7 +100,10 @@ function spellingForms(character: string): { source: string; longest: number }[]
   forms.push({ source: bytes.map((byte) => `%(?:25){0,2}${hexPattern(byte, 2)}`).join(''), longest: 7 * bytes.length });
   if (character === ' ') forms.push({ source: '\\+', longest: 1 });
   // JSON: \uXXXX for any UTF-16 unit (RFC 8259, 7), escaped once or more (`\\u002d`): one to four backslashes.
-  forms.push({ source: units.map((unit) => `\\\\{1,4}[uU]${hexPattern(unit, 4)}`).join(''), longest: 9 * units.length });
+  forms.push({
+    source: units.map((unit) => `\\\\{1,4}[uU]${hexPattern(unit, 4)}`).join(''),
+    longest: 9 * units.length,
+  });
   if (character === '"' || character === '/') forms.push({ source: `\\\\{1,3}${literal}`, longest: 4 });
   if (character === '\\') forms.push({ source: '\\\\{2,4}', longest: 4 });
   return forms;
@@ -155,20 +168,28 @@ export function redactor(secret: string | undefined): Redactor {
   // The key, and the stable cores of its base64 and base64url forms, each in every form a character can take.
   const spellings = [secret, ...base64Cores(secret)].map((spelling) => [...spelling].map(characterForms));
   // The longest text any strict form of any spelling can take: the least a cut text loses (no prefix oracle).
-  const withheld = Math.max(...spellings.map((perCharacter) => perCharacter.reduce((sum, forms) => sum + Math.max(...forms.map((form) => form.longest)), 0)));
+  const withheld = Math.max(
+    ...spellings.map((perCharacter) =>
+      perCharacter.reduce((sum, forms) => sum + Math.max(...forms.map((form) => form.longest)), 0),
+    ),
+  );
   if (keySkeleton(secret).length >= SKELETON_MIN_LENGTH) return skeletonRedactor(secret, withheld);
-  const sources = spellings.map((perCharacter) => perCharacter.map((forms) => `(?:${forms.map((form) => form.source).join('|')})`).join(''));
+  const sources = spellings.map((perCharacter) =>
+    perCharacter.map((forms) => `(?:${forms.map((form) => form.source).join('|')})`).join(''),
+  );
   // No `i` flag: each form spells its letter cases itself, so alternatives never match the same text
   // and a near-miss cannot backtrack through 2^n ways (issue 8: nothing stalls the server).
   const whole = new RegExp(sources.map((source) => `(?:${source})`).join('|'), 'g');
   const text = (input: string) => input.replace(whole, '[redacted]');
-  const value = <T,>(input: T, keys = false): T => {
+  const value = <T>(input: T, keys = false): T => {
     if (typeof input === 'string') return text(input) as T;
     if (typeof input === 'number' && String(input) === secret) return '[redacted]' as T;
     if (Array.isArray(input)) return input.map((inner) => value(inner, keys)) as T;
     if (input !== null && typeof input === 'object') {
       // fromEntries defines own properties, so a body key "__proto__" stays a key.
-      return Object.fromEntries(Object.entries(input).map(([key, inner]) => [keys ? text(key) : key, value(inner, keys)])) as T;
+      return Object.fromEntries(
+        Object.entries(input).map(([key, inner]) => [keys ? text(key) : key, value(inner, keys)]),
+      ) as T;
     }
     return input;
   };
@@ -188,8 +209,13 @@ export function redactor(secret: string | undefined): Redactor {
  * serialization of the cleaned content when `value` replaced anything, so a key split across strings
  * (which `text` over the serialized form does not see: member names lie between) leaves neither copy.
  */
-function messageRedaction(text: (input: string) => string, value: <T>(input: T, keys?: boolean) => T, secret: string, mirrored = false): <T>(message: T) => T {
-  return <T,>(input: T): T => {
+function messageRedaction(
+  text: (input: string) => string,
+  value: <T>(input: T, keys?: boolean) => T,
+  secret: string,
+  mirrored = false,
+): <T>(message: T) => T {
+  return <T>(input: T): T => {
     if (secret.length < 8 || input === null || typeof input !== 'object') return input;
     const copy = { ...(input as Record<string, any>) };
     if (copy.result && typeof copy.result === 'object') {
@@ -200,12 +226,16 @@ function messageRedaction(text: (input: string) => string, value: <T>(input: T, 
       if (Array.isArray(copy.result.content)) {
         copy.result.content = copy.result.content.map((block: Record<string, unknown>) => {
           if (typeof block?.text !== 'string') return block;
-          return { ...block, text: text(serialized !== undefined && block.text === serialized ? JSON.stringify(cleaned) : block.text) };
+          return {
+            ...block,
+            text: text(serialized !== undefined && block.text === serialized ? JSON.stringify(cleaned) : block.text),
+          };
         });
       }
       if (structured) copy.result.structuredContent = cleaned;
     }
-    if (copy.error && typeof copy.error.message === 'string') copy.error = { ...copy.error, message: text(copy.error.message) };
+    if (copy.error && typeof copy.error.message === 'string')
+      copy.error = { ...copy.error, message: text(copy.error.message) };
     return copy as T;
   };
 }
@@ -234,11 +264,21 @@ function skeletonRedactor(secret: string, withheld: number): Redactor {
   const hex = Buffer.from(secret, 'utf8').toString('hex');
   // The key's skeleton with what looks like an escape in it read as written too (`0xde` in `sk-0xdeadbeef`):
   // an echo that decodes nothing (fullwidth, reversed, spaced) spells that one.
-  const letterTargets = [...new Set([forward, [...forward].reverse().join(''), hex, written, [...written].reverse().join('')])].map((target) => Buffer.from(target, 'utf8'));
-  const baseTargets = [...new Set(base64Cores(secret).map((core) => core.replace(/[-_]/g, '')))].map((target) => Buffer.from(target, 'latin1'));
+  const letterTargets = [
+    ...new Set([forward, [...forward].reverse().join(''), hex, written, [...written].reverse().join('')]),
+  ].map((target) => Buffer.from(target, 'utf8'));
+  const baseTargets = [...new Set(base64Cores(secret).map((core) => core.replace(/[-_]/g, '')))].map((target) =>
+    Buffer.from(target, 'latin1'),
+  );
   // The key's characters before its first and after its last letter or digit (`/+"\` in `canary-9c41/+"\`).
   const leading = secret.slice(0, secret.search(/[\p{L}\p{N}]/u));
-  const trailing = secret.slice(secret.length - [...secret].reverse().join('').search(/[\p{L}\p{N}]/u));
+  const trailing = secret.slice(
+    secret.length -
+      [...secret]
+        .reverse()
+        .join('')
+        .search(/[\p{L}\p{N}]/u),
+  );
   // What `tail` must drop so no partial target survives a cut: all but one unit of the longest target of each skeleton.
   const letterNeed = Math.max(...letterTargets.map((target) => target.length)) - 1;
   const baseNeed = baseTargets.length ? Math.max(...baseTargets.map((target) => target.length)) - 1 : 0;
@@ -254,15 +294,31 @@ function skeletonRedactor(secret: string, withheld: number): Redactor {
     // Lanes 0 to 3: letters and digits (escapes decoded), base64 characters, letters and digits (escapes as
     // written), letters and digits (an escape wrapped in another read as the inner one).
     const decoded = new Lane(0, true, capacity, undefined, scratch[0]);
-    const lanes = [decoded, new Lane(0, true, capacity, undefined, scratch[1]), new Lane(0, true, capacity, decoded, scratch[2]), new Lane(0, true, capacity, decoded, scratch[3])] as const;
-    const starts = [new Int32Array(pieces.length + 1), new Int32Array(pieces.length + 1), new Int32Array(pieces.length + 1), new Int32Array(pieces.length + 1)] as const;
+    const lanes = [
+      decoded,
+      new Lane(0, true, capacity, undefined, scratch[1]),
+      new Lane(0, true, capacity, decoded, scratch[2]),
+      new Lane(0, true, capacity, decoded, scratch[3]),
+    ] as const;
+    const starts = [
+      new Int32Array(pieces.length + 1),
+      new Int32Array(pieces.length + 1),
+      new Int32Array(pieces.length + 1),
+      new Int32Array(pieces.length + 1),
+    ] as const;
     for (let index = 0; index <= pieces.length; index++) {
       for (let lane = 0; lane < 4; lane++) starts[lane]![index] = lanes[lane]!.size();
-      if (index < pieces.length) scanSkeleton(pieces[index]!, 0, pieces[index]!.length, lanes[0], lanes[1], lanes[2], lanes[3]);
+      if (index < pieces.length)
+        scanSkeleton(pieces[index]!, 0, pieces[index]!.length, lanes[0], lanes[1], lanes[2], lanes[3]);
     }
     const forwardFound: [number[], number[], number[], number[]] = [[], [], [], []];
     // A lane still shadowing holds what lane 0 holds: nothing more to find there.
-    const found = [findTargets(lanes[0].view(), letterTargets, forwardFound[0]), findTargets(lanes[1].view(), baseTargets), lanes[2].shadowOf ? [] : findTargets(lanes[2].view(), letterTargets, forwardFound[2]), lanes[3].shadowOf ? [] : findTargets(lanes[3].view(), letterTargets, forwardFound[3])];
+    const found = [
+      findTargets(lanes[0].view(), letterTargets, forwardFound[0]),
+      findTargets(lanes[1].view(), baseTargets),
+      lanes[2].shadowOf ? [] : findTargets(lanes[2].view(), letterTargets, forwardFound[2]),
+      lanes[3].shadowOf ? [] : findTargets(lanes[3].view(), letterTargets, forwardFound[3]),
+    ];
     // Kept for the next call (messages come one after another on one thread), up to 1 MiB each.
     lanes.forEach((lane, index) => {
       if (lane.bytes.length <= SCRATCH_LIMIT) scratch[index] = lane.bytes;
@@ -299,7 +355,8 @@ function skeletonRedactor(secret: string, withheld: number): Redactor {
       scanSkeleton(text, 0, text.length, positioned[0], positioned[1], positioned[2], positioned[3]);
       const offsets: number[] = [];
       pieceShares.forEach((ranges, lane) => {
-        for (let index = 0; index < ranges.length; index += 2) offsets.push(positioned[lane]!.starts![ranges[index]!]!, positioned[lane]!.ends![ranges[index + 1]! - 1]!);
+        for (let index = 0; index < ranges.length; index += 2)
+          offsets.push(positioned[lane]!.starts![ranges[index]!]!, positioned[lane]!.ends![ranges[index + 1]! - 1]!);
       });
       // A match of the key itself (not its reverse or hex) takes the key's punctuation at either end along.
       for (const lane of [0, 2, 3] as const) {
@@ -308,8 +365,14 @@ function skeletonRedactor(secret: string, withheld: number): Redactor {
         for (let index = 0; index < pairs.length; index += 2) {
           const first = pairs[index]! - starts[lane][piece]!;
           const last = pairs[index + 1]! - 1 - starts[lane][piece]!;
-          if (first >= 0 && first < length) offsets.push(...widenToKey(text, positioned[lane].starts![first]!, positioned[lane].starts![first]!, leading, ''));
-          if (last >= 0 && last < length) offsets.push(...widenToKey(text, positioned[lane].ends![last]!, positioned[lane].ends![last]!, '', trailing));
+          if (first >= 0 && first < length)
+            offsets.push(
+              ...widenToKey(text, positioned[lane].starts![first]!, positioned[lane].starts![first]!, leading, ''),
+            );
+          if (last >= 0 && last < length)
+            offsets.push(
+              ...widenToKey(text, positioned[lane].ends![last]!, positioned[lane].ends![last]!, '', trailing),
+            );
         }
       }
       matched.set(piece, mergeRanges(offsets));
@@ -321,7 +384,7 @@ function skeletonRedactor(secret: string, withheld: number): Redactor {
     const offsets = matchPieces([input]).get(0);
     return offsets ? replaceRanges(input, offsets) : input;
   };
-  const value = <T,>(input: T, keys = false): T => {
+  const value = <T>(input: T, keys = false): T => {
     // Every string (and number, and with `keys` every object key) in document order: one skeleton run over them all.
     // Two runs when keys count: one over the values alone (a key split across `{"a": "sk-can", "b": "ary..."}`
     // is not broken by the member names between), one over names and values (`{"sk-can": "ary..."}`).
@@ -339,8 +402,7 @@ function skeletonRedactor(secret: string, withheld: number): Redactor {
           pieces.push(Buffer.from(inner as number[]).toString('utf8'));
         }
         inner.forEach(collect);
-      }
-      else if (inner !== null && typeof inner === 'object') {
+      } else if (inner !== null && typeof inner === 'object') {
         for (const [key, member] of Object.entries(inner)) {
           if (keys) pieces.push(key);
           collect(member);
@@ -348,7 +410,9 @@ function skeletonRedactor(secret: string, withheld: number): Redactor {
       }
     };
     collect(input);
-    let matched = matchPieces(valueIndexes.length === pieces.length ? pieces : valueIndexes.map((index) => pieces[index]!));
+    let matched = matchPieces(
+      valueIndexes.length === pieces.length ? pieces : valueIndexes.map((index) => pieces[index]!),
+    );
     if (valueIndexes.length !== pieces.length) {
       const both = matchPieces(pieces);
       const values = matched;
@@ -375,14 +439,16 @@ function skeletonRedactor(secret: string, withheld: number): Redactor {
       }
       if (inner !== null && typeof inner === 'object') {
         // fromEntries defines own properties, so a body key "__proto__" stays a key.
-        return Object.fromEntries(Object.entries(inner).map(([key, member]) => {
-          let shown = key;
-          if (keys) {
-            const offsets = matched.get(counter++);
-            if (offsets) shown = replaceRanges(key, offsets);
-          }
-          return [shown, rebuild(member)];
-        }));
+        return Object.fromEntries(
+          Object.entries(inner).map(([key, member]) => {
+            let shown = key;
+            if (keys) {
+              const offsets = matched.get(counter++);
+              if (offsets) shown = replaceRanges(key, offsets);
+            }
+            return [shown, rebuild(member)];
+          }),
+        );
       }
       return inner;
     };
@@ -403,7 +469,10 @@ function skeletonRedactor(secret: string, withheld: number): Redactor {
       const base64 = new Lane(Math.max(baseNeed, 1), false);
       scanSkeleton(out, from, open, new Lane(0, false), base64, new Lane(0, false), letters);
       end = Math.min(Math.max(0, out.length - withheld), open);
-      end = Math.min(end, letters.length >= letterNeed ? (letterNeed ? letters.starts![letters.length % letterNeed]! : open) : 0);
+      end = Math.min(
+        end,
+        letters.length >= letterNeed ? (letterNeed ? letters.starts![letters.length % letterNeed]! : open) : 0,
+      );
       if (baseNeed) end = Math.min(end, base64.length >= baseNeed ? base64.starts![base64.length % baseNeed]! : 0);
       // An escape cut by the window's start reads differently there; a cut that far from it is read as from the start.
       if (from === 0 || end >= from + 2 * OPEN_ESCAPE_LONGEST) break;
@@ -452,12 +521,41 @@ const NAMED_REFERENCES: Map<string, string> = (() => {
   for (const letter of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz') {
     for (const family of ['opf', 'scr', 'fr']) table.set(letter + family, letter);
   }
-  for (const [name, text] of [['ell', 'l'], ['sup1', '1'], ['sup2', '2'], ['sup3', '3'], ['trade', 'TM'], ['TRADE', 'TM'], ['fflig', 'ff'], ['filig', 'fi'], ['fllig', 'fl'], ['ffilig', 'ffi'], ['ffllig', 'ffl'], ['ijlig', 'ij'], ['IJlig', 'IJ']]) table.set(name!, text!);
-  const nothing = 'hyphen dash minus ndash mdash horbar lowbar UnderBar period colon comma plus equals sol bsol excl quest num dollar percnt ast midast lowast lpar rpar lsqb lbrack rsqb rbrack lcub lbrace rcub rbrace verbar vert VerticalLine tilde Hat grave DiacriticalGrave apos quot QUOT lt LT gt GT amp AMP nbsp NonBreakingSpace shy zwj zwnj ZeroWidthSpace NegativeThinSpace NegativeMediumSpace NegativeThickSpace NegativeVeryThinSpace NoBreak semi commat Tab NewLine ensp emsp emsp13 emsp14 thinsp hairsp numsp puncsp MediumSpace ThinSpace VeryThinSpace hybull bull bullet middot centerdot CenterDot sdot ic InvisibleComma it InvisibleTimes af ApplyFunction copy reg sect para pound yen cent euro deg times divide laquo raquo lsquo rsquo ldquo rdquo sbquo bdquo hellip mldr nldr prime Prime oline frasl iexcl iquest brvbar uml macr acute cedil not plusmn lrm rlm';
+  for (const [name, text] of [
+    ['ell', 'l'],
+    ['sup1', '1'],
+    ['sup2', '2'],
+    ['sup3', '3'],
+    ['trade', 'TM'],
+    ['TRADE', 'TM'],
+    ['fflig', 'ff'],
+    ['filig', 'fi'],
+    ['fllig', 'fl'],
+    ['ffilig', 'ffi'],
+    ['ffllig', 'ffl'],
+    ['ijlig', 'ij'],
+    ['IJlig', 'IJ'],
+  ])
+    table.set(name!, text!);
+  const nothing =
+    'hyphen dash minus ndash mdash horbar lowbar UnderBar period colon comma plus equals sol bsol excl quest num dollar percnt ast midast lowast lpar rpar lsqb lbrack rsqb rbrack lcub lbrace rcub rbrace verbar vert VerticalLine tilde Hat grave DiacriticalGrave apos quot QUOT lt LT gt GT amp AMP nbsp NonBreakingSpace shy zwj zwnj ZeroWidthSpace NegativeThinSpace NegativeMediumSpace NegativeThickSpace NegativeVeryThinSpace NoBreak semi commat Tab NewLine ensp emsp emsp13 emsp14 thinsp hairsp numsp puncsp MediumSpace ThinSpace VeryThinSpace hybull bull bullet middot centerdot CenterDot sdot ic InvisibleComma it InvisibleTimes af ApplyFunction copy reg sect para pound yen cent euro deg times divide laquo raquo lsquo rsquo ldquo rdquo sbquo bdquo hellip mldr nldr prime Prime oline frasl iexcl iquest brvbar uml macr acute cedil not plusmn lrm rlm';
   for (const name of nothing.split(' ')) table.set(name, '');
   // Characters that start or continue another escape stand for themselves, so `&bsol;163` and `&percnt;73`
   // are read as `\163` and `%73` (`nestedEscapeEnd`); in the skeletons they still add nothing.
-  for (const [name, text] of [['bsol', '\\'], ['percnt', '%'], ['equals', '='], ['amp', '&'], ['AMP', '&'], ['num', '#'], ['semi', ';'], ['lcub', '{'], ['lbrace', '{'], ['rcub', '}'], ['rbrace', '}']]) table.set(name!, text!);
+  for (const [name, text] of [
+    ['bsol', '\\'],
+    ['percnt', '%'],
+    ['equals', '='],
+    ['amp', '&'],
+    ['AMP', '&'],
+    ['num', '#'],
+    ['semi', ';'],
+    ['lcub', '{'],
+    ['lbrace', '{'],
+    ['rcub', '}'],
+    ['rbrace', '}'],
+  ])
+    table.set(name!, text!);
   return table;
 })();
 
@@ -481,7 +579,8 @@ function utf8(text: string): Uint8Array {
     if (code < 0x80) bytes.push(code);
     else if (code < 0x800) bytes.push(0xc0 | (code >> 6), 0x80 | (code & 0x3f));
     else if (code < 0x10000) bytes.push(0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f));
-    else bytes.push(0xf0 | (code >> 18), 0x80 | ((code >> 12) & 0x3f), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f));
+    else
+      bytes.push(0xf0 | (code >> 18), 0x80 | ((code >> 12) & 0x3f), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f));
   }
   return Uint8Array.from(bytes);
 }
@@ -592,12 +691,18 @@ class Lane {
   }
 }
 
-const isHexCode = (code: number) => (code >= 48 && code <= 57) || (code >= 65 && code <= 70) || (code >= 97 && code <= 102);
+const isHexCode = (code: number) =>
+  (code >= 48 && code <= 57) || (code >= 65 && code <= 70) || (code >= 97 && code <= 102);
 const hexValue = (code: number) => (code <= 57 ? code - 48 : (code | 32) - 87);
 
 /** Whether the four characters from `at` are hex digits. */
 function isHexQuad(text: string, at: number): boolean {
-  return isHexCode(text.charCodeAt(at)) && isHexCode(text.charCodeAt(at + 1)) && isHexCode(text.charCodeAt(at + 2)) && isHexCode(text.charCodeAt(at + 3));
+  return (
+    isHexCode(text.charCodeAt(at)) &&
+    isHexCode(text.charCodeAt(at + 1)) &&
+    isHexCode(text.charCodeAt(at + 2)) &&
+    isHexCode(text.charCodeAt(at + 3))
+  );
 }
 
 // What the escape `escapeEnd` recognised stands for ('' for nothing the skeleton keeps).
@@ -645,7 +750,12 @@ function percentUnitEnd(text: string, at: number): number {
  */
 function codeByteEnd(text: string, at: number): number {
   if (text.charCodeAt(at) === 48) {
-    if ((text.charCodeAt(at + 1) | 32) !== 120 || !isHexCode(text.charCodeAt(at + 2)) || !isHexCode(text.charCodeAt(at + 3))) return at;
+    if (
+      (text.charCodeAt(at + 1) | 32) !== 120 ||
+      !isHexCode(text.charCodeAt(at + 2)) ||
+      !isHexCode(text.charCodeAt(at + 3))
+    )
+      return at;
     return paddedHexByteEnd(text, at + 2);
   }
   let next = at;
@@ -676,7 +786,8 @@ function codeByteEnd(text: string, at: number): number {
 function paddedHexByteEnd(text: string, at: number): number {
   let end = at;
   let value = 0;
-  while (end - at < MAX_PADDED_HEX && isHexCode(text.charCodeAt(end))) value = Math.min(value * 16 + hexValue(text.charCodeAt(end++)), 0x100);
+  while (end - at < MAX_PADDED_HEX && isHexCode(text.charCodeAt(end)))
+    value = Math.min(value * 16 + hexValue(text.charCodeAt(end++)), 0x100);
   if (end - at > 2 && value < 0x100) {
     percentByte = value;
     return end;
@@ -694,7 +805,13 @@ const MAX_PADDED_HEX = 16;
  * with escapes of the same kind (starting with `first`, read by `read`) is the character they encode
  * (`%EF%BD%93`, `=EF=BD=93`, `\xef\xbd\x93`, `\357\275\223` are `ｓ`); any other byte stands for `lone`.
  */
-function utf8Escapes(text: string, end: number, first: number, read: (text: string, at: number) => number, lone: string): number {
+function utf8Escapes(
+  text: string,
+  end: number,
+  first: number,
+  read: (text: string, at: number) => number,
+  lone: string,
+): number {
   const lead = percentByte;
   if (lead < 0x80) {
     escaped = String.fromCharCode(lead);
@@ -787,7 +904,8 @@ function escapeEnd(text: string, at: number): number {
       // takes any number); up to `MAX_BRACED_DIGITS` are read, so no run of digits costs more than that.
       let digit = next + 2;
       let value = 0;
-      while (digit - next - 2 < MAX_BRACED_DIGITS && isHexCode(text.charCodeAt(digit))) value = Math.min(value * 16 + hexValue(text.charCodeAt(digit++)), 0x110000);
+      while (digit - next - 2 < MAX_BRACED_DIGITS && isHexCode(text.charCodeAt(digit)))
+        value = Math.min(value * 16 + hexValue(text.charCodeAt(digit++)), 0x110000);
       if (digit > next + 2 && text.charCodeAt(digit) === 125) {
         escaped = value <= 0x10ffff && !(value >= 0xd800 && value < 0xe000) ? String.fromCodePoint(value) : '';
         return digit + 1;
@@ -811,7 +929,10 @@ function escapeEnd(text: string, at: number): number {
       // Leading zeros (`&#000000115;`, `&#x000000073;`) are read too, up to 32 of them, before the 8 digits that count.
       while (digit - begin < 32 && text.charCodeAt(digit) === 48 && text.charCodeAt(digit + 1) === 48) digit++;
       const significant = digit;
-      while (digit - significant < 8 && (hex ? isHexCode(text.charCodeAt(digit)) : text.charCodeAt(digit) >= 48 && text.charCodeAt(digit) <= 57)) {
+      while (
+        digit - significant < 8 &&
+        (hex ? isHexCode(text.charCodeAt(digit)) : text.charCodeAt(digit) >= 48 && text.charCodeAt(digit) <= 57)
+      ) {
         value = value * (hex ? 16 : 10) + hexValue(text.charCodeAt(digit));
         digit++;
       }
@@ -862,7 +983,8 @@ let memoEnd = -1;
 let memoEscaped = '';
 
 /** Whether a character (code) can stand inside an escape after its first character: a letter, digit, `#`, `;`, `{` or `}`. */
-const isEscapeInner = (code: number) => code < 128 && (LETTER_OR_DIGIT[code] !== 0 || code === 35 || code === 59 || code === 123 || code === 125);
+const isEscapeInner = (code: number) =>
+  code < 128 && (LETTER_OR_DIGIT[code] !== 0 || code === 35 || code === 59 || code === 123 || code === 125);
 
 /**
  * One kind of escape wrapped in another (`%26%23115%3B` is `&#115;` percent-encoded, `&#x25;73` is `%73`
@@ -929,10 +1051,27 @@ function nestedEscapeEnd(text: string, outer: string, from: number, to: number):
  * `letters`. Everything else (spaces, line breaks, punctuation, zero-width characters, soft hyphens) adds
  * nothing. Linear in the text's length.
  */
-function scanSkeleton(text: string, from: number, to: number, letters: Lane, base64: Lane, raw: Lane, nested: Lane): void {
+function scanSkeleton(
+  text: string,
+  from: number,
+  to: number,
+  letters: Lane,
+  base64: Lane,
+  raw: Lane,
+  nested: Lane,
+): void {
   nested.until = from;
-  if (letters.starts || base64.starts || raw.starts || nested.starts || !letters.keepBytes || !base64.keepBytes || !raw.keepBytes || !nested.keepBytes) {
-    for (let at = from; at < to; ) at = scanToken(text, at, to, letters, base64, raw, nested);
+  if (
+    letters.starts ||
+    base64.starts ||
+    raw.starts ||
+    nested.starts ||
+    !letters.keepBytes ||
+    !base64.keepBytes ||
+    !raw.keepBytes ||
+    !nested.keepBytes
+  ) {
+    for (let at = from; at < to;) at = scanToken(text, at, to, letters, base64, raw, nested);
     return;
   }
   // The hot path, inlined with the lanes' bytes in locals: most text is ASCII letters, digits and punctuation.
@@ -951,9 +1090,18 @@ function scanSkeleton(text: string, from: number, to: number, letters: Lane, bas
   while (at < to) {
     const code = text.charCodeAt(at);
     // `=` and `0` start an escape only before two hex digits or `x` (`=2D`, `0x2d`): checked here, as they are common in text.
-    if (code < 128 && code !== 37 && code !== 92 && code !== 38 && !(code === 61 && isHexCode(text.charCodeAt(at + 1)) && isHexCode(text.charCodeAt(at + 2))) && !(code === 48 && (text.charCodeAt(at + 1) | 32) === 120)
-      && letterLength < letterBytes.length && baseLength < baseBytes.length && (shadowing || rawLength < rawBytes.length)
-      && (nestedShadowing || (at >= nestedUntil && nestedLength < nestedBytes.length))) {
+    if (
+      code < 128 &&
+      code !== 37 &&
+      code !== 92 &&
+      code !== 38 &&
+      !(code === 61 && isHexCode(text.charCodeAt(at + 1)) && isHexCode(text.charCodeAt(at + 2))) &&
+      !(code === 48 && (text.charCodeAt(at + 1) | 32) === 120) &&
+      letterLength < letterBytes.length &&
+      baseLength < baseBytes.length &&
+      (shadowing || rawLength < rawBytes.length) &&
+      (nestedShadowing || (at >= nestedUntil && nestedLength < nestedBytes.length))
+    ) {
       const letter = LETTER_OR_DIGIT[code]!;
       if (letter !== 0) {
         letterBytes[letterLength++] = letter;
@@ -999,7 +1147,8 @@ function scanToken(text: string, at: number, to: number, letters: Lane, base64: 
         const value = memo ? memoEscaped : escaped;
         if (raw.shadowOf) {
           let written = false;
-          for (let index = at; index < end && !written; index++) written = LETTER_OR_DIGIT[text.charCodeAt(index)]! !== 0;
+          for (let index = at; index < end && !written; index++)
+            written = LETTER_OR_DIGIT[text.charCodeAt(index)]! !== 0;
           if (written) raw.unshadow();
         }
         // Before `letters` takes this escape: the nested lane copies `letters` as it stands when it stops shadowing.
@@ -1053,7 +1202,14 @@ function emitText(value: string, start: number, end: number, letters: Lane, base
 }
 
 /** Appends what one character (decoded) adds to each skeleton given; to `raw` as to `letters`, when given. */
-function emitCodePoint(codePoint: number, start: number, end: number, letters: Lane, base64: Lane | undefined, raw: Lane | undefined): void {
+function emitCodePoint(
+  codePoint: number,
+  start: number,
+  end: number,
+  letters: Lane,
+  base64: Lane | undefined,
+  raw: Lane | undefined,
+): void {
   if (codePoint < 128) {
     const letter = LETTER_OR_DIGIT[codePoint]!;
     if (letter) {
@@ -1095,7 +1251,7 @@ function openEscapeStart(text: string): number {
     if (end === at || (escaped !== '%' && escaped !== '&' && escaped !== '\\' && escaped !== '=')) continue;
     // An escape standing for the start of another: the rest read one escape at a time, as `nestedEscapeEnd` reads it.
     let inner = escaped;
-    for (let next = end; next < text.length; ) {
+    for (let next = end; next < text.length;) {
       const stop = escapeEnd(text, next);
       inner += stop > next ? escaped : text[next]!;
       next = stop > next ? stop : next + 1;
@@ -1121,7 +1277,8 @@ function keySkeletons(secret: string): [string, string] {
 /** Whether an array holds only whole numbers from 0 to 255, at least `SKELETON_MIN_LENGTH` of them: bytes that may spell text. */
 function isByteArray(items: unknown[]): boolean {
   if (items.length < SKELETON_MIN_LENGTH) return false;
-  for (const item of items) if (typeof item !== 'number' || !Number.isInteger(item) || item < 0 || item > 255) return false;
+  for (const item of items)
+    if (typeof item !== 'number' || !Number.isInteger(item) || item < 0 || item > 255) return false;
   return true;
 }
 
@@ -1132,7 +1289,8 @@ function mergeRanges(flat: number[]): number[] {
   pairs.sort((left, right) => left[0] - right[0]);
   const merged: number[] = [];
   for (const [start, end] of pairs) {
-    if (merged.length && start <= merged[merged.length - 1]!) merged[merged.length - 1] = Math.max(merged[merged.length - 1]!, end);
+    if (merged.length && start <= merged[merged.length - 1]!)
+      merged[merged.length - 1] = Math.max(merged[merged.length - 1]!, end);
     else merged.push(start, end);
   }
   return merged;
@@ -1220,8 +1378,18 @@ export function hideSourceSecrets(text: string, source: string | undefined): str
     out = out.split(url.href).join(shown);
     // Every part displaySource hides, as written and decoded (`pa%355word` is `pa55word`), longest first.
     const matrix = url.pathname.match(/;[^/]*/g)?.map((part) => part.slice(1)) ?? [];
-    const parts = [url.password, url.username, url.search.slice(1), url.hash.slice(1), ...url.search.slice(1).split(/[&;=]/), ...matrix, ...matrix.flatMap((part) => part.split(/[;=]/))];
-    const secrets = [...new Set(parts.flatMap((part) => [part, decodedOrSelf(part), decodedOrSelf(part.replace(/\+/g, ' '))]))]
+    const parts = [
+      url.password,
+      url.username,
+      url.search.slice(1),
+      url.hash.slice(1),
+      ...url.search.slice(1).split(/[&;=]/),
+      ...matrix,
+      ...matrix.flatMap((part) => part.split(/[;=]/)),
+    ];
+    const secrets = [
+      ...new Set(parts.flatMap((part) => [part, decodedOrSelf(part), decodedOrSelf(part.replace(/\+/g, ' '))])),
+    ]
       .filter((secret) => secret.length >= 3)
       .sort((left, right) => right.length - left.length);
     for (const secret of secrets) out = out.split(secret).join('***');

@@ -53,7 +53,10 @@ export type Config = {
  */
 export function readConfig(env: Record<string, string | undefined>, cwd = process.cwd()): Config {
   const raw = env.API_BASE_URL?.trim();
-  if (!raw) throw new Error('API_BASE_URL is not set. Set it to the API\'s base URL, e.g. API_BASE_URL=https://api.example.com/v2');
+  if (!raw)
+    throw new Error(
+      "API_BASE_URL is not set. Set it to the API's base URL, e.g. API_BASE_URL=https://api.example.com/v2",
+    );
   let baseUrl: URL;
   try {
     baseUrl = new URL(raw);
@@ -77,9 +80,17 @@ export function readConfig(env: Record<string, string | undefined>, cwd = proces
     if (existsSync(join(cwd, 'openapi.json'))) openapiDoc = join(cwd, 'openapi.json');
   }
   const maxBytes = readInteger(env, 'PROBE_MAX_BYTES', 16384, 1, MAX_BODY_BUDGET);
-  const checkMaxBytes = readInteger(env, 'PROBE_CHECK_MAX_BYTES', Math.max(DEFAULT_CHECK_BUDGET, maxBytes), 1, MAX_CHECK_BUDGET);
+  const checkMaxBytes = readInteger(
+    env,
+    'PROBE_CHECK_MAX_BYTES',
+    Math.max(DEFAULT_CHECK_BUDGET, maxBytes),
+    1,
+    MAX_CHECK_BUDGET,
+  );
   if (checkMaxBytes < maxBytes) {
-    throw new Error(`PROBE_CHECK_MAX_BYTES (${checkMaxBytes}) must be at least PROBE_MAX_BYTES (${maxBytes}): the body is read and checked before a view of it is returned`);
+    throw new Error(
+      `PROBE_CHECK_MAX_BYTES (${checkMaxBytes}) must be at least PROBE_MAX_BYTES (${maxBytes}): the body is read and checked before a view of it is returned`,
+    );
   }
   return {
     baseUrl,
@@ -95,9 +106,12 @@ export function readConfig(env: Record<string, string | undefined>, cwd = proces
 }
 
 /** The runtime settings of `readConfig`: concurrency, rate, log level, audit file. */
-function readRuntimeConfig(env: Record<string, string | undefined>): Pick<Config, 'concurrency' | 'ratePerMinute' | 'logLevel' | 'auditLog'> {
+function readRuntimeConfig(
+  env: Record<string, string | undefined>,
+): Pick<Config, 'concurrency' | 'ratePerMinute' | 'logLevel' | 'auditLog'> {
   const level = env.LOG_LEVEL?.trim().toLowerCase() || 'info';
-  if (!(LOG_LEVELS as readonly string[]).includes(level)) throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got \`${env.LOG_LEVEL}\``);
+  if (!(LOG_LEVELS as readonly string[]).includes(level))
+    throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got \`${env.LOG_LEVEL}\``);
   return {
     concurrency: readInteger(env, 'PROBE_CONCURRENCY', 4, 1, 64),
     ratePerMinute: readInteger(env, 'PROBE_RATE_PER_MIN', 60, 1, 100000),
@@ -131,12 +145,20 @@ function readKey(raw: string | undefined): string | undefined {
   if (!key) return undefined;
   // A header value is a byte string without control characters (RFC 9110, 5.5); fetch rejects anything else.
   if (/[\u0000-\u001f\u007f]|[^\u0000-\u00ff]/.test(key)) {
-    throw new Error('API_KEY holds a control character or a character outside Latin-1, which cannot travel in an HTTP header; check the value (it is not shown here)');
+    throw new Error(
+      'API_KEY holds a control character or a character outside Latin-1, which cannot travel in an HTTP header; check the value (it is not shown here)',
+    );
   }
   return key;
 }
 
-function readInteger(env: Record<string, string | undefined>, name: string, fallback: number, min: number, max: number): number {
+function readInteger(
+  env: Record<string, string | undefined>,
+  name: string,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
   const raw = env[name]?.trim();
   if (!raw) return fallback;
   const value = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;

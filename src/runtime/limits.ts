@@ -69,7 +69,8 @@ export function createGate(concurrency: number, queueSize = QUEUE_SIZE): Gate {
   return {
     enter(signal, ready) {
       if (closed !== undefined) return Promise.resolve({ refusal: closed });
-      if (signal?.aborted) return Promise.resolve({ refusal: 'The call was cancelled while it waited for a free slot.' });
+      if (signal?.aborted)
+        return Promise.resolve({ refusal: 'The call was cancelled while it waited for a free slot.' });
       if (!paused && running < concurrency && waiting.length === 0 && (ready === undefined || ready())) {
         running++;
         return Promise.resolve({ slot: slot() });

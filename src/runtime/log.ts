@@ -46,7 +46,9 @@ export function formatRecord(fields: Record<string, LogValue>): string {
   for (const [key, value] of Object.entries(fields)) {
     if (value === undefined) continue;
     const text = String(value);
-    parts.push(`${key}=${text === '' || /[\s"=\\\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(text) ? JSON.stringify(text) : text}`);
+    parts.push(
+      `${key}=${text === '' || /[\s"=\\\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(text) ? JSON.stringify(text) : text}`,
+    );
   }
   return parts.join(' ');
 }
@@ -58,7 +60,11 @@ export function formatRecord(fields: Record<string, LogValue>): string {
  * @param options.write Receives each line with its LF (default: `process.stderr.write`).
  * @param options.redact The key redactor's `text` (default: no change).
  */
-export function createLogger(options: { level: LogLevel; write?: (line: string) => void; redact?: (text: string) => string }): Logger {
+export function createLogger(options: {
+  level: LogLevel;
+  write?: (line: string) => void;
+  redact?: (text: string) => string;
+}): Logger {
   const write = options.write ?? ((line: string) => void process.stderr.write(line));
   const redact = options.redact ?? ((text: string) => text);
   const rank = LOG_LEVELS.indexOf(options.level);

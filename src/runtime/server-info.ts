@@ -11,7 +11,8 @@ function readServerInfo(): { name: string; version: string } {
   for (const where of ['../../package.json', '../package.json']) {
     try {
       const pkg = JSON.parse(readFileSync(new URL(where, import.meta.url), 'utf8'));
-      if (pkg.name === 'openapi-probe' && typeof pkg.version === 'string') return { name: pkg.name, version: pkg.version };
+      if (pkg.name === 'openapi-probe' && typeof pkg.version === 'string')
+        return { name: pkg.name, version: pkg.version };
     } catch {
       // Copied as a single file: no package.json beside it.
     }

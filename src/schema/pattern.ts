@@ -5,7 +5,6 @@
  */
 import { setFlagsFromString } from 'node:v8';
 
-
 // V8's non-backtracking engine (the `l` flag) runs a pattern in time linear in the value. Node 20 and 24
 // ship it behind this flag; where it is missing, `new RegExp(p, 'l')` throws and only provably safe
 // patterns run (see `compilePattern`).
@@ -36,7 +35,10 @@ export const MAX_LINEAR_WORK = 5_000_000;
  * agent-facing reason when this value cannot be tested safely (too long, too costly for the
  * backtracking engine, or astral characters the linear engine would read differently).
  */
-export type CompiledPattern = { engine: 'linear' | 'backtracking'; test(value: string): boolean | { notChecked: string } };
+export type CompiledPattern = {
+  engine: 'linear' | 'backtracking';
+  test(value: string): boolean | { notChecked: string };
+};
 
 const compiledPatterns = new Map<string, CompiledPattern | { reason: string }>();
 
@@ -51,11 +53,27 @@ const compiledPatterns = new Map<string, CompiledPattern | { reason: string }>()
  * A counted repetition (`{m}`, `{m,k}`) adds its item's atoms once per extra repetition (the largest count).
  * Escapes and character classes are read as single atoms; the scan is conservative (it may over-count).
  */
-type BacktrackingCost = { unsafe: boolean; anchored: boolean; perLength: number; ranges: number[]; constantLog2: number; atoms: number };
+type BacktrackingCost = {
+  unsafe: boolean;
+  anchored: boolean;
+  perLength: number;
+  ranges: number[];
+  constantLog2: number;
+  atoms: number;
+};
 
 function backtrackingCost(pattern: string): BacktrackingCost {
-  const cost: BacktrackingCost = { unsafe: false, anchored: pattern.startsWith('^'), perLength: 0, ranges: [], constantLog2: 0, atoms: 0 };
-  const groups: { risky: boolean; branches: number; startAtoms: number }[] = [{ risky: false, branches: 1, startAtoms: 0 }];
+  const cost: BacktrackingCost = {
+    unsafe: false,
+    anchored: pattern.startsWith('^'),
+    perLength: 0,
+    ranges: [],
+    constantLog2: 0,
+    atoms: 0,
+  };
+  const groups: { risky: boolean; branches: number; startAtoms: number }[] = [
+    { risky: false, branches: 1, startAtoms: 0 },
+  ];
   let lastGroupRisky = false;
   let lastGroupAtoms = 1;
   let previous: 'atom' | 'group' | 'none' = 'none';
@@ -128,7 +146,8 @@ function backtrackingCost(pattern: string): BacktrackingCost {
 function backtrackingStepsLog2(cost: BacktrackingCost, length: number): number {
   if (cost.unsafe) return Infinity;
   const perLength = Math.log2(length + 1);
-  let log2 = (cost.anchored ? 0 : perLength) + cost.perLength * perLength + cost.constantLog2 + Math.log2(cost.atoms + 1);
+  let log2 =
+    (cost.anchored ? 0 : perLength) + cost.perLength * perLength + cost.constantLog2 + Math.log2(cost.atoms + 1);
   for (const range of cost.ranges) log2 += Math.log2(Math.max(1, Math.min(range, length + 1)));
   return log2;
 }
@@ -179,13 +198,15 @@ function makePattern(pattern: string): CompiledPattern | { reason: string } {
     legacy = undefined;
   }
   const backtracking = unicode ?? legacy;
-  if (!backtracking) return { reason: `the pattern ${JSON.stringify(pattern)} is not a valid ECMA-262 regular expression` };
+  if (!backtracking)
+    return { reason: `the pattern ${JSON.stringify(pattern)} is not a valid ECMA-262 regular expression` };
   const tooLong = (value: string, limit: number): { notChecked: string } => ({
     notChecked: `the value is ${value.length} characters long, past the ${limit}-character limit for testing this pattern`,
   });
   // Unicode mode changes what the pattern means (`\p{L}` is a property, not `p{L}`): then the legacy
   // reading is not the same pattern, and the linear engine (no `u`) cannot run it.
-  const needsUnicode = unicode !== undefined && (legacy === undefined || /\\[pP]\{|\\u\{|[\uD800-\uDFFF]/.test(pattern));
+  const needsUnicode =
+    unicode !== undefined && (legacy === undefined || /\\[pP]\{|\\u\{|[\uD800-\uDFFF]/.test(pattern));
   let linear: RegExp | undefined;
   if (!needsUnicode) {
     try {
@@ -202,11 +223,16 @@ function makePattern(pattern: string): CompiledPattern | { reason: string } {
       test(value: string) {
         if (value.length > MAX_PATTERN_VALUE_LENGTH) return tooLong(value, MAX_PATTERN_VALUE_LENGTH);
         if (value.length * pattern.length > MAX_LINEAR_WORK) {
-          return { notChecked: `the value (${value.length} characters) against this ${pattern.length}-character pattern would cost more than the linear-time budget (${MAX_LINEAR_WORK} character-states), so it was not tested` };
+          return {
+            notChecked: `the value (${value.length} characters) against this ${pattern.length}-character pattern would cost more than the linear-time budget (${MAX_LINEAR_WORK} character-states), so it was not tested`,
+          };
         }
         // Without `u`, an astral character is two code units to `.` and negated classes: never backtracking for it.
         if (!neutral && /[\uD800-\uDFFF]/.test(value)) {
-          return { notChecked: 'the value has characters outside the Basic Multilingual Plane, which the linear-time engine reads as two characters each under this pattern' };
+          return {
+            notChecked:
+              'the value has characters outside the Basic Multilingual Plane, which the linear-time engine reads as two characters each under this pattern',
+          };
         }
         engine.lastIndex = 0;
         return engine.test(value);
@@ -216,7 +242,8 @@ function makePattern(pattern: string): CompiledPattern | { reason: string } {
   const cost = backtrackingCost(pattern);
   if (cost.unsafe) {
     return {
-      reason: `the pattern ${JSON.stringify(pattern)} cannot run in linear time (it needs Unicode mode, a backreference or a lookaround) ` +
+      reason:
+        `the pattern ${JSON.stringify(pattern)} cannot run in linear time (it needs Unicode mode, a backreference or a lookaround) ` +
         'and may backtrack catastrophically, so it is not run on API data',
     };
   }
@@ -227,7 +254,8 @@ function makePattern(pattern: string): CompiledPattern | { reason: string } {
       const log2 = backtrackingStepsLog2(cost, value.length);
       if (log2 > Math.log2(MAX_BACKTRACKING_STEPS)) {
         return {
-          notChecked: `the pattern cannot run in linear time (it needs Unicode mode, a backreference or a lookaround) and on a ${value.length}-character value ` +
+          notChecked:
+            `the pattern cannot run in linear time (it needs Unicode mode, a backreference or a lookaround) and on a ${value.length}-character value ` +
             `it could take up to 2^${Math.floor(log2)} backtracking steps, past the limit of ${MAX_BACKTRACKING_STEPS}`,
         };
       }
@@ -236,4 +264,3 @@ function makePattern(pattern: string): CompiledPattern | { reason: string } {
     },
   };
 }
-

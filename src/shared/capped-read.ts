@@ -11,7 +11,10 @@
  * @returns `all` the bytes held, `bytes` received (exact unless `truncated`), `truncated` when the body was
  *   longer than `maxBytes`, and `failure` when the stream broke, with what arrived before it. Never throws.
  */
-export async function readCappedStream(body: AsyncIterable<Uint8Array> | null, maxBytes: number): Promise<{ all: Buffer; bytes: number; truncated: boolean; failure?: unknown }> {
+export async function readCappedStream(
+  body: AsyncIterable<Uint8Array> | null,
+  maxBytes: number,
+): Promise<{ all: Buffer; bytes: number; truncated: boolean; failure?: unknown }> {
   const chunks: Uint8Array[] = [];
   let bytes = 0;
   let truncated = false;
@@ -33,4 +36,3 @@ export async function readCappedStream(body: AsyncIterable<Uint8Array> | null, m
   }
   return { all: Buffer.concat(chunks), bytes, truncated, ...(failure === undefined ? {} : { failure }) };
 }
-

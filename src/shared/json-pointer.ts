@@ -17,7 +17,6 @@ export function unescapePointerToken(token: string): string {
   return token.replace(/~1/g, '/').replace(/~0/g, '~');
 }
 
-
 /** A JSON Pointer token that names an array element (RFC 6901 section 4: no leading zeros). */
 const ARRAY_INDEX = /^(0|[1-9][0-9]*)$/;
 
@@ -41,10 +40,14 @@ export function lookupPointer(root: unknown, ref: string): PointerLookup {
   } else if (ref === '' || ref.startsWith('/')) {
     pointer = ref;
   } else {
-    return { found: false, reason: `Cannot resolve \`${ref}\`: not a local JSON Pointer (expected \`#/...\`); external references must be bundled first` };
+    return {
+      found: false,
+      reason: `Cannot resolve \`${ref}\`: not a local JSON Pointer (expected \`#/...\`); external references must be bundled first`,
+    };
   }
   if (pointer === '') return { found: true, value: root };
-  if (!pointer.startsWith('/')) return { found: false, reason: `Cannot resolve \`${ref}\`: a JSON Pointer must start with \`/\`` };
+  if (!pointer.startsWith('/'))
+    return { found: false, reason: `Cannot resolve \`${ref}\`: a JSON Pointer must start with \`/\`` };
   let value: unknown = root;
   for (const raw of pointer.slice(1).split('/')) {
     const token = unescapePointerToken(raw);

@@ -42,7 +42,10 @@ export type MemberSpan = { start: number; end: number; depth: number };
  * @returns `{depth, values, id?, spans?}`; `depth` 0 for a scalar; `spans[i]` is the span of `members[i]`, when found.
  *   Valid only for a text `JSON.parse` accepts.
  */
-export function measureJsonText(text: string, members: readonly (readonly string[])[] = []): { depth: number; values: number; id?: string | number; spans?: (MemberSpan | undefined)[] } {
+export function measureJsonText(
+  text: string,
+  members: readonly (readonly string[])[] = [],
+): { depth: number; values: number; id?: string | number; spans?: (MemberSpan | undefined)[] } {
   const length = text.length;
   const array = text.charCodeAt(0) === 0x5b;
   let depth = 0;
@@ -104,7 +107,15 @@ export function measureJsonText(text: string, members: readonly (readonly string
           // not a valid string: no id
         }
       }
-      idState = isName && depth === 1 && !array && end - start === 3 && text.charCodeAt(start + 1) === 0x69 && text.charCodeAt(start + 2) === 0x64 ? 1 : 0;
+      idState =
+        isName &&
+        depth === 1 &&
+        !array &&
+        end - start === 3 &&
+        text.charCodeAt(start + 1) === 0x69 &&
+        text.charCodeAt(start + 2) === 0x64
+          ? 1
+          : 0;
       valueFor = -1;
       if (isName && tracked && depth <= longest && objects[depth] === true && names.length >= depth - 1) {
         names.length = depth - 1;
@@ -155,7 +166,10 @@ export function measureJsonText(text: string, members: readonly (readonly string
     valueFor = -1;
     previous = code;
   }
-  const size: { depth: number; values: number; id?: string | number; spans?: (MemberSpan | undefined)[] } = { depth: deepest, values };
+  const size: { depth: number; values: number; id?: string | number; spans?: (MemberSpan | undefined)[] } = {
+    depth: deepest,
+    values,
+  };
   if (id !== undefined) size.id = id;
   if (members.length > 0) size.spans = spans;
   return size;
@@ -205,7 +219,8 @@ export function nestingDepth(value: unknown): number {
     deepest = Math.max(deepest, depth + 1);
     if (deepest > MAX_BODY_DEPTH) return deepest;
     // Only containers are pushed: a value of 150,000 leaves costs no pair per leaf (issue 8).
-    for (const inner of Object.values(current)) if (inner !== null && typeof inner === 'object') stack.push([inner, depth + 1]);
+    for (const inner of Object.values(current))
+      if (inner !== null && typeof inner === 'object') stack.push([inner, depth + 1]);
   }
   return deepest;
 }

@@ -25,7 +25,8 @@ export function isJsonMediaType(mediaType: string | null | undefined): boolean {
  */
 export function pickMediaType(content: Record<string, unknown>, contentType: string | undefined): string | undefined {
   const keys = Object.keys(content);
-  const hasSchema = (key: string): boolean => isPlainObject(content[key]) && (content[key] as Record<string, unknown>).schema !== undefined;
+  const hasSchema = (key: string): boolean =>
+    isPlainObject(content[key]) && (content[key] as Record<string, unknown>).schema !== undefined;
   const byEssence = (essence: string): string | undefined => {
     const same = keys.filter((key) => mediaTypeEssence(key) === essence);
     return same.find(hasSchema) ?? same[0];
@@ -37,6 +38,9 @@ export function pickMediaType(content: Record<string, unknown>, contentType: str
     const jsonFallback = /^application\/[^/]+\+json$/.test(want) ? byEssence('application/json') : undefined;
     return exact ?? byEssence(want) ?? byEssence(`${want.split('/')[0]}/*`) ?? jsonFallback ?? byEssence('*/*');
   }
-  return byEssence('application/json') ?? keys.find((key) => /^application\/[^/]+\+json$/.test(mediaTypeEssence(key))) ?? byEssence('*/*');
+  return (
+    byEssence('application/json') ??
+    keys.find((key) => /^application\/[^/]+\+json$/.test(mediaTypeEssence(key))) ??
+    byEssence('*/*')
+  );
 }
-

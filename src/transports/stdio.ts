@@ -47,7 +47,14 @@ async function within(promise: Promise<unknown>, ms: number): Promise<void> {
  */
 export function serve(
   session: Session,
-  options: { input?: Readable; output?: Writable; redact?: Redactor; logger?: Logger; stop?: AbortSignal; graceMs?: number } = {},
+  options: {
+    input?: Readable;
+    output?: Writable;
+    redact?: Redactor;
+    logger?: Logger;
+    stop?: AbortSignal;
+    graceMs?: number;
+  } = {},
 ): Promise<string> {
   const input = options.input ?? process.stdin;
   const output = options.output ?? process.stdout;
@@ -99,7 +106,9 @@ export function serve(
 
   const tooLong = () => {
     // Answered with id null (the id is never read), so a client waits for its own id until it times out: the host log says why.
-    logger.error('transport.line.dropped', { reason: `message longer than ${MAX_LINE} characters (the line limit), dropped unread; its request goes unanswered under its own id` });
+    logger.error('transport.line.dropped', {
+      reason: `message longer than ${MAX_LINE} characters (the line limit), dropped unread; its request goes unanswered under its own id`,
+    });
     write(tooLongError());
   };
 
@@ -124,10 +133,11 @@ export function serve(
     }
   };
 
-  const flushed = () => new Promise<void>((resolve) => {
-    if (unflushed === 0 || outputBroken) resolve();
-    else onFlushed = resolve;
-  });
+  const flushed = () =>
+    new Promise<void>((resolve) => {
+      if (unflushed === 0 || outputBroken) resolve();
+      else onFlushed = resolve;
+    });
 
   return new Promise<string>((resolve) => {
     let cutGrace = () => {};
@@ -139,7 +149,8 @@ export function serve(
       }
       ending = reason;
       input.pause();
-      if (grace > 0) await within(Promise.race([session.idle(), new Promise<void>((resolve) => (cutGrace = resolve))]), grace);
+      if (grace > 0)
+        await within(Promise.race([session.idle(), new Promise<void>((resolve) => (cutGrace = resolve))]), grace);
       session.close(reason);
       await within(session.idle(), SHUTDOWN_STEP_MS);
       // A write blocked on a full pipe must not hold the exit: the client stopped reading.

@@ -17,7 +17,8 @@ async function compareFixtureCall(args: Record<string, unknown>, context: ToolCo
   // nested arrays megabytes long would hold the thread that answers ping.
   const fixtureString = typeof fixture === 'string';
   const held = fixtureString ? undefined : heldArgument(args, 'fixture');
-  if (!fixtureString && (held ? held.depth : nestingDepth(fixture)) > MAX_BODY_DEPTH) return failure(`\`fixture\` nests deeper than ${MAX_BODY_DEPTH} levels; compare a smaller part of the record.`);
+  if (!fixtureString && (held ? held.depth : nestingDepth(fixture)) > MAX_BODY_DEPTH)
+    return failure(`\`fixture\` nests deeper than ${MAX_BODY_DEPTH} levels; compare a smaller part of the record.`);
   const decision = buildProbeUrl(context.config.baseUrl, args.path);
   if ('refusal' in decision) return failure(`Refused, nothing was sent: ${decision.refusal}`);
   const relativePath = pathAfterBase(decision.url, context.config.baseUrl) + decision.url.search;
@@ -31,15 +32,24 @@ async function compareFixtureCall(args: Record<string, unknown>, context: ToolCo
     probedNow = true;
     const tooLarge = context.log.tooLargeByPath.get(relativePath);
     if (!seen && tooLarge !== undefined) {
-      return failure(`GET ${relativePath} returned a complete JSON 2xx body of ${tooLarge} bytes, over the ${REMEMBER_MAX_BYTES} bytes a session keeps per body, so it cannot be compared. Compare a smaller record (a page size or filter parameter).`);
+      return failure(
+        `GET ${relativePath} returned a complete JSON 2xx body of ${tooLarge} bytes, over the ${REMEMBER_MAX_BYTES} bytes a session keeps per body, so it cannot be compared. Compare a smaller record (a page size or filter parameter).`,
+      );
     }
-    if (!seen) return failure(`GET ${relativePath} did not return a complete JSON 2xx body, so there is nothing to compare: ${probed.content[0]!.text.slice(0, 500)}`);
+    if (!seen)
+      return failure(
+        `GET ${relativePath} did not return a complete JSON 2xx body, so there is nothing to compare: ${probed.content[0]!.text.slice(0, 500)}`,
+      );
   }
   // The comparison runs in the check worker with the remembered JSON text (at most 1 MiB, or PROBE_MAX_BYTES when larger),
   // under its deadline, its lists capped (issue 8): nothing of it holds this thread.
   // Both sides go as JSON text: a string crosses to the worker as one copy, far cheaper than cloning a large object.
-  const fixtureText = fixtureString ? fixture : held?.text ?? JSON.stringify(fixture);
-  const compared = await context.contract.run('compare', { fixtureText, text: seen.text, ...(fixtureString ? { fixtureString } : {}) });
+  const fixtureText = fixtureString ? fixture : (held?.text ?? JSON.stringify(fixture));
+  const compared = await context.contract.run('compare', {
+    fixtureText,
+    text: seen.text,
+    ...(fixtureString ? { fixtureString } : {}),
+  });
   if ('failure' in compared) return answered(compared);
   return result({ path: relativePath, live: { at: seen.at, probedNow }, ...compared.structured }, compared.isError);
 }
@@ -50,7 +60,7 @@ export const compareFixtureTool: Tool = {
   title: 'Compare a saved fixture with the live record',
   description:
     'Compares a saved body (a fixture) with the live record of the same path: fields only live, only in the fixture, and ' +
-    'changed values. Uses this session\'s newest probe of that path, or probes it now.',
+    "changed values. Uses this session's newest probe of that path, or probes it now.",
   inputSchema: {
     type: 'object',
     properties: {

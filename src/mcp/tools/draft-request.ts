@@ -14,9 +14,17 @@ async function draftRequestCall(args: Record<string, unknown>, context: ToolCont
   if ('refusal' in decision) return failure(`Not drafted: ${decision.refusal}`);
   const headers = { ...(args.headers as Record<string, string> | undefined) };
   const held = heldArgument(args, 'body');
-  if (args.body !== undefined && (held ? held.depth : nestingDepth(args.body)) > MAX_BODY_DEPTH) return failure(`\`body\` nests deeper than ${MAX_BODY_DEPTH} levels.`);
+  if (args.body !== undefined && (held ? held.depth : nestingDepth(args.body)) > MAX_BODY_DEPTH)
+    return failure(`\`body\` nests deeper than ${MAX_BODY_DEPTH} levels.`);
   // The body goes as JSON text, as compare_fixture's fixture does: one string copy to the worker.
-  return answered(await context.contract.run('draft', { method: args.method as string, url: decision.url.href, headers, ...(args.body !== undefined ? { bodyText: held?.text ?? JSON.stringify(args.body) } : {}) }));
+  return answered(
+    await context.contract.run('draft', {
+      method: args.method as string,
+      url: decision.url.href,
+      headers,
+      ...(args.body !== undefined ? { bodyText: held?.text ?? JSON.stringify(args.body) } : {}),
+    }),
+  );
 }
 
 /** The `draft_request` tool: its definition for `tools/list` and its handler. */
@@ -49,6 +57,10 @@ export const draftRequestTool: Tool = {
     required: ['matchesContract', 'problems', 'request'],
   },
   annotations: { readOnlyHint: true, openWorldHint: false },
-  hints: { method: 'an HTTP method such as "POST", "PATCH" or "DELETE"', headers: 'header names are HTTP tokens (RFC 9110, 5.1) and values hold no control characters or line breaks, e.g. {"If-Match": "W/\\"1\\""}' },
+  hints: {
+    method: 'an HTTP method such as "POST", "PATCH" or "DELETE"',
+    headers:
+      'header names are HTTP tokens (RFC 9110, 5.1) and values hold no control characters or line breaks, e.g. {"If-Match": "W/\\"1\\""}',
+  },
   handler: draftRequestCall,
 };

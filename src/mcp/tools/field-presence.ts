@@ -11,20 +11,28 @@ async function fieldPresenceCall(args: Record<string, unknown>, context: ToolCon
   const { key, summary } = resolved;
   // Probes of this operation still in flight (sent in the same burst, or by probe_sample) count: wait for them.
   const unfinished = await settleOperation(key, context);
-  const stillRunning = unfinished ? `${unfinished} probe(s) of ${key} still running after ${context.config.timeoutMs} ms (PROBE_TIMEOUT_MS) are not counted.` : undefined;
+  const stillRunning = unfinished
+    ? `${unfinished} probe(s) of ${key} still running after ${context.config.timeoutMs} ms (PROBE_TIMEOUT_MS) are not counted.`
+    : undefined;
   const seen = context.log.byOperation.get(key) ?? [];
   if (seen.length === 0) {
     const tooLarge = context.log.tooLargeByOperation.get(key);
     if (tooLarge) {
-      return failure(`${tooLarge === 1 ? '1 complete JSON 2xx response' : `${tooLarge} complete JSON 2xx responses`} of ${key} ${tooLarge === 1 ? 'was' : 'were'} probed but not kept: each was over the ${REMEMBER_MAX_BYTES} bytes a session keeps per body. Probe smaller records (a page size or filter parameter), or call probe_sample with their paths, which compares the records it probes itself.`);
+      return failure(
+        `${tooLarge === 1 ? '1 complete JSON 2xx response' : `${tooLarge} complete JSON 2xx responses`} of ${key} ${tooLarge === 1 ? 'was' : 'were'} probed but not kept: each was over the ${REMEMBER_MAX_BYTES} bytes a session keeps per body. Probe smaller records (a page size or filter parameter), or call probe_sample with their paths, which compares the records it probes itself.`,
+      );
     }
-    return failure(`No complete JSON 2xx response of ${key} has been probed in this session. ${stillRunning ? `${stillRunning} ` : ''}Probe it first (several records, e.g. different ids), or call probe_sample with their paths.`);
+    return failure(
+      `No complete JSON 2xx response of ${key} has been probed in this session. ${stillRunning ? `${stillRunning} ` : ''}Probe it first (several records, e.g. different ids), or call probe_sample with their paths.`,
+    );
   }
   const analyzed = await context.contract.run('analyze', { tool: 'field_presence', key, records: recordTexts(seen) });
   if ('failure' in analyzed) return failure(analyzed.failure);
   const { probes, ...analysis } = analyzed.structured as { probes: string[] } & Record<string, unknown>;
   const dropped = context.log.dropped.get(key);
-  const forgotten = dropped ? `${dropped} earlier record(s) of ${key} were dropped from session memory to keep it within ${context.log.limits.maxBytes} bytes and ${context.log.limits.maxOperations} operations; these ${probes.length} are counted.` : undefined;
+  const forgotten = dropped
+    ? `${dropped} earlier record(s) of ${key} were dropped from session memory to keep it within ${context.log.limits.maxBytes} bytes and ${context.log.limits.maxOperations} operations; these ${probes.length} are counted.`
+    : undefined;
   const note = [stillRunning, forgotten].filter(Boolean).join(' ');
   return result({ operation: summary, probes, ...analysis, ...(note ? { note } : {}) });
 }

@@ -12,14 +12,21 @@ async function findOperationCall(args: Record<string, unknown>, context: ToolCon
   }
   // The dispatch has already checked `limit` against the inputSchema (an integer from 1 to maxLimit).
   const limit = (args.limit as number | undefined) ?? SEARCH_LIMITS.defaultLimit;
-  return answered(await context.contract.run('find', { query: args.query as string, ...(args.method !== undefined ? { method: args.method as string } : {}), limit }));
+  return answered(
+    await context.contract.run('find', {
+      query: args.query as string,
+      ...(args.method !== undefined ? { method: args.method as string } : {}),
+      limit,
+    }),
+  );
 }
 
 /** The `find_operation` tool: its definition for `tools/list` and its handler. */
 export const findOperationTool: Tool = {
   name: 'find_operation',
   title: 'Find operations',
-  description: 'Finds operations for an intent, path, URL, operationId or docs anchor; each hit says why and how sure, a miss suggests. Sends nothing.',
+  description:
+    'Finds operations for an intent, path, URL, operationId or docs anchor; each hit says why and how sure, a miss suggests. Sends nothing.',
   inputSchema: {
     type: 'object',
     properties: {
@@ -36,6 +43,8 @@ export const findOperationTool: Tool = {
     required: ['query', 'kind', 'hits', 'suggestions'],
   },
   annotations: { readOnlyHint: true, openWorldHint: false },
-  hints: { query: 'an intent ("list the stargazers of a repo"), a path or URL, an operationId, or a docs URL or anchor' },
+  hints: {
+    query: 'an intent ("list the stargazers of a repo"), a path or URL, an operationId, or a docs URL or anchor',
+  },
   handler: findOperationCall,
 };

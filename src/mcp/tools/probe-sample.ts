@@ -9,7 +9,16 @@ import { MAX_QUERY_PARAMETERS, destinationOf, failure, result } from '../tool.ts
 import type { Tool, ToolContext, ToolResult } from '../tool.ts';
 import { sendProbe } from './probe.ts';
 /** One probe of a `probe_sample` call as the result lists it: the body left out, the verdict kept. */
-type SampleProbe = { path: string; status?: number; bytes?: number; validated?: boolean; matchesContract?: boolean; findings?: Finding[]; note?: string; error?: string };
+type SampleProbe = {
+  path: string;
+  status?: number;
+  bytes?: number;
+  validated?: boolean;
+  matchesContract?: boolean;
+  findings?: Finding[];
+  note?: string;
+  error?: string;
+};
 
 async function probeSampleCall(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
   const paths = args.paths as string[];
@@ -17,7 +26,8 @@ async function probeSampleCall(args: Record<string, unknown>, context: ToolConte
   for (const [index, path] of paths.entries()) {
     const decision = buildProbeUrl(context.config.baseUrl, path, args.query);
     // The refusal names `path`; here the argument is an element of `paths`.
-    if ('refusal' in decision) return failure(`Refused, nothing was sent: ${decision.refusal.replace(/^`path`/, `\`paths[${index}]\``)}`);
+    if ('refusal' in decision)
+      return failure(`Refused, nothing was sent: ${decision.refusal.replace(/^`path`/, `\`paths[${index}]\``)}`);
     urls.push(decision.url);
   }
   // In flight from before the first await, so a field_presence in the same burst waits for the whole sample.
@@ -31,7 +41,10 @@ async function probeSampleCall(args: Record<string, unknown>, context: ToolConte
 
 /** `probe_sample` once every URL is accepted: one operation for all, then the probes one after another, then the analysis. */
 async function sampleOperation(paths: string[], urls: URL[], context: ToolContext): Promise<ToolResult> {
-  const matched = await context.contract.run('matchSample', { paths, destinations: urls.map((url) => destinationOf(url, context.config)) });
+  const matched = await context.contract.run('matchSample', {
+    paths,
+    destinations: urls.map((url) => destinationOf(url, context.config)),
+  });
   if ('failure' in matched) return failure(matched.failure);
   const probes: SampleProbe[] = [];
   const records: RecordText[] = [];
@@ -50,17 +63,26 @@ async function sampleOperation(paths: string[], urls: URL[], context: ToolContex
     for (const name of ['validated', 'matchesContract', 'findings', 'note'] as const) {
       if (structured[name] !== undefined) Object.assign(entry, { [name]: structured[name] });
     }
-    if (typeof structured.validationNote === 'string') entry.note = [entry.note, structured.validationNote].filter(Boolean).join(' ');
+    if (typeof structured.validationNote === 'string')
+      entry.note = [entry.note, structured.validationNote].filter(Boolean).join(' ');
     probes.push(entry);
     const status = structured.status as number;
     const body = structured.body;
     // The body shown (at most PROBE_MAX_BYTES of JSON) goes to the analysis as text.
-    if (!structured.truncated && status >= 200 && status < 300 && body !== null && typeof body === 'object') records.push({ path, status, text: JSON.stringify(body) });
+    if (!structured.truncated && status >= 200 && status < 300 && body !== null && typeof body === 'object')
+      records.push({ path, status, text: JSON.stringify(body) });
     else skipped.push(`${path} (status ${status}${structured.truncated ? ', cut at PROBE_MAX_BYTES' : ''})`);
   }
   const summary = matched.summary;
   if (records.length === 0) {
-    return result({ operation: summary, probes, note: `None of the ${probes.length} probes returned a complete JSON 2xx body, so there is nothing to compare. Check the paths (ids of existing records) and each probe's status or error.` }, true);
+    return result(
+      {
+        operation: summary,
+        probes,
+        note: `None of the ${probes.length} probes returned a complete JSON 2xx body, so there is nothing to compare. Check the paths (ids of existing records) and each probe's status or error.`,
+      },
+      true,
+    );
   }
   const analyzed = await context.contract.run('analyze', { tool: 'probe_sample', key: matched.key, records });
   if ('failure' in analyzed) return failure(analyzed.failure);
@@ -69,7 +91,11 @@ async function sampleOperation(paths: string[], urls: URL[], context: ToolContex
     operation: summary,
     probes,
     ...analysis,
-    ...(skipped.length ? { note: `${compared.length} of ${probes.length} probes returned a complete JSON 2xx body and are compared; not compared: ${skipped.join(', ')}.` } : {}),
+    ...(skipped.length
+      ? {
+          note: `${compared.length} of ${probes.length} probes returned a complete JSON 2xx body and are compared; not compared: ${skipped.join(', ')}.`,
+        }
+      : {}),
   });
 }
 
@@ -79,7 +105,7 @@ export const probeSampleTool: Tool = {
   title: 'Sample records of one operation',
   description:
     'Probes 2-10 records of ONE GET operation in turn, as probe does: per probe status and findings (no bodies), each ' +
-    'field\'s presence and whether it is required, undocumented fields, and what a shape inferred from the first gets wrong.',
+    "field's presence and whether it is required, undocumented fields, and what a shape inferred from the first gets wrong.",
   inputSchema: {
     type: 'object',
     properties: {
@@ -91,7 +117,12 @@ export const probeSampleTool: Tool = {
         uniqueItems: true,
         description: 'e.g. ["/meters/mtr_1", "/meters/mtr_2"]',
       },
-      query: { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean'] }, maxProperties: MAX_QUERY_PARAMETERS, description: 'added to every path' },
+      query: {
+        type: 'object',
+        additionalProperties: { type: ['string', 'number', 'boolean'] },
+        maxProperties: MAX_QUERY_PARAMETERS,
+        description: 'added to every path',
+      },
     },
     required: ['paths'],
     additionalProperties: false,

@@ -32,7 +32,11 @@ export async function probeCall(args: Record<string, unknown>, context: ToolCont
  * with a note), else on this thread; remembers a complete JSON 2xx body. Returns the tool result:
  * isError for a network failure or an HTTP status >= 400.
  */
-export async function sendProbe(decision: { url: URL }, context: ToolContext, selector?: Exclude<Selector, { problem: string }>): Promise<ToolResult> {
+export async function sendProbe(
+  decision: { url: URL },
+  context: ToolContext,
+  selector?: Exclude<Selector, { problem: string }>,
+): Promise<ToolResult> {
   const { config } = context;
   const limited = context.rate?.take();
   if (limited) return failure(limited);
@@ -41,7 +45,13 @@ export async function sendProbe(decision: { url: URL }, context: ToolContext, se
   const headers = probeHeaders(config, context.requestId);
   let raw: RawResponse;
   try {
-    raw = await fetchResponse(decision.url, { headers, timeoutMs: config.timeoutMs, maxBytes: config.checkMaxBytes, fetch: context.fetch, signal: context.signal });
+    raw = await fetchResponse(decision.url, {
+      headers,
+      timeoutMs: config.timeoutMs,
+      maxBytes: config.checkMaxBytes,
+      fetch: context.fetch,
+      signal: context.signal,
+    });
   } catch (error) {
     if (error instanceof ProbeError) return failure(error.message);
     throw error;
@@ -52,8 +62,10 @@ export async function sendProbe(decision: { url: URL }, context: ToolContext, se
   // The body's bytes are not read here again: the worker takes them without a copy.
   const checked = await context.contract.check(raw, request, { move: true });
   // Kept as the JSON text the pipeline made, accounted by the memory cost it measured there.
-  if (checked.remember) context.log.add(checked.remember.operationKey, checked.remember.seen, checked.remember.seen.cost);
-  if (checked.tooLarge) context.log.addTooLarge(checked.tooLarge.operationKey, checked.tooLarge.path, checked.tooLarge.bytes);
+  if (checked.remember)
+    context.log.add(checked.remember.operationKey, checked.remember.seen, checked.remember.seen.cost);
+  if (checked.tooLarge)
+    context.log.addTooLarge(checked.tooLarge.operationKey, checked.tooLarge.path, checked.tooLarge.bytes);
   // Its text block is the text the pipeline made of the structured content (the body serialized once, in the worker).
   return result(checked.structured, checked.isError);
 }
@@ -65,14 +77,26 @@ export const probeTool: Tool = {
   description:
     'One GET to the API (the only method; the key is added, never shown). Returns status, content type, bytes and the body ' +
     '(a large one as a view cut to fit; `select` returns one part). With a document, `findings` lists where the whole body ' +
-    'breaks the operation\'s schema (missing, wrong type, enum, undocumented) at instance paths like $.items[0].id. A field ' +
+    "breaks the operation's schema (missing, wrong type, enum, undocumented) at instance paths like $.items[0].id. A field " +
     'absent in one record may be optional: compare records with probe_sample.',
   inputSchema: {
     type: 'object',
     properties: {
-      path: { type: 'string', description: 'Path after the base URL, e.g. "/meters/mtr_1" or "/meters?status=active".' },
-      query: { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean'] }, maxProperties: MAX_QUERY_PARAMETERS, description: 'Query parameters, e.g. {"limit": 5}.' },
-      select: { type: 'string', maxLength: MAX_SELECT, description: 'Part of the JSON body to return: "$.items[0]" or "/items/0".' },
+      path: {
+        type: 'string',
+        description: 'Path after the base URL, e.g. "/meters/mtr_1" or "/meters?status=active".',
+      },
+      query: {
+        type: 'object',
+        additionalProperties: { type: ['string', 'number', 'boolean'] },
+        maxProperties: MAX_QUERY_PARAMETERS,
+        description: 'Query parameters, e.g. {"limit": 5}.',
+      },
+      select: {
+        type: 'string',
+        maxLength: MAX_SELECT,
+        description: 'Part of the JSON body to return: "$.items[0]" or "/items/0".',
+      },
     },
     required: ['path'],
     additionalProperties: false,
