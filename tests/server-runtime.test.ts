@@ -250,14 +250,14 @@ describe('readWorkerMemory (PROBE_WORKER_MEMORY_MB)', () => {
 });
 
 describe('serve (the line limit, issue 8)', () => {
-  const tooLong = {
+  const tooLong = (id: string | number | null) => ({
     jsonrpc: '2.0',
-    id: null,
+    id,
     error: {
       code: -32600,
-      message: `Invalid Request: message longer than ${MAX_LINE} characters (the line limit), dropped unread. Send smaller arguments: a fixture or request body of at most 1 MiB.`,
+      message: `Invalid Request: message longer than ${MAX_LINE} characters (the line limit), dropped unparsed. Send smaller arguments: a fixture or request body of at most 1 MiB.`,
     },
-  };
+  });
 
   /** Writes `chunks` to a served handler, then a ping; returns every answer line, parsed. */
   async function answers(chunks: string[]): Promise<unknown[]> {
@@ -277,11 +277,11 @@ describe('serve (the line limit, issue 8)', () => {
   it('drops a line over MAX_LINE that arrives whole in one chunk with -32600 naming the limit, and reads the next line', async () => {
     assert.deepEqual(
       await answers([`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"${'x'.repeat(MAX_LINE)}"}}\n`]),
-      [tooLong, { jsonrpc: '2.0', id: 'after', result: {} }],
+      [tooLong(1), { jsonrpc: '2.0', id: 'after', result: {} }],
     );
   });
 
-  it('logs the dropped line on stderr, since its request goes unanswered under its own id (new-user trial)', async () => {
+  it('logs the dropped line on stderr (new-user trial)', async () => {
     const lines: string[] = [];
     const handler = createHandler(readConfig({ API_BASE_URL: 'https://api.example.com' }, '/nonexistent'));
     const input = new PassThrough();
@@ -296,8 +296,42 @@ describe('serve (the line limit, issue 8)', () => {
     assert.deepEqual(
       lines.filter((line) => line.includes('transport.line.dropped')),
       [
-        `event=transport.line.dropped reason="message longer than ${MAX_LINE} characters (the line limit), dropped unread; its request goes unanswered under its own id"\n`,
+        `event=transport.line.dropped reason="message longer than ${MAX_LINE} characters (the line limit), dropped unparsed; answered under the request ids read from it"\n`,
       ],
+    );
+  });
+
+  it('answers a line over MAX_LINE under its own id when the id comes after the arguments (issue 17, one reply per request)', async () => {
+    assert.deepEqual(
+      await answers([
+        `{"jsonrpc":"2.0","method":"ping","params":{"pad":"${'x'.repeat(MAX_LINE)}","id":"inner"},"id":"late-7"}\n`,
+      ]),
+      [tooLong('late-7'), { jsonrpc: '2.0', id: 'after', result: {} }],
+    );
+  });
+
+  it('answers each request of a batch over MAX_LINE under its own id (issue 18, one reply per request)', async () => {
+    const pad = 'x'.repeat(MAX_LINE / 2);
+    const batch = `[{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"${pad}"}},{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":"b","method":"ping","params":{"pad":"${pad}"}}]`;
+    assert.deepEqual(await answers([batch + '\n']), [
+      [tooLong(1), tooLong('b')],
+      { jsonrpc: '2.0', id: 'after', result: {} },
+    ]);
+  });
+
+  it('answers a line over MAX_LINE that ends with the input instead of a line break, under its own id (issue 17)', async () => {
+    const handler = createHandler(readConfig({ API_BASE_URL: 'https://api.example.com' }, '/nonexistent'));
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const served = serve(handler, { input, output, graceMs: 0 });
+    input.end(`{"jsonrpc":"2.0","id":9,"method":"ping","params":{"pad":"${'x'.repeat(MAX_LINE)}"}}`);
+    await served;
+    assert.deepEqual(
+      String(output.read())
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line)),
+      [tooLong(9)],
     );
   });
 
@@ -305,7 +339,7 @@ describe('serve (the line limit, issue 8)', () => {
     const piece = 'x'.repeat(64 * 1024);
     assert.deepEqual(
       await answers(['{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"', ...Array(40).fill(piece), '"}}\n']),
-      [tooLong, { jsonrpc: '2.0', id: 'after', result: {} }],
+      [tooLong(1), { jsonrpc: '2.0', id: 'after', result: {} }],
     );
   });
 
@@ -321,6 +355,23 @@ describe('serve (the line limit, issue 8)', () => {
           message: `Invalid Request: message nests ${depth + 3} levels deep, more than ${MAX_MESSAGE_DEPTH} (arguments may nest at most 256); dropped unparsed.`,
         },
       },
+      { jsonrpc: '2.0', id: 'after', result: {} },
+    ]);
+  });
+
+  it('refuses a batch nesting deeper than MAX_MESSAGE_DEPTH with one error per request id in it (issue 18, one reply per request)', async () => {
+    const deep = `${'['.repeat(1000)}${']'.repeat(1000)}`;
+    const line = `[{"jsonrpc":"2.0","id":3,"method":"ping","params":{"_meta":${deep}}},{"jsonrpc":"2.0","id":"four","method":"ping"}]`;
+    const refused = (id: string | number) => ({
+      jsonrpc: '2.0',
+      id,
+      error: {
+        code: -32600,
+        message: `Invalid Request: message nests 1003 levels deep, more than ${MAX_MESSAGE_DEPTH} (arguments may nest at most 256); dropped unparsed.`,
+      },
+    });
+    assert.deepEqual(await answers([line + '\n']), [
+      [refused(3), refused('four')],
       { jsonrpc: '2.0', id: 'after', result: {} },
     ]);
   });

@@ -399,8 +399,8 @@ describe('ping while the document is loaded, reloaded and used (spawned server; 
         }) + '\n';
       const measured = await pingsWhile(probeServer, async () => {
         probeServer.write(line);
-        while (!probeServer.replies.has('null')) await new Promise((resolve) => setTimeout(resolve, 5));
-        return probeServer.replies.get('null')!.message;
+        while (!probeServer.replies.has('big-line')) await new Promise((resolve) => setTimeout(resolve, 5));
+        return probeServer.replies.get('big-line')!.message;
       });
       const worst = report(`a ${(line.length / 1e6).toFixed(1)} MB line`, measured);
       assert.ok(worst < PING_BOUND_MS, `worst ping ${worst} ms`);
@@ -410,10 +410,10 @@ describe('ping while the document is loaded, reloaded and used (spawned server; 
           true,
           {
             jsonrpc: '2.0',
-            id: null,
+            id: 'big-line',
             error: {
               code: -32600,
-              message: `Invalid Request: message longer than ${MAX_LINE} characters (the line limit), dropped unread. Send smaller arguments: a fixture or request body of at most 1 MiB.`,
+              message: `Invalid Request: message longer than ${MAX_LINE} characters (the line limit), dropped unparsed. Send smaller arguments: a fixture or request body of at most 1 MiB.`,
             },
           },
         ],

@@ -12,6 +12,7 @@ import type { Redactor } from '../redaction/redaction.ts';
 import { measureJsonText } from '../shared/json-text.ts';
 import { ERROR_CODES, errorResponse } from './codes.ts';
 import type { JsonRpcResponse, RequestId } from './codes.ts';
+import { createIdScanner } from '../shared/json-text.ts';
 /** The one argument of a tool that may be large (a JSON body, up to the line limit), by tool name. */
 export const LARGE_ARGUMENTS: Readonly<Record<string, string>> = { compare_fixture: 'fixture', draft_request: 'body' };
 
@@ -129,13 +130,31 @@ export function holdArguments(message: unknown, line: string, spans: (MemberSpan
   heldArguments.set(args, held);
 }
 
-/** What `decode` makes of one message's text: the parsed message, or the error response to send instead. */
-export type Decoded = { message: unknown } | { error: JsonRpcResponse };
+/**
+ * What `decode` makes of one message's text: the parsed message, or the error response to send instead (for a batch
+ * refused whole, one error per request id in it).
+ */
+export type Decoded = { message: unknown } | { error: JsonRpcResponse | JsonRpcResponse[] };
+
+/**
+ * The refusal of a message that is not read, under the ids the scanner found in it (`createIdScanner`): one error for
+ * a single message (id null when it names none); for a batch, one per request id in it (JSON-RPC 2.0, 6: a reply per
+ * request), or one with id null when none has an id. So no client waits on its own id for a reply that never comes.
+ */
+export function refusal(
+  scanned: { ids(): (string | number)[]; batch(): boolean },
+  code: number,
+  message: string,
+): JsonRpcResponse | JsonRpcResponse[] {
+  const ids = scanned.ids();
+  if (scanned.batch() && ids.length > 0) return ids.map((id) => errorResponse(id, code, message));
+  return errorResponse(ids.at(-1) ?? null, code, message);
+}
 
 /**
  * Reads one JSON-RPC message from its text. The text is measured first (`measureJsonText`, one pass, about 7 ms per
  * MB): deeper than `MAX_MESSAGE_DEPTH` or more than `MAX_MESSAGE_VALUES` values is refused unparsed with -32600,
- * under the request's own id when the text names one. A text longer than `HOLD_ARGUMENTS_FROM` has its large
+ * under the request's own id when the text names one, or for a batch under each of its requests' ids (`refusal`). A text longer than `HOLD_ARGUMENTS_FROM` has its large
  * arguments (`LARGE_ARGUMENTS`) kept as text for the tools (`heldArgument`) and parsed here as `{}` or `[]`; their
  * own parse happens in the check worker. Text that is not JSON is -32700 with id null (JSON-RPC 2.0, 5.1).
  * @param text One message: a line without its line break, or an HTTP body. A leading BOM is the caller's to drop.
@@ -147,9 +166,11 @@ export function decode(text: string): Decoded {
   const size = measureJsonText(text, text.length > HOLD_ARGUMENTS_FROM ? LARGE_MEMBER_PATHS : []);
   const spans = size.spans;
   if (size.depth > MAX_MESSAGE_DEPTH || size.values > MAX_MESSAGE_VALUES) {
+    const scanned = createIdScanner();
+    scanned.feed(text);
     return {
-      error: errorResponse(
-        size.id ?? null,
+      error: refusal(
+        scanned,
         ERROR_CODES.invalidRequest,
         size.depth > MAX_MESSAGE_DEPTH
           ? `Invalid Request: message nests ${size.depth} levels deep, more than ${MAX_MESSAGE_DEPTH} (arguments may nest at most ${MAX_BODY_DEPTH}); dropped unparsed.`
@@ -168,13 +189,17 @@ export function decode(text: string): Decoded {
 }
 
 /**
- * The error for a message longer than `MAX_LINE`, dropped unread: -32600 with id null (the id was never read).
+ * The refusal of a message longer than `MAX_LINE`, dropped unparsed: -32600 under the ids `scanned` read from its
+ * text as it went by (`refusal`), so the request is answered under its own id.
  */
-export function tooLongError(): JsonRpcResponse {
-  return errorResponse(
-    null,
+export function tooLongError(scanned: {
+  ids(): (string | number)[];
+  batch(): boolean;
+}): JsonRpcResponse | JsonRpcResponse[] {
+  return refusal(
+    scanned,
     ERROR_CODES.invalidRequest,
-    `Invalid Request: message longer than ${MAX_LINE} characters (the line limit), dropped unread. Send smaller arguments: a fixture or request body of at most 1 MiB.`,
+    `Invalid Request: message longer than ${MAX_LINE} characters (the line limit), dropped unparsed. Send smaller arguments: a fixture or request body of at most 1 MiB.`,
   );
 }
 

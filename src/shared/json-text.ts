@@ -224,3 +224,173 @@ export function nestingDepth(value: unknown): number {
   }
   return deepest;
 }
+
+/** Most request ids `createIdScanner` keeps from one batch; the elements past it get no reply of their own. */
+export const MAX_SCANNED_IDS = 1000;
+
+/** Longest request id `createIdScanner` keeps, in characters of JSON text; a longer one is not kept. */
+export const MAX_SCANNED_ID_TEXT = 256;
+
+/**
+ * Reads the request ids out of a JSON-RPC message's text without parsing or keeping it, in pieces as they arrive: the
+ * top-level `id` member of an object, or, for a batch (a top-level array), the `id` of each element object, in order
+ * (JSON-RPC 2.0, 4 and 6). As `JSON.parse` does, a later `id` member of the same object replaces an earlier one. Only
+ * string and integer ids are kept (MCP 2025-11-25, Base Protocol: a request id is a string or an integer); at most
+ * `MAX_SCANNED_IDS` of them, each at most `MAX_SCANNED_ID_TEXT` characters long. Memory stays within those bounds
+ * whatever the text's length, so a message too long to parse can still be answered under its own id.
+ * @returns `feed(piece)` to read the next piece of text; `ids()` for what was read so far (each id once per element,
+ *   batch elements without an id left out); `batch()`, whether the text is an array. Never throws.
+ */
+export function createIdScanner(): { feed(piece: string): void; ids(): (string | number)[]; batch(): boolean } {
+  let root = 0; // 0x7b or 0x5b once the first character is read
+  let depth = 0;
+  let level = 1; // the depth of the objects whose `id` counts: 1, or 2 inside a batch
+  let member = false; // the container at `level` is an object whose members count (inside the root array, for a batch)
+  let inString = false;
+  let escaped = false;
+  let capture: string | undefined; // the text of the string being read, when it may be a member name or an id
+  let nameNext = false; // the next string at the member level is a member name
+  let name: string | undefined; // the member name just read at the member level, until its value starts
+  let idValue = false; // the next value at the member level is the `id` member's
+  let number = ''; // the text of an id that is a number, while it is read
+  let element = -1; // the batch element being read
+  const found = new Map<number, string | number>(); // element (or -1 for a single message) to its id
+
+  const keep = (id: string | number) => {
+    if (found.size < MAX_SCANNED_IDS || found.has(element)) found.set(element, id);
+  };
+  const endNumber = () => {
+    const value = Number(number);
+    // A request id is a string or an integer (MCP 2025-11-25, Base Protocol); anything else is answered with id null.
+    if (/^-?\d+$/.test(number) && Number.isSafeInteger(value)) keep(value);
+    number = '';
+    idValue = false;
+  };
+  const endString = (text: string) => {
+    if (nameNext && name === undefined) {
+      try {
+        name = text.includes('\\') ? (JSON.parse(`"${text}"`) as string) : text;
+      } catch {
+        name = text;
+      }
+      nameNext = false;
+    } else if (idValue) {
+      try {
+        keep(JSON.parse(`"${text}"`) as string);
+      } catch {
+        // not a valid string: no id
+      }
+      idValue = false;
+    }
+  };
+
+  return {
+    feed(piece) {
+      const length = piece.length;
+      let index = 0;
+      while (index < length) {
+        if (inString) {
+          if (escaped) {
+            escaped = false;
+            if (capture !== undefined) capture += piece[index];
+            index++;
+          }
+          // The closing quote: the first quote after an even run of backslashes. Only the characters from `index` on
+          // are unread, and no escape is pending, so the run is counted from the quote back to `index`.
+          let end = piece.indexOf('"', index);
+          while (end !== -1) {
+            let slashes = 0;
+            while (end - 1 - slashes >= index && piece.charCodeAt(end - 1 - slashes) === 0x5c) slashes++;
+            if (slashes % 2 === 0) break;
+            end = piece.indexOf('"', end + 1);
+          }
+          if (end === -1) {
+            // The string goes on in the next piece; an odd run of backslashes at the end escapes its first character.
+            let slashes = 0;
+            while (length - 1 - slashes >= index && piece.charCodeAt(length - 1 - slashes) === 0x5c) slashes++;
+            escaped = slashes % 2 === 1;
+            if (capture !== undefined) {
+              capture += escaped ? piece.slice(index, length - 1) + '\\' : piece.slice(index);
+              if (capture.length > MAX_SCANNED_ID_TEXT) capture = undefined;
+            }
+            return;
+          }
+          if (capture !== undefined) {
+            const text = capture + piece.slice(index, end);
+            capture = undefined;
+            if (text.length <= MAX_SCANNED_ID_TEXT) endString(text);
+            else idValue = false;
+          }
+          inString = false;
+          index = end + 1;
+          continue;
+        }
+        const code = piece.charCodeAt(index);
+        const kind = code < 128 ? CHARACTER_KINDS[code]! : OTHER;
+        index++;
+        if (kind === SPACE) {
+          if (number !== '') endNumber();
+          continue;
+        }
+        if (kind === OTHER) {
+          if (number !== '') {
+            number += piece[index - 1];
+            if (number.length > MAX_SCANNED_ID_TEXT) {
+              number = '';
+              idValue = false;
+            }
+          } else if (idValue && depth === level && member) {
+            if ((code >= 0x30 && code <= 0x39) || code === 0x2d) number = piece[index - 1]!;
+            else idValue = false; // true, false, null: no id
+          }
+          continue;
+        }
+        if (number !== '') endNumber();
+        if (root === 0) {
+          root = code;
+          level = code === 0x5b ? 2 : 1;
+        }
+        if (kind === QUOTE) {
+          inString = true;
+          capture = depth === level && member && (nameNext || idValue) ? '' : undefined;
+          continue;
+        }
+        if (kind === OPEN) {
+          depth++;
+          if (depth === level) {
+            member = code === 0x7b && (level === 1 || root === 0x5b);
+            if (level === 2) element++;
+          }
+          nameNext = depth === level && member;
+          name = undefined;
+          idValue = false;
+          continue;
+        }
+        if (kind === CLOSE) {
+          depth--;
+          nameNext = false;
+          name = undefined;
+          idValue = false;
+          continue;
+        }
+        if (depth !== level || !member) continue;
+        if (kind === COLON) {
+          idValue = name === 'id';
+          // A later `id` member replaces the earlier one, as JSON.parse keeps the last: an id that is not kept leaves none.
+          if (idValue) found.delete(element);
+          name = undefined;
+        } else {
+          // a comma: the next member's name follows
+          nameNext = true;
+          name = undefined;
+          idValue = false;
+        }
+      }
+    },
+    ids() {
+      if (number !== '') endNumber();
+      return [...found.entries()].sort((first, second) => first[0] - second[0]).map(([, id]) => id);
+    },
+    batch: () => root === 0x5b,
+  };
+}

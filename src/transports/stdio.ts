@@ -11,6 +11,7 @@ import type { Redactor } from '../redaction/redaction.ts';
 import { SILENT } from '../runtime/log.ts';
 import type { Logger } from '../runtime/log.ts';
 import { decode, encode, tooLongError } from '../mcp/wire.ts';
+import { createIdScanner } from '../shared/json-text.ts';
 /** When stdin closes, calls in flight get this long to finish before they are aborted, in ms. */
 export const SHUTDOWN_GRACE_MS = 1000;
 
@@ -63,7 +64,6 @@ export function serve(
   const graceMs = options.graceMs ?? SHUTDOWN_GRACE_MS;
   const decoder = new StringDecoder('utf8');
   let buffer = '';
-  let dropping = false;
   let blocked = false;
   let outputBroken = false;
   let ending: string | undefined;
@@ -104,12 +104,14 @@ export function serve(
     });
   };
 
-  const tooLong = () => {
-    // Answered with id null (the id is never read), so a client waits for its own id until it times out: the host log says why.
+  // While a line over MAX_LINE goes by, its text is not kept: only the request ids read from it, to answer under them.
+  let scanner: ReturnType<typeof createIdScanner> | undefined;
+
+  const tooLong = (scanned: ReturnType<typeof createIdScanner>) => {
     logger.error('transport.line.dropped', {
-      reason: `message longer than ${MAX_LINE} characters (the line limit), dropped unread; its request goes unanswered under its own id`,
+      reason: `message longer than ${MAX_LINE} characters (the line limit), dropped unparsed; answered under the request ids read from it`,
     });
-    write(tooLongError());
+    write(tooLongError(scanned));
   };
 
   // Each chunk is searched once for newlines, and a line's pieces are joined once, when it ends (no rescans).
@@ -119,17 +121,27 @@ export function serve(
     for (;;) {
       const newline = text.indexOf('\n', start);
       if (newline === -1) break;
-      if (dropping) dropping = false;
-      else if (buffer.length + newline - start > MAX_LINE) tooLong();
-      else handleLine(buffer + text.slice(start, newline));
+      if (scanner) {
+        scanner.feed(text.slice(start, newline));
+        tooLong(scanner);
+        scanner = undefined;
+      } else if (buffer.length + newline - start > MAX_LINE) {
+        const scanned = createIdScanner();
+        scanned.feed(buffer);
+        scanned.feed(text.slice(start, newline));
+        tooLong(scanned);
+      } else handleLine(buffer + text.slice(start, newline));
       buffer = '';
       start = newline + 1;
     }
-    if (!dropping) buffer += text.slice(start);
-    if (buffer.length > MAX_LINE) {
-      buffer = '';
-      dropping = true;
-      tooLong();
+    if (scanner) scanner.feed(text.slice(start));
+    else {
+      buffer += text.slice(start);
+      if (buffer.length > MAX_LINE) {
+        scanner = createIdScanner();
+        scanner.feed(buffer);
+        buffer = '';
+      }
     }
   };
 
@@ -163,7 +175,12 @@ export function serve(
       if (ending === undefined) {
         const rest = buffer + decoder.end();
         buffer = '';
-        if (!dropping && rest.trim() !== '') handleLine(rest);
+        if (scanner) {
+          // The last line, over the limit, ended with the input instead of a line break.
+          scanner.feed(rest);
+          tooLong(scanner);
+          scanner = undefined;
+        } else if (rest.trim() !== '') handleLine(rest);
       }
       void finish('stdin closed', graceMs);
     });
