@@ -2,8 +2,23 @@
  * The protocol's fixed words: the revisions served, JSON-RPC 2.0 error codes (JSON-RPC 2.0, 5.1; MCP 2025-11-25
  * schema.ts), the response shapes, and the errors that carry a code.
  */
-/** Protocol revisions this server speaks, newest first (MCP 2025-11-25, Lifecycle, Version Negotiation). */
+/**
+ * The revisions of the `initialize` era this server speaks, newest first (MCP 2025-11-25, Lifecycle, Version
+ * Negotiation).
+ */
 export const PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'] as const;
+
+/**
+ * The revisions of the stateless era this server speaks: each request names one in `_meta` (MCP 2026-07-28,
+ * Versioning).
+ */
+export const MODERN_VERSIONS = ['2026-07-28'] as const;
+
+/** The `_meta` keys of the stateless era (MCP 2026-07-28, Base Protocol, `_meta`). */
+export const META_KEYS = {
+  protocolVersion: 'io.modelcontextprotocol/protocolVersion',
+  serverInfo: 'io.modelcontextprotocol/serverInfo',
+} as const;
 
 /** JSON-RPC 2.0 error codes (JSON-RPC 2.0, 5.1; MCP 2025-11-25 schema.ts). */
 export const ERROR_CODES = {
@@ -12,6 +27,8 @@ export const ERROR_CODES = {
   methodNotFound: -32601,
   invalidParams: -32602,
   internalError: -32603,
+  /** MCP 2026-07-28, Versioning: the requested revision is not served; `data` lists the supported ones. */
+  unsupportedProtocolVersion: -32022,
 } as const;
 
 export type RequestId = string | number;
@@ -20,8 +37,9 @@ export type JsonRpcResponse =
   | { jsonrpc: '2.0'; id: RequestId; result: Record<string, unknown> }
   | { jsonrpc: '2.0'; id: RequestId | null; error: { code: number; message: string; data?: unknown } };
 
-export function errorResponse(id: RequestId | null, code: number, message: string): JsonRpcResponse {
-  return { jsonrpc: '2.0', id, error: { code, message } };
+/** A JSON-RPC error response (JSON-RPC 2.0, 5.1); `data` only when given. */
+export function errorResponse(id: RequestId | null, code: number, message: string, data?: unknown): JsonRpcResponse {
+  return { jsonrpc: '2.0', id, error: data === undefined ? { code, message } : { code, message, data } };
 }
 
 /** A tool's own throw, already logged with its request id; answered with -32603 and the original message. */
@@ -31,10 +49,14 @@ export class LoggedError extends Error {
   }
 }
 
+/** A protocol failure to answer with a JSON-RPC error: its `code` (`ERROR_CODES`), message and optional `data`. */
 export class RpcError extends Error {
   code: number;
-  constructor(code: number, message: string) {
+  data?: unknown;
+  constructor(code: number, message: string, data?: unknown) {
     super(message);
+    this.name = 'RpcError';
     this.code = code;
+    if (data !== undefined) this.data = data;
   }
 }

@@ -20,7 +20,15 @@ import { SILENT, createAudit, newRequestId, publicUrl } from '../runtime/log.ts'
 import type { Logger } from '../runtime/log.ts';
 import { SERVER_INFO } from '../runtime/server-info.ts';
 import { argumentProblem } from './arguments.ts';
-import { ERROR_CODES, LoggedError, PROTOCOL_VERSIONS, RpcError, errorResponse } from './codes.ts';
+import {
+  ERROR_CODES,
+  LoggedError,
+  META_KEYS,
+  MODERN_VERSIONS,
+  PROTOCOL_VERSIONS,
+  RpcError,
+  errorResponse,
+} from './codes.ts';
 import type { JsonRpcResponse, RequestId } from './codes.ts';
 import { ProbeLog } from './memory.ts';
 import type { MemoryLimits } from './memory.ts';
@@ -37,6 +45,12 @@ const INSTRUCTIONS =
   'optional: probe several records with `probe_sample` (or `probe` each, then `field_presence`) before making any field required. ' +
   'Fields marked undocumented are not in the contract: do not rely on them. `compare_fixture` shows how a saved test fixture differs ' +
   'from the live record. Writes are never sent: check them with `draft_request`, which returns a curl command for a person to run.';
+
+/** Every revision served, newest first: the stateless era's, then the `initialize` era's (`server/discover` lists them). */
+const SUPPORTED_VERSIONS = [...MODERN_VERSIONS, ...PROTOCOL_VERSIONS];
+
+/** How long a client may reuse `server/discover` and `tools/list`, in ms (MCP 2026-07-28, Caching): the tools never change. */
+const LIST_TTL_MS = 3_600_000;
 
 /** Revision-dependent fields to leave out (MCP Lifecycle: respect the negotiated version). */
 function olderThan(version: string, than: string): boolean {
@@ -316,11 +330,88 @@ export function createSession(runtime: ServerRuntime, options: { memory?: Memory
     }
   }
 
-  async function dispatch(
+  // Not async itself: it hands back the era's own promise, so a reply takes no more turns than before there were two eras
+  // (replies to a burst of pings keep the order of the requests).
+  function dispatch(
     method: string,
     params: Record<string, unknown>,
     signal: AbortSignal,
     caller: Caller | undefined,
+  ): Promise<Record<string, unknown>> {
+    // A request that names its revision in `_meta` is served statelessly by that revision's rules (MCP 2026-07-28,
+    // Versioning: a dual-era server picks the era from how the client opens); `initialize` selects the legacy era.
+    const meta = params._meta;
+    const named =
+      meta !== null && typeof meta === 'object'
+        ? (meta as Record<string, unknown>)[META_KEYS.protocolVersion]
+        : undefined;
+    if (named !== undefined && method !== 'initialize') {
+      if (typeof named !== 'string' || !(SUPPORTED_VERSIONS as readonly string[]).includes(named)) {
+        return Promise.reject(
+          new RpcError(ERROR_CODES.unsupportedProtocolVersion, 'Unsupported protocol version', {
+            supported: SUPPORTED_VERSIONS,
+            requested: named,
+          }),
+        );
+      }
+      if ((MODERN_VERSIONS as readonly string[]).includes(named)) return modern(method, params, signal, caller);
+      return legacy(method, params, signal, caller, named);
+    }
+    return legacy(method, params, signal, caller, negotiated);
+  }
+
+  /**
+   * A request of the stateless era (MCP 2026-07-28): `server/discover`, `tools/list` and `tools/call`, each result
+   * marked complete and naming the server in `_meta`; `ping` and `initialize` belong to the other era.
+   */
+  async function modern(
+    method: string,
+    params: Record<string, unknown>,
+    signal: AbortSignal,
+    caller: Caller | undefined,
+  ): Promise<Record<string, unknown>> {
+    const stamp = {
+      _meta: {
+        [META_KEYS.serverInfo]: { name: SERVER_INFO.name, version: SERVER_INFO.version, title: 'OpenAPI Probe' },
+      },
+    };
+    switch (method) {
+      case 'server/discover':
+        return {
+          resultType: 'complete',
+          supportedVersions: SUPPORTED_VERSIONS,
+          capabilities: { tools: { listChanged: false } },
+          instructions: INSTRUCTIONS,
+          ttlMs: LIST_TTL_MS,
+          cacheScope: 'public',
+          ...stamp,
+        };
+      case 'tools/list':
+        return {
+          resultType: 'complete',
+          ...(await legacy(method, params, signal, caller, MODERN_VERSIONS[0])),
+          ttlMs: LIST_TTL_MS,
+          cacheScope: 'public',
+          ...stamp,
+        };
+      case 'tools/call':
+        return {
+          resultType: 'complete',
+          ...(await legacy(method, params, signal, caller, MODERN_VERSIONS[0])),
+          ...stamp,
+        };
+      default:
+        throw new RpcError(ERROR_CODES.methodNotFound, `Method not found: ${method}`);
+    }
+  }
+
+  /** A request of the `initialize` era, by the rules of `version` (fields a revision does not define are left out). */
+  async function legacy(
+    method: string,
+    params: Record<string, unknown>,
+    signal: AbortSignal,
+    caller: Caller | undefined,
+    version: string,
   ): Promise<Record<string, unknown>> {
     switch (method) {
       case 'initialize': {
@@ -353,11 +444,11 @@ export function createSession(runtime: ServerRuntime, options: { memory?: Memory
               description: tool.description,
               inputSchema: tool.inputSchema,
             };
-            if (!olderThan(negotiated, '2025-06-18')) {
+            if (!olderThan(version, '2025-06-18')) {
               listed.title = tool.title;
               if (tool.outputSchema) listed.outputSchema = tool.outputSchema;
             }
-            if (!olderThan(negotiated, '2025-03-26')) listed.annotations = tool.annotations;
+            if (!olderThan(version, '2025-03-26')) listed.annotations = tool.annotations;
             return listed;
           }),
         };
@@ -376,7 +467,7 @@ export function createSession(runtime: ServerRuntime, options: { memory?: Memory
             `Unknown tool: ${name}. Available: ${TOOLS.map((candidate) => candidate.name).join(', ')}.`,
           );
         const called = await callTool(name, params, signal, caller);
-        if (olderThan(negotiated, '2025-06-18')) delete called.structuredContent;
+        if (olderThan(version, '2025-06-18')) delete called.structuredContent;
         return { ...called };
       }
       default:
@@ -444,7 +535,7 @@ export function createSession(runtime: ServerRuntime, options: { memory?: Memory
       return { jsonrpc: '2.0', id: requestId, result: outcome };
     } catch (error) {
       if (cancelled()) return undefined;
-      if (error instanceof RpcError) return errorResponse(requestId, error.code, error.message);
+      if (error instanceof RpcError) return errorResponse(requestId, error.code, error.message, error.data);
       if (error instanceof LoggedError)
         return errorResponse(
           requestId,

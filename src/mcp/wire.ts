@@ -84,6 +84,11 @@ export function serializeMessage(message: unknown): string {
     Array.isArray(result?.content) && result.content.length === 1
       ? (result.content[0] as { type?: unknown; text?: unknown })
       : undefined;
+  // The result's keys: the stateless era adds `resultType` first and `_meta` last (MCP 2026-07-28), each written as is.
+  const keys = result ? Object.keys(result) : [];
+  const leading = keys[0] === 'resultType' ? 1 : 0;
+  const trailing = keys.at(-1) === '_meta' ? 1 : 0;
+  const middle = keys.slice(leading, keys.length - trailing);
   const shaped =
     text !== undefined &&
     block?.type === 'text' &&
@@ -93,15 +98,18 @@ export function serializeMessage(message: unknown): string {
     sameKeys(response!, ['jsonrpc', 'id', 'result']) &&
     sameKeys(block, ['type', 'text']) &&
     (result!.isError === true
-      ? sameKeys(result!, ['content', 'structuredContent', 'isError'])
-      : sameKeys(result!, ['content', 'structuredContent']));
+      ? sameKeys(middle, ['content', 'structuredContent', 'isError'])
+      : sameKeys(middle, ['content', 'structuredContent']));
   if (!shaped) return JSON.stringify(message);
-  return `{"jsonrpc":"2.0","id":${JSON.stringify(response!.id)},"result":{"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${text}${result!.isError === true ? ',"isError":true' : ''}}}`;
+  const record = result as Record<string, unknown>;
+  const head = leading ? `"resultType":${JSON.stringify(record.resultType)},` : '';
+  const tail = trailing ? `,"_meta":${JSON.stringify(record._meta)}` : '';
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(response!.id)},"result":{${head}"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${text}${result!.isError === true ? ',"isError":true' : ''}${tail}}}`;
 }
 
-/** True when `value`'s own enumerable keys are exactly `keys`, in that order. */
-function sameKeys(value: object, keys: string[]): boolean {
-  const own = Object.keys(value);
+/** True when `value`'s own enumerable keys (or the keys given) are exactly `keys`, in that order. */
+function sameKeys(value: object | string[], keys: string[]): boolean {
+  const own = Array.isArray(value) ? value : Object.keys(value);
   return own.length === keys.length && own.every((key, index) => key === keys[index]);
 }
 
