@@ -49,6 +49,12 @@ const INSTRUCTIONS =
 /** Every revision served, newest first: the stateless era's, then the `initialize` era's (`server/discover` lists them). */
 const SUPPORTED_VERSIONS = [...MODERN_VERSIONS, ...PROTOCOL_VERSIONS];
 
+/** The server as results name it: `serverInfo` of `initialize`, `_meta` serverInfo of the stateless era. */
+const SERVER_IDENTITY = { name: SERVER_INFO.name, version: SERVER_INFO.version, title: 'OpenAPI Probe' };
+
+/** What every stateless-era result carries in `_meta` (MCP 2026-07-28: servers SHOULD name themselves there). */
+const STAMP = { _meta: { [META_KEYS.serverInfo]: SERVER_IDENTITY } };
+
 /** How long a client may reuse `server/discover` and `tools/list`, in ms (MCP 2026-07-28, Caching): the tools never change. */
 const LIST_TTL_MS = 3_600_000;
 
@@ -355,9 +361,9 @@ export function createSession(runtime: ServerRuntime, options: { memory?: Memory
         );
       }
       if ((MODERN_VERSIONS as readonly string[]).includes(named)) return modern(method, params, signal, caller);
-      return legacy(method, params, signal, caller, named);
+      return byRevision(method, params, signal, caller, named);
     }
-    return legacy(method, params, signal, caller, negotiated);
+    return byRevision(method, params, signal, caller, negotiated);
   }
 
   /**
@@ -370,11 +376,6 @@ export function createSession(runtime: ServerRuntime, options: { memory?: Memory
     signal: AbortSignal,
     caller: Caller | undefined,
   ): Promise<Record<string, unknown>> {
-    const stamp = {
-      _meta: {
-        [META_KEYS.serverInfo]: { name: SERVER_INFO.name, version: SERVER_INFO.version, title: 'OpenAPI Probe' },
-      },
-    };
     switch (method) {
       case 'server/discover':
         return {
@@ -384,29 +385,32 @@ export function createSession(runtime: ServerRuntime, options: { memory?: Memory
           instructions: INSTRUCTIONS,
           ttlMs: LIST_TTL_MS,
           cacheScope: 'public',
-          ...stamp,
+          ...STAMP,
         };
       case 'tools/list':
         return {
           resultType: 'complete',
-          ...(await legacy(method, params, signal, caller, MODERN_VERSIONS[0])),
+          ...(await byRevision(method, params, signal, caller, MODERN_VERSIONS[0])),
           ttlMs: LIST_TTL_MS,
           cacheScope: 'public',
-          ...stamp,
+          ...STAMP,
         };
       case 'tools/call':
         return {
           resultType: 'complete',
-          ...(await legacy(method, params, signal, caller, MODERN_VERSIONS[0])),
-          ...stamp,
+          ...(await byRevision(method, params, signal, caller, MODERN_VERSIONS[0])),
+          ...STAMP,
         };
       default:
         throw new RpcError(ERROR_CODES.methodNotFound, `Method not found: ${method}`);
     }
   }
 
-  /** A request of the `initialize` era, by the rules of `version` (fields a revision does not define are left out). */
-  async function legacy(
+  /**
+   * A request by the rules of `version`, a revision of either era: fields the revision does not define are left out.
+   * The stateless era's own fields are added by `modern`.
+   */
+  async function byRevision(
     method: string,
     params: Record<string, unknown>,
     signal: AbortSignal,
@@ -420,8 +424,9 @@ export function createSession(runtime: ServerRuntime, options: { memory?: Memory
           typeof requested === 'string' && (PROTOCOL_VERSIONS as readonly string[]).includes(requested)
             ? requested
             : PROTOCOL_VERSIONS[0];
-        const serverInfo: Record<string, unknown> = { name: SERVER_INFO.name, version: SERVER_INFO.version };
-        if (!olderThan(negotiated, '2025-06-18')) serverInfo.title = 'OpenAPI Probe';
+        // `title` is defined from 2025-06-18 on.
+        const { title, ...untitled } = SERVER_IDENTITY;
+        const serverInfo = olderThan(negotiated, '2025-06-18') ? untitled : { ...untitled, title };
         return {
           protocolVersion: negotiated,
           capabilities: { tools: { listChanged: false } },
