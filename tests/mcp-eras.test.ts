@@ -116,6 +116,27 @@ describe('the stateless era (MCP 2026-07-28) beside the initialize era, in one s
     });
   });
 
+  it('repeats a requested version of any size or type in -32022 cut to 64 characters', async () => {
+    const replies: any[] = [];
+    for (const requested of ['9'.repeat(100_000), { v: '2026-07-28' }]) {
+      replies.push(
+        await handler.handle({
+          jsonrpc: '2.0',
+          id: 8,
+          method: 'tools/list',
+          params: { _meta: { 'io.modelcontextprotocol/protocolVersion': requested } },
+        }),
+      );
+    }
+    assert.deepEqual(
+      replies.map((reply) => [reply.error.code, reply.error.data.requested]),
+      [
+        [-32022, `${'9'.repeat(64)}… (99936 more characters)`],
+        [-32022, '{"v":"2026-07-28"}'],
+      ],
+    );
+  });
+
   it('has no ping in the stateless era: -32601', async () => {
     assert.deepEqual(await request(5, 'ping'), {
       jsonrpc: '2.0',

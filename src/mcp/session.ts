@@ -36,6 +36,7 @@ import { failure } from './tool.ts';
 import type { Tool, ToolResult, Trace } from './tool.ts';
 import { TOOLS } from './tools.ts';
 import type { Audit } from '../runtime/log.ts';
+import { boundedText } from '../shared/text.ts';
 const INSTRUCTIONS =
   'openapi-probe lets you look at a real HTTP API while you write a client for it, without changing anything. ' +
   'Find the operation behind an intent, path or operationId with `find_operation`, and read its contract with ' +
@@ -48,6 +49,9 @@ const INSTRUCTIONS =
 
 /** Every revision served, newest first: the stateless era's, then the `initialize` era's (`server/discover` lists them). */
 const SUPPORTED_VERSIONS = [...MODERN_VERSIONS, ...PROTOCOL_VERSIONS];
+
+/** Longest requested version an -32022 error repeats, in characters. */
+const MAX_ECHOED_VERSION = 64;
 
 /** The server as results name it: `serverInfo` of `initialize`, `_meta` serverInfo of the stateless era. */
 const SERVER_IDENTITY = { name: SERVER_INFO.name, version: SERVER_INFO.version, title: 'OpenAPI Probe' };
@@ -356,7 +360,11 @@ export function createSession(runtime: ServerRuntime, options: { memory?: Memory
         return Promise.reject(
           new RpcError(ERROR_CODES.unsupportedProtocolVersion, 'Unsupported protocol version', {
             supported: SUPPORTED_VERSIONS,
-            requested: named,
+            // The client's own value, bounded: a megabyte-long "version" must not come back whole.
+            requested: boundedText(
+              typeof named === 'string' ? named : String(JSON.stringify(named)),
+              MAX_ECHOED_VERSION,
+            ),
           }),
         );
       }
