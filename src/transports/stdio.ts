@@ -114,6 +114,13 @@ export function serve(
     write(tooLongError(scanned));
   };
 
+  // A line past the limit: what was buffered of it goes to a scanner, and so does the rest of it as it arrives.
+  const startScan = () => {
+    scanner = createIdScanner();
+    scanner.feed(buffer);
+    buffer = '';
+  };
+
   // Each chunk is searched once for newlines, and a line's pieces are joined once, when it ends (no rescans).
   const take = (text: string) => {
     if (ending !== undefined) return;
@@ -121,15 +128,11 @@ export function serve(
     for (;;) {
       const newline = text.indexOf('\n', start);
       if (newline === -1) break;
+      if (!scanner && buffer.length + newline - start > MAX_LINE) startScan();
       if (scanner) {
         scanner.feed(text.slice(start, newline));
         tooLong(scanner);
         scanner = undefined;
-      } else if (buffer.length + newline - start > MAX_LINE) {
-        const scanned = createIdScanner();
-        scanned.feed(buffer);
-        scanned.feed(text.slice(start, newline));
-        tooLong(scanned);
       } else handleLine(buffer + text.slice(start, newline));
       buffer = '';
       start = newline + 1;
@@ -137,11 +140,7 @@ export function serve(
     if (scanner) scanner.feed(text.slice(start));
     else {
       buffer += text.slice(start);
-      if (buffer.length > MAX_LINE) {
-        scanner = createIdScanner();
-        scanner.feed(buffer);
-        buffer = '';
-      }
+      if (buffer.length > MAX_LINE) startScan();
     }
   };
 
