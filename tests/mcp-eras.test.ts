@@ -12,6 +12,9 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { createHandler } from '../src/mcp/session.ts';
 import { readConfig } from '../src/runtime/config.ts';
 import { TOOLS } from '../src/mcp/tools.ts';
+import { encode } from '../src/mcp/wire.ts';
+import { errorResponse } from '../src/mcp/codes.ts';
+import { redactor } from '../src/redaction/redaction.ts';
 import { start } from '../stand-in-api.ts';
 import type { StandIn } from '../stand-in-api.ts';
 import { nodeArgsFor } from '../harness/stdio-client.ts';
@@ -135,6 +138,15 @@ describe('the stateless era (MCP 2026-07-28) beside the initialize era, in one s
         [-32022, '{"v":"2026-07-28"}'],
       ],
     );
+  });
+
+  it("redacts the key from an error's data as written, where -32022 repeats the requested version", () => {
+    const key = 'sk-CANARY-7f3a9d2e1b';
+    const written = encode(
+      errorResponse(9, -32022, 'Unsupported protocol version', { supported: ['2026-07-28'], requested: key }),
+      redactor(key),
+    );
+    assert.deepEqual([written.includes(key), JSON.parse(written).error.data.requested], [false, '[redacted]']);
   });
 
   it('has no ping in the stateless era: -32601', async () => {

@@ -311,7 +311,7 @@ describe('argument check in dispatch (every tool against its own inputSchema)', 
       [called.isError, called.content[0].text, api.requests.length],
       [
         true,
-        'Refused, nothing was sent: `headers[\'X Bad\']` has a name "X Bad" that the propertyNames schema rejects (headers: header names are HTTP tokens (RFC 9110, 5.1) and values hold no control characters or line breaks, e.g. {"If-Match": "W/\\"1\\""}).',
+        'Refused, nothing was sent: `headers[\'X Bad\']` has a name "X Bad" that the propertyNames schema rejects (headers: header names are HTTP tokens (RFC 9110, 5.1) and values are visible Latin-1 text, no control characters or line breaks (RFC 9110, 5.5), e.g. {"If-Match": "W/\\"1\\""}).',
         before,
       ],
     );
@@ -327,7 +327,20 @@ describe('argument check in dispatch (every tool against its own inputSchema)', 
       [called.isError, called.content[0].text],
       [
         true,
-        'Refused, nothing was sent: `headers[\'X-Note\']` is "a\\r\\nInjected: 1", which does not match the pattern "^[^\\\\x00-\\\\x1f\\\\x7f]*$" (headers: header names are HTTP tokens (RFC 9110, 5.1) and values hold no control characters or line breaks, e.g. {"If-Match": "W/\\"1\\""}).',
+        'Refused, nothing was sent: `headers[\'X-Note\']` is "a\\r\\nInjected: 1", which does not match the pattern "^[\\\\x20-\\\\x7e\\\\xa0-\\\\xff]*$" (headers: header names are HTTP tokens (RFC 9110, 5.1) and values are visible Latin-1 text, no control characters or line breaks (RFC 9110, 5.5), e.g. {"If-Match": "W/\\"1\\""}).',
+      ],
+    );
+  });
+
+  it('refuses a draft_request header value with U+2028 or a C1 control, which no header can carry (RFC 9110, 5.5)', async () => {
+    const replies = [];
+    for (const value of ['a\u2028b', 'a\u0085b'])
+      replies.push(await call('draft_request', { method: 'POST', path: '/meters', headers: { 'X-Note': value } }));
+    assert.deepEqual(
+      replies.map((reply) => [reply.isError, /does not match the pattern/.test(reply.content[0].text)]),
+      [
+        [true, true],
+        [true, true],
       ],
     );
   });

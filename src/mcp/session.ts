@@ -50,6 +50,9 @@ const INSTRUCTIONS =
 /** Every revision served, newest first: the stateless era's, then the `initialize` era's (`server/discover` lists them). */
 const SUPPORTED_VERSIONS = [...MODERN_VERSIONS, ...PROTOCOL_VERSIONS];
 
+/** Longest method name a -32601 error repeats, in characters. */
+const MAX_ECHOED_METHOD = 200;
+
 /** Longest requested version an -32022 error repeats, in characters. */
 const MAX_ECHOED_VERSION = 64;
 
@@ -410,7 +413,7 @@ export function createSession(runtime: ServerRuntime, options: { memory?: Memory
           ...STAMP,
         };
       default:
-        throw new RpcError(ERROR_CODES.methodNotFound, `Method not found: ${method}`);
+        throw new RpcError(ERROR_CODES.methodNotFound, `Method not found: ${boundedText(method, MAX_ECHOED_METHOD)}`);
     }
   }
 
@@ -484,7 +487,7 @@ export function createSession(runtime: ServerRuntime, options: { memory?: Memory
         return { ...called };
       }
       default:
-        throw new RpcError(ERROR_CODES.methodNotFound, `Method not found: ${method}`);
+        throw new RpcError(ERROR_CODES.methodNotFound, `Method not found: ${boundedText(method, MAX_ECHOED_METHOD)}`);
     }
   }
 

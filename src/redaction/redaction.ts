@@ -40,7 +40,7 @@ export type Redactor = {
   withheldLetters?: number;
   /**
    * A JSON-RPC message with `text` applied to the strings of a tool result's `content` and
-   * `structuredContent` and of an error's `message`, never to protocol fields (`jsonrpc`, `id`,
+   * `structuredContent` and of an error's `message` and `data`, never to protocol fields (`jsonrpc`, `id`,
    * `type`...). Defence in depth behind the redaction of API data at its source; skipped for keys
    * shorter than 8 characters, which would match ordinary words of the server's own text. For a key
    * matched by skeleton, a text block that serializes the structured content is rebuilt from the cleaned
@@ -234,8 +234,12 @@ function messageRedaction(
       }
       if (structured) copy.result.structuredContent = cleaned;
     }
-    if (copy.error && typeof copy.error.message === 'string')
-      copy.error = { ...copy.error, message: text(copy.error.message) };
+    if (copy.error && typeof copy.error === 'object') {
+      copy.error = { ...copy.error };
+      if (typeof copy.error.message === 'string') copy.error.message = text(copy.error.message);
+      // An error's data can repeat what the client sent (-32022 repeats the requested version).
+      if (copy.error.data !== undefined) copy.error.data = value(copy.error.data);
+    }
     return copy as T;
   };
 }

@@ -75,6 +75,24 @@ describe('createIdScanner', () => {
     assert.deepEqual(scannedIds(JSON.stringify({ id: 'x'.repeat(MAX_SCANNED_ID_TEXT + 1), method: 'm' }), []), []);
   });
 
+  it('reads no id after the message has closed, so trailing text lends it none', () => {
+    assert.deepEqual(scannedIds('{"jsonrpc":"2.0","id":"A","method":"ping"} {"id":"B"}', [30]), ['A']);
+  });
+
+  it('reads no id from a text that is not an object or array', () => {
+    assert.deepEqual(
+      ['x{"id":"C"}', '"s"{"id":1}', '7 {"id":1}'].map((text) => scannedIds(text, [])),
+      [[], [], []],
+    );
+  });
+
+  it('reads an id written 8.0 or 8e0 as 8, as the session reads the parsed message', () => {
+    assert.deepEqual(
+      ['{"id":8.0}', '{"id":8e0}', '{"id":-0.5e1}', '{"id":10E-1}'].map((text) => scannedIds(text, [])),
+      [[8], [8], [-5], [1]],
+    );
+  });
+
   it('reads the same ids from a text cut at every position', () => {
     const text = '[{"jsonrpc":"2.0","id":"a\\\\\\"b","params":{"id":9,"s":"x\\\\"}},{"id":-42,"method":"m"}]';
     const expected = oracleIds(text);

@@ -254,6 +254,7 @@ export function createIdScanner(): { feed(piece: string): void; ids(): (string |
   let idValue = false; // the next value at the member level is the `id` member's
   let number = ''; // the text of an id that is a number, while it is read
   let element = -1; // the batch element being read
+  let done = false; // the top-level value has closed, or is no object or array: nothing more is read
   const found = new Map<number, string | number>(); // element (or -1 for a single message) to its id
 
   const keep = (id: string | number) => {
@@ -262,7 +263,8 @@ export function createIdScanner(): { feed(piece: string): void; ids(): (string |
   const endNumber = () => {
     const value = Number(number);
     // A request id is a string or an integer (MCP 2025-11-25, Base Protocol); anything else is answered with id null.
-    if (/^-?\d+$/.test(number) && Number.isSafeInteger(value)) keep(value);
+    // As the session reads the parsed message: any JSON number whose value is a safe integer (`8.0` and `8e0` are 8).
+    if (/^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/.test(number) && Number.isSafeInteger(value)) keep(value);
     number = '';
     idValue = false;
   };
@@ -286,6 +288,7 @@ export function createIdScanner(): { feed(piece: string): void; ids(): (string |
 
   return {
     feed(piece) {
+      if (done) return;
       const length = piece.length;
       let index = 0;
       while (index < length) {
@@ -332,6 +335,16 @@ export function createIdScanner(): { feed(piece: string): void; ids(): (string |
           if (number !== '') endNumber();
           continue;
         }
+        if (root === 0) {
+          if (code === 0xfeff) continue; // a BOM before the message (RFC 8259, 8.1)
+          // A message that is no object or array names no request: text after it must not lend one an id.
+          if (kind !== OPEN) {
+            done = true;
+            return;
+          }
+          root = code;
+          level = code === 0x5b ? 2 : 1;
+        }
         if (kind === OTHER) {
           if (number !== '') {
             number += piece[index - 1];
@@ -346,10 +359,6 @@ export function createIdScanner(): { feed(piece: string): void; ids(): (string |
           continue;
         }
         if (number !== '') endNumber();
-        if (root === 0) {
-          root = code;
-          level = code === 0x5b ? 2 : 1;
-        }
         if (kind === QUOTE) {
           inString = true;
           capture = depth === level && member && (nameNext || idValue) ? '' : undefined;
@@ -368,6 +377,11 @@ export function createIdScanner(): { feed(piece: string): void; ids(): (string |
         }
         if (kind === CLOSE) {
           depth--;
+          if (depth === 0) {
+            // The message has ended: whatever follows (not JSON) lends it no other id.
+            done = true;
+            return;
+          }
           nameNext = false;
           name = undefined;
           idValue = false;

@@ -33,7 +33,7 @@ export const draftRequestTool: Tool = {
   title: 'Check a request without sending it',
   description:
     'Checks any method\'s request against the contract, never sending it: parameters, body fields ("did you mean", ' +
-    'readOnly). Returns problems and a curl line (key as $API_KEY) for a person to run.',
+    'readOnly). Returns problems and a curl line (key as $API_KEY) for a person.',
   inputSchema: {
     type: 'object',
     properties: {
@@ -43,7 +43,7 @@ export const draftRequestTool: Tool = {
       headers: {
         type: 'object',
         propertyNames: { pattern: "^[\\w!#$%&'*+.^`|~-]+$" },
-        additionalProperties: { type: 'string', maxLength: MAX_HEADER_VALUE, pattern: '^[^\\x00-\\x1f\\x7f]*$' },
+        additionalProperties: { type: 'string', maxLength: MAX_HEADER_VALUE, pattern: '^[\\x20-\\x7e\\xa0-\\xff]*$' },
         maxProperties: MAX_HEADERS,
       },
       body: {},
@@ -60,7 +60,7 @@ export const draftRequestTool: Tool = {
   hints: {
     method: 'an HTTP method such as "POST", "PATCH" or "DELETE"',
     headers:
-      'header names are HTTP tokens (RFC 9110, 5.1) and values hold no control characters or line breaks, e.g. {"If-Match": "W/\\"1\\""}',
+      'header names are HTTP tokens (RFC 9110, 5.1) and values are visible Latin-1 text, no control characters or line breaks (RFC 9110, 5.5), e.g. {"If-Match": "W/\\"1\\""}',
   },
   handler: draftRequestCall,
 };
