@@ -230,3 +230,27 @@ describe('dist/probe-server.mjs, the single-file build', () => {
     }
   });
 });
+
+describe('npm run build in a clone without npm install', () => {
+  test('prebuild stops with "run npm install first" where esbuild cannot be found', async () => {
+    const scripts = (JSON.parse(readFileSync(`${HERE}package.json`, 'utf8')) as { scripts: Record<string, string> })
+      .scripts;
+    const empty = mkdtempSync(join(tmpdir(), 'openapi-probe-no-install-'));
+    try {
+      const child = spawn(scripts.prebuild!, { cwd: empty, shell: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
+      const code = await new Promise<number | null>((done) => child.on('close', done));
+      assert.deepEqual(
+        { code, stderr: stderr.trim() },
+        {
+          code: 1,
+          stderr:
+            'openapi-probe: esbuild is not installed here; run npm install first, then npm run build (or npm pack).',
+        },
+      );
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+});
