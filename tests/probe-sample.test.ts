@@ -7,6 +7,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { createHandler } from '../src/mcp/session.ts';
@@ -201,7 +202,7 @@ describe('argument check in dispatch (every tool against its own inputSchema)', 
   it("declares probe's query values as string, number or boolean, the types buildProbeUrl sends", () => {
     assert.deepEqual(
       (TOOLS.find((tool) => tool.name === 'probe')!.inputSchema.properties as any).query.additionalProperties,
-      { type: ['string', 'number', 'boolean'] },
+      { anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] },
     );
   });
 
@@ -756,5 +757,52 @@ describe('probe_sample through the official MCP SDK client', () => {
       await client.close();
       await api.close();
     }
+  });
+});
+
+/**
+ * The strictness of JSON Schema tooling that MCP hosts and the Inspector use: ajv in its default strict mode (one `type`
+ * per schema unless `allowUnionTypes`, no unknown keywords, tuples stated fully), plus a rule of our own for hosts that
+ * map schemas onto function-calling formats: every argument's schema, and every value schema below it, says a type (or
+ * is an `anyOf` of typed branches), so no argument is a schema that constrains nothing.
+ */
+function portabilityProblems(name: string, schema: unknown): string[] {
+  const problems: string[] = [];
+  const ajv = new Ajv2020({
+    logger: { log() {}, warn: (m: unknown) => problems.push(`${name}: ${String(m)}`), error() {} },
+  });
+  try {
+    ajv.compile(schema as object);
+  } catch (error) {
+    problems.push(`${name}: ${(error as Error).message}`);
+  }
+  const typed = (node: any): boolean =>
+    typeof node?.type === 'string' ||
+    Array.isArray(node?.enum) ||
+    (Array.isArray(node?.anyOf) && node.anyOf.every(typed));
+  const walk = (node: any, at: string): void => {
+    for (const [key, child] of Object.entries<any>(node?.properties ?? {})) {
+      if (!typed(child)) problems.push(`${name}: ${at}/properties/${key} says no type`);
+      walk(child, `${at}/properties/${key}`);
+    }
+    for (const key of ['items', 'additionalProperties'] as const)
+      if (node?.[key] && typeof node[key] === 'object') {
+        if (!typed(node[key])) problems.push(`${name}: ${at}/${key} says no type`);
+        walk(node[key], `${at}/${key}`);
+      }
+  };
+  walk(schema, '#');
+  return problems;
+}
+
+describe('tools/list portability', () => {
+  it('every inputSchema and outputSchema compiles under ajv strict mode and types every argument', async () => {
+    const handler = createHandler(readConfig({ API_BASE_URL: 'http://127.0.0.1:9', OPENAPI_DOC: DOCUMENT }));
+    const listed: any = await handler.handle({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    const problems = listed.result.tools.flatMap((tool: any) => [
+      ...portabilityProblems(`${tool.name} inputSchema`, tool.inputSchema),
+      ...(tool.outputSchema ? portabilityProblems(`${tool.name} outputSchema`, tool.outputSchema) : []),
+    ]);
+    assert.deepEqual(problems, []);
   });
 });

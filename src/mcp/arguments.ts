@@ -3,7 +3,7 @@
  * stopping early, with failures in words the agent can act on (MCP 2025-11-25, Tools, Error Handling).
  */
 import { check } from '../../validate.ts';
-import { instancePath } from '../shared/json-pointer.ts';
+import { instancePath, lookupPointer } from '../shared/json-pointer.ts';
 import type { Tool } from './tool.ts';
 import { LARGE_ARGUMENTS } from './wire.ts';
 import { codePoints } from '../shared/text.ts';
@@ -91,7 +91,7 @@ export function argumentProblem(tool: Tool, args: Record<string, unknown>): stri
     let sentence = `\`${shown}\` `;
     if (finding.kind === 'missing') sentence += 'is required';
     else if (finding.kind === 'wrongType')
-      sentence += `must be ${withArticle(finding.expected ?? 'another type')}, got ${withArticle(finding.actual ?? 'another type')}`;
+      sentence += `must be ${expectedTypes(tool.inputSchema, finding.schemaPath) ?? withArticle(finding.expected ?? 'another type')}, got ${withArticle(finding.actual ?? 'another type')}`;
     else sentence += finding.message;
     // A pattern says what it must be only to a regex reader: its refusal quotes the tool's hint when there is no description.
     const hint = /\/(pattern|propertyNames)$/.test(finding.schemaPath) ? tool.hints?.[top] : undefined;
@@ -133,6 +133,26 @@ function sizeProblem(
       : undefined;
   }
   return undefined;
+}
+
+/**
+ * The types an `anyOf` of bare `{type}` branches allows, as one phrase (`a string, number or boolean`), when the
+ * failed `type` at `schemaPath` (`#/properties/query/additionalProperties/anyOf/0/type`) is one of its branches: the
+ * checker reports the closest branch, but the argument may be any of them.
+ * @returns The phrase, or `undefined` when the type is not a branch of such an `anyOf`.
+ */
+function expectedTypes(schema: unknown, schemaPath: string): string | undefined {
+  const branch = /^(#.*\/anyOf)\/[0-9]+\/type$/.exec(schemaPath);
+  if (!branch) return undefined;
+  const found = lookupPointer(schema, branch[1]!);
+  if (!found.found || !Array.isArray(found.value)) return undefined;
+  const types = found.value.map((entry) =>
+    entry !== null && typeof entry === 'object' && Object.keys(entry).length === 1 ? entry.type : undefined,
+  );
+  if (types.length < 2 || !types.every((type) => typeof type === 'string')) return undefined;
+  const [first, ...rest] = types as string[];
+  const last = rest.pop();
+  return `${withArticle(first!)}${rest.map((type) => `, ${type}`).join('')} or ${last}`;
 }
 
 /** `string` -> `a string`, `integer` -> `an integer`, `null` -> `null`; a JSON type name as a noun phrase. */

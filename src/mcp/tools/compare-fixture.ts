@@ -59,13 +59,13 @@ export const compareFixtureTool: Tool = {
   name: 'compare_fixture',
   title: 'Compare a saved fixture with the live record',
   description:
-    'Compares a saved body (a fixture) with the live record of the same path: fields only live, only in the fixture, and ' +
-    "changed values. Uses this session's newest probe of that path, or probes it now.",
+    'Compares a saved body (a fixture) with the live record of its path: fields only live, only in the fixture, changed ' +
+    "values. Uses this session's newest probe of the path, or probes it now.",
   inputSchema: {
     type: 'object',
     properties: {
       path: { type: 'string', description: 'after the base URL' },
-      fixture: { description: 'the saved JSON body' },
+      fixture: { anyOf: [{ type: 'object' }, { type: 'array' }], description: 'the saved JSON body' },
     },
     required: ['path', 'fixture'],
     additionalProperties: false,

@@ -46,16 +46,12 @@ export const draftRequestTool: Tool = {
         additionalProperties: { type: 'string', maxLength: MAX_HEADER_VALUE, pattern: '^[\\x20-\\x7e\\xa0-\\xff]*$' },
         maxProperties: MAX_HEADERS,
       },
-      body: {},
+      body: { anyOf: [{ type: 'object' }, { type: 'array' }, { type: 'string' }] },
     },
     required: ['method', 'path'],
     additionalProperties: false,
   },
-  outputSchema: {
-    type: 'object',
-    properties: { matchesContract: { type: 'boolean' }, problems: { type: 'array' }, request: { type: 'object' } },
-    required: ['matchesContract', 'problems', 'request'],
-  },
+  outputSchema: { type: 'object', required: ['matchesContract', 'problems', 'request'] },
   annotations: { readOnlyHint: true, openWorldHint: false },
   hints: {
     method: 'an HTTP method such as "POST", "PATCH" or "DELETE"',

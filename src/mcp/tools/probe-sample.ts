@@ -104,8 +104,8 @@ export const probeSampleTool: Tool = {
   name: 'probe_sample',
   title: 'Sample records of one operation',
   description:
-    'Probes 2-10 records of ONE GET operation in turn, as probe does: per probe status and findings (no bodies), each ' +
-    "field's presence and whether it is required, undocumented fields, and what a shape inferred from the first gets wrong.",
+    'Probes 2-10 records of ONE GET operation, as probe does: per probe status and findings (no bodies), each ' +
+    "field's presence and whether required, undocumented fields, and what a shape inferred from the first gets wrong.",
   inputSchema: {
     type: 'object',
     properties: {
@@ -119,7 +119,7 @@ export const probeSampleTool: Tool = {
       },
       query: {
         type: 'object',
-        additionalProperties: { type: ['string', 'number', 'boolean'] },
+        additionalProperties: { anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] },
         maxProperties: MAX_QUERY_PARAMETERS,
         description: 'added to every path',
       },

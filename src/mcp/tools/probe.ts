@@ -78,7 +78,7 @@ export const probeTool: Tool = {
     'One GET to the API (the only method; the key is added, never shown). Returns status, content type, bytes and the body ' +
     '(a large one as a view cut to fit; `select` returns one part). With a document, `findings` lists where the whole body ' +
     "breaks the operation's schema (missing, wrong type, enum, undocumented) at instance paths like $.items[0].id. A field " +
-    'absent in one record may be optional: compare records with probe_sample.',
+    'absent in one record may be optional: see probe_sample.',
   inputSchema: {
     type: 'object',
     properties: {
@@ -88,7 +88,7 @@ export const probeTool: Tool = {
       },
       query: {
         type: 'object',
-        additionalProperties: { type: ['string', 'number', 'boolean'] },
+        additionalProperties: { anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] },
         maxProperties: MAX_QUERY_PARAMETERS,
         description: 'Query parameters, e.g. {"limit": 5}.',
       },
