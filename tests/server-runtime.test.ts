@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -992,6 +992,7 @@ describe('stdio runtime (spawned probe-server.ts)', () => {
       run: () => new Promise(() => {}),
       check: () => new Promise(() => {}),
       started: () => true,
+      documentProblem: () => undefined,
       warm: () => {},
       close: async () => {},
     };
@@ -1054,5 +1055,45 @@ describe('stdio runtime (spawned probe-server.ts)', () => {
   it('never prints the canary key on stderr or stdout', () => {
     const everything = spawned.map((client) => client.stdoutLines.join('\n') + client.stderr()).join('\n');
     assert.equal(everything.includes(CANARY), false);
+  });
+});
+
+describe('a document that cannot be loaded, said at start-up (issue 17)', () => {
+  it('logs the absolute path and the fix, heads the first tool answer with it, then the instructions', async () => {
+    // A relative OPENAPI_DOC is read from the working directory the MCP host starts the server in (here the project's).
+    const host = realpathSync(fileURLToPath(new URL('../', import.meta.url)));
+    const client = spawnServer(
+      { API_BASE_URL: 'http://127.0.0.1:4/v2', OPENAPI_DOC: 'no-such-folder/openapi.json' },
+      { cwd: host },
+    );
+    try {
+      await client.initialize();
+      const problem =
+        `Cannot load OpenAPI document no-such-folder/openapi.json at #: cannot read file: ENOENT: no such file or directory, stat '${join(host, 'no-such-folder/openapi.json')}'. ` +
+        `OPENAPI_DOC "no-such-folder/openapi.json" is a relative path, read from the server's working directory ${host}, which the MCP host chose; set OPENAPI_DOC to an absolute path`;
+      const head = `Set-up problem: the OpenAPI document (OPENAPI_DOC) was not loaded, so probes are not checked and the contract tools cannot answer: ${problem}. Tell the person who configured this server.`;
+      const first = await client.callTool('find_operation', { query: 'list meters' });
+      const second = await client.callTool('find_operation', { query: 'list meters' });
+      const again = await client.request('initialize', {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 'stdio-client', version: '0.0.0' },
+      });
+      assert.deepEqual(
+        {
+          first: first.content[0].text,
+          second: second.content[0].text === head,
+          instructions: again.result.instructions.startsWith(`${head}\n\nopenapi-probe lets you`),
+          logged: client
+            .stderr()
+            .includes(
+              `event=document.load.error reason="document not loaded, probes go unchecked: ${problem.replaceAll('"', '\\"')}"`,
+            ),
+        },
+        { first: head, second: false, instructions: true, logged: true },
+      );
+    } finally {
+      await client.close();
+    }
   });
 });

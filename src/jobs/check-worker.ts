@@ -19,6 +19,7 @@
  * worker loads that one file. Under tsx on Node 20, whose loader hooks do not reach workers, the
  * worker first installs what the parent's `--import` flags name (tsx through its `register()`), then this file.
  */
+import { isAbsolute } from 'node:path';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { createDocumentSource } from '../document/source.ts';
 import { redactor } from '../redaction/redaction.ts';
@@ -59,6 +60,9 @@ export type BodyChecker = ContractService;
 
 /** The configuration as sent to the worker: `baseUrl` as text (a URL does not survive structured cloning). */
 type SentConfig = Omit<Config, 'baseUrl'> & { baseUrl: string };
+
+/** The head of the start-up load's failure record, which `documentProblem` leaves out. */
+const UNLOADED = 'document not loaded, probes go unchecked: ';
 
 /** A job waiting or running; `move`: a probe's body bytes may be transferred to the worker rather than copied. */
 type Job = { name: JobName; input: JobInputs[JobName]; resolve: (output: JobOutputs[JobName]) => void; move?: boolean };
@@ -102,6 +106,7 @@ export function createCheckWorker(
   const queue: Job[] = [];
   let worker: Worker | undefined;
   let ready = false;
+  let documentProblem: string | undefined;
   let startup: NodeJS.Timeout | undefined;
   let current: { job: Job; timer: NodeJS.Timeout; id: number; preparing: boolean } | undefined;
   let nextId = 0;
@@ -144,6 +149,9 @@ export function createCheckWorker(
         }
         if (message.log && message.event) {
           options.logger?.[message.log](message.event, message.fields);
+          if (message.event === 'document.load.error')
+            documentProblem = String(message.fields?.reason ?? '').replace(UNLOADED, '');
+          if (message.event === 'document.load.done') documentProblem = undefined;
           return;
         }
         if (!current || message.id !== current.id) return;
@@ -274,6 +282,7 @@ export function createCheckWorker(
     check: (raw: RawResponse, request: BodyRequest, options?: { move?: boolean }): Promise<CheckedProbe> =>
       run('probe', { raw, request }, options?.move),
     started: () => worker !== undefined && ready,
+    documentProblem: () => documentProblem,
     warm() {
       if (!worker) worker = start();
       if (!current && queue.length === 0) worker.unref();
@@ -295,6 +304,18 @@ export function createCheckWorker(
       await stopped?.terminate();
     },
   };
+}
+
+/**
+ * The fix for a document named by a relative path: MCP hosts start servers in a working directory of their own choosing
+ * (often `/` or the host's install folder), so `OPENAPI_DOC=openapi.json` is read from there, not from the project.
+ * @param source `OPENAPI_DOC` as configured; `cwd` the directory it was resolved against.
+ * @returns `. OPENAPI_DOC "x" is relative: read from <cwd> (the host chose it); set an absolute path`, or '' for an
+ *   absolute path, a `file:` or http(s) URL, or no document.
+ */
+export function relativeSourceHint(source: string | undefined, cwd: string): string {
+  if (!source || isAbsolute(source) || /^[A-Za-z][A-Za-z0-9+.-]*:/.test(source)) return '';
+  return `. OPENAPI_DOC "${source}" is a relative path, read from the server's working directory ${cwd}, which the MCP host chose; set OPENAPI_DOC to an absolute path`;
 }
 
 /**
@@ -362,7 +383,7 @@ function runWorker(sent: SentConfig): void {
           log: 'error',
           event: 'document.load.error',
           fields: {
-            reason: `document not loaded, probes go unchecked: ${hideSourceSecrets(error.message, config.openapiDoc)}`,
+            reason: `${UNLOADED}${hideSourceSecrets(error.message, config.openapiDoc)}${relativeSourceHint(config.openapiDoc, process.cwd())}`,
             took_ms: Math.round(performance.now() - loading),
           },
         }),

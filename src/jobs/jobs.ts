@@ -368,6 +368,11 @@ export type ContractService = {
   check(raw: RawResponse, request: JobInputs['probe']['request'], options?: { move?: boolean }): Promise<CheckedProbe>;
   /** True once the service can take a job at once. */
   started(): boolean;
+  /**
+   * Why the document could not be loaded at start-up (`warm`), with the fix, once that is known; `undefined` while it
+   * loads, once it loaded, or when no document is configured. Redacted (no key, no credentials of the source's URL).
+   */
+  documentProblem(): string | undefined;
   /** Starts the worker (and its document load) now rather than at the first job; the server calls it at start-up. */
   warm(): void;
   /** Stops the worker, answering the jobs it holds or waits for; a later job starts a new one. */
@@ -387,6 +392,7 @@ export function inProcessContract(context: JobContext): ContractService {
     run,
     check: (raw, request) => run('probe', { raw, request }),
     started: () => true,
+    documentProblem: () => undefined,
     warm() {},
     close: async () => {},
   };

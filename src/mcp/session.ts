@@ -47,6 +47,11 @@ const INSTRUCTIONS =
   'Fields marked undocumented are not in the contract: do not rely on them. `compare_fixture` shows how a saved test fixture differs ' +
   'from the live record. Writes are never sent: check them with `draft_request`, which returns a curl command for a person to run.';
 
+/** The sentence that heads the instructions and the first tool answer while the document cannot be loaded. */
+function setupProblem(problem: string): string {
+  return `Set-up problem: the OpenAPI document (OPENAPI_DOC) was not loaded, so probes are not checked and the contract tools cannot answer: ${problem}. Tell the person who configured this server.`;
+}
+
 /** Every revision served, newest first: the stateless era's, then the `initialize` era's (`server/discover` lists them). */
 const SUPPORTED_VERSIONS = [...MODERN_VERSIONS, ...PROTOCOL_VERSIONS];
 
@@ -381,6 +386,13 @@ export function createSession(runtime: ServerRuntime, options: { memory?: Memory
    * A request of the stateless era (MCP 2026-07-28): `server/discover`, `tools/list` and `tools/call`, each result
    * marked complete and naming the server in `_meta`; `ping` and `initialize` belong to the other era.
    */
+  let toldDocumentProblem = false;
+  /** The instructions, headed by the set-up problem when the document is already known to have failed to load. */
+  function instructionsNow(): string {
+    const problem = contract.documentProblem();
+    return problem ? `${setupProblem(problem)}\n\n${INSTRUCTIONS}` : INSTRUCTIONS;
+  }
+
   async function modern(
     method: string,
     params: Record<string, unknown>,
@@ -393,7 +405,7 @@ export function createSession(runtime: ServerRuntime, options: { memory?: Memory
           resultType: 'complete',
           supportedVersions: SUPPORTED_VERSIONS,
           capabilities: { tools: { listChanged: false } },
-          instructions: INSTRUCTIONS,
+          instructions: instructionsNow(),
           ttlMs: LIST_TTL_MS,
           cacheScope: 'public',
           ...STAMP,
@@ -442,7 +454,7 @@ export function createSession(runtime: ServerRuntime, options: { memory?: Memory
           protocolVersion: negotiated,
           capabilities: { tools: { listChanged: false } },
           serverInfo,
-          instructions: INSTRUCTIONS,
+          instructions: instructionsNow(),
         };
       }
       case 'ping':
@@ -484,6 +496,13 @@ export function createSession(runtime: ServerRuntime, options: { memory?: Memory
           );
         const called = await callTool(name, params, signal, caller);
         if (olderThan(version, '2025-06-18')) delete called.structuredContent;
+        // A document that failed to load is said at the head of the first answer after it is known (issue 17): the
+        // agent sees the fix before it reads a probe's `validated: false`.
+        const problem = contract.documentProblem();
+        if (problem && !toldDocumentProblem && Array.isArray(called.content)) {
+          toldDocumentProblem = true;
+          called.content = [{ type: 'text', text: setupProblem(problem) }, ...called.content];
+        }
         return { ...called };
       }
       default:
