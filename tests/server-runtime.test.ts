@@ -1070,7 +1070,7 @@ describe('a document that cannot be loaded, said at start-up (issue 17)', () => 
       await client.initialize();
       const problem =
         `Cannot load OpenAPI document no-such-folder/openapi.json at #: cannot read file: ENOENT: no such file or directory, stat '${join(host, 'no-such-folder/openapi.json')}'. ` +
-        `OPENAPI_DOC "no-such-folder/openapi.json" is a relative path, read from the server's working directory ${host}, which the MCP host chose; set OPENAPI_DOC to an absolute path`;
+        `OPENAPI_DOC "no-such-folder/openapi.json" is a relative path, read from the working directory ${host} (an MCP host starts the server in a directory of its own choosing); set OPENAPI_DOC to an absolute path`;
       const head = `Set-up problem: the OpenAPI document (OPENAPI_DOC) was not loaded, so probes are not checked and the contract tools cannot answer: ${problem}. Tell the person who configured this server.`;
       const first = await client.callTool('find_operation', { query: 'list meters' });
       const second = await client.callTool('find_operation', { query: 'list meters' });

@@ -8,12 +8,16 @@
 import { SERVER_INFO } from '../runtime/server-info.ts';
 
 import { FORMATS, runCheck } from './check.ts';
+import { runDoctor } from './doctor.ts';
 import type { Environment, Format, Output } from './check.ts';
 /** The usage text `--help` prints, and an unknown flag prints to stderr. */
 export const USAGE = `Usage:
   openapi-probe [flags]                  serve MCP on stdio (what an editor runs)
   openapi-probe check --doc FILE [--format text|json|junit|markdown] [--live]
                       FIXTURE...         re-check saved responses against the document
+  openapi-probe doctor [flags]           load the document, GET the base once, say what
+                                         is wrong before an editor starts the server
+                                         (also: openapi-probe --check-config)
   openapi-probe --help | --version
 
 Flags (each overrides its environment variable):
@@ -63,6 +67,13 @@ export async function commandLine(
     output.out(`${SERVER_INFO.name} ${SERVER_INFO.version}\n`);
     return { exitCode: 0 };
   }
+  if (parsed.command === 'doctor') {
+    if (parsed.operands.length) {
+      output.err(`openapi-probe: doctor takes flags only, got \`${parsed.operands[0]}\`\n\n${USAGE}`);
+      return { exitCode: 2 };
+    }
+    return { exitCode: await runDoctor(parsed.env, output) };
+  }
   if (parsed.command === 'check')
     return {
       exitCode: await runCheck(
@@ -78,7 +89,7 @@ export async function commandLine(
 }
 
 type Parsed = {
-  command?: 'check';
+  command?: 'check' | 'doctor';
   help: boolean;
   version: boolean;
   live: boolean;
@@ -98,6 +109,7 @@ function parseArguments(args: string[], env: Environment): Parsed | { problem: s
     if (name === '--help' || name === '-h') parsed.help = true;
     else if (name === '--version' || name === '-v') parsed.version = true;
     else if (name === '--live') parsed.live = true;
+    else if (name === '--check-config' && parsed.command === undefined) parsed.command = 'doctor';
     else if (name === '--format') {
       const format = value();
       if (!FORMATS.includes(format as Format))
@@ -111,7 +123,8 @@ function parseArguments(args: string[], env: Environment): Parsed | { problem: s
       parsed.operands.push(...args.slice(index + 1));
       break;
     } else if (name.startsWith('-') && name !== '-') return { problem: `unknown flag \`${name}\`` };
-    else if (parsed.command === undefined && parsed.operands.length === 0 && arg === 'check') parsed.command = 'check';
+    else if (parsed.command === undefined && parsed.operands.length === 0 && (arg === 'check' || arg === 'doctor'))
+      parsed.command = arg;
     else parsed.operands.push(arg);
   }
   return parsed;

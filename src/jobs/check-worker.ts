@@ -19,7 +19,6 @@
  * worker loads that one file. Under tsx on Node 20, whose loader hooks do not reach workers, the
  * worker first installs what the parent's `--import` flags name (tsx through its `register()`), then this file.
  */
-import { isAbsolute } from 'node:path';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { createDocumentSource } from '../document/source.ts';
 import { redactor } from '../redaction/redaction.ts';
@@ -34,7 +33,7 @@ import type { Selector } from '../api/body-view.ts';
 import type { Config } from '../runtime/config.ts';
 import type { Logger, LogValue } from '../runtime/log.ts';
 
-import { WORKER_MEMORY_MB } from '../runtime/config.ts';
+import { relativeSourceHint, WORKER_MEMORY_MB } from '../runtime/config.ts';
 /** Time the worker may spend on one job once the document is ready (a probe: decode, scan, redaction, view, judgement), in ms. */
 export const CHECK_DEADLINE_MS = 5000;
 
@@ -304,18 +303,6 @@ export function createCheckWorker(
       await stopped?.terminate();
     },
   };
-}
-
-/**
- * The fix for a document named by a relative path: MCP hosts start servers in a working directory of their own choosing
- * (often `/` or the host's install folder), so `OPENAPI_DOC=openapi.json` is read from there, not from the project.
- * @param source `OPENAPI_DOC` as configured; `cwd` the directory it was resolved against.
- * @returns `. OPENAPI_DOC "x" is relative: read from <cwd> (the host chose it); set an absolute path`, or '' for an
- *   absolute path, a `file:` or http(s) URL, or no document.
- */
-export function relativeSourceHint(source: string | undefined, cwd: string): string {
-  if (!source || isAbsolute(source) || /^[A-Za-z][A-Za-z0-9+.-]*:/.test(source)) return '';
-  return `. OPENAPI_DOC "${source}" is a relative path, read from the server's working directory ${cwd}, which the MCP host chose; set OPENAPI_DOC to an absolute path`;
 }
 
 /**

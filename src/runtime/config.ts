@@ -3,7 +3,7 @@
  * the budgets, limits and log settings. Every error names the variable and what it must be, never the key.
  */
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { LOG_LEVELS } from './log.ts';
 import type { LogLevel } from './log.ts';
 /** Upper bound for `PROBE_MAX_BYTES`, in bytes: keeps every stdout line far below the 10 MiB at which real clients drop the connection. */
@@ -166,4 +166,16 @@ function readInteger(
     throw new Error(`${name} must be a whole number from ${min} to ${max}, got \`${raw}\``);
   }
   return value;
+}
+
+/**
+ * The fix for a document named by a relative path: MCP hosts start servers in a working directory of their own choosing
+ * (often `/` or the host's install folder), so `OPENAPI_DOC=openapi.json` is read from there, not from the project.
+ * @param source `OPENAPI_DOC` as configured; `cwd` the directory it was resolved against.
+ * @returns `. OPENAPI_DOC "x" is relative: read from <cwd> (the host chose it); set an absolute path`, or '' for an
+ *   absolute path, a `file:` or http(s) URL, or no document.
+ */
+export function relativeSourceHint(source: string | undefined, cwd: string): string {
+  if (!source || isAbsolute(source) || /^[A-Za-z][A-Za-z0-9+.-]*:/.test(source)) return '';
+  return `. OPENAPI_DOC "${source}" is a relative path, read from the working directory ${cwd} (an MCP host starts the server in a directory of its own choosing); set OPENAPI_DOC to an absolute path`;
 }

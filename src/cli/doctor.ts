@@ -1,0 +1,149 @@
+/**
+ * `openapi-probe doctor` (also `--check-config`): what the server would find at start-up, said at once instead of
+ * at the first probe. It reads the configuration, loads the OpenAPI document, compares the base URL's path with the
+ * document's server paths, and makes one GET of the base URL with the key, then prints one line per finding and
+ * exits 0 when the server can work as configured, 1 when it cannot.
+ */
+import { resolve } from 'node:path';
+import { loadDocument } from '../document/openapi-document.ts';
+import type { LoadedDocument } from '../document/model.ts';
+import { probe, probeHeaders, ProbeError } from '../api/probe.ts';
+import { readConfig, relativeSourceHint } from '../runtime/config.ts';
+import type { Config } from '../runtime/config.ts';
+import { publicSource, publicUrl } from '../runtime/log.ts';
+import { redactor } from '../redaction/redaction.ts';
+import { hideSourceSecrets } from '../redaction/redaction.ts';
+import { trimSlash } from '../shared/url-path.ts';
+import type { Environment, Output } from './check.ts';
+
+/** Bytes of the base URL's body read by the one GET: its status and type are what matter here. */
+const DOCTOR_READ_BYTES = 4096;
+
+/**
+ * Runs the checks and prints them to `output.out`, a line each: `ok      <what>`, `problem <what and the fix>`, or
+ * `note    <what>` (worth knowing, not a failure). The key is never printed; URLs are printed without credentials or
+ * query values (`publicUrl`).
+ * @param env The environment with the flags applied (`API_BASE_URL`, `OPENAPI_DOC`, `API_KEY`, ...).
+ * @param options.fetch Injected fetch (tests); default the global one. `options.cwd`: where a relative
+ *   `OPENAPI_DOC` is read from, default `process.cwd()`.
+ * @returns The exit code: 0 when the configuration reads, the document loads (or none is configured) and the base
+ *   answers with a status that is not 401, 403 or 407; 1 otherwise. Never throws.
+ */
+export async function runDoctor(
+  env: Environment,
+  output: Output,
+  options: { fetch?: typeof fetch; cwd?: string } = {},
+): Promise<number> {
+  const cwd = options.cwd ?? process.cwd();
+  const lines: string[] = [];
+  const ok = (text: string) => lines.push(`ok      ${text}`);
+  const problem = (text: string) => lines.push(`problem ${text}`);
+  const note = (text: string) => lines.push(`note    ${text}`);
+  let failed = false;
+  let config: Config;
+  try {
+    config = readConfig(env, cwd);
+  } catch (error) {
+    output.out(`problem configuration: ${(error as Error).message}\n`);
+    return 1;
+  }
+  const redact = redactor(config.apiKey);
+  const base = `${config.baseUrl.origin}${trimSlash(config.baseUrl.pathname)}`;
+  ok(`configuration: base ${shownUrl(config.baseUrl.href)}, key ${keyText(config)}`);
+
+  let loaded: LoadedDocument | undefined;
+  if (!config.openapiDoc) {
+    problem(
+      'document: OPENAPI_DOC is not set and there is no openapi.json in the working directory; probes will not be checked. Set OPENAPI_DOC to the absolute path or URL of the OpenAPI document.',
+    );
+    failed = true;
+  } else {
+    const source = /^[A-Za-z][A-Za-z0-9+.-]*:/.test(config.openapiDoc)
+      ? config.openapiDoc
+      : resolve(cwd, config.openapiDoc);
+    try {
+      loaded = await loadDocument(source);
+      ok(
+        `document: ${publicSource(source)}: ${loaded.title ?? 'untitled'} ${loaded.infoVersion ?? ''}`.trimEnd() +
+          ` (${documentVersion(loaded)}), ${loaded.operations.length} operations` +
+          (loaded.problems.length ? `, ${loaded.problems.length} problems, first: ${loaded.problems[0]}` : ''),
+      );
+    } catch (error) {
+      problem(
+        `document: ${redact.text(hideSourceSecrets((error as Error).message, config.openapiDoc))}${relativeSourceHint(config.openapiDoc, cwd)}.`,
+      );
+      failed = true;
+    }
+  }
+
+  if (loaded) {
+    const prefix = trimSlash(config.baseUrl.pathname);
+    const paths = loaded.basePaths.map(trimSlash).filter(Boolean);
+    if (paths.length && !paths.includes(prefix)) {
+      const shown = paths.slice(0, 3).join(', ');
+      const lacks = paths.find((path) => !prefix.endsWith(path));
+      problem(
+        `base path: the document serves its paths under ${shown}, and API_BASE_URL (${shownUrl(config.baseUrl.href)}) ${prefix ? `has the path ${prefix}` : 'has no path'}` +
+          (lacks
+            ? `; probes of its operations will miss them: set API_BASE_URL to ${config.baseUrl.origin}${lacks}.`
+            : '.'),
+      );
+      failed = true;
+    }
+  }
+
+  try {
+    const answer = await probe(config.baseUrl, {
+      headers: probeHeaders(config),
+      timeoutMs: config.timeoutMs,
+      maxBytes: DOCTOR_READ_BYTES,
+      redact,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    });
+    const what = `GET ${base}: ${answer.status}${answer.contentType ? ` ${answer.contentType.split(';')[0]}` : ''}`;
+    if (answer.status === 401 || answer.status === 403 || answer.status === 407) {
+      problem(
+        `${what}: the API refused the request${config.apiKey ? '; check API_KEY, and API_KEY_HEADER if the API takes the key in a header of its own' : '; set API_KEY'}.`,
+      );
+      failed = true;
+    } else if (answer.status >= 300 && answer.status < 400) {
+      note(
+        `${what}: a redirect${answer.location ? ` to ${shownUrl(answer.location)}` : ''}, which probes never follow; if the API lives there, use it as API_BASE_URL.`,
+      );
+    } else if (answer.status === 404) {
+      note(`${what}: the base itself has no resource here, which is common; probe an operation's path to be sure.`);
+    } else ok(what);
+  } catch (error) {
+    problem(
+      redact.text(
+        error instanceof ProbeError
+          ? error.message
+          : `GET ${base} failed: ${String((error as Error).message ?? error)}`,
+      ),
+    );
+    failed = true;
+  }
+  output.out(
+    `${lines.join('\n')}\n${failed ? 'The server would start, but not work as configured: fix the problems above.' : 'Ready: the server can work as configured.'}\n`,
+  );
+  return failed ? 1 : 0;
+}
+
+/** How the key travels, never the key: `none (API_KEY is not set)`, `as Authorization: Bearer` or `in X-Api-Key`. */
+function keyText(config: Config): string {
+  if (!config.apiKey) return 'none (API_KEY is not set)';
+  return config.apiKeyHeader ? `in ${config.apiKeyHeader}` : 'as Authorization: Bearer';
+}
+
+/** A URL as the log shows it (no credentials, no query values), or `(a URL not shown)` when it does not parse. */
+function shownUrl(url: string): string {
+  return publicUrl(url) ?? '(a URL not shown)';
+}
+
+/** The version the document states: `OpenAPI 3.0.3`, `Swagger 2.0`. */
+function documentVersion(loaded: LoadedDocument): string {
+  const doc = loaded.doc as { openapi?: unknown; swagger?: unknown };
+  if (typeof doc.openapi === 'string') return `OpenAPI ${doc.openapi}`;
+  if (typeof doc.swagger === 'string') return `Swagger ${doc.swagger}`;
+  return `OpenAPI ${loaded.version}`;
+}

@@ -1,0 +1,93 @@
+/**
+ * `openapi-probe doctor` (and `--check-config`): the start-up checks said at once, against the stand-in API on
+ * 127.0.0.1 and the shipped openapi.json (servers: https://api.example.com/v2).
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { commandLine } from '../src/cli/command-line.ts';
+import { start } from '../stand-in-api.ts';
+import type { StandIn } from '../stand-in-api.ts';
+
+const HERE = fileURLToPath(new URL('../', import.meta.url));
+const KEY = 'doctor-test-key';
+
+/** Runs the command line with `args` and the environment, capturing stdout and stderr. */
+async function run(args: string[], env: Record<string, string>) {
+  let out = '';
+  let err = '';
+  const ended = await commandLine(args, env, {
+    out: (text) => void (out += text),
+    err: (text) => void (err += text),
+    stderrIsTerminal: false,
+  });
+  return { exitCode: 'exitCode' in ended ? ended.exitCode : undefined, out, err };
+}
+
+describe('openapi-probe doctor', () => {
+  let api: StandIn;
+  let origin: string;
+  before(async () => {
+    api = await start({ key: KEY });
+    origin = new URL(api.url).origin;
+  });
+  after(() => api.close());
+
+  it('says ready, exit 0, when the document loads, the base has its path and the key is taken', async () => {
+    const ran = await run(['doctor', '--base-url', api.url, '--doc', `${HERE}openapi.json`], { API_KEY: KEY });
+    assert.deepEqual(ran, {
+      exitCode: 0,
+      out:
+        `ok      configuration: base ${api.url}, key as Authorization: Bearer\n` +
+        `ok      document: ${HERE}openapi.json: Meter Readings API 2.3.0 (OpenAPI 3.0.3), 5 operations\n` +
+        `note    GET ${api.url}: 404 application/json: the base itself has no resource here, which is common; probe an operation's path to be sure.\n` +
+        'Ready: the server can work as configured.\n',
+      err: '',
+    });
+  });
+
+  it("names the document's server path when the base lacks it, exit 1", async () => {
+    const ran = await run(['--check-config', '--base-url', origin, '--doc', `${HERE}openapi.json`], { API_KEY: KEY });
+    assert.deepEqual(
+      [ran.exitCode, ran.out.split('\n')[2]],
+      [
+        1,
+        `problem base path: the document serves its paths under /v2, and API_BASE_URL (${origin}/) has no path; probes of its operations will miss them: set API_BASE_URL to ${origin}/v2.`,
+      ],
+    );
+  });
+
+  it('says the API refused the key, never showing it, exit 1', async () => {
+    const ran = await run(['doctor', '--base-url', api.url, '--doc', `${HERE}openapi.json`], {
+      API_KEY: 'wrong-key-value',
+    });
+    assert.deepEqual(
+      [ran.exitCode, ran.out.split('\n')[2], ran.out.includes('wrong-key-value')],
+      [
+        1,
+        `problem GET ${api.url}: 401 application/json: the API refused the request; check API_KEY, and API_KEY_HEADER if the API takes the key in a header of its own.`,
+        false,
+      ],
+    );
+  });
+
+  it('names the absolute path a relative OPENAPI_DOC was read from, and the fix, exit 1', async () => {
+    const ran = await run(['doctor', '--base-url', api.url, '--doc', 'no-such-folder/openapi.json'], { API_KEY: KEY });
+    assert.deepEqual(
+      [ran.exitCode, ran.out.split('\n')[1]],
+      [
+        1,
+        `problem document: Cannot load OpenAPI document ${process.cwd()}/no-such-folder/openapi.json at #: cannot read file: ENOENT: no such file or directory, stat '${process.cwd()}/no-such-folder/openapi.json'. OPENAPI_DOC "no-such-folder/openapi.json" is a relative path, read from the working directory ${process.cwd()} (an MCP host starts the server in a directory of its own choosing); set OPENAPI_DOC to an absolute path.`,
+      ],
+    );
+  });
+
+  it('says a configuration error in one line, exit 1', async () => {
+    const ran = await run(['doctor'], {});
+    assert.deepEqual(ran, {
+      exitCode: 1,
+      out: "problem configuration: API_BASE_URL is not set. Set it to the API's base URL, e.g. API_BASE_URL=https://api.example.com/v2\n",
+      err: '',
+    });
+  });
+});
