@@ -6,6 +6,8 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { commandLine } from '../src/cli/command-line.ts';
+import { createHandler } from '../src/mcp/session.ts';
+import { readConfig } from '../src/runtime/config.ts';
 import { start } from '../stand-in-api.ts';
 import type { StandIn } from '../stand-in-api.ts';
 
@@ -89,5 +91,33 @@ describe('openapi-probe doctor', () => {
       out: "problem configuration: API_BASE_URL is not set. Set it to the API's base URL, e.g. API_BASE_URL=https://api.example.com/v2\n",
       err: '',
     });
+  });
+});
+
+describe("a probe's 404 under a base without the document's server path", () => {
+  let api: StandIn;
+  before(async () => (api = await start({ key: KEY })));
+  after(() => api.close());
+
+  it('says which path the base lacks and the base to try', async () => {
+    const origin = new URL(api.url).origin;
+    const handler = createHandler(
+      readConfig({ API_BASE_URL: origin, API_KEY: KEY, OPENAPI_DOC: `${HERE}openapi.json` }, '/nonexistent'),
+    );
+    const reply: any = await handler.handle({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'probe', arguments: { path: '/meters/mtr_1' } },
+    });
+    const result = reply.result.structuredContent;
+    assert.deepEqual(
+      [result.status, result.operation.operationId, result.note],
+      [
+        404,
+        'getMeter',
+        `The document serves its paths under /v2, which API_BASE_URL lacks: the 404 may be the base's, not the API's; try API_BASE_URL=${origin}/v2.`,
+      ],
+    );
   });
 });

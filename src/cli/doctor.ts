@@ -13,7 +13,7 @@ import type { Config } from '../runtime/config.ts';
 import { publicSource, publicUrl } from '../runtime/log.ts';
 import { redactor } from '../redaction/redaction.ts';
 import { hideSourceSecrets } from '../redaction/redaction.ts';
-import { trimSlash } from '../shared/url-path.ts';
+import { missingServerPath, trimSlash } from '../shared/url-path.ts';
 import type { Environment, Output } from './check.ts';
 
 /** Bytes of the base URL's body read by the one GET: its status and type are what matter here. */
@@ -76,20 +76,13 @@ export async function runDoctor(
     }
   }
 
-  if (loaded) {
+  const lacks = loaded ? missingServerPath(config.baseUrl.pathname, loaded.basePaths) : undefined;
+  if (loaded && lacks) {
     const prefix = trimSlash(config.baseUrl.pathname);
-    const paths = loaded.basePaths.map(trimSlash).filter(Boolean);
-    if (paths.length && !paths.includes(prefix)) {
-      const shown = paths.slice(0, 3).join(', ');
-      const lacks = paths.find((path) => !prefix.endsWith(path));
-      problem(
-        `base path: the document serves its paths under ${shown}, and API_BASE_URL (${shownUrl(config.baseUrl.href)}) ${prefix ? `has the path ${prefix}` : 'has no path'}` +
-          (lacks
-            ? `; probes of its operations will miss them: set API_BASE_URL to ${config.baseUrl.origin}${lacks}.`
-            : '.'),
-      );
-      failed = true;
-    }
+    problem(
+      `base path: the document serves its paths under ${lacks}, and API_BASE_URL (${shownUrl(config.baseUrl.href)}) ${prefix ? `has the path ${prefix}` : 'has no path'}; probes of its operations will miss them: set API_BASE_URL to ${config.baseUrl.origin}${prefix}${lacks}.`,
+    );
+    failed = true;
   }
 
   try {

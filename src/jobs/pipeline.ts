@@ -21,7 +21,7 @@ import type { Selector } from '../api/body-view.ts';
 import { trimSlash } from '../shared/url-path.ts';
 import { decodeProbe } from '../api/probe.ts';
 import type { RawResponse } from '../api/probe.ts';
-import { pathAfterBase } from '../shared/url-path.ts';
+import { missingServerPath, pathAfterBase } from '../shared/url-path.ts';
 /**
  * A complete JSON 2xx body seen by a probe in this session, kept for `field_presence`, `describe_operation`
  * and `compare_fixture`: as its JSON text (`text`, redacted), so the main thread holds and passes a string,
@@ -289,6 +289,11 @@ export async function checkProbe(
   }
   structured.operation = summarize(match.operation);
   if (match.note) structured.matchNote = match.note;
+  // A 404 on a path the document has, under a base without the document's server path: the base is the likely cause.
+  const lacks = probed.status === 404 ? missingServerPath(config.baseUrl.pathname, loaded.basePaths) : undefined;
+  if (lacks)
+    structured.note =
+      `${structured.note ?? ''} The document serves its paths under ${lacks}, which API_BASE_URL lacks: the 404 may be the base's, not the API's; try API_BASE_URL=${config.baseUrl.origin}${prefix}${lacks}.`.trim();
   // Path values go in `parameterProblems`; the query sent is checked too, as `requestProblems`.
   const problems = checkParameters(loaded, match.operation, {
     path: match.params,

@@ -17,3 +17,18 @@ export function trimSlash(pathname: string): string {
 export function pathAfterBase(url: URL, base: URL): string {
   return url.pathname.slice(trimSlash(base.pathname).length) || '/';
 }
+
+/**
+ * The document's server path that a base URL lacks: when every server path of the document (`/v2`, from
+ * `servers[].url` or 2.0 `basePath`) is missing from the end of the base's path, the first of them; the usual cause of
+ * 404s whose path still matches an operation (`API_BASE_URL=https://api.example.com` for a document served at `/v2`).
+ * @param basePathname The base URL's path (`/`, `/api`).
+ * @param serverPaths The document's server paths; `''` and `/` stand for the root.
+ * @returns The path to add (`/v2`), or `undefined` when the base ends in one of them or one of them is the root.
+ */
+export function missingServerPath(basePathname: string, serverPaths: readonly string[]): string | undefined {
+  const prefix = trimSlash(basePathname);
+  const paths = serverPaths.map(trimSlash);
+  if (paths.length === 0 || paths.some((path) => path === '' || prefix.endsWith(path))) return undefined;
+  return paths[0];
+}
