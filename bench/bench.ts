@@ -913,7 +913,7 @@ async function context(documentFile: string): Promise<void> {
   const listed = await server.request('tools/list', {});
   const names = (listed.result.tools as { name: string }[]).map((tool) => tool.name);
   const size = (value: unknown) => {
-    const bytes = Buffer.byteLength(JSON.stringify(value));
+    const bytes = Buffer.byteLength(typeof value === 'string' ? value : JSON.stringify(value));
     return `${bytes} B, ${Math.round(bytes / 4)} tokens`;
   };
   row('6 context', `tools/list (${names.length} tools)`, size(listed.result), '', '', '< 1,500 tokens');
@@ -921,13 +921,56 @@ async function context(documentFile: string): Promise<void> {
     name: 'probe',
     arguments: { path: '/repos/octokit-fixture-org/hello-world' },
   });
-  row('6 context', 'probe result, GET /repos/{owner}/{repo} on GitHub', size(probed.result), '', '', '');
+  row('6 context', 'probe result, GET /repos/{owner}/{repo} on GitHub', size(probed.result), '', '', '< 4,000 tokens');
+  // The typical answer of each tool on GitHub's description, by default (issue 17: each under 4,000 tokens).
+  const typical: [string, string, Record<string, unknown>][] = [
+    [
+      'probe_sample of two releases',
+      'probe_sample',
+      {
+        paths: [
+          '/repos/octokit-fixture-org/release-assets/releases/tags/v1.0.0',
+          '/repos/octokit-fixture-org/release-assets-conflict/releases/tags/v1.0.0',
+        ],
+      },
+    ],
+    ['probe of an organisation', 'probe', { path: '/orgs/octokit-fixture-org' }],
+    ['field_presence of one organisation', 'field_presence', { operation: 'orgs/get' }],
+    ['field_presence, detail full', 'field_presence', { operation: 'orgs/get', detail: 'full' }],
+    [
+      'compare_fixture of an organisation',
+      'compare_fixture',
+      { path: '/orgs/octokit-fixture-org', fixture: { login: 'octokit-fixture-org', id: 1 } },
+    ],
+    ['find_operation "create a release"', 'find_operation', { query: 'create a release' }],
+    [
+      'draft_request POST a release',
+      'draft_request',
+      { method: 'POST', path: '/repos/o/r/releases', body: { tag_name: 'v1.0.0', name: 'one' } },
+    ],
+    ['describe_operation repos/get as typescript', 'describe_operation', { operation: 'repos/get', as: 'typescript' }],
+  ];
+  // What the model reads: the text blocks (the structuredContent beside them repeats the JSON text for clients).
+  const text = (result: { content?: { text?: string }[] }) =>
+    (result.content ?? []).map((block) => block.text ?? '').join('\n');
+  for (const [label, name, args] of typical) {
+    if (!names.includes(name)) continue;
+    const answered = await server.request('tools/call', { name, arguments: args });
+    row(
+      '6 context',
+      `${label}: text / whole result`,
+      `${size(text(answered.result))} / ${Buffer.byteLength(JSON.stringify(answered.result))} B`,
+      '',
+      '',
+      label.includes('detail full') ? '' : 'text < 4,000 tokens',
+    );
+  }
   if (names.includes('describe_operation')) {
     const described = await server.request('tools/call', {
       name: 'describe_operation',
       arguments: { operation: 'repos/get' },
     });
-    row('6 context', 'describe_operation repos/get', size(described.result), '', '', '');
+    row('6 context', 'describe_operation repos/get', size(described.result), '', '', '< 4,000 tokens');
   }
   if (names.includes('find_operation')) {
     const times: number[] = [];

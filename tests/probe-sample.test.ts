@@ -13,7 +13,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { createHandler } from '../src/mcp/session.ts';
 import { readConfig } from '../src/runtime/config.ts';
 import { TOOLS } from '../src/mcp/tools.ts';
-import { analyzeSample } from '../src/contract/sample.ts';
+import { analyzeSample, presentSample } from '../src/contract/sample.ts';
 import { loadDocument } from '../src/document/openapi-document.ts';
 import { check } from '../validate.ts';
 import { spawnServer, nodeArgsFor, withoutRequestId } from '../harness/stdio-client.ts';
@@ -110,6 +110,42 @@ async function linesAfter(client: StdioClient, count: number, ms = 10000): Promi
   }
   return client.stdoutLines.map((line) => JSON.parse(line));
 }
+
+describe('presentSample (the summary and full details)', () => {
+  it('leaves out fields under a parent no record had (0 of 0), in both details, and counts them in full', async () => {
+    const loaded = await loadDocument(DOCUMENT);
+    const operation = loaded.operations.find((candidate) => candidate.operationId === 'listReadings')!;
+    const analysis = analyzeSample(loaded, operation, [
+      { path: '/meters/mtr_3/readings', status: 200, body: [] },
+      { path: '/meters/mtr_4/readings', status: 200, body: [] },
+    ]);
+    const unseen = analysis.fields.filter((field) => field.of === 0).length;
+    const summary = presentSample(analysis, 'summary');
+    const full = presentSample(analysis, 'full');
+    assert.deepEqual(
+      [
+        unseen > 0,
+        summary,
+        (full.fields as { of: number }[]).every((field) => field.of > 0),
+        full.unseenFields === unseen,
+      ],
+      [
+        true,
+        {
+          probes: ['/meters/mtr_3/readings', '/meters/mtr_4/readings'],
+          inferredFromFirst: {
+            from: '/meters/mtr_3/readings',
+            note: INFERRED_NOTE,
+            matched: 'Every later record fits the shape of /meters/mtr_3/readings.',
+          },
+          detail: `A summary: fields (each field with its count), inferredFromFirst.shape, the later records that break nothing are left out, and ${unseen} fields under parents no record had are not counted; detail: "full" gives them.`,
+        },
+        true,
+        true,
+      ],
+    );
+  });
+});
 
 describe('analyzeSample (contract.ts)', () => {
   it("counts presence over the records, lists undocumented fields and checks later records against the first one's shape", async () => {
@@ -241,7 +277,7 @@ describe('argument check in dispatch (every tool against its own inputSchema)', 
   it('names an unknown argument of field_presence with the same check', async () => {
     const called = await call('field_presence', { operation: 'getMeter', path: '/meters/mtr_1' });
     assert.deepEqual(called, {
-      content: [{ type: 'text', text: 'Unknown argument for field_presence: path. It takes: operation.' }],
+      content: [{ type: 'text', text: 'Unknown argument for field_presence: path. It takes: operation, detail.' }],
       isError: true,
     });
   });
@@ -366,7 +402,7 @@ describe('argument check in dispatch (every tool against its own inputSchema)', 
       replies.map((reply) => reply.content[0].text),
       [
         'Refused, nothing was sent: `paths[1]` must be a string, got an integer (paths: e.g. ["/meters/mtr_1", "/meters/mtr_2"]).',
-        'Refused, nothing was sent: `paths` is required (paths: e.g. ["/meters/mtr_1", "/meters/mtr_2"]). Unknown argument for probe_sample: path. It takes: paths, query.',
+        'Refused, nothing was sent: `paths` is required (paths: e.g. ["/meters/mtr_1", "/meters/mtr_2"]). Unknown argument for probe_sample: path. It takes: paths, query, detail.',
       ],
     );
   });
@@ -398,10 +434,62 @@ describe('probe_sample end to end (spawned server, stand-in API)', () => {
     await api.close();
   });
 
-  it('probes three meters one after another and returns statuses, presence, undocumented fields and what the first shape gets wrong', async () => {
+  it('probes three meters one after another and sums up the optional and undocumented fields and what the first shape gets wrong', async () => {
     const before = api.requests.length;
     const called = await client.callToolUntraced('probe_sample', {
       paths: ['/meters/mtr_1', '/meters/mtr_2', '/meters/mtr_3'],
+    });
+    assert.deepEqual(called.structuredContent, {
+      operation: { method: 'GET', pathTemplate: '/meters/{meterId}', operationId: 'getMeter' },
+      probes: [meterProbe('mtr_1'), meterProbe('mtr_2'), meterProbe('mtr_3')],
+      optionalFields: [
+        '$.lastReading.source: present in 2 of 2',
+        '$.location: present in 2 of 3',
+        '$.location.floor: present in 2 of 2',
+        '$.note: present in 0 of 3',
+      ],
+      undocumentedFields: ['$.firmwareVersion: present in 3 of 3'],
+      inferredFromFirst: {
+        from: '/meters/mtr_1',
+        note: INFERRED_NOTE,
+        against: [
+          {
+            path: '/meters/mtr_3',
+            findings: [
+              {
+                kind: 'wrongType',
+                severity: 'error',
+                path: '$.lastReading',
+                schemaPath: '#/properties/lastReading/type',
+                expected: 'object',
+                actual: 'null',
+                message: 'is null, expected object',
+              },
+              {
+                kind: 'missing',
+                severity: 'error',
+                path: '$.location',
+                schemaPath: '#/required',
+                message: 'is required but missing',
+              },
+            ],
+          },
+        ],
+      },
+      detail:
+        'A summary: fields (each field with its count), inferredFromFirst.shape, the later records that break nothing are left out; detail: "full" gives them.',
+    });
+    assert.deepEqual(
+      [called.isError, api.requests.slice(before).map((request) => request.path)],
+      [undefined, ['/v2/meters/mtr_1', '/v2/meters/mtr_2', '/v2/meters/mtr_3']],
+    );
+  });
+
+  it('with detail "full", also returns every field with its count and the inferred shape', async () => {
+    const before = api.requests.length;
+    const called = await client.callToolUntraced('probe_sample', {
+      paths: ['/meters/mtr_1', '/meters/mtr_2', '/meters/mtr_3'],
+      detail: 'full',
     });
     assert.deepEqual(called.structuredContent, {
       operation: { method: 'GET', pathTemplate: '/meters/{meterId}', operationId: 'getMeter' },
@@ -537,7 +625,7 @@ describe('probe_sample end to end (spawned server, stand-in API)', () => {
         called.isError,
         structured.probes,
         structured.undocumentedFields,
-        structured.inferredFromFirst.against,
+        structured.inferredFromFirst.matched,
         structured.note,
       ],
       [
@@ -550,11 +638,10 @@ describe('probe_sample end to end (spawned server, stand-in API)', () => {
             bytes: Buffer.byteLength(JSON.stringify({ code: 'not_found', message: 'No route /v2/meters/mtr_404.' })),
             validated: true,
             matchesContract: true,
-            findings: [],
           },
         ],
         ['$.firmwareVersion: present in 1 of 1'],
-        [],
+        'One record only: no later record to check against its shape.',
         '1 of 2 probes returned a complete JSON 2xx body and are compared; not compared: /meters/mtr_404 (status 404).',
       ],
     );

@@ -272,7 +272,10 @@ describe('probe-server.ts driven by the official MCP SDK client', () => {
         const probed = await fresh.client.callTool({ name: 'probe', arguments: { path: `/meters/${id}` } });
         assert.equal((probed.structuredContent as { status: number }).status, 200);
       }
-      const called = await fresh.client.callTool({ name: 'field_presence', arguments: { operation: 'getMeter' } });
+      const called = await fresh.client.callTool({
+        name: 'field_presence',
+        arguments: { operation: 'getMeter', detail: 'full' },
+      });
       const structured = called.structuredContent as Record<string, any>;
       assert.deepEqual(structured.probes, ['/meters/mtr_1', '/meters/mtr_2', '/meters/mtr_3']);
       assert.deepEqual(

@@ -141,3 +141,58 @@ export function analyzeSample(loaded: LoadedDocument, operation: Operation, reco
       : {}),
   };
 }
+
+/** How much of a sample analysis a tool returns: the part an agent acts on, or every row. */
+export type SampleDetail = 'summary' | 'full';
+
+/**
+ * The analysis as `probe_sample` and `field_presence` return it. Both details leave out rows of fields whose parent
+ * never appeared (`present in 0 of 0`: nothing was seen to count). `summary` (the default) keeps what a client needs
+ * to act on: the optional fields with their counts, the undocumented fields, and the later records that break the
+ * shape inferred from the first one, each with its findings; it leaves out the per-field table (`fields`), the
+ * inferred shape, later records that break nothing, and every empty list, and says how to get them. `full` is
+ * `analyzeSample`'s answer less the 0-of-0 rows.
+ * @param analysis From `analyzeSample`.
+ * @returns A new object; `analysis` is not changed. Never throws.
+ */
+export function presentSample(analysis: SampleAnalysis, detail: SampleDetail): Record<string, unknown> {
+  const counted = (row: string) => !row.endsWith(': present in 0 of 0');
+  const fields = analysis.fields.filter((field) => field.of > 0);
+  const optionalFields = analysis.optionalFields.filter(counted);
+  const undocumentedFields = analysis.undocumentedFields.filter(counted);
+  const unseen = analysis.fields.length - fields.length;
+  const { cut, fieldsTotal, inferredFromFirst } = analysis;
+  if (detail === 'full')
+    return {
+      ...analysis,
+      fields,
+      optionalFields,
+      undocumentedFields,
+      ...(unseen ? { unseenFields: unseen } : {}),
+    };
+  const breaking = inferredFromFirst.against.filter((entry) => entry.findings.length > 0);
+  const left = [
+    'fields (each field with its count)',
+    'inferredFromFirst.shape',
+    ...(breaking.length < inferredFromFirst.against.length ? ['the later records that break nothing'] : []),
+  ];
+  return {
+    probes: analysis.probes,
+    ...(optionalFields.length ? { optionalFields } : {}),
+    ...(undocumentedFields.length ? { undocumentedFields } : {}),
+    inferredFromFirst: {
+      from: inferredFromFirst.from,
+      note: inferredFromFirst.note,
+      ...(breaking.length
+        ? { against: breaking }
+        : {
+            matched: inferredFromFirst.against.length
+              ? `Every later record fits the shape of ${inferredFromFirst.from}.`
+              : 'One record only: no later record to check against its shape.',
+          }),
+    },
+    ...(fieldsTotal !== undefined ? { fieldsTotal } : {}),
+    ...(cut ? { cut } : {}),
+    detail: `A summary: ${left.join(', ')} are left out${unseen ? `, and ${unseen} fields under parents no record had are not counted` : ''}; detail: "full" gives them.`,
+  };
+}

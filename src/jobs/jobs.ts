@@ -9,7 +9,8 @@
  * Each job first makes the document ready (load, bundle, index: `prepare`), then calls `begin()`;
  * the job's deadline runs from there, the load has its own, longer limit (check-worker.ts).
  */
-import { analyzeSample } from '../contract/sample.ts';
+import { analyzeSample, presentSample } from '../contract/sample.ts';
+import type { SampleDetail } from '../contract/sample.ts';
 import { describeOperation, describeTypeScript } from '../contract/describe.ts';
 import { draftRequest } from '../contract/draft.ts';
 import { findOperation } from '../contract/operation.ts';
@@ -69,7 +70,7 @@ export type JobInputs = {
   resolve: { tool: string; operation: string };
   operationKeys: { destinations: Destination[] };
   matchSample: { paths: string[]; destinations: Destination[] };
-  analyze: { tool: string; key: string; records: RecordText[] };
+  analyze: { tool: string; key: string; records: RecordText[]; detail?: SampleDetail };
   describe: {
     operation: string;
     as?: 'text' | 'typescript';
@@ -243,7 +244,12 @@ export const JOBS: { [Name in JobName]: Job<Name> } = {
       return {
         failure: `${input.key} is no longer in the OpenAPI document (it was reloaded); find the operation again with find_operation.`,
       };
-    return { structured: { ...analyzeSample(state.loaded, operation, parsed(input.records)) } };
+    return {
+      structured: presentSample(
+        analyzeSample(state.loaded, operation, parsed(input.records)),
+        input.detail ?? 'summary',
+      ),
+    };
   },
 
   async describe(input, context, begin) {

@@ -47,11 +47,7 @@ export const describeOperationTool: Tool = {
     required: ['operation'],
     additionalProperties: false,
   },
-  outputSchema: {
-    type: 'object',
-    properties: { operation: { type: 'object' }, typescript: { type: 'string' }, cut: { type: 'string' } },
-    required: ['operation'],
-  },
+  outputSchema: { type: 'object', properties: { operation: { type: 'object' } }, required: ['operation'] },
   annotations: { readOnlyHint: true, openWorldHint: false },
   hints: {
     status: 'a responses key as a string: "200", "4XX" or "default"',

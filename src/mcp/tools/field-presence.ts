@@ -26,7 +26,12 @@ async function fieldPresenceCall(args: Record<string, unknown>, context: ToolCon
       `No complete JSON 2xx response of ${key} has been probed in this session. ${stillRunning ? `${stillRunning} ` : ''}Probe it first (several records, e.g. different ids), or call probe_sample with their paths.`,
     );
   }
-  const analyzed = await context.contract.run('analyze', { tool: 'field_presence', key, records: recordTexts(seen) });
+  const analyzed = await context.contract.run('analyze', {
+    tool: 'field_presence',
+    key,
+    records: recordTexts(seen),
+    detail: args.detail === 'full' ? 'full' : 'summary',
+  });
   if ('failure' in analyzed) return failure(analyzed.failure);
   const { probes, ...analysis } = analyzed.structured as { probes: string[] } & Record<string, unknown>;
   const dropped = context.log.dropped.get(key);
@@ -48,6 +53,7 @@ export const fieldPresenceTool: Tool = {
     type: 'object',
     properties: {
       operation: { type: 'string', minLength: 1, description: 'operationId, "GET /meters/{meterId}" or a path probed' },
+      detail: { enum: ['summary', 'full'] },
     },
     required: ['operation'],
     additionalProperties: false,

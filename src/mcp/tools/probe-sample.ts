@@ -33,14 +33,19 @@ async function probeSampleCall(args: Record<string, unknown>, context: ToolConte
   // In flight from before the first await, so a field_presence in the same burst waits for the whole sample.
   const finish = context.log.begin(urls.map((url) => destinationOf(url, context.config)));
   try {
-    return await sampleOperation(paths, urls, context);
+    return await sampleOperation(paths, urls, args.detail, context);
   } finally {
     finish();
   }
 }
 
 /** `probe_sample` once every URL is accepted: one operation for all, then the probes one after another, then the analysis. */
-async function sampleOperation(paths: string[], urls: URL[], context: ToolContext): Promise<ToolResult> {
+async function sampleOperation(
+  paths: string[],
+  urls: URL[],
+  detail: unknown,
+  context: ToolContext,
+): Promise<ToolResult> {
   const matched = await context.contract.run('matchSample', {
     paths,
     destinations: urls.map((url) => destinationOf(url, context.config)),
@@ -63,6 +68,8 @@ async function sampleOperation(paths: string[], urls: URL[], context: ToolContex
     for (const name of ['validated', 'matchesContract', 'findings', 'note'] as const) {
       if (structured[name] !== undefined) Object.assign(entry, { [name]: structured[name] });
     }
+    // No empty sections in a summary: a probe without findings says so by `matchesContract`.
+    if (detail !== 'full' && Array.isArray(entry.findings) && entry.findings.length === 0) delete entry.findings;
     if (typeof structured.validationNote === 'string')
       entry.note = [entry.note, structured.validationNote].filter(Boolean).join(' ');
     probes.push(entry);
@@ -84,7 +91,12 @@ async function sampleOperation(paths: string[], urls: URL[], context: ToolContex
       true,
     );
   }
-  const analyzed = await context.contract.run('analyze', { tool: 'probe_sample', key: matched.key, records });
+  const analyzed = await context.contract.run('analyze', {
+    tool: 'probe_sample',
+    key: matched.key,
+    records,
+    detail: detail === 'full' ? 'full' : 'summary',
+  });
   if ('failure' in analyzed) return failure(analyzed.failure);
   const { probes: compared, ...analysis } = analyzed.structured as { probes: string[] } & Record<string, unknown>;
   return result({
@@ -123,6 +135,7 @@ export const probeSampleTool: Tool = {
         maxProperties: MAX_QUERY_PARAMETERS,
         description: 'added to every path',
       },
+      detail: { enum: ['summary', 'full'] },
     },
     required: ['paths'],
     additionalProperties: false,

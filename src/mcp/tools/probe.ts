@@ -76,7 +76,7 @@ export const probeTool: Tool = {
   title: 'Probe the API (read-only GET)',
   description:
     'One GET to the API (the only method; the key is added, never shown). Returns status, content type, bytes and the body ' +
-    '(a large one as a view cut to fit; `select` returns one part). With a document, `findings` lists where the whole body ' +
+    '(cut to fit, marked; `select` picks one part). With a document, `findings` lists where the whole body ' +
     "breaks the operation's schema (missing, wrong type, enum, undocumented) at instance paths like $.items[0].id. A field " +
     'absent in one record may be optional: see probe_sample.',
   inputSchema: {
