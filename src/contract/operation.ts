@@ -12,6 +12,7 @@ import { matchOperation } from '../document/match.ts';
 import type { PathMatch } from '../document/match.ts';
 
 import { followedValue } from '../document/refs.ts';
+import { findOperations } from './search.ts';
 /** The operation as results show it: method, path template, operationId when it has one (each at most `MAX_TEXT` characters). */
 export function summarize(operation: Operation): { method: string; pathTemplate: string; operationId?: string } {
   return {
@@ -91,8 +92,44 @@ export function resolveOperationAt(loaded: LoadedDocument, basePrefix: string, o
     : nearestName(
         operation.trim(),
         loaded.operations.flatMap((candidate) => (candidate.operationId ? [candidate.operationId] : [])),
+        MAX_NAMED_OPERATIONS,
       );
-  return `No operation \`${operation}\` in the document${near ? ` (did you mean ${near}?)` : ''}: give an operationId, "GET /path/{template}" or a concrete path such as /meters/mtr_1.`;
+  // An SDK method name (`octokit.rest.issues.listForRepo`) or another spelling of a name resolves as find_operation
+  // reads it, when that reading is sure; otherwise its best hits are the suggestions.
+  const found = near ? undefined : findOperations(loaded, operation, { limit: 3 });
+  const sure = found && found.kind !== 'text' && found.hits[0]?.confidence === 'high' ? found.hits[0] : undefined;
+  if (sure) {
+    const hit = loaded.operations.find(
+      (candidate) => candidate.method === sure.method && candidate.pathTemplate === sure.path,
+    );
+    if (hit) return hit;
+  }
+  const suggested = found?.hits.map((hit) => hit.operationId ?? `${hit.method} ${hit.path}`) ?? [];
+  return `No operation \`${operation}\` in the document${near ? ` (did you mean ${near}?)` : suggested.length ? ` (closest: ${suggested.join(', ')})` : ''}: give an operationId${exampleId(loaded)}, "GET /path/{template}" or a concrete path such as ${examplePath(loaded)}.`;
+}
+
+/** ` such as <the first operationId>` of the loaded document, or '' when it has none. */
+function exampleId(loaded: LoadedDocument): string {
+  const id = loaded.operations.find((candidate) => candidate.operationId)?.operationId;
+  return id ? ` such as ${boundedText(id, 64)}` : '';
+}
+
+/** Operation ids compared for "did you mean": a real document has a few thousand at most (GitHub: about 1,100). */
+const MAX_NAMED_OPERATIONS = 5000;
+
+/**
+ * A concrete path of the loaded document to show in an example: the first GET operation's path without parameters
+ * (other than `/`, when there is one),
+ * else the first GET's template with each `{name}` written as `name` (`/repos/owner/repo`); `/` for a document
+ * without a GET.
+ */
+export function examplePath(loaded: LoadedDocument): string {
+  const gets = loaded.operations.filter((candidate) => candidate.method === 'GET');
+  const plain =
+    gets.find((candidate) => candidate.pathTemplate !== '/' && !candidate.pathTemplate.includes('{')) ??
+    gets.find((candidate) => !candidate.pathTemplate.includes('{'));
+  if (plain) return plain.pathTemplate;
+  return gets[0] ? gets[0].pathTemplate.replace(/\{([^}]*)\}/g, (_, name: string) => name || 'x') : '/';
 }
 
 /** Folds a name for "did you mean": lower case, without `_`, `-` and `.`. */
@@ -102,17 +139,18 @@ export function foldName(name: string): string {
 
 /**
  * The closest of `candidates` to `name`: equal once folded (`first_name`, `firstName`), else within 2
- * edits of the folded names (`photoUrl`, `photoUrls`), for names of 4 to 64 characters (the first 500 candidates).
+ * edits of the folded names (`photoUrl`, `photoUrls`), for names of 4 to 64 characters (the first `limit` candidates,
+ * default 500).
  * @returns The candidate as written, or undefined. Never throws.
  */
-export function nearestName(name: string, candidates: string[]): string | undefined {
+export function nearestName(name: string, candidates: string[], limit = 500): string | undefined {
   const folded = foldName(name);
   const same = candidates.find((candidate) => candidate !== name && foldName(candidate) === folded);
   if (same) return same;
   if (folded.length < 4 || name.length > 64) return undefined;
   let best: { candidate: string; distance: number } | undefined;
-  // Bounded work whatever the body or document: names past 64 characters and candidates past 500 are not compared.
-  for (const candidate of candidates.slice(0, 500)) {
+  // Bounded work whatever the body or document: names past 64 characters and candidates past `limit` are not compared.
+  for (const candidate of candidates.slice(0, limit)) {
     if (candidate === name || candidate.length > 64) continue;
     const distance = editDistance(folded, foldName(candidate), 2);
     if (distance <= 2 && (!best || distance < best.distance)) best = { candidate, distance };

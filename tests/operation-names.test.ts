@@ -1,0 +1,58 @@
+/**
+ * describe_operation and field_presence resolve an operation's name as find_operation reads it (issue 17): an SDK
+ * method name, a mistyped operationId, a concrete path; a miss suggests the closest operations, and its examples
+ * come from the loaded document. On GitHub's description.
+ */
+import { describe, it, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadDocument } from '../src/document/openapi-document.ts';
+import type { LoadedDocument } from '../src/document/model.ts';
+import { examplePath, resolveOperation } from '../src/contract/operation.ts';
+import { githubDescriptionPath } from '../harness/fixture-documents.ts';
+
+/** The resolved operation as `METHOD /template`, or the message. */
+function named(loaded: LoadedDocument, name: string): string {
+  const resolved = resolveOperation(loaded, '', name);
+  return typeof resolved === 'string' ? resolved : `${resolved.method} ${resolved.pathTemplate}`;
+}
+
+describe('operation names on GitHub', () => {
+  let github: LoadedDocument;
+  before(async () => {
+    github = await loadDocument(githubDescriptionPath());
+  });
+
+  it('resolves an SDK method name, an operationId and a concrete path with its method', () => {
+    assert.deepEqual(
+      [
+        named(github, 'octokit.rest.issues.listForRepo'),
+        named(github, 'GET /repos/acme/widgets/pulls/42'),
+        named(github, 'issues/list-for-repo'),
+      ],
+      [
+        'GET /repos/{owner}/{repo}/issues',
+        'GET /repos/{owner}/{repo}/pulls/{pull_number}',
+        'GET /repos/{owner}/{repo}/issues',
+      ],
+    );
+  });
+
+  it('suggests the operationId one edit away among all of the document, past the first 500', () => {
+    const index = github.operations.findIndex((operation) => operation.operationId === 'users/list-followers-for-user');
+    assert.deepEqual(
+      [index > 500, named(github, 'users/list-followers-for-usr').split(':')[0]],
+      [
+        true,
+        'No operation `users/list-followers-for-usr` in the document (did you mean users/list-followers-for-user?)',
+      ],
+    );
+  });
+
+  it("gives the document's own operationId and path in the example, never another API's", () => {
+    const message = named(github, 'zzzz qqqq');
+    assert.deepEqual(
+      [message.endsWith(`such as ${examplePath(github)}.`), message.includes('/meters'), examplePath(github)],
+      [true, false, '/advisories'],
+    );
+  });
+});
