@@ -252,6 +252,7 @@ NOT CHECKED fixtures/check/har/session.har#3: GET /v2/gauges -> 200, no
     operation
   No GET operation in the document matches /v2/gauges. Nearest: GET /meters, GET
     /meters/{meterId}, GET /meters/{meterId}/readings.
+fixtures/check/har/session.har: 1 of 4 HAR entries left out: 1 not a GET
 3 fixture(s): 2 passed, 0 failed, 1 not checked
 `,
       stderr: '',
@@ -354,6 +355,7 @@ error $.status is &quot;retired&quot;, not one of the allowed values [&quot;acti
     <testcase classname="no operation" name="fixtures/check/har/session.har#3: GET /v2/gauges -&gt; 200">
       <failure message="not checked: No GET operation in the document matches /v2/gauges. Nearest: GET /meters, GET /meters/{meterId}, GET /meters/{meterId}/readings.">No GET operation in the document matches /v2/gauges. Nearest: GET /meters, GET /meters/{meterId}, GET /meters/{meterId}/readings.</failure>
     </testcase>
+    <system-out>fixtures/check/har/session.har: 1 of 4 HAR entries left out: 1 not a GET</system-out>
   </testsuite>
 </testsuites>
 `,
@@ -481,4 +483,189 @@ describe('check --live (issue 10)', () => {
 });
 
 const MARKDOWN =
-  '# Meter Readings API 2.3.0: what the API returns that the document does not say\n\n5 fixture(s): 3 passed, 1 failed, 1 not checked\n\n## GET /meters/{meterId} (getMeter)\n\nFixtures: \`fixtures/check/pass/meter-1.json\`, \`fixtures/check/fail/meter-9.json\`, \`fixtures/check/har/session.har#0\`, \`fixtures/check/har/session.har#2\`\n\n### Fields the API returns that the document omits\n\n- \`$.firmwareVersion\` is present but not documented in the schema (\`fixtures/check/pass/meter-1.json\`, \`fixtures/check/fail/meter-9.json\`, \`fixtures/check/har/session.har#0\`)\n\n### Optional fields never seen (in 3 response(s) with status 200)\n\n- \`$.note\`\n\n### Enum values the document lacks\n\n- \`$.status\` is "retired", not one of the allowed values ["active","inactive","removed"] (\`fixtures/check/fail/meter-9.json\`)\n\n### Nulls the document does not allow\n\n- \`$.location\` is null, expected object (\`fixtures/check/fail/meter-9.json\`)\n\n### Other findings\n\n- error wrongType: \`$.lastReading.kwh\` is string, expected number (\`fixtures/check/fail/meter-9.json\`)\n\n## Not in the document\n\n- \`fixtures/check/har/session.har#3\`: No GET operation in the document matches /v2/gauges. Nearest: GET /meters, GET /meters/{meterId}, GET /meters/{meterId}/readings.\n';
+  '# Meter Readings API 2.3.0: what the API returns that the document does not say\n\n5 fixture(s): 3 passed, 1 failed, 1 not checked\n\n- fixtures/check/har/session.har: 1 of 4 HAR entries left out: 1 not a GET\n\n## GET /meters/{meterId} (getMeter)\n\nFixtures: \`fixtures/check/pass/meter-1.json\`, \`fixtures/check/fail/meter-9.json\`, \`fixtures/check/har/session.har#0\`, \`fixtures/check/har/session.har#2\`\n\n### Fields the API returns that the document omits\n\n- \`$.firmwareVersion\` is present but not documented in the schema (\`fixtures/check/pass/meter-1.json\`, \`fixtures/check/fail/meter-9.json\`, \`fixtures/check/har/session.har#0\`)\n\n### Optional fields never seen (in 3 response(s) with status 200)\n\n- \`$.note\`\n\n### Enum values the document lacks\n\n- \`$.status\` is "retired", not one of the allowed values ["active","inactive","removed"] (\`fixtures/check/fail/meter-9.json\`)\n\n### Nulls the document does not allow\n\n- \`$.location\` is null, expected object (\`fixtures/check/fail/meter-9.json\`)\n\n### Other findings\n\n- error wrongType: \`$.lastReading.kwh\` is string, expected number (\`fixtures/check/fail/meter-9.json\`)\n\n## Not in the document\n\n- \`fixtures/check/har/session.har#3\`: No GET operation in the document matches /v2/gauges. Nearest: GET /meters, GET /meters/{meterId}, GET /meters/{meterId}/readings.\n';
+
+const BROWSER_HAR = 'fixtures/check/har-browser/dashboard.har';
+const BROWSER_TEXT = `PASS fixtures/check/har-browser/dashboard.har#6: GET /v2/meters?status=active ->
+    200, GET /meters (listMeters)
+  warning $.meters[0].firmwareVersion is present but not documented in the
+    schema
+  warning $.meters[1].firmwareVersion is present but not documented in the
+    schema
+PASS fixtures/check/har-browser/dashboard.har#7: GET /v2/meters/mtr_1 -> 200,
+    GET /meters/{meterId} (getMeter)
+  warning $.firmwareVersion is present but not documented in the schema
+PASS fixtures/check/har-browser/dashboard.har#8: GET /v2/meters/mtr_1/readings
+    -> 200, GET /meters/{meterId}/readings (listReadings)
+FAIL fixtures/check/har-browser/dashboard.har#9: GET /v2/meters/mtr_3 -> 200,
+    GET /meters/{meterId} (getMeter)
+  warning $.firmwareVersion is present but not documented in the schema
+  error $.status is "retired", not one of the allowed values
+    ["active","inactive","removed"]
+PASS fixtures/check/har-browser/dashboard.har#15: GET /v2/meters/mtr_404 -> 404,
+    GET /meters/{meterId} (getMeter)
+fixtures/check/har-browser/dashboard.har: 12 of 17 HAR entries left out: 5 on
+    another origin than https://meters.example.com, 5 outside /v2, 1 not a GET,
+    1 a 304 (no body of its own)
+`;
+
+describe('check on a browser HAR with three origins (issue 17)', () => {
+  // The HAR is a Chrome export of a dashboard session on https://meters.example.com, whose API is under /v2: the page,
+  // a redirect, CSS, a service worker and a favicon outside /v2; a CDN's script and font (base64); an analytics
+  // preflight, beacon and pixel; a PATCH, a 304 revalidation and five GETs of the API (one body base64-encoded).
+  it('keeps only the GET entries on the base origin under its prefix and counts the rest by reason', async () => {
+    assert.deepEqual(
+      await runCommand(['check', '--doc', 'openapi.json', '--base-url', 'https://meters.example.com/v2', BROWSER_HAR]),
+      {
+        result: { exitCode: 1 },
+        stdout: `${BROWSER_TEXT}5 fixture(s): 4 passed, 1 failed, 0 not checked\n`,
+        stderr: '',
+      },
+    );
+  });
+
+  it('gives the entries left out in the JSON report, with the base that decided', async () => {
+    const run = await runCommand([
+      'check',
+      '--doc',
+      'openapi.json',
+      '--base-url',
+      'https://meters.example.com/v2',
+      '--format',
+      'json',
+      BROWSER_HAR,
+    ]);
+    const json = JSON.parse(run.stdout) as { summary: unknown; leftOut: unknown; fixtures: { source: string }[] };
+    assert.deepEqual(
+      { summary: json.summary, leftOut: json.leftOut, sources: json.fixtures.map((fixture) => fixture.source) },
+      {
+        summary: { fixtures: 5, passed: 4, failed: 1, notChecked: 0 },
+        leftOut: {
+          base: 'https://meters.example.com/v2',
+          files: [
+            {
+              source: BROWSER_HAR,
+              entries: 17,
+              otherOrigin: 5,
+              outsidePrefix: 5,
+              notGet: 1,
+              notModified: 1,
+            },
+          ],
+        },
+        sources: [6, 7, 8, 9, 15].map((index) => `${BROWSER_HAR}#${index}`),
+      },
+    );
+  });
+
+  it("takes the document's server URL as the scope without --base-url: another origin leaves every entry out (exit 2)", async () => {
+    assert.deepEqual(await runCommand(['check', '--doc', 'openapi.json', BROWSER_HAR]), {
+      result: { exitCode: 2 },
+      stdout: '',
+      stderr: `openapi-probe check: ${BROWSER_HAR}: no GET fixture found (${BROWSER_HAR}: 17 of 17 HAR entries left out: 17 on another origin than https://api.example.com)\n`,
+    });
+  });
+
+  it('compares origins by scheme and port as well as host (RFC 6454, 4)', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'cli-test-'));
+    const file = join(folder, 'origins.har');
+    const get = (url: string) => ({
+      request: { method: 'GET', url },
+      response: { status: 200, content: { size: 2, mimeType: 'application/json', text: '[]' } },
+    });
+    writeFileSync(
+      file,
+      JSON.stringify({
+        log: {
+          version: '1.2',
+          entries: [
+            get('http://meters.example.com/v2/meters/mtr_1/readings'),
+            get('https://meters.example.com:8443/v2/meters/mtr_1/readings'),
+            get('https://METERS.example.com:443/v2/meters/mtr_1/readings'),
+          ],
+        },
+      }),
+    );
+    try {
+      const run = await runCommand([
+        'check',
+        '--doc',
+        'openapi.json',
+        '--base-url',
+        'https://meters.example.com/v2/',
+        '--format',
+        'json',
+        file,
+      ]);
+      const json = JSON.parse(run.stdout) as { fixtures: { source: string }[]; leftOut: { files: unknown[] } };
+      assert.deepEqual(
+        [run.result, json.fixtures.map((fixture) => fixture.source), json.leftOut.files],
+        [
+          { exitCode: 0 },
+          [`${file}#2`],
+          [{ source: file, entries: 3, otherOrigin: 2, outsidePrefix: 0, notGet: 0, notModified: 0 }],
+        ],
+      );
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('check --live on a prefixed base (issue 17)', () => {
+  let standIn: StandIn;
+  let folder: string;
+  let har: string;
+  before(async () => {
+    standIn = await start({ key: 'live-key' });
+    // The same session as if recorded against the stand-in: its origin in place of https://meters.example.com.
+    folder = mkdtempSync(join(tmpdir(), 'cli-live-har-'));
+    har = join(folder, 'dashboard.har');
+    const origin = new URL(standIn.url).origin;
+    writeFileSync(har, readFileSync(BROWSER_HAR, 'utf8').replaceAll('https://meters.example.com', origin));
+  });
+  after(async () => {
+    await standIn.close();
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  it('GETs each HAR path with the prefix once, not /v2/v2/...', async () => {
+    const run = await runCommand(['check', '--doc', 'openapi.json', '--live', '--base-url', standIn.url, har], {
+      API_KEY: 'live-key',
+    });
+    const origin = new URL(standIn.url).origin;
+    assert.deepEqual(
+      {
+        result: run.result,
+        stderr: run.stderr,
+        requests: standIn.requests,
+        drift: run.stdout.split('\n').filter((line) => line.trimStart().startsWith('drift:')),
+        tail: run.stdout.replace(/\s+/g, ' ').slice(run.stdout.replace(/\s+/g, ' ').indexOf(`${har}: 12`)),
+      },
+      {
+        result: { exitCode: 1 },
+        stderr: '',
+        requests: [
+          { method: 'GET', path: '/v2/meters?status=active', authorized: true },
+          { method: 'GET', path: '/v2/meters/mtr_1', authorized: true },
+          { method: 'GET', path: '/v2/meters/mtr_1/readings', authorized: true },
+          { method: 'GET', path: '/v2/meters/mtr_3', authorized: true },
+          { method: 'GET', path: '/v2/meters/mtr_404', authorized: true },
+        ],
+        drift: [
+          '  drift: live status 200',
+          '  drift: no drift',
+          '  drift: live status 200',
+          '  drift: no drift',
+          '  drift: live status 200',
+          '  drift: no drift',
+          '  drift: live status 200',
+          '  drift: moved: $.status "retired" -> "inactive"',
+          '  drift: live status 404',
+          '  drift: no drift',
+        ],
+        tail: `${har}: 12 of 17 HAR entries left out: 5 on another origin than ${origin}, 5 outside /v2, 1 not a GET, 1 a 304 (no body of its own) 5 fixture(s): 4 passed, 1 failed, 0 not checked `,
+      },
+    );
+  });
+});

@@ -12,7 +12,8 @@ import type { Environment, Format, Output } from './check.ts';
 /** The usage text `--help` prints, and an unknown flag prints to stderr. */
 export const USAGE = `Usage:
   openapi-probe [flags]                  serve MCP on stdio (what an editor runs)
-  openapi-probe check --doc FILE [--format text|json|junit|markdown] [--live]
+  openapi-probe check --doc FILE [--format text|json|junit|markdown|sarif]
+                      [--live] [--baseline FILE [--update-baseline]]
                       FIXTURE...         re-check saved responses against the document
   openapi-probe --help | --version
 
@@ -24,11 +25,13 @@ Flags (each overrides its environment variable):
 The key itself is read only from the environment: API_KEY.
 
 check: a FIXTURE is a JSON file {method, path, status, body, contentType?},
-a folder of them, or a HAR file (its GET entries). Exit 0 when every fixture
+a folder of them, or a HAR file (its GET entries on the base URL's origin,
+under its path; the rest are counted as left out). Exit 0 when every fixture
 matches the document, 1 when any has an error finding or could not be
 checked, 2 on bad input. --live also GETs each path (needs --base-url) and
 reports drift between the fixture and the live response; a live GET that
-fails is reported and exits 1.
+fails is reported and exits 1. --baseline accepts the findings the file lists
+(by operation, instance path and kind); --update-baseline writes this run's.
 `;
 
 const FLAG_VARIABLES = {
@@ -66,7 +69,14 @@ export async function commandLine(
   if (parsed.command === 'check')
     return {
       exitCode: await runCheck(
-        { env: parsed.env, format: parsed.format, live: parsed.live, fixtures: parsed.operands },
+        {
+          env: parsed.env,
+          format: parsed.format,
+          live: parsed.live,
+          fixtures: parsed.operands,
+          ...(parsed.baseline !== undefined ? { baseline: parsed.baseline } : {}),
+          updateBaseline: parsed.updateBaseline,
+        },
         output,
       ),
     };
@@ -85,10 +95,20 @@ type Parsed = {
   format: Format;
   env: Environment;
   operands: string[];
+  baseline?: string;
+  updateBaseline: boolean;
 };
 
 function parseArguments(args: string[], env: Environment): Parsed | { problem: string } {
-  const parsed: Parsed = { help: false, version: false, live: false, format: 'text', env: { ...env }, operands: [] };
+  const parsed: Parsed = {
+    help: false,
+    version: false,
+    live: false,
+    format: 'text',
+    env: { ...env },
+    operands: [],
+    updateBaseline: false,
+  };
   for (let index = 0; index < args.length; index++) {
     const arg = args[index]!;
     const equals = arg.startsWith('--') ? arg.indexOf('=') : -1;
@@ -98,7 +118,12 @@ function parseArguments(args: string[], env: Environment): Parsed | { problem: s
     if (name === '--help' || name === '-h') parsed.help = true;
     else if (name === '--version' || name === '-v') parsed.version = true;
     else if (name === '--live') parsed.live = true;
-    else if (name === '--format') {
+    else if (name === '--update-baseline') parsed.updateBaseline = true;
+    else if (name === '--baseline') {
+      const given = value();
+      if (given === undefined || given === '') return { problem: '--baseline needs a value: the baseline file' };
+      parsed.baseline = given;
+    } else if (name === '--format') {
       const format = value();
       if (!FORMATS.includes(format as Format))
         return { problem: `--format must be one of ${FORMATS.join(', ')}, got \`${format ?? ''}\`` };
@@ -114,6 +139,8 @@ function parseArguments(args: string[], env: Environment): Parsed | { problem: s
     else if (parsed.command === undefined && parsed.operands.length === 0 && arg === 'check') parsed.command = 'check';
     else parsed.operands.push(arg);
   }
+  if (parsed.updateBaseline && parsed.baseline === undefined)
+    return { problem: '--update-baseline needs --baseline FILE: the file to write' };
   return parsed;
 }
 
