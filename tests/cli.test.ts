@@ -669,3 +669,297 @@ describe('check --live on a prefixed base (issue 17)', () => {
     );
   });
 });
+
+/** BROWSER_TEXT with the fixtures a baseline settles: `accepted` before each listed finding, #9 passing. */
+function acceptedText(acceptWarnings: boolean): string {
+  const text = BROWSER_TEXT.replace(
+    'FAIL fixtures/check/har-browser/dashboard.har#9',
+    'PASS fixtures/check/har-browser/dashboard.har#9',
+  ).replace(
+    '  error $.status is "retired", not one of the allowed values\n    ["active","inactive","removed"]',
+    '  accepted error $.status is "retired", not one of the allowed values\n    ["active","inactive","removed"]',
+  );
+  if (!acceptWarnings) return text;
+  // Longer by a word, the list's warnings wrap one word earlier.
+  return text
+    .replaceAll('  warning $.firmwareVersion', '  accepted warning $.firmwareVersion')
+    .replace(
+      /  warning \$\.meters\[(\d)\]\.firmwareVersion is present but not documented in the\n    schema/g,
+      '  accepted warning $.meters[$1].firmwareVersion is present but not documented in\n    the schema',
+    );
+}
+
+const UPDATED_BASELINE = `{
+  "version": 1,
+  "accepted": [
+    {"operation":"GET /meters","path":"$.meters[0].firmwareVersion","kind":"undocumented"},
+    {"operation":"GET /meters","path":"$.meters[1].firmwareVersion","kind":"undocumented"},
+    {"operation":"GET /meters/{meterId}","path":"$.firmwareVersion","kind":"undocumented"},
+    {"operation":"GET /meters/{meterId}","path":"$.status","kind":"enum","reason":"the vendor's enum lags behind (ticket 4411)"}
+  ]
+}
+`;
+
+describe('check --baseline (issue 17)', () => {
+  let folder: string;
+  let baseline: string;
+  const args = (...more: string[]) => [
+    'check',
+    '--doc',
+    'openapi.json',
+    '--base-url',
+    'https://meters.example.com/v2',
+    '--baseline',
+    baseline,
+    ...more,
+    BROWSER_HAR,
+  ];
+  before(() => {
+    folder = mkdtempSync(join(tmpdir(), 'cli-baseline-'));
+    baseline = join(folder, 'known.json');
+  });
+  after(() => rmSync(folder, { recursive: true, force: true }));
+
+  it('accepts the findings it lists (exit 0) and reports an entry no finding matches as fixed', async () => {
+    writeFileSync(
+      baseline,
+      JSON.stringify({
+        version: 1,
+        accepted: [
+          {
+            operation: 'GET /meters/{meterId}',
+            path: '$.status',
+            kind: 'enum',
+            reason: "the vendor's enum lags behind (ticket 4411)",
+          },
+          { operation: 'GET /meters/{meterId}', path: '$.location', kind: 'wrongType' },
+        ],
+      }),
+    );
+    assert.deepEqual(await runCommand(args()), {
+      result: { exitCode: 0 },
+      stdout: `${acceptedText(false)}fixed: GET /meters/{meterId} $.location wrongType (in the baseline, no longer
+    found)
+5 fixture(s): 5 passed, 0 failed, 0 not checked; 1 finding(s) accepted by the
+    baseline, 1 fixed
+`,
+      stderr: '',
+    });
+  });
+
+  it('writes exactly the current findings with --update-baseline, sorted, reasons kept, the fixed one dropped', async () => {
+    const run = await runCommand(args('--update-baseline'));
+    assert.deepEqual(
+      { ...run, file: readFileSync(baseline, 'utf8') },
+      {
+        result: { exitCode: 0 },
+        stdout: `${acceptedText(true)}fixed: GET /meters/{meterId} $.location wrongType (in the baseline, no longer
+    found)
+5 fixture(s): 5 passed, 0 failed, 0 not checked; 5 finding(s) accepted by the
+    baseline, 1 fixed
+`,
+        stderr: `openapi-probe check: wrote 4 finding(s) to the baseline ${baseline}\n`,
+        file: UPDATED_BASELINE,
+      },
+    );
+  });
+
+  it('accepts every finding of the run against the updated baseline, with nothing fixed', async () => {
+    assert.deepEqual(await runCommand(args()), {
+      result: { exitCode: 0 },
+      stdout: `${acceptedText(true)}5 fixture(s): 5 passed, 0 failed, 0 not checked; 5 finding(s) accepted by the
+    baseline, 0 fixed
+`,
+      stderr: '',
+    });
+  });
+
+  it('never accepts more than it lists: not another instance path, not a parent path (exit 1)', async () => {
+    const file = join(folder, 'narrow.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        version: 1,
+        accepted: [
+          { operation: 'GET /meters/{meterId}', path: '$.status', kind: 'enum' },
+          { operation: 'GET /meters/{meterId}', path: '$.lastReading', kind: 'wrongType' },
+          { operation: 'GET /meters/{meterId}/readings', path: '$.location', kind: 'wrongType' },
+        ],
+      }),
+    );
+    assert.deepEqual(
+      await runCommand(['check', '--doc', 'openapi.json', '--baseline', file, 'fixtures/check/fail/meter-9.json']),
+      {
+        result: { exitCode: 1 },
+        stdout: `FAIL fixtures/check/fail/meter-9.json: GET /meters/mtr_9 -> 200, GET
+    /meters/{meterId} (getMeter)
+  warning $.firmwareVersion is present but not documented in the schema
+  error $.lastReading.kwh is string, expected number
+  error $.location is null, expected object
+  accepted error $.status is "retired", not one of the allowed values
+    ["active","inactive","removed"]
+fixed: GET /meters/{meterId} $.lastReading wrongType (in the baseline, no longer
+    found)
+fixed: GET /meters/{meterId}/readings $.location wrongType (in the baseline, no
+    longer found)
+1 fixture(s): 0 passed, 1 failed, 0 not checked; 1 finding(s) accepted by the
+    baseline, 2 fixed
+`,
+        stderr: '',
+      },
+    );
+  });
+
+  it('makes a fixture whose body was not checked NOT CHECKED, never a pass, when its errors are accepted (exit 1)', async () => {
+    const fixture = join(folder, 'status-500.json');
+    const file = join(folder, 'status.json');
+    writeFileSync(fixture, '{"method":"GET","path":"/meters/mtr_1","status":500,"body":{"code":"boom","message":"x"}}');
+    writeFileSync(
+      file,
+      '{"version":1,"accepted":[{"operation":"GET /meters/{meterId}","path":"$","kind":"undocumentedStatus"}]}',
+    );
+    const run = await runCommand(['check', '--doc', 'openapi.json', '--format', 'json', '--baseline', file, fixture]);
+    const json = JSON.parse(run.stdout) as { fixtures: { outcome: string }[]; summary: unknown };
+    assert.deepEqual(
+      [run.result, json.fixtures[0]!.outcome, json.summary],
+      [{ exitCode: 1 }, 'unchecked', { fixtures: 1, passed: 0, failed: 0, notChecked: 1 }],
+    );
+  });
+
+  it('gives accepted findings and the fixed entries in the JSON report', async () => {
+    const file = join(folder, 'one.json');
+    writeFileSync(
+      file,
+      '{"version":1,"accepted":[{"operation":"GET /meters/{meterId}","path":"$.location","kind":"wrongType"}]}',
+    );
+    const run = await runCommand([
+      'check',
+      '--doc',
+      'openapi.json',
+      '--format',
+      'json',
+      '--baseline',
+      file,
+      'fixtures/check/fail/meter-9.json',
+    ]);
+    const json = JSON.parse(run.stdout) as {
+      fixtures: { outcome: string; findings: { path: string; accepted?: true }[] }[];
+      baseline: unknown;
+    };
+    assert.deepEqual(
+      {
+        result: run.result,
+        outcome: json.fixtures[0]!.outcome,
+        accepted: json.fixtures[0]!.findings.filter((finding) => finding.accepted).map((finding) => finding.path),
+        baseline: json.baseline,
+      },
+      {
+        result: { exitCode: 1 },
+        outcome: 'fail',
+        accepted: ['$.location'],
+        baseline: { file, accepted: 1, fixed: [] },
+      },
+    );
+  });
+
+  it('creates the file with --update-baseline when there is none', async () => {
+    const file = join(folder, 'new.json');
+    const run = await runCommand([
+      'check',
+      '--doc',
+      'openapi.json',
+      '--format',
+      'json',
+      '--baseline',
+      file,
+      '--update-baseline',
+      'fixtures/check/pass',
+    ]);
+    assert.deepEqual(
+      [run.result, run.stderr, readFileSync(file, 'utf8')],
+      [
+        { exitCode: 0 },
+        `openapi-probe check: wrote 1 finding(s) to the baseline ${file}\n`,
+        '{\n  "version": 1,\n  "accepted": [\n    {"operation":"GET /meters/{meterId}","path":"$.firmwareVersion","kind":"undocumented"}\n  ]\n}\n',
+      ],
+    );
+  });
+
+  it('exits 2 on a baseline that is not JSON, naming the file', async () => {
+    const file = join(folder, 'broken.json');
+    writeFileSync(file, '{"version": 1, "accepted": [');
+    const run = await runCommand(['check', '--doc', 'openapi.json', '--baseline', file, 'fixtures/check/pass']);
+    assert.deepEqual(
+      [run.result, run.stdout, run.stderr.slice(0, run.stderr.indexOf(' ('))],
+      [{ exitCode: 2 }, '', `openapi-probe check: ${file}: the baseline is not JSON`],
+    );
+  });
+
+  const SHAPES = [
+    {
+      description: 'an array',
+      text: '[]',
+      message:
+        'a baseline is {"version": 1, "accepted": [{"operation": "GET /path/{template}", "path": "$.field", "kind": "enum"}, ...]}',
+    },
+    {
+      description: 'no version',
+      text: '{"accepted": []}',
+      message:
+        '`version` must be 1, got nothing; a baseline is {"version": 1, "accepted": [{"operation": "GET /path/{template}", "path": "$.field", "kind": "enum"}, ...]}',
+    },
+    {
+      description: 'accepted an object',
+      text: '{"version": 1, "accepted": {}}',
+      message:
+        '`accepted` must be an array; a baseline is {"version": 1, "accepted": [{"operation": "GET /path/{template}", "path": "$.field", "kind": "enum"}, ...]}',
+    },
+    {
+      description: 'an entry as a string',
+      text: '{"version": 1, "accepted": ["GET /meters $.x enum"]}',
+      message: 'accepted[0] must be an object {operation, path, kind}',
+    },
+    {
+      description: 'an entry without kind',
+      text: '{"version": 1, "accepted": [{"operation": "GET /meters", "path": "$.x"}]}',
+      message: 'accepted[0].kind must be a non-empty string, got nothing',
+    },
+    {
+      description: 'an operationId for operation',
+      text: '{"version": 1, "accepted": [{"operation": "getMeter", "path": "$.x", "kind": "enum"}]}',
+      message: 'accepted[0].operation must be METHOD and path template, e.g. "GET /meters/{meterId}", got "getMeter"',
+    },
+    {
+      description: 'a misspelt field',
+      text: '{"version": 1, "accepted": [{"operation": "GET /meters", "path": "$.x", "kind": "enum", "kinds": "x"}]}',
+      message: 'accepted[0] has `kinds`; an entry holds only operation, path, kind and reason',
+    },
+  ];
+  for (const { description, text, message } of SHAPES) {
+    it(`exits 2 on a baseline of the wrong shape: ${description}`, async () => {
+      const file = join(folder, 'shape.json');
+      writeFileSync(file, text);
+      assert.deepEqual(
+        await runCommand(['check', '--doc', 'openapi.json', '--baseline', file, 'fixtures/check/fail']),
+        { result: { exitCode: 2 }, stdout: '', stderr: `openapi-probe check: ${file}: ${message}\n` },
+      );
+    });
+  }
+
+  it('exits 2 on a baseline file that does not exist, saying how to write one', async () => {
+    const file = join(folder, 'absent.json');
+    assert.deepEqual(await runCommand(['check', '--doc', 'openapi.json', '--baseline', file, 'fixtures/check/pass']), {
+      result: { exitCode: 2 },
+      stdout: '',
+      stderr: `openapi-probe check: ${file}: no such baseline file (write one with --update-baseline)\n`,
+    });
+  });
+
+  it('exits 2 on --update-baseline without --baseline', async () => {
+    assert.deepEqual(await runCommand(['check', '--doc', 'openapi.json', '--update-baseline', 'fixtures/check/pass']), {
+      result: { exitCode: 2 },
+      stdout: '',
+      stderr: `openapi-probe: --update-baseline needs --baseline FILE: the file to write\n\n${USAGE}`,
+    });
+  });
+});

@@ -7,8 +7,11 @@ import { readFileSync } from 'node:fs';
 import { InputError } from './fixtures.ts';
 import type { CheckedFixture } from './fixtures.ts';
 
-/** One accepted finding: `operation` is METHOD + path template, `path` the instance path, `kind` the finding kind. */
-export type BaselineEntry = { operation: string; path: string; kind: string };
+/**
+ * One accepted finding: `operation` is METHOD + path template, `path` the instance path, `kind` the finding kind;
+ * `reason`, optional, is a person's note on why it is accepted (kept when the file is written anew, never matched).
+ */
+export type BaselineEntry = { operation: string; path: string; kind: string; reason?: string };
 
 /** What a baseline did to a run: findings accepted (each occurrence counted), entries no finding matched any more. */
 export type BaselineOutcome = { file: string; accepted: number; fixed: BaselineEntry[]; written?: number };
@@ -19,7 +22,7 @@ export const BASELINE_VERSION = 1;
 const FIELDS = ['operation', 'path', 'kind'] as const;
 
 /**
- * Reads a baseline file: `{"version": 1, "accepted": [{"operation", "path", "kind"}, ...]}`.
+ * Reads a baseline file: `{"version": 1, "accepted": [{"operation", "path", "kind", "reason"?}, ...]}`.
  * @returns Its entries, in file order. Throws InputError (`missing`, `not-json` or `bad-baseline`) naming the file
  *   and, for a bad entry, its index and field: a baseline that cannot be read accepts nothing.
  */
@@ -58,18 +61,28 @@ export function readBaseline(file: string): BaselineEntry[] {
           `${file}: accepted[${index}].${name} must be a non-empty string, got ${JSON.stringify(fields[name]) ?? 'nothing'}`,
         );
     }
-    const extra = Object.keys(fields).find((name) => !(FIELDS as readonly string[]).includes(name));
+    // A misspelt field (`kinds`) must not pass unseen: only the known ones are allowed.
+    const extra = Object.keys(fields).find(
+      (name) => !(FIELDS as readonly string[]).includes(name) && name !== 'reason',
+    );
     if (extra !== undefined)
       throw new InputError(
         'bad-baseline',
-        `${file}: accepted[${index}] has \`${extra}\`; an entry holds only operation, path and kind`,
+        `${file}: accepted[${index}] has \`${extra}\`; an entry holds only operation, path, kind and reason`,
       );
+    if (fields.reason !== undefined && typeof fields.reason !== 'string')
+      throw new InputError('bad-baseline', `${file}: accepted[${index}].reason must be a string`);
     if (!/^[A-Z]+ \//.test(fields.operation as string))
       throw new InputError(
         'bad-baseline',
         `${file}: accepted[${index}].operation must be METHOD and path template, e.g. "GET /meters/{meterId}", got ${JSON.stringify(fields.operation)}`,
       );
-    return { operation: fields.operation as string, path: fields.path as string, kind: fields.kind as string };
+    return {
+      operation: fields.operation as string,
+      path: fields.path as string,
+      kind: fields.kind as string,
+      ...(typeof fields.reason === 'string' ? { reason: fields.reason } : {}),
+    };
   });
 }
 
@@ -78,15 +91,20 @@ function keyOf(entry: BaselineEntry): string {
   return JSON.stringify([entry.operation, entry.path, entry.kind]);
 }
 
-/** The baseline entries of a run's findings: one per operation, instance path and kind, sorted (code units). */
-export function baselineEntries(results: CheckedFixture[]): BaselineEntry[] {
+/**
+ * The baseline entries of a run's findings: one per operation, instance path and kind, sorted (code units), each
+ * with the `reason` its entry in `known` had.
+ */
+export function baselineEntries(results: CheckedFixture[], known: BaselineEntry[] = []): BaselineEntry[] {
+  const reasons = new Map(known.flatMap((entry) => (entry.reason !== undefined ? [[keyOf(entry), entry.reason]] : [])));
   const entries = new Map<string, BaselineEntry>();
   for (const result of results) {
     if (!result.operation) continue;
     const operation = `${result.operation.method} ${result.operation.pathTemplate}`;
     for (const finding of result.findings) {
-      const entry = { operation, path: finding.path, kind: finding.kind };
-      entries.set(keyOf(entry), entry);
+      const entry: BaselineEntry = { operation, path: finding.path, kind: finding.kind };
+      const reason = reasons.get(keyOf(entry));
+      entries.set(keyOf(entry), reason !== undefined ? { ...entry, reason } : entry);
     }
   }
   const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -99,7 +117,7 @@ export function baselineEntries(results: CheckedFixture[]): BaselineEntry[] {
 export function baselineText(entries: BaselineEntry[]): string {
   const lines = entries.map(
     (entry, index) =>
-      `    ${JSON.stringify({ operation: entry.operation, path: entry.path, kind: entry.kind })}${index < entries.length - 1 ? ',' : ''}`,
+      `    ${JSON.stringify({ operation: entry.operation, path: entry.path, kind: entry.kind, ...(entry.reason !== undefined ? { reason: entry.reason } : {}) })}${index < entries.length - 1 ? ',' : ''}`,
   );
   return `{\n  "version": ${BASELINE_VERSION},\n  "accepted": [${lines.length ? `\n${lines.join('\n')}\n  ` : ''}]\n}\n`;
 }

@@ -132,7 +132,7 @@ export async function runCheck(
     baseline = applyBaseline(results, known, options.baseline);
     if (options.updateBaseline) {
       // Exactly this run's findings: the fixed ones drop out, and every finding now is accepted.
-      const current = baselineEntries(results);
+      const current = baselineEntries(results, known);
       try {
         writeFileSync(options.baseline, baselineText(current));
       } catch (error) {

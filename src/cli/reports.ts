@@ -108,7 +108,7 @@ export function formatText(report: Report): string {
     if (result.drift) for (const line of driftLines(result.drift)) out.push(wrap(`drift: ${line}`, 4, '  '));
   }
   for (const line of closingLines(report)) out.push(wrap(line, 4));
-  out.push(summaryLine(results, report.baseline));
+  out.push(wrap(summaryLine(results, report.baseline), 4));
   return `${out.join('\n')}\n`;
 }
 
