@@ -17,6 +17,8 @@ import { readFixtures } from '../src/cli/fixtures.ts';
 import { start } from '../stand-in-api.ts';
 import type { StandIn } from '../stand-in-api.ts';
 import { nodeArgsFor } from '../harness/stdio-client.ts';
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
 
 const HERE = fileURLToPath(new URL('../', import.meta.url));
 const VERSION = (JSON.parse(readFileSync(`${HERE}package.json`, 'utf8')) as { version: string }).version;
@@ -961,5 +963,219 @@ fixed: GET /meters/{meterId}/readings $.location wrongType (in the baseline, no
       stdout: '',
       stderr: `openapi-probe: --update-baseline needs --baseline FILE: the file to write\n\n${USAGE}`,
     });
+  });
+});
+
+/**
+ * The SARIF 2.1.0 schema (fixtures/check/sarif-schema/, see SOURCE.md there) as ajv 8 reads it: the file is written
+ * in draft-04, whose only keyword here that ajv's draft-07 spells otherwise is the root `id` (`$id` since draft-06).
+ */
+function sarifValidator() {
+  const schema = JSON.parse(readFileSync('fixtures/check/sarif-schema/sarif-2.1.0-rtm.5.json', 'utf8')) as Record<
+    string,
+    unknown
+  >;
+  const { $schema: _draft, id, ...rest } = schema;
+  // The `language` pattern of rtm.5 has a stray `]` that only a non-Unicode RegExp accepts; no log here has `language`.
+  const ajv = new Ajv({ strict: false, allErrors: true, unicodeRegExp: false });
+  const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+  addFormats(ajv);
+  return ajv.compile({ ...rest, $id: id as string });
+}
+
+type SarifResult = {
+  ruleId: string;
+  level: string;
+  locations: {
+    physicalLocation: { artifactLocation: { uri: string } };
+    logicalLocations?: { fullyQualifiedName: string }[];
+  }[];
+  partialFingerprints: { primaryLocationLineHash: string };
+  suppressions?: unknown[];
+  properties: { fixture: string };
+};
+
+describe('check --format sarif (issue 17)', () => {
+  let folder: string;
+  let baseline: string;
+  before(() => {
+    folder = mkdtempSync(join(tmpdir(), 'cli-sarif-'));
+    baseline = join(folder, 'known.json');
+    writeFileSync(
+      baseline,
+      '{"version":1,"accepted":[{"operation":"GET /meters/{meterId}","path":"$.status","kind":"enum"}]}',
+    );
+  });
+  after(() => rmSync(folder, { recursive: true, force: true }));
+  const run = () =>
+    runCommand([
+      'check',
+      '--doc',
+      'openapi.json',
+      '--format',
+      'sarif',
+      '--base-url',
+      'https://meters.example.com/v2',
+      '--baseline',
+      baseline,
+      'fixtures/check/fail/meter-9.json',
+      BROWSER_HAR,
+    ]);
+
+  it('writes a log that the SARIF 2.1.0 schema accepts', async () => {
+    const ran = await run();
+    const validate = sarifValidator();
+    const valid = validate(JSON.parse(ran.stdout));
+    assert.deepEqual([ran.result, ran.stderr, valid, validate.errors], [{ exitCode: 1 }, '', true, null]);
+    // The oracle is no rubber stamp: a level SARIF does not have is refused.
+    const broken = JSON.parse(ran.stdout) as { runs: { results: { level: string }[] }[] };
+    broken.runs[0]!.results[0]!.level = 'fatal';
+    assert.deepEqual(
+      [validate(broken), validate.errors?.map((error) => error.instancePath)],
+      [false, ['/runs/0/results/0/level']],
+    );
+  });
+
+  it('names each finding by rule and level, with the fixture file and the JSON Pointer of the rule', async () => {
+    const log = JSON.parse((await run()).stdout) as { runs: { results: SarifResult[]; tool: unknown }[] };
+    assert.deepEqual(
+      log.runs[0]!.results.map((result) => [
+        result.ruleId,
+        result.level,
+        result.locations[0]!.physicalLocation.artifactLocation.uri,
+        result.properties.fixture,
+        result.locations[0]!.logicalLocations?.[0]?.fullyQualifiedName,
+        result.suppressions ? 'accepted' : 'new',
+      ]),
+      [
+        [
+          'undocumented',
+          'warning',
+          'fixtures/check/fail/meter-9.json',
+          'fixtures/check/fail/meter-9.json',
+          '#/components/schemas/Meter/properties',
+          'new',
+        ],
+        [
+          'wrongType',
+          'error',
+          'fixtures/check/fail/meter-9.json',
+          'fixtures/check/fail/meter-9.json',
+          '#/components/schemas/Meter/properties/lastReading/properties/kwh/type',
+          'new',
+        ],
+        [
+          'wrongType',
+          'error',
+          'fixtures/check/fail/meter-9.json',
+          'fixtures/check/fail/meter-9.json',
+          '#/components/schemas/Location/type',
+          'new',
+        ],
+        [
+          'enum',
+          'error',
+          'fixtures/check/fail/meter-9.json',
+          'fixtures/check/fail/meter-9.json',
+          '#/components/schemas/MeterStatus/enum',
+          'accepted',
+        ],
+        ['undocumented', 'warning', BROWSER_HAR, `${BROWSER_HAR}#6`, '#/components/schemas/Meter/properties', 'new'],
+        ['undocumented', 'warning', BROWSER_HAR, `${BROWSER_HAR}#6`, '#/components/schemas/Meter/properties', 'new'],
+        ['undocumented', 'warning', BROWSER_HAR, `${BROWSER_HAR}#7`, '#/components/schemas/Meter/properties', 'new'],
+        ['undocumented', 'warning', BROWSER_HAR, `${BROWSER_HAR}#9`, '#/components/schemas/Meter/properties', 'new'],
+        ['enum', 'error', BROWSER_HAR, `${BROWSER_HAR}#9`, '#/components/schemas/MeterStatus/enum', 'accepted'],
+      ],
+    );
+  });
+
+  it('gives an accepted finding an external suppression, the document as a related location, and the rule', async () => {
+    const log = JSON.parse((await run()).stdout) as {
+      runs: { results: (SarifResult & Record<string, unknown>)[]; tool: { driver: { rules: unknown[] } } }[];
+    };
+    const { partialFingerprints: _fingerprint, ...result } = log.runs[0]!.results[3]!;
+    assert.deepEqual(
+      [result, log.runs[0]!.tool.driver.rules.find((rule) => (rule as { id: string }).id === 'enum')],
+      [
+        {
+          ruleId: 'enum',
+          level: 'error',
+          message: {
+            text: 'GET /meters/mtr_9 -> 200: $.status is "retired", not one of the allowed values ["active","inactive","removed"]',
+          },
+          locations: [
+            {
+              physicalLocation: {
+                artifactLocation: { uri: 'fixtures/check/fail/meter-9.json' },
+                region: { startLine: 1 },
+              },
+              logicalLocations: [{ fullyQualifiedName: '#/components/schemas/MeterStatus/enum' }],
+            },
+          ],
+          relatedLocations: [
+            {
+              id: 0,
+              physicalLocation: { artifactLocation: { uri: 'openapi.json' } },
+              logicalLocations: [{ fullyQualifiedName: '#/components/schemas/MeterStatus/enum' }],
+              message: { text: 'the rule in the OpenAPI document' },
+            },
+          ],
+          suppressions: [{ kind: 'external', status: 'accepted', justification: `listed in the baseline ${baseline}` }],
+          properties: {
+            fixture: 'fixtures/check/fail/meter-9.json',
+            request: 'GET /meters/mtr_9 -> 200',
+            operation: 'GET /meters/{meterId}',
+            instancePath: '$.status',
+          },
+        },
+        { id: 'enum', shortDescription: { text: 'A value outside the values the document allows' } },
+      ],
+    );
+  });
+
+  it('gives each result its own fingerprint, the same from run to run', async () => {
+    const fingerprints = async () =>
+      (JSON.parse((await run()).stdout) as { runs: { results: SarifResult[] }[] }).runs[0]!.results.map(
+        (result) => result.partialFingerprints.primaryLocationLineHash,
+      );
+    const first = await fingerprints();
+    assert.deepEqual(
+      [new Set(first).size, first.every((hash) => /^[0-9a-f]{32}:1$/.test(hash)), await fingerprints()],
+      [9, true, first],
+    );
+  });
+
+  it('reports a fixture that could not be checked as an error result, never as silence', async () => {
+    const ran = await runCommand([
+      'check',
+      '--doc',
+      'openapi.json',
+      '--format',
+      'sarif',
+      'fixtures/check/har/session.har',
+    ]);
+    const log = JSON.parse(ran.stdout) as { runs: { results: SarifResult[]; properties: unknown }[] };
+    const validate = sarifValidator();
+    assert.deepEqual(
+      {
+        result: ran.result,
+        valid: validate(log),
+        unchecked: log.runs[0]!.results.filter((result) => result.ruleId === 'unchecked').map((result) => [
+          result.level,
+          result.properties.fixture,
+          result.locations[0]!.logicalLocations,
+        ]),
+        properties: log.runs[0]!.properties,
+      },
+      {
+        result: { exitCode: 1 },
+        valid: true,
+        unchecked: [['error', 'fixtures/check/har/session.har#3', undefined]],
+        properties: {
+          summary: '3 fixture(s): 2 passed, 0 failed, 1 not checked',
+          leftOut: ['fixtures/check/har/session.har: 1 of 4 HAR entries left out: 1 not a GET'],
+        },
+      },
+    );
   });
 });
