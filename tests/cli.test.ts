@@ -552,6 +552,7 @@ describe('check on a browser HAR with three origins (issue 17)', () => {
               outsidePrefix: 5,
               notGet: 1,
               notModified: 1,
+              noResponse: 0,
             },
           ],
         },
@@ -568,7 +569,7 @@ describe('check on a browser HAR with three origins (issue 17)', () => {
     });
   });
 
-  it('compares origins by scheme and port as well as host (RFC 6454, 4)', async () => {
+  it('compares origins by scheme and port as well as host (RFC 6454, 4), and leaves out an entry with no response', async () => {
     const folder = mkdtempSync(join(tmpdir(), 'cli-test-'));
     const file = join(folder, 'origins.har');
     const get = (url: string) => ({
@@ -584,6 +585,16 @@ describe('check on a browser HAR with three origins (issue 17)', () => {
             get('http://meters.example.com/v2/meters/mtr_1/readings'),
             get('https://meters.example.com:8443/v2/meters/mtr_1/readings'),
             get('https://METERS.example.com:443/v2/meters/mtr_1/readings'),
+            // A fetch the page cancelled: Chrome records status 0 and `_error`, and no response.
+            {
+              request: { method: 'GET', url: 'https://meters.example.com/v2/meters/mtr_2' },
+              response: {
+                status: 0,
+                statusText: '',
+                content: { size: 0, mimeType: 'x-unknown' },
+                _error: 'net::ERR_ABORTED',
+              },
+            },
           ],
         },
       }),
@@ -605,7 +616,7 @@ describe('check on a browser HAR with three origins (issue 17)', () => {
         [
           { exitCode: 0 },
           [`${file}#2`],
-          [{ source: file, entries: 3, otherOrigin: 2, outsidePrefix: 0, notGet: 0, notModified: 0 }],
+          [{ source: file, entries: 4, otherOrigin: 2, outsidePrefix: 0, notGet: 0, notModified: 0, noResponse: 1 }],
         ],
       );
     } finally {

@@ -35,7 +35,8 @@ export type Scope = { base: string; origin?: string; prefix: string };
 
 /**
  * The entries of one HAR file that are not fixtures, counted by reason: on another origin than the scope's, outside
- * its path prefix, a method other than GET, or a 304 (no body of its own: RFC 9110, 15.4.5). `entries` counts all.
+ * its path prefix, a method other than GET, a 304 (no body of its own: RFC 9110, 15.4.5), or no response at all
+ * (status 0: what browsers record for a request that failed, was blocked or cancelled). `entries` counts all.
  */
 export type LeftOut = {
   source: string;
@@ -44,6 +45,7 @@ export type LeftOut = {
   outsidePrefix: number;
   notGet: number;
   notModified: number;
+  noResponse: number;
 };
 
 /** Why `check` could not read its input, one stable word per cause. */
@@ -169,6 +171,7 @@ export function harFixtures(source: string, log: unknown, scope?: Scope, leftOut
     outsidePrefix: 0,
     notGet: 0,
     notModified: 0,
+    noResponse: 0,
   };
   entries.forEach((entry, index) => {
     const where = `${source}#${index}`;
@@ -196,6 +199,7 @@ export function harFixtures(source: string, log: unknown, scope?: Scope, leftOut
     if (request.method.toUpperCase() !== 'GET') return void left.notGet++;
     // A 304 carries no body (RFC 9110, 15.4.5): what a browser shows for it is its cache's copy.
     if (response.status === 304) return void left.notModified++;
+    if (response.status === 0) return void left.noResponse++;
     const content = (response.content ?? {}) as {
       mimeType?: unknown;
       text?: unknown;
@@ -239,7 +243,7 @@ export function harFixtures(source: string, log: unknown, scope?: Scope, leftOut
       url: url.href,
     });
   });
-  if (left.otherOrigin + left.outsidePrefix + left.notGet + left.notModified > 0) leftOut.push(left);
+  if (left.otherOrigin + left.outsidePrefix + left.notGet + left.notModified + left.noResponse > 0) leftOut.push(left);
   return fixtures;
 }
 

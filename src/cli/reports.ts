@@ -61,8 +61,9 @@ export function leftOutText(left: LeftOut, scope: Scope | undefined): string {
     left.outsidePrefix ? `${left.outsidePrefix} outside ${scope?.prefix ?? 'the base path'}` : '',
     left.notGet ? `${left.notGet} not a GET` : '',
     left.notModified ? `${left.notModified} a 304 (no body of its own)` : '',
+    left.noResponse ? `${left.noResponse} with no response (status 0)` : '',
   ].filter(Boolean);
-  const count = left.otherOrigin + left.outsidePrefix + left.notGet + left.notModified;
+  const count = left.otherOrigin + left.outsidePrefix + left.notGet + left.notModified + left.noResponse;
   return `${left.source}: ${count} of ${left.entries} HAR entries left out: ${reasons.join(', ')}`;
 }
 
