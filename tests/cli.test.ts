@@ -681,6 +681,41 @@ describe('check --live on a prefixed base (issue 17)', () => {
       },
     );
   });
+  it('gives drift as SARIF notes and a live GET that answered another status as an error result', async () => {
+    const validate = sarifValidator();
+    const sarif = async (env: Record<string, string>) => {
+      const ran = await runCommand(
+        ['check', '--doc', 'openapi.json', '--format', 'sarif', '--live', '--base-url', standIn.url, har],
+        env,
+      );
+      const log = JSON.parse(ran.stdout) as { runs: { results: (SarifResult & { message: { text: string } })[] }[] };
+      return {
+        result: ran.result,
+        valid: validate(log),
+        live: log.runs[0]!.results.filter(
+          (result) => result.ruleId === 'drift' || result.ruleId === 'liveNotCompared',
+        ).map((result) => [result.ruleId, result.level, result.properties.fixture]),
+        texts: log.runs[0]!.results.filter((result) => result.ruleId === 'drift').map((result) => result.message.text),
+      };
+    };
+    assert.deepEqual(
+      [await sarif({ API_KEY: 'live-key' }), await sarif({})],
+      [
+        {
+          result: { exitCode: 1 },
+          valid: true,
+          live: [['drift', 'note', `${har}#9`]],
+          texts: ['GET /v2/meters/mtr_3: drift: moved: $.status "retired" -> "inactive"'],
+        },
+        {
+          result: { exitCode: 1 },
+          valid: true,
+          live: [6, 7, 8, 9, 15].map((index) => ['liveNotCompared', 'error', `${har}#${index}`]),
+          texts: [],
+        },
+      ],
+    );
+  });
 });
 
 /** BROWSER_TEXT with the fixtures a baseline settles: `accepted` before each listed finding, #9 passing. */
