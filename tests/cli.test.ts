@@ -12,7 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { commandLine, USAGE } from '../src/cli/command-line.ts';
+import { documentScope } from '../src/cli/check.ts';
 import type { Output } from '../src/cli/check.ts';
+import type { LoadedDocument } from '../src/document/model.ts';
 import { readFixtures } from '../src/cli/fixtures.ts';
 import { start } from '../stand-in-api.ts';
 import type { StandIn } from '../stand-in-api.ts';
@@ -565,7 +567,7 @@ describe('check on a browser HAR with three origins (issue 17)', () => {
     assert.deepEqual(await runCommand(['check', '--doc', 'openapi.json', BROWSER_HAR]), {
       result: { exitCode: 2 },
       stdout: '',
-      stderr: `openapi-probe check: ${BROWSER_HAR}: no GET fixture found (${BROWSER_HAR}: 17 of 17 HAR entries left out: 17 on another origin than https://api.example.com)\n`,
+      stderr: `openapi-probe check: ${BROWSER_HAR}: no GET fixture found (${BROWSER_HAR}: 17 of 17 HAR entries left out: 17 on another origin than https://api.example.com); if the API was recorded elsewhere than https://api.example.com/v2, give that base with --base-url\n`,
     });
   });
 
@@ -623,6 +625,47 @@ describe('check on a browser HAR with three origins (issue 17)', () => {
       rmSync(folder, { recursive: true, force: true });
     }
   });
+});
+
+describe("the document's server URL as a HAR's scope (issue 17)", () => {
+  const ROWS = [
+    {
+      description: 'an absolute server URL with a variable (OpenAPI 3.1, Server Object: its default)',
+      version: '3.1',
+      doc: { servers: [{ url: 'https://{region}.example.com/v2/', variables: { region: { default: 'eu' } } }] },
+      scope: { base: 'https://eu.example.com/v2', origin: 'https://eu.example.com', prefix: '/v2' },
+    },
+    {
+      description: 'the first of several servers',
+      version: '3.0',
+      doc: { servers: [{ url: 'https://api.example.com' }, { url: 'https://staging.example.com/v2' }] },
+      scope: { base: 'https://api.example.com', origin: 'https://api.example.com', prefix: '' },
+    },
+    {
+      description: 'a relative server URL: the prefix only',
+      version: '3.0',
+      doc: { servers: [{ url: '/v2' }] },
+      scope: { base: '/v2', prefix: '/v2' },
+    },
+    {
+      description: 'Swagger 2.0 schemes, host and basePath',
+      version: '2.0',
+      doc: { schemes: ['http'], host: 'api.example.com:8080', basePath: '/v1' },
+      scope: { base: 'http://api.example.com:8080/v1', origin: 'http://api.example.com:8080', prefix: '/v1' },
+    },
+    {
+      description: 'a variable without a default: no scope',
+      version: '3.0',
+      doc: { servers: [{ url: 'https://{tenant}.example.com/v2' }] },
+      scope: undefined,
+    },
+    { description: 'no servers: no scope', version: '3.0', doc: {}, scope: undefined },
+  ] as const;
+  for (const { description, version, doc, scope } of ROWS) {
+    it(`reads ${description}`, () => {
+      assert.deepEqual(documentScope({ version, doc } as unknown as LoadedDocument), scope);
+    });
+  }
 });
 
 describe('check --live on a prefixed base (issue 17)', () => {

@@ -104,7 +104,7 @@ export async function runCheck(
   }
   if (fixtures.length === 0)
     return bad(
-      `${options.fixtures.join(', ')}: no GET fixture found${leftOut.length ? ` (${leftOut.map((left) => leftOutText(left, scope)).join('; ')})` : ''}`,
+      `${options.fixtures.join(', ')}: no GET fixture found${leftOut.length ? ` (${leftOut.map((left) => leftOutText(left, scope)).join('; ')})` : ''}${leftOut.some((left) => left.otherOrigin + left.outsidePrefix > 0) ? `; if the API was recorded elsewhere than ${scope?.base}, give that base with --base-url` : ''}`,
     );
   const results: CheckedFixture[] = [];
   for (const [index, fixture] of fixtures.entries()) {
@@ -207,7 +207,8 @@ export function documentScope(loaded: LoadedDocument): Scope | undefined {
       );
     }
   }
-  if (written === undefined) return undefined;
+  // A variable without a default leaves the server URL unknown: no scope rather than a wrong one.
+  if (written === undefined || written.includes('{')) return undefined;
   let url: URL;
   try {
     url = new URL(written);
