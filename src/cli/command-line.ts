@@ -13,7 +13,8 @@ import type { Environment, Format, Output } from './check.ts';
 /** The usage text `--help` prints, and an unknown flag prints to stderr. */
 export const USAGE = `Usage:
   openapi-probe [flags]                  serve MCP on stdio (what an editor runs)
-  openapi-probe check --doc FILE [--format text|json|junit|markdown] [--live]
+  openapi-probe check --doc FILE [--format text|json|junit|markdown|sarif]
+                      [--live] [--baseline FILE [--update-baseline]]
                       FIXTURE...         re-check saved responses against the document
   openapi-probe doctor [flags]           load the document, GET the base once, say what
                                          is wrong before an editor starts the server
@@ -28,11 +29,13 @@ Flags (each overrides its environment variable):
 The key itself is read only from the environment: API_KEY.
 
 check: a FIXTURE is a JSON file {method, path, status, body, contentType?},
-a folder of them, or a HAR file (its GET entries). Exit 0 when every fixture
+a folder of them, or a HAR file (its GET entries on the base URL's origin,
+under its path; the rest are counted as left out). Exit 0 when every fixture
 matches the document, 1 when any has an error finding or could not be
 checked, 2 on bad input. --live also GETs each path (needs --base-url) and
 reports drift between the fixture and the live response; a live GET that
-fails is reported and exits 1.
+fails is reported and exits 1. --baseline accepts the findings the file lists
+(by operation, instance path and kind); --update-baseline writes this run's.
 `;
 
 const FLAG_VARIABLES = {
@@ -77,7 +80,14 @@ export async function commandLine(
   if (parsed.command === 'check')
     return {
       exitCode: await runCheck(
-        { env: parsed.env, format: parsed.format, live: parsed.live, fixtures: parsed.operands },
+        {
+          env: parsed.env,
+          format: parsed.format,
+          live: parsed.live,
+          fixtures: parsed.operands,
+          ...(parsed.baseline !== undefined ? { baseline: parsed.baseline } : {}),
+          updateBaseline: parsed.updateBaseline,
+        },
         output,
       ),
     };
@@ -96,10 +106,20 @@ type Parsed = {
   format: Format;
   env: Environment;
   operands: string[];
+  baseline?: string;
+  updateBaseline: boolean;
 };
 
 function parseArguments(args: string[], env: Environment): Parsed | { problem: string } {
-  const parsed: Parsed = { help: false, version: false, live: false, format: 'text', env: { ...env }, operands: [] };
+  const parsed: Parsed = {
+    help: false,
+    version: false,
+    live: false,
+    format: 'text',
+    env: { ...env },
+    operands: [],
+    updateBaseline: false,
+  };
   for (let index = 0; index < args.length; index++) {
     const arg = args[index]!;
     const equals = arg.startsWith('--') ? arg.indexOf('=') : -1;
@@ -110,7 +130,12 @@ function parseArguments(args: string[], env: Environment): Parsed | { problem: s
     else if (name === '--version' || name === '-v') parsed.version = true;
     else if (name === '--live') parsed.live = true;
     else if (name === '--check-config' && parsed.command === undefined) parsed.command = 'doctor';
-    else if (name === '--format') {
+    else if (name === '--update-baseline') parsed.updateBaseline = true;
+    else if (name === '--baseline') {
+      const given = value();
+      if (given === undefined || given === '') return { problem: '--baseline needs a value: the baseline file' };
+      parsed.baseline = given;
+    } else if (name === '--format') {
       const format = value();
       if (!FORMATS.includes(format as Format))
         return { problem: `--format must be one of ${FORMATS.join(', ')}, got \`${format ?? ''}\`` };
@@ -127,6 +152,8 @@ function parseArguments(args: string[], env: Environment): Parsed | { problem: s
       parsed.command = arg;
     else parsed.operands.push(arg);
   }
+  if (parsed.updateBaseline && parsed.baseline === undefined)
+    return { problem: '--update-baseline needs --baseline FILE: the file to write' };
   return parsed;
 }
 

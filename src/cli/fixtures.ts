@@ -22,11 +22,34 @@ export type Fixture = {
   body: unknown;
   text?: string;
   unrecorded?: true;
+  /** A HAR entry's URL (its path starts at the origin, so it carries the base's prefix); absent for a fixture file. */
+  url?: string;
 };
 
-/** Raised for unusable input; the message names the file and what is wrong. */
+/**
+ * Which HAR entries `check` keeps: those on `origin` (absent when no absolute base is known) and under `prefix`
+ * (a path prefix without trailing slash, `''` for none), compared by segment (`/v2-sw.js` is outside `/v2`).
+ * `base` is the URL the two came from, for the report.
+ */
+export type Scope = { base: string; origin?: string; prefix: string };
+
+/**
+ * The entries of one HAR file that are not fixtures, counted by reason: on another origin than the scope's, outside
+ * its path prefix, a method other than GET, a 304 (no body of its own: RFC 9110, 15.4.5), or no response at all
+ * (status 0: what browsers record for a request that failed, was blocked or cancelled). `entries` counts all.
+ */
+export type LeftOut = {
+  source: string;
+  entries: number;
+  otherOrigin: number;
+  outsidePrefix: number;
+  notGet: number;
+  notModified: number;
+  noResponse: number;
+};
+
 /** Why `check` could not read its input, one stable word per cause. */
-export type InputProblem = 'missing' | 'empty-folder' | 'not-json' | 'bad-fixture' | 'bad-har';
+export type InputProblem = 'missing' | 'empty-folder' | 'not-json' | 'bad-fixture' | 'bad-har' | 'bad-baseline';
 
 /** Input `check` cannot use (exit 2): `message` names the file and the problem, `code` the kind of problem. */
 export class InputError extends Error {
@@ -41,9 +64,11 @@ export class InputError extends Error {
 /**
  * Reads fixtures from files, folders (every `.json` and `.har` file inside, sorted, recursively) and HAR
  * files (HAR 1.2: GET entries, response `content.text`, base64 decoded when `encoding` says so).
+ * @param scope Which HAR entries to keep (`harFixtures`); every entry when absent.
+ * @param leftOut Receives, per HAR file that had any, the entries left out and why.
  * @returns The fixtures in order; throws InputError naming the file and the problem.
  */
-export function readFixtures(paths: string[], cwd = process.cwd()): Fixture[] {
+export function readFixtures(paths: string[], cwd = process.cwd(), scope?: Scope, leftOut: LeftOut[] = []): Fixture[] {
   const fixtures: Fixture[] = [];
   for (const given of paths) {
     const path = resolve(cwd, given);
@@ -60,6 +85,8 @@ export function readFixtures(paths: string[], cwd = process.cwd()): Fixture[] {
         ...readFixtures(
           inside.map((file) => relative(cwd, file) || file),
           cwd,
+          scope,
+          leftOut,
         ),
       );
       continue;
@@ -71,7 +98,7 @@ export function readFixtures(paths: string[], cwd = process.cwd()): Fixture[] {
       throw new InputError('not-json', `${given}: not JSON (${(error as Error).message})`);
     }
     const log = (data as { log?: { entries?: unknown } } | null)?.log;
-    if (log !== undefined) fixtures.push(...harFixtures(given, log));
+    if (log !== undefined) fixtures.push(...harFixtures(given, log, scope, leftOut));
     else fixtures.push(fixtureFrom(given, data));
   }
   return fixtures;
@@ -127,10 +154,25 @@ export function fixtureFrom(source: string, data: unknown): Fixture {
   };
 }
 
-export function harFixtures(source: string, log: unknown): Fixture[] {
+/**
+ * The fixtures of one HAR file's `log` (HAR 1.2): its GET entries on the scope's origin and under its prefix, but
+ * 304s. A browser session also holds a CDN's scripts, fonts, analytics beacons, CORS preflights and the page
+ * itself: those are counted in `leftOut` (one row for the file, when any was left out), never checked (issue 17).
+ * @returns The fixtures, `source#index` each; throws InputError (`bad-har`) for an entry HAR 1.2 does not allow.
+ */
+export function harFixtures(source: string, log: unknown, scope?: Scope, leftOut: LeftOut[] = []): Fixture[] {
   const entries = (log as { entries?: unknown }).entries;
   if (!Array.isArray(entries)) throw new InputError('bad-har', `${source}: a HAR file needs log.entries, an array`);
   const fixtures: Fixture[] = [];
+  const left: LeftOut = {
+    source,
+    entries: entries.length,
+    otherOrigin: 0,
+    outsidePrefix: 0,
+    notGet: 0,
+    notModified: 0,
+    noResponse: 0,
+  };
   entries.forEach((entry, index) => {
     const where = `${source}#${index}`;
     const request = (entry as { request?: { method?: unknown; url?: unknown } } | null)?.request;
@@ -141,7 +183,6 @@ export function harFixtures(source: string, log: unknown): Fixture[] {
     )?.response;
     if (typeof request?.method !== 'string' || typeof request.url !== 'string' || !response)
       throw new InputError('bad-har', `${where}: a HAR entry needs request.method, request.url and response`);
-    if (request.method.toUpperCase() !== 'GET') return;
     let url: URL;
     try {
       url = new URL(request.url);
@@ -150,6 +191,15 @@ export function harFixtures(source: string, log: unknown): Fixture[] {
     }
     if (!Number.isInteger(response.status))
       throw new InputError('bad-har', `${where}: response.status must be an integer`);
+    // The origin first: a CDN's preflight is another origin's business, not a method the API was sent.
+    if (scope?.origin !== undefined && url.origin !== scope.origin) return void left.otherOrigin++;
+    const prefix = scope?.prefix ?? '';
+    if (prefix !== '' && url.pathname !== prefix && !url.pathname.startsWith(`${prefix}/`))
+      return void left.outsidePrefix++;
+    if (request.method.toUpperCase() !== 'GET') return void left.notGet++;
+    // A 304 carries no body (RFC 9110, 15.4.5): what a browser shows for it is its cache's copy.
+    if (response.status === 304) return void left.notModified++;
+    if (response.status === 0) return void left.noResponse++;
     const content = (response.content ?? {}) as {
       mimeType?: unknown;
       text?: unknown;
@@ -167,6 +217,7 @@ export function harFixtures(source: string, log: unknown): Fixture[] {
         body: null,
         unrecorded: true,
         ...(contentType ? { contentType } : {}),
+        url: url.href,
       });
       return;
     }
@@ -189,8 +240,10 @@ export function harFixtures(source: string, log: unknown): Fixture[] {
       body,
       text,
       ...(contentType ? { contentType } : {}),
+      url: url.href,
     });
   });
+  if (left.otherOrigin + left.outsidePrefix + left.notGet + left.notModified + left.noResponse > 0) leftOut.push(left);
   return fixtures;
 }
 
@@ -201,7 +254,8 @@ export type CheckedFixture = {
   status: number;
   operation?: { method: string; pathTemplate: string; operationId?: string };
   outcome: 'pass' | 'fail' | 'unchecked';
-  findings: Finding[];
+  /** `accepted` marks a finding the baseline lists (`--baseline`). */
+  findings: (Finding & { accepted?: true })[];
   note?: string;
   /** With `--live`: the differences, or `error` when the live GET could not be made (then nothing was compared). */
   drift?: (FixtureDiff & { liveStatus: number }) | { error: string };

@@ -5,8 +5,22 @@ import { fieldPresence, schemaFor } from '../../validate.ts';
 import type { Finding } from '../../validate.ts';
 import { operationKey } from '../document/model.ts';
 import type { LoadedDocument, Operation } from '../document/model.ts';
+import type { BaselineOutcome } from './baseline.ts';
 import { liveFailures } from './fixtures.ts';
-import type { CheckedFixture, Fixture } from './fixtures.ts';
+import type { CheckedFixture, Fixture, LeftOut, Scope } from './fixtures.ts';
+
+/**
+ * What every format reports: the checked fixtures (in input order, `fixtures` beside them), the document, the HAR
+ * entries left out and the scope that decided it, and what the baseline accepted and found fixed.
+ */
+export type Report = {
+  results: CheckedFixture[];
+  loaded: LoadedDocument;
+  fixtures: Fixture[];
+  leftOut: LeftOut[];
+  scope?: Scope;
+  baseline?: BaselineOutcome;
+};
 
 export const WIDTH = 80;
 
@@ -31,10 +45,43 @@ export function operationName(operation: CheckedFixture['operation']): string {
     : 'no operation';
 }
 
-export function summaryLine(results: CheckedFixture[]): string {
+export function summaryLine(results: CheckedFixture[], baseline?: BaselineOutcome): string {
   const count = (outcome: CheckedFixture['outcome']) => results.filter((result) => result.outcome === outcome).length;
   const liveFailed = liveFailures(results);
-  return `${results.length} fixture(s): ${count('pass')} passed, ${count('fail')} failed, ${count('unchecked')} not checked${liveFailed ? `; ${liveFailed} live GET(s) failed, not compared` : ''}`;
+  return `${results.length} fixture(s): ${count('pass')} passed, ${count('fail')} failed, ${count('unchecked')} not checked${liveFailed ? `; ${liveFailed} live GET(s) failed, not compared` : ''}${baseline ? `; ${baseline.accepted} finding(s) accepted by the baseline, ${baseline.fixed.length} fixed` : ''}`;
+}
+
+/**
+ * One sentence on the entries of a HAR file that were left out, by reason, e.g. `session.har: 3 of 9 HAR entries
+ * left out: 2 on another origin than https://api.example.com, 1 not a GET`. Reasons with no entry are not named.
+ */
+export function leftOutText(left: LeftOut, scope: Scope | undefined): string {
+  const reasons = [
+    left.otherOrigin ? `${left.otherOrigin} on another origin than ${scope?.origin ?? 'the base'}` : '',
+    left.outsidePrefix ? `${left.outsidePrefix} outside ${scope?.prefix ?? 'the base path'}` : '',
+    left.notGet ? `${left.notGet} not a GET` : '',
+    left.notModified ? `${left.notModified} a 304 (no body of its own)` : '',
+    left.noResponse ? `${left.noResponse} with no response (status 0)` : '',
+  ].filter(Boolean);
+  const count = left.otherOrigin + left.outsidePrefix + left.notGet + left.notModified + left.noResponse;
+  return `${left.source}: ${count} of ${left.entries} HAR entries left out: ${reasons.join(', ')}`;
+}
+
+/** A baseline entry as the reports name it: `GET /meters/{meterId} $.location wrongType`. */
+export function entryText(entry: { operation: string; path: string; kind: string }): string {
+  return `${entry.operation} ${entry.path} ${entry.kind}`;
+}
+
+/** The lines every format adds after the fixtures: HAR entries left out, baseline entries fixed, a baseline written. */
+export function closingLines(report: Report): string[] {
+  return [
+    ...report.leftOut.map((left) => leftOutText(left, report.scope)),
+    ...(report.baseline?.fixed ?? []).map((entry) => `fixed: ${entryText(entry)} (in the baseline, no longer found)`),
+  ];
+}
+
+function findingText(finding: CheckedFixture['findings'][number]): string {
+  return `${finding.accepted ? 'accepted ' : ''}${finding.severity} ${finding.path} ${finding.message}`;
 }
 
 export function driftLines(drift: NonNullable<CheckedFixture['drift']>): string[] {
@@ -48,26 +95,48 @@ export function driftLines(drift: NonNullable<CheckedFixture['drift']>): string[
   return lines;
 }
 
-export function formatText(results: CheckedFixture[]): string {
+/** The text report: one block per fixture within 80 columns, then the closing lines and the summary line. */
+export function formatText(report: Report): string {
+  const { results } = report;
   const out: string[] = [];
   for (const result of results) {
     const label = result.outcome === 'pass' ? 'PASS' : result.outcome === 'fail' ? 'FAIL' : 'NOT CHECKED';
     out.push(
       wrap(`${label} ${result.source}: ${result.request} -> ${result.status}, ${operationName(result.operation)}`, 4),
     );
-    for (const finding of result.findings)
-      out.push(wrap(`${finding.severity} ${finding.path} ${finding.message}`, 4, '  '));
+    for (const finding of result.findings) out.push(wrap(findingText(finding), 4, '  '));
     if (result.note) out.push(wrap(result.note, 4, '  '));
     if (result.drift) for (const line of driftLines(result.drift)) out.push(wrap(`drift: ${line}`, 4, '  '));
   }
-  out.push(summaryLine(results));
+  for (const line of closingLines(report)) out.push(wrap(line, 4));
+  out.push(wrap(summaryLine(results, report.baseline), 4));
   return `${out.join('\n')}\n`;
 }
 
-export function formatJson(results: CheckedFixture[]): string {
+/**
+ * The JSON report: `{fixtures, summary}`, with `leftOut: {base, files}` when HAR entries were left out and
+ * `baseline: {file, accepted, fixed, written?}` with `--baseline`.
+ */
+export function formatJson(report: Report): string {
+  const { results } = report;
   const count = (outcome: CheckedFixture['outcome']) => results.filter((result) => result.outcome === outcome).length;
   const liveFailed = liveFailures(results);
-  return `${JSON.stringify({ fixtures: results, summary: { fixtures: results.length, passed: count('pass'), failed: count('fail'), notChecked: count('unchecked'), ...(results.some((result) => result.drift) ? { liveFailed } : {}) } }, null, 2)}\n`;
+  return `${JSON.stringify(
+    {
+      fixtures: results,
+      summary: {
+        fixtures: results.length,
+        passed: count('pass'),
+        failed: count('fail'),
+        notChecked: count('unchecked'),
+        ...(results.some((result) => result.drift) ? { liveFailed } : {}),
+      },
+      ...(report.leftOut.length ? { leftOut: { base: report.scope?.base ?? null, files: report.leftOut } } : {}),
+      ...(report.baseline ? { baseline: report.baseline } : {}),
+    },
+    null,
+    2,
+  )}\n`;
 }
 
 export function xml(text: string): string {
@@ -82,7 +151,12 @@ export function xml(text: string): string {
   );
 }
 
-export function formatJunit(results: CheckedFixture[]): string {
+/**
+ * The JUnit XML report: one test case per fixture (a failure for `fail` and `unchecked`), and the closing lines as
+ * the suite's `system-out`.
+ */
+export function formatJunit(report: Report): string {
+  const { results } = report;
   const failures = results.filter((result) => result.outcome !== 'pass').length;
   const lines = [
     '<?xml version="1.0" encoding="UTF-8"?>',
@@ -92,7 +166,7 @@ export function formatJunit(results: CheckedFixture[]): string {
   for (const result of results) {
     const head = `    <testcase classname="${xml(operationName(result.operation))}" name="${xml(`${result.source}: ${result.request} -> ${result.status}`)}"`;
     const details = [
-      ...result.findings.map((finding) => `${finding.severity} ${finding.path} ${finding.message}`),
+      ...result.findings.map(findingText),
       ...(result.note ? [result.note] : []),
       ...(result.drift ? driftLines(result.drift).map((line) => `drift: ${line}`) : []),
     ];
@@ -110,6 +184,8 @@ export function formatJunit(results: CheckedFixture[]): string {
       );
     }
   }
+  const closing = [...closingLines(report), ...(report.baseline ? [summaryLine(results, report.baseline)] : [])];
+  if (closing.length) lines.push(`    <system-out>${xml(closing.join('\n'))}</system-out>`);
   lines.push('  </testsuite>', '</testsuites>');
   return `${lines.join('\n')}\n`;
 }
@@ -119,12 +195,15 @@ export function formatJunit(results: CheckedFixture[]): string {
  * returns that the document omits, optional fields never seen (across every 2xx JSON fixture of the
  * operation, `fieldPresence`), enum values the document lacks, nulls it does not allow, other findings.
  */
-export function formatMarkdown(results: CheckedFixture[], loaded: LoadedDocument, fixtures: Fixture[]): string {
+export function formatMarkdown(report: Report): string {
+  const { results, loaded, fixtures } = report;
+  const closing = closingLines(report);
   const out = [
     `# ${loaded.title} ${loaded.infoVersion}: what the API returns that the document does not say`,
     '',
-    summaryLine(results),
+    summaryLine(results, report.baseline),
     '',
+    ...(closing.length ? [...closing.map((line) => `- ${line}`), ''] : []),
   ];
   const byOperation = new Map<string, { operation: Operation; indexes: number[] }>();
   results.forEach((result, index) => {
