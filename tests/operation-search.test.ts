@@ -376,6 +376,33 @@ describe("findOperations on GitHub's description", () => {
     );
   });
 
+  it('issue 16: reads CI expressions, <name> and {name} segments, and body flags that make gh api and curl send a POST', () => {
+    const rows = [
+      'gh api repos/${{ github.repository }}/statuses/${{ github.sha }} -f state=success',
+      'gh api repos/<owner>/<repo>/issues/42/labels -f labels[]=bug',
+      'gh api repos/{owner}/{repo}/pulls/7/requested_reviewers --input reviewers.json',
+      'gh api repos/${OWNER}/${REPO}/pulls/7/requested_reviewers --raw-field=reviewers[]=octocat',
+      'gh api -X DELETE repos/$OWNER/$REPO/git/refs/heads/$BRANCH',
+      'gh api repos/:owner/:repo/issues/42/labels',
+      'curl -d @body.json https://api.github.com/repos/acme/widgets/issues',
+    ];
+    assert.deepEqual(
+      rows.map((row) => {
+        const [hit] = findOperations(github, row).hits;
+        return [row, hit?.method, hit?.path, hit?.confidence];
+      }),
+      [
+        [rows[0], 'POST', '/repos/{owner}/{repo}/statuses/{sha}', 'high'],
+        [rows[1], 'POST', '/repos/{owner}/{repo}/issues/{issue_number}/labels', 'high'],
+        [rows[2], 'POST', '/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers', 'high'],
+        [rows[3], 'POST', '/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers', 'high'],
+        [rows[4], 'DELETE', '/repos/{owner}/{repo}/git/refs/{ref}', 'high'],
+        [rows[5], 'GET', '/repos/{owner}/{repo}/issues/{issue_number}/labels', 'high'],
+        [rows[6], 'POST', '/repos/{owner}/{repo}/issues', 'high'],
+      ],
+    );
+  });
+
   it('matches an operationId exactly', () => {
     assert.deepEqual(findOperations(github, 'pulls/list-files'), {
       query: 'pulls/list-files',

@@ -981,25 +981,43 @@ const HTTP_METHODS = ['GET', 'PUT', 'POST', 'DELETE', 'OPTIONS', 'HEAD', 'PATCH'
 
 type PathQuery = { method?: string; path: string; wildcards: number };
 
+// Flags that give a request a body, so the command sends a POST unless `-X` names another method:
+// `gh api` (its manual: "the default HTTP request method is GET normally and POST if any parameters
+// were added") and curl (`-d` and `-F` send POST).
+const BODY_FLAGS = {
+  gh: new Set(['-f', '-F', '--field', '--raw-field', '--input']),
+  curl: new Set(['-d', '--data', '--data-raw', '--data-binary', '--data-urlencode', '--json', '-F', '--form']),
+} as const;
+
 /**
  * Reads a path-shaped query: `GET /pets/42`, a full URL, a `gh api repos/o/r/pulls -X PUT` line, a
- * template with `{name}` or `:name` segments, or a path with shell variables (`$R`, `${SHA}`, `{}`),
- * which stand for one or more segments.
+ * template with `{name}`, `:name` or `<name>` segments, or a path with shell or CI variables (`$R`,
+ * `${SHA}`, `${{ github.sha }}`, `{}`), which stand for one or more segments. A `gh api` or curl line
+ * with body flags (`-f`, `--input`, `-d` ...) and no `-X` is a POST.
  */
 function readPathQuery(query: string): PathQuery | undefined {
   const tokens = query
     .trim()
+    // A CI expression is one segment whatever its spaces (GitHub Actions: `${{ github.sha }}`).
+    .replace(/\$\{\{[^{}]{0,200}\}\}/g, '$CI')
     .split(/\s+/)
     .map((token) => token.replace(/^["'`]+|["'`,;]+$/g, ''));
   let method: string | undefined;
   let path: string | undefined;
+  let bodyFlag = false;
+  const command = /^(gh|curl)$/i.test(tokens[0] ?? '') ? (tokens[0]!.toLowerCase() as 'gh' | 'curl') : undefined;
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i]!;
     const upper = token.toUpperCase();
     if ((token === '-X' || token === '--method' || token === '--request') && tokens[i + 1]) {
-      const next = tokens[i + 1]!.toUpperCase();
+      const next = tokens[i + 1]!.replace(/^["']+|["']+$/g, '').toUpperCase();
       if (HTTP_METHODS.includes(next)) method = next;
       i++;
+      continue;
+    }
+    if (command && BODY_FLAGS[command].has(token.replace(/=.*$/s, ''))) {
+      bodyFlag = true;
+      if (!token.includes('=')) i++; // the flag's value is not the path
       continue;
     }
     if (i === 0 && HTTP_METHODS.includes(upper) && token === upper) {
@@ -1010,11 +1028,12 @@ function readPathQuery(query: string): PathQuery | undefined {
     // A bare `a/b/c` is a path only where a path is expected: alone, after a method, or in a command
     // line (`gh api a/b/c`); in prose it is words ("create/update a status").
     const bare =
-      /^[A-Za-z0-9_.$:{}-]+(\/[^\s/]*)+$/.test(token) &&
+      /^[A-Za-z0-9_.$:{}<>-]+(\/[^\s/]*)+$/.test(token) &&
       (tokens.length === 1 || method !== undefined || /^(gh|curl|http|https|wget)$/i.test(tokens[0]!));
     if (/^https?:\/\/[^\s/]+/i.test(token) || token.startsWith('/') || bare) path = token;
   }
   if (path === undefined) return undefined;
+  if (!method && bodyFlag) method = 'POST';
   const origin = /^https?:\/\/[^/?#]*/i.exec(path);
   if (origin) path = path.slice(origin[0].length) || '/';
   path = path.replace(/#.*$/s, '').replace(/\?.*$/s, '');
@@ -1023,6 +1042,7 @@ function readPathQuery(query: string): PathQuery | undefined {
   const segments = path.split('/').map((segment, i) => {
     if (i === 0) return segment;
     if (/^:[A-Za-z_][A-Za-z0-9_]*$/.test(segment)) return `{${segment.slice(1)}}`;
+    if (/^<[A-Za-z_][A-Za-z0-9_ -]*>$/.test(segment)) return `{${segment.slice(1, -1)}}`;
     if (/^(\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\{\})$/.test(segment)) {
       wildcards++;
       return '\u0000';
