@@ -239,7 +239,7 @@ describe('findOperations on the walkthrough document', () => {
           operationId: 'listMeters',
           summary: 'List meters',
           matched: 'words: meter',
-          score: 0.208,
+          score: 0.173,
           confidence: 'low',
         },
         {
@@ -248,7 +248,7 @@ describe('findOperations on the walkthrough document', () => {
           operationId: 'getMeter',
           summary: 'Get one meter',
           matched: 'words: meter',
-          score: 0.187,
+          score: 0.156,
           confidence: 'low',
         },
       ],
@@ -401,6 +401,20 @@ describe("findOperations on GitHub's description", () => {
         [rows[6], 'POST', '/repos/{owner}/{repo}/issues', 'high'],
       ],
     );
+  });
+
+  it("issue 16: the intent's verb ranks the method it asks for above the same path's other methods", () => {
+    const top = (query: string) => findOperations(github, query).hits.map((hit) => `${hit.method} ${hit.path}`);
+    assert.deepEqual(top('see the topics of a repo'), [
+      'GET /repos/{owner}/{repo}/topics',
+      'GET /search/topics',
+      'PUT /repos/{owner}/{repo}/topics',
+    ]);
+    assert.deepEqual(top('download a release asset'), [
+      'GET /repos/{owner}/{repo}/releases/assets/{asset_id}',
+      'GET /repos/{owner}/{repo}/releases/{release_id}/assets',
+      'POST /repos/{owner}/{repo}/releases/{release_id}/assets',
+    ]);
   });
 
   it('matches an operationId exactly', () => {

@@ -118,6 +118,27 @@ const METHOD_WORDS = {
   DELETE: 'delete remove unset clear cancel revoke',
 } as const;
 
+// The intent's verb asks for a method (issue 16): the first of these words in the query, stemmed.
+const VERB_METHODS: Record<string, string[]> = Object.fromEntries(
+  (
+    [
+      ['get see show list download fetch view retrieve display read', ['GET']],
+      ['rename change edit update modify', ['PATCH', 'PUT']],
+      ['remove delete revoke', ['DELETE']],
+      ['create add start open', ['POST']],
+    ] as const
+  ).flatMap(([words, methods]) => words.split(' ').map((word) => [stemWord(word), [...methods]])),
+);
+
+/** The methods the intent's first verb asks for (`VERB_METHODS`), or undefined when it names none. */
+function verbMethods(text: string): string[] | undefined {
+  for (const word of splitWords(text).slice(0, MAX_QUERY_WORDS)) {
+    const methods = VERB_METHODS[stemWord(word)];
+    if (methods) return methods;
+  }
+  return undefined;
+}
+
 // ---------------------------------------------------------------------------------------------
 // The index
 
@@ -1489,6 +1510,29 @@ function findByPath(
   };
 }
 
+// Candidates of the second stage, and the weight of the verb's method (chosen on the development set).
+const RERANK_CANDIDATES = 20;
+const VERB_WEIGHT = 0.2;
+
+/**
+ * The second stage over the best `RERANK_CANDIDATES` of `rankText`: an operation whose method the
+ * intent's verb does not ask for (`verbMethods`) has its score divided by `1 + VERB_WEIGHT` (a re-rank,
+ * not a filter); nothing changes when no candidate has the asked method (Stripe updates with POST).
+ */
+function rerank(index: SearchIndex, text: string, ranked: Ranked[]): Ranked[] {
+  const methods = verbMethods(text);
+  if (!methods || !ranked.some((item) => methods.includes(index.entries[item.position]!.operation.method)))
+    return ranked;
+  return ranked
+    .map((item) => ({
+      ...item,
+      score: methods.includes(index.entries[item.position]!.operation.method)
+        ? item.score
+        : item.score / (1 + VERB_WEIGHT),
+    }))
+    .sort((a, b) => b.score - a.score || a.position - b.position);
+}
+
 /**
  * Finds the operations that serve a query (MCP tool `find_operation`; OpenAPI 3.x Paths, Operation
  * and External Documentation Objects).
@@ -1524,7 +1568,10 @@ export function findOperations(
   // A docs URL or anchor that matched nothing exactly is read as words, not as an API path.
   if (shape && !text.includes('#')) return findByPath(loaded, index, text, shape, method, limit);
   const cleaned = sdkMemberWords(text) ?? text.replace(/https?:\/\/[^/\s]+/gi, ' ');
-  const ranked = rankText(index, cleaned, method, limit);
+  const ranked = rerank(index, cleaned, rankText(index, cleaned, method, Math.max(limit, RERANK_CANDIDATES))).slice(
+    0,
+    limit,
+  );
   if (ranked.length === 0) {
     return {
       query: text,
