@@ -417,6 +417,21 @@ describe("findOperations on GitHub's description", () => {
     ]);
   });
 
+  it('issue 16: a hit is confident by the blend of its coverage and its strong-field coverage; a feature the API lacks stays low', () => {
+    const flags = (query: string) =>
+      findOperations(github, query).hits.map((hit) => `${hit.method} ${hit.path} ${hit.confidence}`);
+    assert.deepEqual(flags('Is it possible to delete a gist comment'), [
+      'DELETE /gists/{gist_id}/comments/{comment_id} high',
+      'DELETE /gists/{gist_id} high',
+      'GET /gists/{gist_id}/comments/{comment_id} high',
+    ]);
+    assert.deepEqual(flags('export my github account to a pdf'), [
+      'GET /user/codespaces/{codespace_name}/exports/{export_id} low',
+      'POST /user/codespaces/{codespace_name}/exports low',
+      'GET /repos/{owner}/{repo}/dependency-graph/sbom low',
+    ]);
+  });
+
   it('matches an operationId exactly', () => {
     assert.deepEqual(findOperations(github, 'pulls/list-files'), {
       query: 'pulls/list-files',
