@@ -614,6 +614,13 @@ describe("findOperations on Spotify's Web API", () => {
     spotify = await loadDocument(spotifyDescriptionPath());
   });
 
+  it('issue 16: indexes summary-like x- extensions (x-spotify-docs-endpoint-name "Get Following State for Artists/Users")', () => {
+    assert.deepEqual(
+      findOperations(spotify, 'following state for artists').hits.map((hit) => `${hit.method} ${hit.path}`),
+      ['PUT /me/following', 'GET /me/following/contains', 'GET /me/following'],
+    );
+  });
+
   it('strips the /v1 server path from an API URL', () => {
     assert.deepEqual(findOperations(spotify, 'https://api.spotify.com/v1/me/tracks/contains?ids=1').hits, [
       {
