@@ -432,6 +432,26 @@ describe("findOperations on GitHub's description", () => {
     ]);
   });
 
+  it('issue 16: reads an SDK call with its arguments as the SDK method name', () => {
+    const rows = [
+      'octokit.rest.issues.addLabels({ owner, repo, issue_number, labels })',
+      'github.rest.pulls.listFiles({owner: context.repo.owner, repo: context.repo.repo, pull_number: 7});',
+    ];
+    assert.deepEqual(
+      rows.map((row) => findOperations(github, row).hits.map((hit) => [hit.method, hit.path, hit.matched])),
+      [
+        [
+          [
+            'POST',
+            '/repos/{owner}/{repo}/issues/{issue_number}/labels',
+            'operationId issues/add-labels (SDK method name)',
+          ],
+        ],
+        [['GET', '/repos/{owner}/{repo}/pulls/{pull_number}/files', 'operationId pulls/list-files (SDK method name)']],
+      ],
+    );
+  });
+
   it('matches an operationId exactly', () => {
     assert.deepEqual(findOperations(github, 'pulls/list-files'), {
       query: 'pulls/list-files',

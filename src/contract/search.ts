@@ -1199,6 +1199,25 @@ function exactHits(
     .map((position) => hitOf(index, position, matched, 1, 'high'));
 }
 
+/**
+ * A call without its argument list and a closing `;`: `octokit.rest.issues.addLabels({ owner, repo })`
+ * -> `octokit.rest.issues.addLabels`. Only a trailing list of at most 500 characters, parentheses nested
+ * at most two deep, is cut (one backward scan of at most 500 characters); anything else is returned as given.
+ */
+function withoutArguments(text: string): string {
+  let end = text.length;
+  while (end > 0 && /[\s;]/.test(text[end - 1]!)) end--;
+  if (text[end - 1] !== ')') return text;
+  let depth = 0;
+  for (let i = end - 1; i >= 0 && i >= end - 500; i--) {
+    const char = text[i];
+    if (char === ')') {
+      if (++depth > 2) return text;
+    } else if (char === '(' && --depth === 0) return text.slice(0, i);
+  }
+  return text;
+}
+
 /** Exact evidence in the query: a docs URL, an anchor or slug, an operationId or SDK method name. */
 function findExact(
   index: SearchIndex,
@@ -1259,7 +1278,7 @@ function findExact(
   }
   // operationId as written, then as the tail of an SDK method path (`octokit.rest.issues.addLabels`
   // -> `issues/add-labels`): the operationId's words end the query's identifier words.
-  const identifier = trimmed.replace(/\(\s*\)$/, '');
+  const identifier = withoutArguments(trimmed);
   const named = index.byOperationId.get(identifier.toLowerCase());
   if (named) {
     const hits = exactHits(
@@ -1424,7 +1443,7 @@ function nearestTemplates(index: SearchIndex, path: string, method: string): str
  * the operation. `undefined` when the query is not one identifier path of two members or more.
  */
 function sdkMemberWords(query: string): string | undefined {
-  const trimmed = query.trim().replace(/\(\s*\)$/, '');
+  const trimmed = withoutArguments(query.trim());
   if (trimmed.length > 200 || !/^[A-Za-z_$][\w$]*((::|\.|->|#)[A-Za-z_$][\w$]*)+$/.test(trimmed)) return undefined;
   return trimmed
     .split(/::|\.|->|#/)
