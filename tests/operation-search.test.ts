@@ -452,6 +452,25 @@ describe("findOperations on GitHub's description", () => {
     );
   });
 
+  it('issue 16: finds the operation by a field of its response or of its request body', () => {
+    const first = (query: string) => {
+      const [hit] = findOperations(github, query).hits;
+      return `${hit?.method} ${hit?.path} ${hit?.confidence}`;
+    };
+    assert.deepEqual(
+      [
+        first('check whether a pull request is mergeable'),
+        first('change the homepage of a repository'),
+        first('lock the conversation with a reason of spam'),
+      ],
+      [
+        'GET /repos/{owner}/{repo}/pulls/{pull_number} high',
+        'PATCH /repos/{owner}/{repo} high',
+        'PUT /repos/{owner}/{repo}/issues/{issue_number}/lock high',
+      ],
+    );
+  });
+
   it('matches an operationId exactly', () => {
     assert.deepEqual(findOperations(github, 'pulls/list-files'), {
       query: 'pulls/list-files',
