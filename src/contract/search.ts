@@ -7,8 +7,9 @@
  * matcher (literal beats template, strict segment count), then free text ranked by BM25F over one
  * document per operation (summary, operationId, path, tags, description, parameter names, the fields of
  * its 2xx response), with identifier splitting, light stemming, a WordNet synonym table and
- * near-spelling expansion. The index is built once per loaded document, lazily (with the document
- * core's path matcher). Per-query work is bounded whatever the document (issue 8): postings are typed
+ * near-spelling expansion; the best 20 are re-ranked by the method the intent's verb asks for, and a
+ * hit is `low` unless it matches enough of the query, in its strong fields above all (issue 16). The
+ * index is built once per loaded document, lazily (with the document core's path matcher). Per-query work is bounded whatever the document (issue 8): postings are typed
  * arrays holding each term's BM25 part, at most 200 operations get the trigram part, at most 8 unknown
  * words are compared with the vocabulary (letter sets first), and a path that no template can match
  * (a prefilter over the templates by length and first segment) never reaches the matcher, whose misses
