@@ -11,7 +11,7 @@
  */
 import { analyzeSample } from '../contract/sample.ts';
 import { describeOperation, describeTypeScript } from '../contract/describe.ts';
-import { draftRequest } from '../contract/draft.ts';
+import { bodyFileContents, draftRequest } from '../contract/draft.ts';
 import { findOperation } from '../contract/operation.ts';
 import { operationKey } from '../document/model.ts';
 import { resolveOperation, summarize } from '../contract/operation.ts';
@@ -284,7 +284,7 @@ export const JOBS: { [Name in JobName]: Job<Name> } = {
     const note =
       drafted.request.bodyFile === undefined
         ? 'Not sent. Run `request.curl` yourself after review, with API_KEY set in your shell.'
-        : `Not sent. The body (${drafted.request.bodyLength} characters) is not repeated here: save the body you drafted to ${drafted.request.bodyFile} (a string body as its text, any other as its JSON), then run \`request.curl\` yourself after review, with API_KEY set in your shell.`;
+        : `Not sent. The body (${drafted.request.bodyLength} characters) is not repeated here: save the body you drafted to ${drafted.request.bodyFile} (${bodyFileContents(drafted.request)}), then run \`request.curl\` yourself after review, with API_KEY set in your shell.`;
     return { structured: { ...drafted, note } };
   },
 
