@@ -128,7 +128,7 @@ describe('case 69: draft_request with an application/x-www-form-urlencoded body 
           url: 'https://api.test/oauth2/token',
           headers: formHeaders,
           body: 'grant_type=client_credentials&scope=read',
-          curl: `curl -X 'POST' 'https://api.test/oauth2/token' -H 'Content-Type: application/x-www-form-urlencoded' -H 'Authorization: Bearer '"$API_KEY" --data-raw 'grant_type=client_credentials&scope=read'`,
+          curl: `curl -g -X 'POST' 'https://api.test/oauth2/token' -H 'Content-Type: application/x-www-form-urlencoded' -H 'Authorization: Bearer '"$API_KEY" --data-raw 'grant_type=client_credentials&scope=read'`,
         },
       ],
     );
@@ -261,7 +261,7 @@ describe('form bodies', () => {
       headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: 'Bearer $API_KEY' },
       bodyFile: 'request-body.txt',
       bodyLength: 20_005,
-      curl: `curl -X 'POST' 'https://api.test/things' -H 'Content-Type: application/x-www-form-urlencoded' -H 'Authorization: Bearer '"$API_KEY" --data-binary @request-body.txt`,
+      curl: `curl -g -X 'POST' 'https://api.test/things' -H 'Content-Type: application/x-www-form-urlencoded' -H 'Authorization: Bearer '"$API_KEY" --data-binary @request-body.txt`,
     });
   });
 });

@@ -791,7 +791,7 @@ describe('draftRequest', () => {
           url: 'https://api.example.com/v2/meters/mtr_1',
           headers: { 'Content-Type': 'application/json', 'X-API-Key': '$API_KEY' },
           body: { note: "it's fine" },
-          curl: `curl -X 'PATCH' 'https://api.example.com/v2/meters/mtr_1' -H 'Content-Type: application/json' -H 'X-API-Key: '"$API_KEY" --data-raw '{"note":"it'\\''s fine"}'`,
+          curl: `curl -g -X 'PATCH' 'https://api.example.com/v2/meters/mtr_1' -H 'Content-Type: application/json' -H 'X-API-Key: '"$API_KEY" --data-raw '{"note":"it'\\''s fine"}'`,
         },
       },
     );
@@ -802,7 +802,7 @@ describe('draftRequest', () => {
       method: 'GET',
       url: 'https://api.example.com/v2/meters',
       headers: { Authorization: 'Bearer $API_KEY' },
-      curl: `curl 'https://api.example.com/v2/meters' -H 'Authorization: Bearer '"$API_KEY"`,
+      curl: `curl -g 'https://api.example.com/v2/meters' -H 'Authorization: Bearer '"$API_KEY"`,
     });
   });
 });

@@ -130,7 +130,7 @@ export function bodyFileContents(request: RequestEnvelope): string {
 /**
  * Builds the runnable envelope of a draft: the headers as given (the Content-Type the body preparation settled on, see
  * `prepareBody`), and the key header with the placeholder `$API_KEY` (any value the caller put in that header is
- * replaced). Every word is quoted
+ * replaced). `curl -g` turns URL globbing off, so brackets and braces in the URL go as written; every word is quoted
  * with `shellWord`; the placeholder is left outside the quotes, in double quotes, so the shell fills it in from the
  * environment. The body goes as its exact text (`--data-raw`); a text longer than `MAX_ECHOED_BODY` characters, or
  * one holding a NUL, is left out: `curl` reads it with `--data-binary @<bodyFile>`.
@@ -151,7 +151,7 @@ function requestEnvelope(draft: Draft, prepared: PreparedBody): RequestEnvelope 
     keyPrefix = keyHeader === 'authorization' ? 'Bearer ' : '';
     headers[draft.keyHeader] = `${keyPrefix}${KEY_PLACEHOLDER}`;
   }
-  const words = ['curl'];
+  const words = ['curl', '-g'];
   if (method !== 'GET' || hasBody) words.push('-X', shellQuote(method));
   words.push(shellQuote(draft.url.href));
   for (const [name, value] of Object.entries(headers)) {
