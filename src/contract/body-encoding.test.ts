@@ -266,6 +266,65 @@ describe('form bodies', () => {
   });
 });
 
+describe("form fields by their Encoding Object's style and explode (OAS 3.0.3 4.7.15, the Style Examples table)", () => {
+  let styled: LoadedDocument;
+  before(async () => {
+    const rgb = {
+      type: 'object',
+      properties: { R: { type: 'integer' }, G: { type: 'integer' }, B: { type: 'integer' } },
+    };
+    const colours = { type: 'array', items: { type: 'string' } };
+    styled = await loadObject(
+      documentWith({
+        'application/x-www-form-urlencoded': {
+          schema: { type: 'object', properties: { color: rgb, tags: colours, ids: colours, shade: rgb } },
+          encoding: {
+            color: { style: 'deepObject', explode: true },
+            tags: { style: 'form', explode: false },
+            ids: { style: 'pipeDelimited' },
+            shade: { style: 'deepObject' },
+          },
+        },
+      }),
+    );
+  });
+
+  it('writes deepObject, form without explode and pipeDelimited fields as the table does, then URLSearchParams-encoded', () => {
+    // Style Examples: color[R]=100&color[G]=200&color[B]=150, color=blue,black,brown, color=blue|black|brown.
+    const answer = post(styled, {
+      color: { R: 100, G: 200, B: 150 },
+      tags: ['blue', 'black', 'brown'],
+      ids: ['blue', 'black', 'brown'],
+    });
+    assert.deepStrictEqual(
+      [answer.problems, answer.request.body],
+      [[], 'color%5BR%5D=100&color%5BG%5D=200&color%5BB%5D=150&tags=blue%2Cblack%2Cbrown&ids=blue%7Cblack%7Cbrown'],
+    );
+  });
+
+  it('reads a form text by the same styles and checks each value by its own schema', () => {
+    const answer = post(styled, 'color[R]=100&color[G]=green&tags=blue,black&ids=1|2', {
+      'Content-Type': 'application/x-www-form-urlencoded',
+    });
+    assert.deepStrictEqual(answer.problems, [
+      { in: 'body', name: '$.color.G', kind: 'wrongType', severity: 'error', message: 'is string, expected integer' },
+    ]);
+  });
+
+  it('sends a field whose style the specification leaves undefined (deepObject without explode) as a plain field, and says so', () => {
+    assert.deepStrictEqual(post(styled, { shade: { R: 1 } }).problems, [
+      {
+        in: 'body',
+        name: '$.shade',
+        kind: 'style',
+        severity: 'warning',
+        message:
+          "is sent as a plain field: its Encoding Object's style cannot write it (style deepObject with explode false is not defined)",
+      },
+    ]);
+  });
+});
+
 describe('multipart/form-data bodies (RFC 7578, OAS 3.0.3 4.7.15 Encoding Object)', () => {
   let upload: LoadedDocument;
   const boundary = 'openapi-probe-000000';
@@ -311,6 +370,15 @@ describe('multipart/form-data bodies (RFC 7578, OAS 3.0.3 4.7.15 Encoding Object
           ['photo', 'PNG…', 'image/png'],
         ],
       ],
+    );
+  });
+
+  it('picks a boundary that no part holds', async () => {
+    const answer = post(upload, { id: 1, note: `--${boundary}\r\n--openapi-probe-000001x`, photo: 'P' });
+    const contentType = answer.request.headers['Content-Type']!;
+    assert.deepStrictEqual(
+      [contentType, (await partsOf(answer.request.body as string, contentType))[1]],
+      ['multipart/form-data; boundary=openapi-probe-000002', ['note', `--${boundary}\r\n--openapi-probe-000001x`]],
     );
   });
 

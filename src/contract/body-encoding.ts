@@ -6,6 +6,10 @@
  */
 import { isJsonMediaType, mediaTypeEssence } from '../shared/media-type.ts';
 import { isPlainObject } from '../shared/values.ts';
+import { MAX_BODY_DEPTH, measureJsonText } from '../shared/json-text.ts';
+
+import { coerceText, parse, serialize, splitQuery } from '../document/parameter-style.ts';
+import type { QueryPair } from '../document/parameter-style.ts';
 
 import { resolveSchema } from './operation.ts';
 
@@ -128,21 +132,32 @@ function fieldText(value: unknown): string {
 /**
  * The fields of an object body, in its order, for a form or a multipart body (OpenAPI 3.0.3, 4.7.15 and "Support for
  * x-www-form-urlencoded Request Bodies"; 3.1.1 4.8.15.4): an array gives one field per item under the same name
- * (form, explode), an object goes as JSON text, a string as it is, any other value as its JSON text. Multipart
+ * (form, explode), an object goes as JSON text, a string as it is, any other value as its JSON text. In a form, a
+ * field whose Encoding Object names `style`, `explode` or `allowReserved` is serialized as a query parameter of that
+ * style is (`serialize`, src/document/parameter-style.ts: `color[R]=100`, `tags=a,b`); a combination the
+ * specification leaves undefined falls back to the default and is listed in `refused` (name, reason). Multipart
  * fields carry their part's Content-Type (`partContentType`) and, for a binary string, a file name (the field's name).
- * Fields whose Encoding Object names a `style` are the caller's to encode (`hasStyle`): they are left out here.
  */
 export function fieldsOfObject(
   doc: unknown,
   media: Record<string, unknown>,
   body: Record<string, unknown>,
   multipart: boolean,
+  refused: [name: string, reason: string][] = [],
 ): BodyField[] {
   const fields: BodyField[] = [];
   for (const [name, value] of Object.entries(body)) {
     if (value === undefined) continue;
     const encoding = encodingFor(media, name);
-    if (hasStyle(encoding) && !multipart) continue;
+    if (!multipart && hasStyle(encoding)) {
+      const styled = serialize(value, { name, location: 'query', ...styleOf(encoding!) });
+      if ('text' in styled) {
+        for (const [key, text] of splitQuery(styled.text))
+          fields.push({ name: formDecode(key), value: formDecode(text) });
+        continue;
+      }
+      refused.push([name, styled.refused]);
+    }
     const schema = propertySchema(doc, media.schema, name);
     const items = Array.isArray(value) ? value : [value];
     const itemSchema = Array.isArray(value) ? resolveSchema(doc, schema?.items).node : schema;
@@ -156,6 +171,20 @@ export function fieldsOfObject(
     }
   }
   return fields;
+}
+
+/** The Encoding Object's `style`, `explode` and `allowReserved`, as `serialize` and `parse` take them. */
+function styleOf(encoding: Record<string, unknown>): { style?: string; explode?: boolean; allowReserved?: boolean } {
+  return {
+    ...(typeof encoding.style === 'string' ? { style: encoding.style } : {}),
+    ...(typeof encoding.explode === 'boolean' ? { explode: encoding.explode } : {}),
+    ...(typeof encoding.allowReserved === 'boolean' ? { allowReserved: encoding.allowReserved } : {}),
+  };
+}
+
+/** One name or value of a form pair decoded (WHATWG URL: `+` is a space, a malformed escape kept as written). */
+function formDecode(text: string): string {
+  return new URLSearchParams(`a=${text.replace(/&/g, '%26')}`).get('a') ?? text;
 }
 
 /** Form fields as `URLSearchParams` writes them (WHATWG URL, application/x-www-form-urlencoded serializer). */
@@ -174,74 +203,106 @@ export function fieldsOfFormText(text: string): BodyField[] {
 }
 
 /**
- * The text of one field turned into the value its schema describes, as parameters are (OpenAPI 3.0.3, 4.7.12): an
- * integer, a number or a boolean from its JSON text, an object or array from JSON text when its part is JSON; text
- * that fits no declared type stays text, so the check names the mismatch.
+ * The text of one field turned into the value its schema describes, as a parameter's is (`coerceText`,
+ * src/document/parameter-style.ts: an integer, a number or a boolean from its text); an object or array from JSON
+ * text, when its part is JSON or the property is an object or array (OpenAPI 3.0.3, 4.7.15: an object's default
+ * contentType is application/json); text that fits no declared type stays text, so the check names the mismatch.
  */
-export function fieldValue(schema: Record<string, unknown> | undefined, text: string, contentType?: string): unknown {
+export function fieldValue(
+  doc: unknown,
+  schema: Record<string, unknown> | undefined,
+  text: string,
+  contentType?: string,
+): unknown {
   const types = typesOf(schema);
-  if (contentType !== undefined && isJsonMediaType(contentType)) {
+  const json = contentType !== undefined && isJsonMediaType(contentType);
+  if (json || ((types.includes('object') || types.includes('array')) && /^\s*[[{]/.test(text))) {
+    if (measureJsonText(text).depth > MAX_BODY_DEPTH) return text;
     try {
       return JSON.parse(text);
     } catch {
       return text;
     }
   }
-  if (types.includes('integer') && /^-?(0|[1-9][0-9]*)$/.test(text)) return Number(text);
-  if (types.includes('number') && /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/.test(text)) return Number(text);
-  if (types.includes('boolean') && (text === 'true' || text === 'false')) return text === 'true';
-  if (types.includes('null') && text === 'null') return null;
-  if ((types.includes('object') || types.includes('array')) && /^\s*[[{]/.test(text)) {
-    try {
-      return JSON.parse(text);
-    } catch {
-      return text;
-    }
-  }
-  return text;
+  return coerceText(text, schema, doc);
 }
 
 /**
- * Fields read back into the object the body schema describes: each value turned into its property's type
- * (`fieldValue`), a name given more than once (or an array property) as the list of its values, in order.
+ * Fields read back into the object the body schema describes: in a form, each field whose Encoding Object names a
+ * style read by that style (`parse`, src/document/parameter-style.ts), the others by name, each value turned into
+ * its property's type (`fieldValue`), a name given more than once (or an array property) as the list of its values,
+ * in order. A styled field whose text breaks its style is listed in `unread` (name, reason, `true`) and left out; one
+ * whose style the specification leaves undefined is read as a plain field and listed (name, reason, `false`).
  */
 export function objectOfFields(
   doc: unknown,
   media: Record<string, unknown>,
   fields: BodyField[],
+  multipart = false,
+  unread: [name: string, reason: string, broken: boolean][] = [],
 ): Record<string, unknown> {
+  const object: Record<string, unknown> = {};
+  const set = (name: string, value: unknown) =>
+    Object.defineProperty(object, name, { value, enumerable: true, writable: true, configurable: true });
+  const claimed = new Set<number>();
+  const encodings = isPlainObject(media.encoding) ? media.encoding : {};
+  if (!multipart) {
+    let pairs: QueryPair[] | undefined;
+    for (const name of Object.keys(encodings)) {
+      const encoding = encodingFor(media, name);
+      if (!hasStyle(encoding)) continue;
+      pairs ??= fields.map((field) => [encodeURIComponent(field.name), encodeURIComponent(field.value)] as const);
+      const read = parse(pairs, {
+        name,
+        location: 'query',
+        ...styleOf(encoding!),
+        schema: propertySchema(doc, media.schema, name),
+        doc,
+        claimed,
+      });
+      if ('value' in read) {
+        set(name, read.value);
+        for (const index of read.used) claimed.add(index);
+      } else if ('problem' in read) unread.push([name, read.problem, true]);
+      else if ('refused' in read && fields.some((field) => field.name === name))
+        unread.push([name, read.refused, false]);
+    }
+  }
   const grouped = new Map<string, BodyField[]>();
-  for (const field of fields) {
+  fields.forEach((field, index) => {
+    if (claimed.has(index) || Object.hasOwn(object, field.name)) return;
     const same = grouped.get(field.name);
     if (same) same.push(field);
     else grouped.set(field.name, [field]);
-  }
-  const object: Record<string, unknown> = {};
+  });
   for (const [name, same] of grouped) {
     const schema = propertySchema(doc, media.schema, name);
     const isArray = typesOf(schema).includes('array');
     if (isArray && same.length === 1 && same[0]!.contentType !== undefined && isJsonMediaType(same[0]!.contentType)) {
-      object[name] = fieldValue(schema, same[0]!.value, same[0]!.contentType);
+      set(name, fieldValue(doc, schema, same[0]!.value, same[0]!.contentType));
       continue;
     }
     const itemSchema = isArray ? resolveSchema(doc, schema?.items).node : schema;
-    const values = same.map((field) => fieldValue(itemSchema, field.value, field.contentType));
-    Object.defineProperty(object, name, {
-      value: isArray || values.length > 1 ? values : values[0],
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
+    const values = same.map((field) => fieldValue(doc, itemSchema, field.value, field.contentType));
+    set(name, isArray || values.length > 1 ? values : values[0]);
   }
   return object;
 }
 
-/** A multipart boundary that occurs in none of the fields' texts (RFC 2046, 5.1.1: at most 70 characters). */
+/**
+ * A multipart boundary that occurs in none of the fields' texts (RFC 2046, 5.1.1: at most 70 characters):
+ * `openapi-probe-` and the first six-digit counter no text holds after that prefix, found in one pass over the texts.
+ */
 export function boundaryFor(fields: BodyField[]): string {
-  for (let attempt = 0; ; attempt++) {
-    const boundary = `openapi-probe-${attempt.toString(36).padStart(6, '0')}`;
-    if (!fields.some((field) => field.value.includes(boundary) || field.name.includes(boundary))) return boundary;
-  }
+  const prefix = 'openapi-probe-';
+  const taken = new Set<string>();
+  for (const field of fields)
+    for (const text of [field.name, field.value])
+      for (let at = text.indexOf(prefix); at >= 0; at = text.indexOf(prefix, at + 1))
+        taken.add(text.slice(at + prefix.length, at + prefix.length + 6));
+  let counter = 0;
+  while (taken.has(counter.toString(36).padStart(6, '0'))) counter++;
+  return `${prefix}${counter.toString(36).padStart(6, '0')}`;
 }
 
 /** A name or file name in a Content-Disposition header: `"`, CR and LF percent-escaped (WHATWG HTML, multipart/form-data encoding algorithm). */

@@ -27,7 +27,7 @@ import {
   encodingOf,
   fieldsOfFormText,
 } from './body-encoding.ts';
-import { fieldsOfMultipartText, fieldsOfObject, formText, hasStyle, multipartText } from './body-encoding.ts';
+import { fieldsOfMultipartText, fieldsOfObject, formText, multipartText } from './body-encoding.ts';
 import { objectOfFields, rangeAdmits } from './body-encoding.ts';
 import type { BodyField } from './body-encoding.ts';
 /** One way a draft request breaks the contract. `name` is the parameter name, or for the body the instance path (`$.photoUrls`). */
@@ -258,25 +258,39 @@ function prepareBody(loaded: LoadedDocument, operation: Operation | undefined, d
     );
     return { contentTypeName, contentType, sent: body, text: JSON.stringify(body), problems };
   }
-  for (const [name] of Object.entries(isPlainObject(body) ? body : {}))
-    if (encoding === 'form' && hasStyle(encodingFor(media, name)))
+  if (encoding === 'form') {
+    const refused: [string, string][] = [];
+    const unread: [string, string, boolean][] = [];
+    const fields =
+      typeof body === 'string' ? fieldsOfFormText(body) : fieldsOfObject(loaded.doc, media, body, false, refused);
+    const text = formText(fields);
+    const checked = objectOfFields(loaded.doc, media, fields, false, unread);
+    for (const [name, reason] of refused)
       problems.push(
         bodyProblem(
           instancePath([name]),
-          'unchecked',
-          'was not drafted or checked: its Encoding Object names a style, and styles are not applied to form fields yet',
+          'style',
+          `is sent as a plain field: its Encoding Object's style cannot write it (${reason})`,
           'warning',
         ),
       );
-  if (encoding === 'form') {
-    const fields = typeof body === 'string' ? fieldsOfFormText(body) : fieldsOfObject(loaded.doc, media, body, false);
-    const text = formText(fields);
+    for (const [name, reason, broken] of unread.filter(([name]) => !refused.some(([sent]) => sent === name)))
+      problems.push(
+        broken
+          ? bodyProblem(instancePath([name]), 'invalid', `${reason}, as its Encoding Object's style reads it`)
+          : bodyProblem(
+              instancePath([name]),
+              'style',
+              `is read as a plain field: its Encoding Object's style cannot read it (${reason})`,
+              'warning',
+            ),
+      );
     return {
       contentTypeName,
       contentType,
       sent: text,
       text,
-      checked: objectOfFields(loaded.doc, media, fields),
+      checked,
       problems,
     };
   }
@@ -290,13 +304,13 @@ function prepareBody(loaded: LoadedDocument, operation: Operation | undefined, d
       problems.push(bodyProblem('$', 'invalid', `is a multipart/form-data text that ${fields.reason}; not checked`));
       return { contentTypeName, contentType, sent: text, text, problems };
     }
-    problems.push(...partProblems(loaded.doc, media, fields, true));
+    for (const problem of partProblems(loaded.doc, media, fields, true)) problems.push(problem);
     return {
       contentTypeName,
       contentType,
       sent: text,
       text,
-      checked: objectOfFields(loaded.doc, media, fields),
+      checked: objectOfFields(loaded.doc, media, fields, true),
       problems,
     };
   }
@@ -306,14 +320,14 @@ function prepareBody(loaded: LoadedDocument, operation: Operation | undefined, d
     boundary = boundaryFor(fields);
     contentType += `; boundary=${boundary}`;
   }
-  problems.push(...partProblems(loaded.doc, media, fields, false));
+  for (const problem of partProblems(loaded.doc, media, fields, false)) problems.push(problem);
   const text = wellFormed(multipartText(fields, boundary));
   return {
     contentTypeName,
     contentType,
     sent: text,
     text,
-    checked: objectOfFields(loaded.doc, media, fields),
+    checked: objectOfFields(loaded.doc, media, fields, true),
     problems,
   };
 }
@@ -420,7 +434,8 @@ export function draftRequest(
     severity: problem.kind === 'notChecked' ? ('warning' as const) : ('error' as const),
     message: problem.problem,
   }));
-  problems.push(...bodyProblems(loaded, operation, draft, prepared));
+  // A loop, not push(...): a form of 200,000 fields gives as many problems, past the engine's argument limit.
+  for (const problem of bodyProblems(loaded, operation, draft, prepared)) problems.push(problem);
   const matchesContract = !problems.some((problem) => problem.severity !== 'info');
   // Issue 8: a body of 90,000 unknown fields must not give 90,000 problems; names are bounded too.
   const listed = problems
