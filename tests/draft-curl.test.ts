@@ -27,7 +27,14 @@ function curlMissing(): string | false {
 
 const KEY = 'sk_test_c0ffee';
 
-type Received = { method: string; target: string; contentType?: string; authorization?: string; body: Buffer };
+type Received = {
+  method: string;
+  target: string;
+  contentType?: string;
+  authorization?: string;
+  note?: string;
+  body: Buffer;
+};
 
 const form = {
   type: 'object',
@@ -104,6 +111,7 @@ describe('the curl line of draft_request, run by curl against 127.0.0.1', { skip
           target: request.url!,
           contentType: request.headers['content-type'],
           authorization: request.headers.authorization,
+          ...(request.headers['x-note'] !== undefined ? { note: request.headers['x-note'] as string } : {}),
           body: Buffer.concat(chunks),
         });
         response.end('ok');
@@ -138,7 +146,7 @@ describe('the curl line of draft_request, run by curl against 127.0.0.1', { skip
       execFile(
         'bash',
         ['-c', `${request.curl} --silent --show-error --fail`],
-        { cwd: scratch, env: { PATH: process.env.PATH, API_KEY: KEY } },
+        { cwd: scratch, env: { PATH: process.env.PATH, API_KEY: KEY }, timeout: 20_000 },
         (error, _stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve()),
       ),
     );
@@ -245,6 +253,19 @@ describe('the curl line of draft_request, run by curl against 127.0.0.1', { skip
       [seen(received), request.bodyFile, request.curl.endsWith('--data-binary @request-body.txt')],
       [expected(request, body), 'request-body.txt', true],
     );
+  });
+
+  it('sends a HEAD with -I, which reads no body (curl -X HEAD waits for one until it times out)', async () => {
+    const { request, received } = await run('HEAD', '/search?q=1');
+    assert.deepStrictEqual(
+      [seen(received), request.curl.startsWith("curl -g -I 'http")],
+      [expected(request, undefined), true],
+    );
+  });
+
+  it('sends a Latin-1 header value as its Latin-1 bytes, not UTF-8 (RFC 9110, 5.5)', async () => {
+    const { request, received } = await run('POST', '/json', { body: {}, headers: { 'X-Note': "café 'à' $HOME" } });
+    assert.deepStrictEqual([received.note, request.headers['X-Note']], ["café 'à' $HOME", "café 'à' $HOME"]);
   });
 
   it('never puts the key in the curl line: the shell fills $API_KEY in', async () => {

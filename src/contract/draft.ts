@@ -106,6 +106,19 @@ export function shellWord(word: string): string {
   return `$'${escaped}'`;
 }
 
+/**
+ * Quotes a header line for the shell so curl sends each character as one byte: a header value is Latin-1 text (RFC
+ * 9110, 5.5: obs-text), but a shell passes `é` as its UTF-8 bytes, so a line with characters past U+007F is ANSI-C
+ * quoted with `\\xHH` for each of them; others as `shellQuote`.
+ */
+function headerWord(line: string): string {
+  if (!/[\x80-\xff]/.test(line)) return shellQuote(line);
+  const escaped = line.replace(/[\\'\x80-\xff]/g, (char) =>
+    char === '\\' || char === "'" ? `\\${char}` : `\\x${char.charCodeAt(0).toString(16)}`,
+  );
+  return `$'${escaped}'`;
+}
+
 /** The file `curl` reads a body from when it is not written inline: JSON bodies as `.json`, every other as `.txt`. */
 function bodyFileFor(contentType: string): string {
   return encodingOf(contentType) === 'json' ? BODY_FILE : 'request-body.txt';
@@ -152,12 +165,14 @@ function requestEnvelope(draft: Draft, prepared: PreparedBody): RequestEnvelope 
     headers[draft.keyHeader] = `${keyPrefix}${KEY_PLACEHOLDER}`;
   }
   const words = ['curl', '-g'];
-  if (method !== 'GET' || hasBody) words.push('-X', shellQuote(method));
+  // `-X HEAD` makes curl wait for a body the response never carries: `-I` sends HEAD and reads none.
+  if (method === 'HEAD' && !hasBody) words.push('-I');
+  else if (method !== 'GET' || hasBody) words.push('-X', shellQuote(method));
   words.push(shellQuote(draft.url.href));
   for (const [name, value] of Object.entries(headers)) {
     if (draft.keyHeader !== undefined && name === draft.keyHeader)
       words.push('-H', `${shellQuote(`${name}: ${keyPrefix}`)}"${KEY_PLACEHOLDER}"`);
-    else words.push('-H', shellQuote(`${name}: ${value}`));
+    else words.push('-H', headerWord(`${name}: ${value}`));
   }
   if (!hasBody) return { method, url: draft.url.href, headers, curl: words.join(' ') };
   const bodyText = prepared.text!;
