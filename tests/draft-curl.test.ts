@@ -245,6 +245,21 @@ describe('the curl line of draft_request, run by curl against 127.0.0.1', { skip
     assert.deepStrictEqual(seen(received), expected(request, JSON.stringify(body)));
   });
 
+  it('reads a form body over the inline limit from request-body.txt, written as the note says (URLSearchParams)', async () => {
+    const body = { note: HOSTILE.repeat(400), count: 1 };
+    const decision = buildProbeUrl(base, '/form');
+    if ('refusal' in decision) throw new Error(decision.refusal);
+    const drafted = draftRequest(loaded, { method: 'POST', url: decision.url, basePrefix: '/v2', body });
+    assert.deepStrictEqual(
+      [drafted.request.bodyFile, bodyFileContents(drafted.request)],
+      ['request-body.txt', 'the fields encoded as application/x-www-form-urlencoded, as URLSearchParams writes them'],
+    );
+    const encoded = new URLSearchParams({ note: body.note, count: '1' }).toString();
+    await writeFile(join(scratch, 'request-body.txt'), encoded);
+    const { request, received } = await run('POST', '/form', { body });
+    assert.deepStrictEqual(seen(received), expected(request, encoded));
+  });
+
   it('reads a text body over the inline limit from request-body.txt', async () => {
     const body = `${HOSTILE}\r\n`.repeat(400);
     await writeFile(join(scratch, 'request-body.txt'), body);

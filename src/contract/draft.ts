@@ -109,7 +109,7 @@ export function shellWord(word: string): string {
 /**
  * Quotes a header line for the shell so curl sends each character as one byte: a header value is Latin-1 text (RFC
  * 9110, 5.5: obs-text), but a shell passes `é` as its UTF-8 bytes, so a line with characters past U+007F is ANSI-C
- * quoted with `\\xHH` for each of them; others as `shellQuote`.
+ * quoted with `\xHH` for each of them; others as `shellQuote`.
  */
 function headerWord(line: string): string {
   if (!/[\x80-\xff]/.test(line)) return shellQuote(line);
@@ -250,8 +250,9 @@ function prepareBody(loaded: LoadedDocument, operation: Operation | undefined, d
   const encoding = encodingOf(contentType);
   const described = describeType(body);
   if (encoding === 'json') {
-    const text = typeof body === 'string' ? body : JSON.stringify(body);
-    return { contentTypeName, contentType, sent: body, text, checked: body, problems };
+    const text = typeof body === 'string' ? wellFormed(body) : JSON.stringify(body);
+    const value = typeof body === 'string' ? text : body;
+    return { contentTypeName, contentType, sent: value, text, checked: value, problems };
   }
   if (encoding === 'text') {
     if (typeof body === 'string') {
