@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { loadDocument } from '../document/openapi-document.ts';
 import type { LoadedDocument } from '../document/model.ts';
 import { draftRequest } from './draft.ts';
-import { fieldsOfFormText } from './body-encoding.ts';
+import { fieldsOfFormText, fieldsOfMultipartText } from './body-encoding.ts';
 
 const CASES = fileURLToPath(new URL('../../fixtures/cases/', import.meta.url));
 
@@ -440,6 +440,23 @@ describe('multipart/form-data bodies (RFC 7578, OAS 3.0.3 4.7.15 Encoding Object
       [answer.matchesContract, answer.problems, answer.request.headers['Content-Type']],
       [true, [], 'multipart/form-data; boundary=b1'],
     );
+  });
+
+  it("reads a multipart text's parts as undici does, and the same past a preamble and before an epilogue (RFC 2046, 5.1.1)", async () => {
+    const text =
+      '--q\r\nContent-Disposition: form-data; name="a"\r\n\r\none\r\ntwo\r\n' +
+      '--q\r\nContent-Disposition: form-data; name="f"; filename="f.txt"\r\nContent-Type: text/csv\r\n\r\nx,y\r\n--q--\r\n';
+    const read = (multipart: string) => {
+      const fields = fieldsOfMultipartText(multipart, 'q');
+      return Array.isArray(fields) ? fields.map((field) => [field.name, field.value, field.contentType]) : fields;
+    };
+    // undici (Node 20) refuses a preamble and an epilogue, which RFC 2046 says to ignore: it reads the bare text only.
+    const undici = (await partsOf(text, 'multipart/form-data; boundary=q')).map(([name, value, type]) => [
+      name,
+      value,
+      type?.split(';')[0],
+    ]);
+    assert.deepStrictEqual([read(text), read(`preamble\r\n${text}epilogue`)], [undici, undici]);
   });
 
   it('reports a multipart text with no closing delimiter, not checked', () => {

@@ -342,10 +342,10 @@ export function boundaryOf(contentType: string): string | undefined {
  */
 export function fieldsOfMultipartText(text: string, boundary: string): BodyField[] | { reason: string } {
   const delimiter = `--${boundary}`;
-  const first = text.startsWith(delimiter) ? 0 : text.indexOf(`\n${delimiter}`);
-  if (first < 0) return { reason: `holds no delimiter --${boundary}` };
+  const preamble = text.startsWith(delimiter) ? -1 : text.indexOf(`\n${delimiter}`);
+  if (preamble < 0 && !text.startsWith(delimiter)) return { reason: `holds no delimiter --${boundary}` };
   const fields: BodyField[] = [];
-  let at = first === 0 ? delimiter.length : first + 1 + delimiter.length;
+  let at = preamble + 1 + delimiter.length;
   for (;;) {
     if (text.startsWith('--', at)) return fields;
     const next = text.indexOf(`\n${delimiter}`, at);
