@@ -15,11 +15,11 @@ import { pickContent, resolveSchema } from './operation.ts';
 import { MAX_TEXT, summarize } from './operation.ts';
 import { operationKey } from '../document/model.ts';
 import { findOperation } from './operation.ts';
-import { checkParameters, queryValues } from './parameters.ts';
+import { checkParameters, queryPairsOf } from './parameters.ts';
 import { nearestName } from './operation.ts';
 /** One way a draft request breaks the contract. `name` is the parameter name, or for the body the instance path (`$.photoUrls`). */
 export type DraftProblem = {
-  in: 'operation' | 'path' | 'query' | 'header' | 'body';
+  in: 'operation' | 'path' | 'query' | 'header' | 'cookie' | 'body';
   name: string;
   kind: string;
   severity: 'error' | 'warning' | 'info';
@@ -162,7 +162,8 @@ export function draftRequest(
   const operation = match.operation;
   const problems: DraftProblem[] = checkParameters(loaded, operation, {
     path: match.params,
-    query: queryValues(draft.url, draft.baseQuery),
+    pathRaw: match.rawParams,
+    queryPairs: queryPairsOf(draft.url, draft.baseQuery),
     headers: draft.headers ?? {},
   }).map((problem) => ({
     in: problem.in,

@@ -22,6 +22,7 @@ import { isPlainObject } from '../shared/values.ts';
 import { isJsonMediaType } from '../shared/media-type.ts';
 import { MAX_BODY_DEPTH, measureJsonText } from '../shared/json-text.ts';
 import { followedValue } from './refs.ts';
+import type { Parameter } from './model.ts';
 
 /** Where a parameter goes (OpenAPI 3.x Parameter Object `in`; Swagger 2.0 `formData` reads as `query`). */
 export type ParameterLocation = 'path' | 'query' | 'header' | 'cookie';
@@ -566,4 +567,19 @@ export function splitCookies(header: string): QueryPair[] {
     pairs.push(at < 0 ? ['', trimmed] : [trimmed.slice(0, at).trim(), trimmed.slice(at + 1).trim()]);
   }
   return pairs;
+}
+
+/**
+ * The serialization a Parameter Object of the operation index states (`style`, `explode`, `allowReserved`,
+ * `collectionFormat`, the `content` media type), or undefined for a body or Swagger 2.0 formData parameter.
+ */
+export function serializationOf(parameter: Parameter): Serialization | undefined {
+  if (parameter.in === 'body' || parameter.in === 'formData') return undefined;
+  const options: Serialization = { name: parameter.name, location: parameter.in };
+  if (parameter.style !== undefined) options.style = parameter.style;
+  if (parameter.explode !== undefined) options.explode = parameter.explode;
+  if (parameter.allowReserved !== undefined) options.allowReserved = parameter.allowReserved;
+  if (parameter.collectionFormat !== undefined) options.collectionFormat = parameter.collectionFormat;
+  if (parameter.contentType !== undefined) options.contentType = parameter.contentType;
+  return options;
 }
