@@ -139,7 +139,13 @@ export function checkParameters(
       if (parameter.required) missing('is required but missing');
       continue;
     }
-    const used = 'used' in read ? read.used : [];
+    // A value its style cannot read is shown as the pairs that carry its name.
+    const used =
+      'used' in read
+        ? read.used
+        : typeof input === 'string'
+          ? []
+          : input.flatMap(([key], i) => (decodeText(key) === parameter.name ? [i] : []));
     for (const i of used) claimed.add(i);
     const shown = shownValue(input, used, parameter.name);
     const report = (kind: ParameterProblem['kind'], problem: string) =>
