@@ -287,5 +287,5 @@ export function queryValues(url: URL, except: Iterable<string> = []): Record<str
  */
 export function queryPairsOf(url: URL, except: Iterable<string> = []): QueryPair[] {
   const skip = new Set(except);
-  return splitQuery(url.search).filter(([name]) => !skip.has(decodeText(name)));
+  return splitQuery(url.search.slice(1)).filter(([name]) => !skip.has(decodeText(name)));
 }
