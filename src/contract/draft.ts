@@ -16,6 +16,8 @@ import { MAX_TEXT, summarize } from './operation.ts';
 import { operationKey } from '../document/model.ts';
 import { findOperation } from './operation.ts';
 import { checkParameters, queryPairsOf } from './parameters.ts';
+import { serializationOf, serialize, splitQuery } from '../document/parameter-style.ts';
+import { safeDecode } from '../shared/text.ts';
 import { nearestName } from './operation.ts';
 /** One way a draft request breaks the contract. `name` is the parameter name, or for the body the instance path (`$.photoUrls`). */
 export type DraftProblem = {
@@ -61,6 +63,12 @@ export type Draft = {
   body?: unknown;
   /** Query names API_BASE_URL itself carries: not the operation's to declare. */
   baseQuery?: string[];
+  /**
+   * Query parameters given as values (arrays, objects, or a `content` parameter's JSON value), by name: each is
+   * written into the URL by its parameter's style (`serialize` of parameter-style.ts; `form` for a name the
+   * operation does not declare), after the query `url` already has.
+   */
+  queryValues?: Record<string, unknown>;
   /** Where the key goes: a header name such as `X-API-Key` (raw key), `Authorization` (Bearer), or undefined for no key. */
   keyHeader?: string;
 };
@@ -144,9 +152,10 @@ export function draftRequest(
   request: RequestEnvelope;
 } {
   const method = draft.method.toUpperCase();
-  const request = requestEnvelope(draft);
   const relativePath = draft.url.pathname.slice(draft.basePrefix.length) || '/';
   const match = findOperation(loaded, draft.basePrefix, draft.url.pathname, relativePath, method);
+  const written = writeQueryValues(draft, match.operation);
+  const request = requestEnvelope({ ...draft, url: written.url });
   if (!match.operation) {
     const message = match.note
       ? `${match.note}: use one of ${match.nearest.join(', ')}`
@@ -160,10 +169,11 @@ export function draftRequest(
     };
   }
   const operation = match.operation;
-  const problems: DraftProblem[] = checkParameters(loaded, operation, {
+  const problems: DraftProblem[] = written.problems;
+  const parameterProblems = checkParameters(loaded, operation, {
     path: match.params,
     pathRaw: match.rawParams,
-    queryPairs: queryPairsOf(draft.url, draft.baseQuery),
+    queryPairs: queryPairsOf(written.url, draft.baseQuery),
     headers: draft.headers ?? {},
   }).map((problem) => ({
     in: problem.in,
@@ -172,7 +182,7 @@ export function draftRequest(
     severity: problem.kind === 'notChecked' ? ('warning' as const) : ('error' as const),
     message: problem.problem,
   }));
-  problems.push(...bodyProblems(loaded, operation, draft));
+  problems.push(...parameterProblems, ...bodyProblems(loaded, operation, draft));
   const matchesContract = !problems.some((problem) => problem.severity !== 'info');
   // Issue 8: a body of 90,000 unknown fields must not give 90,000 problems; names are bounded too.
   const listed = problems
@@ -187,6 +197,39 @@ export function draftRequest(
     ...(problems.length > MAX_LISTED_PROBLEMS ? { problemsMore: problems.length - MAX_LISTED_PROBLEMS } : {}),
     request,
   };
+}
+
+/**
+ * The draft's URL with its `queryValues` written in by each parameter's style (OpenAPI 3.0.3 §4.7.12; `serialize`),
+ * in the order given, after the query the URL has. A value its style cannot write (`refused`), or a pair that
+ * would set a name API_BASE_URL fixes, is left out and listed as a problem (`unwritable`).
+ */
+function writeQueryValues(draft: Draft, operation: Operation | undefined): { url: URL; problems: DraftProblem[] } {
+  const problems: DraftProblem[] = [];
+  if (!draft.queryValues) return { url: draft.url, problems };
+  const fixed = new Set(draft.baseQuery ?? []);
+  const texts: string[] = [];
+  for (const [name, value] of Object.entries(draft.queryValues)) {
+    const parameter = operation?.parameters.find((candidate) => candidate.in === 'query' && candidate.name === name);
+    const options = (parameter && serializationOf(parameter)) ?? { name, location: 'query' as const };
+    const result = serialize(value, options);
+    const unwritable = (message: string) =>
+      problems.push({ in: 'query', name, kind: 'unwritable', severity: 'error', message });
+    if ('refused' in result) {
+      unwritable(`cannot be written in the URL: ${result.refused}`);
+      continue;
+    }
+    const clash = splitQuery(result.text).find(([key]) => fixed.has(safeDecode(key) ?? key));
+    if (clash) {
+      unwritable(`would set ${safeDecode(clash[0]) ?? clash[0]}, which API_BASE_URL fixes; it is left out`);
+      continue;
+    }
+    if (result.text !== '') texts.push(result.text);
+  }
+  if (texts.length === 0) return { url: draft.url, problems };
+  const url = new URL(draft.url.href);
+  url.search = [draft.url.search.slice(1), ...texts].filter(Boolean).join('&');
+  return { url, problems };
 }
 
 /** Problems `draftRequest` lists at most (in their order); `problemsMore` counts the rest. */
