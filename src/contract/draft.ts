@@ -17,7 +17,9 @@ import { pickContent, resolveSchema } from './operation.ts';
 import { MAX_TEXT, summarize } from './operation.ts';
 import { operationKey } from '../document/model.ts';
 import { findOperation } from './operation.ts';
-import { checkParameters, queryValues } from './parameters.ts';
+import { checkParameters, queryPairsOf } from './parameters.ts';
+import { serializationOf, serialize, splitQuery } from '../document/parameter-style.ts';
+import { safeDecode } from '../shared/text.ts';
 import { nearestName } from './operation.ts';
 import {
   boundaryFor,
@@ -32,7 +34,7 @@ import { objectOfFields, rangeAdmits } from './body-encoding.ts';
 import type { BodyField } from './body-encoding.ts';
 /** One way a draft request breaks the contract. `name` is the parameter name, or for the body the instance path (`$.photoUrls`). */
 export type DraftProblem = {
-  in: 'operation' | 'path' | 'query' | 'header' | 'body';
+  in: 'operation' | 'path' | 'query' | 'header' | 'cookie' | 'body';
   name: string;
   kind: string;
   severity: 'error' | 'warning' | 'info';
@@ -74,6 +76,12 @@ export type Draft = {
   body?: unknown;
   /** Query names API_BASE_URL itself carries: not the operation's to declare. */
   baseQuery?: string[];
+  /**
+   * Query parameters given as values (arrays, objects, or a `content` parameter's JSON value), by name: each is
+   * written into the URL by its parameter's style (`serialize` of parameter-style.ts; `form` for a name the
+   * operation does not declare), after the query `url` already has.
+   */
+  queryValues?: Record<string, unknown>;
   /** Where the key goes: a header name such as `X-API-Key` (raw key), `Authorization` (Bearer), or undefined for no key. */
   keyHeader?: string;
 };
@@ -424,8 +432,9 @@ export function draftRequest(
   const method = draft.method.toUpperCase();
   const relativePath = draft.url.pathname.slice(draft.basePrefix.length) || '/';
   const match = findOperation(loaded, draft.basePrefix, draft.url.pathname, relativePath, method);
+  const written = writeQueryValues(draft, match.operation);
   const prepared = prepareBody(loaded, match.operation, draft);
-  const request = requestEnvelope(draft, prepared);
+  const request = requestEnvelope({ ...draft, url: written.url }, prepared);
   if (!match.operation) {
     const message = match.note
       ? `${match.note}: use one of ${match.nearest.join(', ')}`
@@ -439,9 +448,11 @@ export function draftRequest(
     };
   }
   const operation = match.operation;
-  const problems: DraftProblem[] = checkParameters(loaded, operation, {
+  const problems: DraftProblem[] = written.problems;
+  const parameterProblems = checkParameters(loaded, operation, {
     path: match.params,
-    query: queryValues(draft.url, draft.baseQuery),
+    pathRaw: match.rawParams,
+    queryPairs: queryPairsOf(written.url, draft.baseQuery),
     headers: draft.headers ?? {},
   }).map((problem) => ({
     in: problem.in,
@@ -450,7 +461,8 @@ export function draftRequest(
     severity: problem.kind === 'notChecked' ? ('warning' as const) : ('error' as const),
     message: problem.problem,
   }));
-  // A loop, not push(...): a form of 200,000 fields gives as many problems, past the engine's argument limit.
+  // Loops, not push(...): a form of 200,000 fields gives as many problems, past the engine's argument limit.
+  for (const problem of parameterProblems) problems.push(problem);
   for (const problem of bodyProblems(loaded, operation, draft, prepared)) problems.push(problem);
   const matchesContract = !problems.some((problem) => problem.severity !== 'info');
   // Issue 8: a body of 90,000 unknown fields must not give 90,000 problems; names are bounded too.
@@ -466,6 +478,39 @@ export function draftRequest(
     ...(problems.length > MAX_LISTED_PROBLEMS ? { problemsMore: problems.length - MAX_LISTED_PROBLEMS } : {}),
     request,
   };
+}
+
+/**
+ * The draft's URL with its `queryValues` written in by each parameter's style (OpenAPI 3.0.3 §4.7.12; `serialize`),
+ * in the order given, after the query the URL has. A value its style cannot write (`refused`), or a pair that
+ * would set a name API_BASE_URL fixes, is left out and listed as a problem (`unwritable`).
+ */
+function writeQueryValues(draft: Draft, operation: Operation | undefined): { url: URL; problems: DraftProblem[] } {
+  const problems: DraftProblem[] = [];
+  if (!draft.queryValues) return { url: draft.url, problems };
+  const fixed = new Set(draft.baseQuery ?? []);
+  const texts: string[] = [];
+  for (const [name, value] of Object.entries(draft.queryValues)) {
+    const parameter = operation?.parameters.find((candidate) => candidate.in === 'query' && candidate.name === name);
+    const options = (parameter && serializationOf(parameter)) ?? { name, location: 'query' as const };
+    const result = serialize(value, options);
+    const unwritable = (message: string) =>
+      problems.push({ in: 'query', name, kind: 'unwritable', severity: 'error', message });
+    if ('refused' in result) {
+      unwritable(`cannot be written in the URL: ${result.refused}`);
+      continue;
+    }
+    const clash = splitQuery(result.text).find(([key]) => fixed.has(safeDecode(key) ?? key));
+    if (clash) {
+      unwritable(`would set ${safeDecode(clash[0]) ?? clash[0]}, which API_BASE_URL fixes; it is left out`);
+      continue;
+    }
+    if (result.text !== '') texts.push(result.text);
+  }
+  if (texts.length === 0) return { url: draft.url, problems };
+  const url = new URL(draft.url.href);
+  url.search = [draft.url.search.slice(1), ...texts].filter(Boolean).join('&');
+  return { url, problems };
 }
 
 /** Problems `draftRequest` lists at most (in their order); `problemsMore` counts the rest. */

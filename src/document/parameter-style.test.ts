@@ -83,3 +83,101 @@ describe('parameter styles: the Style Examples table of OpenAPI 3.0.3 §4.7.12',
     assert.deepEqual(deep, { value: { R: 100, G: 200, B: 150 }, used: [0, 1, 2] });
   });
 });
+
+describe('parameter styles: fixed cases from the round trip and the documented choices', () => {
+  const query = (extra: Partial<Serialization>): Serialization => ({ name: 'color', location: 'query', ...extra });
+
+  it('seed 1812127014: an exploded form object with allowReserved keeps a leading "?" key as data', () => {
+    const options = query({ explode: true, allowReserved: true });
+    const written = serialize({ '?': 0 }, options);
+    assert.deepEqual(written, { text: '?=0' });
+    const schema = { type: 'object', additionalProperties: { type: 'number' } };
+    assert.deepEqual(parse(splitQuery('?=0'), { ...options, schema }), { value: { '?': 0 }, used: [0] });
+  });
+
+  it('seed 1812127014: pipeDelimited refuses a value holding "|", which %7C cannot tell from the delimiter', () => {
+    assert.deepEqual(
+      [
+        serialize(['|'], query({ style: 'pipeDelimited', explode: false })),
+        serialize(['a', 'b'], query({ style: 'pipeDelimited', explode: false })),
+      ],
+      [{ refused: 'a value holds the delimiter of pipeDelimited, which it cannot carry' }, { text: 'color=a|b' }],
+    );
+  });
+
+  it('writes an empty array as the empty string is, and reads it back as [] under an array schema', () => {
+    const schema = { type: 'array', items: { type: 'string' } };
+    const path: Serialization = { name: 'color', location: 'path', style: 'matrix' };
+    assert.deepEqual(
+      [serialize([], path), parse(';color', { ...path, schema }), serialize([], query({ explode: true }))],
+      [{ text: ';color' }, { value: [], used: [] }, { text: '' }],
+    );
+  });
+
+  it('reads a deepObject member named __proto__ as an own property, leaving the prototype alone', () => {
+    const read = parse(splitQuery('color[__proto__]=1'), {
+      ...query({ style: 'deepObject', explode: true }),
+      schema: { type: 'object', additionalProperties: { type: 'integer' } },
+    });
+    assert.ok('value' in read);
+    const value = read.value as Record<string, unknown>;
+    assert.deepEqual(
+      [Object.getPrototypeOf(value) === Object.prototype, Object.keys(value), value['__proto__']],
+      [true, ['__proto__'], 1],
+    );
+  });
+
+  it('refuses nested deepObject keys, which the specification does not define', () => {
+    assert.deepEqual(
+      parse(splitQuery('color[a][b]=1'), {
+        ...query({ style: 'deepObject', explode: true }),
+        schema: { type: 'object' },
+      }),
+      { refused: 'nested deepObject keys (color[a][b]) are not defined' },
+    );
+  });
+
+  it('converts text only where the schema says so: "5" stays text under string, becomes 5 under integer and ["integer","null"]', () => {
+    const path: Serialization = { name: 'id', location: 'path' };
+    assert.deepEqual(
+      [
+        parse('5', { ...path, schema: { type: 'string' } }),
+        parse('5', { ...path, schema: { type: 'integer' } }),
+        parse('5', { ...path, schema: { type: ['integer', 'null'] } }),
+        parse('five', { ...path, schema: { type: 'integer' } }),
+      ],
+      [
+        { value: '5', used: [] },
+        { value: 5, used: [] },
+        { value: 5, used: [] },
+        { value: 'five', used: [] },
+      ],
+    );
+  });
+
+  it('reads a JSON content parameter without converting its text', () => {
+    assert.deepEqual(
+      parse(splitQuery('q=%7B%22n%22%3A%225%22%7D'), {
+        ...query({ contentType: 'application/json' }),
+        name: 'q',
+        schema: { type: 'object' },
+      }),
+      { value: { n: '5' }, used: [0] },
+    );
+  });
+
+  it('refuses multi outside the query and a style from another location', () => {
+    assert.deepEqual(
+      [
+        serialize(['a'], { name: 'h', location: 'header', collectionFormat: 'multi' }),
+        serialize('a', { name: 'h', location: 'header', style: 'form' }),
+        parse('.a', { name: 'p', location: 'path', style: 'deepObject' }),
+      ],
+      [
+        { refused: 'collectionFormat multi is only defined for query parameters' },
+        { refused: 'style form is not defined for header parameters' },
+        { refused: 'style deepObject is not defined for path parameters' },
+      ],
+    );
+  });
+});

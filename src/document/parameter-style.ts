@@ -13,7 +13,8 @@
  * - An empty array or object is written as the empty string is (`color=`, `;color`, `.`); read back under an
  *   array or object schema it is `[]` or `{}`. The exploded query styles write no pair for it.
  * - The style's own delimiter inside a value is percent-encoded, `.` included for `label`, so every value reads
- *   back as written; `spaceDelimited`, `ssv` and `tsv` cannot carry their delimiter in a value and refuse it.
+ *   back as written; `spaceDelimited`, `pipeDelimited`, `ssv`, `tsv` and `pipes` cannot carry their delimiter in a value (it may be
+ *   written percent-encoded: `%20`, `%09`, `%7C`) and refuse it.
  * - `allowReserved` leaves RFC 3986's reserved characters as they are, except those that would change how the
  *   query is read (`&`, `=`, `+`, `#`, `[`, `]` and the style's delimiter) and `%`.
  */
@@ -22,6 +23,7 @@ import { isPlainObject } from '../shared/values.ts';
 import { isJsonMediaType } from '../shared/media-type.ts';
 import { MAX_BODY_DEPTH, measureJsonText } from '../shared/json-text.ts';
 import { followedValue } from './refs.ts';
+import type { Parameter } from './model.ts';
 
 /** Where a parameter goes (OpenAPI 3.x Parameter Object `in`; Swagger 2.0 `formData` reads as `query`). */
 export type ParameterLocation = 'path' | 'query' | 'header' | 'cookie';
@@ -211,7 +213,9 @@ export function serialize(value: unknown, options: Serialization): { text: strin
     if (primitive === undefined) return { refused: 'the value is not a string, number, boolean, array or object' };
     if (plan.noPrimitive) return { refused: `style ${plan.label} is not defined for a string or other primitive` };
   }
-  if (delimiter !== ',' && delimiter !== '|' && delimiter !== '.') {
+  // A delimiter that is written percent-encoded (`%20`, `%09`; `|` also as `%7C`, OpenAPI 3.1.1 Appendix E)
+  // cannot be told from the same character in a value.
+  if (delimiter !== ',' && delimiter !== '.') {
     const texts = items ?? entries?.flat() ?? [];
     if (texts.some((text) => text.includes(delimiter)))
       return { refused: `a value holds the delimiter of ${plan.label}, which it cannot carry` };
@@ -382,7 +386,7 @@ export function parse(
     const value: Record<string, unknown> = {};
     for (let i = 0; i < pieces.length; i += 2) {
       const key = decode(pieces[i]!, form);
-      value[key] = item(pieces[i + 1]!, propertySchema(node, key));
+      put(value, key, item(pieces[i + 1]!, propertySchema(node, key)));
     }
     return { value, used: [] };
   };
@@ -392,7 +396,7 @@ export function parse(
       const at = piece.indexOf('=');
       if (at < 0) return { problem: `is not a list of name=value pairs (${plan.label} style, explode true)` };
       const key = decode(piece.slice(0, at), form);
-      value[key] = item(piece.slice(at + 1), propertySchema(node, key));
+      put(value, key, item(piece.slice(at + 1), propertySchema(node, key)));
     }
     return { value, used: [] };
   };
@@ -472,6 +476,11 @@ function readContent(input: string | readonly QueryPair[], options: Serializatio
   return { value, used };
 }
 
+/** Sets an own property, `__proto__` included, without touching the prototype. */
+function put(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
 /** Indexes of the pairs whose decoded name is `name`. */
 function named(pairs: readonly QueryPair[], name: string): number[] {
   const found: number[] = [];
@@ -501,14 +510,28 @@ function readPairs(
     const used: number[] = [];
     const prefix = `${options.name}[`;
     for (let i = 0; i < pairs.length; i++) {
-      const key = decodeName(pairs[i]![0]);
-      if (!key.startsWith(prefix) || !key.endsWith(']')) continue;
-      const member = key.slice(prefix.length, -1);
-      used.push(i);
-      if (member.includes('[') || member.includes(']'))
+      const raw = pairs[i]![0];
+      // `name[member]` with literal brackets, the member's own brackets percent-encoded; else brackets written
+      // %5B and %5D (3.1.1's table), where a member holding brackets cannot be told from a nested key.
+      const open = raw.indexOf('[');
+      let member: string | undefined;
+      if (open > 0 && raw.endsWith(']') && decodeName(raw.slice(0, open)) === options.name)
+        member = decodeName(raw.slice(open + 1, -1));
+      const key = decodeName(raw);
+      if (member === undefined) {
+        if (!key.startsWith(prefix) || !key.endsWith(']')) continue;
+        member = key.slice(prefix.length, -1);
+        if (member.includes('[') || member.includes(']')) {
+          used.push(i);
+          return { refused: `nested deepObject keys (${key}) are not defined` };
+        }
+      } else if (raw.slice(open + 1, -1).includes('[') || raw.slice(open + 1, -1).includes(']')) {
+        used.push(i);
         return { refused: `nested deepObject keys (${key}) are not defined` };
+      }
+      used.push(i);
       if (Object.hasOwn(value, member)) return { problem: `gives ${key} more than once` };
-      value[member] = item(pairs[i]![1], propertySchema(node, member));
+      put(value, member, item(pairs[i]![1], propertySchema(node, member)));
     }
     return used.length === 0 ? { absent: true } : { value, used };
   }
@@ -524,7 +547,7 @@ function readPairs(
       if (!Object.hasOwn(properties, key) && !open) continue;
       if (Object.hasOwn(value, key)) return { problem: `gives its property ${key} more than once` };
       used.push(i);
-      value[key] = item(pairs[i]![1], propertySchema(node, key));
+      put(value, key, item(pairs[i]![1], propertySchema(node, key)));
     }
     return used.length === 0 ? { absent: true } : { value, used };
   }
@@ -541,14 +564,13 @@ function readPairs(
 }
 
 /**
- * A query string's pairs as sent, nothing decoded: `a=1&b=%2C` gives `[['a', '1'], ['b', '%2C']]` (a leading `?`
- * dropped, empty pieces skipped, a piece without `=` has the value `''`; WHATWG URL, application/x-www-form-urlencoded
- * parsing, before its decoding step).
+ * A query string's pairs as sent, nothing decoded: `a=1&b=%2C` gives `[['a', '1'], ['b', '%2C']]` (the text after
+ * `?`: a `?` in it is data; empty pieces skipped, a piece without `=` has the value `''`; WHATWG URL,
+ * application/x-www-form-urlencoded parsing, before its decoding step).
  */
 export function splitQuery(query: string): QueryPair[] {
-  const text = query.startsWith('?') ? query.slice(1) : query;
   const pairs: QueryPair[] = [];
-  for (const piece of text.split('&')) {
+  for (const piece of query.split('&')) {
     if (piece === '') continue;
     const at = piece.indexOf('=');
     pairs.push(at < 0 ? [piece, ''] : [piece.slice(0, at), piece.slice(at + 1)]);
@@ -566,4 +588,19 @@ export function splitCookies(header: string): QueryPair[] {
     pairs.push(at < 0 ? ['', trimmed] : [trimmed.slice(0, at).trim(), trimmed.slice(at + 1).trim()]);
   }
   return pairs;
+}
+
+/**
+ * The serialization a Parameter Object of the operation index states (`style`, `explode`, `allowReserved`,
+ * `collectionFormat`, the `content` media type), or undefined for a body or Swagger 2.0 formData parameter.
+ */
+export function serializationOf(parameter: Parameter): Serialization | undefined {
+  if (parameter.in === 'body' || parameter.in === 'formData') return undefined;
+  const options: Serialization = { name: parameter.name, location: parameter.in };
+  if (parameter.style !== undefined) options.style = parameter.style;
+  if (parameter.explode !== undefined) options.explode = parameter.explode;
+  if (parameter.allowReserved !== undefined) options.allowReserved = parameter.allowReserved;
+  if (parameter.collectionFormat !== undefined) options.collectionFormat = parameter.collectionFormat;
+  if (parameter.contentType !== undefined) options.contentType = parameter.contentType;
+  return options;
 }

@@ -79,7 +79,7 @@ export type JobInputs = {
     records?: RecordText[];
   };
   /** `bodyText`: the draft's body as JSON text (a string crosses to the worker as one copy, far cheaper than cloning an object). */
-  draft: { method: string; url: string; headers: Record<string, string>; bodyText?: string };
+  draft: { method: string; url: string; headers: Record<string, string>; bodyText?: string; queryText?: string };
   find: { query: string; method?: string; limit: number };
   /** `fixtureString`: the fixture was given as a string of JSON text (not JSON: a tool failure, not -32700). */
   compare: { fixtureText: string; text: string; fixtureString?: boolean };
@@ -272,6 +272,8 @@ export const JOBS: { [Name in JobName]: Job<Name> } = {
     const { config } = context;
     const body = parseArgument('body', input.bodyText);
     if (body && 'failure' in body) return body;
+    const query = parseArgument('query', input.queryText);
+    if (query && 'failure' in query) return query;
     const drafted = draftRequest(state.loaded, {
       method: input.method,
       url: new URL(input.url),
@@ -279,6 +281,7 @@ export const JOBS: { [Name in JobName]: Job<Name> } = {
       baseQuery: [...config.baseUrl.searchParams.keys()],
       headers: input.headers,
       body: body?.value,
+      ...(query ? { queryValues: query.value as Record<string, unknown> } : {}),
       keyHeader: config.apiKey ? (config.apiKeyHeader ?? 'Authorization') : undefined,
     });
     const note =
