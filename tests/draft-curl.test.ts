@@ -49,7 +49,16 @@ const DOCUMENT = {
   openapi: '3.0.3',
   info: { title: 'curl oracle', version: '1' },
   paths: {
-    '/search': { get: { operationId: 'search', responses: { '200': { description: 'ok' } } } },
+    '/search': {
+      get: {
+        operationId: 'search',
+        parameters: [
+          { name: 'filter', in: 'query', style: 'deepObject', explode: true, schema: { type: 'object' } },
+          { name: 'ids', in: 'query', style: 'pipeDelimited', schema: { type: 'array', items: { type: 'string' } } },
+        ],
+        responses: { '200': { description: 'ok' } },
+      },
+    },
     '/json': {
       post: {
         operationId: 'postJson',
@@ -129,7 +138,12 @@ describe('the curl line of draft_request, run by curl against 127.0.0.1', { skip
   async function run(
     method: string,
     path: string,
-    options: { query?: Record<string, string>; headers?: Record<string, string>; body?: unknown } = {},
+    options: {
+      query?: Record<string, string>;
+      queryValues?: Record<string, unknown>;
+      headers?: Record<string, string>;
+      body?: unknown;
+    } = {},
   ): Promise<{ request: RequestEnvelope; received: Received }> {
     const decision = buildProbeUrl(base, path, options.query);
     if ('refusal' in decision) throw new Error(decision.refusal);
@@ -139,6 +153,7 @@ describe('the curl line of draft_request, run by curl against 127.0.0.1', { skip
       basePrefix: '/v2',
       keyHeader: 'Authorization',
       ...(options.headers ? { headers: options.headers } : {}),
+      ...(options.queryValues ? { queryValues: options.queryValues } : {}),
       ...(options.body !== undefined ? { body: options.body } : {}),
     });
     received = [];
@@ -180,6 +195,16 @@ describe('the curl line of draft_request, run by curl against 127.0.0.1', { skip
     assert.deepStrictEqual(
       [seen(received), request.url.includes('filter[name]={a,b}&range=[1-3]')],
       [expected(request, undefined), true],
+    );
+  });
+
+  it('sends query values written by their style (deepObject brackets, pipeDelimited) as the envelope says', async () => {
+    const { request, received } = await run('GET', '/search', {
+      queryValues: { filter: { name: HOSTILE, range: '[1-3]' }, ids: ['{a}', 'b'] },
+    });
+    assert.deepStrictEqual(
+      [seen(received), new URL(request.url).searchParams.get('filter[name]')],
+      [expected(request, undefined), HOSTILE],
     );
   });
 
