@@ -6,7 +6,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadDocument } from '../src/document/openapi-document.ts';
@@ -14,6 +14,8 @@ import type { LoadedDocument } from '../src/document/model.ts';
 import { bodyFileContents, draftRequest } from '../src/contract/draft.ts';
 import type { RequestEnvelope } from '../src/contract/draft.ts';
 import { buildProbeUrl } from '../src/api/url-policy.ts';
+import { spawnServer } from '../harness/stdio-client.ts';
+import type { StdioClient } from '../harness/stdio-client.ts';
 
 /** curl is a Debian package (.ci/run installs it); without it these tests cannot run and say so. */
 function curlMissing(): string | false {
@@ -314,5 +316,52 @@ describe('the curl line of draft_request, run by curl against 127.0.0.1', { skip
       [request.curl.includes(KEY), request.headers.Authorization, received.authorization],
       [false, 'Bearer $API_KEY', `Bearer ${KEY}`],
     );
+  });
+});
+
+describe('case 69 over stdio: draft_request calls A-E through the spawned server (tools/call)', () => {
+  let client: StdioClient;
+  let scratch: string;
+  let calls: { label: string; tool: string; arguments: Record<string, unknown> }[];
+  before(async () => {
+    const known = JSON.parse(
+      await readFile(new URL('../fixtures/cases/69-draft-form-urlencoded-body.json', import.meta.url), 'utf8'),
+    );
+    calls = known.input.sessions[0].calls;
+    scratch = await mkdtemp(join(tmpdir(), 'case-69-'));
+    await writeFile(join(scratch, 'openapi.json'), JSON.stringify(known.input.sessions[0].openapi));
+    // Drafts send nothing, so the base URL names a port nothing listens on.
+    client = spawnServer({
+      API_BASE_URL: 'http://127.0.0.1:9',
+      API_KEY: KEY,
+      OPENAPI_DOC: join(scratch, 'openapi.json'),
+    });
+    await client.initialize();
+  });
+  after(async () => {
+    await client.close();
+    await rm(scratch, { recursive: true, force: true });
+  });
+
+  it('answers A-E as the case expects: form text and object bodies checked field by field, drafted as a form', async () => {
+    const answers: unknown[] = [];
+    for (const call of calls.filter((entry) => entry.tool === 'draft_request')) {
+      const { structuredContent } = await client.callTool('draft_request', call.arguments);
+      answers.push([
+        call.label,
+        structuredContent.matchesContract,
+        structuredContent.problems.map((problem: { name: string; kind: string }) => `${problem.kind} ${problem.name}`),
+        structuredContent.request.headers['Content-Type'],
+        structuredContent.request.body,
+      ]);
+    }
+    const form = 'application/x-www-form-urlencoded';
+    assert.deepStrictEqual(answers, [
+      ['A', true, [], form, 'grant_type=client_credentials&scope=read+write&max_age=60'],
+      ['B', false, ['missing $.grant_type'], form, 'scope=read'],
+      ['C', false, ['enum $.grant_type', 'wrongType $.max_age'], form, 'grant_type=refresh_token&max_age=soon'],
+      ['D', true, [], form, 'grant_type=client_credentials&scope=read'],
+      ['E', false, ['wrongType $.max_age'], form, 'grant_type=password&max_age=x'],
+    ]);
   });
 });
