@@ -248,7 +248,7 @@ describe('form bodies', () => {
         name: '$',
         kind: 'wrongType',
         severity: 'error',
-        message: 'is an array: a application/x-www-form-urlencoded body is an object of fields, or its encoded text',
+        message: 'is an array, but application/x-www-form-urlencoded takes an object of fields, or their encoded text',
       },
     ]);
   });

@@ -277,7 +277,7 @@ function prepareBody(loaded: LoadedDocument, operation: Operation | undefined, d
       bodyProblem(
         '$',
         'wrongType',
-        `is ${described}: a ${contentType} body is an object of fields, or its encoded text`,
+        `is ${described}, but ${contentType} takes an object of fields, or their encoded text`,
       ),
     );
     return { contentTypeName, contentType, sent: body, text: JSON.stringify(body), problems };
