@@ -382,6 +382,22 @@ describe('multipart/form-data bodies (RFC 7578, OAS 3.0.3 4.7.15 Encoding Object
     );
   });
 
+  it('reports a part holding the boundary the given Content-Type names', () => {
+    assert.deepStrictEqual(
+      post(upload, { id: 1, note: 'a\r\n--given\r\n' }, { 'Content-Type': 'multipart/form-data; boundary=given' })
+        .problems,
+      [
+        {
+          in: 'body',
+          name: '$',
+          kind: 'invalid',
+          severity: 'error',
+          message: 'holds --given, the boundary its Content-Type names: leave the boundary out',
+        },
+      ],
+    );
+  });
+
   it("reports the part header the photo's Encoding Object requires, which an object body cannot carry", () => {
     assert.deepStrictEqual(post(upload, { id: 7, photo: 'PNG' }).problems, [
       {

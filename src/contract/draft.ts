@@ -343,7 +343,11 @@ function prepareBody(loaded: LoadedDocument, operation: Operation | undefined, d
   if (boundary === undefined) {
     boundary = boundaryFor(fields);
     contentType += `; boundary=${boundary}`;
-  }
+  } else if (fields.some((field) => field.value.includes(`--${boundary}`)))
+    // RFC 2046, 5.1.1: the boundary must not occur in any part, or the server reads the part as ending there.
+    problems.push(
+      bodyProblem('$', 'invalid', `holds --${boundary}, the boundary its Content-Type names: leave the boundary out`),
+    );
   for (const problem of partProblems(loaded.doc, media, fields, false)) problems.push(problem);
   const text = wellFormed(multipartText(fields, boundary));
   return {
