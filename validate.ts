@@ -49,6 +49,7 @@ export type CheckOptions = {
   at?: string; // schema path of the `schema` argument, default '#'
   maxSteps?: number; // schema applications before the check stops, default DEFAULT_MAX_STEPS (measurePresence: declared fields listed)
   timeoutMs?: number; // milliseconds before the check stops, default DEFAULT_CHECK_TIMEOUT_MS
+  spent?: { steps: number }; // the schema applications this check used are added here (a budget shared by several checks)
   inexactNumbers?: InexactNumbers; // numbers JSON parsing changed (RFC 8259 §6): their numeric constraints are not checked
 };
 /**
@@ -2529,7 +2530,7 @@ function makeCtx(doc: unknown, direction: Direction | undefined, options?: Check
  * @param options `direction` (default 'response') scopes readOnly/writeOnly (OAS 3.0.3 Schema Object);
  *   `at` is the schema path of `schema` (default `#`), the prefix of every finding's `schemaPath`;
  *   `maxSteps` (default `DEFAULT_MAX_STEPS`) and `timeoutMs` (default `DEFAULT_CHECK_TIMEOUT_MS`, ms) bound
- *   the work. Results are memoised per `$ref` target, instance location and value, so `anyOf: [S, S]`
+ *   the work; `spent.steps` grows by the steps used, so several checks can share one step budget. Results are memoised per `$ref` target, instance location and value, so `anyOf: [S, S]`
  *   nested 40 deep costs 40 evaluations, not 2^40.
  * @returns Findings sorted by instance path (parents first, indexes numerically), then kind; `[]` when valid.
  *   Never throws on data. A remote or dangling `$ref` is an `unresolvedRef` finding, and so is a chain of
@@ -2543,6 +2544,14 @@ function makeCtx(doc: unknown, direction: Direction | undefined, options?: Check
  */
 export function check(doc: unknown, schema: unknown, value: unknown, options?: CheckOptions): Finding[] {
   const ctx = makeCtx(doc, options?.direction, options);
+  try {
+    return checkIn(ctx, schema, value, options);
+  } finally {
+    if (options?.spent) options.spent.steps += ctx.steps;
+  }
+}
+
+function checkIn(ctx: Context, schema: unknown, value: unknown, options?: CheckOptions): Finding[] {
   const at = options?.at ?? '#';
   // Most bodies have no finding: the quick pass proves that without building paths; otherwise the walk runs.
   if (quickPass(ctx, schema, value, 0)) return [];

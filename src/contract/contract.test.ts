@@ -363,10 +363,17 @@ describe('checkParameters', () => {
     ]);
   });
 
-  it('splits an array query value on commas and names the failing item', () => {
+  it('reads a repeated query name as the items of an exploded form array (the default) and names the failing item', () => {
+    const operation = counted.operations[0]!;
+    assert.deepEqual(checkParameters(counted, operation, { query: { ids: ['1', 'x'] } }), [
+      { in: 'query', name: 'ids', kind: 'invalid', value: '1,x', problem: 'at ids[1]: is not of type integer' },
+    ]);
+  });
+
+  it('reads ids=1,x as one item under the default explode true (OpenAPI 3.0.3 §4.7.12: form explodes by default)', () => {
     const operation = counted.operations[0]!;
     assert.deepEqual(checkParameters(counted, operation, { query: { ids: '1,x' } }), [
-      { in: 'query', name: 'ids', kind: 'invalid', value: '1,x', problem: 'at [1]: is not of type integer' },
+      { in: 'query', name: 'ids', kind: 'invalid', value: '1,x', problem: 'at ids[0]: is not of type integer' },
     ]);
   });
 
@@ -791,7 +798,7 @@ describe('draftRequest', () => {
           url: 'https://api.example.com/v2/meters/mtr_1',
           headers: { 'Content-Type': 'application/json', 'X-API-Key': '$API_KEY' },
           body: { note: "it's fine" },
-          curl: `curl -X 'PATCH' 'https://api.example.com/v2/meters/mtr_1' -H 'Content-Type: application/json' -H 'X-API-Key: '"$API_KEY" --data-raw '{"note":"it'\\''s fine"}'`,
+          curl: `curl -g -X 'PATCH' 'https://api.example.com/v2/meters/mtr_1' -H 'Content-Type: application/json' -H 'X-API-Key: '"$API_KEY" --data-raw '{"note":"it'\\''s fine"}'`,
         },
       },
     );
@@ -802,7 +809,7 @@ describe('draftRequest', () => {
       method: 'GET',
       url: 'https://api.example.com/v2/meters',
       headers: { Authorization: 'Bearer $API_KEY' },
-      curl: `curl 'https://api.example.com/v2/meters' -H 'Authorization: Bearer '"$API_KEY"`,
+      curl: `curl -g 'https://api.example.com/v2/meters' -H 'Authorization: Bearer '"$API_KEY"`,
     });
   });
 });
@@ -1298,18 +1305,57 @@ describe('huge enums in descriptions (issue 8)', () => {
   });
 });
 
-describe('checkParameters shares one time budget (issue 8, second attack round)', () => {
+describe('checkParameters shares one step budget (issue 8, second attack round; issue 15)', () => {
   it('reports every value reached after the budget ran out as not checked, never as passed', () => {
     const operation = loaded.operations.find((candidate) => candidate.operationId === 'getMeter')!;
-    assert.deepEqual(checkParameters(loaded, operation, { path: { meterId: 'mtr_1' } }, { timeoutMs: 0 }), [
+    assert.deepEqual(checkParameters(loaded, operation, { path: { meterId: 'mtr_1' } }, { maxSteps: 0 }), [
       {
         in: 'path',
         name: 'meterId',
         kind: 'notChecked',
         value: 'mtr_1',
-        problem: "was not checked: the parameter checks' time budget (0 ms) ran out",
+        problem: "was not checked: the parameter checks' step budget (0 schema applications) ran out",
       },
     ]);
+  });
+
+  it('counts the steps of every value against one budget: the first value spends it, the second is not checked', async () => {
+    const document = await loadObject({
+      openapi: '3.1.0',
+      info: { title: 'b', version: '1' },
+      paths: {
+        '/b': {
+          get: {
+            parameters: [
+              { name: 'a', in: 'query', explode: false, schema: { type: 'array', items: { type: 'integer' } } },
+              { name: 'b', in: 'query', schema: { type: 'integer' } },
+            ],
+            responses: {},
+          },
+        },
+      },
+    });
+    const operation = document.operations[0]!;
+    const query = { a: '1,2,3,4,5,6,7,8,9,10', b: '1' };
+    // Ten items cost 11 schema applications (the array and each item), b one more: 11 leave nothing for b, 12 do.
+    assert.deepEqual(
+      [
+        checkParameters(document, operation, { query }, { maxSteps: 11 }),
+        checkParameters(document, operation, { query }, { maxSteps: 12 }),
+      ],
+      [
+        [
+          {
+            in: 'query',
+            name: 'b',
+            kind: 'notChecked',
+            value: '1',
+            problem: "was not checked: the parameter checks' step budget (11 schema applications) ran out",
+          },
+        ],
+        [],
+      ],
+    );
   });
 });
 

@@ -7,7 +7,9 @@ import { checkRequestBody } from '../../validate.ts';
 import { resolvePointer } from '../shared/json-pointer.ts';
 import type { Finding } from '../../validate.ts';
 import { MAX_BODY_DEPTH, measureJsonText } from '../shared/json-text.ts';
-import { isJsonMediaType } from '../shared/media-type.ts';
+import { pickMediaType } from '../shared/media-type.ts';
+import { instancePath } from '../shared/json-pointer.ts';
+import { describeType } from '../shared/values.ts';
 import type { LoadedDocument, Operation } from '../document/model.ts';
 import { isPlainObject } from '../shared/values.ts';
 
@@ -15,11 +17,24 @@ import { pickContent, resolveSchema } from './operation.ts';
 import { MAX_TEXT, summarize } from './operation.ts';
 import { operationKey } from '../document/model.ts';
 import { findOperation } from './operation.ts';
-import { checkParameters, queryValues } from './parameters.ts';
+import { checkParameters, queryPairsOf } from './parameters.ts';
+import { serializationOf, serialize, splitQuery } from '../document/parameter-style.ts';
+import { safeDecode } from '../shared/text.ts';
 import { nearestName } from './operation.ts';
+import {
+  boundaryFor,
+  boundaryOf,
+  draftContentType,
+  encodingFor,
+  encodingOf,
+  fieldsOfFormText,
+} from './body-encoding.ts';
+import { fieldsOfMultipartText, fieldsOfObject, formText, multipartText } from './body-encoding.ts';
+import { objectOfFields, rangeAdmits } from './body-encoding.ts';
+import type { BodyField } from './body-encoding.ts';
 /** One way a draft request breaks the contract. `name` is the parameter name, or for the body the instance path (`$.photoUrls`). */
 export type DraftProblem = {
-  in: 'operation' | 'path' | 'query' | 'header' | 'body';
+  in: 'operation' | 'path' | 'query' | 'header' | 'cookie' | 'body';
   name: string;
   kind: string;
   severity: 'error' | 'warning' | 'info';
@@ -61,6 +76,12 @@ export type Draft = {
   body?: unknown;
   /** Query names API_BASE_URL itself carries: not the operation's to declare. */
   baseQuery?: string[];
+  /**
+   * Query parameters given as values (arrays, objects, or a `content` parameter's JSON value), by name: each is
+   * written into the URL by its parameter's style (`serialize` of parameter-style.ts; `form` for a name the
+   * operation does not declare), after the query `url` already has.
+   */
+  queryValues?: Record<string, unknown>;
   /** Where the key goes: a header name such as `X-API-Key` (raw key), `Authorization` (Bearer), or undefined for no key. */
   keyHeader?: string;
 };
@@ -76,58 +97,327 @@ export function shellQuote(word: string): string {
 }
 
 /**
- * Builds the runnable envelope of a draft: the headers as given, `Content-Type: application/json` when
- * there is a body and none was given, and the key header with the placeholder `$API_KEY` (any value the
- * caller put in that header is replaced). `curl` quotes every word with `shellQuote`; the placeholder is
- * left outside the quotes, in double quotes, so the shell fills it in from the environment. A body text longer
- * than `MAX_ECHOED_BODY` characters is left out: `curl` reads it with `--data-binary @request-body.json`.
+ * Quotes a word for the shell a person pastes the curl line into: `shellQuote` for text without control characters
+ * (a line feed is fine inside single quotes), else ANSI-C quoting `$'...'` (POSIX.1-2024, 2.2.4; bash, zsh, ksh),
+ * where `\r`, `\n`, `\t` and `\xHH` spell each control character, so a carriage return is not lost when pasted.
+ * A NUL cannot be passed in an argument at all: such a body goes through a file (`requestEnvelope`).
  */
-function requestEnvelope(draft: Draft): RequestEnvelope {
+export function shellWord(word: string): string {
+  if (!/[\x00-\x09\x0b-\x1f\x7f]/.test(word)) return shellQuote(word);
+  const escaped = word.replace(/[\\'\x00-\x1f\x7f]/g, (char) => {
+    if (char === '\\' || char === "'") return `\\${char}`;
+    if (char === '\r') return '\\r';
+    if (char === '\n') return '\\n';
+    if (char === '\t') return '\\t';
+    return `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`;
+  });
+  return `$'${escaped}'`;
+}
+
+/**
+ * Quotes a header line for the shell so curl sends each character as one byte: a header value is Latin-1 text (RFC
+ * 9110, 5.5: obs-text), but a shell passes `é` as its UTF-8 bytes, so a line with characters past U+007F is ANSI-C
+ * quoted with `\xHH` for each of them; others as `shellQuote`.
+ */
+function headerWord(line: string): string {
+  if (!/[\x80-\xff]/.test(line)) return shellQuote(line);
+  const escaped = line.replace(/[\\'\x80-\xff]/g, (char) =>
+    char === '\\' || char === "'" ? `\\${char}` : `\\x${char.charCodeAt(0).toString(16)}`,
+  );
+  return `$'${escaped}'`;
+}
+
+/** The file `curl` reads a body from when it is not written inline: JSON bodies as `.json`, every other as `.txt`. */
+function bodyFileFor(contentType: string): string {
+  return encodingOf(contentType) === 'json' ? BODY_FILE : 'request-body.txt';
+}
+
+/**
+ * What the file `request.bodyFile` must hold, for the note beside an envelope whose body is not repeated: for JSON,
+ * the body as drafted (a string as its text, any other value as its JSON); for a form, its encoded text; for
+ * multipart, the parts under the boundary the Content-Type names; for any other type, the body's text.
+ */
+export function bodyFileContents(request: RequestEnvelope): string {
+  const contentType = Object.entries(request.headers).find(([name]) => name.toLowerCase() === 'content-type')?.[1];
+  const encoding = contentType === undefined ? 'json' : encodingOf(contentType);
+  if (encoding === 'json') return 'a string body as its text, any other as its JSON';
+  if (encoding === 'form')
+    return 'the fields encoded as application/x-www-form-urlencoded, as URLSearchParams writes them';
+  if (encoding === 'multipart')
+    return 'the multipart/form-data parts under the boundary of its Content-Type, CRLF line ends (RFC 7578)';
+  return 'the body as its text, UTF-8';
+}
+
+/**
+ * Builds the runnable envelope of a draft: the headers as given (the Content-Type the body preparation settled on, see
+ * `prepareBody`), and the key header with the placeholder `$API_KEY` (any value the caller put in that header is
+ * replaced). `curl -g` turns URL globbing off, so brackets and braces in the URL go as written; every word is quoted
+ * with `shellWord`; the placeholder is left outside the quotes, in double quotes, so the shell fills it in from the
+ * environment. The body goes as its exact text (`--data-raw`); a text longer than `MAX_ECHOED_BODY` characters, or
+ * one holding a NUL, is left out: `curl` reads it with `--data-binary @<bodyFile>`.
+ */
+function requestEnvelope(draft: Draft, prepared: PreparedBody): RequestEnvelope {
   const method = draft.method.toUpperCase();
   const headers: Record<string, string> = {};
   const keyHeader = draft.keyHeader?.toLowerCase();
   for (const [name, value] of Object.entries(draft.headers ?? {})) {
     if (keyHeader !== undefined && name.toLowerCase() === keyHeader) continue;
+    if (prepared.text !== undefined && name.toLowerCase() === 'content-type') continue;
     headers[name] = value;
   }
-  const hasBody = draft.body !== undefined;
-  if (hasBody && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-type'))
-    headers['Content-Type'] = 'application/json';
+  const hasBody = prepared.text !== undefined;
+  if (hasBody) headers[prepared.contentTypeName] = prepared.contentType;
   let keyPrefix = '';
   if (draft.keyHeader !== undefined) {
     keyPrefix = keyHeader === 'authorization' ? 'Bearer ' : '';
     headers[draft.keyHeader] = `${keyPrefix}${KEY_PLACEHOLDER}`;
   }
-  const words = ['curl'];
-  if (method !== 'GET' || hasBody) words.push('-X', shellQuote(method));
+  const words = ['curl', '-g'];
+  // `-X HEAD` makes curl wait for a body the response never carries: `-I` sends HEAD and reads none.
+  if (method === 'HEAD' && !hasBody) words.push('-I');
+  else if (method !== 'GET' || hasBody) words.push('-X', shellQuote(method));
   words.push(shellQuote(draft.url.href));
   for (const [name, value] of Object.entries(headers)) {
     if (draft.keyHeader !== undefined && name === draft.keyHeader)
       words.push('-H', `${shellQuote(`${name}: ${keyPrefix}`)}"${KEY_PLACEHOLDER}"`);
-    else words.push('-H', shellQuote(`${name}: ${value}`));
+    else words.push('-H', headerWord(`${name}: ${value}`));
   }
   if (!hasBody) return { method, url: draft.url.href, headers, curl: words.join(' ') };
-  const bodyText = typeof draft.body === 'string' ? draft.body : JSON.stringify(draft.body);
-  if (bodyText.length > MAX_ECHOED_BODY) {
-    words.push('--data-binary', `@${BODY_FILE}`);
+  const bodyText = prepared.text!;
+  if (bodyText.length > MAX_ECHOED_BODY || bodyText.includes('\0')) {
+    const bodyFile = bodyFileFor(prepared.contentType);
+    words.push('--data-binary', `@${bodyFile}`);
+    return { method, url: draft.url.href, headers, bodyFile, bodyLength: bodyText.length, curl: words.join(' ') };
+  }
+  words.push('--data-raw', shellWord(bodyText));
+  return { method, url: draft.url.href, headers, body: prepared.sent, curl: words.join(' ') };
+}
+
+/**
+ * A draft's body as it will be sent and as it is checked. `contentType` is the Content-Type sent (the caller's, a
+ * multipart one with the boundary added, or the document's choice); `sent` the envelope's `body` (the caller's JSON
+ * value, or the encoded text of a form or multipart body); `text` the exact bytes as text, undefined for no body;
+ * `checked` the value the body schema is checked against (a form's fields read back into an object), undefined when
+ * the body could not be read (then `problems` say why).
+ */
+type PreparedBody = {
+  contentTypeName: string;
+  contentType: string;
+  sent?: unknown;
+  text?: string;
+  checked?: unknown;
+  problems: DraftProblem[];
+};
+
+/** A lone surrogate as U+FFFD, as the UTF-8 a shell or socket writes (WHATWG Encoding, UTF-8 encode). */
+function wellFormed(text: string): string {
+  return text.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
+}
+
+function bodyProblem(
+  name: string,
+  kind: string,
+  message: string,
+  severity: DraftProblem['severity'] = 'error',
+): DraftProblem {
+  return { in: 'body', name, kind, severity, message };
+}
+
+/**
+ * Settles how a draft's body travels (OpenAPI 3.0.3, 4.7.13-4.7.15): the Content-Type the caller gave, else the
+ * document's (`draftContentType`), else `application/json`; then by its encoding: JSON (a string is its JSON text),
+ * a form (an object's fields, or the encoded text, read back and each value turned into its property's type), a
+ * multipart body (the same, per RFC 7578, with the part types and the Encoding Object's required headers checked), or
+ * text sent as written (a string only).
+ */
+function prepareBody(loaded: LoadedDocument, operation: Operation | undefined, draft: Draft): PreparedBody {
+  const given = Object.entries(draft.headers ?? {}).find(([name]) => name.toLowerCase() === 'content-type');
+  const body = draft.body;
+  const contentTypeName = given?.[0] ?? 'Content-Type';
+  if (body === undefined) return { contentTypeName, contentType: given?.[1] ?? '', problems: [] };
+  const requestBody = operation === undefined ? undefined : resolveSchema(loaded.doc, operation.requestBody).node;
+  const content = isPlainObject(requestBody?.content) ? requestBody.content : undefined;
+  const problems: DraftProblem[] = [];
+  let contentType = given?.[1];
+  if (contentType === undefined && content !== undefined) {
+    contentType = draftContentType(content, body);
+    if (contentType === undefined) {
+      contentType = 'application/octet-stream';
+      problems.push(
+        bodyProblem(
+          '$',
+          'contentType',
+          `is sent as application/octet-stream, but ${operationKey(operation!)} accepts ${Object.keys(content).join(', ')}: give the exact type in the Content-Type header`,
+        ),
+      );
+    }
+  }
+  contentType ??= 'application/json';
+  const key = content === undefined ? undefined : pickMediaType(content, contentType);
+  const media = key !== undefined && isPlainObject(content![key]) ? (content![key] as Record<string, unknown>) : {};
+  const encoding = encodingOf(contentType);
+  const described = describeType(body);
+  if (encoding === 'json') {
+    const text = typeof body === 'string' ? wellFormed(body) : JSON.stringify(body);
+    const value = typeof body === 'string' ? text : body;
+    return { contentTypeName, contentType, sent: value, text, checked: value, problems };
+  }
+  if (encoding === 'text') {
+    if (typeof body === 'string') {
+      const text = wellFormed(body);
+      return { contentTypeName, contentType, sent: text, text, checked: text, problems };
+    }
+    problems.push(
+      bodyProblem('$', 'wrongType', `is ${described}, but ${contentType} is sent as text: give the body as a string`),
+    );
+    return { contentTypeName, contentType, sent: body, text: JSON.stringify(body), problems };
+  }
+  if (typeof body !== 'string' && !isPlainObject(body)) {
+    problems.push(
+      bodyProblem(
+        '$',
+        'wrongType',
+        `is ${described}, but ${contentType} takes an object of fields, or their encoded text`,
+      ),
+    );
+    return { contentTypeName, contentType, sent: body, text: JSON.stringify(body), problems };
+  }
+  if (encoding === 'form') {
+    const refused: [string, string][] = [];
+    const unread: [string, string, boolean][] = [];
+    const fields =
+      typeof body === 'string' ? fieldsOfFormText(body) : fieldsOfObject(loaded.doc, media, body, false, refused);
+    const text = formText(fields);
+    const checked = objectOfFields(loaded.doc, media, fields, false, unread);
+    for (const [name, reason] of refused)
+      problems.push(
+        bodyProblem(
+          instancePath([name]),
+          'style',
+          `is sent as a plain field: its Encoding Object's style cannot write it (${reason})`,
+          'warning',
+        ),
+      );
+    for (const [name, reason, broken] of unread.filter(([name]) => !refused.some(([sent]) => sent === name)))
+      problems.push(
+        broken
+          ? bodyProblem(instancePath([name]), 'invalid', `${reason}, as its Encoding Object's style reads it`)
+          : bodyProblem(
+              instancePath([name]),
+              'style',
+              `is read as a plain field: its Encoding Object's style cannot read it (${reason})`,
+              'warning',
+            ),
+      );
     return {
-      method,
-      url: draft.url.href,
-      headers,
-      bodyFile: BODY_FILE,
-      bodyLength: bodyText.length,
-      curl: words.join(' '),
+      contentTypeName,
+      contentType,
+      sent: text,
+      text,
+      checked,
+      problems,
     };
   }
-  words.push('--data-raw', shellQuote(bodyText));
-  return { method, url: draft.url.href, headers, body: draft.body, curl: words.join(' ') };
+  if (typeof body === 'string') {
+    const text = wellFormed(body);
+    const boundary = boundaryOf(contentType) ?? /^--([^\r\n]{1,70})\r?\n/.exec(text)?.[1];
+    const fields =
+      boundary === undefined ? { reason: 'names no boundary' } : fieldsOfMultipartText(text, boundary.trimEnd());
+    if (boundary !== undefined && boundaryOf(contentType) === undefined) contentType += `; boundary=${boundary}`;
+    if ('reason' in fields) {
+      problems.push(bodyProblem('$', 'invalid', `is a multipart/form-data text that ${fields.reason}; not checked`));
+      return { contentTypeName, contentType, sent: text, text, problems };
+    }
+    for (const problem of partProblems(loaded.doc, media, fields, true)) problems.push(problem);
+    return {
+      contentTypeName,
+      contentType,
+      sent: text,
+      text,
+      checked: objectOfFields(loaded.doc, media, fields, true),
+      problems,
+    };
+  }
+  const fields = fieldsOfObject(loaded.doc, media, body, true);
+  let boundary = boundaryOf(contentType);
+  if (boundary === undefined) {
+    boundary = boundaryFor(fields);
+    contentType += `; boundary=${boundary}`;
+  } else if (fields.some((field) => field.value.includes(`--${boundary}`)))
+    // RFC 2046, 5.1.1: the boundary must not occur in any part, or the server reads the part as ending there.
+    problems.push(
+      bodyProblem('$', 'invalid', `holds --${boundary}, the boundary its Content-Type names: leave the boundary out`),
+    );
+  for (const problem of partProblems(loaded.doc, media, fields, false)) problems.push(problem);
+  const text = wellFormed(multipartText(fields, boundary));
+  return {
+    contentTypeName,
+    contentType,
+    sent: text,
+    text,
+    checked: objectOfFields(loaded.doc, media, fields, true),
+    problems,
+  };
+}
+
+/**
+ * The parts of a multipart body against the Encoding Object of each (OpenAPI 3.0.3, 4.7.15): a part whose
+ * Content-Type no entry of `contentType` admits (RFC 9110, 12.5.1), and a header `headers` marks required that the
+ * part lacks. A body given as an object carries no part headers: a required one is reported as something only a
+ * multipart text can carry.
+ */
+function partProblems(
+  doc: unknown,
+  media: Record<string, unknown>,
+  fields: BodyField[],
+  fromText: boolean,
+): DraftProblem[] {
+  const problems: DraftProblem[] = [];
+  const reported = new Set<string>();
+  for (const field of fields) {
+    const encoding = encodingFor(media, field.name);
+    if (encoding === undefined || reported.has(field.name)) continue;
+    const path = instancePath([field.name]);
+    const partType = field.contentType ?? 'text/plain';
+    const ranges =
+      typeof encoding.contentType === 'string' ? encoding.contentType.split(',').map((entry) => entry.trim()) : [];
+    if (ranges.length > 0 && !ranges.some((range) => rangeAdmits(range, partType))) {
+      reported.add(field.name);
+      problems.push(
+        bodyProblem(
+          path,
+          'contentType',
+          `is a part of type ${partType}, but its Encoding Object accepts ${ranges.join(', ')}`,
+        ),
+      );
+    }
+    const headers = isPlainObject(encoding.headers) ? encoding.headers : {};
+    for (const [name, header] of Object.entries(headers)) {
+      if (name.toLowerCase() === 'content-type') continue;
+      const required = resolveSchema(doc, header).node?.required === true;
+      const present = Object.hasOwn(field.headers ?? {}, name.toLowerCase());
+      if (!required || present) continue;
+      reported.add(field.name);
+      problems.push(
+        bodyProblem(
+          path,
+          'missing',
+          fromText
+            ? `is a part without the header ${name}, which its Encoding Object requires`
+            : `is a part that needs the header ${name} (its Encoding Object requires it): give the body as multipart/form-data text to send part headers`,
+        ),
+      );
+    }
+  }
+  return problems;
 }
 
 /**
  * Checks a request against the contract without sending it: the operation (method + path, with
  * suggestions when there is none), its path, query and header parameters (`checkParameters`), and the
- * JSON body (`checkRequestBody` from validate.ts, request direction: a readOnly field sent is reported),
- * each body field the schema lacks with "did you mean" for a near documented name.
+ * body in the media type it is sent as (`prepareBody`: JSON, form, multipart or text), its value checked by
+ * `checkRequestBody` from validate.ts (request direction: a readOnly field sent is reported), each body field the
+ * schema lacks with "did you mean" for a near documented name.
  * @returns `matchesContract` (no problem above `info`, over all of them), the problems (operation, then parameters in
  *   parameter order, then body findings by instance path; the first `MAX_LISTED_PROBLEMS` (200), `problemsMore`
  *   counting the rest, names past 1,000 characters cut), the operation when one matched, and the
@@ -144,9 +434,11 @@ export function draftRequest(
   request: RequestEnvelope;
 } {
   const method = draft.method.toUpperCase();
-  const request = requestEnvelope(draft);
   const relativePath = draft.url.pathname.slice(draft.basePrefix.length) || '/';
   const match = findOperation(loaded, draft.basePrefix, draft.url.pathname, relativePath, method);
+  const written = writeQueryValues(draft, match.operation);
+  const prepared = prepareBody(loaded, match.operation, draft);
+  const request = requestEnvelope({ ...draft, url: written.url }, prepared);
   if (!match.operation) {
     const message = match.note
       ? `${match.note}: use one of ${match.nearest.join(', ')}`
@@ -160,9 +452,11 @@ export function draftRequest(
     };
   }
   const operation = match.operation;
-  const problems: DraftProblem[] = checkParameters(loaded, operation, {
+  const problems: DraftProblem[] = written.problems;
+  const parameterProblems = checkParameters(loaded, operation, {
     path: match.params,
-    query: queryValues(draft.url, draft.baseQuery),
+    pathRaw: match.rawParams,
+    queryPairs: queryPairsOf(written.url, draft.baseQuery),
     headers: draft.headers ?? {},
   }).map((problem) => ({
     in: problem.in,
@@ -171,7 +465,9 @@ export function draftRequest(
     severity: problem.kind === 'notChecked' ? ('warning' as const) : ('error' as const),
     message: problem.problem,
   }));
-  problems.push(...bodyProblems(loaded, operation, draft));
+  // Loops, not push(...): a form of 200,000 fields gives as many problems, past the engine's argument limit.
+  for (const problem of parameterProblems) problems.push(problem);
+  for (const problem of bodyProblems(loaded, operation, draft, prepared)) problems.push(problem);
   const matchesContract = !problems.some((problem) => problem.severity !== 'info');
   // Issue 8: a body of 90,000 unknown fields must not give 90,000 problems; names are bounded too.
   const listed = problems
@@ -188,10 +484,48 @@ export function draftRequest(
   };
 }
 
+/**
+ * The draft's URL with its `queryValues` written in by each parameter's style (OpenAPI 3.0.3 §4.7.12; `serialize`),
+ * in the order given, after the query the URL has. A value its style cannot write (`refused`), or a pair that
+ * would set a name API_BASE_URL fixes, is left out and listed as a problem (`unwritable`).
+ */
+function writeQueryValues(draft: Draft, operation: Operation | undefined): { url: URL; problems: DraftProblem[] } {
+  const problems: DraftProblem[] = [];
+  if (!draft.queryValues) return { url: draft.url, problems };
+  const fixed = new Set(draft.baseQuery ?? []);
+  const texts: string[] = [];
+  for (const [name, value] of Object.entries(draft.queryValues)) {
+    const parameter = operation?.parameters.find((candidate) => candidate.in === 'query' && candidate.name === name);
+    const options = (parameter && serializationOf(parameter)) ?? { name, location: 'query' as const };
+    const result = serialize(value, options);
+    const unwritable = (message: string) =>
+      problems.push({ in: 'query', name, kind: 'unwritable', severity: 'error', message });
+    if ('refused' in result) {
+      unwritable(`cannot be written in the URL: ${result.refused}`);
+      continue;
+    }
+    const clash = splitQuery(result.text).find(([key]) => fixed.has(safeDecode(key) ?? key));
+    if (clash) {
+      unwritable(`would set ${safeDecode(clash[0]) ?? clash[0]}, which API_BASE_URL fixes; it is left out`);
+      continue;
+    }
+    if (result.text !== '') texts.push(result.text);
+  }
+  if (texts.length === 0) return { url: draft.url, problems };
+  const url = new URL(draft.url.href);
+  url.search = [draft.url.search.slice(1), ...texts].filter(Boolean).join('&');
+  return { url, problems };
+}
+
 /** Problems `draftRequest` lists at most (in their order); `problemsMore` counts the rest. */
 export const MAX_LISTED_PROBLEMS = 200;
 
-function bodyProblems(loaded: LoadedDocument, operation: Operation, draft: Draft): DraftProblem[] {
+function bodyProblems(
+  loaded: LoadedDocument,
+  operation: Operation,
+  draft: Draft,
+  prepared: PreparedBody,
+): DraftProblem[] {
   const declared = operation.requestBody as { required?: unknown } | undefined;
   const key = operationKey(operation);
   if (draft.body === undefined) {
@@ -217,10 +551,12 @@ function bodyProblems(loaded: LoadedDocument, operation: Operation, draft: Draft
         message: `is sent, but ${key} declares no request body`,
       },
     ];
-  const contentType = Object.entries(draft.headers ?? {}).find(([name]) => name.toLowerCase() === 'content-type')?.[1];
-  // A string body is sent as written (`curl --data-raw`): under a JSON content type it is checked as the JSON text it holds.
-  let body = draft.body;
-  if (typeof body === 'string' && (contentType === undefined || isJsonMediaType(contentType))) {
+  const contentType = prepared.contentType;
+  // A JSON body given as a string is sent as written (`curl --data-raw`): it is checked as the JSON text it holds.
+  let body = prepared.checked;
+  if (body === undefined || prepared.problems.some((problem) => problem.severity === 'error' && problem.name === '$'))
+    return prepared.problems;
+  if (typeof body === 'string' && encodingOf(contentType) === 'json') {
     // Never measured by the transport (it is a string there): measured before it is parsed and walked.
     if (measureJsonText(body).depth > MAX_BODY_DEPTH) {
       return [
@@ -242,7 +578,7 @@ function bodyProblems(loaded: LoadedDocument, operation: Operation, draft: Draft
           name: '$',
           kind: 'invalidJson',
           severity: 'error',
-          message: `is a string that is not JSON text, and it is sent as written under Content-Type ${contentType ?? 'application/json'}: pass the body as a JSON value (an object, an array...), or its JSON text`,
+          message: `is a string that is not JSON text, and it is sent as written under Content-Type ${contentType}: pass the body as a JSON value (an object, an array...), or its JSON text`,
         },
       ];
     }
@@ -250,6 +586,7 @@ function bodyProblems(loaded: LoadedDocument, operation: Operation, draft: Draft
   const checked = checkRequestBody(loaded.doc, operation.method, operation.pathTemplate, body, contentType);
   if (!checked.validated)
     return [
+      ...prepared.problems,
       {
         in: 'body',
         name: '$',
@@ -262,7 +599,7 @@ function bodyProblems(loaded: LoadedDocument, operation: Operation, draft: Draft
   let suggestions = 0;
   // Looked up once per draft, at the first undocumented top-level field (a hostile body can hold thousands).
   let readOnly: ((name: string) => string | undefined) | undefined;
-  return checked.findings.map((finding): DraftProblem => {
+  const found = checked.findings.map((finding): DraftProblem => {
     let message = finding.message;
     const copied =
       finding.kind === 'undocumented' && parentPath(finding.path) === '$'
@@ -285,6 +622,7 @@ function bodyProblems(loaded: LoadedDocument, operation: Operation, draft: Draft
     }
     return { in: 'body', name: finding.path, kind: finding.kind, severity: finding.severity, message };
   });
+  return [...prepared.problems, ...found];
 }
 
 /**

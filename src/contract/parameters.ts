@@ -1,27 +1,36 @@
 /**
- * Request parameters checked against the operation: missing, unknown and invalid path, query and header
- * parameters (OpenAPI 3.x, Parameter Object).
+ * Request parameters checked against the operation: missing, unknown and invalid path, query, header and cookie
+ * parameters, each read by its style first (OpenAPI 3.x, Parameter Object; Swagger 2.0 `collectionFormat`).
  */
 import { check } from '../../validate.ts';
 import type { Finding } from '../../validate.ts';
 import type { LoadedDocument, Operation, Parameter } from '../document/model.ts';
+import { parse, serializationOf, splitCookies, splitQuery } from '../document/parameter-style.ts';
+import type { QueryPair } from '../document/parameter-style.ts';
 
-import { resolveSchema } from './operation.ts';
 import { operationKey } from '../document/model.ts';
-import { nearestName } from './operation.ts';
+import { nearestName, resolveSchema } from './operation.ts';
 /** One parameter value that breaks the operation's contract: `problem` reads after the name ("is required but missing"). */
 export type ParameterProblem = {
-  in: 'path' | 'query' | 'header';
+  in: 'path' | 'query' | 'header' | 'cookie';
   name: string;
   kind: 'missing' | 'unknown' | 'invalid' | 'notChecked';
   value: string;
   problem: string;
 };
 
-/** The values of a request's parameters, as text: path values decoded, a repeated query name as a list. */
+/**
+ * The values of a request's parameters as sent. `pathRaw`: each path parameter's segment text still
+ * percent-encoded (`;id=5`, `a%2Cb`), as `matchOperation` gives it; `path`: the same values decoded (read as if
+ * no delimiter in them had been encoded). `queryPairs`: the query's pairs still percent-encoded (`splitQuery`);
+ * `query`: decoded values by name, a repeated name as a list (`queryValues`), read the same way. `headers` by
+ * name; the `Cookie` header among them gives the cookie parameters.
+ */
 export type ParameterValues = {
   path?: Record<string, string>;
+  pathRaw?: Record<string, string>;
   query?: Record<string, string | string[]>;
+  queryPairs?: readonly QueryPair[];
   headers?: Record<string, string>;
 };
 
@@ -29,102 +38,170 @@ export type ParameterValues = {
 const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
 
 /**
- * Checks a request's path, query and header parameter values against the operation's Parameter Objects
- * (OpenAPI 3.0.3/3.1.0, Parameter Object). Each value is text on the wire, so it is first converted to
- * the type its schema asks for (`"42"` to 42 for an integer, `"true"` for a boolean, `a,b` split for an
- * array in the default `form`/`simple` style) and then checked with `check` from validate.ts, so every
- * keyword the validator knows applies (type, enum, pattern, lengths, ranges).
+ * Schema applications (validate.ts steps) all the parameter values of one request share: the same input gives
+ * the same findings on any machine. A document may declare thousands of parameters with costly schemas, and
+ * these checks run for every probe.
+ */
+export const PARAMETER_CHECK_STEPS = 20_000;
+
+/**
+ * A last guard in ms over all the parameter checks of one request, far above what `PARAMETER_CHECK_STEPS` costs
+ * (about 0.1 s on Node 20 on a busy machine), so the step budget decides.
+ */
+export const PARAMETER_CHECKS_GUARD_MS = 2_000;
+
+/** Re-encodes a decoded value so `parse` reads it back: `%` and `+` escaped, delimiters left as delimiters. */
+function asSent(text: string): string {
+  return text.replace(/[%+]/g, (c) => encodeURIComponent(c));
+}
+
+/**
+ * Checks a request's path, query, header and cookie parameter values against the operation's Parameter Objects
+ * (OpenAPI 3.0.3 §4.7.12 / 3.1.0 §4.8.12, Parameter Object; Swagger 2.0 Parameter Object). Each value is first
+ * read by its `style` and `explode` (defaults by location) or `content` media type, with `parse` from
+ * parameter-style.ts: `;id=5` (matrix), `filter[name]=x` (deepObject), `R=100&G=200` (an exploded form object),
+ * `R,100,G,200`, `a|b`, JSON text; text is converted to the schema's primitive types (`"42"` to 42 for an
+ * integer, a 3.1 type list included; items and properties by their own subschemas) and then checked with
+ * `check` from validate.ts, so every keyword the validator knows applies.
  * Reports: a required parameter that is missing ("is required but missing"; a path parameter the template
- * lacks: "is not a segment of /x"), a value that fails its schema (the validator's message, a failed type
- * as "is not of type integer"), and, when `values.query` is given, a query name the operation does not
- * declare ("is not a query parameter of GET /x", with "did you mean" for a near name). Header names are
- * compared case-insensitively; `Accept`, `Content-Type` and `Authorization` parameters are ignored.
- * All the values share one time budget (a document may declare many parameters with costly
- * patterns, and these checks run on the server's main thread): a value reached after it ran out is
+ * lacks: "is not a segment of /x"), a value its style cannot read ("does not start with ';' (matrix style)"), a
+ * value that fails its schema (the validator's message, a failed type as "is not of type integer", inside an
+ * array or object "at filter.edition: ..."), a style the specification leaves undefined (`notChecked`), and,
+ * when query values are given, a query name no parameter takes ("is not a query parameter of GET /x", with
+ * "did you mean" for a near name). Header names are compared case-insensitively; `Accept`, `Content-Type` and
+ * `Authorization` parameters are ignored; cookie parameters are read from a `Cookie` header when headers are given.
+ * All the values share one step budget (`PARAMETER_CHECK_STEPS`): a value reached after it ran out is
  * `notChecked`, never passed.
- * @param options.timeoutMs The shared budget in ms, default `PARAMETER_CHECKS_MS` (250).
+ * @param options.maxSteps The shared step budget, default `PARAMETER_CHECK_STEPS`; `options.timeoutMs` the
+ *   last guard in ms, default `PARAMETER_CHECKS_GUARD_MS`.
  * @returns Problems in parameter order (unknown query names last); `[]` when all pass. Never throws.
  */
 export function checkParameters(
   loaded: LoadedDocument,
   operation: Operation,
   values: ParameterValues,
-  options: { timeoutMs?: number } = {},
+  options: { maxSteps?: number; timeoutMs?: number } = {},
 ): ParameterProblem[] {
   const problems: ParameterProblem[] = [];
-  const budgetMs = options.timeoutMs ?? PARAMETER_CHECKS_MS;
-  const deadline = performance.now() + budgetMs;
+  const maxSteps = options.maxSteps ?? PARAMETER_CHECK_STEPS;
+  const guardMs = options.timeoutMs ?? PARAMETER_CHECKS_GUARD_MS;
+  const deadline = performance.now() + guardMs;
+  const spent = { steps: 0 };
   const headers = new Map(Object.entries(values.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
-  for (const parameter of operation.parameters) {
-    if (parameter.in !== 'path' && parameter.in !== 'query' && parameter.in !== 'header') continue;
-    if (parameter.in === 'header' && IGNORED_HEADERS.has(parameter.name.toLowerCase())) continue;
-    const where = parameter.in;
-    if (where === 'path' && !values.path) continue;
-    if (where === 'query' && !values.query) continue;
-    if (where === 'header' && !values.headers) continue;
-    const raw =
+  const pathRaw =
+    values.pathRaw ??
+    (values.path
+      ? Object.fromEntries(Object.entries(values.path).map(([name, text]) => [name, asSent(text)]))
+      : undefined);
+  const pairs: readonly QueryPair[] | undefined =
+    values.queryPairs ??
+    (values.query
+      ? Object.entries(values.query).flatMap(([name, value]) =>
+          (Array.isArray(value) ? value : [value]).map((one): QueryPair => [asSent(name), asSent(one)]),
+        )
+      : undefined);
+  const cookieHeader = headers.get('cookie');
+  const cookies = values.headers ? splitCookies(cookieHeader ?? '') : undefined;
+  const claimed = new Set<number>();
+  // Exploded form objects take the pairs no named parameter took, so they are read last (their problems keep
+  // parameter order below).
+  const order = operation.parameters
+    .map((parameter, index) => ({ parameter, index, late: takesLoosePairs(loaded.doc, parameter) }))
+    .sort((a, b) => Number(a.late) - Number(b.late) || a.index - b.index);
+  const found: { index: number; problems: ParameterProblem[] }[] = [];
+  for (const { parameter, index } of order) {
+    const serialization = serializationOf(parameter);
+    if (!serialization) continue;
+    const where = serialization.location;
+    if (where === 'header' && IGNORED_HEADERS.has(parameter.name.toLowerCase())) continue;
+    const input =
       where === 'path'
-        ? values.path![parameter.name]
+        ? pathRaw && (Object.hasOwn(pathRaw, parameter.name) ? pathRaw[parameter.name] : undefined)
         : where === 'query'
-          ? Object.hasOwn(values.query!, parameter.name)
-            ? values.query![parameter.name]
-            : undefined
-          : headers.get(parameter.name.toLowerCase());
-    if (raw === undefined) {
-      if (where === 'path')
-        problems.push({
-          in: where,
-          name: parameter.name,
-          kind: 'missing',
-          value: '',
-          problem: `is not a segment of ${operation.pathTemplate}`,
-        });
-      else if (parameter.required)
-        problems.push({
-          in: where,
-          name: parameter.name,
-          kind: 'missing',
-          value: '',
-          problem: 'is required but missing',
-        });
+          ? pairs
+          : where === 'header'
+            ? values.headers && headers.get(parameter.name.toLowerCase())
+            : cookies;
+    if (where === 'path' && !pathRaw) continue;
+    if (where === 'query' && !pairs) continue;
+    if ((where === 'header' || where === 'cookie') && !values.headers) continue;
+    const own: ParameterProblem[] = [];
+    found.push({ index, problems: own });
+    const missing = (problem: string) =>
+      own.push({ in: where, name: parameter.name, kind: 'missing', value: '', problem });
+    if (input === undefined) {
+      if (where === 'path') missing(`is not a segment of ${operation.pathTemplate}`);
+      else if (parameter.required) missing('is required but missing');
       continue;
     }
-    const shown = Array.isArray(raw) ? raw.join(',') : raw;
-    const left = deadline - performance.now();
-    if (left <= 0) {
-      problems.push({
-        in: where,
-        name: parameter.name,
-        kind: 'notChecked',
-        value: shown,
-        problem: `was not checked: the parameter checks' time budget (${budgetMs} ms) ran out`,
-      });
+    const read = parse(input, { ...serialization, schema: parameter.schema, doc: loaded.doc, claimed });
+    if ('absent' in read) {
+      if (parameter.required) missing('is required but missing');
       continue;
     }
-    for (const { problem, unchecked } of checkParameterValue(loaded, parameter, raw, left)) {
+    // A value its style cannot read is shown as the pairs that carry its name.
+    const used =
+      'used' in read
+        ? read.used
+        : typeof input === 'string'
+          ? []
+          : input.flatMap(([key], i) => (decodeText(key) === parameter.name ? [i] : []));
+    for (const i of used) claimed.add(i);
+    const shown = shownValue(input, used, parameter.name);
+    const report = (kind: ParameterProblem['kind'], problem: string) =>
+      own.push({ in: where, name: parameter.name, kind, value: shown, problem });
+    if ('problem' in read) {
+      report('invalid', read.problem);
+      continue;
+    }
+    if ('refused' in read) {
+      report('notChecked', `was not checked: ${read.refused}`);
+      continue;
+    }
+    const left = maxSteps - spent.steps;
+    const guardLeft = deadline - performance.now();
+    if (left <= 0 || guardLeft <= 0) {
+      report(
+        'notChecked',
+        left <= 0
+          ? `was not checked: the parameter checks' step budget (${maxSteps} schema applications) ran out`
+          : `was not checked: the parameter checks' time guard (${guardMs} ms) ran out`,
+      );
+      continue;
+    }
+    for (const { problem, unchecked } of checkParameterValue(loaded, parameter, read.value, {
+      maxSteps: left,
+      timeoutMs: guardLeft,
+      spent,
+    }))
       // A value the check could not test (an unsafe pattern: issue 8) is `notChecked`, never `invalid`.
-      problems.push({
-        in: where,
-        name: parameter.name,
-        kind: unchecked ? 'notChecked' : 'invalid',
-        value: shown,
-        problem,
-      });
-    }
+      report(unchecked ? 'notChecked' : 'invalid', problem);
   }
-  if (values.query) {
+  found.sort((a, b) => a.index - b.index);
+  for (const entry of found) problems.push(...entry.problems);
+  if (pairs) {
     const declared = operation.parameters
       .filter((parameter) => parameter.in === 'query')
       .map((parameter) => parameter.name);
     let suggestions = 0;
-    for (const [name, raw] of Object.entries(values.query)) {
+    const unknown = new Map<string, string[]>();
+    pairs.forEach(([rawName, rawValue], i) => {
+      if (claimed.has(i)) return;
+      const name = decodeText(rawName);
+      const list = unknown.get(name) ?? [];
+      list.push(decodeText(rawValue));
+      unknown.set(name, list);
+    });
+    for (const [name, list] of unknown) {
       if (declared.includes(name)) continue;
-      const near = suggestions++ < 20 ? nearestName(name, declared) : undefined;
+      // A bracketed name (`filtr[status]`) is compared by what comes before its brackets.
+      const base = /^([^[\]]+)\[/.exec(name)?.[1] ?? name;
+      const near = suggestions++ < 20 ? nearestName(base, declared) : undefined;
       problems.push({
         in: 'query',
         name,
         kind: 'unknown',
-        value: Array.isArray(raw) ? raw.join(',') : raw,
+        value: list.join(','),
         problem: `is not a query parameter of ${operationKey(operation)}${near ? `; did you mean ${near}?` : declared.length ? `; it takes ${declared.join(', ')}` : '; it takes none'}`,
       });
     }
@@ -132,74 +209,59 @@ export function checkParameters(
   return problems;
 }
 
-/** Time budget (ms) shared by all the parameter values of one request, checked on the main thread. */
-export const PARAMETER_CHECKS_MS = 250;
+/** Query text decoded as forms are (`+` is a space), malformed escapes left as written. */
+function decodeText(text: string): string {
+  const spaced = text.replace(/\+/g, ' ');
+  try {
+    return decodeURIComponent(spaced);
+  } catch {
+    return spaced;
+  }
+}
+
+/** Whether a parameter is an exploded form object, which reads the query's pairs named by its properties. */
+function takesLoosePairs(doc: unknown, parameter: Parameter): boolean {
+  if (parameter.in !== 'query' && parameter.in !== 'cookie') return false;
+  if (parameter.contentType !== undefined || parameter.collectionFormat !== undefined) return false;
+  if ((parameter.style ?? 'form') !== 'form' || parameter.explode === false) return false;
+  const node = resolveSchema(doc, parameter.schema).node;
+  const type = node?.type;
+  return type === 'object' || (Array.isArray(type) && type.includes('object') && !type.includes('array'));
+}
+
+/** The value as the problem shows it: a path segment or header decoded; a parameter's own pairs' values joined by `,`, others as `name=value&...`. */
+function shownValue(input: string | readonly QueryPair[], used: number[], name: string): string {
+  if (typeof input === 'string') return decodeText(input.replace(/\+/g, '%2B'));
+  const taken = used.map((i) => input[i]!);
+  if (taken.every(([key]) => decodeText(key) === name)) return taken.map(([, value]) => decodeText(value)).join(',');
+  return taken.map(([key, value]) => `${decodeText(key)}=${decodeText(value)}`).join('&');
+}
 
 function checkParameterValue(
   loaded: LoadedDocument,
   parameter: Parameter,
-  raw: string | string[],
-  timeoutMs: number,
+  value: unknown,
+  budget: { maxSteps: number; timeoutMs: number; spent: { steps: number } },
 ): { problem: string; unchecked: boolean }[] {
   if (parameter.schema === undefined) return [];
-  const value = convertParameter(loaded.doc, parameter.schema, raw);
   let findings: Finding[];
   try {
     findings = check(loaded.doc, parameter.schema, value, {
       at: `${parameter.pointer}/schema`,
       direction: 'request',
-      timeoutMs,
+      ...budget,
     });
-  } catch {
-    return [];
+  } catch (error) {
+    // Never a pass: a check that could not run says so.
+    return [{ problem: `was not checked: the schema check failed (${(error as Error).message})`, unchecked: true }];
   }
   return findings
     .filter((finding) => finding.severity !== 'info')
     .map((finding) => {
       const text = finding.kind === 'wrongType' ? `is not of type ${finding.expected}` : finding.message;
-      const problem =
-        finding.path === '$' ? text : `at ${finding.path.replace(/^\$/, 'item ')}: ${text}`.replace('item [', '[');
+      const problem = finding.path === '$' ? text : `at ${parameter.name}${finding.path.slice(1)}: ${text}`;
       return { problem, unchecked: finding.kind === 'notChecked' };
     });
-}
-
-/** The schema's JSON types after following `$ref`s (`resolveSchema`); `[]` for none. */
-function schemaTypes(
-  doc: unknown,
-  schema: unknown,
-): { types: string[]; resolved: Record<string, unknown> | undefined } {
-  const resolved = resolveSchema(doc, schema).node;
-  if (resolved === undefined) return { types: [], resolved: undefined };
-  const type = resolved.type;
-  const types =
-    typeof type === 'string'
-      ? [type]
-      : Array.isArray(type)
-        ? type.filter((t): t is string => typeof t === 'string')
-        : [];
-  return { types, resolved };
-}
-
-/** Text from the wire to the JSON value the schema describes; text that fits no declared type stays text, so `check` names the mismatch. */
-function convertParameter(doc: unknown, schema: unknown, raw: string | string[]): unknown {
-  const { types, resolved } = schemaTypes(doc, schema);
-  if (types.includes('array')) {
-    const items = Array.isArray(raw) ? raw : raw === '' ? [] : raw.split(',');
-    return items.map((item) => convertParameter(doc, resolved?.items, item));
-  }
-  if (Array.isArray(raw)) return raw.map((item) => convertParameter(doc, schema, item));
-  if (types.includes('integer') && /^-?(0|[1-9][0-9]*)$/.test(raw)) return Number(raw);
-  if (types.includes('number') && /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/.test(raw)) return Number(raw);
-  if (types.includes('boolean') && (raw === 'true' || raw === 'false')) return raw === 'true';
-  if (
-    types.length === 0 &&
-    Array.isArray(resolved?.enum) &&
-    resolved.enum.some((entry) => typeof entry === 'number') &&
-    raw !== '' &&
-    !Number.isNaN(Number(raw))
-  )
-    return Number(raw);
-  return raw;
 }
 
 /**
@@ -216,4 +278,14 @@ export function queryValues(url: URL, except: Iterable<string> = []): Record<str
     values[name] = before === undefined ? value : Array.isArray(before) ? [...before, value] : [before, value];
   }
   return values;
+}
+
+/**
+ * The query of a URL as pairs still percent-encoded as sent (`splitQuery` of `url.search`), for `checkParameters`'s
+ * `queryPairs`: delimiters written encoded (`%2C`) stay data.
+ * @param except Names to leave out (compared decoded), e.g. those API_BASE_URL itself carries (`?api-version=2`).
+ */
+export function queryPairsOf(url: URL, except: Iterable<string> = []): QueryPair[] {
+  const skip = new Set(except);
+  return splitQuery(url.search.slice(1)).filter(([name]) => !skip.has(decodeText(name)));
 }

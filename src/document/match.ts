@@ -13,11 +13,13 @@ import { trimSlash } from '../shared/url-path.ts';
 // `mixed` holds literal text and parameters in one segment (`{name}.json`, `{from}-{to}`): `literals`
 // has one entry more than `names` (the text before, between and after the parameters, possibly '').
 // `multi` is a whole-segment parameter marked `x-multi-segment: true` (GitHub's extension).
+// `marks` gives, per parameter of a mixed segment, the text its value starts with in its style: `.` for `label`,
+// `;name` for `matrix` (RFC 6570 §3.2.5, §3.2.7), so `{x}{y}` splits `;x=1;y=2` where `;y` begins.
 type Segment =
   | { kind: 'literal'; text: string }
   | { kind: 'param'; name: string }
   | { kind: 'multi'; name: string }
-  | { kind: 'mixed'; literals: string[]; names: string[]; literalChars: number };
+  | { kind: 'mixed'; literals: string[]; names: string[]; literalChars: number; marks?: (string | undefined)[] };
 
 // A path template with the operations that share it. Templates whose operations mark different
 // parameters as multi-segment are separate routes. `bases` gives, per method, the keys of the base
@@ -73,7 +75,7 @@ function compileSegment(text: string): Segment {
  * parameter before the last takes the shortest non-empty value (adjacent parameters, `{a}{b}`, give
  * the first one character) and the last takes the rest. Returns the raw captures, or undefined.
  */
-function matchPieces(literals: string[], raw: string): string[] | undefined {
+function matchPieces(literals: string[], raw: string, marks?: (string | undefined)[]): string[] | undefined {
   const slots = literals.length - 1;
   const head = literals[0];
   const tail = literals[slots];
@@ -82,18 +84,33 @@ function matchPieces(literals: string[], raw: string): string[] | undefined {
   const captures: string[] = [];
   let position = head.length;
   for (let k = 0; k < slots; k++) {
+    // A label or matrix value starts with its mark (`.`, `;name`).
+    if (marks?.[k] !== undefined && !raw.startsWith(marks[k]!, position)) return undefined;
     if (k === slots - 1) {
       if (end - position < 1) return undefined;
       captures.push(raw.slice(position, end));
       break;
     }
     const next = literals[k + 1];
-    const stop = next === '' ? position + 1 : raw.indexOf(next, position + 1);
+    const mark = next === '' ? marks?.[k + 1] : undefined;
+    const stop =
+      mark !== undefined
+        ? raw.indexOf(mark, position + 1)
+        : next === ''
+          ? position + 1
+          : raw.indexOf(next, position + 1);
     if (stop < 0 || stop + next.length > end) return undefined;
     captures.push(raw.slice(position, stop));
     position = stop + next.length;
   }
   return captures;
+}
+
+/** The text a path parameter's value starts with in its style: `.` (label), `;name` (matrix); undefined for simple. */
+function markOf(name: string, style: string | undefined): string | undefined {
+  if (style === 'label') return '.';
+  if (style === 'matrix') return `;${encodeURIComponent(name)}`;
+  return undefined;
 }
 
 const SEGMENT_SCORE = { literal: 3, mixed: 2, param: 1, multi: 0 } as const;
@@ -215,6 +232,7 @@ function matcherFor(doc: LoadedDocument): Matcher {
     const raw = isPlainObject(item) ? item[op.method.toLowerCase()] : undefined;
     // Multi-segment path parameters: the path item's, then the operation's own (same name wins).
     const multi = new Map<string, boolean>();
+    const styles = new Map<string, string>();
     for (const list of [
       isPlainObject(item) ? item.parameters : undefined,
       isPlainObject(raw) ? raw.parameters : undefined,
@@ -223,10 +241,20 @@ function matcherFor(doc: LoadedDocument): Matcher {
         const parameter = followWith(root, entry, lookup).value;
         if (isPlainObject(parameter) && parameter.in === 'path' && typeof parameter.name === 'string') {
           multi.set(parameter.name, parameter['x-multi-segment'] === true);
+          if (typeof parameter.style === 'string') styles.set(parameter.name, parameter.style);
         }
       }
     }
     const segments = splitPath(op.pathTemplate).map(compileSegment);
+    let marked = '';
+    for (const segment of segments) {
+      if (segment.kind !== 'mixed') continue;
+      const marks = segment.names.map((name) => markOf(name, styles.get(name)));
+      if (marks.some((mark) => mark !== undefined)) {
+        segment.marks = marks;
+        marked += ` ${marks.join(',')}`;
+      }
+    }
     let multiAt = -1;
     // One multi-segment parameter per template: the last one, so a template may end in an empty one.
     for (let i = segments.length - 1; i >= 0 && multiAt < 0; i--) {
@@ -236,7 +264,7 @@ function matcherFor(doc: LoadedDocument): Matcher {
         multiAt = i;
       }
     }
-    const key = `${multiAt} ${op.pathTemplate}`;
+    const key = `${multiAt}${marked} ${op.pathTemplate}`;
     let route = byKey.get(key);
     if (!route) {
       route = {
@@ -287,7 +315,12 @@ function routesFor(matcher: Matcher, count: number): Route[] {
 }
 
 type SegmentValue = { raw: string; decoded: string | undefined };
-type RouteMatch = { params: Record<string, string>; malformed: string[]; notes: string[] };
+type RouteMatch = {
+  params: Record<string, string>;
+  raw: Record<string, string>;
+  malformed: string[];
+  notes: string[];
+};
 
 function matchRoute(route: Route, values: SegmentValue[]): RouteMatch | undefined {
   const segments = route.segments;
@@ -299,6 +332,7 @@ function matchRoute(route: Route, values: SegmentValue[]): RouteMatch | undefine
     span = values.length - segments.length + 1;
   }
   const params: Record<string, string> = {};
+  const raw: Record<string, string> = {};
   const malformed: string[] = [];
   const notes: string[] = [];
   for (let i = 0, j = 0; i < segments.length; i++) {
@@ -310,12 +344,14 @@ function matchRoute(route: Route, values: SegmentValue[]): RouteMatch | undefine
         // Empty only where the template ends in it: `/contents/` is the root folder (case 47).
         if (i !== segments.length - 1) return undefined;
         params[segment.name] = '';
+        raw[segment.name] = '';
         notes.push(`path parameter ${JSON.stringify(segment.name)} is empty`);
         continue;
       }
       // One or more non-empty segments, slashes kept; each segment decoded on its own.
       if (taken.some((v) => v.raw === '')) return undefined;
       params[segment.name] = taken.map((v) => v.decoded ?? v.raw).join('/');
+      raw[segment.name] = taken.map((v) => v.raw).join('/');
       for (const v of taken) if (v.decoded === undefined) malformed.push(v.raw);
       continue;
     }
@@ -326,19 +362,21 @@ function matchRoute(route: Route, values: SegmentValue[]): RouteMatch | undefine
       // A path parameter fills exactly one non-empty segment (OAS 3.1.0, Path Templating).
       if (value.raw === '') return undefined;
       params[segment.name] = value.decoded ?? value.raw;
+      raw[segment.name] = value.raw;
       if (value.decoded === undefined) malformed.push(value.raw);
     } else {
       // Match the raw segment, so an encoded delimiter (%2D for '-') stays data; decode each capture.
-      const captures = matchPieces(segment.literals, value.raw);
+      const captures = matchPieces(segment.literals, value.raw, segment.marks);
       if (!captures) return undefined;
       segment.names.forEach((name, k) => {
         const decoded = safeDecode(captures[k]);
         params[name] = decoded ?? captures[k];
+        raw[name] = captures[k];
         if (decoded === undefined) malformed.push(captures[k]);
       });
     }
   }
-  return { params, malformed, notes };
+  return { params, raw, malformed, notes };
 }
 
 /**
@@ -436,13 +474,14 @@ function nearestOperations(matcher: Matcher, method: string, paths: string[]): s
 }
 
 /**
- * Result of matchOperation: the operation with decoded path parameters, or `operation: undefined`
+ * Result of matchOperation: the operation with decoded path parameters (`params`) and the same values as
+ * written in the path, still percent-encoded (`rawParams`, for reading them by style), or `operation: undefined`
  * with up to 3 nearest `METHOD /template` (all of the path's methods when only the method differs).
  * `note` explains a fallback (trailing slash, base path stripped, malformed percent-encoding, an empty
  * multi-segment parameter).
  */
 export type PathMatch =
-  | { operation: Operation; params: Record<string, string>; note?: string }
+  | { operation: Operation; params: Record<string, string>; rawParams: Record<string, string>; note?: string }
   | { operation: undefined; nearest: string[]; note?: string };
 
 // A way to read the request path: with a base path stripped (`keys` names the base paths that give
@@ -468,7 +507,9 @@ type Found = { route: Route; operation: Operation; match: RouteMatch; reading: R
  * (OpenAPI 3.1.0, Paths Object): more literal segments first, then the leftmost more specific segment.
  * A `{param}` fills one non-empty segment. Text around braces (`{name}.json`, `{from}-{to}`) is
  * matched without regular expressions in time linear in the segment: literal pieces left to right,
- * each parameter before the last taking the shortest non-empty value. A whole-segment parameter that
+ * each parameter before the last taking the shortest non-empty value, or for a `label` or `matrix` parameter
+ * (OpenAPI 3.x `style`) the text from its mark (`.`, `;name`) to the next one, so `{x}{y}` in matrix style reads
+ * `;x=1;y=2` as `;x=1` and `;y=2` (RFC 6570 §3.2.5, §3.2.7). A whole-segment parameter that
  * the operation or its path item marks `x-multi-segment: true` (GitHub's extension; also through a
  * `$ref` to `components/parameters`) takes one or more non-empty segments, slashes kept, or an empty
  * value where the template ends in it (note `path parameter "path" is empty`); one per template, the
@@ -576,9 +617,10 @@ export function matchOperation(
         );
       }
       const note = notes.filter((n) => n !== undefined).join('; ');
+      const { params, raw } = found.match;
       return note
-        ? { operation: found.operation, params: found.match.params, note }
-        : { operation: found.operation, params: found.match.params };
+        ? { operation: found.operation, params, rawParams: raw, note }
+        : { operation: found.operation, params, rawParams: raw };
     }
   }
   if (methodMiss) {

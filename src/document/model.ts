@@ -15,6 +15,14 @@ export type Parameter = {
   schema?: unknown;
   description?: string;
   pointer: string;
+  /** How the value is serialized, as the document writes it (absent: the location's default; see parameter-style.ts). */
+  style?: string;
+  explode?: boolean;
+  allowReserved?: boolean;
+  /** Swagger 2.0 arrays: `csv` (the default), `ssv`, `tsv`, `pipes` or `multi`. */
+  collectionFormat?: string;
+  /** The media type of a parameter described by `content` (its one key). */
+  contentType?: string;
 };
 
 /**

@@ -1530,3 +1530,85 @@ describe('readCapped checks the file it opened (attack round 5, B5: a link swapp
     }
   });
 });
+
+describe('matchOperation and the index read parameter styles (issue 15)', () => {
+  let styled: LoadedDocument;
+  before(async () => {
+    const path = (name: string, style?: string) => ({ name, in: 'path', required: true, ...(style ? { style } : {}) });
+    styled = await loadObject({
+      openapi: '3.0.3',
+      info: { title: 's', version: '1' },
+      paths: {
+        '/points/{x}{y}': { get: { parameters: [path('x', 'matrix'), path('y', 'matrix')], responses: {} } },
+        '/files/{name}{ext}': { get: { parameters: [path('name'), path('ext', 'label')], responses: {} } },
+        '/kinds/{kind}': { get: { parameters: [path('kind')], responses: {} } },
+        '/q': {
+          get: {
+            parameters: [
+              { name: 'f', in: 'query', style: 'deepObject', explode: true, allowReserved: true, schema: {} },
+              { name: 'j', in: 'query', content: { 'application/json': { schema: { type: 'object' } } } },
+            ],
+            responses: {},
+          },
+        },
+      },
+    });
+  });
+
+  test('splits two matrix parameters of one segment where the second one\'s ";name" begins, values as written', () => {
+    const match = matchOperation(styled, 'GET', '/points/;x=1;y=2');
+    assert.deepEqual(match.operation && { params: match.params, rawParams: match.rawParams }, {
+      params: { x: ';x=1', y: ';y=2' },
+      rawParams: { x: ';x=1', y: ';y=2' },
+    });
+  });
+
+  test('gives a label parameter after a simple one the text from its "." on', () => {
+    const match = matchOperation(styled, 'GET', '/files/report.tar.gz');
+    assert.deepEqual(match.operation && match.params, { name: 'report', ext: '.tar.gz' });
+  });
+
+  test('keeps the raw segment beside the decoded value: %2C stays data for the style reader', () => {
+    const match = matchOperation(styled, 'GET', '/kinds/a%2Cb');
+    assert.deepEqual(match.operation && [match.params, match.rawParams], [{ kind: 'a,b' }, { kind: 'a%2Cb' }]);
+  });
+
+  test('keeps style, explode, allowReserved and the content media type of each parameter in the index', () => {
+    const operation = styled.operations.find((candidate) => candidate.pathTemplate === '/q')!;
+    assert.deepEqual(
+      operation.parameters.map(({ style, explode, allowReserved, contentType }) => ({
+        style,
+        explode,
+        allowReserved,
+        contentType,
+      })),
+      [
+        { style: 'deepObject', explode: true, allowReserved: true, contentType: undefined },
+        { style: undefined, explode: undefined, allowReserved: undefined, contentType: 'application/json' },
+      ],
+    );
+  });
+
+  test('gives a Swagger 2.0 array its collectionFormat, csv when none is written', async () => {
+    const swagger = await loadObject({
+      swagger: '2.0',
+      info: { title: 's', version: '1' },
+      paths: {
+        '/v': {
+          get: {
+            parameters: [
+              { name: 'a', in: 'query', type: 'array', items: { type: 'string' } },
+              { name: 'b', in: 'query', type: 'array', collectionFormat: 'multi', items: { type: 'string' } },
+              { name: 'c', in: 'query', type: 'string' },
+            ],
+            responses: { 200: { description: 'ok' } },
+          },
+        },
+      },
+    });
+    assert.deepEqual(
+      swagger.operations[0]!.parameters.map((parameter) => parameter.collectionFormat),
+      ['csv', 'multi', undefined],
+    );
+  });
+});

@@ -50,13 +50,23 @@ function readParameter(
   if (p.schema !== undefined) {
     parameter.schema = p.schema;
   } else if (isPlainObject(p.content)) {
-    const first = Object.values(p.content)[0];
+    const [mediaType, first] = Object.entries(p.content)[0] ?? [];
     if (isPlainObject(first) && first.schema !== undefined) parameter.schema = first.schema;
+    if (mediaType !== undefined) parameter.contentType = mediaType;
   } else if (version === '2.0') {
     // Swagger 2.0 non-body parameters carry their schema keywords inline (Swagger 2.0, Parameter Object).
     const schema: Record<string, unknown> = {};
     for (const key of SWAGGER_SCHEMA_KEYS) if (p[key] !== undefined) schema[key] = p[key];
     if (Object.keys(schema).length > 0) parameter.schema = schema;
+    // Swagger 2.0, Parameter Object: an array's collectionFormat defaults to csv.
+    if (p.type === 'array')
+      parameter.collectionFormat = typeof p.collectionFormat === 'string' ? p.collectionFormat : 'csv';
+  }
+  // OpenAPI 3.x, Parameter Object: style, explode and allowReserved (defaults applied where they are read).
+  if (version !== '2.0') {
+    if (typeof p.style === 'string') parameter.style = p.style;
+    if (typeof p.explode === 'boolean') parameter.explode = p.explode;
+    if (typeof p.allowReserved === 'boolean') parameter.allowReserved = p.allowReserved;
   }
   if (typeof p.description === 'string') parameter.description = p.description;
   return parameter;

@@ -12,7 +12,7 @@
 import { analyzeSample, presentSample } from '../contract/sample.ts';
 import type { SampleDetail } from '../contract/sample.ts';
 import { describeOperation, describeTypeScript } from '../contract/describe.ts';
-import { draftRequest } from '../contract/draft.ts';
+import { bodyFileContents, draftRequest } from '../contract/draft.ts';
 import { findOperation } from '../contract/operation.ts';
 import { operationKey } from '../document/model.ts';
 import { resolveOperation, summarize } from '../contract/operation.ts';
@@ -80,7 +80,7 @@ export type JobInputs = {
     records?: RecordText[];
   };
   /** `bodyText`: the draft's body as JSON text (a string crosses to the worker as one copy, far cheaper than cloning an object). */
-  draft: { method: string; url: string; headers: Record<string, string>; bodyText?: string };
+  draft: { method: string; url: string; headers: Record<string, string>; bodyText?: string; queryText?: string };
   find: { query: string; method?: string; limit: number };
   /** `fixtureString`: the fixture was given as a string of JSON text (not JSON: a tool failure, not -32700). */
   compare: { fixtureText: string; text: string; fixtureString?: boolean };
@@ -278,6 +278,8 @@ export const JOBS: { [Name in JobName]: Job<Name> } = {
     const { config } = context;
     const body = parseArgument('body', input.bodyText);
     if (body && 'failure' in body) return body;
+    const query = parseArgument('query', input.queryText);
+    if (query && 'failure' in query) return query;
     const drafted = draftRequest(state.loaded, {
       method: input.method,
       url: new URL(input.url),
@@ -285,12 +287,13 @@ export const JOBS: { [Name in JobName]: Job<Name> } = {
       baseQuery: [...config.baseUrl.searchParams.keys()],
       headers: input.headers,
       body: body?.value,
+      ...(query ? { queryValues: query.value as Record<string, unknown> } : {}),
       keyHeader: config.apiKey ? (config.apiKeyHeader ?? 'Authorization') : undefined,
     });
     const note =
       drafted.request.bodyFile === undefined
         ? 'Not sent. Run `request.curl` yourself after review, with API_KEY set in your shell.'
-        : `Not sent. The body (${drafted.request.bodyLength} characters) is not repeated here: save the body you drafted to ${drafted.request.bodyFile} (a string body as its text, any other as its JSON), then run \`request.curl\` yourself after review, with API_KEY set in your shell.`;
+        : `Not sent. The body (${drafted.request.bodyLength} characters) is not repeated here: save the body you drafted to ${drafted.request.bodyFile} (${bodyFileContents(drafted.request)}), then run \`request.curl\` yourself after review, with API_KEY set in your shell.`;
     return { structured: { ...drafted, note } };
   },
 

@@ -9,7 +9,7 @@ import { findOperation } from '../contract/operation.ts';
 import { judge } from '../contract/judge.ts';
 import { operationKey } from '../document/model.ts';
 import { summarize } from '../contract/operation.ts';
-import { checkParameters, queryValues } from '../contract/parameters.ts';
+import { checkParameters, queryPairsOf } from '../contract/parameters.ts';
 import type { Config } from '../runtime/config.ts';
 import type { DocumentSource } from '../document/source.ts';
 import type { LoadedDocument } from '../document/model.ts';
@@ -297,7 +297,8 @@ export async function checkProbe(
   // Path values go in `parameterProblems`; the query sent is checked too, as `requestProblems`.
   const problems = checkParameters(loaded, match.operation, {
     path: match.params,
-    query: queryValues(url, config.baseUrl.searchParams.keys()),
+    pathRaw: match.rawParams,
+    queryPairs: queryPairsOf(url, config.baseUrl.searchParams.keys()),
   });
   const parameterProblems = problems.filter((problem) => problem.in === 'path');
   const requestProblems = problems.filter((problem) => problem.in === 'query');

@@ -10,8 +10,23 @@ import type { Tool, ToolContext, ToolResult } from '../tool.ts';
 import { heldArgument } from '../wire.ts';
 async function draftRequestCall(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
   // The inputSchema states the method's and the headers' rules (RFC 9110, 5.1 and 5.5); the session checked them.
-  const decision = buildProbeUrl(context.config.baseUrl, args.path, args.query);
+  // Arrays and objects in `query` are written by their parameter's style in the worker (issue 15); their names
+  // are judged here with the others, and the URL is built from the rest.
+  const query = args.query as Record<string, unknown> | undefined;
+  const values = Object.entries(query ?? {}).filter(([, value]) => typeof value === 'object' && value !== null);
+  const named = values.length ? { ...query, ...Object.fromEntries(values.map(([name]) => [name, ''])) } : query;
+  const decision = buildProbeUrl(context.config.baseUrl, args.path, named);
   if ('refusal' in decision) return failure(`Not drafted: ${decision.refusal}`);
+  if (values.length && nestingDepth(Object.fromEntries(values)) > MAX_BODY_DEPTH)
+    return failure(`\`query\` nests deeper than ${MAX_BODY_DEPTH} levels.`);
+  const plain = values.length
+    ? buildProbeUrl(
+        context.config.baseUrl,
+        args.path,
+        Object.fromEntries(Object.entries(query!).filter(([name]) => !values.some(([other]) => other === name))),
+      )
+    : decision;
+  if ('refusal' in plain) return failure(`Not drafted: ${plain.refusal}`);
   const headers = { ...(args.headers as Record<string, string> | undefined) };
   const held = heldArgument(args, 'body');
   if (args.body !== undefined && (held ? held.depth : nestingDepth(args.body)) > MAX_BODY_DEPTH)
@@ -20,8 +35,9 @@ async function draftRequestCall(args: Record<string, unknown>, context: ToolCont
   return answered(
     await context.contract.run('draft', {
       method: args.method as string,
-      url: decision.url.href,
+      url: plain.url.href,
       headers,
+      ...(values.length ? { queryText: JSON.stringify(Object.fromEntries(values)) } : {}),
       ...(args.body !== undefined ? { bodyText: held?.text ?? JSON.stringify(args.body) } : {}),
     }),
   );
