@@ -1033,14 +1033,18 @@ describe('renderTypeScript', () => {
     );
   });
 
-  it('adds | null for 3.0 nullable and for a 3.1 type list with null', () => {
-    assert.equal(
-      render({
-        type: 'object',
-        required: ['a', 'b'],
-        properties: { a: { type: 'string', nullable: true }, b: { type: ['integer', 'null'] } },
-      }),
-      'export type T = {\n  a: string | null;\n  b: number | null;\n};\n',
+  it('adds | null for 3.0 nullable and for a 3.1 type list with null, and reads nullable in 3.1 as no keyword', () => {
+    const schema = {
+      type: 'object',
+      required: ['a', 'b'],
+      properties: { a: { type: 'string', nullable: true }, b: { type: ['integer', 'null'] } },
+    };
+    assert.deepEqual(
+      [render(schema, 'response', { openapi: '3.0.3' }), render(schema)],
+      [
+        'export type T = {\n  a: string | null;\n  b: number | null;\n};\n',
+        'export type T = {\n  a: string;\n  b: number | null;\n};\n',
+      ],
     );
   });
 
@@ -1156,10 +1160,10 @@ describe('describeTypeScript', () => {
         '  id: string;',
         '  serial: string;',
         '  status: MeterStatus;',
-        '  installedAt: string;',
+        '  installedAt: string; // date-time',
         '  lastReading: {',
         '    kwh: number;',
-        '    takenAt: string;',
+        '    takenAt: string; // date-time',
         '    source?: "smart" | "manual" | "estimate";',
         '  } | null;',
         '  location?: Location;',
@@ -1199,7 +1203,7 @@ describe('describeTypeScript', () => {
     );
   });
 
-  it('gives the request body type with part: "request" and names it ...Request', () => {
+  it('gives the request body type with part: "request" and names it and its components ...Request', () => {
     const described = describeTypeScript(loaded, operationOf(loaded, 'submitReading'), { part: 'request' }) as Record<
       string,
       unknown
@@ -1208,7 +1212,7 @@ describe('describeTypeScript', () => {
       [described.typeName, described.typescript],
       [
         'SubmitReadingRequest',
-        'export type SubmitReadingRequest = Reading;\n\nexport type Reading = {\n  kwh: number;\n  takenAt: string;\n  source?: "smart" | "manual" | "estimate";\n};\n',
+        'export type SubmitReadingRequest = ReadingRequest;\n\nexport type ReadingRequest = {\n  kwh: number;\n  takenAt: string; // date-time\n  source?: "smart" | "manual" | "estimate";\n};\n',
       ],
     );
   });
