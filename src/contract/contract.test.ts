@@ -22,6 +22,7 @@ import { renderTypeScript, renderTypeScriptWithin } from './typescript.ts';
 import { inferShape } from './shape.ts';
 import { scanJson } from '../api/body.ts';
 import { githubDescriptionPath } from '../../harness/fixture-documents.ts';
+import { check, schemaFor } from '../../validate.ts';
 
 const CASES = fileURLToPath(new URL('../../fixtures/cases/', import.meta.url));
 
@@ -1119,6 +1120,188 @@ describe('renderTypeScript', () => {
     assert.equal(
       render({ $ref: '#/components/schemas/tree-node' }, 'response', doc),
       'export type T = TreeNode;\n\nexport type TreeNode = {\n  children: TreeNode[];\n};\n',
+    );
+  });
+});
+
+describe('renderTypeScript reads the schema as the checker does (issue 15)', () => {
+  const render = (
+    schema: unknown,
+    doc: unknown = { openapi: '3.1.0' },
+    direction: 'request' | 'response' = 'response',
+  ) => renderTypeScript(doc, schema, 'T', direction);
+
+  it('case 64: makes a field required by `required` in an allOf branch, beside allOf or beside a 3.1 $ref, as the probe does', async () => {
+    const fixture = JSON.parse(await readFile(join(CASES, '64-ts-required-outside-properties.json'), 'utf8'));
+    const outcomes: unknown[] = [];
+    for (const session of fixture.input.sessions) {
+      const document = await loadObject(session.openapi);
+      for (const call of session.calls) {
+        const operationId =
+          call.arguments.operation ??
+          document.operations.find((operation) => operation.pathTemplate === call.arguments.path)!.operationId!;
+        const operation = operationOf(document, operationId);
+        if (call.tool === 'describe_operation') {
+          outcomes.push([
+            call.label,
+            (describeTypeScript(document, operation, {}) as { typescript: string }).typescript.split('\n\n')[0],
+          ]);
+        } else {
+          const target = schemaFor(document.doc, 'GET', operation.pathTemplate, 200, 'application/json')!;
+          outcomes.push([
+            call.label,
+            check(document.doc, target.schema, {}, { at: target.schemaPath }).map((finding) => [
+              finding.kind,
+              finding.path,
+            ]),
+          ]);
+        }
+      }
+    }
+    const base = 'export type Base = {\n  id?: string;\n  name?: string;\n  tag?: string;\n};\n';
+    assert.deepEqual(
+      [outcomes, render({ $ref: '#/components/schemas/Base', required: ['name'] }, fixture.input.sessions[1].openapi)],
+      [
+        [
+          ['A-ts', 'export type RequiredInBranchResponse = Base & {\n  id: string;\n};'],
+          ['B-ts', 'export type RequiredBesideAllOfResponse = Base & {\n  site_id?: string;\n  name: string;\n};'],
+          ['A-probe', [['missing', '$.id']]],
+          ['B-probe', [['missing', '$.name']]],
+          ['C-ts', 'export type RequiredBesideRefResponse = Base & {\n  name: string;\n};'],
+          ['C-probe', [['missing', '$.name']]],
+        ],
+        `export type T = Base & {\n  name: string;\n};\n\n${base}`,
+      ],
+    );
+  });
+
+  it("case 69: gives a form body's request type as the form's fields", async () => {
+    const fixture = JSON.parse(await readFile(join(CASES, '69-draft-form-urlencoded-body.json'), 'utf8'));
+    const document = await loadObject(fixture.input.sessions[0].openapi);
+    const call = fixture.input.sessions[0].calls.find((entry: { label: string }) => entry.label === 'TS');
+    assert.deepEqual(
+      describeTypeScript(document, operationOf(document, call.arguments.operation), { part: 'request' }),
+      {
+        operation: { method: 'POST', pathTemplate: '/oauth2/token', operationId: 'token' },
+        part: 'request',
+        mediaType: 'application/x-www-form-urlencoded',
+        typeName: 'TokenRequest',
+        typescript:
+          'export type TokenRequest = {\n  grant_type: "client_credentials" | "password";\n  scope?: string;\n  client_id?: string; // uuid\n  max_age?: number;\n};\n',
+      },
+    );
+  });
+
+  it('case 71: types int64 as number with a note that precision is lost past 2^53', async () => {
+    const fixture = JSON.parse(await readFile(join(CASES, '71-val-int64-range-boundaries.json'), 'utf8'));
+    const document = await loadObject(fixture.input.sessions[0].openapi);
+    const typescript = (describeTypeScript(document, operationOf(document, 'getIds')) as { typescript: string })
+      .typescript;
+    assert.deepEqual(typescript.split('\n').slice(0, 3), [
+      'export type GetIdsResponse = {',
+      '  max?: number; // int64: precision lost past 2^53',
+      '  over?: number; // int64: precision lost past 2^53',
+    ]);
+  });
+
+  it('writes prefixItems as a tuple whose elements past minItems are optional, closed by items: false', () => {
+    assert.deepEqual(
+      [
+        render({ type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }], items: false, minItems: 1 }),
+        render({ type: 'array', prefixItems: [{ type: 'string' }], items: { type: 'boolean' } }),
+        render({ type: 'array', items: [{ type: 'string' }] }, { openapi: '3.0.3' }),
+      ],
+      [
+        'export type T = [string, number?];\n',
+        'export type T = [string?, ...boolean[]];\n',
+        'export type T = [string?, ...unknown[]];\n',
+      ],
+    );
+  });
+
+  it('adds no null for 3.0 nullable without a type, nor to an enum that lists none, and says so', () => {
+    assert.deepEqual(
+      [
+        render(
+          { nullable: true, allOf: [{ $ref: '#/components/schemas/A' }] },
+          {
+            openapi: '3.0.3',
+            components: { schemas: { A: { type: 'object', required: ['a'], properties: { a: { type: 'string' } } } } },
+          },
+        ).split('\n')[0],
+        render({ type: 'string', nullable: true, enum: ['a', 'b'] }, { openapi: '3.0.3' }),
+        render({ type: ['string', 'null'], enum: ['a', null] }),
+      ],
+      [
+        'export type T = A /* nullable without type admits no null (OAS 3.0.3) */;',
+        'export type T = "a" | "b" /* null is not in the enum, so it is rejected */;\n',
+        'export type T = "a" | null;\n',
+      ],
+    );
+  });
+
+  it('writes dependentSchemas as "the trigger is absent, or the dependent schema holds"', () => {
+    assert.equal(
+      render({
+        type: 'object',
+        properties: { card: { type: 'string' } },
+        dependentSchemas: { card: { required: ['billing'], properties: { billing: { type: 'string' } } } },
+      }),
+      'export type T = {\n  card?: string;\n} & ({ card?: undefined; [key: string]: unknown } | {\n  billing: string;\n});\n',
+    );
+  });
+
+  it('types other fields beside named ones as the union of the named types and additionalProperties', () => {
+    assert.equal(
+      render({
+        type: 'object',
+        required: ['a'],
+        properties: { a: { type: 'string' } },
+        additionalProperties: { type: 'integer' },
+      }),
+      'export type T = {\n  a: string;\n  [key: string]: number | string;\n};\n',
+    );
+  });
+
+  it('compiles a request type and a response type that share components, pasted into one file', async () => {
+    const document = await loadObject({
+      openapi: '3.0.3',
+      info: { title: 'tags', version: '1' },
+      paths: {
+        '/tags': {
+          post: {
+            operationId: 'createTag',
+            requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/Payload' } } } },
+            responses: {
+              '201': {
+                description: 'ok',
+                content: { 'application/json': { schema: { $ref: '#/components/schemas/Payload' } } },
+              },
+            },
+          },
+        },
+      },
+      components: {
+        schemas: {
+          Payload: {
+            type: 'object',
+            required: ['tag'],
+            properties: { id: { type: 'integer', readOnly: true }, tag: { $ref: '#/components/schemas/Tag' } },
+          },
+          Tag: { type: 'object', properties: { name: { type: 'string' } } },
+          TagRequest: { type: 'string' },
+        },
+      },
+    });
+    const operation = operationOf(document, 'createTag');
+    const request = (describeTypeScript(document, operation, { part: 'request' }) as { typescript: string }).typescript;
+    const response = (describeTypeScript(document, operation) as { typescript: string }).typescript;
+    assert.deepEqual(
+      [request, compile(`${request}\n${response}`)],
+      [
+        'export type CreateTagRequest = PayloadRequest;\n\nexport type PayloadRequest = {\n  tag: TagRequest2;\n};\n\nexport type TagRequest2 = {\n  name?: string;\n};\n',
+        [],
+      ],
     );
   });
 });

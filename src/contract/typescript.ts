@@ -71,12 +71,28 @@ function propertyKey(name: string): string {
   return IDENTIFIER.test(name) ? name : JSON.stringify(name);
 }
 
-function literal(value: unknown): string {
+/**
+ * A JSON value as a literal type: arrays as tuples, objects as type literals (which, as any object type, admit more
+ * fields from a variable). Past MAX_LITERAL characters, or nested deeper than 8, a value is typed by its JSON type.
+ */
+function literal(value: unknown, depth = 0): string {
   if (value === null) return 'null';
   // A literal longer than MAX_LITERAL is typed by its JSON type: the text would be the document's, not a type.
   if (typeof value === 'string') return value.length > MAX_LITERAL ? 'string' : JSON.stringify(value);
   if (typeof value === 'boolean') return JSON.stringify(value);
-  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  if (typeof value === 'number' && Number.isFinite(value)) return String(Object.is(value, -0) ? 0 : value);
+  if (Array.isArray(value))
+    return value.length > 50 || depth > 8
+      ? 'unknown[]'
+      : `[${value.map((item) => literal(item, depth + 1)).join(', ')}]`;
+  if (isNode(value)) {
+    const entries = Object.entries(value);
+    if (entries.length > 50 || depth > 8 || entries.some(([key]) => key.length > MAX_LITERAL))
+      return '{ [key: string]: unknown }';
+    return entries.length === 0
+      ? '{ [key: string]: unknown }'
+      : `{ ${entries.map(([key, item]) => `${propertyKey(key)}: ${literal(item, depth + 1)};`).join(' ')} }`;
+  }
   return 'unknown';
 }
 
@@ -435,7 +451,10 @@ function composition(
   let objectOnly = false;
   const parts: string[] = [];
   const named: string[] = [];
+  // Whether anything merged speaks of objects: an allOf of empty schemas says nothing, not "an object".
+  let objectish = false;
   const absorb = (node: Node, depth: number): void => {
+    if (looksObject(node) || node.type === 'object') objectish = true;
     if (depth > 0 && node.type === 'object' && (renderer.dialect === '3.1' || node.nullable !== true))
       objectOnly = true;
     if (isNode(node.properties))
@@ -492,7 +511,7 @@ function composition(
   const object =
     entries.length > 0 ||
     extra !== undefined ||
-    (parts.length === 0 && (own === undefined || own.every((part) => part === OBJECT_IN_COMPOSITION))) ||
+    (objectish && parts.length === 0 && (own === undefined || own.every((part) => part === OBJECT_IN_COMPOSITION))) ||
     (own !== undefined && own.includes(OBJECT_IN_COMPOSITION) && own.length > 1)
       ? objectType(renderer, entries, required, extra, nesting, indent, true)
       : undefined;
@@ -539,7 +558,12 @@ function declarationsIn(renderer: Renderer, refs: string[], name: string): { req
  */
 function conditionals(renderer: Renderer, schema: Node, nesting: number, indent: number): string[] {
   const parts: string[] = [];
-  if (Object.hasOwn(schema, 'if') && Object.hasOwn(schema, 'else')) {
+  // A boolean `if` picks its branch outright.
+  if (schema.if === true && Object.hasOwn(schema, 'then'))
+    parts.push(render(renderer, schema.then, nesting + 1, indent));
+  else if (schema.if === false && Object.hasOwn(schema, 'else'))
+    parts.push(render(renderer, schema.else, nesting + 1, indent));
+  else if (typeof schema.if !== 'boolean' && Object.hasOwn(schema, 'if') && Object.hasOwn(schema, 'else')) {
     const condition = render(renderer, schema.if, nesting + 1, indent);
     const then = Object.hasOwn(schema, 'then') ? render(renderer, schema.then, nesting + 1, indent) : 'unknown';
     const otherwise = render(renderer, schema.else, nesting + 1, indent);
@@ -594,6 +618,9 @@ function objectType(
 ): string {
   const hidden = renderer.direction === 'request' ? 'readOnly' : 'writeOnly';
   const members: string[] = [];
+  // The named members' types, for the index signature beside them.
+  const named: string[] = [];
+  let optional = false;
   const names = new Set(entries.map(([name]) => name));
   if (!inComposition) for (const name of required) if (!names.has(name)) entries = [...entries, [name, []]];
   let left = 0;
@@ -608,6 +635,8 @@ function objectType(
       (type) => type !== 'unknown',
     );
     const type = types.length === 0 ? 'unknown' : types.length === 1 ? types[0]! : types.map(grouped).join(' & ');
+    named.push(type);
+    if (!required.has(name)) optional = true;
     const note = schemas.map(formatNote).find((found) => found !== undefined);
     const member = `${propertyKey(name)}${required.has(name) ? '' : '?'}: ${type};${note ? ` // ${note}` : ''}`;
     renderer.textLeft -= member.length;
@@ -621,8 +650,13 @@ function objectType(
   }
   const open = left > 0 ? true : extra;
   if (open === true || isNode(open)) {
-    // An index signature must admit every named property's type, so beside named ones it is `unknown`.
-    const type = members.length > 0 || open === true ? 'unknown' : render(renderer, open, nesting + 1, indent + 1);
+    // An index signature must admit every named property's type (and undefined, for an optional one), so beside
+    // named ones it is their union with the other fields' type.
+    const other = open === true ? 'unknown' : render(renderer, open, nesting + 1, indent + 1);
+    const type =
+      other === 'unknown' || left > 0 || named.length === 0
+        ? other
+        : union([other, ...named, ...(optional ? ['undefined'] : [])].map(grouped));
     members.push(`[key: string]: ${type};`);
   } else if (members.length === 0 && open !== false) {
     members.push('[key: string]: unknown;');
@@ -687,6 +721,7 @@ export const TYPESCRIPT_TEXT_BUDGET = 200_000;
  * are never written out (a name is counted the same way, a literal typed `string`); type names stop at 100.
  * @param maxChars The budget in characters, default `TYPESCRIPT_TEXT_BUDGET`; the text may pass it by one
  *   declaration's head and the comments.
+ * @param maxSteps Schema nodes rendered before the rest is `unknown` (and named in `cut`), default 50,000.
  * @returns The text, and `cut`: what was left out (type names, property counts), empty when nothing was.
  */
 export function renderTypeScriptWithin(
@@ -696,6 +731,7 @@ export function renderTypeScriptWithin(
   direction: Direction,
   observed?: Observed,
   maxChars = TYPESCRIPT_TEXT_BUDGET,
+  maxSteps = 50_000,
 ): { typescript: string; cut: string[] } {
   const root = isNode(doc) ? doc : {};
   const dialect = dialectOf(root);
@@ -707,7 +743,7 @@ export function renderTypeScriptWithin(
     declarations: new Map(),
     taken: new Set([rootName, ...(direction === 'request' ? componentNames(root) : [])]),
     inlining: new Set(),
-    budget: 50_000,
+    budget: maxSteps,
     textLeft: maxChars,
     cuts: new Set(),
   };
