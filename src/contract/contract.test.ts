@@ -1091,7 +1091,7 @@ describe('renderTypeScript', () => {
     );
   });
 
-  it('writes additionalProperties as an index signature, unknown beside named properties', () => {
+  it('writes additionalProperties as an index signature, beside named properties the union with their types', () => {
     assert.deepEqual(
       [
         render({ type: 'object', additionalProperties: { type: 'integer' } }),
@@ -1099,7 +1099,7 @@ describe('renderTypeScript', () => {
       ],
       [
         'export type T = {\n  [key: string]: number;\n};\n',
-        'export type T = {\n  a?: string;\n  [key: string]: unknown;\n};\n',
+        'export type T = {\n  a?: string;\n  [key: string]: number | string | undefined;\n};\n',
       ],
     );
   });
