@@ -1263,6 +1263,33 @@ describe('renderTypeScript reads the schema as the checker does (issue 15)', () 
     );
   });
 
+  it('stays within its budgets on a const nested 50 wide and 8 deep and on dependentSchemas that fan out 30 ways 3 deep', () => {
+    let value: unknown = 1;
+    for (let level = 0; level < 8; level++)
+      value = Object.fromEntries(Array.from({ length: 50 }, (_, index) => [`k${index}`, value]));
+    const fan = (target: string) =>
+      Object.fromEntries(Array.from({ length: 30 }, (_, index) => [`t${index}`, { $ref: target }]));
+    const doc = {
+      openapi: '3.1.0',
+      $defs: {
+        D: { dependentSchemas: fan('#/$defs/E') },
+        E: { dependentSchemas: fan('#/$defs/F') },
+        F: { type: 'string' },
+      },
+    };
+    const constant = renderTypeScriptWithin({ openapi: '3.1.0' }, { const: value }, 'T', 'response');
+    const fanned = renderTypeScriptWithin(doc, { type: 'object', dependentSchemas: fan('#/$defs/D') }, 'T', 'response');
+    assert.deepEqual(
+      [
+        constant.typescript.length < 25_000,
+        constant.typescript.includes('unknown'),
+        fanned.typescript.length < 110_000,
+        fanned.cut,
+      ],
+      [true, true, true, ['parts past the text budget']],
+    );
+  });
+
   it('compiles a request type and a response type that share components, pasted into one file', async () => {
     const document = await loadObject({
       openapi: '3.0.3',

@@ -35,6 +35,8 @@ type Renderer = {
 const MAX_NESTING = 48;
 /** Longest literal (enum, const) or property name written out, in characters. */
 const MAX_LITERAL = 1_000;
+/** Most JSON values (items, members, leaves) one enum or const value is written out with; past it they are `unknown`. */
+const MAX_LITERAL_NODES = 2_000;
 /** Longest type name, in characters, before a counter keeps names apart. */
 const MAX_NAME = 100;
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
@@ -75,7 +77,9 @@ function propertyKey(name: string): string {
  * A JSON value as a literal type: arrays as tuples, objects as type literals (which, as any object type, admit more
  * fields from a variable). Past MAX_LITERAL characters, or nested deeper than 8, a value is typed by its JSON type.
  */
-function literal(value: unknown, depth = 0): string {
+function literal(value: unknown, depth = 0, left = { nodes: MAX_LITERAL_NODES }): string {
+  // Counted across the whole value: 50 keys nested 8 deep would otherwise be 50^8 nodes.
+  if (--left.nodes < 0) return 'unknown';
   if (value === null) return 'null';
   // A literal longer than MAX_LITERAL is typed by its JSON type: the text would be the document's, not a type.
   if (typeof value === 'string') return value.length > MAX_LITERAL ? 'string' : JSON.stringify(value);
@@ -84,14 +88,14 @@ function literal(value: unknown, depth = 0): string {
   if (Array.isArray(value))
     return value.length > 50 || depth > 8
       ? 'unknown[]'
-      : `[${value.map((item) => literal(item, depth + 1)).join(', ')}]`;
+      : `[${value.map((item) => literal(item, depth + 1, left)).join(', ')}]`;
   if (isNode(value)) {
     const entries = Object.entries(value);
     if (entries.length > 50 || depth > 8 || entries.some(([key]) => key.length > MAX_LITERAL))
       return '{ [key: string]: unknown }';
     return entries.length === 0
       ? '{ [key: string]: unknown }'
-      : `{ ${entries.map(([key, item]) => `${propertyKey(key)}: ${literal(item, depth + 1)};`).join(' ')} }`;
+      : `{ ${entries.map(([key, item]) => `${propertyKey(key)}: ${literal(item, depth + 1, left)};`).join(' ')} }`;
   }
   return 'unknown';
 }
@@ -208,7 +212,11 @@ function render(renderer: Renderer, schema: unknown, nesting: number, indent = 0
     const values = types === undefined ? schema.enum : schema.enum.filter((value) => fitsTypes(types, value));
     if (types?.includes('null') && !values.includes(null)) notes.push('null is not in the enum, so it is rejected');
     // A union of a million literals helps no client: past MAX_ENUM_LITERALS the enum is typed by its values' JSON types.
-    own = values.length > MAX_ENUM_LITERALS ? [...new Set(values.map(literalType))] : values.map(literal);
+    const left = { nodes: MAX_LITERAL_NODES };
+    own =
+      values.length > MAX_ENUM_LITERALS
+        ? [...new Set(values.map(literalType))]
+        : values.map((value) => literal(value, 0, left));
   } else own = ownType(renderer, schema, types, nesting, indent);
   const alternatives = [
     ...(Array.isArray(schema.oneOf) ? schema.oneOf : []),
@@ -217,7 +225,7 @@ function render(renderer: Renderer, schema: unknown, nesting: number, indent = 0
   if (Array.isArray(schema.allOf)) parts.push(...composition(renderer, schema, own, nesting, indent));
   else if (own !== undefined) parts.push(union(own));
   if (alternatives.length > 0)
-    parts.push(union(alternatives.map((part) => render(renderer, part, nesting + 1, indent))));
+    parts.push(union(alternatives.map((part) => renderPart(renderer, part, nesting, indent))));
   parts.push(...conditionals(renderer, schema, nesting, indent));
   const meaningful = [...new Set(parts.filter((part) => part !== 'unknown'))];
   const type =
@@ -256,6 +264,20 @@ const MERGEABLE = new Set([
   'externalDocs',
   'xml',
 ]);
+
+/**
+ * `render` for a part of a union, an intersection or a conditional, counted against the text budget (members and
+ * declarations are counted where they are written): past it the part is `unknown` and the cut says so.
+ */
+function renderPart(renderer: Renderer, schema: unknown, nesting: number, indent: number): string {
+  if (renderer.textLeft <= 0) {
+    renderer.cuts.add('parts past the text budget');
+    return 'unknown';
+  }
+  const type = render(renderer, schema, nesting + 1, indent);
+  renderer.textLeft -= type.length;
+  return type;
+}
 
 /** A named type for a component `$ref`, or the target rendered in place (a cycle through it is `unknown`). */
 function refType(renderer: Renderer, ref: string, nesting: number, indent: number): string {
@@ -453,7 +475,12 @@ function composition(
   const named: string[] = [];
   // Whether anything merged speaks of objects: an allOf of empty schemas says nothing, not "an object".
   let objectish = false;
+  // The same schema met again through another branch adds nothing (allOf: [S, S] is S): without this, branches
+  // that fan out would be walked once per path.
+  const absorbed = new Set<unknown>();
   const absorb = (node: Node, depth: number): void => {
+    if (absorbed.has(node)) return;
+    absorbed.add(node);
     if (looksObject(node) || node.type === 'object') objectish = true;
     if (depth > 0 && node.type === 'object' && (renderer.dialect === '3.1' || node.nullable !== true))
       objectOnly = true;
@@ -490,9 +517,9 @@ function composition(
           renderer.inlining.add(branch.$ref as string);
           absorb(target, depth + 1);
           renderer.inlining.delete(branch.$ref as string);
-        } else parts.push(render(renderer, branch, nesting + 1, indent));
+        } else parts.push(renderPart(renderer, branch, nesting, indent));
       } else if (mergeable(branch) && depth < MAX_NESTING) absorb(branch, depth + 1);
-      else parts.push(render(renderer, branch, nesting + 1, indent));
+      else parts.push(renderPart(renderer, branch, nesting, indent));
     }
   };
   absorb(schema, 0);
@@ -560,13 +587,13 @@ function conditionals(renderer: Renderer, schema: Node, nesting: number, indent:
   const parts: string[] = [];
   // A boolean `if` picks its branch outright.
   if (schema.if === true && Object.hasOwn(schema, 'then'))
-    parts.push(render(renderer, schema.then, nesting + 1, indent));
+    parts.push(renderPart(renderer, schema.then, nesting, indent));
   else if (schema.if === false && Object.hasOwn(schema, 'else'))
-    parts.push(render(renderer, schema.else, nesting + 1, indent));
+    parts.push(renderPart(renderer, schema.else, nesting, indent));
   else if (typeof schema.if !== 'boolean' && Object.hasOwn(schema, 'if') && Object.hasOwn(schema, 'else')) {
-    const condition = render(renderer, schema.if, nesting + 1, indent);
-    const then = Object.hasOwn(schema, 'then') ? render(renderer, schema.then, nesting + 1, indent) : 'unknown';
-    const otherwise = render(renderer, schema.else, nesting + 1, indent);
+    const condition = renderPart(renderer, schema.if, nesting, indent);
+    const then = Object.hasOwn(schema, 'then') ? renderPart(renderer, schema.then, nesting, indent) : 'unknown';
+    const otherwise = renderPart(renderer, schema.else, nesting, indent);
     const matched = [condition, then].filter((part) => part !== 'unknown');
     parts.push(union([matched.length === 0 ? 'unknown' : matched.map(grouped).join(' & '), otherwise].map(grouped)));
   }
@@ -574,7 +601,7 @@ function conditionals(renderer: Renderer, schema: Node, nesting: number, indent:
   if (isNode(schema.dependentSchemas))
     for (const [trigger, dependent] of Object.entries(schema.dependentSchemas)) {
       if (trigger.length > MAX_LITERAL) continue;
-      const type = render(renderer, dependent, nesting + 1, indent);
+      const type = renderPart(renderer, dependent, nesting, indent);
       if (type !== 'unknown') parts.push(`${absent(trigger)} | ${grouped(type)}`);
     }
   if (isNode(schema.dependentRequired))
