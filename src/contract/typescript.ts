@@ -717,12 +717,25 @@ export type Observed = {
 /**
  * Renders `schema` as TypeScript declarations: `export type <rootName> = ...;` first, then one
  * `export type` per component schema reached (names from `components/schemas`, made identifiers by
- * `typeName`). Required properties are exactly the document's `required`; others are optional (`?`).
- * 3.0 `nullable` (and 2.0 `x-nullable`) and 3.1 `type: [..., "null"]` add `| null`; `enum` and `const`
- * become literal unions; `oneOf`/`anyOf` a union, `allOf` an intersection; `additionalProperties` an
- * index signature (`unknown` beside named properties, which it must admit); an object without
- * properties `{[key: string]: unknown}`; `readOnly` properties are left out of request types and
- * `writeOnly` ones out of response types. A `$ref` that cannot be resolved is `unknown`, with a comment.
+ * `typeName`; in a request type with a `Request` suffix, `TagRequest`, never a name a response type gives a
+ * component, so both paste into one file). The type accepts what validate.ts `check` accepts, as far as a type
+ * can (issue 15; `tests/typescript-oracle.test.ts` holds the two to each other with tsc):
+ * - a property is required when any schema that applies lists it in `required`: the object itself, an allOf
+ *   branch, the schema beside allOf, a 3.1 `$ref`'s siblings (JSON Schema 2020-12, 10.2.1.1 and 8.2.3.1); plain
+ *   object branches merge into one object type, component branches stay named (`Base & {id: string}`);
+ * - 3.0 `nullable` (2.0 `x-nullable`) adds `| null` only to a `type` in the same Schema Object, 3.1 reads
+ *   `type: [..., "null"]` and has no `nullable`; an enum that lists no null admits none (OAS 3.0.3); where the
+ *   document likely meant otherwise a comment says which reading was taken;
+ * - `enum` and `const` are literal types (objects and arrays too); `oneOf`/`anyOf` a union; `prefixItems` (and a
+ *   draft-4 `items` list) a tuple, elements past `minItems` optional; `if`/`then`/`else`, `dependentSchemas` and
+ *   `dependentRequired` intersections of unions; a format is noted beside its property (`// date-time`; int64 with
+ *   a precision note);
+ * - `additionalProperties` an index signature (beside named properties the union with their types, which it
+ *   must admit); an object without properties `{[key: string]: unknown}`; objects are otherwise closed as
+ *   TypeScript types are (an undocumented field, a warning to the checker, passes from a variable but not in an
+ *   object literal); `readOnly` properties are left out of request types, `writeOnly` ones out of response types.
+ * What no type can say (integer, lengths, ranges, patterns, oneOf's "exactly one", additionalProperties: false) is
+ * left to the checker. A `$ref` that cannot be resolved is `unknown`, with a comment.
  * @param observed When given, a comment above the declarations lists undocumented fields and nulls the
  *   document does not allow, with counts ("the API sent null in 3 of 3").
  * @returns The declarations as one string (LF line ends). Never throws on a malformed schema.
