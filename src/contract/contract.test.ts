@@ -1219,7 +1219,7 @@ describe('renderTypeScript reads the schema as the checker does (issue 15)', () 
     );
   });
 
-  it('adds no null for 3.0 nullable without a type, nor to an enum that lists none, and says so', () => {
+  it('adds no null for 3.0 nullable without a type or beside a $ref, nor to an enum that lists none, and says so', () => {
     assert.deepEqual(
       [
         render(
@@ -1231,11 +1231,16 @@ describe('renderTypeScript reads the schema as the checker does (issue 15)', () 
         ).split('\n')[0],
         render({ type: 'string', nullable: true, enum: ['a', 'b'] }, { openapi: '3.0.3' }),
         render({ type: ['string', 'null'], enum: ['a', null] }),
+        render(
+          { nullable: true, $ref: '#/components/schemas/S' },
+          { openapi: '3.0.3', components: { schemas: { S: { type: 'string' } } } },
+        ).split('\n')[0],
       ],
       [
         'export type T = A /* nullable without type admits no null (OAS 3.0.3) */;',
         'export type T = "a" | "b" /* null is not in the enum, so it is rejected */;\n',
         'export type T = "a" | null;\n',
+        'export type T = S /* nullable beside $ref is ignored (OAS 3.0.3) */;',
       ],
     );
   });

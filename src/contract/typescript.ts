@@ -195,12 +195,21 @@ function render(renderer: Renderer, schema: unknown, nesting: number, indent = 0
           indent,
         );
     }
-    return refType(renderer, ref, nesting, indent);
+    const type = refType(renderer, ref, nesting, indent);
+    // The checker reads it so too, with a hint (validate.ts evalSchema): the document likely meant null here.
+    return renderer.dialect !== '3.1' && schema.nullable === true
+      ? `${type} /* nullable beside $ref is ignored (OAS 3.0.3) */`
+      : type;
   }
   const parts: string[] = [];
   const notes: string[] = [];
   const types = typeList(renderer, schema);
-  if (types === undefined && renderer.dialect !== '3.1' && (schema.nullable === true || schema['x-nullable'] === true))
+  if (
+    types === undefined &&
+    renderer.dialect !== '3.1' &&
+    (schema.nullable === true || schema['x-nullable'] === true) &&
+    !(Array.isArray(schema.enum) && schema.enum.includes(null))
+  )
     // The checker reads it so (validate.ts typeList): `nullable` widens only a `type` in the same Schema Object.
     notes.push('nullable without type admits no null (OAS 3.0.3)');
   // The schema's own alternatives (its type list, or its enum or const); `OBJECT_IN_COMPOSITION` beside allOf.
