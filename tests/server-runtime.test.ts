@@ -205,6 +205,17 @@ describe('log records and public URLs', () => {
 });
 
 describe('readConfig (runtime settings)', () => {
+  it('refuses an API_KEY shorter than 8 characters by its length, never showing it, and takes one of 8 (issue 18)', () => {
+    assert.throws(() => readConfig({ API_BASE_URL: 'https://api.example.com', API_KEY: 'sk-1234' }, '/nonexistent'), {
+      message:
+        "API_KEY is 7 characters long; openapi-probe needs at least 8 to keep it out of every answer safely (a shorter string matches ordinary text). Use the API's full key; the value is not shown here",
+    });
+    assert.equal(
+      readConfig({ API_BASE_URL: 'https://api.example.com', API_KEY: 'sk-12345' }, '/nonexistent').apiKey,
+      'sk-12345',
+    );
+  });
+
   it('reads PROBE_CONCURRENCY, PROBE_RATE_PER_MIN, LOG_LEVEL and PROBE_AUDIT_LOG, with their defaults', () => {
     const pick = (env: Record<string, string>) => {
       const config = readConfig({ API_BASE_URL: 'https://api.example.com', ...env }, '/nonexistent');

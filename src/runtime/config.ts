@@ -149,8 +149,18 @@ function readKey(raw: string | undefined): string | undefined {
       'API_KEY holds a control character or a character outside Latin-1, which cannot travel in an HTTP header; check the value (it is not shown here)',
     );
   }
+  // Redaction matches the key wherever it appears; a key this short would match ordinary text as well, so the last
+  // pass over each answer could not both hide it and leave the answer readable (issue 18).
+  if (key.length < MIN_KEY_LENGTH) {
+    throw new Error(
+      `API_KEY is ${key.length} characters long; openapi-probe needs at least ${MIN_KEY_LENGTH} to keep it out of every answer safely (a shorter string matches ordinary text). Use the API's full key; the value is not shown here`,
+    );
+  }
   return key;
 }
+
+/** The shortest API_KEY accepted, in characters: the redactor's last pass matches keys of this length and more. */
+export const MIN_KEY_LENGTH = 8;
 
 function readInteger(
   env: Record<string, string | undefined>,
