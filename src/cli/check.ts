@@ -52,8 +52,18 @@ export async function runCheck(
     baseline?: string;
     updateBaseline?: boolean;
   },
-  output: Output,
+  given: Output,
 ): Promise<number> {
+  // Every line check writes passes the key's redaction, and the credentials recorded in the fixtures' (issue 18).
+  const secrets: string[] = [];
+  const key = options.env.API_KEY?.trim();
+  const keyRedactor = key ? redactor(key) : undefined;
+  const hide = (text: string): string => {
+    let out = keyRedactor ? keyRedactor.text(text) : text;
+    for (const secret of secrets) out = out.split(secret).join('[redacted]');
+    return out;
+  };
+  const output: Output = { ...given, out: (text) => given.out(hide(text)), err: (text) => given.err(hide(text)) };
   const bad = (message: string) => {
     output.err(`openapi-probe check: ${message}\n`);
     return 2;
@@ -97,7 +107,7 @@ export async function runCheck(
   let fixtures: Fixture[];
   const leftOut: LeftOut[] = [];
   try {
-    fixtures = readFixtures(options.fixtures, process.cwd(), scope, leftOut);
+    fixtures = readFixtures(options.fixtures, process.cwd(), scope, leftOut, secrets);
   } catch (error) {
     if (error instanceof InputError) return bad(error.message);
     throw error;
@@ -160,6 +170,10 @@ export async function runCheck(
     sarif: (given: typeof report) => formatSarif(given, documentFile),
   } as const;
   output.out(formatters[options.format](report));
+  if (secrets.length)
+    output.err(
+      `openapi-probe check: ${secrets.length} credential value(s) recorded in the fixtures (Authorization, Cookie and API-key headers, *_key, token, secret and password fields) are shown as [redacted]\n`,
+    );
   // A live GET that could not be made is a comparison that did not run: never a silent pass.
   return results.every((result) => result.outcome === 'pass') && liveFailures(results) === 0 ? 0 : 1;
 }

@@ -68,7 +68,13 @@ export class InputError extends Error {
  * @param leftOut Receives, per HAR file that had any, the entries left out and why.
  * @returns The fixtures in order; throws InputError naming the file and the problem.
  */
-export function readFixtures(paths: string[], cwd = process.cwd(), scope?: Scope, leftOut: LeftOut[] = []): Fixture[] {
+export function readFixtures(
+  paths: string[],
+  cwd = process.cwd(),
+  scope?: Scope,
+  leftOut: LeftOut[] = [],
+  secrets: string[] = [],
+): Fixture[] {
   const fixtures: Fixture[] = [];
   for (const given of paths) {
     const path = resolve(cwd, given);
@@ -87,6 +93,7 @@ export function readFixtures(paths: string[], cwd = process.cwd(), scope?: Scope
           cwd,
           scope,
           leftOut,
+          secrets,
         ),
       );
       continue;
@@ -95,8 +102,9 @@ export function readFixtures(paths: string[], cwd = process.cwd(), scope?: Scope
     try {
       data = JSON.parse(readFileSync(path, 'utf8'));
     } catch (error) {
-      throw new InputError('not-json', `${given}: not JSON (${(error as Error).message})`);
+      throw new InputError('not-json', `${given}: not JSON (${unquotedParseError(error)})`);
     }
+    secrets.push(...recordedSecrets(data));
     const log = (data as { log?: { entries?: unknown } } | null)?.log;
     if (log !== undefined) fixtures.push(...harFixtures(given, log, scope, leftOut));
     else fixtures.push(fixtureFrom(given, data));
@@ -325,4 +333,78 @@ export function checkFixture(loaded: LoadedDocument, basePrefix: string, fixture
 /** How many fixtures' live GET could not be made (`--live`): their drift is an `error`, nothing was compared. */
 export function liveFailures(results: CheckedFixture[]): number {
   return results.filter((result) => result.drift && 'error' in result.drift).length;
+}
+
+/**
+ * A JSON.parse failure without the text it quotes: V8 repeats up to ten characters of the input
+ * (`Unexpected token 's', "sk-live-ab"... is not valid JSON`), which in a fixture may be a credential (issue 18).
+ * @returns `it does not parse at position 6` when the message names a position, else `it does not parse`.
+ */
+export function unquotedParseError(error: unknown): string {
+  const message = error instanceof Error ? error.message : '';
+  const position = /\bposition (\d+)/.exec(message)?.[1];
+  const line = /\bline (\d+) column (\d+)/.exec(message);
+  if (line) return `it does not parse at line ${line[1]} column ${line[2]}`;
+  return position ? `it does not parse at position ${position}` : 'it does not parse';
+}
+
+/** Header names whose values are credentials in a recording (RFC 9110 11.6.2, RFC 6265 cookies, API-key headers). */
+const SECRET_HEADER =
+  /^(authorization|proxy-authorization|cookie|set-cookie|x-[a-z0-9-]*(key|token|secret|auth)[a-z0-9-]*|api-?key)$/i;
+/** JSON member names whose string values are credentials: `api_key`, `accessToken`, `client_secret`, `password`. */
+const SECRET_FIELD =
+  /(^|[_-])(key|token|secret|password)$|^(apiKey|accessToken|refreshToken|idToken|clientSecret|password)$/i;
+/** The shortest value treated as a credential: shorter ones would match ordinary text of the report. */
+const MIN_SECRET = 8;
+
+/**
+ * The credential values recorded in fixtures and HAR files, so that `check` can keep them out of its report even when
+ * no API_KEY is set: values of credential headers in HAR requests and responses (each cookie's value, the token after
+ * an auth scheme), and string values of credential-named members in recorded JSON bodies. Bounded: at most 1,000
+ * values, each of 8 to 4,096 characters, found in at most 100,000 visited nodes.
+ * @param data A parsed fixture file or HAR file.
+ * @returns The values, longest first, without duplicates. Never throws.
+ */
+export function recordedSecrets(data: unknown): string[] {
+  const found = new Set<string>();
+  let visits = 0;
+  const add = (value: unknown) => {
+    if (typeof value !== 'string' || found.size >= 1000) return;
+    const text = value.trim();
+    if (text.length >= MIN_SECRET && text.length <= 4096) found.add(text);
+  };
+  const header = (entry: unknown) => {
+    const { name, value } = (entry ?? {}) as { name?: unknown; value?: unknown };
+    if (typeof name !== 'string' || typeof value !== 'string' || !SECRET_HEADER.test(name)) return;
+    add(value);
+    // `Bearer <token>`, `Basic <credentials>`: the token alone may appear elsewhere.
+    const scheme = /^[A-Za-z][A-Za-z0-9._~+/-]*\s+(\S.*)$/.exec(value.trim());
+    if (scheme) add(scheme[1]);
+    // Cookies: `a=1; session=abc`, and Set-Cookie's first pair.
+    for (const pair of value.split(';')) add(pair.slice(pair.indexOf('=') + 1));
+  };
+  const walk = (node: unknown, depth: number): void => {
+    if (++visits > 100_000 || depth > 64 || node === null || typeof node !== 'object') return;
+    if (Array.isArray(node)) {
+      for (const item of node) walk(item, depth + 1);
+      return;
+    }
+    for (const [key, value] of Object.entries(node)) {
+      if ((key === 'headers' || key === 'cookies') && Array.isArray(value)) {
+        for (const entry of value) {
+          header(key === 'cookies' ? { name: 'cookie', value: (entry as { value?: unknown })?.value } : entry);
+        }
+      } else if (key === 'text' && typeof value === 'string' && /^\s*[[{]/.test(value) && value.length <= 1 << 20) {
+        // A recorded body (HAR content.text, postData.text): its JSON members are read too.
+        try {
+          walk(JSON.parse(value), depth + 1);
+        } catch {
+          // not JSON: nothing to read
+        }
+      } else if (SECRET_FIELD.test(key)) add(value);
+      walk(value, depth + 1);
+    }
+  };
+  walk(data, 0);
+  return [...found].sort((a, b) => b.length - a.length);
 }
