@@ -65,7 +65,7 @@ export const compareFixtureTool: Tool = {
     type: 'object',
     properties: {
       path: { type: 'string', description: 'after the base URL' },
-      fixture: { anyOf: [{ type: 'object' }, { type: 'array' }], description: 'the saved JSON body' },
+      fixture: { anyOf: [{ type: 'object' }, { type: 'array' }, { type: 'string' }], description: 'saved JSON body' },
     },
     required: ['path', 'fixture'],
     additionalProperties: false,
