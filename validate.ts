@@ -3,8 +3,8 @@
 // Works on a parsed OpenAPI document (Swagger 2.0, OpenAPI 3.0.x, OpenAPI 3.1.x) whose `$ref`s are local
 // JSON Pointers (RFC 6901) into the same document. A remote `$ref` yields an `unresolvedRef` finding; nothing
 // is ever fetched.
-import { isIPv4, isIPv6 } from 'node:net';
 import { compilePattern } from './src/schema/pattern.ts';
+import { stringFormatProblem } from './src/schema/formats.ts';
 import { equalsWrittenNumber, isWrittenInteger, numberProblems } from './src/schema/numbers.ts';
 import { escapePointerToken, lookupPointer, resolvePointer, unescapePointerToken } from './src/shared/json-pointer.ts';
 import { follow, MAX_REF_HOPS, responseForStatus } from './src/document/refs.ts';
@@ -1168,46 +1168,6 @@ function checkString(
           { keyword: schema.format },
         ),
       );
-  }
-}
-
-function validDate(y: number, m: number, d: number): boolean {
-  if (m < 1 || m > 12 || d < 1) return false;
-  const leap = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
-  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-  return d <= days[m - 1];
-}
-
-/** Why a string fails a known format, or undefined (also for unknown formats, which are ignored). */
-function stringFormatProblem(format: string, value: string): string | undefined {
-  switch (format) {
-    case 'date-time': {
-      const m = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-](\d{2}):(\d{2}))$/.exec(value);
-      if (!m) return 'RFC 3339 date-time, e.g. 2024-05-01T10:00:00Z';
-      if (!validDate(+m[1], +m[2], +m[3]) || +m[4] > 23 || +m[5] > 59 || +m[6] > 60)
-        return 'RFC 3339 date-time: a field is out of range';
-      if (m[9] !== undefined && (+m[9] > 23 || +m[10] > 59)) return 'RFC 3339 date-time: the offset is out of range';
-      return undefined;
-    }
-    case 'date': {
-      const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
-      if (!m) return 'RFC 3339 full-date, e.g. 2024-05-01';
-      return validDate(+m[1], +m[2], +m[3]) ? undefined : 'RFC 3339 full-date: month or day out of range';
-    }
-    case 'email':
-      return /^[^\s@]+@[^\s@]+$/.test(value) ? undefined : 'RFC 5321 mailbox, e.g. user@example.com';
-    case 'uuid':
-      return /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/.test(value)
-        ? undefined
-        : 'RFC 9562 UUID, 8-4-4-4-12 hex digits';
-    case 'uri':
-      return /^[A-Za-z][A-Za-z0-9+.-]*:[^\s]*$/.test(value) ? undefined : 'RFC 3986 absolute URI with a scheme';
-    case 'ipv4':
-      return isIPv4(value) ? undefined : 'dotted-quad IPv4 address';
-    case 'ipv6':
-      return isIPv6(value) ? undefined : 'RFC 4291 IPv6 address';
-    default:
-      return undefined;
   }
 }
 

@@ -786,12 +786,12 @@ const ROWS: Row[] = [
     ],
   },
   {
-    description: 'accepts a leap day, a leap second and a numeric offset',
+    description: 'accepts a leap day, and a leap second at 23:59 UTC through a numeric offset',
     schema: {
       type: 'object',
       properties: { at: { type: 'string', format: 'date-time' }, day: { type: 'string', format: 'date' } },
     },
-    data: { at: '2024-02-29T23:59:60.5+01:00', day: '2024-02-29' },
+    data: { at: '2024-02-29T00:59:60.5+01:00', day: '2024-02-29' },
     findings: [],
   },
   {
