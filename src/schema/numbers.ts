@@ -61,121 +61,130 @@ const WORDS: Record<Side, string> = {
  *   -9223372036854775808..9223372036854775807. Never throws.
  */
 export function numberProblems(schema: Record<string, unknown>, value: number, text?: string): NumberProblem[] {
-  const out: NumberProblem[] = [];
+  const { minimum, maximum, exclusiveMinimum, exclusiveMaximum, multipleOf, format } = schema;
+  let out: NumberProblem[] | undefined;
   const exactText = text !== undefined ? parseDecimal(text) : undefined;
-  let decimal: Decimal | undefined | null = exactText;
-  const exact = (): Decimal | undefined => (decimal ??= decimalOfParsed(value) ?? null) ?? undefined;
-  const written = exactText ? text! : Math.abs(value) > 2 ** 53 && exact() ? formatDecimal(exact()!) : String(value);
   // Within ±2^53 with nothing changed, comparing doubles is comparing the numbers themselves.
-  const plain = exactText === undefined && Number.isFinite(value) && Math.abs(value) <= 2 ** 53;
-
-  const bound = (side: Side, at: Side, limit: number): void => {
-    if (plain && Math.abs(limit) <= 2 ** 53) {
-      const ok =
-        side === 'minimum'
-          ? value >= limit
-          : side === 'maximum'
-            ? value <= limit
-            : side === 'exclusiveMinimum'
-              ? value > limit
-              : value < limit;
-      if (!ok) out.push(boundProblem(side, written, String(limit)));
-      return;
-    }
-    const range = rangeOfDouble(limit);
-    const number = exact();
-    if (!range || !number) {
-      // An infinity on either side (a schema built in code, a value not from JSON): the doubles decide.
-      const ok =
-        side === 'minimum'
-          ? value >= limit
-          : side === 'maximum'
-            ? value <= limit
-            : side === 'exclusiveMinimum'
-              ? value > limit
-              : value < limit;
-      if (!ok) out.push(boundProblem(side, written, String(limit)));
-      return;
-    }
-    const verdict = boundVerdict(number, range, side);
-    if (verdict === false) out.push(boundProblem(side, written, shownLimit(range, limit)));
-    else if (verdict === undefined)
-      out.push({
-        kind: 'notChecked',
-        at,
-        keyword: at,
-        message: `was not checked against \`${at}\`: ${imprecise(range, at)}, and ${written} lies in that range`,
-      });
+  const subject: Subject = {
+    value,
+    text: exactText ? text : undefined,
+    decimal: exactText,
+    plain: exactText === undefined && Number.isFinite(value) && Math.abs(value) <= 2 ** 53,
   };
-
-  if (typeof schema.minimum === 'number') {
+  if (typeof minimum === 'number')
     // OAS 3.0 / draft 4: a boolean exclusiveMinimum makes minimum exclusive.
-    if (schema.exclusiveMinimum === true) bound('exclusiveMinimum', 'exclusiveMinimum', schema.minimum);
-    else bound('minimum', 'minimum', schema.minimum);
-  }
-  if (typeof schema.maximum === 'number') {
-    if (schema.exclusiveMaximum === true) bound('exclusiveMaximum', 'exclusiveMaximum', schema.maximum);
-    else bound('maximum', 'maximum', schema.maximum);
-  }
+    out = added(out, bound(subject, exclusiveMinimum === true ? 'exclusiveMinimum' : 'minimum', minimum));
+  if (typeof maximum === 'number')
+    out = added(out, bound(subject, exclusiveMaximum === true ? 'exclusiveMaximum' : 'maximum', maximum));
   // OAS 3.1 / JSON Schema 2020-12 number form
-  if (typeof schema.exclusiveMinimum === 'number')
-    bound('exclusiveMinimum', 'exclusiveMinimum', schema.exclusiveMinimum);
-  if (typeof schema.exclusiveMaximum === 'number')
-    bound('exclusiveMaximum', 'exclusiveMaximum', schema.exclusiveMaximum);
-
-  if (typeof schema.multipleOf === 'number' && schema.multipleOf > 0) {
-    const divisor = schema.multipleOf;
-    const verdict = multipleVerdict(value, exactText, divisor, exact);
-    const shown = String(divisor);
+  if (typeof exclusiveMinimum === 'number') out = added(out, bound(subject, 'exclusiveMinimum', exclusiveMinimum));
+  if (typeof exclusiveMaximum === 'number') out = added(out, bound(subject, 'exclusiveMaximum', exclusiveMaximum));
+  if (typeof multipleOf === 'number' && multipleOf > 0) {
+    const verdict = multipleVerdict(subject, multipleOf);
     if (verdict === false)
-      out.push({
+      out = added(out, {
         kind: 'constraint',
         at: 'multipleOf',
         keyword: 'multipleOf',
-        message: `is ${written}, not a multiple of ${shown}`,
+        message: `is ${writtenOf(subject)}, not a multiple of ${multipleOf}`,
       });
     else if (verdict === undefined)
-      out.push({
+      out = added(out, {
         kind: 'notChecked',
         at: 'multipleOf',
         keyword: 'multipleOf',
-        message: `was not checked against \`multipleOf\`: ${imprecise(rangeOfDouble(divisor)!, 'multipleOf')}`,
+        message: `was not checked against \`multipleOf\`: ${imprecise(rangeOfDouble(multipleOf)!, 'multipleOf')}`,
       });
   }
-
   // int32/int64 are ranges (OAS 3.0.3 Data Types); float/double constrain precision only, not sign.
-  if (schema.format === 'int32' || schema.format === 'int64') {
-    const format = schema.format;
-    const limits = INTEGER_FORMATS[format];
-    let integer: boolean;
-    let inside: boolean;
-    if (plain && Number.isInteger(value)) {
-      integer = true;
-      inside = format === 'int64' || (value >= Number(limits.low) && value <= Number(limits.high));
-    } else {
-      const number = exact();
-      integer = number ? isIntegerDecimal(number) : Number.isInteger(value);
-      inside =
-        number !== undefined &&
-        compareDecimals(number, RANGES[format].low) >= 0 &&
-        compareDecimals(number, RANGES[format].high) <= 0;
-    }
-    if (!integer)
-      out.push({
-        kind: 'format',
-        at: 'format',
-        keyword: format,
-        message: `is ${written}, not an integer as ${format} requires`,
-      });
-    else if (!inside)
-      out.push({
-        kind: 'format',
-        at: 'format',
-        keyword: format,
-        message: `is ${written}, outside the ${format} range ${limits.low}..${limits.high}`,
-      });
-  }
+  if (format === 'int32' || format === 'int64') out = added(out, integerFormat(subject, format));
+  return out ?? NONE;
+}
+
+const NONE: NumberProblem[] = [];
+
+/** The list with one more problem, made on the first (no closure: tsx wraps each closure per call). */
+function added(out: NumberProblem[] | undefined, problem: NumberProblem | undefined): NumberProblem[] | undefined {
+  if (!problem) return out;
+  (out ??= []).push(problem);
   return out;
+}
+
+/** The number checked: as parsed, as written (when parsing changed it), and its exact decimal once needed. */
+type Subject = { value: number; text: string | undefined; decimal: Decimal | undefined | null; plain: boolean };
+
+function exactOf(subject: Subject): Decimal | undefined {
+  if (subject.decimal === undefined) subject.decimal = decimalOfParsed(subject.value) ?? null;
+  return subject.decimal ?? undefined;
+}
+
+/** The number as a finding prints it: as written, or the double's own value past 2^53 (2^64 in full). */
+function writtenOf(subject: Subject): string {
+  if (subject.text !== undefined) return subject.text;
+  const exact = Math.abs(subject.value) > 2 ** 53 ? exactOf(subject) : undefined;
+  return exact ? formatDecimal(exact) : String(subject.value);
+}
+
+function holds(side: Side, value: number, limit: number): boolean {
+  return side === 'minimum'
+    ? value >= limit
+    : side === 'maximum'
+      ? value <= limit
+      : side === 'exclusiveMinimum'
+        ? value > limit
+        : value < limit;
+}
+
+function bound(subject: Subject, side: Side, limit: number): NumberProblem | undefined {
+  if (subject.plain && Math.abs(limit) <= 2 ** 53) {
+    return holds(side, subject.value, limit) ? undefined : boundProblem(side, writtenOf(subject), String(limit));
+  }
+  const range = rangeOfDouble(limit);
+  const number = exactOf(subject);
+  // An infinity on either side (a schema built in code, a value not from JSON): the doubles decide.
+  if (!range || !number)
+    return holds(side, subject.value, limit) ? undefined : boundProblem(side, writtenOf(subject), String(limit));
+  const verdict = boundVerdict(number, range, side);
+  if (verdict === false) return boundProblem(side, writtenOf(subject), shownLimit(range, limit));
+  if (verdict === true) return undefined;
+  return {
+    kind: 'notChecked',
+    at: side,
+    keyword: side,
+    message: `was not checked against \`${side}\`: ${imprecise(range, side)}, and ${writtenOf(subject)} lies in that range`,
+  };
+}
+
+function integerFormat(subject: Subject, format: 'int32' | 'int64'): NumberProblem | undefined {
+  const limits = INTEGER_FORMATS[format];
+  let integer: boolean;
+  let inside: boolean;
+  if (subject.plain && Number.isInteger(subject.value)) {
+    integer = true;
+    inside = format === 'int64' || (subject.value >= -2147483648 && subject.value <= 2147483647);
+  } else {
+    const number = exactOf(subject);
+    integer = number ? isIntegerDecimal(number) : Number.isInteger(subject.value);
+    inside =
+      number !== undefined &&
+      compareDecimals(number, RANGES[format].low) >= 0 &&
+      compareDecimals(number, RANGES[format].high) <= 0;
+  }
+  if (!integer)
+    return {
+      kind: 'format',
+      at: 'format',
+      keyword: format,
+      message: `is ${writtenOf(subject)}, not an integer as ${format} requires`,
+    };
+  if (!inside)
+    return {
+      kind: 'format',
+      at: 'format',
+      keyword: format,
+      message: `is ${writtenOf(subject)}, outside the ${format} range ${limits.low}..${limits.high}`,
+    };
+  return undefined;
 }
 
 /**
@@ -220,24 +229,53 @@ function boundVerdict(number: Decimal, range: Range, side: Side): boolean | unde
   }
 }
 
-function multipleVerdict(
-  value: number,
-  exactText: Decimal | undefined,
-  divisor: number,
-  exact: () => Decimal | undefined,
-): boolean | undefined {
-  // Two integers within 2^53: the remainder is exact in IEEE 754 (fmod).
-  if (exactText === undefined && Number.isSafeInteger(value) && Number.isSafeInteger(divisor))
-    return value % divisor === 0;
-  const number = exact();
-  const range = rangeOfDouble(divisor);
-  if (!number || !range) {
-    // Not from JSON (an infinity): no finite quotient is an integer.
-    return Number.isInteger(value / divisor);
+function multipleVerdict(subject: Subject, divisor: number): boolean | undefined {
+  const value = subject.value;
+  if (subject.plain && Number.isFinite(divisor) && Math.abs(divisor) <= 2 ** 53) {
+    // Two integers within 2^53: the remainder is exact in IEEE 754 (fmod).
+    if (Number.isInteger(value) && Number.isInteger(divisor)) return value % divisor === 0;
+    // A number with a fraction is no multiple of an integer.
+    if (Number.isInteger(divisor)) return false;
+    const fast = scaledMultiple(value, divisor);
+    if (fast !== undefined) return fast;
   }
+  const number = exactOf(subject);
+  const range = rangeOfDouble(divisor);
+  // Not from JSON (an infinity): no finite quotient is an integer.
+  if (!number || !range) return Number.isInteger(value / divisor);
   if (number.digits === '') return true;
   if (!range.exact) return undefined;
   return isMultipleOf(number, range.low);
+}
+
+/** The last divisor's shortest text as an integer over a power of ten (0.01 as 1 over 10^2), kept for the next call. */
+let lastDivisor = Number.NaN;
+let lastScale: { units: number; places: number } | undefined;
+
+function scaleOf(divisor: number): { units: number; places: number } | undefined {
+  if (divisor === lastDivisor) return lastScale;
+  lastDivisor = divisor;
+  const text = String(divisor);
+  const point = text.indexOf('.');
+  const places = point === -1 ? 0 : text.length - point - 1;
+  const units = Number(point === -1 ? text : text.slice(0, point) + text.slice(point + 1));
+  lastScale = text.includes('e') || places > 15 || !Number.isSafeInteger(units) ? undefined : { units, places };
+  return lastScale;
+}
+
+/**
+ * multipleOf decided on doubles alone, exactly, when the value's shortest text has at most 15 digits and no more
+ * decimal places than the divisor: then n = round(value * 10^places) is that text as an integer (the error of the
+ * product stays below 0.5), and `n / 10^places === value` proves it (two decimals of at most 15 digits never round
+ * to one double). Undefined when that proof fails: the caller divides decimals.
+ */
+function scaledMultiple(value: number, divisor: number): boolean | undefined {
+  const scale = scaleOf(divisor);
+  if (!scale) return undefined;
+  const power = 10 ** scale.places;
+  const units = Math.round(value * power);
+  if (Math.abs(units) >= 1e15 || units / power !== value) return undefined;
+  return units % scale.units === 0;
 }
 
 function boundProblem(side: Side, written: string, limit: string): NumberProblem {
