@@ -250,6 +250,55 @@ describe('judge: numbers JSON parsing changed (issue 8 B13)', () => {
   });
 });
 
+describe('judge: numbers JSON parsing changed in line-framed JSON (issue 15)', () => {
+  it('checks each record against its own numbers as written', async () => {
+    const document = await loadObject({
+      openapi: '3.1.0',
+      info: { title: 'n', version: '1' },
+      paths: {
+        '/n': {
+          get: {
+            responses: {
+              200: {
+                description: 'ok',
+                content: {
+                  'application/x-ndjson': {
+                    schema: { type: 'object', properties: { id: { type: 'integer', format: 'int64' } } },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    });
+    const lines = ['{"id":9223372036854775807}', '{"id":9223372036854775809}'];
+    const verdict = judge(document, document.operations[0]!, {
+      status: 200,
+      contentType: 'application/x-ndjson',
+      bytes: lines.join('\n').length,
+      truncated: false,
+      body: lines.join('\n'),
+      records: lines.map((line, index) => ({ line: index + 1, value: JSON.parse(line) })),
+      warnings: lines.flatMap((line, index) =>
+        scanJson(line).warnings.map((warning) => ({ ...warning, path: warning.path.replace(/^\$/, `$[${index}]`) })),
+      ),
+    });
+    assert.deepEqual(
+      [
+        verdict.validated,
+        (verdict.findings as { kind: string; path: string; message: string }[])
+          .filter((finding) => finding.kind === 'format')
+          .map((finding) => [finding.path, finding.message]),
+      ],
+      [
+        true,
+        [['$[1].id', 'is 9223372036854775809, outside the int64 range -9223372036854775808..9223372036854775807']],
+      ],
+    );
+  });
+});
+
 describe('checkParameters', () => {
   let case31: LoadedDocument;
   let counted: LoadedDocument;
