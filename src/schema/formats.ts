@@ -1,0 +1,146 @@
+/**
+ * The string formats the checker knows (JSON Schema 2020-12 Validation, 7.3), each to its RFC: `date-time`,
+ * `date` and `time` (RFC 3339, 5.6, with 5.7's leap second), `email` (RFC 5321, 4.1.2 Mailbox), `uuid` (RFC 9562),
+ * `uri` (RFC 3986, 3), `ipv4` (RFC 2673, 3.2 dotted-quad), `ipv6` (RFC 4291, 2.2). Every other format is not
+ * checked (`CHECKED_FORMATS` lists the ones that are). Each test is one linear-time regular expression over the
+ * value (no nested quantifiers that could backtrack), so an API's string cannot stall the thread.
+ */
+
+/** The formats `stringFormatProblem` checks; any other format name is not checked. */
+export const CHECKED_FORMATS = ['date-time', 'date', 'time', 'email', 'uuid', 'uri', 'ipv4', 'ipv6'] as const;
+
+/** Whether a format name is one `stringFormatProblem` checks. */
+export function isCheckedFormat(format: string): boolean {
+  return (CHECKED_FORMATS as readonly string[]).includes(format);
+}
+
+const FULL_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const FULL_TIME = /^(\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/;
+const DATE_TIME = /^(\d{4}-\d{2}-\d{2})[Tt](.*)$/s;
+
+/** Whether year, month and day name a day of the proleptic Gregorian calendar (RFC 3339, 5.7). */
+function validDate(year: number, month: number, day: number): boolean {
+  if (month < 1 || month > 12 || day < 1) return false;
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+  return day <= days[month - 1]!;
+}
+
+function dateProblem(value: string): string | undefined {
+  const m = FULL_DATE.exec(value);
+  if (!m) return 'RFC 3339 full-date, e.g. 2024-05-01';
+  return validDate(+m[1]!, +m[2]!, +m[3]!) ? undefined : 'RFC 3339 full-date: month or day out of range';
+}
+
+/**
+ * RFC 3339, 5.6 full-time. 5.7: hour 00-23, minute 00-59, second 00-60, where 60 (a leap second) is the last second
+ * of a UTC day: 23:59:60 once the offset is taken off (15:59:60-08:00 is, 23:59:60+01:00 is not).
+ */
+function timeFault(value: string): 'syntax' | 'range' | 'offset' | 'leap' | undefined {
+  const m = FULL_TIME.exec(value);
+  if (!m) return 'syntax';
+  const [hour, minute, second] = [+m[1]!, +m[2]!, +m[3]!];
+  if (hour > 23 || minute > 59 || second > 60) return 'range';
+  if (m[4] !== undefined && (+m[5]! > 23 || +m[6]! > 59)) return 'offset';
+  const offset = m[4] === undefined ? 0 : (m[4] === '-' ? -1 : 1) * (+m[5]! * 60 + +m[6]!);
+  if (second === 60 && (((hour * 60 + minute - offset) % 1440) + 1440) % 1440 !== 23 * 60 + 59) return 'leap';
+  return undefined;
+}
+
+const TIME_FAULTS = {
+  range: 'a field is out of range',
+  offset: 'the offset is out of range',
+  leap: 'second 60 (a leap second) falls only at 23:59 UTC',
+} as const;
+
+function timeProblem(value: string): string | undefined {
+  const fault = timeFault(value);
+  if (fault === 'syntax') return 'RFC 3339 full-time with an offset, e.g. 10:00:00Z';
+  return fault && `RFC 3339 full-time: ${TIME_FAULTS[fault]}`;
+}
+
+function dateTimeProblem(value: string): string | undefined {
+  const m = DATE_TIME.exec(value);
+  const fault = m && FULL_DATE.test(m[1]!) ? timeFault(m[2]!) : 'syntax';
+  if (fault === 'syntax') return 'RFC 3339 date-time, e.g. 2024-05-01T10:00:00Z';
+  if (dateProblem(m![1]!)) return `RFC 3339 date-time: ${TIME_FAULTS.range}`;
+  return fault && `RFC 3339 date-time: ${TIME_FAULTS[fault]}`;
+}
+
+const OCTET = '(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)';
+const IPV4 = new RegExp(`^${OCTET}(?:\\.${OCTET}){3}$`);
+const HEX4 = /^[0-9A-Fa-f]{1,4}$/;
+
+/** RFC 4291, 2.2: eight groups of 1-4 hex digits, one `::` for a run of zero groups, the last two as IPv4. */
+function isIPv6(value: string): boolean {
+  if (value.length > 45) return false;
+  const halves = value.split('::');
+  if (halves.length > 2) return false;
+  const groups = (part: string): string[] => (part === '' ? [] : part.split(':'));
+  const all = [...groups(halves[0]!), ...(halves.length === 2 ? groups(halves[1]!) : [])];
+  let count = all.length;
+  // A dotted-quad may end the address, standing for two groups.
+  const last = all[all.length - 1];
+  if (last !== undefined && last.includes('.')) {
+    if (!IPV4.test(last)) return false;
+    all.pop();
+    count++;
+  }
+  if (!all.every((group) => HEX4.test(group))) return false;
+  return halves.length === 2 ? count <= 7 : count === 8;
+}
+
+const ATEXT = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]";
+const DOT_STRING = `${ATEXT}+(?:\\.${ATEXT}+)*`;
+const QUOTED_STRING = '"(?:[\\x20\\x21\\x23-\\x5b\\x5d-\\x7e]|\\\\[\\x20-\\x7e])*"';
+const LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
+const MAILBOX = new RegExp(`^(?:${DOT_STRING}|${QUOTED_STRING})@(?:(${LABEL}(?:\\.${LABEL})*)|\\[([^\\]]*)\\])$`);
+
+/** RFC 5321, 4.1.2: Local-part "@" ( Domain / address-literal ); the address literal IPv4 or `IPv6:` and IPv6. */
+function isMailbox(value: string): boolean {
+  const m = MAILBOX.exec(value);
+  if (!m) return false;
+  if (m[1] !== undefined) return true;
+  const literal = m[2]!;
+  return literal.startsWith('IPv6:') ? isIPv6(literal.slice(5)) : IPV4.test(literal);
+}
+
+// RFC 3986, 3: scheme ":" hier-part [ "?" query ] [ "#" fragment ], with its character classes.
+const PCT = '%[0-9A-Fa-f]{2}';
+const UNRESERVED_SUB = "A-Za-z0-9\\-._~!$&'()*+,;=";
+const PCHAR = `(?:[${UNRESERVED_SUB}:@]|${PCT})`;
+const AUTHORITY = `(?:(?:[${UNRESERVED_SUB}:]|${PCT})*@)?(?:\\[[0-9A-Fa-f:.vV${UNRESERVED_SUB}]+\\]|(?:[${UNRESERVED_SUB}]|${PCT})*)(?::\\d*)?`;
+const URI = new RegExp(
+  `^[A-Za-z][A-Za-z0-9+.-]*:(?://${AUTHORITY}(?:/${PCHAR}*)*|/?(?:${PCHAR}+(?:/${PCHAR}*)*)?)(?:\\?(?:${PCHAR}|[/?])*)?(?:#(?:${PCHAR}|[/?])*)?$`,
+);
+const UUID = /^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$/;
+
+/**
+ * Why a string fails a format the checker knows, as a short phrase naming the rule and an example.
+ * @param format The schema's `format`, e.g. `date-time`.
+ * @param value The string to check.
+ * @returns The problem (`RFC 3339 date-time, e.g. 2024-05-01T10:00:00Z`), or undefined when the value is valid or
+ *   the format is not one of `CHECKED_FORMATS` (use `isCheckedFormat` to tell the two apart). Never throws.
+ */
+export function stringFormatProblem(format: string, value: string): string | undefined {
+  switch (format) {
+    case 'date-time':
+      return dateTimeProblem(value);
+    case 'date':
+      return dateProblem(value);
+    case 'time':
+      return timeProblem(value);
+    case 'email':
+      return isMailbox(value) ? undefined : 'RFC 5321 mailbox, e.g. user@example.com';
+    case 'uuid':
+      return UUID.test(value) ? undefined : 'RFC 9562 UUID, 8-4-4-4-12 hex digits';
+    case 'uri':
+      return URI.test(value) ? undefined : 'RFC 3986 absolute URI with a scheme';
+    case 'ipv4':
+      return IPV4.test(value) ? undefined : 'dotted-quad IPv4 address';
+    case 'ipv6':
+      return isIPv6(value) ? undefined : 'RFC 4291 IPv6 address';
+    default:
+      return undefined;
+  }
+}
