@@ -233,7 +233,10 @@ function takesLoosePairs(doc: unknown, parameter: Parameter): boolean {
   return type === 'object' || (Array.isArray(type) && type.includes('object') && !type.includes('array'));
 }
 
-/** The value as the problem shows it: a path segment or header decoded; a parameter's own pairs' values joined by `,`, others as `name=value&...`. */
+/**
+ * The value as the problem shows it: a path segment or header decoded; a parameter's own pairs' values joined by
+ * `,`, others as `name=value&...`.
+ */
 function shownValue(input: string | readonly QueryPair[], used: number[], name: string): string {
   if (typeof input === 'string') return decodeText(input.replace(/\+/g, '%2B'));
   const taken = used.map((i) => input[i]!);

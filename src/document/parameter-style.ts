@@ -13,8 +13,8 @@
  * - An empty array or object is written as the empty string is (`color=`, `;color`, `.`); read back under an
  *   array or object schema it is `[]` or `{}`. The exploded query styles write no pair for it.
  * - The style's own delimiter inside a value is percent-encoded, `.` included for `label`, so every value reads
- *   back as written; `spaceDelimited`, `pipeDelimited`, `ssv`, `tsv` and `pipes` cannot carry their delimiter in a value (it may be
- *   written percent-encoded: `%20`, `%09`, `%7C`) and refuse it.
+ *   back as written; `spaceDelimited`, `pipeDelimited`, `ssv`, `tsv` and `pipes` cannot carry their delimiter in a
+ *   value (it may be written percent-encoded: `%20`, `%09`, `%7C`) and refuse it.
  * - `allowReserved` leaves RFC 3986's reserved characters as they are, except those that would change how the
  *   query is read (`&`, `=`, `+`, `#`, `[`, `]` and the style's delimiter) and `%`.
  */
@@ -125,7 +125,10 @@ function planOf(options: Serialization): Plan | { refused: string } {
 // change how a query is read, and `%` is data (OpenAPI 3.0.3: "reserved characters ... without percent-encoding").
 const KEPT_RESERVED = new Set([':', '/', '?', '@', '!', '$', "'", '(', ')', '*', ',', ';']);
 
-/** Percent-encodes `text` as RFC 6570 §3.2.1 does (all but unreserved), `keep` left as they are; undefined for lone surrogates. */
+/**
+ * Percent-encodes `text` as RFC 6570 §3.2.1 does (all but unreserved), `keep` left as they are; undefined for lone
+ * surrogates.
+ */
 function encode(text: string, delimiter: string, keep?: ReadonlySet<string>): string | undefined {
   let encoded: string;
   try {
