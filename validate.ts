@@ -2508,8 +2508,9 @@ function makeCtx(doc: unknown, direction: Direction | undefined, options?: Check
  * @param options `direction` (default 'response') scopes readOnly/writeOnly (OAS 3.0.3 Schema Object);
  *   `at` is the schema path of `schema` (default `#`), the prefix of every finding's `schemaPath`;
  *   `maxSteps` (default `DEFAULT_MAX_STEPS`) and `timeoutMs` (default `DEFAULT_CHECK_TIMEOUT_MS`, ms) bound
- *   the work; `spent.steps` grows by the steps used, so several checks can share one step budget. Results are memoised per `$ref` target, instance location and value, so `anyOf: [S, S]`
- *   nested 40 deep costs 40 evaluations, not 2^40.
+ *   the work; `spent.steps` grows by the steps used, so several checks can share one step budget. Results
+ *   are memoised per `$ref` target, instance location and value, so `anyOf: [S, S]` nested 40 deep costs 40
+ *   evaluations, not 2^40.
  * @returns Findings sorted by instance path (parents first, indexes numerically), then kind; `[]` when valid.
  *   Never throws on data. A remote or dangling `$ref` is an `unresolvedRef` finding, and so is a chain of
  *   nothing but `$ref`s that loops (A -> B -> A) and never reaches a schema; a finite chain is followed to

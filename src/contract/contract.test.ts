@@ -1609,6 +1609,28 @@ describe('huge enums in descriptions (issue 8)', () => {
   });
 });
 
+describe('checkParameters on a document of many parameters (issue 15)', () => {
+  it('lists the first 20 declared names for an unknown one and counts the rest', async () => {
+    const names = Array.from({ length: 25 }, (_, index) => `p${index}`);
+    const document = await loadObject({
+      openapi: '3.0.3',
+      info: { title: 'm', version: '1' },
+      paths: {
+        '/m': { get: { parameters: names.map((name) => ({ name, in: 'query', schema: {} })), responses: {} } },
+      },
+    });
+    assert.deepEqual(checkParameters(document, document.operations[0]!, { query: { zz: '1' } }), [
+      {
+        in: 'query',
+        name: 'zz',
+        kind: 'unknown',
+        value: '1',
+        problem: `is not a query parameter of GET /m; it takes ${names.slice(0, 20).join(', ')} and 5 more`,
+      },
+    ]);
+  });
+});
+
 describe('checkParameters shares one step budget (issue 8, second attack round; issue 15)', () => {
   it('reports every value reached after the budget ran out as not checked, never as passed', () => {
     const operation = loaded.operations.find((candidate) => candidate.operationId === 'getMeter')!;

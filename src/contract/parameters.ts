@@ -5,7 +5,7 @@
 import { check } from '../../validate.ts';
 import type { Finding } from '../../validate.ts';
 import type { LoadedDocument, Operation, Parameter } from '../document/model.ts';
-import { parse, serializationOf, splitCookies, splitQuery } from '../document/parameter-style.ts';
+import { pairsNamed, parse, serializationOf, splitCookies, splitQuery } from '../document/parameter-style.ts';
 import type { QueryPair } from '../document/parameter-style.ts';
 
 import { operationKey } from '../document/model.ts';
@@ -140,12 +140,7 @@ export function checkParameters(
       continue;
     }
     // A value its style cannot read is shown as the pairs that carry its name.
-    const used =
-      'used' in read
-        ? read.used
-        : typeof input === 'string'
-          ? []
-          : input.flatMap(([key], i) => (decodeText(key) === parameter.name ? [i] : []));
+    const used = 'used' in read ? read.used : typeof input === 'string' ? [] : pairsNamed(input, parameter.name);
     for (const i of used) claimed.add(i);
     const shown = shownValue(input, used, parameter.name);
     const report = (kind: ParameterProblem['kind'], problem: string) =>
@@ -183,6 +178,12 @@ export function checkParameters(
     const declared = operation.parameters
       .filter((parameter) => parameter.in === 'query')
       .map((parameter) => parameter.name);
+    const known = new Set(declared);
+    // A document may declare thousands: the message lists the first ones.
+    const takes =
+      declared.length > MAX_LISTED_NAMES
+        ? `${declared.slice(0, MAX_LISTED_NAMES).join(', ')} and ${declared.length - MAX_LISTED_NAMES} more`
+        : declared.join(', ');
     let suggestions = 0;
     const unknown = new Map<string, string[]>();
     pairs.forEach(([rawName, rawValue], i) => {
@@ -193,7 +194,7 @@ export function checkParameters(
       unknown.set(name, list);
     });
     for (const [name, list] of unknown) {
-      if (declared.includes(name)) continue;
+      if (known.has(name)) continue;
       // A bracketed name (`filtr[status]`) is compared by what comes before its brackets.
       const base = /^([^[\]]+)\[/.exec(name)?.[1] ?? name;
       const near = suggestions++ < 20 ? nearestName(base, declared) : undefined;
@@ -202,12 +203,15 @@ export function checkParameters(
         name,
         kind: 'unknown',
         value: list.join(','),
-        problem: `is not a query parameter of ${operationKey(operation)}${near ? `; did you mean ${near}?` : declared.length ? `; it takes ${declared.join(', ')}` : '; it takes none'}`,
+        problem: `is not a query parameter of ${operationKey(operation)}${near ? `; did you mean ${near}?` : declared.length ? `; it takes ${takes}` : '; it takes none'}`,
       });
     }
   }
   return problems;
 }
+
+/** Declared query names an unknown name's problem lists at most. */
+const MAX_LISTED_NAMES = 20;
 
 /** Query text decoded as forms are (`+` is a space), malformed escapes left as written. */
 function decodeText(text: string): string {
@@ -229,7 +233,10 @@ function takesLoosePairs(doc: unknown, parameter: Parameter): boolean {
   return type === 'object' || (Array.isArray(type) && type.includes('object') && !type.includes('array'));
 }
 
-/** The value as the problem shows it: a path segment or header decoded; a parameter's own pairs' values joined by `,`, others as `name=value&...`. */
+/**
+ * The value as the problem shows it: a path segment or header decoded; a parameter's own pairs' values joined by
+ * `,`, others as `name=value&...`.
+ */
 function shownValue(input: string | readonly QueryPair[], used: number[], name: string): string {
   if (typeof input === 'string') return decodeText(input.replace(/\+/g, '%2B'));
   const taken = used.map((i) => input[i]!);

@@ -31,7 +31,7 @@ const primitiveOf: Record<Kind, fc.Arbitrary<unknown>> = {
 };
 const kind = fc.constantFrom<Kind>('string', 'integer', 'number', 'boolean');
 
-/** fast-check's dictionaries have no prototype: the same own properties on a plain object (`__proto__` kept as a key). */
+/** fast-check's dictionaries have no prototype: the same own properties on a plain object (`__proto__` a key). */
 function plain(generated: Record<string, unknown>): Record<string, unknown> {
   const value: Record<string, unknown> = {};
   for (const [key, member] of Object.entries(generated))

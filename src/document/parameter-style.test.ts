@@ -137,7 +137,7 @@ describe('parameter styles: fixed cases from the round trip and the documented c
     );
   });
 
-  it('converts text only where the schema says so: "5" stays text under string, becomes 5 under integer and ["integer","null"]', () => {
+  it('converts text only where its schema names the type: "5" under string, integer and ["integer","null"]', () => {
     const path: Serialization = { name: 'id', location: 'path' };
     assert.deepEqual(
       [

@@ -13,8 +13,8 @@
  * - An empty array or object is written as the empty string is (`color=`, `;color`, `.`); read back under an
  *   array or object schema it is `[]` or `{}`. The exploded query styles write no pair for it.
  * - The style's own delimiter inside a value is percent-encoded, `.` included for `label`, so every value reads
- *   back as written; `spaceDelimited`, `pipeDelimited`, `ssv`, `tsv` and `pipes` cannot carry their delimiter in a value (it may be
- *   written percent-encoded: `%20`, `%09`, `%7C`) and refuse it.
+ *   back as written; `spaceDelimited`, `pipeDelimited`, `ssv`, `tsv` and `pipes` cannot carry their delimiter in a
+ *   value (it may be written percent-encoded: `%20`, `%09`, `%7C`) and refuse it.
  * - `allowReserved` leaves RFC 3986's reserved characters as they are, except those that would change how the
  *   query is read (`&`, `=`, `+`, `#`, `[`, `]` and the style's delimiter) and `%`.
  */
@@ -125,7 +125,10 @@ function planOf(options: Serialization): Plan | { refused: string } {
 // change how a query is read, and `%` is data (OpenAPI 3.0.3: "reserved characters ... without percent-encoding").
 const KEPT_RESERVED = new Set([':', '/', '?', '@', '!', '$', "'", '(', ')', '*', ',', ';']);
 
-/** Percent-encodes `text` as RFC 6570 §3.2.1 does (all but unreserved), `keep` left as they are; undefined for lone surrogates. */
+/**
+ * Percent-encodes `text` as RFC 6570 §3.2.1 does (all but unreserved), `keep` left as they are; undefined for lone
+ * surrogates.
+ */
 function encode(text: string, delimiter: string, keep?: ReadonlySet<string>): string | undefined {
   let encoded: string;
   try {
@@ -481,13 +484,50 @@ function put(target: Record<string, unknown>, key: string, value: unknown): void
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
+/**
+ * The pairs' names decoded once per request (a document may declare thousands of parameters, each reading the
+ * same pairs): indexes by decoded name, and by the name before a `[` (raw or decoded), for deepObject.
+ */
+type PairIndex = { names: string[]; byName: Map<string, number[]>; byBase: Map<string, number[]> };
+const pairIndexes = new WeakMap<readonly QueryPair[], PairIndex>();
+
+function indexOf(pairs: readonly QueryPair[]): PairIndex {
+  let index = pairIndexes.get(pairs);
+  if (index) return index;
+  index = { names: [], byName: new Map(), byBase: new Map() };
+  const add = (map: Map<string, number[]>, key: string, i: number) => {
+    const list = map.get(key);
+    if (!list) map.set(key, [i]);
+    else if (list[list.length - 1] !== i) list.push(i);
+  };
+  for (let i = 0; i < pairs.length; i++) {
+    const raw = pairs[i]![0];
+    const name = decodeName(raw);
+    index.names.push(name);
+    add(index.byName, name, i);
+    const open = raw.indexOf('[');
+    if (open > 0) add(index.byBase, decodeName(raw.slice(0, open)), i);
+    const decodedOpen = name.indexOf('[');
+    if (decodedOpen > 0) add(index.byBase, name.slice(0, decodedOpen), i);
+  }
+  pairIndexes.set(pairs, index);
+  return index;
+}
+
+/**
+ * Indexes of the pairs that carry a parameter's name: named `name`, or `name[...]` (brackets raw or
+ * percent-encoded), in order. For showing what a value its style could not read was. Linear in the pairs once
+ * per request, then a lookup.
+ */
+export function pairsNamed(pairs: readonly QueryPair[], name: string): number[] {
+  const index = indexOf(pairs);
+  const found = new Set([...(index.byName.get(name) ?? []), ...(index.byBase.get(name) ?? [])]);
+  return [...found].sort((a, b) => a - b);
+}
+
 /** Indexes of the pairs whose decoded name is `name`. */
 function named(pairs: readonly QueryPair[], name: string): number[] {
-  const found: number[] = [];
-  pairs.forEach(([key], i) => {
-    if (key === name || (key.length > 0 && decodeName(key) === name)) found.push(i);
-  });
-  return found;
+  return [...(indexOf(pairs).byName.get(name) ?? [])];
 }
 
 function decodeName(key: string): string {
@@ -509,7 +549,8 @@ function readPairs(
     const value: Record<string, unknown> = {};
     const used: number[] = [];
     const prefix = `${options.name}[`;
-    for (let i = 0; i < pairs.length; i++) {
+    const index = indexOf(pairs);
+    for (const i of index.byBase.get(options.name) ?? []) {
       const raw = pairs[i]![0];
       // `name[member]` with literal brackets, the member's own brackets percent-encoded; else brackets written
       // %5B and %5D (3.1.1's table), where a member holding brackets cannot be told from a nested key.
@@ -517,7 +558,7 @@ function readPairs(
       let member: string | undefined;
       if (open > 0 && raw.endsWith(']') && decodeName(raw.slice(0, open)) === options.name)
         member = decodeName(raw.slice(open + 1, -1));
-      const key = decodeName(raw);
+      const key = index.names[i]!;
       if (member === undefined) {
         if (!key.startsWith(prefix) || !key.endsWith(']')) continue;
         member = key.slice(prefix.length, -1);
@@ -541,9 +582,10 @@ function readPairs(
     const open = node?.additionalProperties === true || isPlainObject(node?.additionalProperties);
     const value: Record<string, unknown> = {};
     const used: number[] = [];
+    const { names } = indexOf(pairs);
     for (let i = 0; i < pairs.length; i++) {
       if (options.claimed?.has(i)) continue;
-      const key = decodeName(pairs[i]![0]);
+      const key = names[i]!;
       if (!Object.hasOwn(properties, key) && !open) continue;
       if (Object.hasOwn(value, key)) return { problem: `gives its property ${key} more than once` };
       used.push(i);
