@@ -12,7 +12,7 @@ import { isPlainObject } from '../shared/values.ts';
 
 import { MAX_TEXT, cutLongStrings, documentedResponse, summarize } from './operation.ts';
 import { operationKey } from '../document/model.ts';
-import { OBSERVE_CHECKS_MS } from './sample.ts';
+import { OBSERVE_CHECK_STEPS, SHARED_CHECKS_GUARD_MS } from './sample.ts';
 import { pickContent, resolveSchema } from './operation.ts';
 /** Longest `describe_operation` answer, in characters of JSON (or of TypeScript). */
 export const MAX_DESCRIBE_CHARS = 20_000;
@@ -293,22 +293,24 @@ export type SeenBody = { status: number; body: unknown };
  * What the bodies seen show beside the document: fields it does not mention (from `fieldPresence`, with
  * how often they appeared) and fields sent as null where the schema does not allow null (a `wrongType`
  * finding with `actual: null`, counted once per body; array indexes folded to `[]`). The null checks share
- * `OBSERVE_CHECKS_MS`; bodies reached after it are counted in `notCheckedForNulls`.
+ * `OBSERVE_CHECK_STEPS` (a wall-clock guard behind it); bodies reached after it are counted in `notCheckedForNulls`.
  * @param at Schema path of `schema` in the document, for `check`.
  */
 function observeBodies(doc: unknown, schema: unknown, at: string, bodies: unknown[]): Observed {
   const rows = fieldPresence(doc, schema, bodies, { at });
   const nulls = new Map<string, number>();
-  const deadline = performance.now() + OBSERVE_CHECKS_MS;
+  const spent = { steps: 0 };
+  const guard = performance.now() + SHARED_CHECKS_GUARD_MS;
   let unchecked = 0;
   for (const body of bodies) {
-    const left = deadline - performance.now();
-    if (left <= 0) {
+    const left = OBSERVE_CHECK_STEPS - spent.steps;
+    const time = guard - performance.now();
+    if (left <= 0 || time <= 0) {
       unchecked++;
       continue;
     }
     const paths = new Set(
-      check(doc, schema, body, { at, timeoutMs: left })
+      check(doc, schema, body, { at, maxSteps: left, timeoutMs: time, spent })
         .filter((finding) => finding.kind === 'wrongType' && finding.actual === 'null')
         .map((finding) => finding.path.replace(/\[[0-9]+\]/g, '[]')),
     );

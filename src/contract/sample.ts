@@ -48,10 +48,18 @@ export type SampleAnalysis = {
 export const MAX_LISTED_FIELDS = 500;
 export const MAX_LISTED_FINDINGS = 100;
 export const MAX_SHAPE_CHARS = 20_000;
-/** Time budget (ms) shared by the checks of all later records against the first one's shape in `analyzeSample`. */
-export const SAMPLE_CHECKS_MS = 2_000;
-/** Time budget (ms) shared by the null checks of all bodies in `observeBodies`. */
-export const OBSERVE_CHECKS_MS = 1_000;
+/**
+ * Step budget (schema applications, as `check` counts them) shared by the checks of all later records against the
+ * first one's shape in `analyzeSample`: the same records give the same findings on a busy machine and a quiet one.
+ */
+export const SAMPLE_CHECK_STEPS = 400_000;
+/** Step budget shared by the null checks of all bodies in `observeBodies` (describe_operation). */
+export const OBSERVE_CHECK_STEPS = 200_000;
+/**
+ * A last guard in ms over all the checks one of those budgets covers, far above what the steps cost (200,000 steps
+ * take about 1 s on Node 20), only against a stalled thread.
+ */
+export const SHARED_CHECKS_GUARD_MS = 8_000;
 
 /**
  * Analyses several records of ONE operation: field presence against the response schema the document
@@ -102,13 +110,16 @@ export function analyzeSample(loaded: LoadedDocument, operation: Operation, reco
       `inferredFromFirst.shape is ${shapeChars} characters of JSON, past ${MAX_SHAPE_CHARS}, so it is not shown; the later records were still checked against it.`,
     );
   }
-  // One time budget for all the later records (issue 8): a check past it says `notChecked`, never passes.
-  const deadline = performance.now() + SAMPLE_CHECKS_MS;
+  // One step budget for all the later records (issues 8 and 15): a check past it says `notChecked`, never passes.
+  const spent = { steps: 0 };
+  const guard = performance.now() + SHARED_CHECKS_GUARD_MS;
   // One document for every record: validate.ts caches its plans per document object.
   const shapeDocument = {};
   const against = records.slice(1).map((record) => {
     const findings = check(shapeDocument, inferred, record.body, {
-      timeoutMs: Math.max(0, deadline - performance.now()),
+      maxSteps: Math.max(0, SAMPLE_CHECK_STEPS - spent.steps),
+      timeoutMs: Math.max(0, guard - performance.now()),
+      spent,
     });
     if (findings.length <= MAX_LISTED_FINDINGS) return { path: record.path, findings };
     return {
