@@ -9,6 +9,9 @@ import { loadDocument } from '../src/document/openapi-document.ts';
 import type { LoadedDocument } from '../src/document/model.ts';
 import { examplePath, resolveOperation } from '../src/contract/operation.ts';
 import { githubDescriptionPath } from '../harness/fixture-documents.ts';
+import { fileURLToPath } from 'node:url';
+import { createHandler } from '../src/mcp/session.ts';
+import { readConfig } from '../src/runtime/config.ts';
 
 /** The resolved operation as `METHOD /template`, or the message. */
 function named(loaded: LoadedDocument, name: string): string {
@@ -53,6 +56,33 @@ describe('operation names on GitHub', () => {
     assert.deepEqual(
       [message.endsWith(`such as ${examplePath(github)}.`), message.includes('/meters'), examplePath(github)],
       [true, false, '/advisories'],
+    );
+  });
+});
+
+describe('a path that repeats the base URL prefix (issue 17)', () => {
+  const handler = createHandler(
+    readConfig(
+      {
+        API_BASE_URL: 'http://127.0.0.1:9/v2',
+        OPENAPI_DOC: fileURLToPath(new URL('../openapi.json', import.meta.url)),
+      },
+      '/nonexistent',
+    ),
+  );
+  const call = async (name: string, args: Record<string, unknown>) =>
+    ((await handler.handle({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } })) as any)
+      .result;
+
+  it('says so in describe_operation and draft_request, as the probe does', async () => {
+    const described = await call('describe_operation', { operation: '/v2/meters/mtr_1' });
+    const drafted = await call('draft_request', { method: 'PATCH', path: '/v2/meters/mtr_1', body: { note: 'x' } });
+    assert.deepEqual(
+      [described.content[0].text, drafted.structuredContent.problems[0].message],
+      [
+        'No GET operation matches /v2/meters/mtr_1. Nearest: GET /meters/{meterId}, GET /meters/{meterId}/readings, GET /meters. API_BASE_URL already ends in /v2: give the path without it (/meters/mtr_1).',
+        'no PATCH operation matches /v2/meters/mtr_1; nearest: PATCH /meters/{meterId}, GET /meters/{meterId}/readings, GET /meters. API_BASE_URL already ends in /v2: give the path without it (/meters/mtr_1)',
+      ],
     );
   });
 });

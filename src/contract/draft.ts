@@ -2,6 +2,7 @@
  * A request of any method checked against the contract and never sent: parameters and body problems, and the
  * request as an envelope and a curl command for a person to run, the key as $API_KEY.
  */
+import { repeatedPrefixHint } from '../shared/url-path.ts';
 import { boundedText } from '../shared/text.ts';
 import { checkRequestBody } from '../../validate.ts';
 import { resolvePointer } from '../shared/json-pointer.ts';
@@ -442,7 +443,7 @@ export function draftRequest(
   if (!match.operation) {
     const message = match.note
       ? `${match.note}: use one of ${match.nearest.join(', ')}`
-      : `no ${method} operation matches ${relativePath}${match.nearest.length ? `; nearest: ${match.nearest.join(', ')}` : ''}`;
+      : `no ${method} operation matches ${relativePath}${match.nearest.length ? `; nearest: ${match.nearest.join(', ')}` : ''}${repeatedPrefixHint(draft.basePrefix, relativePath) ? `. ${repeatedPrefixHint(draft.basePrefix, relativePath).replace(/\.$/, '')}` : ''}`;
     return {
       matchesContract: false,
       problems: [

@@ -13,6 +13,7 @@ import type { PathMatch } from '../document/match.ts';
 
 import { followedValue } from '../document/refs.ts';
 import { findOperations } from './search.ts';
+import { repeatedPrefixHint } from '../shared/url-path.ts';
 /** The operation as results show it: method, path template, operationId when it has one (each at most `MAX_TEXT` characters). */
 export function summarize(operation: Operation): { method: string; pathTemplate: string; operationId?: string } {
   return {
@@ -84,7 +85,8 @@ export function resolveOperationAt(loaded: LoadedDocument, basePrefix: string, o
     const match = findOperation(loaded, basePrefix, basePrefix + path, path, method);
     if (match.operation) return match.operation;
     if (method === 'GET' || match.note) {
-      return `No ${method} operation matches ${path}${match.nearest.length ? `. Nearest: ${match.nearest.join(', ')}` : ''}.`;
+      const hint = repeatedPrefixHint(basePrefix, path);
+      return `No ${method} operation matches ${path}${match.nearest.length ? `. Nearest: ${match.nearest.join(', ')}` : ''}.${hint ? ` ${hint}` : ''}`;
     }
   }
   const near = spaced

@@ -21,7 +21,7 @@ import type { Selector } from '../api/body-view.ts';
 import { trimSlash } from '../shared/url-path.ts';
 import { decodeProbe } from '../api/probe.ts';
 import type { RawResponse } from '../api/probe.ts';
-import { missingServerPath, pathAfterBase } from '../shared/url-path.ts';
+import { missingServerPath, pathAfterBase, repeatedPrefixHint } from '../shared/url-path.ts';
 /**
  * A complete JSON 2xx body seen by a probe in this session, kept for `field_presence`, `describe_operation`
  * and `compare_fixture`: as its JSON text (`text`, redacted), so the main thread holds and passes a string,
@@ -280,10 +280,8 @@ export async function checkProbe(
     structured.operation = null;
     structured.validated = false;
     // The base URL's prefix given again in the path (`/v2` + `/v2/meters`): say so, it is the usual cause.
-    const doubled =
-      prefix && (relativePath === prefix || relativePath.startsWith(`${prefix}/`))
-        ? ` API_BASE_URL already ends in ${prefix}: give the path without it (${relativePath.slice(prefix.length) || '/'}).`
-        : '';
+    const hint = repeatedPrefixHint(prefix, relativePath);
+    const doubled = hint ? ` ${hint}` : '';
     structured.validationNote = `No GET operation in the document matches ${relativePath}${match.nearest.length ? `. Nearest: ${match.nearest.join(', ')}` : ''}${match.note ? `. ${match.note}` : ''}.${doubled}`;
     return checked(structured, isError, seen ? { seen } : undefined, probed.body, tooLarge);
   }

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { missingServerPath, trimSlash } from './url-path.ts';
+import { missingServerPath, repeatedPrefixHint, trimSlash } from './url-path.ts';
 
 describe('missingServerPath', () => {
   it('names the server path a base without a path lacks, and nothing for a base that ends in one', () => {
@@ -21,5 +21,24 @@ describe('missingServerPath', () => {
 
   it('trims trailing slashes without a quadratic pattern', () => {
     assert.deepEqual([trimSlash('/v2///'), trimSlash('/'), trimSlash('/'.repeat(100000)).length], ['/v2', '', 0]);
+  });
+});
+
+describe('repeatedPrefixHint', () => {
+  it('names the path without the prefix only when the path starts with the whole prefix segment', () => {
+    assert.deepEqual(
+      [
+        repeatedPrefixHint('/v2', '/v2/meters'),
+        repeatedPrefixHint('/v2', '/v2'),
+        repeatedPrefixHint('/v2', '/v20/meters'),
+        repeatedPrefixHint('', '/v2/meters'),
+      ],
+      [
+        'API_BASE_URL already ends in /v2: give the path without it (/meters).',
+        'API_BASE_URL already ends in /v2: give the path without it (/).',
+        '',
+        '',
+      ],
+    );
   });
 });

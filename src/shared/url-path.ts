@@ -32,3 +32,16 @@ export function missingServerPath(basePathname: string, serverPaths: readonly st
   if (paths.length === 0 || paths.some((path) => path === '' || prefix.endsWith(path))) return undefined;
   return paths[0];
 }
+
+/**
+ * The hint for a path that repeats the base URL's own prefix (`/v2` + `/v2/meters`, sent as `/v2/v2/meters`): the
+ * usual reason such a path matches no operation.
+ * @param basePrefix The base URL's path without trailing slashes (`/v2`, or `''`).
+ * @param relativePath The path given after the base (`/v2/meters/mtr_1`).
+ * @returns `API_BASE_URL already ends in /v2: give the path without it (/meters/mtr_1).`, or '' when the path does not
+ *   start with the prefix.
+ */
+export function repeatedPrefixHint(basePrefix: string, relativePath: string): string {
+  if (!basePrefix || (relativePath !== basePrefix && !relativePath.startsWith(`${basePrefix}/`))) return '';
+  return `API_BASE_URL already ends in ${basePrefix}: give the path without it (${relativePath.slice(basePrefix.length) || '/'}).`;
+}
