@@ -1,7 +1,8 @@
 // Schema checks for openapi-probe: `$ref` resolution, findings. No MCP, no HTTP.
 //
-// Works on a parsed OpenAPI document (Swagger 2.0, OpenAPI 3.0.x, OpenAPI 3.1.x) whose `$ref`s are local
-// JSON Pointers (RFC 6901) into the same document. A remote `$ref` yields an `unresolvedRef` finding; nothing
+// Works on a parsed OpenAPI document (Swagger 2.0, OpenAPI 3.0.x, OpenAPI 3.1.x) whose `$ref`s resolve inside the
+// same document: JSON Pointers (RFC 6901), and in 3.1 also `$id`s, `$anchor`s and `$dynamicAnchor`s of embedded schema
+// resources (JSON Schema 2020-12 §8.2). A `$ref` that leaves the document yields an `unresolvedRef` finding; nothing
 // is ever fetched.
 import { isIPv4, isIPv6 } from 'node:net';
 import { compilePattern } from './src/schema/pattern.ts';
@@ -2808,6 +2809,10 @@ function makeCtx(doc: unknown, direction: Direction | undefined, options?: Check
  * OAS 3.0.3; 2020-12 §10.2.1.3), except where a discriminator picked the branch.
  * not / if / contains / propertyNames judge a subschema as matching when it has no failed assertion
  * (missing, wrongType, enum, constraint, or an undocumented key under additionalProperties: false).
+ * `$ref` resolves against the base URI where it stands (`$id`, §8.2.1), to a JSON Pointer from that resource or an
+ * `$anchor`; `$dynamicRef` through the dynamic scope (§8.2.3.2). unevaluatedProperties / unevaluatedItems judge what
+ * no keyword evaluated, collected through $ref, allOf, the anyOf / oneOf branches that pass, if + then / else and
+ * present dependentSchemas (§11); a field the applying then / else / dependentSchemas branch declares is documented.
  *
  * @param schema A Schema Object, `{$ref}`, or a boolean schema.
  * @param value The parsed JSON value to check.
