@@ -1575,6 +1575,16 @@ describe('$id, $anchor and relative $refs in a 3.1 document (issue 15)', () => {
     ]);
   });
 
+  test('follows a $ref chain through an $id and an anchor to its pointers', async () => {
+    const { doc } = await loadDocument(FIXTURE);
+    const pet = follow(doc, { $ref: 'https://example.test/schemas/pet' });
+    const owner = follow(doc, { $ref: '#owner' });
+    assert.deepEqual(
+      [pet.pointer, pet.error, owner.pointer, owner.error],
+      ['#/components/schemas/Pet', undefined, '#/components/schemas/Owner', undefined],
+    );
+  });
+
   test('loads a document whose #/... under an $id points nowhere in that resource, saying so for that schema', async () => {
     const loaded = await loadObject({
       openapi: '3.1.0',

@@ -17,8 +17,10 @@ export const MAX_REF_HOPS = 10_000;
  * Follows a chain of local `$ref`s (a Response, Request Body, Parameter, Path Item or Schema that is
  * only a reference) to the value it names. A finite chain is followed to its end however long it is,
  * up to `MAX_REF_HOPS` hops; a chain that comes back to a pointer already in it is a loop.
+ * A reference that is no pointer from the root (`https://...`, `#anchor`) is resolved as a schema's `$ref` inside the
+ * document (`resolveSchemaRef`, from the base where the chain stands), so a `$ref` to an `$id` or anchor is followed.
  * @returns `value`: the target (or, on error, the last value reached, still a `{$ref}`); `pointer`: the
- *   last `$ref` resolved (undefined when `value` was not a reference); `error` with `looped: true` for a
+ *   last `$ref` resolved, as a pointer (undefined when `value` was not a reference); `error` with `looped: true` for a
  *   chain that loops (A -> B -> A), or the reason a pointer resolves to nothing, or that the chain is
  *   longer than `MAX_REF_HOPS`. Never throws.
  */
@@ -78,7 +80,14 @@ export function followWith(
     seen.add(ref);
     chain.push(ref);
     const target = lookup(doc, ref);
-    if (!target.found) return { value, pointer, error: target.reason };
+    if (!target.found) {
+      // Not a pointer from the root: a schema `$id` or anchor of the document, resolved from where the chain stands.
+      const named = ref.startsWith('#/') ? undefined : resolveSchemaRef(doc, ref, pointer ?? '#');
+      if (!named?.found) return { value, pointer, error: target.reason };
+      pointer = named.pointer;
+      value = named.value;
+      continue;
+    }
     pointer = ref;
     value = target.value;
   }
