@@ -1737,6 +1737,10 @@ function evaluatedOf(
     ctx.stopped = `it ran out of its step budget (${ctx.maxSteps} schema applications)`;
     return;
   }
+  if ((ctx.steps & 255) === 0 && performance.now() > ctx.deadline) {
+    ctx.stopped = `it ran out of its time budget (${Math.round(ctx.deadline - ctx.started)} ms)`;
+    return;
+  }
   if (depth > MAX_REF_DEPTH) {
     acc.open ??= `the schema nests more than ${MAX_REF_DEPTH} applicators deep here (too deep to check)`;
     return;
