@@ -1602,6 +1602,27 @@ describe('$id, $anchor and relative $refs in a 3.1 document (issue 15)', () => {
     ]);
   });
 
+  test("names a jsonSchemaDialect other than 2020-12 or OAS 3.1's base dialect, which it reads as 2020-12", async () => {
+    const problems = await Promise.all(
+      [
+        'https://spec.openapis.org/oas/3.1/dialect/base',
+        'https://json-schema.org/draft/2020-12/schema',
+        'https://json-schema.org/draft-07/schema#',
+      ].map(
+        async (jsonSchemaDialect) =>
+          (await loadObject({ openapi: '3.1.0', jsonSchemaDialect, info: { title: 'd', version: '1' }, paths: {} }))
+            .problems,
+      ),
+    );
+    assert.deepEqual(problems, [
+      [],
+      [],
+      [
+        'jsonSchemaDialect "https://json-schema.org/draft-07/schema#" is not JSON Schema 2020-12; schemas are read as 2020-12',
+      ],
+    ]);
+  });
+
   test('still rejects a #/... $ref that points nowhere outside any $id', async () => {
     const error = await documentError(
       loadObject({

@@ -683,12 +683,25 @@ async function readSource(
   }
 }
 
+/** The dialects an OpenAPI 3.1 document's schemas are checked in (OAS 3.1.0 §4.8.24.2; JSON Schema 2020-12). */
+const DIALECTS_2020 = new Set([
+  'https://spec.openapis.org/oas/3.1/dialect/base',
+  'https://json-schema.org/draft/2020-12/schema',
+]);
+
 function detectVersion(doc: unknown, source: string, problems: string[]): '2.0' | '3.0' | '3.1' {
   if (!isPlainObject(doc))
     throw new DocumentError(source, '#', 'not an OpenAPI document: the top level is not an object');
   if (typeof doc.openapi === 'string' && /^3\.\d+(\.\d+)?/.test(doc.openapi)) {
     if (/^3\.0(\.|$)/.test(doc.openapi)) return '3.0';
     if (!/^3\.1(\.|$)/.test(doc.openapi)) problems.push(`openapi ${doc.openapi} read as 3.1`);
+    // OAS 3.1.0 §4.8.1: jsonSchemaDialect names the schemas' default dialect; only 2020-12 (or OAS's base, built on
+    // it) is implemented, so another is said once rather than read silently as if it were 2020-12.
+    const dialect = doc.jsonSchemaDialect;
+    if (dialect !== undefined && !DIALECTS_2020.has(String(dialect)))
+      problems.push(
+        `jsonSchemaDialect ${JSON.stringify(dialect)} is not JSON Schema 2020-12; schemas are read as 2020-12`,
+      );
     return '3.1';
   }
   if (doc.swagger === '2.0') return '2.0';
