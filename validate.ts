@@ -6,12 +6,11 @@
 // is ever fetched.
 import { isIPv4, isIPv6 } from 'node:net';
 import { compilePattern } from './src/schema/pattern.ts';
-import { escapePointerToken, lookupPointer, resolvePointer, unescapePointerToken } from './src/shared/json-pointer.ts';
+import { escapePointerToken, lookupPointer, unescapePointerToken } from './src/shared/json-pointer.ts';
 import { baseAt, follow, MAX_REF_HOPS, resolveSchemaRef, responseForStatus, schemaIndex } from './src/document/refs.ts';
 import type { SchemaIndex, SchemaRefLookup } from './src/document/refs.ts';
 import { operationsOf } from './src/document/operations.ts';
 import { pickMediaType } from './src/shared/media-type.ts';
-import type { PointerLookup } from './src/shared/json-pointer.ts';
 
 import { MAX_PATH_SEGMENT, instancePath } from './src/shared/json-pointer.ts';
 import { boundedText, codePoints } from './src/shared/text.ts';
@@ -145,13 +144,12 @@ type Context = {
   memo: Map<unknown, Map<string, InternalFinding[]>>;
   ids: Map<object, number>;
   dispatching: Set<string>; // base schema + instance location whose discriminator already picked a subtype
-  pointers: Map<string, PointerLookup>; // each `$ref` looked up once per check (an array of N items repeats it N times)
   locations: Map<Segment[], string>; // instance locations as memo keys, per segments array
   quick?: Quick; // the quick pass's state, reused by each of its runs in this check
   enums?: Set<unknown[]>; // enums whose values were charged to this check's step budget (issue 8)
   inexact?: InexactNumbers; // numbers JSON parsing changed (issue 8)
   index: SchemaIndex; // the document's `$id` resources and anchors (JSON Schema 2020-12 §8.2)
-  refs: Map<string, SchemaRefLookup>; // each `$ref` resolved once per check, by base URI and reference
+  refs: Map<string, SchemaRefLookup>; // each `$ref` resolved once per check, by base URI and reference (an array of N items repeats it N times)
   scope?: string[]; // the dynamic scope (§7.1): resource URIs entered, outermost first; only where `$dynamicAnchor`s exist
   evaluating: Set<string>; // `$ref` target + instance location pairs `evaluatedOf` is inside (cycle cut)
 };
@@ -2785,7 +2783,6 @@ function makeCtx(doc: unknown, direction: Direction | undefined, options?: Check
     memo: new Map(),
     ids: new Map(),
     dispatching: new Set(),
-    pointers: new Map(),
     locations: new Map(),
     ...(options?.inexactNumbers ? { inexact: options.inexactNumbers } : {}),
   };
@@ -3164,12 +3161,11 @@ function itemsOf(
   if (before !== undefined && before <= depth) return undefined;
   searched.set(schema, depth);
   if (typeof schema.$ref === 'string') {
-    try {
-      const hit = itemsOf(ctx, resolvePointer(ctx.doc, schema.$ref), depth + 1, searched);
-      if (hit) return hit;
-    } catch {
-      return undefined;
-    }
+    // No schema path is known here: the reference is resolved from the document's base (a pointer, `$id` or anchor).
+    const target = resolveRef(ctx, schema.$ref, '#');
+    if (!target.found) return undefined;
+    const hit = itemsOf(ctx, target.value, depth + 1, searched);
+    if (hit) return hit;
   }
   if (schema.items !== undefined && !Array.isArray(schema.items)) return { schema: schema.items };
   for (const kw of ['allOf', 'oneOf', 'anyOf']) {
