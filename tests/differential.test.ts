@@ -470,12 +470,15 @@ describe('validate.ts against ajv on generated schemas and values (issue 15)', (
     );
   });
 
-  it('generates both verdicts: between a fifth and four fifths of the compared pairs are valid', () => {
-    assert.ok(run, 'the run above did not finish');
-    const compared = run.counts.agree + run.counts.differ;
-    const share = run.counts.ajvValid / compared;
-    assert.ok(share > 0.2 && share < 0.8, `valid share ${share.toFixed(3)}`);
-  });
+  it(
+    'generates both verdicts: between 15% and 85% of the compared pairs are valid',
+    { skip: PAIRS < 2000 ? 'a share needs 2,000 pairs or more (OPENAPI_PROBE_PAIRS)' : false },
+    () => {
+      assert.ok(run, 'the run above did not finish');
+      const share = run.counts.ajvValid / (run.counts.agree + run.counts.differ);
+      assert.ok(share > 0.15 && share < 0.85, `valid share ${share.toFixed(3)}`);
+    },
+  );
 
   after(() => {
     if (!run) return;
