@@ -1,12 +1,14 @@
 // Schema checks for openapi-probe: `$ref` resolution, findings. No MCP, no HTTP.
 //
-// Works on a parsed OpenAPI document (Swagger 2.0, OpenAPI 3.0.x, OpenAPI 3.1.x) whose `$ref`s are local
-// JSON Pointers (RFC 6901) into the same document. A remote `$ref` yields an `unresolvedRef` finding; nothing
+// Works on a parsed OpenAPI document (Swagger 2.0, OpenAPI 3.0.x, OpenAPI 3.1.x) whose `$ref`s resolve inside the
+// same document: JSON Pointers (RFC 6901), and in 3.1 also `$id`s, `$anchor`s and `$dynamicAnchor`s of embedded schema
+// resources (JSON Schema 2020-12 §8.2). A `$ref` that leaves the document yields an `unresolvedRef` finding; nothing
 // is ever fetched.
 import { isIPv4, isIPv6 } from 'node:net';
 import { compilePattern } from './src/schema/pattern.ts';
 import { escapePointerToken, lookupPointer, resolvePointer, unescapePointerToken } from './src/shared/json-pointer.ts';
-import { follow, MAX_REF_HOPS, responseForStatus } from './src/document/refs.ts';
+import { baseAt, follow, MAX_REF_HOPS, resolveSchemaRef, responseForStatus, schemaIndex } from './src/document/refs.ts';
+import type { SchemaIndex, SchemaRefLookup } from './src/document/refs.ts';
 import { operationsOf } from './src/document/operations.ts';
 import { pickMediaType } from './src/shared/media-type.ts';
 import type { PointerLookup } from './src/shared/json-pointer.ts';
@@ -148,6 +150,10 @@ type Context = {
   quick?: Quick; // the quick pass's state, reused by each of its runs in this check
   enums?: Set<unknown[]>; // enums whose values were charged to this check's step budget (issue 8)
   inexact?: InexactNumbers; // numbers JSON parsing changed (issue 8)
+  index: SchemaIndex; // the document's `$id` resources and anchors (JSON Schema 2020-12 §8.2)
+  refs: Map<string, SchemaRefLookup>; // each `$ref` resolved once per check, by base URI and reference
+  scope?: string[]; // the dynamic scope (§7.1): resource URIs entered, outermost first; only where `$dynamicAnchor`s exist
+  evaluating: Set<string>; // `$ref` target + instance location pairs `evaluatedOf` is inside (cycle cut)
 };
 /** A schema and its schema path (JSON Pointer after `$ref`). */
 type SchemaLocation = { schema: unknown; schemaPath: string };
@@ -163,6 +169,7 @@ type Documented = {
   writeOnly?: Map<string, string | null>; // `scopedFlag` per name in responses, filled on first use
   readOnly?: Map<string, string | null>; // the same in requests
   tooDeep?: string; // schema path where allOf/oneOf/anyOf nest deeper than MAX_REF_DEPTH: left open there
+  conditional?: boolean; // collected without the value: `if` or `dependentSchemas` decide what else is documented
 };
 /**
  * How a schema is applied at one instance location. `owner`: this schema owns the location and reports
@@ -516,6 +523,7 @@ function mergeTwo(a: Documented, b: Documented): Documented {
     declares: a.declares || b.declares,
     closedAt: a.closedAt ?? b.closedAt,
     ...((a.tooDeep ?? b.tooDeep) ? { tooDeep: a.tooDeep ?? b.tooDeep } : {}),
+    ...(a.conditional || b.conditional ? { conditional: true } : {}),
     required: new Set([...a.required, ...b.required]),
   };
 }
@@ -537,10 +545,17 @@ function nameTest(pattern: string): NameTest | undefined {
   return (name) => compiled.test(name);
 }
 
+/** The value at an instance location, for what a schema documents there through `if` and `dependentSchemas`. */
+type At = { value: unknown; segments: Segment[] };
+
 /**
  * Collects what a schema documents about an object: its own properties, patternProperties and
- * additionalProperties, and those of every allOf branch after `$ref` (case 22: the undocumented check
- * uses the union of the composition). oneOf/anyOf branches are included only when `alternatives`.
+ * additionalProperties, and those of every allOf branch after `$ref` / `$dynamicRef` (case 22: the undocumented
+ * check uses the union of the composition). oneOf/anyOf branches are included only when `alternatives`. With
+ * `at`, the branch that applies to its value is included too: `then` (and `if`) when `if` passes, else `else`, and
+ * each `dependentSchemas` entry whose property is present (JSON Schema 2020-12 §10.2.2: their annotations are the
+ * schema's); an `if` that could not be decided leaves the object open. Without `at`, such a schema is marked
+ * `conditional`.
  */
 function collect(
   ctx: Context,
@@ -551,6 +566,7 @@ function collect(
   visited: Set<string>,
   seen: Set<object> = new Set(),
   depth = 0,
+  at?: At,
 ): void {
   if (!isPlainObject(schema)) return;
   // The same schema object met again through another branch adds nothing new: without this, `anyOf: [S, S]`
@@ -565,18 +581,19 @@ function collect(
     return;
   }
   if (typeof schema.$ref === 'string') {
-    const ref = schema.$ref;
-    if (!visited.has(ref)) {
-      visited.add(ref);
-      let target: unknown;
-      try {
-        target = resolvePointer(ctx.doc, ref);
-      } catch {
-        target = undefined;
-      }
-      collect(ctx, target, ref, true, acc, visited, seen, depth + 1);
+    const hit = resolveRef(ctx, schema.$ref, schemaPath);
+    if (hit.found && !visited.has(hit.pointer)) {
+      visited.add(hit.pointer);
+      collect(ctx, hit.value, hit.pointer, true, acc, visited, seen, depth + 1, at);
     }
     if (ctx.dialect !== '3.1') return; // OAS 3.0.3 Reference Object: siblings of $ref are ignored
+  }
+  if (typeof schema.$dynamicRef === 'string') {
+    const hit = dynamicTarget(ctx, schema.$dynamicRef, resolveRef(ctx, schema.$dynamicRef, schemaPath));
+    if (hit.found && !visited.has(hit.pointer)) {
+      visited.add(hit.pointer);
+      collect(ctx, hit.value, hit.pointer, true, acc, visited, seen, depth + 1, at);
+    }
   }
   if (isPlainObject(schema.properties)) {
     acc.declares = true;
@@ -597,20 +614,17 @@ function collect(
         });
     }
   }
-  for (const kw of ['additionalProperties', 'unevaluatedProperties']) {
-    const ap = schema[kw];
-    // Not exact when branches decide what is evaluated: left open, and `unsupportedKeywords` says it was not checked.
-    if (ap === false && kw === 'unevaluatedProperties' && conditionalProperties(ctx, schema, new Set())) {
-      acc.open = true;
-    } else if (ap === false) {
-      acc.declares = true;
-      acc.closedAt ??= `${schemaPath}/${kw}`;
-    } else if (ap === true || isPlainObject(ap)) {
-      acc.open = true;
-      if (isPlainObject(ap) && kw === 'additionalProperties')
-        acc.additional.push({ schema: ap, schemaPath: `${schemaPath}/${kw}` });
-    }
+  const ap = schema.additionalProperties;
+  if (ap === false) {
+    acc.declares = true;
+    acc.closedAt ??= `${schemaPath}/additionalProperties`;
+  } else if (ap === true || isPlainObject(ap)) {
+    acc.open = true;
+    if (isPlainObject(ap)) acc.additional.push({ schema: ap, schemaPath: `${schemaPath}/additionalProperties` });
   }
+  // unevaluatedProperties judges every key no other keyword evaluated (§11.3, `checkUnevaluated`): whatever it
+  // leaves is evaluated, so the object is open to the undocumented check, and `false` reports its own findings.
+  if (hasOwn(schema, 'unevaluatedProperties')) acc.open = true;
   if (Array.isArray(schema.required)) for (const r of schema.required) if (typeof r === 'string') acc.required.add(r);
   if (Array.isArray(schema.allOf))
     schema.allOf.forEach((b, i) => collect(ctx, b, `${schemaPath}/allOf/${i}`, true, acc, visited, seen, depth + 1));
@@ -619,6 +633,29 @@ function collect(
       const list = schema[kw];
       if (Array.isArray(list))
         list.forEach((b, i) => collect(ctx, b, `${schemaPath}/${kw}/${i}`, true, acc, visited, seen, depth + 1));
+    }
+  }
+  const conditional = hasOwn(schema, 'if') && (hasOwn(schema, 'then') || hasOwn(schema, 'else'));
+  const dependent = isPlainObject(schema.dependentSchemas);
+  if (!conditional && !dependent) return;
+  if (!at) {
+    acc.conditional = true;
+    return;
+  }
+  if (conditional) {
+    const found = evalSchema(ctx, schema.if, `${schemaPath}/if`, at.value, at.segments, OWN);
+    if (!found.some(fails) && found.some(undecided)) acc.open = true;
+    else {
+      const branch = found.some(fails) ? 'else' : 'then';
+      if (branch === 'then') collect(ctx, schema.if, `${schemaPath}/if`, true, acc, visited, seen, depth + 1, at);
+      collect(ctx, schema[branch], `${schemaPath}/${branch}`, true, acc, visited, seen, depth + 1, at);
+    }
+  }
+  if (dependent && isPlainObject(at.value)) {
+    for (const [name, dependency] of Object.entries(schema.dependentSchemas as JsonObject)) {
+      if (!hasOwn(at.value, name)) continue;
+      const path = `${schemaPath}/dependentSchemas/${escapePointerToken(name)}`;
+      collect(ctx, dependency, path, true, acc, visited, seen, depth + 1, at);
     }
   }
 }
@@ -636,9 +673,10 @@ function documentedOf(
   schemaPath: string,
   alternatives: boolean,
   extra: SchemaLocation[] = [],
+  at?: At,
 ): Documented {
-  if (extra.length > 0 || !isPlainObject(schema))
-    return collectDocumented(ctx, schema, schemaPath, alternatives, extra);
+  if (extra.length > 0 || !isPlainObject(schema) || ctx.scope)
+    return collectDocumented(ctx, schema, schemaPath, alternatives, extra, at);
   let bySchema = documentedCache.get(ctx.doc);
   if (!bySchema) documentedCache.set(ctx.doc, (bySchema = new WeakMap()));
   let byPath = bySchema.get(schema);
@@ -646,6 +684,9 @@ function documentedOf(
   const key = alternatives ? `1${schemaPath}` : `0${schemaPath}`;
   let known = byPath.get(key);
   if (!known) byPath.set(key, (known = collectDocumented(ctx, schema, schemaPath, alternatives, extra)));
+  // What the applying `then` / `else` / `dependentSchemas` document depends on the value: collected for it.
+  if (known.conditional && at && isPlainObject(at.value))
+    return collectDocumented(ctx, schema, schemaPath, alternatives, extra, at);
   return known;
 }
 
@@ -655,12 +696,14 @@ function collectDocumented(
   schemaPath: string,
   alternatives: boolean,
   extra: SchemaLocation[],
+  at?: At,
 ): Documented {
   const acc = emptyDocumented();
   const visited = new Set<string>();
   const seen = new Set<object>();
-  collect(ctx, schema, schemaPath, alternatives, acc, visited, seen);
-  for (const e of extra) collect(ctx, e.schema, e.schemaPath, true, acc, visited, seen);
+  const object = at && isPlainObject(at.value) ? at : undefined;
+  collect(ctx, schema, schemaPath, alternatives, acc, visited, seen, 0, object);
+  for (const e of extra) collect(ctx, e.schema, e.schemaPath, true, acc, visited, seen, 0, object);
   return acc;
 }
 
@@ -669,12 +712,10 @@ function flagAt(ctx: Context, schema: unknown, schemaPath: string, flag: string,
   if (!isPlainObject(schema) || depth > 16) return undefined;
   if (schema[flag] === true) return `${schemaPath}/${flag}`;
   if (typeof schema.$ref === 'string') {
-    try {
-      const hit = flagAt(ctx, resolvePointer(ctx.doc, schema.$ref), schema.$ref, flag, depth + 1);
-      if (hit) return hit;
-    } catch {
-      // an unresolvable $ref is reported by the type walk, not here
-    }
+    // An unresolvable $ref is reported by the type walk, not here.
+    const target = resolveRef(ctx, schema.$ref, schemaPath);
+    const hit = target.found ? flagAt(ctx, target.value, target.pointer, flag, depth + 1) : undefined;
+    if (hit) return hit;
   }
   if (Array.isArray(schema.allOf)) {
     for (let i = 0; i < schema.allOf.length; i++) {
@@ -718,6 +759,65 @@ const ANNOTATIONS = new Set([
 ]);
 
 function evalSchema(
+  ctx: Context,
+  schema: unknown,
+  schemaPath: string,
+  value: unknown,
+  segments: Segment[],
+  mode: Mode,
+): InternalFinding[] {
+  if (!ctx.scope) return evalInScope(ctx, schema, schemaPath, value, segments, mode);
+  // The dynamic scope (JSON Schema 2020-12 §7.1): the resource this schema belongs to, when it is a new one.
+  const entered = enterScope(ctx, schemaPath);
+  try {
+    return evalInScope(ctx, schema, schemaPath, value, segments, mode);
+  } finally {
+    if (entered) ctx.scope.pop();
+  }
+}
+
+/** Pushes the resource of `schemaPath` on the dynamic scope when it is not the innermost one; true when pushed. */
+function enterScope(ctx: Context, schemaPath: string): boolean {
+  const scope = ctx.scope!;
+  const base = baseAt(ctx.index, schemaPath);
+  if (scope[scope.length - 1] === base) return false;
+  scope.push(base);
+  return true;
+}
+
+/**
+ * A `$ref` (or `$dynamicRef`) of the schema at `schemaPath`, resolved inside the document against the base URI there
+ * (`resolveSchemaRef`), once per check for each base and reference.
+ */
+function resolveRef(ctx: Context, ref: string, schemaPath: string): SchemaRefLookup {
+  const key = ctx.index.embedded ? `${baseAt(ctx.index, schemaPath)}\u0000${ref}` : ref;
+  let hit = ctx.refs.get(key);
+  if (hit === undefined) {
+    hit = resolveSchemaRef(ctx.doc, ref, schemaPath, ctx.index);
+    ctx.refs.set(key, hit);
+  }
+  return hit;
+}
+
+/**
+ * Where a `$dynamicRef` leads (JSON Schema 2020-12 §8.2.3.2): its initial target, unless that schema declares a
+ * `$dynamicAnchor` of the fragment's name; then the outermost resource of the dynamic scope that declares one.
+ */
+function dynamicTarget(ctx: Context, ref: string, initial: SchemaRefLookup): SchemaRefLookup {
+  if (!initial.found || !ctx.scope) return initial;
+  const name = ref.slice(ref.indexOf('#') + 1);
+  if (!ref.includes('#') || name === '' || name.startsWith('/')) return initial;
+  if (!isPlainObject(initial.value) || initial.value.$dynamicAnchor !== name) return initial;
+  for (const uri of ctx.scope) {
+    const pointer = ctx.index.dynamicAnchors.get(`${uri}#${name}`);
+    if (pointer === undefined) continue;
+    const hit = lookupPointer(ctx.doc, pointer);
+    if (hit.found) return { found: true, value: hit.value, pointer };
+  }
+  return initial;
+}
+
+function evalInScope(
   ctx: Context,
   schema: unknown,
   schemaPath: string,
@@ -789,8 +889,11 @@ function evalSchema(
  * `$ref`; in 2020-12 (§8.2.3.1) only annotation siblings leave it a pure reference.
  */
 function isPureRef(ctx: Context, schema: JsonObject): boolean {
-  return ctx.dialect !== '3.1' || !Object.keys(schema).some((k) => k !== '$ref' && !ANNOTATIONS.has(k));
+  return ctx.dialect !== '3.1' || !Object.keys(schema).some((k) => k !== '$ref' && !BESIDE_REF.has(k));
 }
+
+/** Keywords that change nothing beside `$ref` in 2020-12: annotations, identifiers of no resource, definitions. */
+const BESIDE_REF = new Set([...ANNOTATIONS, '$anchor', '$dynamicAnchor', '$schema', '$defs', 'definitions']);
 
 /** A small number naming an object for memo keys (`undefined` is 0). */
 function idOf(ctx: Context, object: object | undefined): number {
@@ -810,44 +913,23 @@ function enterRef(
   value: unknown,
   segments: Segment[],
   mode: Mode,
+  dynamic = false,
 ): InternalFinding[] {
-  if (!ref.startsWith('#')) {
-    return [
-      makeFinding(
-        'unresolvedRef',
-        segments,
-        schemaPath,
-        `was not checked: \`$ref: ${ref}\` is not a local JSON Pointer (external references must be bundled into the document)`,
-      ),
-    ];
-  }
+  let hit = resolveRef(ctx, ref, schemaPath);
+  if (dynamic) hit = dynamicTarget(ctx, ref, hit);
+  if (!hit.found) return [makeFinding('unresolvedRef', segments, schemaPath, `was not checked: ${hit.reason}`)];
   // A chain of schemas that are nothing but `$ref`s is followed here, in a loop, to its end whatever its
   // length (case 51); one that loops never reaches a schema.
   const chain = [ref];
-  const seen = new Set(chain);
-  let current = ref;
-  let holder = schemaPath;
-  let target: unknown;
+  const seen = new Set([hit.pointer]);
+  let current = hit.pointer;
+  let target: unknown = hit.value;
   for (;;) {
-    let hit = ctx.pointers.get(current);
-    if (hit === undefined) {
-      hit = lookupPointer(ctx.doc, current);
-      ctx.pointers.set(current, hit);
-    }
-    if (!hit.found)
-      return [
-        makeFinding(
-          'unresolvedRef',
-          segments,
-          holder,
-          `was not checked: \`$ref: ${current}\` points nowhere in the document`,
-        ),
-      ];
-    target = hit.value;
     if (!isPlainObject(target) || typeof target.$ref !== 'string' || !isPureRef(ctx, target)) break;
     const next = target.$ref;
-    if (!next.startsWith('#')) break; // reported by evalSchema below as not local
-    if (seen.has(next)) {
+    const step = resolveRef(ctx, next, current);
+    if (!step.found) return [makeFinding('unresolvedRef', segments, current, `was not checked: ${step.reason}`)];
+    if (seen.has(step.pointer)) {
       return [
         makeFinding(
           'unresolvedRef',
@@ -867,10 +949,10 @@ function enterRef(
         ),
       ];
     }
-    seen.add(next);
+    seen.add(step.pointer);
     chain.push(next);
-    holder = current;
-    current = next;
+    current = step.pointer;
+    target = step.value;
   }
   let at = ctx.locations.get(segments);
   if (at === undefined) ctx.locations.set(segments, (at = JSON.stringify(segments)));
@@ -887,7 +969,9 @@ function enterRef(
       ),
     ];
   }
-  const key = `${location}\u0000${mode.owner ? 1 : 0}:${idOf(ctx, mode.extra)}:${idOf(ctx, mode.union)}`;
+  let key = `${location}\u0000${mode.owner ? 1 : 0}:${idOf(ctx, mode.extra)}:${idOf(ctx, mode.union)}`;
+  // Where `$dynamicRef`s lead depends on the resources entered on the way here (§8.2.3.2).
+  if (ctx.scope) key += `\u0000${ctx.scope.join(' ')}`;
   let byValue = ctx.memo.get(value);
   const known = byValue?.get(key);
   if (known) return known; // results are never changed once made: callers copy or map them
@@ -960,7 +1044,7 @@ function evalNode(
     out.push(makeFinding('wrongType', segments, `${schemaPath}/type`, message, { expected, actual }));
   }
 
-  unsupportedKeywords(ctx, schema, schemaPath, value, segments, out);
+  if ('$recursiveRef' in schema) unsupportedKeywords(schema, schemaPath, segments, out);
   // A number JSON parsing changed is not the API's number: its value constraints are not checked.
   const inexact = typeof value === 'number' && inexactAt(ctx, value, segments);
   if (inexact) {
@@ -1020,7 +1104,9 @@ function evalNode(
 
   let union: Documented | undefined;
   if (isPlainObject(value)) {
-    union = mode.union ?? mergeDocumented(mode.extra, documentedOf(ctx, schema, schemaPath, true, refParts));
+    union =
+      mode.union ??
+      mergeDocumented(mode.extra, documentedOf(ctx, schema, schemaPath, true, refParts, { value, segments }));
     checkObject(ctx, schema, schemaPath, value, segments, union, out);
   }
 
@@ -1032,12 +1118,22 @@ function evalNode(
         out.push(f);
     }
   }
+  // $dynamicRef: one more in-place applicator, like `$ref` beside siblings (JSON Schema 2020-12 §8.2.3.2).
+  if (typeof schema.$dynamicRef === 'string') {
+    for (const f of enterRef(ctx, schema.$dynamicRef, schemaPath, value, segments, branchMode, true)) out.push(f);
+  }
   const hasAlternatives = Array.isArray(schema.oneOf) || Array.isArray(schema.anyOf);
   for (const kw of ['oneOf', 'anyOf'] as const) {
     if (!Array.isArray(schema[kw])) continue;
     const altMode: Mode =
       mode.owner && isPlainObject(value)
-        ? { owner: true, extra: mergeDocumented(mode.extra, documentedOf(ctx, schema, schemaPath, false, refParts)) }
+        ? {
+            owner: true,
+            extra: mergeDocumented(
+              mode.extra,
+              documentedOf(ctx, schema, schemaPath, false, refParts, { value, segments }),
+            ),
+          }
         : branchMode;
     out.push(...evalAlternatives(ctx, schema, kw, schemaPath, value, segments, altMode));
   }
@@ -1071,6 +1167,8 @@ function evalNode(
       out.push(...evalAssertion(ctx, schema[branch], `${schemaPath}/${branch}`, value, segments));
   }
 
+  if (isPlainObject(value) ? hasOwn(schema, 'unevaluatedProperties') : hasOwn(schema, 'unevaluatedItems'))
+    checkUnevaluated(ctx, schema, schemaPath, value, segments, refParts, out);
   // The owner of this instance location reports undocumented / writeOnly / readOnly fields once.
   if (mode.owner && union && isPlainObject(value) && !hasAlternatives) {
     checkDocumented(ctx, schemaPath, value, segments, union, out);
@@ -1208,79 +1306,24 @@ function inexactAt(ctx: Context, value: number, segments: Segment[]): boolean {
 
 /**
  * Keywords this validator does not implement, where they could decide the result, as `notChecked` findings
- * (never a silent pass): `$dynamicRef` / `$recursiveRef` (JSON Schema 2020-12 §8.2.3.2, 2019-09),
- * `unevaluatedItems` other than `true` on an array, `unevaluatedProperties` as a schema on an object, and
- * `unevaluatedProperties: false` on an object when the schema decides properties through `anyOf`, `oneOf`,
- * `if`, `dependentSchemas` or `not` (annotation collection, §11; there the union of declared properties is not exact).
+ * (never a silent pass): `$recursiveRef` (JSON Schema 2019-09, replaced by `$dynamicRef` in 2020-12).
  */
 function unsupportedKeywords(
-  ctx: Context,
   schema: JsonObject,
   schemaPath: string,
-  value: unknown,
   segments: Segment[],
   out: InternalFinding[],
 ): void {
-  // The common case, none of the four keywords, without building anything (`in`: own or inherited, as hasOwn for JSON).
-  if (
-    !('$dynamicRef' in schema) &&
-    !('$recursiveRef' in schema) &&
-    !('unevaluatedItems' in schema) &&
-    !('unevaluatedProperties' in schema)
-  )
-    return;
-  const not = (keyword: string, why: string): void => {
-    out.push(
-      makeFinding(
-        'notChecked',
-        segments,
-        `${schemaPath}/${keyword}`,
-        `was not checked against \`${keyword}\`: ${why}`,
-        { keyword },
-      ),
-    );
-  };
-  for (const keyword of ['$dynamicRef', '$recursiveRef']) {
-    if (typeof schema[keyword] === 'string')
-      not(
-        keyword,
-        `the validator does not support \`${keyword}\` (dynamic scope), so what it refers to was not applied`,
-      );
-  }
-  // Every item is evaluated by the schema's own `items` (2020-12 form) or `prefixItems`: then nothing is left to decide.
-  const evaluatedAll =
-    Array.isArray(value) &&
-    (isPlainObject(schema.items) ||
-      typeof schema.items === 'boolean' ||
-      (Array.isArray(schema.prefixItems) && schema.prefixItems.length >= value.length));
-  if (Array.isArray(value) && !evaluatedAll && hasOwn(schema, 'unevaluatedItems') && schema.unevaluatedItems !== true) {
-    not('unevaluatedItems', 'the validator does not support `unevaluatedItems` (annotation collection)');
-  }
-  if (isPlainObject(value) && hasOwn(schema, 'unevaluatedProperties') && schema.unevaluatedProperties !== true) {
-    if (schema.unevaluatedProperties !== false)
-      not(
-        'unevaluatedProperties',
-        'the validator applies `unevaluatedProperties` only as `false` (closing the object), not as a schema',
-      );
-    else if (conditionalProperties(ctx, schema, new Set())) {
-      not(
-        'unevaluatedProperties',
-        'the schema decides which properties are evaluated through anyOf, oneOf, if, dependentSchemas or not, and the validator does not collect those annotations',
-      );
-    }
-  }
-}
-
-/** Whether a schema, through `$ref` and `allOf`, holds `anyOf`, `oneOf`, `if`, `dependentSchemas` or `not`. */
-function conditionalProperties(ctx: Context, schema: unknown, visited: Set<unknown>): boolean {
-  if (!isPlainObject(schema) || visited.has(schema) || visited.size > 256) return visited.size > 256;
-  visited.add(schema);
-  if (['anyOf', 'oneOf', 'if', 'dependentSchemas', 'not'].some((keyword) => hasOwn(schema, keyword))) return true;
-  if (typeof schema.$ref === 'string') {
-    const target = lookupPointer(ctx.doc, schema.$ref);
-    if (target.found && conditionalProperties(ctx, target.value, visited)) return true;
-  }
-  return Array.isArray(schema.allOf) && schema.allOf.some((branch) => conditionalProperties(ctx, branch, visited));
+  if (typeof schema.$recursiveRef !== 'string') return;
+  out.push(
+    makeFinding(
+      'notChecked',
+      segments,
+      `${schemaPath}/$recursiveRef`,
+      'was not checked against `$recursiveRef`: the validator does not support `$recursiveRef` (JSON Schema 2019-09; 2020-12 has `$dynamicRef`), so what it refers to was not applied',
+      { keyword: '$recursiveRef' },
+    ),
+  );
 }
 
 /** Adds a `constraint` finding for `keyword` of the schema at `schemaPath`. */
@@ -1649,6 +1692,237 @@ function checkObject(
   }
 }
 
+/**
+ * What the keywords at one instance location evaluated (JSON Schema 2020-12 §11: the annotations of `properties`,
+ * `patternProperties`, `additionalProperties`, `prefixItems`, `items`, `contains` and of nested `unevaluated*`,
+ * through every in-place applicator whose subschema applies). `names` / `allNames`: object members; `items` (a
+ * prefix length), `indexes` / `allItems`: array items; `open`: why it could not be decided (a branch not checked).
+ */
+type Evaluated = {
+  names: Set<string>;
+  allNames: boolean;
+  items: number;
+  indexes: Set<number>;
+  allItems: boolean;
+  open?: string;
+};
+
+/** Whether the findings of a subschema are a pass (`yes`), a failed assertion (`no`), or undecided (`open`). */
+function outcome(found: InternalFinding[]): 'yes' | 'no' | 'open' {
+  if (found.some(fails)) return 'no';
+  return found.some(undecided) ? 'open' : 'yes';
+}
+
+/**
+ * Adds to `acc` what `schema` evaluates at this location, as annotation collection does (§7.7.1): `$ref`,
+ * `$dynamicRef`, `allOf` and a present `dependentSchemas` entry always; an `anyOf` branch or the `oneOf` branch the
+ * value passes; `if` with `then` when it passes, `else` when not; nothing from `not`. `self`: the schema whose own
+ * `unevaluated*` asks, which are left out. Counts steps against the check's budget, like `evalSchema`.
+ */
+function evaluatedOf(
+  ctx: Context,
+  schema: unknown,
+  schemaPath: string,
+  value: unknown,
+  segments: Segment[],
+  acc: Evaluated,
+  self: boolean,
+  depth: number,
+): void {
+  if (ctx.stopped || !isPlainObject(schema)) return;
+  const object = isPlainObject(value);
+  if (object ? acc.allNames : acc.allItems) return;
+  ctx.steps++;
+  if (ctx.steps > ctx.maxSteps) {
+    ctx.stopped = `it ran out of its step budget (${ctx.maxSteps} schema applications)`;
+    return;
+  }
+  if (depth > MAX_REF_DEPTH) {
+    acc.open ??= `the schema nests more than ${MAX_REF_DEPTH} applicators deep here (too deep to check)`;
+    return;
+  }
+  const entered = ctx.scope ? enterScope(ctx, schemaPath) : false;
+  try {
+    evaluatedHere(ctx, schema, schemaPath, value, segments, acc, self, depth);
+  } finally {
+    if (entered) ctx.scope!.pop();
+  }
+}
+
+function evaluatedHere(
+  ctx: Context,
+  schema: JsonObject,
+  schemaPath: string,
+  value: unknown,
+  segments: Segment[],
+  acc: Evaluated,
+  self: boolean,
+  depth: number,
+): void {
+  const follow = (ref: string, dynamic: boolean): void => {
+    let hit = resolveRef(ctx, ref, schemaPath);
+    if (dynamic) hit = dynamicTarget(ctx, ref, hit);
+    if (!hit.found) {
+      acc.open ??= hit.reason;
+      return;
+    }
+    let at = ctx.locations.get(segments);
+    if (at === undefined) ctx.locations.set(segments, (at = JSON.stringify(segments)));
+    const location = `${hit.pointer}\u0000${at}`;
+    if (ctx.evaluating.has(location)) return; // a cycle at the same location evaluates nothing more
+    ctx.evaluating.add(location);
+    try {
+      evaluatedOf(ctx, hit.value, hit.pointer, value, segments, acc, false, depth + 1);
+    } finally {
+      ctx.evaluating.delete(location);
+    }
+  };
+  if (typeof schema.$ref === 'string') {
+    follow(schema.$ref, false);
+    if (ctx.dialect !== '3.1') return; // OAS 3.0.3 Reference Object: siblings of $ref are ignored
+  }
+  if (typeof schema.$dynamicRef === 'string') follow(schema.$dynamicRef, true);
+  if (isPlainObject(value)) {
+    if (hasOwn(schema, 'additionalProperties') || (!self && hasOwn(schema, 'unevaluatedProperties'))) {
+      acc.allNames = true;
+      return;
+    }
+    const props = isPlainObject(schema.properties) ? schema.properties : undefined;
+    const patterns = isPlainObject(schema.patternProperties) ? Object.keys(schema.patternProperties) : [];
+    const tests = patterns.map(nameTest);
+    for (const k of Object.keys(value)) {
+      if (props && hasOwn(props, k)) acc.names.add(k);
+      for (const test of tests) {
+        const matched = test?.(k);
+        if (matched === true) acc.names.add(k);
+        else if (matched !== undefined && matched !== false) acc.open ??= matched.notChecked;
+      }
+    }
+  } else if (Array.isArray(value)) {
+    if (
+      (!Array.isArray(schema.items) && hasOwn(schema, 'items')) ||
+      (Array.isArray(schema.items) && hasOwn(schema, 'additionalItems')) ||
+      (!self && hasOwn(schema, 'unevaluatedItems'))
+    ) {
+      acc.allItems = true;
+      return;
+    }
+    const tuple = Array.isArray(schema.prefixItems) ? schema.prefixItems : schema.items;
+    if (Array.isArray(tuple)) acc.items = Math.max(acc.items, Math.min(tuple.length, value.length));
+    if (hasOwn(schema, 'contains')) {
+      for (let i = 0; i < value.length; i++) {
+        const result = outcome(
+          evalSchema(ctx, schema.contains, `${schemaPath}/contains`, value[i], [...segments, i], OWN),
+        );
+        if (result === 'yes') acc.indexes.add(i);
+        else if (result === 'open') acc.open ??= `whether item ${i} matches \`contains\` is unknown`;
+      }
+    }
+  } else return; // other values have no members or items to evaluate
+  const into = (sub: unknown, path: string): void =>
+    evaluatedOf(ctx, sub, path, value, segments, acc, false, depth + 1);
+  if (Array.isArray(schema.allOf)) schema.allOf.forEach((branch, i) => into(branch, `${schemaPath}/allOf/${i}`));
+  for (const kw of ['anyOf', 'oneOf'] as const) {
+    const branches = schema[kw];
+    if (!Array.isArray(branches)) continue;
+    const passed: number[] = [];
+    for (let i = 0; i < branches.length; i++) {
+      const result = outcome(evalSchema(ctx, branches[i], `${schemaPath}/${kw}/${i}`, value, segments, OWN));
+      if (result === 'open') acc.open ??= `whether the value matches ${schemaPath}/${kw}/${i} is unknown`;
+      if (result === 'yes') passed.push(i);
+    }
+    // A oneOf that two branches pass fails, and a failing schema's annotations are dropped.
+    if (kw === 'anyOf' || passed.length === 1) for (const i of passed) into(branches[i], `${schemaPath}/${kw}/${i}`);
+  }
+  if (hasOwn(schema, 'if') && (hasOwn(schema, 'then') || hasOwn(schema, 'else'))) {
+    const result = outcome(evalSchema(ctx, schema.if, `${schemaPath}/if`, value, segments, OWN));
+    if (result === 'open') acc.open ??= `whether the value matches ${schemaPath}/if is unknown`;
+    else if (result === 'yes') {
+      into(schema.if, `${schemaPath}/if`);
+      into(schema.then, `${schemaPath}/then`);
+    } else into(schema.else, `${schemaPath}/else`);
+  } else if (
+    hasOwn(schema, 'if') &&
+    outcome(evalSchema(ctx, schema.if, `${schemaPath}/if`, value, segments, OWN)) === 'yes'
+  ) {
+    into(schema.if, `${schemaPath}/if`); // `if` alone still annotates when it passes
+  }
+  if (isPlainObject(schema.dependentSchemas) && isPlainObject(value)) {
+    for (const [name, dependency] of Object.entries(schema.dependentSchemas)) {
+      if (hasOwn(value, name)) into(dependency, `${schemaPath}/dependentSchemas/${escapePointerToken(name)}`);
+    }
+  }
+}
+
+/**
+ * `unevaluatedProperties` and `unevaluatedItems` (JSON Schema 2020-12 §11.2, §11.3): each member or item that no
+ * other keyword of this schema, nor of a subschema applied in place to this location, evaluated is checked against
+ * the keyword's schema; under `false` an unevaluated member is an `undocumented` error, unevaluated items one
+ * `constraint`. When what was evaluated cannot be decided, a `notChecked` finding says why.
+ */
+function checkUnevaluated(
+  ctx: Context,
+  schema: JsonObject,
+  schemaPath: string,
+  value: unknown,
+  segments: Segment[],
+  refParts: SchemaLocation[],
+  out: InternalFinding[],
+): void {
+  const object = isPlainObject(value);
+  const keyword = object ? 'unevaluatedProperties' : 'unevaluatedItems';
+  const rule = schema[keyword];
+  if (rule === true || (!object && !Array.isArray(value))) return;
+  const acc: Evaluated = { names: new Set(), allNames: false, items: 0, indexes: new Set(), allItems: false };
+  evaluatedOf(ctx, schema, schemaPath, value, segments, acc, true, 0);
+  for (const part of refParts) evaluatedOf(ctx, part.schema, part.schemaPath, value, segments, acc, false, 0);
+  if (ctx.stopped) return;
+  const path = `${schemaPath}/${keyword}`;
+  const left: Segment[] = [];
+  if (object) {
+    if (acc.allNames) return;
+    for (const k of Object.keys(value)) if (!acc.names.has(k)) left.push(k);
+  } else {
+    if (acc.allItems) return;
+    const items = value as unknown[];
+    for (let i = acc.items; i < items.length; i++) if (!acc.indexes.has(i)) left.push(i);
+  }
+  if (left.length === 0) return;
+  if (acc.open !== undefined) {
+    out.push(
+      makeFinding('notChecked', segments, path, `was not checked against \`${keyword}\`: ${acc.open}`, { keyword }),
+    );
+    return;
+  }
+  if (rule === false && !object) {
+    constraint(
+      out,
+      segments,
+      schemaPath,
+      keyword,
+      `has ${left.length} item${left.length === 1 ? '' : 's'} (from index ${left[0]}) that no keyword evaluated, but unevaluatedItems is false`,
+    );
+    return;
+  }
+  for (const k of left) {
+    const child = [...segments, k];
+    if (rule === false) {
+      out.push(
+        makeFinding(
+          'undocumented',
+          child,
+          path,
+          'is present but not evaluated by any subschema, and the schema closes the object with unevaluatedProperties: false',
+          { severity: 'error' },
+        ),
+      );
+      continue;
+    }
+    const member = object ? (value as JsonObject)[k as string] : (value as unknown[])[k as number];
+    for (const f of evalSchema(ctx, rule, path, member, child, OWN)) out.push(f);
+  }
+}
+
 function checkDocumented(
   ctx: Context,
   schemaPath: string,
@@ -1892,7 +2166,11 @@ function evalAlternatives(
     const satisfied = results.map((r, i) => (r.some(fails) ? -1 : i)).filter((i) => i >= 0);
     if (satisfied.length > 0) {
       let union = mode.extra ?? emptyDocumented();
-      for (const i of satisfied) union = mergeDocumented(union, documentedOf(ctx, branches[i], label(i), true));
+      for (const i of satisfied)
+        union = mergeDocumented(
+          union,
+          documentedOf(ctx, branches[i], `${schemaPath}/${kw}/${i}`, true, [], { value, segments }),
+        );
       const own = (f: InternalFinding): boolean =>
         (f.kind === 'undocumented' || f.kind === 'writeOnly' || f.kind === 'readOnly') &&
         f.segments.length === segments.length + 1 &&
@@ -2119,6 +2397,8 @@ const quickPlans = new WeakMap<object, WeakMap<object, Plan>>();
  */
 function quickPass(ctx: Context, schema: unknown, value: unknown, depth: number): boolean {
   if (ctx.stopped || (ctx.inexact && (ctx.inexact.paths.size > 0 || ctx.inexact.unlisted))) return false;
+  // A document with `$id`s resolves `#/...` from each resource's root, not the document's: the walk does that.
+  if (ctx.index.embedded) return false;
   let plans = quickPlans.get(ctx.doc);
   if (!plans) quickPlans.set(ctx.doc, (plans = new WeakMap()));
   const q = (ctx.quick ??= {
@@ -2323,6 +2603,7 @@ function quickNode(
   let union: Documented | undefined;
   if (object) {
     union = passed ?? (plan.documented ??= documentedOf(ctx, schema, '#', true));
+    if (union.conditional) throw QUICK_ABORT; // what `then` / `dependentSchemas` document depends on the value
     if (!quickObject(q, plan, schema, value, depth, union)) ok = false;
   }
   if (plan.allOf) {
@@ -2482,8 +2763,13 @@ function makeCtx(doc: unknown, direction: Direction | undefined, options?: Check
   const started = performance.now();
   const maxSteps = options?.maxSteps ?? DEFAULT_MAX_STEPS;
   const timeoutMs = options?.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
+  const index = schemaIndex(doc);
   return {
     doc,
+    index,
+    refs: new Map(),
+    evaluating: new Set(),
+    ...(index.dynamicAnchors.size > 0 ? { scope: [] } : {}),
     dialect: dialectOf(doc),
     direction: direction ?? 'response',
     active: new Set(),
@@ -2523,6 +2809,10 @@ function makeCtx(doc: unknown, direction: Direction | undefined, options?: Check
  * OAS 3.0.3; 2020-12 §10.2.1.3), except where a discriminator picked the branch.
  * not / if / contains / propertyNames judge a subschema as matching when it has no failed assertion
  * (missing, wrongType, enum, constraint, or an undocumented key under additionalProperties: false).
+ * `$ref` resolves against the base URI where it stands (`$id`, §8.2.1), to a JSON Pointer from that resource or an
+ * `$anchor`; `$dynamicRef` through the dynamic scope (§8.2.3.2). unevaluatedProperties / unevaluatedItems judge what
+ * no keyword evaluated, collected through $ref, allOf, the anyOf / oneOf branches that pass, if + then / else and
+ * present dependentSchemas (§11); a field the applying then / else / dependentSchemas branch declares is documented.
  *
  * @param schema A Schema Object, `{$ref}`, or a boolean schema.
  * @param value The parsed JSON value to check.

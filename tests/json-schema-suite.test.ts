@@ -14,30 +14,72 @@
 // section 9.4). The test ids are `draft/file.json#caseIndex/testIndex`.
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { check } from '../validate.ts';
+import { resolveSchemaRef } from '../src/document/refs.ts';
+import { escapePointerToken } from '../src/shared/json-pointer.ts';
 import { corpusDecision, draft2020Path, DEBIAN_DRAFT_2020_12 } from '../harness/corpus.ts';
 import type { Finding } from '../validate.ts';
 
 type SuiteTest = { description: string; data: unknown; valid: boolean };
+
+/**
+ * The documents the suite serves at http://localhost:1234/ (its `remotes/` folder, next to `tests/`), for
+ * draft2020-12: each one embedded in the test's document as a schema resource whose `$id` is its URL (JSON Schema
+ * 2020-12 §9.1.2, §9.2.1), since nothing is fetched. A remote whose own `$id` is another URL keeps it, so a
+ * reference to its retrieval URL stays outside the document and its tests are skipped. Folders of other drafts
+ * are left out. Empty when the suite is not installed.
+ */
+function suiteRemotes(): Record<string, unknown> {
+  const root = `${DEBIAN_DRAFT_2020_12}/../../remotes`;
+  const out: Record<string, unknown> = {};
+  let names: string[];
+  try {
+    names = readdirSync(root, { recursive: true, encoding: 'utf8' });
+  } catch {
+    return out;
+  }
+  for (const name of names) {
+    if (!name.endsWith('.json') || /^(draft2019-09|draft7|draft-next)\//.test(name)) continue;
+    const url = `http://localhost:1234/${name}`;
+    const remote = JSON.parse(readFileSync(`${root}/${name}`, 'utf8')) as Record<string, unknown>;
+    out[url] = typeof remote.$id === 'string' ? remote : { $id: url, ...remote };
+  }
+  return out;
+}
+/**
+ * The draft2020-12 meta-schema and its vocabulary meta-schemas, under their own `$id`s, from the copy ajv ships
+ * (`ajv/dist/refs/json-schema-2020-12`, the published files): tests that check a schema against the meta-schema
+ * (`$ref: https://json-schema.org/draft/2020-12/schema`) run with it embedded, as a resource of the document.
+ */
+function metaSchemas(): Record<string, unknown> {
+  const root = fileURLToPath(new URL('../node_modules/ajv/dist/refs/json-schema-2020-12/', import.meta.url));
+  const out: Record<string, unknown> = {};
+  for (const name of ['schema.json', ...readdirSync(`${root}meta`).map((file) => `meta/${file}`)]) {
+    const schema = JSON.parse(readFileSync(`${root}${name}`, 'utf8')) as { $id: string };
+    out[schema.$id] = schema;
+  }
+  return out;
+}
+const REMOTES = { ...suiteRemotes(), ...metaSchemas() };
 type SuiteCase = { description: string; schema: unknown; tests: SuiteTest[] };
 
 const NPM_DRAFT4_DIR = fileURLToPath(new URL('../node_modules/json-schema-test-suite/tests/draft4', import.meta.url));
 
 /**
- * Files run, by keyword. Files left out and why (also in .tmp/helper-c-notes.md):
- * anchor, dynamicRef, id, refRemote, vocabulary: need `$id`/`$anchor`/`$dynamicRef` resolution, remote
- * documents or meta-schema vocabularies; an OpenAPI document resolves `$ref` by JSON Pointer within itself.
- * unevaluatedItems, unevaluatedProperties: need annotation collection across applicators; not implemented.
+ * Files run, by keyword. Files left out and why:
+ * vocabulary, optional/cross-draft: custom meta-schemas and their `$vocabulary`, or other drafts' documents;
+ * an OpenAPI 3.1 document's dialect is 2020-12 (or its `jsonSchemaDialect`).
  * optional/format/*, optional/format-assertion: format is an annotation in the product (severity info).
- * optional/cross-draft, optional/dependencies-compatibility, optional/refOfUnknownKeyword,
- * optional/no-schema: other dialects, draft-7 keywords, or $id/meta-schema refs; optional/unicode is empty.
+ * optional/dependencies-compatibility: draft-7 keywords; optional/unicode is empty.
  * format and content are run: in 2020-12 both are annotations, so every instance there is valid for us.
+ * Tests that refer to the suite's remotes or to the meta-schema run with those embedded (`REMOTES`).
  */
 const FILES_2020 = [
   'additionalProperties',
   'allOf',
+  'anchor',
   'anyOf',
   'boolean_schema',
   'const',
@@ -47,10 +89,12 @@ const FILES_2020 = [
   'defs',
   'dependentRequired',
   'dependentSchemas',
+  'dynamicRef',
   'enum',
   'exclusiveMaximum',
   'exclusiveMinimum',
   'format',
+  'id',
   'if-then-else',
   'infinite-loop-detection',
   'items',
@@ -73,14 +117,19 @@ const FILES_2020 = [
   'properties',
   'propertyNames',
   'ref',
+  'refRemote',
   'required',
   'type',
   'uniqueItems',
+  'unevaluatedItems',
+  'unevaluatedProperties',
   'unknownKeyword',
   'optional/bignum',
   'optional/ecmascript-regex',
   'optional/float-overflow',
   'optional/non-bmp-regex',
+  'optional/refOfUnknownKeyword',
+  'optional/no-schema',
 ] as const;
 
 /** draft4 files whose keywords the OpenAPI 3.0.3 Schema Object keeps (OAS 3.0.3, Schema Object). */
@@ -113,12 +162,6 @@ const FILES_DRAFT4 = [
 
 // Keywords whose presence anywhere in a test's schema makes us skip that test, with the reason.
 const UNSUPPORTED_2020: Record<string, string> = {
-  $id: '$id-based resolution (an OpenAPI document resolves $ref by JSON Pointer within itself)',
-  $anchor: '$anchor resolution',
-  $dynamicRef: '$dynamicRef',
-  $dynamicAnchor: '$dynamicAnchor',
-  unevaluatedProperties: 'unevaluatedProperties (annotation collection)',
-  unevaluatedItems: 'unevaluatedItems (annotation collection)',
   $vocabulary: 'meta-schema vocabularies',
 };
 const UNSUPPORTED_DRAFT4: Record<string, string> = {
@@ -130,14 +173,19 @@ const UNSUPPORTED_DRAFT4: Record<string, string> = {
 // Values under these keywords are data, not schemas: do not look for keywords inside them.
 const DATA_KEYWORDS = new Set(['const', 'enum', 'default', 'examples', 'example']);
 
-/** Reasons to skip one test: unsupported keywords, remote or meta-schema references, OAS 3.0 limits. */
+/**
+ * Reasons to skip one test: unsupported keywords, OAS 3.0 limits, and references to documents the suite serves
+ * (`remotes/`) or to the meta-schema: in 2020-12, a `$ref` or `$dynamicRef` that `resolveSchemaRef` (the product's
+ * resolver) places outside the document, since nothing is fetched; in draft4 any `$ref` not starting with `#`.
+ */
 function skipReason(schema: unknown, draft: '2020-12' | 'draft4'): string | undefined {
   const table = draft === '2020-12' ? UNSUPPORTED_2020 : UNSUPPORTED_DRAFT4;
+  const doc = documentOf(schema, draft);
   let reason: string | undefined;
-  const walk = (node: unknown, parentKey: string): void => {
+  const walk = (node: unknown, parentKey: string, pointer = '#'): void => {
     if (reason || node === null || typeof node !== 'object') return;
     if (Array.isArray(node)) {
-      for (const n of node) walk(n, parentKey);
+      node.forEach((n, i) => walk(n, parentKey, `${pointer}/${i}`));
       return;
     }
     const isPropertyMap =
@@ -152,9 +200,18 @@ function skipReason(schema: unknown, draft: '2020-12' | 'draft4'): string | unde
           reason = table[k];
           return;
         }
-        if (k === '$ref' && typeof v === 'string' && !v.startsWith('#')) {
+        if (k === '$ref' && typeof v === 'string' && !v.startsWith('#') && draft === 'draft4') {
           reason = `remote or relative $ref \`${v}\``;
           return;
+        }
+        if ((k === '$ref' || k === '$dynamicRef') && typeof v === 'string' && draft === '2020-12') {
+          const hit = resolveSchemaRef(doc, v, pointer);
+          if (!hit.found && hit.outside) {
+            reason = v.startsWith('https://json-schema.org/')
+              ? 'a $ref to the 2020-12 meta-schema (not embedded: nothing is fetched)'
+              : 'a $ref to a document the suite serves from remotes/ (not embedded: nothing is fetched)';
+            return;
+          }
         }
         if (k === '$schema' && draft === '2020-12' && v !== 'https://json-schema.org/draft/2020-12/schema') {
           reason = `$schema \`${String(v)}\` (another dialect)`;
@@ -170,7 +227,7 @@ function skipReason(schema: unknown, draft: '2020-12' | 'draft4'): string | unde
         }
         if (DATA_KEYWORDS.has(k)) continue;
       }
-      walk(v, isPropertyMap ? '' : k);
+      walk(v, isPropertyMap ? '' : k, `${pointer}/${escapePointerToken(k)}`);
     }
   };
   walk(schema, '');
@@ -182,7 +239,8 @@ function skipReason(schema: unknown, draft: '2020-12' | 'draft4'): string | unde
  * issue 7: oneOf's "more than one branch matches" is checked (its 10 tests ran and pass).
  */
 const SKIP_IDS: Record<string, string> = {
-  // Optional in the suite: 1e308 / 0.5 overflows to Infinity, and validate.ts then reports multipleOf.
+  '2020-12/optional/ecmascript-regex.json#14/0':
+    'format "regex" asserted through the meta-schema (format is an annotation in 2020-12, section 7.2)',
 };
 
 type Tally = { ran: number; passed: number; skipped: number };
@@ -211,8 +269,21 @@ function verdict(findings: Finding[]): boolean {
   );
 }
 
-function runFile(dir: string, draft: '2020-12' | 'draft4', name: string): void {
+/**
+ * The OpenAPI document a test's schema is checked in: the schema is the document root, so that `#/$defs/x` and
+ * `#` resolve as in the suite; for 2020-12 the suite's remotes are embedded under `x-suite-remotes` when the schema
+ * refers to anything outside itself.
+ */
+function documentOf(schema: unknown, draft: '2020-12' | 'draft4'): Record<string, unknown> {
   const openapi = draft === '2020-12' ? '3.1.0' : '3.0.3';
+  if (schema === null || typeof schema !== 'object') return { openapi };
+  const doc = { openapi, ...(schema as Record<string, unknown>) };
+  if (draft === 'draft4' || !/"\$(ref|dynamicRef)":"/.test(JSON.stringify(schema)) || Object.keys(REMOTES).length === 0)
+    return doc;
+  return { ...doc, 'x-suite-remotes': REMOTES };
+}
+
+function runFile(dir: string, draft: '2020-12' | 'draft4', name: string): void {
   const cases = JSON.parse(readFileSync(`${dir}/${name}.json`, 'utf8')) as SuiteCase[];
   const t = tally(`${draft}/${name}`);
   describe(`${draft}/${name}`, () => {
@@ -230,9 +301,8 @@ function runFile(dir: string, draft: '2020-12' | 'draft4', name: string): void {
         }
         it(title, () => {
           t.ran++;
-          // The schema is the document root so that `#/$defs/x` and `#` resolve as in the suite.
           const isObject = c.schema !== null && typeof c.schema === 'object';
-          const doc = isObject ? { openapi, ...(c.schema as Record<string, unknown>) } : { openapi };
+          const doc = documentOf(c.schema, draft);
           const schema = isObject ? doc : c.schema;
           const findings = check(doc, schema, test.data);
           const ok = verdict(findings) === test.valid;

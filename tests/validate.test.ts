@@ -1,8 +1,10 @@
 // Tests of validate.ts: the field cases of area response-validator, read from fixtures/cases, and
 // table-driven rows of {description, schema, data, findings}.
-import { describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { boundedText } from '../src/shared/text.ts';
 import {
   check,
@@ -18,6 +20,10 @@ import { inferShape } from '../src/contract/shape.ts';
 import { compilePattern } from '../src/schema/pattern.ts';
 import { instancePath, resolvePointer } from '../src/shared/json-pointer.ts';
 import type { Finding } from '../validate.ts';
+import { ajv2020Valid } from '../harness/ajv-oracle.ts';
+import { loadDocument } from '../src/document/openapi-document.ts';
+import { createHandler } from '../src/mcp/session.ts';
+import { readConfig } from '../src/runtime/config.ts';
 
 /** The cases name finding kinds their own way; this is the one mapping to ours. */
 const KIND = {
@@ -2397,18 +2403,18 @@ describe('keywords the validator does not implement are not checked, never passe
     openapi: '3.1.0',
     components: { schemas: { Node: { $dynamicAnchor: 'node', type: 'object', required: ['must'] } } },
   };
-  it('issue 8 B13: unevaluatedItems: false on items past prefixItems is not checked', () => {
+  // Since issue 15 unevaluatedItems, unevaluatedProperties and $dynamicRef are checked: these rows pin their findings.
+  it('issue 15: unevaluatedItems: false reports the items past prefixItems', () => {
     assert.deepStrictEqual(
       check(doc31, { type: 'array', prefixItems: [{ type: 'string' }], unevaluatedItems: false }, ['x', 1, 2]),
       [
         {
-          kind: 'notChecked',
-          severity: 'warning',
+          kind: 'constraint',
+          severity: 'error',
           path: '$',
           schemaPath: '#/unevaluatedItems',
           keyword: 'unevaluatedItems',
-          message:
-            'was not checked against `unevaluatedItems`: the validator does not support `unevaluatedItems` (annotation collection)',
+          message: 'has 2 items (from index 1) that no keyword evaluated, but unevaluatedItems is false',
         },
       ],
     );
@@ -2419,20 +2425,18 @@ describe('keywords the validator does not implement are not checked, never passe
       [],
     );
   });
-  it('issue 8 B13: $dynamicRef is not checked', () => {
+  it('issue 15: $dynamicRef applies the schema its $dynamicAnchor names', () => {
     assert.deepStrictEqual(check(doc31, { $dynamicRef: '#node' }, {}), [
       {
-        kind: 'notChecked',
-        severity: 'warning',
-        path: '$',
-        schemaPath: '#/$dynamicRef',
-        keyword: '$dynamicRef',
-        message:
-          'was not checked against `$dynamicRef`: the validator does not support `$dynamicRef` (dynamic scope), so what it refers to was not applied',
+        kind: 'missing',
+        severity: 'error',
+        path: '$.must',
+        schemaPath: '#/components/schemas/Node/required',
+        message: 'is required but missing',
       },
     ]);
   });
-  it('issue 8 B13: unevaluatedProperties as a schema is not checked', () => {
+  it('issue 15: unevaluatedProperties as a schema checks the members nothing else evaluated', () => {
     assert.deepStrictEqual(
       check(
         doc31,
@@ -2441,18 +2445,18 @@ describe('keywords the validator does not implement are not checked, never passe
       ),
       [
         {
-          kind: 'notChecked',
-          severity: 'warning',
-          path: '$',
-          schemaPath: '#/unevaluatedProperties',
-          keyword: 'unevaluatedProperties',
-          message:
-            'was not checked against `unevaluatedProperties`: the validator applies `unevaluatedProperties` only as `false` (closing the object), not as a schema',
+          kind: 'wrongType',
+          severity: 'error',
+          path: '$.b',
+          schemaPath: '#/unevaluatedProperties/type',
+          expected: 'string',
+          actual: 'integer',
+          message: 'is integer, expected string',
         },
       ],
     );
   });
-  it('issue 8 B13: unevaluatedProperties: false beside anyOf is not checked (b is evaluated only by a failing branch)', () => {
+  it('issue 15: unevaluatedProperties: false beside anyOf reports b, evaluated only by a failing branch', () => {
     const schema = {
       type: 'object',
       anyOf: [{ properties: { a: { type: 'integer' } } }, { properties: { b: { type: 'integer' } } }],
@@ -2460,13 +2464,12 @@ describe('keywords the validator does not implement are not checked, never passe
     };
     assert.deepStrictEqual(check(doc31, schema, { a: 1, b: 'x' }), [
       {
-        kind: 'notChecked',
-        severity: 'warning',
-        path: '$',
+        kind: 'undocumented',
+        severity: 'error',
+        path: '$.b',
         schemaPath: '#/unevaluatedProperties',
-        keyword: 'unevaluatedProperties',
         message:
-          'was not checked against `unevaluatedProperties`: the schema decides which properties are evaluated through anyOf, oneOf, if, dependentSchemas or not, and the validator does not collect those annotations',
+          'is present but not evaluated by any subschema, and the schema closes the object with unevaluatedProperties: false',
       },
     ]);
   });
@@ -2479,7 +2482,8 @@ describe('keywords the validator does not implement are not checked, never passe
           severity: 'error',
           path: '$.extra',
           schemaPath: '#/unevaluatedProperties',
-          message: 'is present but not documented, and the schema closes the object with additionalProperties: false',
+          message:
+            'is present but not evaluated by any subschema, and the schema closes the object with unevaluatedProperties: false',
         },
       ],
     );
@@ -2898,5 +2902,478 @@ describe('long member names in paths (issue 8, attack round 4 B5-B8)', () => {
       [instancePath(['r'.repeat(1500)]), instancePath(['id', 0, 'a b'])],
       [`$['${'r'.repeat(1000)}… (500 more characters)']`, "$.id[0]['a b']"],
     );
+  });
+});
+
+describe('JSON Schema 2020-12 resources and annotations in OpenAPI 3.1 documents (issue 15)', () => {
+  // Each row's schema is the document root, as the JSON Schema Test Suite is run; its verdict (a failed assertion
+  // or none) is compared with ajv's 2020-12 validator, the second oracle, except where the suite's own case decides.
+  type Row = {
+    description: string;
+    schema: Record<string, unknown>;
+    data: unknown;
+    findings: unknown[];
+    suite?: string;
+  };
+  const rows: Row[] = [
+    {
+      description: 'follows a $ref to the $id of a schema elsewhere in the document',
+      schema: {
+        type: 'object',
+        properties: { tag: { $ref: 'https://example.test/tag' } },
+        $defs: {
+          tag: {
+            $id: 'https://example.test/tag',
+            type: 'object',
+            required: ['name'],
+            properties: { name: { type: 'string' } },
+          },
+        },
+      },
+      data: { tag: {} },
+      findings: [
+        {
+          kind: 'missing',
+          severity: 'error',
+          path: '$.tag.name',
+          schemaPath: '#/$defs/tag/required',
+          message: 'is required but missing',
+        },
+      ],
+    },
+    {
+      description: 'resolves a relative $ref against the $id of the schema holding it',
+      schema: {
+        $ref: 'https://example.test/pet',
+        $defs: {
+          pet: { $id: 'https://example.test/pet', type: 'object', properties: { tag: { $ref: 'tag' } } },
+          tag: { $id: 'https://example.test/tag', required: ['name'] },
+        },
+      },
+      data: { tag: {} },
+      findings: [
+        {
+          kind: 'missing',
+          severity: 'error',
+          path: '$.tag.name',
+          schemaPath: '#/$defs/tag/required',
+          message: 'is required but missing',
+        },
+      ],
+    },
+    {
+      description: "resolves #/... under an $id from that resource's root, not the document's",
+      schema: {
+        $ref: 'https://example.test/pet',
+        $defs: {
+          pet: {
+            $id: 'https://example.test/pet',
+            properties: { id: { $ref: '#/$defs/id' } },
+            $defs: { id: { type: 'integer' } },
+          },
+          id: { type: 'string' },
+        },
+      },
+      data: { id: 'x' },
+      findings: [
+        {
+          kind: 'wrongType',
+          severity: 'error',
+          path: '$.id',
+          schemaPath: '#/$defs/pet/$defs/id/type',
+          expected: 'integer',
+          actual: 'string',
+          message: 'is string, expected integer',
+        },
+      ],
+    },
+    {
+      description: 'follows a $ref to a plain-name fragment to the schema whose $anchor it names',
+      schema: {
+        properties: { name: { $ref: '#name' } },
+        $defs: { name: { $anchor: 'name', type: 'string', minLength: 2 } },
+      },
+      data: { name: 'x' },
+      findings: [
+        {
+          kind: 'constraint',
+          severity: 'error',
+          path: '$.name',
+          schemaPath: '#/$defs/name/minLength',
+          keyword: 'minLength',
+          message: 'is 1 characters long, fewer than minLength 2',
+        },
+      ],
+    },
+    {
+      description: 'resolves $dynamicRef to the outermost $dynamicAnchor of the dynamic scope (a strict tree)',
+      schema: {
+        $id: 'https://example.test/strict-tree',
+        $dynamicAnchor: 'node',
+        $ref: 'tree',
+        unevaluatedProperties: false,
+        $defs: {
+          tree: {
+            $id: 'tree',
+            $dynamicAnchor: 'node',
+            type: 'object',
+            properties: { data: true, children: { type: 'array', items: { $dynamicRef: '#node' } } },
+          },
+        },
+      },
+      data: { children: [{ daat: 1 }] },
+      findings: [
+        {
+          kind: 'undocumented',
+          severity: 'error',
+          path: '$.children[0].daat',
+          schemaPath: '#/unevaluatedProperties',
+          message:
+            'is present but not evaluated by any subschema, and the schema closes the object with unevaluatedProperties: false',
+        },
+      ],
+    },
+    {
+      description: 'counts the members `then` evaluates when `if` passes (unevaluatedProperties beside if)',
+      schema: {
+        type: 'object',
+        properties: { kind: { type: 'string' } },
+        if: { properties: { kind: { const: 'card' } } },
+        then: { properties: { last4: { type: 'string' } } },
+        unevaluatedProperties: false,
+      },
+      data: { kind: 'card', last4: '1234' },
+      findings: [],
+    },
+    {
+      description: 'reports a member only `then` evaluates when `if` fails (unevaluatedProperties beside if)',
+      schema: {
+        type: 'object',
+        properties: { kind: { type: 'string' } },
+        if: { properties: { kind: { const: 'card' } } },
+        then: { properties: { last4: { type: 'string' } } },
+        unevaluatedProperties: false,
+      },
+      data: { kind: 'bank', last4: '1234' },
+      findings: [
+        {
+          kind: 'undocumented',
+          severity: 'error',
+          path: '$.last4',
+          schemaPath: '#/unevaluatedProperties',
+          message:
+            'is present but not evaluated by any subschema, and the schema closes the object with unevaluatedProperties: false',
+        },
+      ],
+    },
+    {
+      description: 'counts the members of a dependentSchemas entry whose property is present',
+      schema: {
+        properties: { card: true },
+        dependentSchemas: { card: { properties: { expiry: true } } },
+        unevaluatedProperties: false,
+      },
+      data: { card: 1, expiry: 2 },
+      findings: [],
+    },
+    {
+      description: 'reports a member of a dependentSchemas entry whose property is absent',
+      schema: {
+        properties: { card: true },
+        dependentSchemas: { card: { properties: { expiry: true } } },
+        unevaluatedProperties: false,
+      },
+      data: { expiry: 2 },
+      findings: [
+        {
+          kind: 'undocumented',
+          severity: 'error',
+          path: '$.expiry',
+          schemaPath: '#/unevaluatedProperties',
+          message:
+            'is present but not evaluated by any subschema, and the schema closes the object with unevaluatedProperties: false',
+        },
+      ],
+    },
+    {
+      description: 'reports a member only a failing anyOf branch evaluates',
+      schema: {
+        anyOf: [
+          { properties: { a: { type: 'integer' } }, required: ['a'] },
+          { properties: { b: { type: 'integer' } }, required: ['b'] },
+        ],
+        unevaluatedProperties: false,
+      },
+      data: { a: 1, b: 'x' },
+      findings: [
+        {
+          kind: 'undocumented',
+          severity: 'error',
+          path: '$.b',
+          schemaPath: '#/unevaluatedProperties',
+          message:
+            'is present but not evaluated by any subschema, and the schema closes the object with unevaluatedProperties: false',
+        },
+      ],
+    },
+    {
+      description: 'counts the items contains matched, and reports the rest under unevaluatedItems: false',
+      schema: { prefixItems: [{ type: 'string' }], contains: { type: 'integer' }, unevaluatedItems: false },
+      data: ['a', 1, null],
+      findings: [
+        {
+          kind: 'constraint',
+          severity: 'error',
+          path: '$',
+          schemaPath: '#/unevaluatedItems',
+          keyword: 'unevaluatedItems',
+          message: 'has 1 item (from index 2) that no keyword evaluated, but unevaluatedItems is false',
+        },
+      ],
+      // ajv 8.20 calls this valid; the suite's own case says invalid (unevaluatedItems.json#19/2: [1, 2, 'foo']).
+      suite: 'unevaluatedItems.json#19/2',
+    },
+    {
+      description: 'checks unevaluated members against an unevaluatedProperties schema',
+      schema: { type: 'object', properties: { a: {} }, unevaluatedProperties: { type: 'string' } },
+      data: { a: 1, b: 2 },
+      findings: [
+        {
+          kind: 'wrongType',
+          severity: 'error',
+          path: '$.b',
+          schemaPath: '#/unevaluatedProperties/type',
+          expected: 'string',
+          actual: 'integer',
+          message: 'is integer, expected string',
+        },
+      ],
+    },
+    {
+      description: 'documents a field the applying `then` declares',
+      schema: {
+        type: 'object',
+        properties: { kind: { type: 'string' } },
+        if: { properties: { kind: { const: 'card' } }, required: ['kind'] },
+        then: { properties: { last4: { type: 'string' } } },
+        else: { properties: { iban: { type: 'string' } } },
+      },
+      data: { kind: 'card', last4: '1234' },
+      findings: [],
+    },
+    {
+      description: 'documents a field the applying `else` declares, and not one only `then` declares',
+      schema: {
+        type: 'object',
+        properties: { kind: { type: 'string' } },
+        if: { properties: { kind: { const: 'card' } }, required: ['kind'] },
+        then: { properties: { last4: { type: 'string' } } },
+        else: { properties: { iban: { type: 'string' } } },
+      },
+      data: { kind: 'bank', iban: 'DE00', last4: '1234' },
+      findings: [
+        {
+          kind: 'undocumented',
+          severity: 'warning',
+          path: '$.last4',
+          schemaPath: '#/properties',
+          message: 'is present but not documented in the schema',
+        },
+      ],
+    },
+    {
+      description: 'documents a field of the dependentSchemas entry whose property is present, and not otherwise',
+      schema: {
+        type: 'object',
+        properties: {
+          card: { type: 'string' },
+          items: {
+            type: 'array',
+            items: { type: 'object', properties: { n: {} }, dependentSchemas: { n: { properties: { m: {} } } } },
+          },
+        },
+        dependentSchemas: { card: { properties: { expiry: { type: 'string' } } } },
+      },
+      data: { card: 'x', expiry: '12/30', items: [{ n: 1, m: 2 }, { m: 3 }] },
+      findings: [
+        {
+          kind: 'undocumented',
+          severity: 'warning',
+          path: '$.items[1].m',
+          schemaPath: '#/properties/items/items/properties',
+          message: 'is present but not documented in the schema',
+        },
+      ],
+    },
+    {
+      description: 'documents the fields of a schema reached by a $ref to its $id',
+      schema: {
+        type: 'object',
+        allOf: [{ $ref: 'https://example.test/base' }],
+        properties: { name: {} },
+        $defs: { base: { $id: 'https://example.test/base', properties: { id: {} } } },
+      },
+      data: { id: 1, name: 'x', extra: true },
+      findings: [
+        {
+          kind: 'undocumented',
+          severity: 'warning',
+          path: '$.extra',
+          schemaPath: '#/properties',
+          message: 'is present but not documented in the schema',
+        },
+      ],
+    },
+    {
+      description: 'documents the fields of the schema a $dynamicRef leads to',
+      schema: {
+        type: 'object',
+        properties: { item: { $dynamicRef: '#item' } },
+        $defs: { item: { $dynamicAnchor: 'item', type: 'object', properties: { id: { type: 'integer' } } } },
+      },
+      data: { item: { id: 1, extra: 2 } },
+      findings: [
+        {
+          kind: 'undocumented',
+          severity: 'warning',
+          path: '$.item.extra',
+          schemaPath: '#/properties/item/properties',
+          message: 'is present but not documented in the schema',
+        },
+      ],
+    },
+  ];
+  const failed = (findings: Finding[]): boolean =>
+    findings.some(
+      (f) =>
+        f.kind === 'missing' ||
+        f.kind === 'wrongType' ||
+        f.kind === 'enum' ||
+        f.kind === 'constraint' ||
+        (f.kind === 'undocumented' && f.severity === 'error'),
+    );
+  for (const row of rows) {
+    it(row.description, () => {
+      const doc = { openapi: '3.1.0', ...row.schema };
+      assert.deepStrictEqual(check(doc, doc, row.data), row.findings);
+    });
+  }
+  it('gives the verdict ajv 2020 gives on every row the suite does not decide', () => {
+    const compared = rows.filter((row) => row.suite === undefined);
+    const agreeing = compared.filter((row) => {
+      const doc = { openapi: '3.1.0', ...row.schema };
+      return !failed(check(doc, doc, row.data)) === ajv2020Valid(row.schema, row.data);
+    });
+    console.log(`issue 15 rows: ajv 2020 agrees on ${agreeing.length} of ${compared.length} verdicts`);
+    assert.deepStrictEqual(
+      agreeing.map((row) => row.description),
+      compared.map((row) => row.description),
+    );
+  });
+  it('ends unevaluatedProperties over a web of inline anyOf with the step budget, not a stall', () => {
+    let schema: Record<string, unknown> = { properties: { a: true } };
+    for (let level = 0; level < 40; level++) schema = { anyOf: [schema, schema], unevaluatedProperties: false };
+    const doc = { openapi: '3.1.0' };
+    assert.deepStrictEqual(check(doc, schema, { a: 1, b: 2 }, { maxSteps: 20_000 }), [
+      {
+        kind: 'notChecked',
+        severity: 'warning',
+        path: '$',
+        schemaPath: '#',
+        message:
+          'was not checked completely: the check stopped because it ran out of its step budget (20000 schema applications); no finding is reported, since the parts checked so far cannot be judged alone',
+      },
+    ]);
+  });
+  it('ends unevaluatedProperties over a web of anyOf $refs with the step budget, not a stall', () => {
+    const schemas: Record<string, unknown> = { S0: { properties: { a: true } } };
+    for (let level = 1; level <= 40; level++) {
+      const below = { $ref: `#/components/schemas/S${level - 1}` };
+      schemas[`S${level}`] = { anyOf: [below, { allOf: [below] }], unevaluatedProperties: false };
+    }
+    const doc = { openapi: '3.1.0', components: { schemas } };
+    assert.deepStrictEqual(
+      check(doc, { $ref: '#/components/schemas/S40' }, { a: 1, b: 2 }, { maxSteps: 20_000 }).map((f) => f.message),
+      [
+        'was not checked completely: the check stopped because it ran out of its step budget (20000 schema applications); no finding is reported, since the parts checked so far cannot be judged alone',
+      ],
+    );
+  });
+});
+
+describe('a 3.1 document with $id, $anchor and relative $refs (issue 15)', () => {
+  const FIXTURE = new URL('../fixtures/documents/schema-ids.json', import.meta.url).pathname;
+  it('checks a response through a $ref to an $id, a relative $ref and #/... from that resource, and names the $ref that leaves', async () => {
+    const loaded = await loadDocument(FIXTURE);
+    const result = checkResponse(loaded.doc, 'GET', '/pets/{petId}', {
+      status: 200,
+      contentType: 'application/json',
+      body: { id: 'x', tag: {}, vet: 1 },
+    });
+    assert.deepStrictEqual(
+      [result.validated, result.findings.map((f) => [f.kind, f.path, f.schemaPath])],
+      [
+        false,
+        [
+          ['wrongType', '$.id', '#/components/schemas/Pet/$defs/id/type'],
+          ['missing', '$.tag.name', '#/components/schemas/Tag/required'],
+          ['unresolvedRef', '$.vet', '#/components/schemas/Pet/properties/vet'],
+        ],
+      ],
+    );
+    assert.equal(
+      result.findings[2]!.message,
+      'was not checked: `$ref: vet` resolves to https://example.test/schemas/vet, which no `$id` of the document declares, and is not a local JSON Pointer (external references must be bundled into the document)',
+    );
+  });
+
+  describe('through the probe tool', () => {
+    let url = '';
+    let close = (): void => {};
+    before(async () => {
+      const server = createServer((req, res) => {
+        const bodies: Record<string, unknown> = {
+          '/pets/1': { id: 'x', tag: {}, vet: 1 },
+          '/owners/1': { name: 'Ann', pet: { id: 1, tag: { name: 'cat' } } },
+        };
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(bodies[req.url ?? ''] ?? {}));
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+      url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      close = () => {
+        server.close();
+        server.closeAllConnections();
+      };
+    });
+    after(() => close());
+    const probe = async (path: string): Promise<any> => {
+      const handler = createHandler(readConfig({ API_BASE_URL: url, OPENAPI_DOC: FIXTURE }, '/nonexistent'));
+      const reply: any = await handler.handle({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'probe', arguments: { path } },
+      });
+      return reply.result.structuredContent;
+    };
+    it('reports the findings behind a $ref to an $id, and leaves only the $ref that leaves the document unchecked', async () => {
+      const result = await probe('/pets/1');
+      assert.deepStrictEqual(
+        [result.validated, result.findings.map((f: Finding) => [f.kind, f.path])],
+        [
+          false,
+          [
+            ['wrongType', '$.id'],
+            ['missing', '$.tag.name'],
+            ['unresolvedRef', '$.vet'],
+          ],
+        ],
+      );
+    });
+    it('checks a body whose schema is a $ref to an $anchor, passing', async () => {
+      const result = await probe('/owners/1');
+      assert.deepStrictEqual([result.validated, result.matchesContract, result.findings], [true, true, []]);
+    });
   });
 });

@@ -17,7 +17,7 @@ import { readCappedStream } from '../shared/capped-read.ts';
 import type { LoadedDocument } from './model.ts';
 import type { PathMatch } from './match.ts';
 import { editDistance } from '../shared/text.ts';
-import { follow, responseForStatus } from './refs.ts';
+import { follow, resolveSchemaRef, responseForStatus } from './refs.ts';
 import { readCapped } from './openapi-document.ts';
 import { lookupPointer } from '../shared/json-pointer.ts';
 import { pickMediaType } from '../shared/media-type.ts';
@@ -1528,5 +1528,87 @@ describe('readCapped checks the file it opened (attack round 5, B5: a link swapp
     } finally {
       await rm(root, { recursive: true, force: true });
     }
+  });
+});
+
+describe('$id, $anchor and relative $refs in a 3.1 document (issue 15)', () => {
+  const FIXTURE = join(DOCS, 'schema-ids.json');
+
+  test('loads a document whose relative $ref sits under an $id, naming only the $ref that leaves it', async () => {
+    const loaded = await loadDocument(FIXTURE);
+    assert.deepEqual(loaded.problems, [
+      '$ref vet at #/components/schemas/Pet/properties/vet is not followed: `$ref: vet` resolves to https://example.test/schemas/vet, which no `$id` of the document declares, and is not a local JSON Pointer (external references must be bundled into the document); that schema is not checked',
+    ]);
+  });
+
+  test('leaves $refs to $ids and anchors as written, neither read as files nor rewritten', async () => {
+    const { doc } = await loadDocument(FIXTURE);
+    assert.deepEqual(
+      [
+        doc.components.schemas.Pet.properties.tag,
+        doc.components.schemas.Pet.properties.id,
+        doc.paths['/owners/{ownerId}'].get.responses['200'].content['application/json'].schema,
+        doc['x-bundled'],
+      ],
+      [{ $ref: 'tag' }, { $ref: '#/$defs/id' }, { $ref: '#owner' }, undefined],
+    );
+  });
+
+  test('resolves each against the base URI where it stands: an $id, #/... from that resource, an anchor', async () => {
+    const { doc } = await loadDocument(FIXTURE);
+    const pointers = (
+      [
+        ['tag', '#/components/schemas/Pet/properties/tag'],
+        ['#/$defs/id', '#/components/schemas/Pet/properties/id'],
+        ['#owner', '#/paths/~1owners~1{ownerId}/get/responses/200/content/application~1json/schema'],
+        ['https://example.test/schemas/pet', '#/components/schemas/Owner/properties/pet'],
+      ] as const
+    ).map(([ref, at]) => {
+      const hit = resolveSchemaRef(doc, ref, at);
+      return hit.found ? hit.pointer : hit.reason;
+    });
+    assert.deepEqual(pointers, [
+      '#/components/schemas/Tag',
+      '#/components/schemas/Pet/$defs/id',
+      '#/components/schemas/Owner',
+      '#/components/schemas/Pet',
+    ]);
+  });
+
+  test('loads a document whose #/... under an $id points nowhere in that resource, saying so for that schema', async () => {
+    const loaded = await loadObject({
+      openapi: '3.1.0',
+      info: { title: 'ids', version: '1' },
+      paths: {},
+      components: {
+        schemas: {
+          Pet: { $id: 'https://example.test/pet', properties: { a: { $ref: '#/$defs/missing' } } },
+          Other: { $defs: { missing: { type: 'string' } } },
+        },
+      },
+    });
+    assert.deepEqual(loaded.problems, [
+      '$ref #/$defs/missing at #/components/schemas/Pet/properties/a is not followed: `$ref: #/$defs/missing` points nowhere in the document; that schema is not checked',
+    ]);
+  });
+
+  test('still rejects a #/... $ref that points nowhere outside any $id', async () => {
+    const error = await documentError(
+      loadObject({
+        openapi: '3.1.0',
+        info: { title: 'ids', version: '1' },
+        paths: {},
+        components: {
+          schemas: {
+            Pet: { $id: 'https://example.test/pet', type: 'object' },
+            Owner: { properties: { pet: { $ref: '#/components/schemas/Nope' } } },
+          },
+        },
+      }),
+    );
+    assert.deepEqual(
+      [error.pointer, error.reason],
+      ['#/components/schemas/Owner/properties/pet', '$ref #/components/schemas/Nope points nowhere'],
+    );
   });
 });

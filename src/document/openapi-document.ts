@@ -18,6 +18,7 @@ import { isPlainObject } from '../shared/values.ts';
 import { DocumentError } from './model.ts';
 import type { LoadedDocument } from './model.ts';
 import { operationsOf } from './operations.ts';
+import { DOCUMENT_BASE, indexDocument, resolveSchemaRef, schemaIndex } from './refs.ts';
 /**
  * Largest document accepted, in bytes (128 MiB): decoded bytes of an http(s) body (after fetch undoes
  * gzip/deflate/br), or the size of a local file and of each bundled sibling file. A larger source is a
@@ -145,7 +146,8 @@ function extensionOf(file: string): string {
 
 /** A file of the document: its absolute path (undefined from a URL), how it is named, its pointer prefix, and for the root the real path of the file as it was read. */
 type FileContext = { abs: string | undefined; display: string; prefix: string; real?: string };
-type Entry = { node: any; key: string; parent: Entry | undefined };
+/** A node of the walk; `scoped`: it or an ancestor schema has an `$id`, so its `$ref`s resolve against that (JSON Schema 2020-12 §8.2.1). */
+type Entry = { node: any; key: string; parent: Entry | undefined; scoped?: boolean };
 type RefSite = { holder: Record<string, any>; original: string; file: FileContext; entry: Entry };
 
 function pointerOf(entry: Entry): string {
@@ -167,13 +169,21 @@ function docPointer(site: { file: FileContext; entry: Entry }): string {
 /**
  * Walks `root` iteratively, rewriting `$ref`s to local pointers, loading sibling files on the way.
  * Returns every ref site (for verification) and the absolute paths of the bundled files.
+ * With `identified` (the text names `$id`), a `$ref` inside a schema that has an `$id`, or in one of its subschemas,
+ * is left as written: it resolves against that `$id`, inside the document, when the document is checked (JSON Schema
+ * 2020-12 §8.2); one that resolves to nothing there, or leaves the document, is a problem, never a failed load. So
+ * is any `$ref` that names an `$id` or anchor of the document: it is not read as a file nor fetched.
  */
 async function bundle(
   root: any,
   rootFile: FileContext,
   problems: string[],
   maxBytes: number,
+  identified = false,
 ): Promise<{ sites: RefSite[]; files: string[] }> {
+  // The document as written (before any file is bundled into it), for references to its own `$id`s and anchors.
+  const ownIndex = identified ? schemaIndex(root, DOCUMENT_BASE, false) : undefined;
+  const scopedSites: Array<{ holder: Record<string, any>; entry: Entry; file: FileContext }> = [];
   const rootDir = rootFile.abs ? dirname(rootFile.abs) : undefined;
   const bundled: Record<string, unknown> = {};
   const contexts = new Map<string, FileContext>();
@@ -195,18 +205,29 @@ async function bundle(
         if (visited.has(node)) continue;
         visited.add(node);
       }
+      const named = NAME_MAPS.has(entry.key) && !(entry.parent && NAME_MAPS.has(entry.parent.key));
+      const scoped = identified && (entry.scoped || (!Array.isArray(node) && !named && typeof node.$id === 'string'));
+      if (scoped) entry.scoped = true;
       if (!Array.isArray(node) && typeof node.$ref === 'string') {
-        // A local `#...` ref (nearly all of them) is rewritten without an await per ref.
-        if (!rewriteLocalRef(node, entry, job.file)) await rewriteRef(node, entry, job.file);
+        if (scoped) scopedSites.push({ holder: node, entry, file: job.file });
+        else if (
+          ownIndex &&
+          !node.$ref.startsWith('#/') &&
+          node.$ref !== '#' &&
+          insideDocument(node, entry, job.file)
+        ) {
+          // names an `$id` or anchor of this document: resolved when checked
+        } else if (!rewriteLocalRef(node, entry, job.file)) await rewriteRef(node, entry, job.file);
       }
       // Only objects and arrays are pushed: a string or number holds no `$ref` (most nodes are such leaves).
       if (Array.isArray(node)) {
         for (let i = node.length - 1; i >= 0; i--) {
           const child = node[i];
-          if (child !== null && typeof child === 'object') stack.push({ node: child, key: String(i), parent: entry });
+          if (child !== null && typeof child === 'object')
+            stack.push({ node: child, key: String(i), parent: entry, scoped: entry.scoped });
         }
       } else {
-        const inMap = NAME_MAPS.has(entry.key) && !(entry.parent && NAME_MAPS.has(entry.parent.key));
+        const inMap = named;
         const keys = Object.keys(node);
         for (let i = keys.length - 1; i >= 0; i--) {
           const key = keys[i]!;
@@ -215,10 +236,16 @@ async function bundle(
           if (key === '$ref') continue;
           if (DATA_KEYS.has(key) && !inMap) continue;
           if (key === 'value' && entry.parent?.key === 'examples') continue;
-          stack.push({ node: child, key, parent: entry });
+          stack.push({ node: child, key, parent: entry, scoped: entry.scoped });
         }
       }
     }
+  }
+
+  // Whether an unscoped `$ref` of the root file names a resource or anchor the document declares.
+  function insideDocument(holder: Record<string, any>, entry: Entry, file: FileContext): boolean {
+    if (file.prefix !== '#' || !ownIndex) return false;
+    return resolveSchemaRef(root, holder.$ref, pointerOf(entry), ownIndex).found;
   }
 
   async function insideRealFolder(real: string): Promise<boolean> {
@@ -319,6 +346,15 @@ async function bundle(
   if (names.length > 0) {
     const existing = isPlainObject(root['x-bundled']) ? root['x-bundled'] : {};
     root['x-bundled'] = { ...existing, ...bundled };
+  }
+  if (scopedSites.length > 0) {
+    const index = schemaIndex(root, DOCUMENT_BASE, false);
+    for (const site of scopedSites) {
+      const at = docPointer(site);
+      const hit = resolveSchemaRef(root, site.holder.$ref, at, index);
+      if (!hit.found)
+        problems.push(`$ref ${site.holder.$ref} at ${at} is not followed: ${hit.reason}; that schema is not checked`);
+    }
   }
   return { sites, files: [...contexts.keys()].filter((f) => f !== rootFile.abs) };
 }
@@ -710,8 +746,11 @@ export async function loadInternal(source: string, options: LoadOptions): Promis
     { abs, display: source, prefix: '#', ...(real ? { real } : {}) },
     problems,
     options.maxBytes ?? MAX_DOCUMENT_BYTES,
+    version === '3.1' && text.includes('$id'),
   );
   verifyRefs(doc, sites, problems);
+  // Only a 3.1 document can declare schema resources (JSON Schema 2020-12 §8.2); a bundled file may declare them too.
+  indexDocument(doc, version === '3.1' && (files.length > 0 || /\$(id|anchor|dynamicAnchor)\b/.test(text)));
   const info = isPlainObject(doc.info) ? doc.info : {};
   const loaded: LoadedDocument = {
     source,
