@@ -517,6 +517,9 @@ type PinnedPair = {
   value: unknown;
   valid: boolean;
   rule: string;
+  // A `notChecked` answer is no false pass either: accepted where the number in the document or the body is one a
+  // double may not hold as written (a fix may then decline to decide, and say so).
+  orUnchecked?: true;
 };
 
 /** Our verdict and the oracle's on one pinned pair (the schema is `#/components/schemas/Root`). */
@@ -622,6 +625,7 @@ const CHECKER_BUGS: (PinnedPair & { className: keyof typeof CLASSES })[] = [
     value: 0.3,
     valid: false,
     rule: 'JSON Schema 2020-12 Validation 6.2.1: 0.3 / 1e20 = 3e-21',
+    orUnchecked: true,
   },
   {
     className: 'bug:multipleOf-tolerance',
@@ -640,13 +644,16 @@ const CHECKER_BUGS: (PinnedPair & { className: keyof typeof CLASSES })[] = [
     value: 1e300,
     valid: false,
     rule: 'JSON Schema 2020-12 Validation 6.2.1 on the number as written (RFC 8259 6): 10^300 mod 3 = 1',
+    orUnchecked: true,
   },
 ];
 
 describe('checker bugs found by the differential run (docs/differential-findings.md)', () => {
   for (const row of CHECKER_BUGS) {
     it(`${row.description} (${row.openapi})`, { todo: `${row.className}: ${row.rule}` }, () => {
-      assert.deepEqual(pinned(row), { ours: row.valid, ajv: row.valid });
+      const answer = pinned(row);
+      const expected = row.orUnchecked && answer.ours === 'no verdict' ? 'no verdict' : row.valid;
+      assert.deepEqual(answer, { ours: expected, ajv: row.valid });
     });
   }
 });
