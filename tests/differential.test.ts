@@ -271,6 +271,16 @@ const CLASSES = {
     reason:
       'ajv 8.20.0 (2020-12) passes an empty array under `contains` when `prefixItems` beside it holds a non-trivial schema; 2020-12 section 10.3.1.3: minContains defaults to 1, and [] has no item',
   },
+  'deviation:contains-evaluates-every-item': {
+    kind: 'deviation',
+    reason:
+      "ajv 8.20.0 counts every item as evaluated once `contains` passes, so `unevaluatedItems: false` passes items no `contains` matched; 2020-12 section 11.2: only the matched indexes (contains' annotation) are evaluated",
+  },
+  'bug:additionalProperties-beside-unevaluatedProperties': {
+    kind: 'bug',
+    reason:
+      'additionalProperties: false beside unevaluatedProperties: false reports no undocumented field (the branch schema2020 brought unevaluatedProperties in); 2020-12 section 10.3.2.3',
+  },
   'bug:multipleOf-tolerance': {
     kind: 'bug',
     reason:
@@ -298,6 +308,19 @@ function classify(generated: GeneratedSchema, value: unknown): ClassName {
   if (keywords.includes('multipleOf') && agreesWithout('multipleOf')) return 'bug:multipleOf-tolerance';
   if (keywords.includes('prefixItems') && keywords.includes('contains') && agreesWithout('contains'))
     return 'deviation:contains-beside-prefixItems';
+  if (
+    keywords.includes('contains') &&
+    keywords.includes('unevaluatedItems') &&
+    agreesWithout('contains') &&
+    agreesWithout('unevaluatedItems')
+  )
+    return 'deviation:contains-evaluates-every-item';
+  if (
+    keywords.includes('additionalProperties') &&
+    keywords.includes('unevaluatedProperties') &&
+    agreesWithout('unevaluatedProperties')
+  )
+    return 'bug:additionalProperties-beside-unevaluatedProperties';
   if (
     (keywords.includes('anyOf') || keywords.includes('oneOf')) &&
     agreesWithout('additionalProperties', 'unevaluatedProperties')
@@ -600,6 +623,15 @@ const CHECKER_BUGS: (PinnedPair & { className: keyof typeof CLASSES })[] = [
     rule: 'JSON Schema 2020-12 8.2.3.1 ($ref applies beside its siblings), 10.2.1.2, 10.3.2.3',
   },
   {
+    className: 'bug:additionalProperties-beside-unevaluatedProperties',
+    description: 'rejects an extra field under additionalProperties: false beside unevaluatedProperties: false',
+    openapi: '3.1.0',
+    schema: { additionalProperties: false, unevaluatedProperties: false },
+    value: { a: 1 },
+    valid: false,
+    rule: 'JSON Schema 2020-12 10.3.2.3 (additionalProperties: false fails on a), 11.3',
+  },
+  {
     className: 'bug:multipleOf-tolerance',
     description: 'rejects 0.7500000000000001 under multipleOf 0.25',
     openapi: '3.1.0',
@@ -700,6 +732,14 @@ describe('listed deviations: ajv against the specification', () => {
         ours: findings.map((f) => [f.kind, f.keyword, f.path, f.schemaPath]),
       },
       { ajv: true, ajvWithoutPrefixItems: false, ours: [['constraint', 'contains', '$', '#/contains']] },
+    );
+  });
+  it('ajv passes an item no contains matched under unevaluatedItems: false; validate.ts reports it (2020-12 11.2)', () => {
+    const schema = { prefixItems: [true], contains: { type: 'string' }, unevaluatedItems: false };
+    const findings = check({ openapi: '3.1.0' }, schema, [1, 'foo', 2]);
+    assert.deepEqual(
+      { ajv: plain2020.compile(schema)([1, 'foo', 2]), ours: findings.map((f) => [f.kind, f.path, f.schemaPath]) },
+      { ajv: true, ours: [['constraint', '$', '#/unevaluatedItems']] },
     );
   });
   it('reads OAS 3.0 nullable and boolean exclusive bounds in ajv draft-07 terms (OAS 3.0.3 Schema Object)', () => {
