@@ -266,10 +266,10 @@ const EXPLAINING = [
  * the run.
  */
 const CLASSES = {
-  'deviation:contains-beside-prefixItems': {
+  'deviation:contains-on-empty-array': {
     kind: 'deviation',
     reason:
-      'ajv 8.20.0 (2020-12) passes an empty array under `contains` when `prefixItems` beside it holds a non-trivial schema; 2020-12 section 10.3.1.3: minContains defaults to 1, and [] has no item',
+      'ajv 8.20.0 (2020-12) passes an empty array under `contains` when an items loop with a non-trivial schema runs beside it (prefixItems) or around it (items: {contains: ...}); 2020-12 section 10.3.1.3: minContains defaults to 1, and [] has no item',
   },
   'deviation:contains-evaluates-every-item': {
     kind: 'deviation',
@@ -299,15 +299,20 @@ type ClassName = keyof typeof CLASSES | `unlisted: ${string}`;
  * verdicts agree, tried class by class; else `unlisted: <keyword>`, naming the first single keyword (`EXPLAINING`)
  * whose removal does, or `nothing`.
  */
-function classify(generated: GeneratedSchema, value: unknown): ClassName {
+function classify(generated: GeneratedSchema, value: unknown, ours: boolean): ClassName {
   const keywords = keywordsOf(generated);
   const agreesWithout = (...removed: string[]) => {
     const v = verdicts(without(generated, ...removed), value);
     return v !== undefined && v.ours === v.ajv;
   };
   if (keywords.includes('multipleOf') && agreesWithout('multipleOf')) return 'bug:multipleOf-tolerance';
-  if (keywords.includes('prefixItems') && keywords.includes('contains') && agreesWithout('contains'))
-    return 'deviation:contains-beside-prefixItems';
+  if (
+    (keywords.includes('prefixItems') || keywords.includes('items')) &&
+    keywords.includes('contains') &&
+    ours === false &&
+    agreesWithout('contains')
+  )
+    return 'deviation:contains-on-empty-array';
   if (
     keywords.includes('contains') &&
     keywords.includes('unevaluatedItems') &&
@@ -441,7 +446,7 @@ function runPairs(seed: number, pairs: number) {
         counts.differ++;
         outcome = 'differ';
         differences.push({
-          className: classify(generated, value),
+          className: classify(generated, value, mine),
           generated,
           value,
           ours: mine,
@@ -722,16 +727,25 @@ describe('listed deviations: ajv against the specification', () => {
       [true, false, false, false, true, true, false, true, true],
     );
   });
-  it('ajv passes [] under contains beside prefixItems; validate.ts reports contains (2020-12 10.3.1.3)', () => {
-    const schema = { contains: {}, prefixItems: [{ type: 'string' }] };
-    const findings = check({ openapi: '3.1.0' }, schema, []);
+  it('ajv passes [] under contains beside prefixItems or inside items; validate.ts reports contains (2020-12 10.3.1.3)', () => {
+    const beside = { contains: {}, prefixItems: [{ type: 'string' }] };
+    const inside = { items: { contains: { minimum: 0 } } };
+    const doc = { openapi: '3.1.0' };
+    const where = (findings: Finding[]) => findings.map((f) => [f.kind, f.keyword, f.path, f.schemaPath]);
     assert.deepEqual(
       {
-        ajv: plain2020.compile(schema)([]),
-        ajvWithoutPrefixItems: plain2020.compile({ contains: {} })([]),
-        ours: findings.map((f) => [f.kind, f.keyword, f.path, f.schemaPath]),
+        ajv: [plain2020.compile(beside)([]), plain2020.compile(inside)([[1], []])],
+        ajvAlone: plain2020.compile({ contains: {} })([]),
+        ours: [where(check(doc, beside, [])), where(check(doc, inside, [[1], []]))],
       },
-      { ajv: true, ajvWithoutPrefixItems: false, ours: [['constraint', 'contains', '$', '#/contains']] },
+      {
+        ajv: [true, true],
+        ajvAlone: false,
+        ours: [
+          [['constraint', 'contains', '$', '#/contains']],
+          [['constraint', 'contains', '$[1]', '#/items/contains']],
+        ],
+      },
     );
   });
   it('ajv passes an item no contains matched under unevaluatedItems: false; validate.ts reports it (2020-12 11.2)', () => {
