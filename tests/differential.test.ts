@@ -289,7 +289,7 @@ const CLASSES = {
   'bug:closed-branch-in-composition': {
     kind: 'bug',
     reason:
-      'under allOf (or beside a 3.1 $ref with siblings), an anyOf/oneOf branch closed by additionalProperties or unevaluatedProperties false is judged against the properties of the whole composition, not its own schema object: it rejects fields another branch accepts, and passes fields only another branch declares; 2020-12 sections 10.2.1.1-10.2.1.3, 10.3.2.3, 11.3',
+      'under allOf (or beside a 3.1 $ref with siblings, or in an if with then/else), an anyOf/oneOf branch closed by additionalProperties or unevaluatedProperties false is judged against the properties of the whole composition, not its own schema object: it rejects fields another branch accepts, and passes fields only another branch declares; 2020-12 sections 10.2.1.1-10.2.1.3, 10.3.2.3, 11.3',
   },
 } as const;
 type ClassName = keyof typeof CLASSES | `unlisted: ${string}`;
@@ -524,8 +524,16 @@ describe('validate.ts against ajv on generated schemas and values (issue 15)', (
       [
         `differential against ajv: seed ${SEED} (OPENAPI_PROBE_SEED), ${c.pairs} pairs in ${(ms / 1000).toFixed(1)} s`,
         `  agree ${c.agree} (${pct(c.agree)}; ${c.ajvValid} valid, ${c.agree - c.ajvValid} invalid), differ ${c.differ} (${pct(c.differ)}), no verdict: ours ${c.ourNoVerdict}, ajv ${c.ajvNoVerdict}; crashes ${c.crashes}`,
-        'differences by class:',
-        ...[...byClass].map(([k, n]) => `  ${String(n).padStart(5)} ${k}`),
+        'differences by class (the first of each, made small):',
+        ...[...byClass].flatMap(([k, n]) => {
+          const first = run!.differences.find((d) => d.className === k)!;
+          const m = minimize(first.generated, first.value, first.ours);
+          const example = { dialect: first.generated.dialect, components: m.generated.components, value: m.value };
+          return [
+            `  ${String(n).padStart(5)} ${k}`,
+            `        ${JSON.stringify(example)} ours ${first.ours}, ajv ${first.ajv}`,
+          ];
+        }),
         'no verdict, why:',
         ...[...run.reasons].sort((a, b) => b[1] - a[1]).map(([k, n]) => `  ${String(n).padStart(5)} ${k}`),
         'per keyword (a pair counts under every keyword its schema uses):',
@@ -626,6 +634,15 @@ const CHECKER_BUGS: (PinnedPair & { className: keyof typeof CLASSES })[] = [
     value: { a: 1 },
     valid: false,
     rule: 'JSON Schema 2020-12 8.2.3.1 ($ref applies beside its siblings), 10.2.1.2, 10.3.2.3',
+  },
+  {
+    className: 'bug:closed-branch-in-composition',
+    description: 'accepts an extra field when an if whose anyOf has an open and a closed branch applies then: {}',
+    openapi: '3.1.0',
+    schema: { if: { anyOf: [{}, { additionalProperties: false }] }, then: {} },
+    value: { z: 1 },
+    valid: true,
+    rule: 'JSON Schema 2020-12 10.2.2.1-10.2.2.3 (if only picks then or else; its own result is no assertion), 10.2.1.2',
   },
   {
     className: 'bug:additionalProperties-beside-unevaluatedProperties',
