@@ -79,7 +79,7 @@ const isNode = (value: unknown): value is Node => value !== null && typeof value
 
 /**
  * Whether a schema object without `type` that holds object or array keywords decides the value anywhere below the
- * schema, through `$ref`, allOf, anyOf, oneOf, properties and items (`untypedReading` looks through allOf only).
+ * schema, through `$ref`, allOf, anyOf, oneOf, properties, additionalProperties, prefixItems and items (`untypedReading` looks through allOf only).
  */
 function untypedInBranch(doc: Node, schema: unknown, value: unknown, depth = 0): boolean {
   if (depth > 16 || !isNode(schema)) return false;
@@ -97,9 +97,39 @@ function untypedInBranch(doc: Node, schema: unknown, value: unknown, depth = 0):
   if (isNode(value) && isNode(schema.properties))
     for (const [name, property] of Object.entries(schema.properties))
       if (Object.hasOwn(value, name) && untypedInBranch(doc, property, value[name], depth + 1)) return true;
+  if (isNode(value) && isNode(schema.additionalProperties))
+    for (const [name, item] of Object.entries(value))
+      if (
+        !(isNode(schema.properties) && Object.hasOwn(schema.properties, name)) &&
+        untypedInBranch(doc, schema.additionalProperties, item, depth + 1)
+      )
+        return true;
+  if (Array.isArray(value) && Array.isArray(schema.prefixItems))
+    if (schema.prefixItems.some((item, at) => at < value.length && untypedInBranch(doc, item, value[at], depth + 1)))
+      return true;
   if (Array.isArray(value) && isNode(schema.items))
     return value.some((item) => untypedInBranch(doc, schema.items, item, depth + 1));
   return false;
+}
+
+/** Every property name a `properties` map declares anywhere in the generated schema's components. */
+function declaredNames(generated: GeneratedSchema): Set<string> {
+  const names = new Set<string>();
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(walk);
+    if (!isNode(node)) return;
+    for (const [key, item] of Object.entries(node)) {
+      if (key === 'enum' || key === 'const') continue;
+      if (key === 'properties' && isNode(item))
+        for (const [name, property] of Object.entries(item)) {
+          names.add(name);
+          walk(property);
+        }
+      else walk(item);
+    }
+  };
+  walk(generated.components);
+  return names;
 }
 
 /**
@@ -141,6 +171,39 @@ const NEW_KINDS = {
       "dependentRequired renders as an intersection with object types (`({...} | null) & ({ c?: undefined; ... } | { c: unknown; a: unknown })`), so null or any other non-object the schema's `type` admits is rejected; the keyword applies to objects only (2020-12 section 6.5.4) and the checker accepts them",
     recognises: (c: Comparison, g: GeneratedSchema) =>
       c.checker === 'accepted' && !c.compiles && keywordsOf(g).includes('dependentRequired'),
+  },
+  'if/then/else rendered as both outcomes': {
+    reason:
+      'if/then/else renders as `(if & then) | else` (`unknown` without an else), since a type cannot test the condition: a value the condition sends to the branch it fails (1 under if: {type: number}, then: {type: boolean}) is admitted, and where the if schema renders narrower than the checker reads it (untyped keywords in a branch) a value the checker accepts is rejected; `inexpressible` has no entry for a finding under then or else',
+    recognises: (c: Comparison, g: GeneratedSchema) => keywordsOf(g).includes('if') && c.reason !== undefined,
+  },
+  'unevaluatedItems and unevaluatedProperties not rendered': {
+    reason:
+      'unevaluatedItems and unevaluatedProperties with a schema render as `unknown[]` and `[key: string]: unknown`, so an item or a field of the wrong type is admitted; where no applicator beside it evaluates anything, a type could say it as it says items and additionalProperties',
+    recognises: (c: Comparison, g: GeneratedSchema) =>
+      c.checker === 'rejected' &&
+      c.compiles &&
+      (keywordsOf(g).includes('unevaluatedItems') || keywordsOf(g).includes('unevaluatedProperties')),
+  },
+  "TypeScript's weak-type check inside a union": {
+    reason:
+      "an object sharing no property with an all-optional object type is rejected by TypeScript's weak-type check (a known deviation), but inside a union tsc reports TS2322 `not assignable to type 'Root'`, which the oracle's recognizer (TS2559, 'has no properties in common') does not match",
+    recognises: (c: Comparison, g: GeneratedSchema, value: unknown) => {
+      const names = declaredNames(g);
+      return (
+        c.checker === 'accepted' &&
+        !c.compiles &&
+        isNode(value) &&
+        Object.keys(value).length > 0 &&
+        Object.keys(value).every((key) => !names.has(key))
+      );
+    },
+  },
+  'additionalProperties through a $ref': {
+    reason:
+      "a required field no `properties` declares renders as `c: unknown` beside `[key: string]: unknown` while additionalProperties, a $ref, gives its type: the known deviation 'additionalProperties beside properties of other types', which `inexpressible` recognises only by /additionalProperties/ in the finding's schema path, and behind a $ref that path is the target's",
+    recognises: (c: Comparison, g: GeneratedSchema) =>
+      c.checker === 'rejected' && c.compiles && JSON.stringify(g.components).includes('"additionalProperties":{"$ref"'),
   },
 } as const;
 
@@ -235,6 +298,59 @@ const PINS: { kind: keyof typeof NEW_KINDS; openapi: '3.0.3' | '3.1.0'; schemas:
     openapi: '3.1.0',
     schemas: { Root: { type: ['object', 'null'], dependentRequired: { c: ['a'] } } },
     value: null,
+  },
+  {
+    kind: 'untyped keywords in an anyOf or oneOf branch',
+    openapi: '3.1.0',
+    schemas: { Root: { type: 'object', additionalProperties: { anyOf: [{ dependentSchemas: { b: false } }] } } },
+    value: { aa: 0.3 },
+  },
+  {
+    kind: 'if/then/else rendered as both outcomes',
+    openapi: '3.1.0',
+    schemas: { Root: { if: { type: 'number' }, then: { type: 'boolean' } } },
+    value: 1,
+  },
+  {
+    kind: 'unevaluatedItems and unevaluatedProperties not rendered',
+    openapi: '3.1.0',
+    schemas: { Root: { type: 'array', unevaluatedItems: { type: 'number' } } },
+    value: [''],
+  },
+  {
+    kind: 'unevaluatedItems and unevaluatedProperties not rendered',
+    openapi: '3.1.0',
+    schemas: { Root: { type: 'object', unevaluatedProperties: { type: 'number' } } },
+    value: { a: '' },
+  },
+  {
+    kind: 'untyped keywords in an anyOf or oneOf branch',
+    openapi: '3.1.0',
+    schemas: { Root: { type: 'array', prefixItems: [{ oneOf: [{ required: ['c'] }] }] } },
+    value: ['bc9'],
+  },
+  {
+    kind: "TypeScript's weak-type check inside a union",
+    openapi: '3.1.0',
+    schemas: { Root: { oneOf: [{ type: 'object', properties: { a: {} } }, { type: 'array' }] } },
+    value: { z: 'ab' },
+  },
+  {
+    kind: 'if/then/else rendered as both outcomes',
+    openapi: '3.1.0',
+    schemas: {
+      Root: { if: { oneOf: [{ type: 'array' }, { required: ['b'] }] }, then: { type: 'null' }, else: { enum: [''] } },
+    },
+    value: null,
+  },
+  {
+    kind: 'additionalProperties through a $ref',
+    openapi: '3.0.3',
+    schemas: {
+      S0: { type: 'array' },
+      Root: { type: 'object', required: ['c'], additionalProperties: { $ref: '#/components/schemas/S0' } },
+    },
+    value: { c: {} },
   },
 ];
 
