@@ -390,11 +390,14 @@ function pinComparisons(): Comparison[] {
   return (pinned = compare(cases, groups));
 }
 
+/** Kinds fixed since they were found: their pins assert (a circular alias is now `unknown`, as the checks read it). */
+const FIXED_KINDS = new Set(['a component that reaches itself renders a circular alias']);
+
 describe('TypeScript types against the checker: the new kinds found on generated schemas, pinned', () => {
   PINS.forEach((pin, index) =>
     it(
       `${pin.kind}: ${JSON.stringify(pin.schemas.Root)} with ${JSON.stringify(pin.value)}`,
-      { todo: NEW_KINDS[pin.kind].reason },
+      FIXED_KINDS.has(pin.kind) ? {} : { todo: NEW_KINDS[pin.kind].reason },
       () => {
         const comparison = pinComparisons()[index]!;
         assert.equal(comparison.known ?? true, true, comparison.reason);

@@ -818,11 +818,45 @@ export function renderTypeScriptWithin(
   }
   if (observed?.notCheckedForNulls)
     lines.push(
-      `// ${observed.notCheckedForNulls} of ${observed.probes} probes were not checked for nulls: the time budget ran out.`,
+      `// ${observed.notCheckedForNulls} of ${observed.probes} probes were not checked for nulls: the step budget ran out.`,
     );
   lines.push(`export type ${rootName} = ${rootType};`);
-  for (const declaration of renderer.declarations.values()) lines.push(declaration);
+  for (const declaration of openAliasCycles(renderer.declarations).values()) lines.push(declaration);
   return { typescript: lines.join('\n\n').replace(/^(\/\/.*)\n\n(?=\/\/)/gm, '$1\n') + '\n', cut };
+}
+
+/**
+ * Declarations with every cycle of bare aliases (`type A = B; type B = A;`, or `type S = S` from `S: {allOf: [{$ref:
+ * S}]}`) written as `unknown`: TypeScript refuses such an alias (TS2456), and a schema that only refers to itself
+ * constrains nothing, which is what the checks find too (a `$ref` cycle that reaches no keyword admits any value).
+ * @returns A new map in the same order; the others unchanged.
+ */
+function openAliasCycles(declarations: Map<string, string>): Map<string, string> {
+  const alias = new Map<string, string>();
+  for (const [name, text] of declarations) {
+    const bare = /^export type ([A-Za-z_$][\w$]*) = ([A-Za-z_$][\w$]*);$/.exec(text);
+    if (bare && bare[1] === name) alias.set(name, bare[2]!);
+  }
+  const cyclic = new Set<string>();
+  for (const start of alias.keys()) {
+    const seen = new Set<string>();
+    let at: string | undefined = start;
+    while (at !== undefined && alias.has(at) && !seen.has(at)) {
+      seen.add(at);
+      at = alias.get(at);
+    }
+    if (at === start) for (const name of seen) cyclic.add(name);
+  }
+  if (cyclic.size === 0) return declarations;
+  const out = new Map<string, string>();
+  for (const [name, text] of declarations)
+    out.set(
+      name,
+      cyclic.has(name)
+        ? `export type ${name} = unknown; // its $refs lead only back to it: it constrains nothing, as the checks read it`
+        : text,
+    );
+  return out;
 }
 
 /** The type names response types give the document's components (at most 20,000), which request types must not reuse. */
