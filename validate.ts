@@ -473,6 +473,14 @@ function undecided(f: Finding): boolean {
  * (undocumented keys of an open object, readOnly, writeOnly) stay the parent's, which judges the keys on
  * its own union.
  */
+/** Whether a finding is a report about a key of this location that is no failure (undocumented, readOnly, writeOnly). */
+function ownReport(f: InternalFinding, segments: Segment[]): boolean {
+  return (
+    f.segments.length === segments.length + 1 &&
+    (f.kind === 'writeOnly' || f.kind === 'readOnly' || (f.kind === 'undocumented' && !fails(f)))
+  );
+}
+
 function evalAssertion(
   ctx: Context,
   schema: unknown,
@@ -481,14 +489,7 @@ function evalAssertion(
   segments: Segment[],
 ): InternalFinding[] {
   const found = evalSchema(ctx, schema, schemaPath, value, segments, { owner: true });
-  const depth = segments.length + 1;
-  return found.filter(
-    (f) =>
-      !(
-        f.segments.length === depth &&
-        (f.kind === 'writeOnly' || f.kind === 'readOnly' || (f.kind === 'undocumented' && !fails(f)))
-      ),
-  );
+  return found.filter((f) => !ownReport(f, segments));
 }
 
 function addHint(list: InternalFinding[], segments: Segment[], kind: FindingKind, hint: string): InternalFinding[] {
@@ -571,6 +572,7 @@ function collect(
   seen: Set<object> = new Set(),
   depth = 0,
   at?: At,
+  inBranch = false,
 ): void {
   if (!isPlainObject(schema)) return;
   // The same schema object met again through another branch adds nothing new: without this, `anyOf: [S, S]`
@@ -588,7 +590,7 @@ function collect(
     const hit = resolveRef(ctx, schema.$ref, schemaPath);
     if (hit.found && !visited.has(hit.pointer)) {
       visited.add(hit.pointer);
-      collect(ctx, hit.value, hit.pointer, true, acc, visited, seen, depth + 1, at);
+      collect(ctx, hit.value, hit.pointer, true, acc, visited, seen, depth + 1, at, inBranch);
     }
     if (ctx.dialect !== '3.1') return; // OAS 3.0.3 Reference Object: siblings of $ref are ignored
   }
@@ -596,7 +598,7 @@ function collect(
     const hit = dynamicTarget(ctx, schema.$dynamicRef, resolveRef(ctx, schema.$dynamicRef, schemaPath));
     if (hit.found && !visited.has(hit.pointer)) {
       visited.add(hit.pointer);
-      collect(ctx, hit.value, hit.pointer, true, acc, visited, seen, depth + 1, at);
+      collect(ctx, hit.value, hit.pointer, true, acc, visited, seen, depth + 1, at, inBranch);
     }
   }
   if (isPlainObject(schema.properties)) {
@@ -619,7 +621,7 @@ function collect(
     }
   }
   const ap = schema.additionalProperties;
-  if (ap === false) {
+  if (ap === false && !inBranch) {
     acc.declares = true;
     acc.closedAt ??= `${schemaPath}/additionalProperties`;
   } else if (ap === true || isPlainObject(ap)) {
@@ -631,12 +633,16 @@ function collect(
   if (hasOwn(schema, 'unevaluatedProperties')) acc.open = true;
   if (Array.isArray(schema.required)) for (const r of schema.required) if (typeof r === 'string') acc.required.add(r);
   if (Array.isArray(schema.allOf))
-    schema.allOf.forEach((b, i) => collect(ctx, b, `${schemaPath}/allOf/${i}`, true, acc, visited, seen, depth + 1));
+    schema.allOf.forEach((b, i) =>
+      collect(ctx, b, `${schemaPath}/allOf/${i}`, true, acc, visited, seen, depth + 1, undefined, inBranch),
+    );
   if (alternatives) {
     for (const kw of ['oneOf', 'anyOf']) {
       const list = schema[kw];
       if (Array.isArray(list))
-        list.forEach((b, i) => collect(ctx, b, `${schemaPath}/${kw}/${i}`, true, acc, visited, seen, depth + 1));
+        list.forEach((b, i) =>
+          collect(ctx, b, `${schemaPath}/${kw}/${i}`, true, acc, visited, seen, depth + 1, undefined, true),
+        );
     }
   }
   const conditional = hasOwn(schema, 'if') && (hasOwn(schema, 'then') || hasOwn(schema, 'else'));
@@ -651,15 +657,15 @@ function collect(
     if (!found.some(fails) && found.some(undecided)) acc.open = true;
     else {
       const branch = found.some(fails) ? 'else' : 'then';
-      if (branch === 'then') collect(ctx, schema.if, `${schemaPath}/if`, true, acc, visited, seen, depth + 1, at);
-      collect(ctx, schema[branch], `${schemaPath}/${branch}`, true, acc, visited, seen, depth + 1, at);
+      if (branch === 'then') collect(ctx, schema.if, `${schemaPath}/if`, true, acc, visited, seen, depth + 1, at, true);
+      collect(ctx, schema[branch], `${schemaPath}/${branch}`, true, acc, visited, seen, depth + 1, at, inBranch);
     }
   }
   if (dependent && isPlainObject(at.value)) {
     for (const [name, dependency] of Object.entries(schema.dependentSchemas as JsonObject)) {
       if (!hasOwn(at.value, name)) continue;
       const path = `${schemaPath}/dependentSchemas/${escapePointerToken(name)}`;
-      collect(ctx, dependency, path, true, acc, visited, seen, depth + 1, at);
+      collect(ctx, dependency, path, true, acc, visited, seen, depth + 1, at, inBranch);
     }
   }
 }
@@ -1136,17 +1142,21 @@ function evalNode(
   const hasAlternatives = Array.isArray(schema.oneOf) || Array.isArray(schema.anyOf);
   for (const kw of ['oneOf', 'anyOf'] as const) {
     if (!Array.isArray(schema[kw])) continue;
-    const altMode: Mode =
-      mode.owner && isPlainObject(value)
-        ? {
-            owner: true,
-            extra: mergeDocumented(
-              mode.extra,
-              documentedOf(ctx, schema, schemaPath, false, refParts, { value, segments }),
-            ),
-          }
-        : branchMode;
-    out.push(...evalAlternatives(ctx, schema, kw, schemaPath, value, segments, altMode));
+    // Each branch judges an object as its owner, so `additionalProperties: false` in a branch reads its own
+    // schema object (2020-12 10.3.2.3), not the union of an enclosing allOf. Under an allOf branch or a `$ref`
+    // sibling the reports that are no failure stay the owner's, which judges the keys on its own union.
+    const altMode: Mode = isPlainObject(value)
+      ? {
+          owner: true,
+          extra: mergeDocumented(
+            mode.owner ? mode.extra : undefined,
+            documentedOf(ctx, schema, schemaPath, false, refParts, { value, segments }),
+          ),
+        }
+      : branchMode;
+    const judged = evalAlternatives(ctx, schema, kw, schemaPath, value, segments, altMode);
+    for (const f of mode.owner || !isPlainObject(value) ? judged : judged.filter((f) => !ownReport(f, segments)))
+      out.push(f);
   }
   // `not` and `if` are assertions of their own (JSON Schema 2020-12, 10.2.1.4 and 10.2.2): their subschema owns
   // the instance, so `additionalProperties: false` at its root judges the keys it documents, not the parent's union.
@@ -2590,9 +2600,9 @@ function quickNode(
   if (plan.allOf) {
     for (const branch of plan.allOf) if (!quickSchema(q, branch, value, depth, false, union)) ok = false;
   }
-  // oneOf / anyOf only where branches judge no undocumented field (the owner of an object merges their
-  // unions with what encloses them: the walk does that). Every branch is evaluated fully, as the walk does.
-  if ((plan.anyOf || plan.oneOf) && owner && object) throw QUICK_ABORT;
+  // oneOf / anyOf only where branches judge no undocumented field: each branch owns an object and judges its
+  // keys on its own union (the walk does that). Every branch is evaluated fully, as the walk does.
+  if ((plan.anyOf || plan.oneOf) && object) throw QUICK_ABORT;
   if (plan.oneOf) {
     // Exactly one branch without findings, every other one failing at its root (wrong type, enum, const,
     // a missing required field): then `checkOneOfExclusive` finds one match and none open, and it passes.
