@@ -167,6 +167,7 @@ type Documented = {
   open: boolean; // additionalProperties true or a schema: any key is documented
   declares: boolean; // properties/patternProperties/additionalProperties:false seen: keys are checked
   closedAt?: string; // schema path of an additionalProperties:false
+  unevaluated?: boolean; // unevaluatedProperties seen: it judges the keys left, none is undocumented but by closedAt
   required: Set<string>;
   writeOnly?: Map<string, string | null>; // `scopedFlag` per name in responses, filled on first use
   readOnly?: Map<string, string | null>; // the same in requests
@@ -525,6 +526,7 @@ function mergeTwo(a: Documented, b: Documented): Documented {
     patterns: [...a.patterns, ...b.patterns],
     additional: [...a.additional, ...b.additional],
     open: a.open || b.open,
+    ...(a.unevaluated || b.unevaluated ? { unevaluated: true } : {}),
     declares: a.declares || b.declares,
     closedAt: a.closedAt ?? b.closedAt,
     ...((a.tooDeep ?? b.tooDeep) ? { tooDeep: a.tooDeep ?? b.tooDeep } : {}),
@@ -629,8 +631,9 @@ function collect(
     if (isPlainObject(ap)) acc.additional.push({ schema: ap, schemaPath: `${schemaPath}/additionalProperties` });
   }
   // unevaluatedProperties judges every key no other keyword evaluated (§11.3, `checkUnevaluated`): whatever it
-  // leaves is evaluated, so the object is open to the undocumented check, and `false` reports its own findings.
-  if (hasOwn(schema, 'unevaluatedProperties')) acc.open = true;
+  // leaves is evaluated, so no key is called undocumented, and `false` reports its own findings. A closure in the
+  // union still judges its keys: `additionalProperties: false` fails on them whatever else applies (§10.3.2.3).
+  if (hasOwn(schema, 'unevaluatedProperties')) acc.unevaluated = true;
   if (Array.isArray(schema.required)) for (const r of schema.required) if (typeof r === 'string') acc.required.add(r);
   if (Array.isArray(schema.allOf))
     schema.allOf.forEach((b, i) =>
@@ -1943,6 +1946,7 @@ function checkDocumented(
       continue;
     }
     if (!documented.declares || documented.open || patternCovers(documented.patterns, k)) continue;
+    if (documented.unevaluated && !documented.closedAt) continue;
     // Under additionalProperties: false an extra field breaks an assertion the document makes: an error.
     out.push(
       documented.closedAt
@@ -2735,7 +2739,7 @@ function quickObject(
 
 /** `checkDocumented` in the quick pass: true when no key is undocumented, writeOnly (response) or readOnly (request). */
 function quickDocumented(ctx: Context, value: JsonObject, documented: Documented): boolean {
-  const checked = documented.declares && !documented.open;
+  const checked = documented.declares && !documented.open && (!documented.unevaluated || !!documented.closedAt);
   const keys = Object.keys(value);
   for (let i = 0; i < keys.length; i++) {
     const k = keys[i]!;
@@ -3270,7 +3274,7 @@ export function measurePresence(
       if (documented) {
         const locs = documented.names.get(k);
         const pat = documented.patterns.find((p) => p.test(k) === true);
-        if (locs || pat || documented.open) r.documented = true;
+        if (locs || pat || documented.open || documented.unevaluated) r.documented = true;
         if (documented.required.has(k) && !scopedFlag(ctx, documented, k)) r.required = true;
         child = locs?.[0].schema ?? pat?.loc.schema ?? documented.additional[0]?.schema;
       }

@@ -3345,6 +3345,34 @@ describe('JSON Schema 2020-12 resources and annotations in OpenAPI 3.1 documents
       findings: [],
     },
     {
+      description: 'rejects an extra field under additionalProperties: false beside unevaluatedProperties: false',
+      schema: { additionalProperties: false, unevaluatedProperties: false },
+      data: { a: 1 },
+      findings: [
+        {
+          kind: 'undocumented',
+          severity: 'error',
+          path: '$.a',
+          schemaPath: '#/additionalProperties',
+          message: 'is present but not documented, and the schema closes the object with additionalProperties: false',
+        },
+      ],
+    },
+    {
+      description: 'rejects an extra field under a closed allOf branch beside unevaluatedProperties: false',
+      schema: { allOf: [{ additionalProperties: false }], unevaluatedProperties: false },
+      data: { z: 'a' },
+      findings: [
+        {
+          kind: 'undocumented',
+          severity: 'error',
+          path: '$.z',
+          schemaPath: '#/allOf/0/additionalProperties',
+          message: 'is present but not documented, and the schema closes the object with additionalProperties: false',
+        },
+      ],
+    },
+    {
       description: 'documents the fields of anyOf branches inside allOf, and warns of the rest, beside a closed branch',
       schema: {
         properties: { a: {} },
