@@ -167,6 +167,7 @@ type Documented = {
   open: boolean; // additionalProperties true or a schema: any key is documented
   declares: boolean; // properties/patternProperties/additionalProperties:false seen: keys are checked
   closedAt?: string; // schema path of an additionalProperties:false
+  unevaluated?: boolean; // unevaluatedProperties seen: it judges the keys left, none is undocumented but by closedAt
   required: Set<string>;
   writeOnly?: Map<string, string | null>; // `scopedFlag` per name in responses, filled on first use
   readOnly?: Map<string, string | null>; // the same in requests
@@ -473,6 +474,14 @@ function undecided(f: Finding): boolean {
  * (undocumented keys of an open object, readOnly, writeOnly) stay the parent's, which judges the keys on
  * its own union.
  */
+/** Whether a finding is a report about a key of this location that is no failure (undocumented, readOnly, writeOnly). */
+function ownReport(f: InternalFinding, segments: Segment[]): boolean {
+  return (
+    f.segments.length === segments.length + 1 &&
+    (f.kind === 'writeOnly' || f.kind === 'readOnly' || (f.kind === 'undocumented' && !fails(f)))
+  );
+}
+
 function evalAssertion(
   ctx: Context,
   schema: unknown,
@@ -481,14 +490,7 @@ function evalAssertion(
   segments: Segment[],
 ): InternalFinding[] {
   const found = evalSchema(ctx, schema, schemaPath, value, segments, { owner: true });
-  const depth = segments.length + 1;
-  return found.filter(
-    (f) =>
-      !(
-        f.segments.length === depth &&
-        (f.kind === 'writeOnly' || f.kind === 'readOnly' || (f.kind === 'undocumented' && !fails(f)))
-      ),
-  );
+  return found.filter((f) => !ownReport(f, segments));
 }
 
 function addHint(list: InternalFinding[], segments: Segment[], kind: FindingKind, hint: string): InternalFinding[] {
@@ -524,6 +526,7 @@ function mergeTwo(a: Documented, b: Documented): Documented {
     patterns: [...a.patterns, ...b.patterns],
     additional: [...a.additional, ...b.additional],
     open: a.open || b.open,
+    ...(a.unevaluated || b.unevaluated ? { unevaluated: true } : {}),
     declares: a.declares || b.declares,
     closedAt: a.closedAt ?? b.closedAt,
     ...((a.tooDeep ?? b.tooDeep) ? { tooDeep: a.tooDeep ?? b.tooDeep } : {}),
@@ -571,6 +574,7 @@ function collect(
   seen: Set<object> = new Set(),
   depth = 0,
   at?: At,
+  inBranch = false,
 ): void {
   if (!isPlainObject(schema)) return;
   // The same schema object met again through another branch adds nothing new: without this, `anyOf: [S, S]`
@@ -588,7 +592,7 @@ function collect(
     const hit = resolveRef(ctx, schema.$ref, schemaPath);
     if (hit.found && !visited.has(hit.pointer)) {
       visited.add(hit.pointer);
-      collect(ctx, hit.value, hit.pointer, true, acc, visited, seen, depth + 1, at);
+      collect(ctx, hit.value, hit.pointer, true, acc, visited, seen, depth + 1, at, inBranch);
     }
     if (ctx.dialect !== '3.1') return; // OAS 3.0.3 Reference Object: siblings of $ref are ignored
   }
@@ -596,7 +600,7 @@ function collect(
     const hit = dynamicTarget(ctx, schema.$dynamicRef, resolveRef(ctx, schema.$dynamicRef, schemaPath));
     if (hit.found && !visited.has(hit.pointer)) {
       visited.add(hit.pointer);
-      collect(ctx, hit.value, hit.pointer, true, acc, visited, seen, depth + 1, at);
+      collect(ctx, hit.value, hit.pointer, true, acc, visited, seen, depth + 1, at, inBranch);
     }
   }
   if (isPlainObject(schema.properties)) {
@@ -619,7 +623,7 @@ function collect(
     }
   }
   const ap = schema.additionalProperties;
-  if (ap === false) {
+  if (ap === false && !inBranch) {
     acc.declares = true;
     acc.closedAt ??= `${schemaPath}/additionalProperties`;
   } else if (ap === true || isPlainObject(ap)) {
@@ -627,16 +631,21 @@ function collect(
     if (isPlainObject(ap)) acc.additional.push({ schema: ap, schemaPath: `${schemaPath}/additionalProperties` });
   }
   // unevaluatedProperties judges every key no other keyword evaluated (§11.3, `checkUnevaluated`): whatever it
-  // leaves is evaluated, so the object is open to the undocumented check, and `false` reports its own findings.
-  if (hasOwn(schema, 'unevaluatedProperties')) acc.open = true;
+  // leaves is evaluated, so no key is called undocumented, and `false` reports its own findings. A closure in the
+  // union still judges its keys: `additionalProperties: false` fails on them whatever else applies (§10.3.2.3).
+  if (hasOwn(schema, 'unevaluatedProperties')) acc.unevaluated = true;
   if (Array.isArray(schema.required)) for (const r of schema.required) if (typeof r === 'string') acc.required.add(r);
   if (Array.isArray(schema.allOf))
-    schema.allOf.forEach((b, i) => collect(ctx, b, `${schemaPath}/allOf/${i}`, true, acc, visited, seen, depth + 1));
+    schema.allOf.forEach((b, i) =>
+      collect(ctx, b, `${schemaPath}/allOf/${i}`, true, acc, visited, seen, depth + 1, undefined, inBranch),
+    );
   if (alternatives) {
     for (const kw of ['oneOf', 'anyOf']) {
       const list = schema[kw];
       if (Array.isArray(list))
-        list.forEach((b, i) => collect(ctx, b, `${schemaPath}/${kw}/${i}`, true, acc, visited, seen, depth + 1));
+        list.forEach((b, i) =>
+          collect(ctx, b, `${schemaPath}/${kw}/${i}`, true, acc, visited, seen, depth + 1, undefined, true),
+        );
     }
   }
   const conditional = hasOwn(schema, 'if') && (hasOwn(schema, 'then') || hasOwn(schema, 'else'));
@@ -651,15 +660,15 @@ function collect(
     if (!found.some(fails) && found.some(undecided)) acc.open = true;
     else {
       const branch = found.some(fails) ? 'else' : 'then';
-      if (branch === 'then') collect(ctx, schema.if, `${schemaPath}/if`, true, acc, visited, seen, depth + 1, at);
-      collect(ctx, schema[branch], `${schemaPath}/${branch}`, true, acc, visited, seen, depth + 1, at);
+      if (branch === 'then') collect(ctx, schema.if, `${schemaPath}/if`, true, acc, visited, seen, depth + 1, at, true);
+      collect(ctx, schema[branch], `${schemaPath}/${branch}`, true, acc, visited, seen, depth + 1, at, inBranch);
     }
   }
   if (dependent && isPlainObject(at.value)) {
     for (const [name, dependency] of Object.entries(schema.dependentSchemas as JsonObject)) {
       if (!hasOwn(at.value, name)) continue;
       const path = `${schemaPath}/dependentSchemas/${escapePointerToken(name)}`;
-      collect(ctx, dependency, path, true, acc, visited, seen, depth + 1, at);
+      collect(ctx, dependency, path, true, acc, visited, seen, depth + 1, at, inBranch);
     }
   }
 }
@@ -1136,17 +1145,21 @@ function evalNode(
   const hasAlternatives = Array.isArray(schema.oneOf) || Array.isArray(schema.anyOf);
   for (const kw of ['oneOf', 'anyOf'] as const) {
     if (!Array.isArray(schema[kw])) continue;
-    const altMode: Mode =
-      mode.owner && isPlainObject(value)
-        ? {
-            owner: true,
-            extra: mergeDocumented(
-              mode.extra,
-              documentedOf(ctx, schema, schemaPath, false, refParts, { value, segments }),
-            ),
-          }
-        : branchMode;
-    out.push(...evalAlternatives(ctx, schema, kw, schemaPath, value, segments, altMode));
+    // Each branch judges an object as its owner, so `additionalProperties: false` in a branch reads its own
+    // schema object (2020-12 10.3.2.3), not the union of an enclosing allOf. Under an allOf branch or a `$ref`
+    // sibling the reports that are no failure stay the owner's, which judges the keys on its own union.
+    const altMode: Mode = isPlainObject(value)
+      ? {
+          owner: true,
+          extra: mergeDocumented(
+            mode.owner ? mode.extra : undefined,
+            documentedOf(ctx, schema, schemaPath, false, refParts, { value, segments }),
+          ),
+        }
+      : branchMode;
+    const judged = evalAlternatives(ctx, schema, kw, schemaPath, value, segments, altMode);
+    for (const f of mode.owner || !isPlainObject(value) ? judged : judged.filter((f) => !ownReport(f, segments)))
+      out.push(f);
   }
   // `not` and `if` are assertions of their own (JSON Schema 2020-12, 10.2.1.4 and 10.2.2): their subschema owns
   // the instance, so `additionalProperties: false` at its root judges the keys it documents, not the parent's union.
@@ -1933,6 +1946,7 @@ function checkDocumented(
       continue;
     }
     if (!documented.declares || documented.open || patternCovers(documented.patterns, k)) continue;
+    if (documented.unevaluated && !documented.closedAt) continue;
     // Under additionalProperties: false an extra field breaks an assertion the document makes: an error.
     out.push(
       documented.closedAt
@@ -2590,9 +2604,9 @@ function quickNode(
   if (plan.allOf) {
     for (const branch of plan.allOf) if (!quickSchema(q, branch, value, depth, false, union)) ok = false;
   }
-  // oneOf / anyOf only where branches judge no undocumented field (the owner of an object merges their
-  // unions with what encloses them: the walk does that). Every branch is evaluated fully, as the walk does.
-  if ((plan.anyOf || plan.oneOf) && owner && object) throw QUICK_ABORT;
+  // oneOf / anyOf only where branches judge no undocumented field: each branch owns an object and judges its
+  // keys on its own union (the walk does that). Every branch is evaluated fully, as the walk does.
+  if ((plan.anyOf || plan.oneOf) && object) throw QUICK_ABORT;
   if (plan.oneOf) {
     // Exactly one branch without findings, every other one failing at its root (wrong type, enum, const,
     // a missing required field): then `checkOneOfExclusive` finds one match and none open, and it passes.
@@ -2725,7 +2739,7 @@ function quickObject(
 
 /** `checkDocumented` in the quick pass: true when no key is undocumented, writeOnly (response) or readOnly (request). */
 function quickDocumented(ctx: Context, value: JsonObject, documented: Documented): boolean {
-  const checked = documented.declares && !documented.open;
+  const checked = documented.declares && !documented.open && (!documented.unevaluated || !!documented.closedAt);
   const keys = Object.keys(value);
   for (let i = 0; i < keys.length; i++) {
     const k = keys[i]!;
@@ -3260,7 +3274,7 @@ export function measurePresence(
       if (documented) {
         const locs = documented.names.get(k);
         const pat = documented.patterns.find((p) => p.test(k) === true);
-        if (locs || pat || documented.open) r.documented = true;
+        if (locs || pat || documented.open || documented.unevaluated) r.documented = true;
         if (documented.required.has(k) && !scopedFlag(ctx, documented, k)) r.required = true;
         child = locs?.[0].schema ?? pat?.loc.schema ?? documented.additional[0]?.schema;
       }

@@ -5,7 +5,7 @@
 // is decided exactly on the decimal text, `isDecimalMultiple`, where ajv divides doubles). Values are read as the
 // probe reads a body: JSON text, scanned for numbers parsing changes, then parsed. The verdicts must
 // agree on every pair, except for the listed deviations (each with its reason) and the listed checker bugs
-// (docs/differential-findings.md, each pinned below as a `todo` test until it is fixed).
+// (docs/differential-findings.md, each pinned below by its minimal pair, a plain test once it is fixed).
 //
 // Verdict: ours is "invalid" when `check` reports a finding of severity error; a check that could not run (a
 // `notChecked` or `unresolvedRef` finding) is "no verdict", counted apart and never as agreement. ajv's is its
@@ -262,7 +262,7 @@ const EXPLAINING = [
 
 /**
  * The listed difference classes: deviations (ajv, not validate.ts, departs from the specification) and checker bugs
- * found on main (docs/differential-findings.md; each pinned by a `todo` test below). A difference in no class fails
+ * found on main (docs/differential-findings.md; each pinned by a test below). A difference in no class fails
  * the run.
  */
 const CLASSES = {
@@ -573,7 +573,7 @@ function pinned(row: PinnedPair): { ours: boolean | 'no verdict'; ajv: boolean |
 
 /**
  * The checker bugs the run found on main (docs/differential-findings.md), one row per class and symptom, each the
- * minimal pair of a generated difference. `todo` until validate.ts is fixed: the test runs and reports, CI stays green.
+ * minimal pair of a generated difference. The three classes are fixed in validate.ts: every row asserts.
  */
 const CHECKER_BUGS: (PinnedPair & { className: keyof typeof CLASSES })[] = [
   {
@@ -703,7 +703,7 @@ const CHECKER_BUGS: (PinnedPair & { className: keyof typeof CLASSES })[] = [
 
 describe('checker bugs found by the differential run (docs/differential-findings.md)', () => {
   for (const row of CHECKER_BUGS) {
-    it(`${row.description} (${row.openapi})`, { todo: `${row.className}: ${row.rule}` }, () => {
+    it(`${row.description} (${row.openapi})`, () => {
       const answer = pinned(row);
       const expected = row.orUnchecked && answer.ours === 'no verdict' ? 'no verdict' : row.valid;
       assert.deepEqual(answer, { ours: expected, ajv: row.valid });

@@ -3298,6 +3298,97 @@ describe('JSON Schema 2020-12 resources and annotations in OpenAPI 3.1 documents
         },
       ],
     },
+    {
+      description: 'judges a closed anyOf branch inside allOf on its own schema object: the open branch matches',
+      schema: { allOf: [{ anyOf: [{}, { additionalProperties: false }] }] },
+      data: { z: 1 },
+      findings: [],
+    },
+    {
+      description: 'rejects a field a closed anyOf branch inside allOf does not declare when the other branch fails',
+      schema: { allOf: [{ anyOf: [{ additionalProperties: false }, { properties: { a: false } }] }] },
+      data: { a: 1 },
+      findings: [
+        {
+          kind: 'undocumented',
+          severity: 'error',
+          path: '$.a',
+          schemaPath: '#/allOf/0/anyOf/0/additionalProperties',
+          message:
+            'is present but not documented, and the schema closes the object with additionalProperties: false (closest of 2 anyOf branches: #/allOf/0/anyOf/0)',
+        },
+      ],
+    },
+    {
+      description: 'judges a closed anyOf branch reached by a $ref with a sibling keyword on its own schema object',
+      schema: {
+        $ref: '#/$defs/closed',
+        maximum: 5,
+        $defs: { closed: { anyOf: [{ additionalProperties: false }, { properties: { a: { type: 'string' } } }] } },
+      },
+      data: { a: 1 },
+      findings: [
+        {
+          kind: 'undocumented',
+          severity: 'error',
+          path: '$.a',
+          schemaPath: '#/$defs/closed/anyOf/0/additionalProperties',
+          message:
+            'is present but not documented, and the schema closes the object with additionalProperties: false (closest of 2 anyOf branches: #/$defs/closed/anyOf/0)',
+        },
+      ],
+    },
+    {
+      description: 'takes no closure from an anyOf branch of an `if` into what the applying `then` documents',
+      schema: { if: { anyOf: [{}, { additionalProperties: false }] }, then: {} },
+      data: { z: 1 },
+      findings: [],
+    },
+    {
+      description: 'rejects an extra field under additionalProperties: false beside unevaluatedProperties: false',
+      schema: { additionalProperties: false, unevaluatedProperties: false },
+      data: { a: 1 },
+      findings: [
+        {
+          kind: 'undocumented',
+          severity: 'error',
+          path: '$.a',
+          schemaPath: '#/additionalProperties',
+          message: 'is present but not documented, and the schema closes the object with additionalProperties: false',
+        },
+      ],
+    },
+    {
+      description: 'rejects an extra field under a closed allOf branch beside unevaluatedProperties: false',
+      schema: { allOf: [{ additionalProperties: false }], unevaluatedProperties: false },
+      data: { z: 'a' },
+      findings: [
+        {
+          kind: 'undocumented',
+          severity: 'error',
+          path: '$.z',
+          schemaPath: '#/allOf/0/additionalProperties',
+          message: 'is present but not documented, and the schema closes the object with additionalProperties: false',
+        },
+      ],
+    },
+    {
+      description: 'documents the fields of anyOf branches inside allOf, and warns of the rest, beside a closed branch',
+      schema: {
+        properties: { a: {} },
+        allOf: [{ anyOf: [{ required: ['a'] }, { properties: { b: {} }, additionalProperties: false }] }],
+      },
+      data: { a: 1, c: 2 },
+      findings: [
+        {
+          kind: 'undocumented',
+          severity: 'warning',
+          path: '$.c',
+          schemaPath: '#/properties',
+          message: 'is present but not documented in the schema',
+        },
+      ],
+    },
   ];
   const failed = (findings: Finding[]): boolean =>
     findings.some(
