@@ -147,7 +147,12 @@ export async function main(): Promise<number> {
 
     for (const [operation, paths] of probedOk) {
       if (paths.length < 2) continue;
-      const reply = await server.request('tools/call', { name: 'field_presence', arguments: { operation } }, 30000);
+      // `detail: "full"`: this walkthrough prints every field's count, not only the summary an agent gets by default.
+      const reply = await server.request(
+        'tools/call',
+        { name: 'field_presence', arguments: { operation, detail: 'full' } },
+        30000,
+      );
       if (reply.error) throw new Error(`field_presence ${operation}: JSON-RPC error ${JSON.stringify(reply.error)}`);
       const sc = reply.result.structuredContent as Record<string, any> | undefined;
       console.log(`Field presence for ${operation} over ${paths.length} records:`);
