@@ -1931,3 +1931,34 @@ describe('budgets and caps of the contract tools (issue 8, attack round 3)', () 
     });
   });
 });
+
+describe('renderTypeScript: components that reach themselves (issue 15, TypeScript differential)', () => {
+  const doc = {
+    openapi: '3.1.0',
+    info: { title: 'cycles', version: '1' },
+    paths: {},
+    components: {
+      schemas: {
+        Loop: {
+          allOf: [{ $ref: '#/components/schemas/Loop' }, { type: 'object', properties: { a: { type: 'string' } } }],
+        },
+        A: { anyOf: [{ $ref: '#/components/schemas/B' }, { type: 'null' }] },
+        B: { allOf: [{ $ref: '#/components/schemas/A' }] },
+        Node: { type: 'object', properties: { next: { $ref: '#/components/schemas/Node' } } },
+        List: { type: 'array', items: { $ref: '#/components/schemas/List' } },
+      },
+    },
+  };
+  const typed = (name: string) => renderTypeScript(doc, { $ref: `#/components/schemas/${name}` }, 'T', 'response');
+
+  it('writes a cycle outside any property or item as unknown, keeps recursion through a property or an item, and compiles', () => {
+    const outputs = ['Loop', 'A', 'Node', 'List'].map(typed);
+    assert.deepEqual(
+      [
+        outputs.map((text) => [...text.matchAll(/^export type (\w+) = unknown;/gm)].map((match) => match[1])),
+        outputs.flatMap(compile),
+      ],
+      [[['Loop'], ['A', 'B'], [], []], []],
+    );
+  });
+});

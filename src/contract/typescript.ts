@@ -826,26 +826,36 @@ export function renderTypeScriptWithin(
 }
 
 /**
- * Declarations with every cycle of bare aliases (`type A = B; type B = A;`, or `type S = S` from `S: {allOf: [{$ref:
- * S}]}`) written as `unknown`: TypeScript refuses such an alias (TS2456), and a schema that only refers to itself
- * constrains nothing, which is what the checks find too (a `$ref` cycle that reaches no keyword admits any value).
- * @returns A new map in the same order; the others unchanged.
+ * Declarations with every cycle TypeScript refuses as an alias (TS2456) written as `unknown`: a declaration that
+ * refers to itself, directly or through other declarations, outside an object type or an array element (`type S = S`,
+ * `type S = S & {...}`, `type A = B | null; type B = A`); a reference inside `{...}` or before `[]` is a recursion
+ * TypeScript accepts. Such a schema reaches itself without entering a property or an item, which the checks cut
+ * without a finding (a `$ref` cycle admits what its other keywords admit).
+ * @returns A new map in the same order, or the same map when there is no such cycle.
  */
 function openAliasCycles(declarations: Map<string, string>): Map<string, string> {
-  const alias = new Map<string, string>();
+  const names = new Set(declarations.keys());
+  const edges = new Map<string, Set<string>>();
   for (const [name, text] of declarations) {
-    const bare = /^export type ([A-Za-z_$][\w$]*) = ([A-Za-z_$][\w$]*);$/.exec(text);
-    if (bare && bare[1] === name) alias.set(name, bare[2]!);
+    const at = text.indexOf(`export type ${name} = `);
+    if (at === -1) continue;
+    edges.set(name, unguardedNames(text.slice(at + `export type ${name} = `.length), names));
   }
   const cyclic = new Set<string>();
-  for (const start of alias.keys()) {
+  for (const start of edges.keys()) {
+    // Whether `start` reaches itself; at most one walk per declaration, each visiting a declaration once.
     const seen = new Set<string>();
-    let at: string | undefined = start;
-    while (at !== undefined && alias.has(at) && !seen.has(at)) {
-      seen.add(at);
-      at = alias.get(at);
+    const stack = [...(edges.get(start) ?? [])];
+    while (stack.length) {
+      const next = stack.pop()!;
+      if (next === start) {
+        cyclic.add(start);
+        break;
+      }
+      if (seen.has(next)) continue;
+      seen.add(next);
+      stack.push(...(edges.get(next) ?? []));
     }
-    if (at === start) for (const name of seen) cyclic.add(name);
   }
   if (cyclic.size === 0) return declarations;
   const out = new Map<string, string>();
@@ -853,10 +863,54 @@ function openAliasCycles(declarations: Map<string, string>): Map<string, string>
     out.set(
       name,
       cyclic.has(name)
-        ? `export type ${name} = unknown; // its $refs lead only back to it: it constrains nothing, as the checks read it`
+        ? `export type ${name} = unknown; // its $refs lead back to it outside any property or item: TypeScript cannot alias that`
         : text,
     );
   return out;
+}
+
+/**
+ * The declared names a type text refers to outside an object type and not as an array element: what an alias may not
+ * reach itself through. Skips string literals and comments; a name, or a parenthesised group holding it, followed by
+ * `[]` is an array element.
+ */
+function unguardedNames(text: string, names: ReadonlySet<string>): Set<string> {
+  const found = new Set<string>();
+  const closing = new Map<number, number>(); // an opening parenthesis at i closes at j
+  const opened: number[] = [];
+  const candidates: { name: string; end: number; parens: number[] }[] = [];
+  let braces = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === '"' || c === "'" || c === '`') {
+      for (i++; i < text.length && text[i] !== c; i++) if (text[i] === '\\') i++;
+    } else if (c === '/' && text[i + 1] === '/') {
+      while (i < text.length && text[i] !== '\n') i++;
+    } else if (c === '/' && text[i + 1] === '*') {
+      const close = text.indexOf('*/', i + 2);
+      i = close === -1 ? text.length : close + 1;
+    } else if (c === '{' || c === '[') braces++;
+    else if (c === '}' || c === ']') braces--;
+    else if (c === '(') opened.push(i);
+    else if (c === ')') {
+      const open = opened.pop();
+      if (open !== undefined) closing.set(open, i);
+    } else if (/[A-Za-z_$]/.test(c) && !/[\w$]/.test(text[i - 1] ?? '')) {
+      let j = i;
+      while (j < text.length && /[\w$]/.test(text[j]!)) j++;
+      const word = text.slice(i, j);
+      if (braces === 0 && names.has(word)) candidates.push({ name: word, end: j, parens: [...opened] });
+      i = j - 1;
+    }
+  }
+  const beforeArray = (index: number) => /^\s*\[\]/.test(text.slice(index, index + 8));
+  for (const candidate of candidates) {
+    const element =
+      beforeArray(candidate.end) ||
+      candidate.parens.some((open) => closing.has(open) && beforeArray(closing.get(open)! + 1));
+    if (!element) found.add(candidate.name);
+  }
+  return found;
 }
 
 /** The type names response types give the document's components (at most 20,000), which request types must not reuse. */
