@@ -838,17 +838,7 @@ function evalInScope(
   segments: Segment[],
   mode: Mode,
 ): InternalFinding[] {
-  if (ctx.stopped) return [];
-  // The budget (issue 8): steps always, the clock every 256 steps.
-  ctx.steps++;
-  if (ctx.steps > ctx.maxSteps) {
-    ctx.stopped = `it ran out of its step budget (${ctx.maxSteps} schema applications)`;
-    return [];
-  }
-  if ((ctx.steps & 255) === 0 && performance.now() > ctx.deadline) {
-    ctx.stopped = `it ran out of its time budget (${Math.round(ctx.deadline - ctx.started)} ms)`;
-    return [];
-  }
+  if (ctx.stopped || !spendStep(ctx)) return [];
   if (schema === true || schema === undefined || schema === null) return [];
   if (schema === false) {
     return [
@@ -1700,6 +1690,24 @@ function outcome(found: InternalFinding[]): 'yes' | 'no' | 'open' {
 }
 
 /**
+ * One step of a check's budget (issue 8), for the walk and for annotation collection alike: steps always, the clock
+ * (the last guard) every 256 steps. Sets `ctx.stopped` with the reason once either runs out.
+ * @returns Whether the step may be taken.
+ */
+function spendStep(ctx: Context): boolean {
+  ctx.steps++;
+  if (ctx.steps > ctx.maxSteps) {
+    ctx.stopped = `it ran out of its step budget (${ctx.maxSteps} schema applications)`;
+    return false;
+  }
+  if ((ctx.steps & 255) === 0 && performance.now() > ctx.deadline) {
+    ctx.stopped = `it ran out of its time budget (${Math.round(ctx.deadline - ctx.started)} ms)`;
+    return false;
+  }
+  return true;
+}
+
+/**
  * Adds to `acc` what `schema` evaluates at this location, as annotation collection does (§7.7.1): `$ref`,
  * `$dynamicRef`, `allOf` and a present `dependentSchemas` entry always; an `anyOf` branch or the `oneOf` branch the
  * value passes; `if` with `then` when it passes, `else` when not; nothing from `not`. `self`: the schema whose own
@@ -1718,15 +1726,7 @@ function evaluatedOf(
   if (ctx.stopped || !isPlainObject(schema)) return;
   const object = isPlainObject(value);
   if (object ? acc.allNames : acc.allItems) return;
-  ctx.steps++;
-  if (ctx.steps > ctx.maxSteps) {
-    ctx.stopped = `it ran out of its step budget (${ctx.maxSteps} schema applications)`;
-    return;
-  }
-  if ((ctx.steps & 255) === 0 && performance.now() > ctx.deadline) {
-    ctx.stopped = `it ran out of its time budget (${Math.round(ctx.deadline - ctx.started)} ms)`;
-    return;
-  }
+  if (!spendStep(ctx)) return;
   if (depth > MAX_REF_DEPTH) {
     acc.open ??= `the schema nests more than ${MAX_REF_DEPTH} applicators deep here (too deep to check)`;
     return;
