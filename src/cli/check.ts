@@ -11,7 +11,7 @@ import { keyNote } from '../jobs/pipeline.ts';
 import { redactor } from '../redaction/redaction.ts';
 import { readConfig } from '../runtime/config.ts';
 import { pathAfterBase, trimSlash } from '../shared/url-path.ts';
-import { InputError, checkFixture, liveFailures, readFixtures } from './fixtures.ts';
+import { InputError, checkFixture, liveFailures, longestFirst, readFixtures } from './fixtures.ts';
 import type { CheckedFixture, Fixture, LeftOut, Scope } from './fixtures.ts';
 import { formatJson, formatJunit, formatMarkdown, formatText, leftOutText } from './reports.ts';
 import { applyBaseline, baselineEntries, baselineText, readBaseline } from './baseline.ts';
@@ -58,9 +58,14 @@ export async function runCheck(
   const secrets: string[] = [];
   const key = options.env.API_KEY?.trim();
   const keyRedactor = key ? redactor(key) : undefined;
+  // One redactor per recorded value, so each is found in every form the key's redaction reads (percent-encoded,
+  // JSON-escaped, base64...), longest first; built once the fixtures are read.
+  let secretRedactors: ReturnType<typeof redactor>[] = [];
   const hide = (text: string): string => {
     let out = keyRedactor ? keyRedactor.text(text) : text;
-    for (const secret of secrets) out = out.split(secret).join('[redacted]');
+    if (secretRedactors.length !== secrets.length)
+      secretRedactors = [...secrets].sort(longestFirst).map((secret) => redactor(secret));
+    for (const secretRedactor of secretRedactors) out = secretRedactor.text(out);
     return out;
   };
   const output: Output = { ...given, out: (text) => given.out(hide(text)), err: (text) => given.err(hide(text)) };
@@ -172,7 +177,7 @@ export async function runCheck(
   output.out(formatters[options.format](report));
   if (secrets.length)
     output.err(
-      `openapi-probe check: ${secrets.length} credential value(s) recorded in the fixtures (Authorization, Cookie and API-key headers, *_key, token, secret and password fields) are shown as [redacted]\n`,
+      `openapi-probe check: ${secrets.length} credential value(s) recorded in the fixtures (Authorization, Cookie, Set-Cookie and API-key headers; *_key, token, secret and password fields, query parameters and form fields) are shown as [redacted]\n`,
     );
   // A live GET that could not be made is a comparison that did not run: never a silent pass.
   return results.every((result) => result.outcome === 'pass') && liveFailures(results) === 0 ? 0 : 1;

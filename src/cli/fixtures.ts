@@ -49,7 +49,8 @@ export type LeftOut = {
 };
 
 /** Why `check` could not read its input, one stable word per cause. */
-export type InputProblem = 'missing' | 'empty-folder' | 'not-json' | 'bad-fixture' | 'bad-har' | 'bad-baseline';
+export type InputProblem =
+  'missing' | 'empty-folder' | 'not-json' | 'bad-fixture' | 'bad-har' | 'bad-baseline' | 'too-many-secrets';
 
 /** Input `check` cannot use (exit 2): `message` names the file and the problem, `code` the kind of problem. */
 export class InputError extends Error {
@@ -66,7 +67,9 @@ export class InputError extends Error {
  * files (HAR 1.2: GET entries, response `content.text`, base64 decoded when `encoding` says so).
  * @param scope Which HAR entries to keep (`harFixtures`); every entry when absent.
  * @param leftOut Receives, per HAR file that had any, the entries left out and why.
- * @returns The fixtures in order; throws InputError naming the file and the problem.
+ * @param secrets Receives the credential values the files recorded (`recordedSecrets`), each once.
+ * @returns The fixtures in order; throws InputError naming the file and the problem (`too-many-secrets` for a file
+ *   whose credentials could not all be read).
  */
 export function readFixtures(
   paths: string[],
@@ -104,7 +107,13 @@ export function readFixtures(
     } catch (error) {
       throw new InputError('not-json', `${given}: not JSON (${unquotedParseError(error)})`);
     }
-    secrets.push(...recordedSecrets(data));
+    const recorded = recordedSecrets(data);
+    if (!recorded.complete)
+      throw new InputError(
+        'too-many-secrets',
+        `${given}: more than ${MAX_RECORDED_SECRETS} credential values or 5,000,000 JSON values recorded; check cannot promise to keep them all out of its report: split the file`,
+      );
+    for (const value of recorded.values) if (!secrets.includes(value)) secrets.push(value);
     const log = (data as { log?: { entries?: unknown } } | null)?.log;
     if (log !== undefined) fixtures.push(...harFixtures(given, log, scope, leftOut));
     else fixtures.push(fixtureFrom(given, data));
@@ -351,60 +360,142 @@ export function unquotedParseError(error: unknown): string {
 /** Header names whose values are credentials in a recording (RFC 9110 11.6.2, RFC 6265 cookies, API-key headers). */
 const SECRET_HEADER =
   /^(authorization|proxy-authorization|cookie|set-cookie|x-[a-z0-9-]*(key|token|secret|auth)[a-z0-9-]*|api-?key)$/i;
-/** JSON member names whose string values are credentials: `api_key`, `accessToken`, `client_secret`, `password`. */
+/** Header names whose values are URLs, whose query and fragment may carry a credential (`?access_token=`). */
+const URL_HEADER = /^(location|content-location|referer|origin)$/i;
+/**
+ * Member, query-parameter and form-field names whose values are credentials: `api_key`, `access_token`,
+ * `client_secret`, `password`, `X-Amz-Signature`, `auth`.
+ */
 const SECRET_FIELD =
-  /(^|[_-])(key|token|secret|password)$|^(apiKey|accessToken|refreshToken|idToken|clientSecret|password)$/i;
+  /(^|[_-])(key|token|secret|password|passwd|pwd|signature|sig|credential|credentials|auth|authorization)$|^(apiKey|accessToken|refreshToken|idToken|clientSecret|password|sessionId)$/i;
 /** The shortest value treated as a credential: shorter ones would match ordinary text of the report. */
 const MIN_SECRET = 8;
+/** The most credential values `recordedSecrets` keeps; a recording with more is refused, not half redacted. */
+export const MAX_RECORDED_SECRETS = 1000;
+/** The most nodes `recordedSecrets` visits (the parsed file and the JSON bodies it reads), a step budget. */
+const MAX_SECRET_VISITS = 5_000_000;
 
 /**
  * The credential values recorded in fixtures and HAR files, so that `check` can keep them out of its report even when
- * no API_KEY is set: values of credential headers in HAR requests and responses (each cookie's value, the token after
- * an auth scheme), and string values of credential-named members in recorded JSON bodies. Bounded: at most 1,000
- * values, each of 8 to 4,096 characters, found in at most 100,000 visited nodes.
+ * no API_KEY is set. Every place a HAR 1.2 entry can carry one (HAR 1.2: request `headers`, `cookies`, `queryString`,
+ * `url`, `postData.params` and `postData.text`; response `headers`, `cookies`, `redirectURL`, `content.text`), and
+ * the same members anywhere in a fixture file: values of credential headers (each cookie's value, Set-Cookie's
+ * cookie without its attributes, the token after an auth scheme, the password of `Basic` credentials), values of
+ * credential-named query parameters and form fields (in `queryString` and `params` lists, in the query and fragment
+ * of `url`, `redirectURL`, `Location` and `Referer`, and in form-urlencoded `text`), and string values of
+ * credential-named members in recorded JSON bodies (`text` that is JSON). Query and form values are kept both as
+ * recorded and percent-decoded (`+` as a space: WHATWG URL, application/x-www-form-urlencoded).
  * @param data A parsed fixture file or HAR file.
- * @returns The values, longest first, without duplicates. Never throws.
+ * @returns `values`, longest first, without duplicates, each of 8 to 4,096 characters; `complete` false when the
+ *   recording holds more than `MAX_RECORDED_SECRETS` values or more than 5,000,000 nodes, so that some may have
+ *   been missed. Never throws.
  */
-export function recordedSecrets(data: unknown): string[] {
+export function recordedSecrets(data: unknown): { values: string[]; complete: boolean } {
   const found = new Set<string>();
-  let visits = 0;
+  let complete = true;
   const add = (value: unknown) => {
-    if (typeof value !== 'string' || found.size >= 1000) return;
+    if (typeof value !== 'string') return;
     const text = value.trim();
-    if (text.length >= MIN_SECRET && text.length <= 4096) found.add(text);
+    if (text.length < MIN_SECRET || text.length > 4096 || found.has(text)) return;
+    if (found.size >= MAX_RECORDED_SECRETS) complete = false;
+    else found.add(text);
   };
-  const header = (entry: unknown) => {
-    const { name, value } = (entry ?? {}) as { name?: unknown; value?: unknown };
-    if (typeof name !== 'string' || typeof value !== 'string' || !SECRET_HEADER.test(name)) return;
+  /** A credential value, and the token after an auth scheme (`Bearer <token>`), which may appear alone elsewhere. */
+  const credential = (value: unknown) => {
+    if (typeof value !== 'string') return;
     add(value);
-    // `Bearer <token>`, `Basic <credentials>`: the token alone may appear elsewhere.
-    const scheme = /^[A-Za-z][A-Za-z0-9._~+/-]*\s+(\S.*)$/.exec(value.trim());
-    if (scheme) add(scheme[1]);
-    // Cookies: `a=1; session=abc`, and Set-Cookie's first pair.
-    for (const pair of value.split(';')) add(pair.slice(pair.indexOf('=') + 1));
+    const scheme = /^([A-Za-z][A-Za-z0-9._~+/-]*)\s+(\S.*)$/.exec(value.trim());
+    if (!scheme) return;
+    add(scheme[2]);
+    // Basic credentials are base64 of `user:password` (RFC 7617, 2): the password may be echoed decoded.
+    if (scheme[1]!.toLowerCase() === 'basic' && /^[A-Za-z0-9+/]+=*$/.test(scheme[2]!)) {
+      const decoded = Buffer.from(scheme[2]!, 'base64').toString('utf8');
+      add(decoded);
+      if (decoded.includes(':')) add(decoded.slice(decoded.indexOf(':') + 1));
+    }
   };
-  const walk = (node: unknown, depth: number): void => {
-    if (++visits > 100_000 || depth > 64 || node === null || typeof node !== 'object') return;
-    if (Array.isArray(node)) {
-      for (const item of node) walk(item, depth + 1);
+  /** A query-parameter or form-field value; `recorded` (a HAR list's, which exporters keep encoded or not): also percent-decoded. */
+  const parameter = (name: unknown, value: unknown, recorded: boolean) => {
+    if (typeof name !== 'string' || typeof value !== 'string' || !SECRET_FIELD.test(name)) return;
+    add(value);
+    if (recorded) add(percentDecoded(value));
+  };
+  /** The credential-named pairs of a form-urlencoded text (a query, a fragment, a form body), decoded. */
+  const form = (text: string) => {
+    for (const [name, value] of new URLSearchParams(text)) parameter(name, value, false);
+  };
+  const url = (value: string) => {
+    const query = value.indexOf('?');
+    const fragment = value.indexOf('#');
+    if (query !== -1) form(value.slice(query + 1, fragment > query ? fragment : undefined));
+    if (fragment !== -1) form(value.slice(fragment + 1));
+  };
+  const header = (entry: unknown, cookie = false) => {
+    const { name, value } = (entry ?? {}) as { name?: unknown; value?: unknown };
+    if (typeof value !== 'string') return;
+    if (cookie) return void add(value);
+    if (typeof name !== 'string') return;
+    if (URL_HEADER.test(name)) return void url(value);
+    if (!SECRET_HEADER.test(name)) return;
+    if (/^set-cookie$/i.test(name)) {
+      // Set-Cookie: the cookie is the first pair; the attributes after it (Path, Expires) are not credentials (RFC 6265, 4.1.1).
+      const pair = value.split(';')[0]!;
+      add(pair);
+      add(pair.slice(pair.indexOf('=') + 1));
       return;
+    }
+    credential(value);
+    // Cookies: `a=1; session=abc`.
+    if (/^cookie$/i.test(name)) for (const pair of value.split(';')) add(pair.slice(pair.indexOf('=') + 1));
+  };
+  // Iterative, so a deep body neither overflows the stack nor hides a member below some depth.
+  const stack: unknown[] = [data];
+  let visits = 0;
+  while (stack.length) {
+    const node = stack.pop();
+    if (node === null || typeof node !== 'object') continue;
+    if (++visits > MAX_SECRET_VISITS) {
+      complete = false;
+      break;
+    }
+    if (Array.isArray(node)) {
+      for (const item of node) stack.push(item);
+      continue;
     }
     for (const [key, value] of Object.entries(node)) {
       if ((key === 'headers' || key === 'cookies') && Array.isArray(value)) {
-        for (const entry of value) {
-          header(key === 'cookies' ? { name: 'cookie', value: (entry as { value?: unknown })?.value } : entry);
-        }
-      } else if (key === 'text' && typeof value === 'string' && /^\s*[[{]/.test(value) && value.length <= 1 << 20) {
-        // A recorded body (HAR content.text, postData.text): its JSON members are read too.
-        try {
-          walk(JSON.parse(value), depth + 1);
-        } catch {
-          // not JSON: nothing to read
-        }
-      } else if (SECRET_FIELD.test(key)) add(value);
-      walk(value, depth + 1);
+        for (const entry of value) header(entry, key === 'cookies');
+      } else if ((key === 'queryString' || key === 'params') && Array.isArray(value)) {
+        for (const entry of value)
+          parameter((entry as { name?: unknown })?.name, (entry as { value?: unknown })?.value, true);
+      } else if ((key === 'url' || key === 'redirectURL') && typeof value === 'string') {
+        url(value);
+      } else if (key === 'text' && typeof value === 'string' && value.length <= 1 << 20) {
+        // A recorded body (HAR content.text, postData.text): its JSON members, or its form fields, are read too.
+        if (/^\s*[[{]/.test(value)) {
+          try {
+            stack.push(JSON.parse(value));
+          } catch {
+            // not JSON: nothing to read
+          }
+        } else if (/^[^\s=&]+=[^\s]*$/.test(value)) form(value);
+      } else if (SECRET_FIELD.test(key)) credential(value);
+      stack.push(value);
     }
-  };
-  walk(data, 0);
-  return [...found].sort((a, b) => b.length - a.length);
+  }
+  return { values: [...found].sort(longestFirst), complete };
+}
+
+/** Orders texts longest first, then by code unit, so the order never depends on where they were found. */
+export function longestFirst(a: string, b: string): number {
+  return b.length - a.length || (a < b ? -1 : a > b ? 1 : 0);
+}
+
+/** `text` percent-decoded with `+` as a space (application/x-www-form-urlencoded), or as it is when it does not decode. */
+function percentDecoded(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    return text;
+  }
 }
