@@ -6,6 +6,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { commandLine } from '../src/cli/command-line.ts';
+import { runDoctor } from '../src/cli/doctor.ts';
 import { createHandler } from '../src/mcp/session.ts';
 import { readConfig } from '../src/runtime/config.ts';
 import { start } from '../stand-in-api.ts';
@@ -117,6 +118,103 @@ describe("a probe's 404 under a base without the document's server path", () => 
         404,
         'getMeter',
         `The document serves its paths under /v2, which API_BASE_URL lacks: the 404 may be the base's, not the API's; try API_BASE_URL=${origin}/v2.`,
+      ],
+    );
+  });
+});
+
+describe('doctor never repeats the key (issue 18)', () => {
+  const PASTED = 'sk-live-Pasted0123456789';
+  let api: StandIn;
+  before(async () => (api = await start({ key: PASTED })));
+  after(() => api.close());
+
+  it('says a pasted header line is one, naming the header but not the key, exit 1', async () => {
+    const ran = await run(['doctor', '--base-url', api.url, '--doc', `${HERE}openapi.json`], {
+      API_KEY_HEADER: `X-Key: ${PASTED}`,
+    });
+    assert.deepEqual(ran, {
+      exitCode: 1,
+      out: 'problem configuration: API_KEY_HEADER must be an HTTP header name only, such as X-API-Key (RFC 9110, 5.1); the value given looks like a whole header line (name: value, not shown: it may hold a key). Set API_KEY_HEADER to the name before the colon (X-Key) and API_KEY to the value after it\n',
+      err: '',
+    });
+  });
+
+  it('hides a key that the base URL holds in its host, which URL parsing lowercased', async () => {
+    const host = 'Key-In-Host-4F9A2C7E';
+    const port = new URL(api.url).port;
+    // The base's host is the key; the injected fetch takes every GET to the stand-in on 127.0.0.1.
+    const toStandIn = ((url: string | URL, init?: RequestInit) =>
+      fetch(String(url).replace(host.toLowerCase(), `127.0.0.1:${port}`), init)) as typeof fetch;
+    let out = '';
+    const exitCode = await runDoctor(
+      { API_BASE_URL: `http://${host}/v2`, API_KEY: host, OPENAPI_DOC: `${HERE}openapi.json` },
+      { out: (text) => void (out += text), err: () => {} },
+      { fetch: toStandIn },
+    );
+    assert.deepEqual(
+      [exitCode, out.split('\n')[0], out.toLowerCase().includes(host.toLowerCase())],
+      [1, 'ok      configuration: base http://[redacted]/v2, key as Authorization: Bearer', false],
+    );
+  });
+
+  for (const [name, value, expected] of [
+    [
+      'API_BASE_URL',
+      `Bearer ${PASTED}`,
+      'API_BASE_URL must be an absolute http(s) URL such as https://api.example.com/v2, got a value of 31 characters (not shown: it may hold a key) (it lacks a scheme such as https://)',
+    ],
+    [
+      'API_BASE_URL',
+      `${PASTED}:x`,
+      'API_BASE_URL must use http or https, got the scheme a value of 25 characters (not shown: it may hold a key)',
+    ],
+    [
+      'API_BASE_URL',
+      `https://api.example.com/v2#${PASTED}`,
+      'API_BASE_URL must not have a #fragment; remove the # and what follows it',
+    ],
+    [
+      'API_KEY_HEADER',
+      `X Key ${PASTED}`,
+      'API_KEY_HEADER must be an HTTP header name only, such as X-API-Key (RFC 9110, 5.1); the value given holds a space, a quote or another character a header name cannot (it is not shown: it may hold a key)',
+    ],
+    [
+      'LOG_LEVEL',
+      PASTED,
+      'LOG_LEVEL must be one of error, info, debug, got a value of 24 characters (not shown: it may hold a key)',
+    ],
+    [
+      'PROBE_TIMEOUT_MS',
+      PASTED,
+      'PROBE_TIMEOUT_MS must be a whole number from 1 to 600000, got a value of 24 characters (not shown: it may hold a key)',
+    ],
+    [
+      'PROBE_TIMEOUT_MS',
+      '123456789012',
+      'PROBE_TIMEOUT_MS must be a whole number from 1 to 600000, got a number above 600000',
+    ],
+  ] as const)
+    it(`describes a bad ${name} by its shape, never repeating it: ${expected.slice(name.length + 1, name.length + 30)}...`, async () => {
+      const ran = await run(['doctor'], { API_BASE_URL: api.url, [name]: value });
+      assert.deepEqual(ran, { exitCode: 1, out: `problem configuration: ${expected}\n`, err: '' });
+    });
+
+  it('shows a short setting, which cannot hold a key, as it was given', async () => {
+    const ran = await run(['doctor'], { API_BASE_URL: api.url, LOG_LEVEL: 'verbose' });
+    assert.equal(ran.out, 'problem configuration: LOG_LEVEL must be one of error, info, debug, got `verbose`\n');
+  });
+
+  it('never repeats API_KEY typed as an operand or a format', async () => {
+    const ran = await run(['check', '--format', PASTED, 'x.json'], { API_KEY: PASTED });
+    const operand = await run([PASTED], {});
+    assert.deepEqual(
+      [ran.exitCode, ran.err.split('\n')[0], operand.exitCode, operand.err.split('\n')[0]],
+      [
+        2,
+        'openapi-probe: --format must be one of text, json, junit, markdown, sarif, got a value of 24 characters (not shown: it may hold a key)',
+        2,
+        'openapi-probe: unknown command a value of 24 characters (not shown: it may hold a key)',
       ],
     );
   });

@@ -5,6 +5,8 @@
  * contract layer, and with `--live` compares each with what the API sends now.
  * With no command, `main` in probe-server.ts serves MCP on stdio with the environment returned here.
  */
+import { redactor } from '../redaction/redaction.ts';
+import { shownSetting } from '../runtime/config.ts';
 import { SERVER_INFO } from '../runtime/server-info.ts';
 
 import { FORMATS, runCheck } from './check.ts';
@@ -58,8 +60,10 @@ export async function commandLine(
   output: Output = processOutput(),
 ): Promise<{ env: Environment } | { exitCode: number }> {
   const parsed = parseArguments(args, env);
+  // A key typed where a flag or an operand goes is never repeated (issue 18).
+  const redact = redactor(env.API_KEY?.trim() || undefined);
   if ('problem' in parsed) {
-    output.err(`openapi-probe: ${parsed.problem}\n\n${USAGE}`);
+    output.err(redact.text(`openapi-probe: ${parsed.problem}\n\n${USAGE}`));
     return { exitCode: 2 };
   }
   if (parsed.help) {
@@ -72,7 +76,9 @@ export async function commandLine(
   }
   if (parsed.command === 'doctor') {
     if (parsed.operands.length) {
-      output.err(`openapi-probe: doctor takes flags only, got \`${parsed.operands[0]}\`\n\n${USAGE}`);
+      output.err(
+        redact.text(`openapi-probe: doctor takes flags only, got ${shownSetting(parsed.operands[0]!)}\n\n${USAGE}`),
+      );
       return { exitCode: 2 };
     }
     return { exitCode: await runDoctor(parsed.env, output) };
@@ -92,7 +98,7 @@ export async function commandLine(
       ),
     };
   if (parsed.operands.length) {
-    output.err(`openapi-probe: unknown command \`${parsed.operands[0]}\`\n\n${USAGE}`);
+    output.err(redact.text(`openapi-probe: unknown command ${shownSetting(parsed.operands[0]!)}\n\n${USAGE}`));
     return { exitCode: 2 };
   }
   return { env: parsed.env };
@@ -138,7 +144,7 @@ function parseArguments(args: string[], env: Environment): Parsed | { problem: s
     } else if (name === '--format') {
       const format = value();
       if (!FORMATS.includes(format as Format))
-        return { problem: `--format must be one of ${FORMATS.join(', ')}, got \`${format ?? ''}\`` };
+        return { problem: `--format must be one of ${FORMATS.join(', ')}, got ${shownSetting(format ?? '')}` };
       parsed.format = format as Format;
     } else if (Object.hasOwn(FLAG_VARIABLES, name)) {
       const given = value();
@@ -147,7 +153,8 @@ function parseArguments(args: string[], env: Environment): Parsed | { problem: s
     } else if (name === '--') {
       parsed.operands.push(...args.slice(index + 1));
       break;
-    } else if (name.startsWith('-') && name !== '-') return { problem: `unknown flag \`${name}\`` };
+    } else if (name.startsWith('-') && name !== '-')
+      return { problem: `unknown flag ${/^--?[a-z][a-z-]{0,30}$/.test(name) ? `\`${name}\`` : shownSetting(name)}` };
     else if (parsed.command === undefined && parsed.operands.length === 0 && (arg === 'check' || arg === 'doctor'))
       parsed.command = arg;
     else parsed.operands.push(arg);

@@ -21,8 +21,9 @@ const DOCTOR_READ_BYTES = 4096;
 
 /**
  * Runs the checks and prints them to `output.out`, a line each: `ok      <what>`, `problem <what and the fix>`, or
- * `note    <what>` (worth knowing, not a failure). The key is never printed; URLs are printed without credentials or
- * query values (`publicUrl`).
+ * `note    <what>` (worth knowing, not a failure). The key is never printed: every line passes its redaction (any
+ * letter case, every form it reads), and configuration errors never repeat a value that may hold it; URLs are
+ * printed without credentials or query values (`publicUrl`).
  * @param env The environment with the flags applied (`API_BASE_URL`, `OPENAPI_DOC`, `API_KEY`, ...).
  * @param options.fetch Injected fetch (tests); default the global one. `options.cwd`: where a relative
  *   `OPENAPI_DOC` is read from, default `process.cwd()`.
@@ -40,14 +41,16 @@ export async function runDoctor(
   const problem = (text: string) => lines.push(`problem ${text}`);
   const note = (text: string) => lines.push(`note    ${text}`);
   let failed = false;
+  // Every line passes the key's redaction, in any letter case (a key in the base URL's host comes back lowercased
+  // from URL parsing), built before the configuration is read so that its own errors pass it too (issue 18).
+  const redact = redactor(env.API_KEY?.trim() || undefined);
   let config: Config;
   try {
     config = readConfig(env, cwd);
   } catch (error) {
-    output.out(`problem configuration: ${(error as Error).message}\n`);
+    output.out(redact.text(`problem configuration: ${(error as Error).message}\n`));
     return 1;
   }
-  const redact = redactor(config.apiKey);
   const base = `${config.baseUrl.origin}${trimSlash(config.baseUrl.pathname)}`;
   ok(`configuration: base ${shownUrl(config.baseUrl.href)}, key ${keyText(config)}`);
 
@@ -117,7 +120,9 @@ export async function runDoctor(
     failed = true;
   }
   output.out(
-    `${lines.join('\n')}\n${failed ? 'The server would start, but not work as configured: fix the problems above.' : 'Ready: the server can work as configured.'}\n`,
+    redact.text(
+      `${lines.join('\n')}\n${failed ? 'The server would start, but not work as configured: fix the problems above.' : 'Ready: the server can work as configured.'}\n`,
+    ),
   );
   return failed ? 1 : 0;
 }

@@ -49,7 +49,8 @@ export type Config = {
  * 67108864, at least `PROBE_MAX_BYTES`), `PROBE_TIMEOUT_MS` (default 15000), `OPENAPI_TTL_S` (default 60),
  * `PROBE_CONCURRENCY` (default 4, 1 to 64), `PROBE_RATE_PER_MIN` (default 60, 1 to 100000), `LOG_LEVEL`
  * (`error`, `info` or `debug`, default `info`), `PROBE_AUDIT_LOG` (a file path, default none).
- * @throws Error with a message naming the variable, the value (never the key) and what it must be.
+ * @throws Error with a message naming the variable and what it must be; a value is shown only when it is too short to
+ *   hold a key (`shownSetting`), else described by its shape.
  */
 export function readConfig(env: Record<string, string | undefined>, cwd = process.cwd()): Config {
   const raw = env.API_BASE_URL?.trim();
@@ -61,18 +62,25 @@ export function readConfig(env: Record<string, string | undefined>, cwd = proces
   try {
     baseUrl = new URL(raw);
   } catch {
-    throw new Error(`API_BASE_URL must be an absolute http(s) URL such as https://api.example.com/v2, got \`${raw}\``);
+    const why = !/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(raw)
+      ? ' (it lacks a scheme such as https://)'
+      : /\s/.test(raw)
+        ? ' (it holds a space)'
+        : '';
+    throw new Error(
+      `API_BASE_URL must be an absolute http(s) URL such as https://api.example.com/v2, got ${shownSetting(raw)}${why}`,
+    );
   }
   if (baseUrl.protocol !== 'http:' && baseUrl.protocol !== 'https:') {
-    throw new Error(`API_BASE_URL must use http or https, got \`${baseUrl.protocol}\` in \`${raw}\``);
+    throw new Error(`API_BASE_URL must use http or https, got the scheme ${shownSetting(baseUrl.protocol)}`);
   }
   if (baseUrl.username || baseUrl.password) {
     throw new Error('API_BASE_URL must not carry credentials (user:password@host); put the key in API_KEY instead');
   }
-  if (baseUrl.hash) throw new Error(`API_BASE_URL must not have a #fragment, got \`${raw}\``);
+  if (baseUrl.hash) throw new Error('API_BASE_URL must not have a #fragment; remove the # and what follows it');
   const header = env.API_KEY_HEADER?.trim() || undefined;
   if (header !== undefined && !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(header)) {
-    throw new Error(`API_KEY_HEADER must be an HTTP header name such as X-API-Key (RFC 9110, 5.1), got \`${header}\``);
+    throw new Error(headerNameProblem(header));
   }
   let openapiDoc = env.OPENAPI_DOC?.trim() || undefined;
   if (openapiDoc === undefined) {
@@ -111,7 +119,7 @@ function readRuntimeConfig(
 ): Pick<Config, 'concurrency' | 'ratePerMinute' | 'logLevel' | 'auditLog'> {
   const level = env.LOG_LEVEL?.trim().toLowerCase() || 'info';
   if (!(LOG_LEVELS as readonly string[]).includes(level))
-    throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got \`${env.LOG_LEVEL}\``);
+    throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${shownSetting(env.LOG_LEVEL ?? '')}`);
   return {
     concurrency: readInteger(env, 'PROBE_CONCURRENCY', 4, 1, 64),
     ratePerMinute: readInteger(env, 'PROBE_RATE_PER_MIN', 60, 1, 100000),
@@ -162,6 +170,32 @@ function readKey(raw: string | undefined): string | undefined {
 /** The shortest API_KEY accepted, in characters: the redactor's last pass matches keys of this length and more. */
 export const MIN_KEY_LENGTH = 8;
 
+/**
+ * A setting's value as an error text may show it (issue 18: a key pasted into the wrong variable was repeated
+ * verbatim): quoted when shorter than `MIN_KEY_LENGTH` characters and free of control characters, since it then
+ * cannot hold a key the server accepts; otherwise only its length.
+ * @returns `` `verbose` `` or `a value of 24 characters (not shown: it may hold a key)`. Never throws.
+ */
+export function shownSetting(raw: string): string {
+  if ([...raw].length < MIN_KEY_LENGTH && !/[\u0000-\u001f\u007f]/.test(raw)) return `\`${raw}\``;
+  return `a value of ${raw.length} characters (not shown: it may hold a key)`;
+}
+
+/**
+ * Why `API_KEY_HEADER` is not a header name (RFC 9110, 5.1: a token), in a sentence that never repeats the value: a
+ * whole header line pasted (`X-Key: <key>`) is told apart from a name with a space or another character a token
+ * lacks, and the name before the colon is shown only when it is letters and hyphens (a header name, not a key).
+ */
+function headerNameProblem(header: string): string {
+  const expected = 'API_KEY_HEADER must be an HTTP header name only, such as X-API-Key (RFC 9110, 5.1)';
+  const colon = header.indexOf(':');
+  if (colon === -1)
+    return `${expected}; the value given holds a space, a quote or another character a header name cannot (it is not shown: it may hold a key)`;
+  const name = header.slice(0, colon).trim();
+  const shown = /^[A-Za-z]+(-[A-Za-z]+)*$/.test(name) && name.length <= 64 ? ` (${name})` : '';
+  return `${expected}; the value given looks like a whole header line (name: value, not shown: it may hold a key). Set API_KEY_HEADER to the name before the colon${shown} and API_KEY to the value after it`;
+}
+
 function readInteger(
   env: Record<string, string | undefined>,
   name: string,
@@ -173,7 +207,8 @@ function readInteger(
   if (!raw) return fallback;
   const value = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
   if (!Number.isInteger(value) || value < min || value > max) {
-    throw new Error(`${name} must be a whole number from ${min} to ${max}, got \`${raw}\``);
+    const got = value > max && raw.length >= MIN_KEY_LENGTH ? `a number above ${max}` : shownSetting(raw);
+    throw new Error(`${name} must be a whole number from ${min} to ${max}, got ${got}`);
   }
   return value;
 }
