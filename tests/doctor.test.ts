@@ -6,7 +6,8 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { commandLine } from '../src/cli/command-line.ts';
-import { runDoctor } from '../src/cli/doctor.ts';
+import { baseSuggestion, doctorOperation, runDoctor } from '../src/cli/doctor.ts';
+import { loadDocument } from '../src/document/openapi-document.ts';
 import { createHandler } from '../src/mcp/session.ts';
 import { readConfig } from '../src/runtime/config.ts';
 import { start } from '../stand-in-api.ts';
@@ -36,14 +37,14 @@ describe('openapi-probe doctor', () => {
   });
   after(() => api.close());
 
-  it('says ready, exit 0, when the document loads, the base has its path and the key is taken', async () => {
+  it("says ready, exit 0, when the document loads, the base has its path and the key is taken at the document's first parameterless GET", async () => {
     const ran = await run(['doctor', '--base-url', api.url, '--doc', `${HERE}openapi.json`], { API_KEY: KEY });
     assert.deepEqual(ran, {
       exitCode: 0,
       out:
         `ok      configuration: base ${api.url}, key as Authorization: Bearer\n` +
         `ok      document: ${HERE}openapi.json: Meter Readings API 2.3.0 (OpenAPI 3.0.3), 5 operations\n` +
-        `note    GET ${api.url}: 404 application/json: the base itself has no resource here, which is common; probe an operation's path to be sure.\n` +
+        `ok      GET ${api.url}/meters: 200 application/json\n` +
         'Ready: the server can work as configured.\n',
       err: '',
     });
@@ -68,7 +69,7 @@ describe('openapi-probe doctor', () => {
       [ran.exitCode, ran.out.split('\n')[2], ran.out.includes('wrong-key-value')],
       [
         1,
-        `problem GET ${api.url}: 401 application/json: the API refused the request; check API_KEY, and API_KEY_HEADER if the API takes the key in a header of its own.`,
+        `problem GET ${api.url}/meters: 401 application/json: the API refused the request; check API_KEY, and API_KEY_HEADER if the API takes the key in a header of its own.`,
         false,
       ],
     );
@@ -93,6 +94,91 @@ describe('openapi-probe doctor', () => {
       err: '',
     });
   });
+});
+
+describe("doctor's base-path check (issue 17)", () => {
+  let api: StandIn;
+  let nested: StandIn;
+  before(async () => {
+    api = await start({ key: KEY });
+    nested = await start({ key: KEY, prefix: '/api/v2' });
+  });
+  after(async () => {
+    await api.close();
+    await nested.close();
+  });
+
+  it('calls a 404 at the first parameterless GET a problem, naming the URL and the base to try, exit 1', async () => {
+    // The base ends in the document's /v2, so the path check passes; only the GET shows the API is not there.
+    const origin = new URL(api.url).origin;
+    const ran = await run(['doctor', '--base-url', `${origin}/api/v2`, '--doc', `${HERE}openapi.json`], {
+      API_KEY: KEY,
+    });
+    assert.deepEqual(
+      [ran.exitCode, ran.out.split('\n').slice(2)],
+      [
+        1,
+        [
+          `problem GET ${origin}/api/v2/meters: 404 application/json: the API has no resource at the document's GET /meters (listMeters), so probes under this base will miss every operation: set API_BASE_URL to ${origin}/v2.`,
+          'The server would start, but not work as configured: fix the problems above.',
+          '',
+        ],
+      ],
+    );
+  });
+
+  it("offers the document's server path at the base's origin, never a version appended to a version", async () => {
+    const origin = new URL(api.url).origin;
+    const ran = await run(['doctor', '--base-url', `${origin}/v3`, '--doc', `${HERE}openapi.json`], { API_KEY: KEY });
+    assert.deepEqual(
+      [ran.exitCode, ran.out.split('\n').slice(2, 4)],
+      [
+        1,
+        [
+          `problem base path: the document serves its paths under /v2, and API_BASE_URL (${origin}/v3) has the path /v3; probes of its operations will miss them: set API_BASE_URL to ${origin}/v2.`,
+          `problem GET ${origin}/v3/meters: 404 application/json: the API has no resource at the document's GET /meters (listMeters), so probes under this base will miss every operation: fix the base path above.`,
+        ],
+      ],
+    );
+  });
+
+  it("offers the server path under the base's own path second, when the base has a path of another kind", async () => {
+    const origin = new URL(nested.url).origin;
+    const wrong = await run(['doctor', '--base-url', `${origin}/api`, '--doc', `${HERE}openapi.json`], {
+      API_KEY: KEY,
+    });
+    const right = await run(['doctor', '--base-url', `${origin}/api/v2`, '--doc', `${HERE}openapi.json`], {
+      API_KEY: KEY,
+    });
+    assert.deepEqual(
+      [wrong.exitCode, wrong.out.split('\n')[2], right.exitCode, right.out.split('\n').slice(2)],
+      [
+        1,
+        `problem base path: the document serves its paths under /v2, and API_BASE_URL (${origin}/api) has the path /api; probes of its operations will miss them: set API_BASE_URL to ${origin}/v2, or ${origin}/api/v2.`,
+        0,
+        [`ok      GET ${origin}/api/v2/meters: 200 application/json`, 'Ready: the server can work as configured.', ''],
+      ],
+    );
+  });
+});
+
+describe('what doctor GETs, and the bases it offers (issue 17)', () => {
+  it('GETs the first GET operation in document order without a path parameter or a required query parameter', async () => {
+    const loaded = await loadDocument(`${HERE}fixtures/doctor/first-get.json`);
+    assert.equal(doctorOperation(loaded)?.operationId, 'listItems');
+  });
+
+  const rows: [base: string, serverPath: string, suggestion: string][] = [
+    ['https://host/', '/v2', 'set API_BASE_URL to https://host/v2'],
+    ['https://host/v3', '/v2', 'set API_BASE_URL to https://host/v2'],
+    ['https://host/api/v1.1', '/v2', 'set API_BASE_URL to https://host/v2'],
+    ['https://host/api', '/v2', 'set API_BASE_URL to https://host/v2, or https://host/api/v2'],
+    ['https://host/api/v2', '/v2', 'set API_BASE_URL to https://host/v2'],
+  ];
+  for (const [base, serverPath, suggestion] of rows)
+    it(`offers ${suggestion.slice('set API_BASE_URL to '.length)} for a base of ${base} and a server path of ${serverPath}`, () => {
+      assert.equal(baseSuggestion(new URL(base), serverPath), suggestion);
+    });
 });
 
 describe("a probe's 404 under a base without the document's server path", () => {

@@ -18,8 +18,8 @@ export const USAGE = `Usage:
   openapi-probe check --doc FILE [--format text|json|junit|markdown|sarif]
                       [--live] [--baseline FILE [--update-baseline]]
                       FIXTURE...         re-check saved responses against the document
-  openapi-probe doctor [flags]           load the document, GET the base once, say what
-                                         is wrong before an editor starts the server
+  openapi-probe doctor [flags]           load the document, GET one of its operations,
+                                         say what is wrong before an editor starts it
                                          (also: openapi-probe --check-config)
   openapi-probe --help | --version
 

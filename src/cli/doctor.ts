@@ -1,13 +1,15 @@
 /**
  * `openapi-probe doctor` (also `--check-config`): what the server would find at start-up, said at once instead of
  * at the first probe. It reads the configuration, loads the OpenAPI document, compares the base URL's path with the
- * document's server paths, and makes one GET of the base URL with the key, then prints one line per finding and
- * exits 0 when the server can work as configured, 1 when it cannot.
+ * document's server paths, and makes one GET with the key of the first parameterless GET operation of the document
+ * (the base URL itself when there is none), then prints one line per finding and exits 0 when the server can work
+ * as configured, 1 when it cannot.
  */
 import { resolve } from 'node:path';
 import { loadDocument } from '../document/openapi-document.ts';
-import type { LoadedDocument } from '../document/model.ts';
+import type { LoadedDocument, Operation } from '../document/model.ts';
 import { probe, probeHeaders, ProbeError } from '../api/probe.ts';
+import { buildProbeUrl } from '../api/url-policy.ts';
 import { readConfig, relativeSourceHint } from '../runtime/config.ts';
 import type { Config } from '../runtime/config.ts';
 import { publicSource, publicUrl } from '../runtime/log.ts';
@@ -27,8 +29,9 @@ const DOCTOR_READ_BYTES = 4096;
  * @param env The environment with the flags applied (`API_BASE_URL`, `OPENAPI_DOC`, `API_KEY`, ...).
  * @param options.fetch Injected fetch (tests); default the global one. `options.cwd`: where a relative
  *   `OPENAPI_DOC` is read from, default `process.cwd()`.
- * @returns The exit code: 0 when the configuration reads, the document loads (or none is configured) and the base
- *   answers with a status that is not 401, 403 or 407; 1 otherwise. Never throws.
+ * @returns The exit code: 0 when the configuration reads, the document loads (or none is configured), the base path
+ *   agrees with the document's server path, and the GET (`doctorOperation`, else the base) answers with a status that
+ *   is not 401, 403 or 407, nor 404 at the operation; 1 otherwise. Never throws.
  */
 export async function runDoctor(
   env: Environment,
@@ -83,20 +86,26 @@ export async function runDoctor(
   if (loaded && lacks) {
     const prefix = trimSlash(config.baseUrl.pathname);
     problem(
-      `base path: the document serves its paths under ${lacks}, and API_BASE_URL (${shownUrl(config.baseUrl.href)}) ${prefix ? `has the path ${prefix}` : 'has no path'}; probes of its operations will miss them: set API_BASE_URL to ${config.baseUrl.origin}${prefix}${lacks}.`,
+      `base path: the document serves its paths under ${lacks}, and API_BASE_URL (${shownUrl(config.baseUrl.href)}) ${prefix ? `has the path ${prefix}` : 'has no path'}; probes of its operations will miss them: ${baseSuggestion(config.baseUrl, lacks)}.`,
     );
     failed = true;
   }
 
+  // One GET of an operation the document has, not of the base: a base that serves nothing at its own path is common,
+  // so only a 404 at a documented path tells a wrong base from a right one (issue 17).
+  const target = loaded ? doctorOperation(loaded) : undefined;
+  const decision = target ? buildProbeUrl(config.baseUrl, target.pathTemplate) : undefined;
+  const url = decision && 'url' in decision ? decision.url : config.baseUrl;
+  const tried = decision && 'url' in decision ? target : undefined;
   try {
-    const answer = await probe(config.baseUrl, {
+    const answer = await probe(url, {
       headers: probeHeaders(config),
       timeoutMs: config.timeoutMs,
       maxBytes: DOCTOR_READ_BYTES,
       redact,
       ...(options.fetch ? { fetch: options.fetch } : {}),
     });
-    const what = `GET ${base}: ${answer.status}${answer.contentType ? ` ${answer.contentType.split(';')[0]}` : ''}`;
+    const what = `GET ${tried ? shownUrl(url.href) : base}: ${answer.status}${answer.contentType ? ` ${answer.contentType.split(';')[0]}` : ''}`;
     if (answer.status === 401 || answer.status === 403 || answer.status === 407) {
       problem(
         `${what}: the API refused the request${config.apiKey ? '; check API_KEY, and API_KEY_HEADER if the API takes the key in a header of its own' : '; set API_KEY'}.`,
@@ -106,15 +115,29 @@ export async function runDoctor(
       note(
         `${what}: a redirect${answer.location ? ` to ${shownUrl(answer.location)}` : ''}, which probes never follow; if the API lives there, use it as API_BASE_URL.`,
       );
+    } else if (answer.status === 404 && tried) {
+      const operation = `${tried.method} ${tried.pathTemplate}${tried.operationId ? ` (${tried.operationId})` : ''}`;
+      const serverPath = loaded ? trimSlash(loaded.basePaths[0] ?? '') : '';
+      const fix = lacks
+        ? 'fix the base path above'
+        : serverPath && trimSlash(config.baseUrl.pathname) !== serverPath
+          ? baseSuggestion(config.baseUrl, serverPath)
+          : "check API_BASE_URL's path against the URL the API's own documentation gives";
+      problem(
+        `${what}: the API has no resource at the document's ${operation}, so probes under this base will miss every operation: ${fix}.`,
+      );
+      failed = true;
     } else if (answer.status === 404) {
-      note(`${what}: the base itself has no resource here, which is common; probe an operation's path to be sure.`);
+      note(
+        `${what}: the base itself has no resource here, which is common; the document has no GET operation without parameters to try instead.`,
+      );
     } else ok(what);
   } catch (error) {
     problem(
       redact.text(
         error instanceof ProbeError
           ? error.message
-          : `GET ${base} failed: ${String((error as Error).message ?? error)}`,
+          : `GET ${tried ? shownUrl(url.href) : base} failed: ${String((error as Error).message ?? error)}`,
       ),
     );
     failed = true;
@@ -125,6 +148,39 @@ export async function runDoctor(
     ),
   );
   return failed ? 1 : 0;
+}
+
+/**
+ * The operation doctor GETs: the first GET operation in document order whose path template has no parameter and
+ * that requires no query parameter, so that its URL is the base and the template alone (`/meters` of openapi.json).
+ * @returns The operation, or `undefined` when the document has none such.
+ */
+export function doctorOperation(loaded: LoadedDocument): Operation | undefined {
+  return loaded.operations.find(
+    (operation) =>
+      operation.method === 'GET' &&
+      !operation.pathTemplate.includes('{') &&
+      !operation.parameters.some((parameter) => parameter.required && parameter.in === 'query'),
+  );
+}
+
+/**
+ * The base URLs to try when the base's path and the document's server path disagree, best first: the server path at
+ * the base's origin (`https://host/v2` for a base of `https://host/v3`), then the server path under the base's own
+ * path (`https://host/api/v2` for a base of `https://host/api`), only when the base has a path that is neither the
+ * server path's end already nor a version segment of its own (`/v3/v2` makes no sense).
+ * @param serverPath The document's server path without trailing slash (`/v2`).
+ * @returns `set API_BASE_URL to https://host/v2` or `set API_BASE_URL to https://host/v2, or https://host/api/v2`.
+ */
+export function baseSuggestion(base: URL, serverPath: string): string {
+  const prefix = trimSlash(base.pathname);
+  const first = `${base.origin}${serverPath}`;
+  const last = prefix.slice(prefix.lastIndexOf('/') + 1);
+  const appended =
+    prefix !== '' && !prefix.endsWith(serverPath) && !/^v\d+(\.\d+)*$/i.test(last)
+      ? `${base.origin}${prefix}${serverPath}`
+      : '';
+  return `set API_BASE_URL to ${first}${appended && appended !== first ? `, or ${appended}` : ''}`;
 }
 
 /** How the key travels, never the key: `none (API_KEY is not set)`, `as Authorization: Bearer` or `in X-Api-Key`. */
