@@ -530,7 +530,8 @@ export async function startHttpTransport(options: {
     const rid = requestIdFrom(request.headers['x-request-id']);
     // The caller's token is a secret of this request: out of its answer, beside the API key (issue 19).
     const authorization = header(request, 'authorization');
-    const token = authorization?.replace(/^\s*bearer\s+/i, '').trim();
+    // The credentials after the scheme (`Bearer`, `Basic`, any other), or the whole value when it names none.
+    const token = authorization?.trim().replace(/^[A-Za-z][A-Za-z0-9._~+/-]*\s+/, '');
     const redact = token && token.length >= 8 ? chain(runtime.redact, redactor(token)) : runtime.redact;
     handle(request, response, rid)
       .catch((error: unknown): Reply => {
