@@ -57,6 +57,8 @@ export type HttpSettings = {
   maxHeaderBytes: number;
   callerPerMinute: number;
   tenantPerMinute: number;
+  /** This instance's name, prefixed to its session ids (`<instance>.<hex>`) so a proxy routes a session back to it. */
+  instance?: string;
 };
 
 /** Defaults of `readHttpSettings`, beside the variable each comes from. */
@@ -110,14 +112,19 @@ function list(env: Record<string, string | undefined>, name: string): string[] {
  * (origins such as `https://app.example.com`; none by default, so only clients that send no `Origin` get in),
  * PROBE_HTTP_ALLOWED_HOSTS (`host:port` values a proxy sends; the bound port's loopback names always pass),
  * PROBE_HTTP_MAX_SESSIONS, PROBE_HTTP_SESSION_IDLE_S, PROBE_HTTP_SESSION_MEMORY_MB, PROBE_HTTP_MAX_CONNECTIONS,
- * PROBE_HTTP_REQUEST_TIMEOUT_MS, PROBE_RATE_PER_CALLER_PER_MIN, PROBE_RATE_PER_TENANT_PER_MIN (`HTTP_DEFAULTS`).
+ * PROBE_HTTP_REQUEST_TIMEOUT_MS, PROBE_RATE_PER_CALLER_PER_MIN, PROBE_RATE_PER_TENANT_PER_MIN (`HTTP_DEFAULTS`), and
+ * PROBE_HTTP_INSTANCE (1 to 16 of `[a-z0-9]`, none by default), the prefix of this instance's session ids.
  * @throws Error naming the variable and the value on any bad value.
  */
 export function readHttpSettings(env: Record<string, string | undefined>): HttpSettings {
   const listen = parseListen(env.PROBE_HTTP_LISTEN ?? '');
   const requestTimeoutMs = whole(env, 'PROBE_HTTP_REQUEST_TIMEOUT_MS', HTTP_DEFAULTS.requestTimeoutMs, 100, 600_000);
+  const instance = env.PROBE_HTTP_INSTANCE?.trim();
+  if (instance !== undefined && instance !== '' && !/^[a-z0-9]{1,16}$/.test(instance))
+    throw new Error(`PROBE_HTTP_INSTANCE must be 1 to 16 lowercase letters or digits, got \`${instance}\``);
   return {
     ...listen,
+    ...(instance ? { instance } : {}),
     allowedOrigins: list(env, 'PROBE_HTTP_ALLOWED_ORIGINS'),
     allowedHosts: list(env, 'PROBE_HTTP_ALLOWED_HOSTS'),
     maxSessions: whole(env, 'PROBE_HTTP_MAX_SESSIONS', HTTP_DEFAULTS.maxSessions, 1, 100_000),
@@ -428,7 +435,7 @@ export async function startHttpTransport(options: {
           ),
           headers: { 'retry-after': '60' },
         };
-      minted = randomBytes(16).toString('hex');
+      minted = `${settings.instance ? `${settings.instance}.` : ''}${randomBytes(16).toString('hex')}`;
       session = createSession(chosen, { memory });
     } else if (named !== undefined || (versionHeader !== undefined && isModern(versionHeader))) {
       if (isRequest) {
