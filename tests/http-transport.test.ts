@@ -49,7 +49,7 @@ async function startUpstream(): Promise<{ url: string; seen: Seen[]; server: Ser
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v2`, seen, server };
 }
 
-/** The fake authorizer: `Bearer TOKEN` is alice of tenant acme; `Bearer other-tenant-token` names tenant nowhere; else 401. */
+/** The fake authorizer: `Bearer TOKEN` is alice and `Bearer carol-token-0000` carol, both of tenant acme; `Bearer other-tenant-token` names tenant nowhere; else 401. */
 const fakeAuth: HttpAuth = {
   async authorize({ headers }) {
     if (headers.authorization === `Bearer ${TOKEN}`)
@@ -57,6 +57,8 @@ const fakeAuth: HttpAuth = {
         ok: true,
         caller: { subject: 'alice', clientId: 'cli-1', scopes: ['probe'], tenant: 'acme', keyId: 'a1b2c3d4' },
       };
+    if (headers.authorization === 'Bearer carol-token-0000')
+      return { ok: true, caller: { subject: 'carol', scopes: ['probe'], tenant: 'acme' } };
     if (headers.authorization === 'Bearer other-tenant-token')
       return { ok: true, caller: { subject: 'bob', scopes: ['probe'], tenant: 'nowhere' } };
     return {
@@ -432,7 +434,21 @@ describe('Streamable HTTP transport, in process, with a fake authorizer', () => 
 
     it('answers 404 to an unknown session id, and to a session of another subject', async () => {
       const unknown = await list('0123456789abcdef0123456789abcdef');
-      assert.deepEqual([unknown.status, unknown.json?.error?.code], [404, -32600]);
+      const session = await open();
+      const carol = await send(url, {
+        headers: {
+          ...JSON_HEADERS,
+          authorization: 'Bearer carol-token-0000',
+          'mcp-session-id': session,
+          'mcp-protocol-version': '2025-11-25',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+      });
+      const alice = await list(session);
+      assert.deepEqual(
+        [unknown.status, unknown.json?.error?.code, carol.status, alice.status],
+        [404, -32600, 404, 200],
+      );
     });
 
     it('answers 400 to an unsupported MCP-Protocol-Version within a session', async () => {

@@ -312,7 +312,9 @@ export async function startHttpTransport(options: {
       return { status: 403, raw: { error: 'forbidden', error_description: 'Origin not allowed.' } };
     if (url.pathname === '/healthz') return { status: 200, text: 'ok' };
     if (url.pathname === '/readyz') {
-      const ready = stopping === undefined && runtime.contract.documentProblem() === undefined;
+      // Ready: the check worker takes jobs and the document did not fail to load.
+      const ready =
+        stopping === undefined && runtime.contract.started() && runtime.contract.documentProblem() === undefined;
       return ready ? { status: 200, text: 'ready' } : { status: 503, text: 'not ready' };
     }
     if (auth && auth.resourceMetadata.paths.includes(url.pathname) && request.method === 'GET')
