@@ -521,3 +521,49 @@ describe('Streamable HTTP transport: rate limit per verified caller', () => {
     }
   });
 });
+
+describe('Streamable HTTP transport: open connections', () => {
+  it('closes a connection past PROBE_HTTP_MAX_CONNECTIONS unanswered while the others stay served', async () => {
+    const config = readConfig({ API_BASE_URL: 'http://127.0.0.1:9/v2', OPENAPI_DOC: join(ROOT, 'openapi.json') }, ROOT);
+    const transport = await startHttpTransport({
+      settings: readHttpSettings({ PROBE_HTTP_LISTEN: '127.0.0.1:0', PROBE_HTTP_MAX_CONNECTIONS: '2' }),
+      runtime: createServerRuntime(config),
+    });
+    const port = transport.port;
+    /** One keep-alive socket: sends GET /healthz, resolves with what came back once a reply or the close arrives. */
+    const open = () => {
+      const socket = connect(port, '127.0.0.1');
+      const reply = (): Promise<string> =>
+        new Promise((resolve) => {
+          let text = '';
+          const done = () => {
+            socket.off('data', onData);
+            resolve(text.split('\r\n')[0] ?? '');
+          };
+          const onData = (chunk: Buffer) => {
+            text += chunk.toString('utf8');
+            if (text.includes('\r\n\r\nok')) done();
+          };
+          socket.on('data', onData);
+          socket.once('close', done);
+          socket.write(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+        });
+      return { socket, reply };
+    };
+    const first = open();
+    const second = open();
+    try {
+      const served = [await first.reply(), await second.reply()];
+      const third = open();
+      const refused = await third.reply();
+      assert.deepEqual(
+        [...served, refused, third.socket.destroyed || third.socket.readyState === 'closed'],
+        ['HTTP/1.1 200 OK', 'HTTP/1.1 200 OK', '', true],
+      );
+    } finally {
+      first.socket.destroy();
+      second.socket.destroy();
+      await transport.close();
+    }
+  });
+});
