@@ -369,9 +369,19 @@ describe('Streamable HTTP transport, in process, with a fake authorizer', () => 
         body: initializeBody(),
       });
       const audit = lastAudit();
+      const logged = lines
+        .filter((line) => line.includes('rid=denied-000001'))
+        .map((line) => line.replace(/took_ms=\d+/, 'took_ms=N'));
       assert.deepEqual(
-        [answer.status, audit.rid, audit.decision, audit.check, audit.status],
-        [401, 'denied-000001', 'denied', 'identity', 401],
+        [answer.status, audit.rid, audit.decision, audit.check, audit.status, logged],
+        [
+          401,
+          'denied-000001',
+          'denied',
+          'identity',
+          401,
+          ['event=http.request.done rid=denied-000001 method=POST path=/mcp status=401 check=identity took_ms=N\n'],
+        ],
       );
     });
 

@@ -165,6 +165,9 @@ type Reply = {
   message?: JsonRpcResponse | JsonRpcResponse[];
   raw?: Record<string, unknown>;
   text?: string;
+  /** For the request's log line: the verified subject, and the check that refused it. */
+  caller?: string;
+  check?: string;
 };
 
 /**
@@ -332,7 +335,7 @@ export async function startHttpTransport(options: {
       const decision = await auth.authorize({ method: request.method, url, headers: request.headers });
       if (!decision.ok) {
         await denied(rid, began, decision.check, decision.status, undefined, '-');
-        return { status: decision.status, headers: decision.headers, raw: decision.body };
+        return { status: decision.status, headers: decision.headers, raw: decision.body, check: decision.check };
       }
       caller = decision.caller;
     }
@@ -341,6 +344,8 @@ export async function startHttpTransport(options: {
       await denied(rid, began, 'tenant', 403, caller, '-');
       return {
         status: 403,
+        check: 'tenant',
+        ...(caller ? { caller: caller.subject } : {}),
         raw: { error: 'forbidden', error_description: 'No upstream is configured for this tenant.' },
       };
     }
@@ -479,6 +484,8 @@ export async function startHttpTransport(options: {
             `Rate limit reached: ${byCaller !== undefined ? `${settings.callerPerMinute} calls per minute per caller (PROBE_RATE_PER_CALLER_PER_MIN)` : `${settings.tenantPerMinute} calls per minute per tenant (PROBE_RATE_PER_TENANT_PER_MIN)`}; nothing was sent. Try again in ${wait} s.`,
           ),
           headers: { 'retry-after': String(wait) },
+          check: 'rate',
+          caller: subject,
         };
       }
     }
@@ -531,7 +538,12 @@ export async function startHttpTransport(options: {
       !Array.isArray(answer) && 'error' in answer && answer.error.code === ERROR_CODES.unsupportedProtocolVersion
         ? 400
         : 200;
-    return { status, message: answer, ...(minted !== undefined ? { headers: { 'mcp-session-id': minted } } : {}) };
+    return {
+      status,
+      message: answer,
+      ...(caller ? { caller: caller.subject } : {}),
+      ...(minted !== undefined ? { headers: { 'mcp-session-id': minted } } : {}),
+    };
   };
 
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
@@ -559,6 +571,8 @@ export async function startHttpTransport(options: {
           method: request.method,
           path: new URL(request.url ?? '/', 'http://localhost').pathname.slice(0, 200),
           status: reply.status,
+          caller: reply.caller,
+          check: reply.check,
           took_ms: Math.round(performance.now() - began),
         });
       });
