@@ -277,6 +277,19 @@ describe('Streamable HTTP transport, in process, with a fake authorizer', () => 
     assert.equal(reply.split('\r\n')[0], 'HTTP/1.1 408 Request Timeout');
   });
 
+  it('answers 404 to a request target that is no URL, and stays up', async () => {
+    const port = new URL(url).port;
+    const reply = await new Promise<string>((resolve) => {
+      const socket = connect(Number(port), '127.0.0.1');
+      let text = '';
+      socket.on('data', (chunk) => (text += chunk.toString('utf8')));
+      socket.on('close', () => resolve(text));
+      socket.write(`GET http://[ HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`);
+    });
+    const health = await send(url.replace('/mcp', '/healthz'), { method: 'GET' });
+    assert.deepEqual([reply.split('\r\n')[0], health.status], ['HTTP/1.1 404 Not Found', 200]);
+  });
+
   it('answers 431 to headers larger than the limit', async () => {
     const answer = await send(url, { headers: auth({ 'x-padding': 'p'.repeat(20_000) }), body: initializeBody() });
     assert.equal(answer.status, 431);

@@ -306,7 +306,7 @@ export async function startHttpTransport(options: {
 
   const handle = async (request: IncomingMessage, response: ServerResponse, rid: string): Promise<Reply> => {
     const began = performance.now();
-    const url = new URL(request.url ?? '/', 'http://localhost');
+    const url = targetOf(request);
     const host = (request.headers.host ?? '').toLowerCase();
     if (!hosts.has(host))
       return { status: 403, raw: { error: 'forbidden', error_description: 'Host not allowed (DNS rebinding check).' } };
@@ -569,7 +569,7 @@ export async function startHttpTransport(options: {
         logger.info('http.request.done', {
           rid,
           method: request.method,
-          path: new URL(request.url ?? '/', 'http://localhost').pathname.slice(0, 200),
+          path: targetOf(request).pathname.slice(0, 200),
           status: reply.status,
           caller: reply.caller,
           check: reply.check,
@@ -621,6 +621,18 @@ function rpcRefusal(status: number, id: RequestId | null, code: number, message:
 
 function tooLarge(): string {
   return `Invalid Request: message longer than ${MAX_LINE} characters (the line limit), dropped unparsed. Send smaller arguments: a fixture or request body of at most 1 MiB.`;
+}
+
+/**
+ * The request target as a URL (RFC 9112, 3.2): origin-form or absolute-form read against this server; a target that
+ * does not parse (`http://[`) is read as a path no endpoint has, so it gets 404; never throws.
+ */
+function targetOf(request: IncomingMessage): URL {
+  try {
+    return new URL(request.url ?? '/', 'http://localhost');
+  } catch {
+    return new URL('http://localhost/\u0000unreadable');
+  }
 }
 
 /** A header's value: the first of a repeated one, undefined when absent. */
