@@ -59,6 +59,14 @@ const fakeAuth: HttpAuth = {
       };
     if (headers.authorization === 'Bearer carol-token-0000')
       return { ok: true, caller: { subject: 'carol', scopes: ['probe'], tenant: 'acme' } };
+    if (headers.authorization === 'Bearer broken-header-token')
+      return {
+        ok: false,
+        status: 401,
+        headers: { 'www-authenticate': 'Bearer\r\nSet-Cookie: x=1' },
+        body: { error: 'invalid_token', error_description: 'A header value no HTTP layer may send.' },
+        check: 'identity',
+      };
     if (headers.authorization === 'Bearer other-tenant-token')
       return { ok: true, caller: { subject: 'bob', scopes: ['probe'], tenant: 'nowhere' } };
     return {
@@ -288,6 +296,18 @@ describe('Streamable HTTP transport, in process, with a fake authorizer', () => 
     });
     const health = await send(url.replace('/mcp', '/healthz'), { method: 'GET' });
     assert.deepEqual([reply.split('\r\n')[0], health.status], ['HTTP/1.1 404 Not Found', 200]);
+  });
+
+  it('drops the connection, and stays up, when a refusal carries a header value HTTP cannot send', async () => {
+    const broken = await send(url, {
+      headers: { ...JSON_HEADERS, authorization: 'Bearer broken-header-token' },
+      body: initializeBody(),
+    }).then(
+      (answer) => `status ${answer.status}`,
+      (error: NodeJS.ErrnoException) => error.code,
+    );
+    const health = await send(url.replace('/mcp', '/healthz'), { method: 'GET' });
+    assert.deepEqual([broken, health.status], ['ECONNRESET', 200]);
   });
 
   it('answers 431 to headers larger than the limit', async () => {

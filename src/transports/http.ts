@@ -575,6 +575,11 @@ export async function startHttpTransport(options: {
           check: reply.check,
           took_ms: Math.round(performance.now() - began),
         });
+      })
+      .catch((error: unknown) => {
+        // A reply that cannot be written (a header value the HTTP layer refuses): the connection goes, the server stays.
+        logger.error('http.response.error', { rid, reason: String((error as Error)?.message ?? error).slice(0, 300) });
+        response.destroy();
       });
   });
 
