@@ -36,6 +36,8 @@ import { redactor } from './src/redaction/redaction.ts';
 import { createCheckWorker } from './src/jobs/check-worker.ts';
 import { createServerRuntime, createSession } from './src/mcp/session.ts';
 import { serve } from './src/transports/stdio.ts';
+import { readHttpSettings, startHttpTransport } from './src/transports/http.ts';
+import type { HttpSettings } from './src/transports/http.ts';
 import { trimSlash } from './src/shared/url-path.ts';
 
 /**
@@ -53,9 +55,12 @@ export async function main(): Promise<void> {
   }
   let config: Config;
   let workerMemory: number;
+  let http: HttpSettings | undefined;
   try {
     config = readConfig(start.env);
     workerMemory = readWorkerMemory(start.env);
+    // `serve --http ADDR` or PROBE_HTTP_LISTEN: Streamable HTTP instead of stdio (issue 19).
+    if (start.env.PROBE_HTTP_LISTEN?.trim()) http = readHttpSettings(start.env);
   } catch (error) {
     process.stderr.write(`openapi-probe: ${(error as Error).message}\n`);
     process.exit(2);
@@ -73,7 +78,7 @@ export async function main(): Promise<void> {
   const runtime = createServerRuntime(config, { logger, redact, contract });
   const base = `${config.baseUrl.origin}${trimSlash(config.baseUrl.pathname)}`;
   logger.info('server.start', {
-    summary: `serving ${base} (GET only) on stdio`,
+    summary: `serving ${base} (GET only) on ${http ? 'Streamable HTTP' : 'stdio'}`,
     version: SERVER_INFO.version,
     base,
     // Names only: a base query value may be a tenant id or a token.
@@ -93,6 +98,23 @@ export async function main(): Promise<void> {
   });
   const stop = new AbortController();
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort(signal));
+  if (http) {
+    let transport: Awaited<ReturnType<typeof startHttpTransport>>;
+    try {
+      transport = await startHttpTransport({ settings: http, runtime });
+    } catch (error) {
+      logger.error('http.listen.error', { reason: (error as Error).message });
+      process.exit(2);
+    }
+    // The bound port on stderr, so a caller that asked for port 0 (tests) can read it.
+    logger.info('http.listen', { url: transport.url, port: transport.port });
+    const reason = await new Promise<string>((resolve) =>
+      stop.signal.addEventListener('abort', () => resolve(String(stop.signal.reason)), { once: true }),
+    );
+    await transport.close(reason);
+    logger.info('server.stop', { reason, uptime_ms: Math.round(performance.now() - began) });
+    process.exit(0);
+  }
   const reason = await serve(createSession(runtime), { redact, logger, stop: stop.signal });
   logger.info('server.stop', { reason, uptime_ms: Math.round(performance.now() - began) });
   // Exit even if a keep-alive socket or timer is still open (MCP stdio shutdown).

@@ -780,6 +780,7 @@ describe('the audit file (PROBE_AUDIT_LOG)', () => {
           rid: '4f1c2a9b0e7d',
           caller: 'user-7',
           client_id: 'cli-3',
+          decision: 'allowed',
           tool: 'probe',
           method: 'GET',
           url: 'https://api.example.com/meters/mtr_1',

@@ -339,16 +339,17 @@ function failureAdvice(error: unknown): string {
 /**
  * The request headers of every probe: `Accept` preferring JSON, `User-Agent` naming this server, and
  * the key as `Authorization: Bearer <key>` or raw in `API_KEY_HEADER` (RFC 9110, 11.6.2), and the call's
- * request id as `X-Request-Id` when there is one.
+ * request id as `X-Request-Id` when there is one, with its W3C `traceparent` (W3C Trace Context, 3.2) when given.
  * @returns Header name to value; holds the key, so never log it.
  */
-export function probeHeaders(config: Config, requestId?: string): Record<string, string> {
+export function probeHeaders(config: Config, requestId?: string, traceparent?: string): Record<string, string> {
   const headers: Record<string, string> = {
     accept: 'application/json, */*;q=0.5',
     'user-agent': `${SERVER_INFO.name}/${SERVER_INFO.version}`,
   };
   // One id per tool call, so the API's own logs can be joined with ours (issue 8, Traces).
   if (requestId) headers['x-request-id'] = requestId;
+  if (traceparent) headers.traceparent = traceparent;
   if (config.apiKey) {
     if (config.apiKeyHeader) headers[config.apiKeyHeader] = config.apiKey;
     else headers.authorization = `Bearer ${config.apiKey}`;

@@ -15,6 +15,7 @@ import type { Environment, Format, Output } from './check.ts';
 /** The usage text `--help` prints, and an unknown flag prints to stderr. */
 export const USAGE = `Usage:
   openapi-probe [flags]                  serve MCP on stdio (what an editor runs)
+  openapi-probe serve --http HOST:PORT   serve MCP over Streamable HTTP at /mcp
   openapi-probe check --doc FILE [--format text|json|junit|markdown|sarif]
                       [--live] [--baseline FILE [--update-baseline]]
                       FIXTURE...         re-check saved responses against the document
@@ -28,6 +29,7 @@ Flags (each overrides its environment variable):
   --doc PATH|URL     OPENAPI_DOC    the OpenAPI document (default ./openapi.json)
   --max-bytes N      PROBE_MAX_BYTES  body budget per probe in bytes (default 16384)
   --key-header NAME  API_KEY_HEADER send API_KEY in this header, not Authorization
+  --http HOST:PORT   PROBE_HTTP_LISTEN  serve Streamable HTTP (loopback unless told)
 The key itself is read only from the environment: API_KEY.
 
 check: a FIXTURE is a JSON file {method, path, status, body, contentType?},
@@ -45,6 +47,7 @@ const FLAG_VARIABLES = {
   '--doc': 'OPENAPI_DOC',
   '--max-bytes': 'PROBE_MAX_BYTES',
   '--key-header': 'API_KEY_HEADER',
+  '--http': 'PROBE_HTTP_LISTEN',
 } as const;
 
 /**
@@ -105,7 +108,7 @@ export async function commandLine(
 }
 
 type Parsed = {
-  command?: 'check' | 'doctor';
+  command?: 'check' | 'doctor' | 'serve';
   help: boolean;
   version: boolean;
   live: boolean;
@@ -155,7 +158,11 @@ function parseArguments(args: string[], env: Environment): Parsed | { problem: s
       break;
     } else if (name.startsWith('-') && name !== '-')
       return { problem: `unknown flag ${/^--?[a-z][a-z-]{0,30}$/.test(name) ? `\`${name}\`` : shownSetting(name)}` };
-    else if (parsed.command === undefined && parsed.operands.length === 0 && (arg === 'check' || arg === 'doctor'))
+    else if (
+      parsed.command === undefined &&
+      parsed.operands.length === 0 &&
+      (arg === 'check' || arg === 'doctor' || arg === 'serve')
+    )
       parsed.command = arg;
     else parsed.operands.push(arg);
   }

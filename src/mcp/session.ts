@@ -16,7 +16,7 @@ import type { Redactor } from '../redaction/redaction.ts';
 import type { Config } from '../runtime/config.ts';
 import { createGate, createRateLimit } from '../runtime/limits.ts';
 import type { Gate, RateLimit } from '../runtime/limits.ts';
-import { SILENT, createAudit, newRequestId, publicUrl } from '../runtime/log.ts';
+import { SILENT, createAudit, newRequestId, publicUrl, traceparentFor } from '../runtime/log.ts';
 import type { Logger } from '../runtime/log.ts';
 import { SERVER_INFO } from '../runtime/server-info.ts';
 import { argumentProblem } from './arguments.ts';
@@ -75,11 +75,18 @@ function olderThan(version: string, than: string): boolean {
   return version < than;
 }
 
-/** Who sent a message, as a transport that authenticates its callers knows them; undefined on stdio. */
-export type Caller = { subject: string; clientId?: string };
+/**
+ * Who sent a message, as a transport that authenticates its callers knows them; undefined on stdio. `tenant` and
+ * `keyId` (the upstream key's short non-secret id) reach the audit record.
+ */
+export type Caller = { subject: string; clientId?: string; tenant?: string; keyId?: string };
 
-/** What a transport knows of one inbound message besides its content. */
-export type Inbound = { caller?: Caller };
+/**
+ * What a transport knows of one inbound message besides its content: the caller, the request id it minted on arrival
+ * (used for the call instead of a new one, so one id runs through the whole chain), and the client's trace context
+ * (`traceparent`, W3C Trace Context), from which the one sent upstream is made.
+ */
+export type Inbound = { caller?: Caller; requestId?: string; traceparent?: string };
 
 /** One client's conversation with the server, whatever carries it (stdio lines, HTTP requests). */
 export type Session = {
@@ -218,10 +225,19 @@ export function createSession(runtime: ServerRuntime, options: { memory?: Memory
     name: string,
     params: Record<string, unknown>,
     signal: AbortSignal,
-    caller: Caller | undefined,
+    inbound: Inbound,
   ): Promise<ToolResult> {
+    const caller = inbound.caller;
     const tool = TOOLS.find((candidate) => candidate.name === name)!;
-    const rid = runtime.requestId();
+    const rid = inbound.requestId ?? runtime.requestId();
+    // The client's trace context from `_meta` (MCP 2026-07-28) wins over the transport's header. Sent upstream for
+    // calls that came over a transport minting request ids (HTTP) or named a trace; stdio calls send what they sent before.
+    const meta = params._meta as Record<string, unknown> | null | undefined;
+    const named = meta !== null && typeof meta === 'object' && typeof meta.traceparent === 'string';
+    const traceparent =
+      named || inbound.requestId !== undefined
+        ? traceparentFor(named ? meta.traceparent : inbound.traceparent)
+        : undefined;
     const began = performance.now();
     const trace: Trace = {};
     let called: ToolResult;
@@ -238,7 +254,7 @@ export function createSession(runtime: ServerRuntime, options: { memory?: Memory
       );
     });
     try {
-      called = await Promise.race([runTool(tool, name, params, signal, rid, trace, caller), stopped]);
+      called = await Promise.race([runTool(tool, name, params, signal, rid, trace, caller, traceparent), stopped]);
     } catch (error) {
       // A large argument that turned out not to be JSON when the worker parsed it: -32700 under the call's id (handleOne).
       if (error instanceof RpcError) {
@@ -296,7 +312,15 @@ export function createSession(runtime: ServerRuntime, options: { memory?: Memory
     await audit?.write({
       time: new Date().toISOString(),
       rid,
-      ...(caller ? { caller: caller.subject, ...(caller.clientId ? { client_id: caller.clientId } : {}) } : {}),
+      ...(caller
+        ? {
+            caller: caller.subject,
+            ...(caller.clientId ? { client_id: caller.clientId } : {}),
+            ...(caller.tenant ? { tenant: caller.tenant } : {}),
+            ...(caller.keyId ? { key_id: caller.keyId } : {}),
+            decision: 'allowed' as const,
+          }
+        : {}),
       tool: name,
       method: trace.method ?? null,
       url: trace.url ? publicUrl(trace.url, config.baseUrl) : null,
@@ -317,6 +341,7 @@ export function createSession(runtime: ServerRuntime, options: { memory?: Memory
     rid: string,
     trace: Trace,
     caller: Caller | undefined,
+    traceparent: string | undefined,
   ): Promise<ToolResult> {
     const args = params.arguments ?? {};
     if (args === null || typeof args !== 'object' || Array.isArray(args)) {
@@ -338,6 +363,7 @@ export function createSession(runtime: ServerRuntime, options: { memory?: Memory
         fetch: runtime.fetch,
         signal,
         requestId: rid,
+        ...(traceparent ? { traceparent } : {}),
         rate,
         trace,
         contract,
@@ -354,7 +380,7 @@ export function createSession(runtime: ServerRuntime, options: { memory?: Memory
     method: string,
     params: Record<string, unknown>,
     signal: AbortSignal,
-    caller: Caller | undefined,
+    inbound: Inbound,
   ): Promise<Record<string, unknown>> {
     // A request that names its revision in `_meta` is served statelessly by that revision's rules (MCP 2026-07-28,
     // Versioning: a dual-era server picks the era from how the client opens); `initialize` selects the legacy era.
@@ -376,10 +402,10 @@ export function createSession(runtime: ServerRuntime, options: { memory?: Memory
           }),
         );
       }
-      if ((MODERN_VERSIONS as readonly string[]).includes(named)) return modern(method, params, signal, caller);
-      return byRevision(method, params, signal, caller, named);
+      if ((MODERN_VERSIONS as readonly string[]).includes(named)) return modern(method, params, signal, inbound);
+      return byRevision(method, params, signal, inbound, named);
     }
-    return byRevision(method, params, signal, caller, negotiated);
+    return byRevision(method, params, signal, inbound, negotiated);
   }
 
   /**
@@ -397,7 +423,7 @@ export function createSession(runtime: ServerRuntime, options: { memory?: Memory
     method: string,
     params: Record<string, unknown>,
     signal: AbortSignal,
-    caller: Caller | undefined,
+    inbound: Inbound,
   ): Promise<Record<string, unknown>> {
     switch (method) {
       case 'server/discover':
@@ -413,7 +439,7 @@ export function createSession(runtime: ServerRuntime, options: { memory?: Memory
       case 'tools/list':
         return {
           resultType: 'complete',
-          ...(await byRevision(method, params, signal, caller, MODERN_VERSIONS[0])),
+          ...(await byRevision(method, params, signal, inbound, MODERN_VERSIONS[0])),
           ttlMs: LIST_TTL_MS,
           cacheScope: 'public',
           ...STAMP,
@@ -421,7 +447,7 @@ export function createSession(runtime: ServerRuntime, options: { memory?: Memory
       case 'tools/call':
         return {
           resultType: 'complete',
-          ...(await byRevision(method, params, signal, caller, MODERN_VERSIONS[0])),
+          ...(await byRevision(method, params, signal, inbound, MODERN_VERSIONS[0])),
           ...STAMP,
         };
       default:
@@ -437,7 +463,7 @@ export function createSession(runtime: ServerRuntime, options: { memory?: Memory
     method: string,
     params: Record<string, unknown>,
     signal: AbortSignal,
-    caller: Caller | undefined,
+    inbound: Inbound,
     version: string,
   ): Promise<Record<string, unknown>> {
     switch (method) {
@@ -494,7 +520,7 @@ export function createSession(runtime: ServerRuntime, options: { memory?: Memory
             ERROR_CODES.invalidParams,
             `Unknown tool: ${name}. Available: ${TOOLS.map((candidate) => candidate.name).join(', ')}.`,
           );
-        const called = await callTool(name, params, signal, caller);
+        const called = await callTool(name, params, signal, inbound);
         if (olderThan(version, '2025-06-18')) delete called.structuredContent;
         // A document that failed to load is said at the head of the first answer after it is known (issue 17): the
         // agent sees the fix before it reads a probe's `validated: false`.
@@ -510,7 +536,7 @@ export function createSession(runtime: ServerRuntime, options: { memory?: Memory
     }
   }
 
-  async function handleOne(message: unknown, caller: Caller | undefined): Promise<JsonRpcResponse | undefined> {
+  async function handleOne(message: unknown, inbound: Inbound): Promise<JsonRpcResponse | undefined> {
     if (message === null || typeof message !== 'object' || Array.isArray(message)) {
       return errorResponse(null, ERROR_CODES.invalidRequest, 'Invalid Request: a JSON-RPC message must be an object.');
     }
@@ -565,7 +591,7 @@ export function createSession(runtime: ServerRuntime, options: { memory?: Memory
     // An abort by the client means "no answer" (MCP Cancellation); an abort by shutdown is answered.
     const cancelled = () => controller.signal.aborted && controller.signal.reason !== SHUTDOWN;
     try {
-      const outcome = await dispatch(method, (params ?? {}) as Record<string, unknown>, controller.signal, caller);
+      const outcome = await dispatch(method, (params ?? {}) as Record<string, unknown>, controller.signal, inbound);
       if (cancelled()) return undefined;
       return { jsonrpc: '2.0', id: requestId, result: outcome };
     } catch (error) {
@@ -594,18 +620,18 @@ export function createSession(runtime: ServerRuntime, options: { memory?: Memory
   }
 
   return {
-    handle(message, inbound) {
-      const caller = inbound?.caller;
+    handle(message, given) {
+      const inbound = given ?? {};
       const work = (async () => {
         if (Array.isArray(message)) {
           if (message.length === 0)
             return errorResponse(null, ERROR_CODES.invalidRequest, 'Invalid Request: empty batch.');
-          const answers = (await Promise.all(message.map((one) => handleOne(one, caller)))).filter(
+          const answers = (await Promise.all(message.map((one) => handleOne(one, inbound)))).filter(
             (answer): answer is JsonRpcResponse => answer !== undefined,
           );
           return answers.length ? answers : undefined;
         }
-        return handleOne(message, caller);
+        return handleOne(message, inbound);
       })();
       pending.add(work);
       work.finally(() => pending.delete(work)).catch(() => {});

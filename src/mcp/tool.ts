@@ -29,6 +29,8 @@ export type ToolContext = {
   signal?: AbortSignal;
   /** The tool call's request id, sent as `X-Request-Id`. */
   requestId?: string;
+  /** The W3C `traceparent` sent upstream beside `X-Request-Id` (`traceparentFor`, src/runtime/log.ts). */
+  traceparent?: string;
   /** Counts each request sent to the API (`PROBE_RATE_PER_MIN`). */
   rate?: RateLimit;
   /** Filled by tools that send a request: method and URL, for the audit file (which shows the URL without secrets). */

@@ -142,3 +142,49 @@ export function createRateLimit(perMinute: number, now: () => number = Date.now)
     },
   };
 }
+
+/** A rate limit per key (`createKeyedRateLimit`): each key has its own window. */
+export type KeyedRateLimit = {
+  /**
+   * Counts one request for `key`, or refuses it: `undefined` when it may go, else the whole seconds until the
+   * oldest request of the key's window leaves it (at least 1). A refused request is not counted.
+   */
+  take(key: string): number | undefined;
+  /** Keys with requests in their window, for tests and logs. */
+  size(): number;
+};
+
+/**
+ * Creates a sliding-window limit of `perMinute` requests in any 60 000 ms for each key (issue 19: per verified
+ * subject, per tenant, beside the global `createRateLimit`). A key's window is dropped once it is empty, and the
+ * windows are swept every 1,024th new key, so memory follows the keys active in the last minute.
+ * @param perMinute Requests allowed per key per 60 s window, 1 or more.
+ * @param now Clock in ms (tests).
+ */
+export function createKeyedRateLimit(perMinute: number, now: () => number = Date.now): KeyedRateLimit {
+  const windows = new Map<string, number[]>();
+  let added = 0;
+  const trim = (sent: number[], at: number) => {
+    while (sent.length && sent[0]! <= at - 60_000) sent.shift();
+  };
+  return {
+    take(key) {
+      const at = now();
+      let sent = windows.get(key);
+      if (!sent) {
+        if (++added % 1024 === 0)
+          for (const [other, times] of windows) {
+            trim(times, at);
+            if (!times.length) windows.delete(other);
+          }
+        sent = [];
+        windows.set(key, sent);
+      }
+      trim(sent, at);
+      if (sent.length >= perMinute) return Math.max(1, Math.ceil((sent[0]! + 60_000 - at) / 1000));
+      sent.push(at);
+      return undefined;
+    },
+    size: () => windows.size,
+  };
+}

@@ -20,6 +20,35 @@ export function newRequestId(): string {
   return idBytes.toString('hex', idOffset - 6, idOffset);
 }
 
+/** An incoming `X-Request-Id` kept as the request id: 8 to 64 letters, digits, `.`, `_` or `-` (nothing a log line must quote). */
+const INCOMING_REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
+
+/**
+ * The request id of an HTTP request (issue 19): the client's `X-Request-Id` when it is 8 to 64 characters of
+ * `[A-Za-z0-9._-]`, else a new one (`newRequestId`). Only the first value of a repeated header is read.
+ */
+export function requestIdFrom(incoming: string | string[] | undefined): string {
+  const text = Array.isArray(incoming) ? incoming[0] : incoming;
+  return text !== undefined && INCOMING_REQUEST_ID.test(text) ? text : newRequestId();
+}
+
+/** A W3C Trace Context `traceparent`: version 00, 32 hex trace id, 16 hex parent id, 2 hex flags (W3C Trace Context, 3.2). */
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+
+/**
+ * The `traceparent` to send upstream for one call (W3C Trace Context, 3.2, 3.4): the incoming one's trace id and
+ * flags with a new parent id (this server's span), or a new trace (flags `01`) when `incoming` is absent, malformed,
+ * or names the all-zero trace or parent id the standard calls invalid.
+ * @param incoming The client's value: `_meta.traceparent` (MCP 2026-07-28) or the HTTP `traceparent` header.
+ * @returns `00-<trace id>-<parent id>-<flags>`, lowercase hex.
+ */
+export function traceparentFor(incoming: unknown): string {
+  const span = randomBytes(8).toString('hex');
+  const match = typeof incoming === 'string' ? TRACEPARENT.exec(incoming) : null;
+  if (match && !/^0+$/.test(match[1]!) && !/^0+$/.test(match[2]!)) return `00-${match[1]}-${span}-${match[3]}`;
+  return `00-${randomBytes(16).toString('hex')}-${span}-01`;
+}
+
 /** Log levels, quietest first; `LOG_LEVEL` picks one (default `info`). */
 export const LOG_LEVELS = ['error', 'info', 'debug'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -93,6 +122,13 @@ export type AuditRecord = {
   /** The authenticated caller's subject and client id, when the transport has one (never on stdio). */
   caller?: string;
   client_id?: string;
+  /** The tenant the call acted for and the id of the upstream key used (never the key), when the transport knows them. */
+  tenant?: string;
+  key_id?: string;
+  /** `allowed`, or `denied` with the check that refused (`identity`, `entitlement`, `tenant`, `rate`); HTTP only. */
+  decision?: 'allowed' | 'denied';
+  check?: string;
+  /** The tool called, or for a request refused before it reached a tool, its JSON-RPC method (or `-` when unread). */
   tool: string;
   /** `GET` when the call sent (or meant to send) a request, else null. */
   method: string | null;

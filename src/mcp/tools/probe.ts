@@ -42,7 +42,7 @@ export async function sendProbe(
   if (limited) return failure(limited);
   // Traced only once a request will be sent: a call refused by the rate limit sent nothing (audit: method and url null).
   if (context.trace) Object.assign(context.trace, { method: 'GET', url: decision.url });
-  const headers = probeHeaders(config, context.requestId);
+  const headers = probeHeaders(config, context.requestId, context.traceparent);
   let raw: RawResponse;
   try {
     raw = await fetchResponse(decision.url, {
