@@ -158,12 +158,11 @@ export function plainBm25(loaded: LoadedDocument): (query: string) => string[] {
 const KINDS = ['paraphrase', 'path', 'operationId', 'anchor', 'all', 'none'];
 
 /** One set's columns: rows, ours R@1 R@3 MRR flagged, plain R@1 R@3 MRR (a `none` row: flagged shares only). */
-function columns(ours: Figures | undefined, plain: Figures | undefined): string {
+function columns(ours: Figures | undefined, plain: Figures | undefined, noneKind: boolean): string {
   const f = (n: number) => n.toFixed(2).padStart(5);
   if (!ours || !plain) return ' '.repeat(56);
   const rows = String(ours.rows).padStart(4);
-  if (ours.recallAt1 === 0 && ours.recallAt3 === 0 && ours.mrr === 0 && ours.flagged > 0 && plain.flagged === 0)
-    return `${rows} |    -     -     - ${f(ours.flagged)} |    -     -     - `;
+  if (noneKind) return `${rows} |    -     -     - ${f(ours.flagged)} |    -     -     - `;
   return `${rows} | ${f(ours.recallAt1)} ${f(ours.recallAt3)} ${f(ours.mrr)} ${f(ours.flagged)} | ${f(plain.recallAt1)} ${f(plain.recallAt3)} ${f(plain.mrr)}`;
 }
 
@@ -184,8 +183,8 @@ export function sideBySide(
   for (const kind of KINDS) {
     if (!left[0][kind] && !right[0][kind]) continue;
     const noneKind = kind === 'none';
-    const a = columns(left[0][kind], left[1][kind]);
-    const b = columns(right[0][kind], right[1][kind]);
+    const a = columns(left[0][kind], left[1][kind], noneKind);
+    const b = columns(right[0][kind], right[1][kind], noneKind);
     lines.push(`${kind.padEnd(12)} ${noneKind ? a.replace(/\s+$/, '').padEnd(52) : a.padEnd(52)} || ${b}`.trimEnd());
   }
   lines.push(
