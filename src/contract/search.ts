@@ -1063,7 +1063,7 @@ function dice(a: Uint16Array, b: Uint16Array): number {
 // separated the two kinds better at the same share of answerable rows flagged: the margin between the
 // first and second BM25 score, BM25 per unit of the query's information, coverage in the tags,
 // description and x- summaries as a middle tier, and whether the query's rarest word is matched in a
-// strong field (8 to 9 of 11 caught, but 0.17 to 0.30 of answerable rows flagged).
+// strong field (9 of 11 caught, but 0.19 to 0.30 of answerable rows flagged).
 const CONFIDENT_SHARE = 0.5;
 const STRONG_SHARE = 0.5;
 const UNKNOWN_WORD_SHARE = 0.1;
