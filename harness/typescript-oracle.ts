@@ -150,24 +150,32 @@ const ARRAY_KEYWORDS = ['items', 'prefixItems'];
  * Whether the type's reading of a schema without `type` decides the value: the type reads object keywords as an
  * object and array keywords as an array (what the document means by them), while the checker applies them only to
  * values of that type and accepts any other (JSON Schema 2020-12, 10.3: each keyword to its own instance type).
- * Looks at the value's location and, through `properties`, `allOf` and local `$ref`s, the ones below it.
+ * Looks at the value's location and, through `properties`, `items`, `allOf`, local `$ref`s and anyOf/oneOf branches, the
+ * ones below it. An anyOf or oneOf branch itself is no such reading (`own` false there): the renderer widens a
+ * branch without `type` with the other JSON types (src/contract/typescript.ts `branchTypes`).
  */
-export function untypedReading(doc: unknown, schema: unknown, value: unknown, depth = 0): boolean {
+export function untypedReading(doc: unknown, schema: unknown, value: unknown, depth = 0, own = true): boolean {
   if (depth > 32 || schema === null || typeof schema !== 'object' || Array.isArray(schema)) return false;
   const node = schema as Record<string, unknown>;
   if (typeof node.$ref === 'string' && node.$ref.startsWith('#')) {
     let target: unknown = doc;
     for (const token of node.$ref.slice(1).split('/').slice(1))
       target = (target as Record<string, unknown> | undefined)?.[token.replace(/~1/g, '/').replace(/~0/g, '~')];
-    if (untypedReading(doc, target, value, depth + 1)) return true;
+    if (untypedReading(doc, target, value, depth + 1, own)) return true;
   }
   const isObject = value !== null && typeof value === 'object' && !Array.isArray(value);
-  if (node.type === undefined) {
+  if (own && node.type === undefined) {
     if (!isObject && OBJECT_KEYWORDS.some((keyword) => node[keyword] !== undefined)) return true;
     if (!Array.isArray(value) && ARRAY_KEYWORDS.some((keyword) => node[keyword] !== undefined)) return true;
   }
   if (Array.isArray(node.allOf) && node.allOf.some((branch) => untypedReading(doc, branch, value, depth + 1)))
     return true;
+  for (const keyword of ['anyOf', 'oneOf'])
+    if (
+      Array.isArray(node[keyword]) &&
+      (node[keyword] as unknown[]).some((branch) => untypedReading(doc, branch, value, depth + 1, false))
+    )
+      return true;
   if (isObject && node.properties !== null && typeof node.properties === 'object')
     for (const [name, property] of Object.entries(node.properties as Record<string, unknown>))
       if (

@@ -303,7 +303,8 @@ const PINS: { kind: keyof typeof NEW_KINDS; openapi: '3.0.3' | '3.1.0'; schemas:
     value: null,
   },
   {
-    kind: 'untyped keywords in an anyOf or oneOf branch',
+    // First found as an untyped branch; its cause is dependentSchemas read as an object beside no `type`.
+    kind: 'dependentRequired and dependentSchemas beside a type that is no object',
     openapi: '3.1.0',
     schemas: { Root: { type: 'object', additionalProperties: { anyOf: [{ dependentSchemas: { b: false } }] } } },
     value: { aa: 0.3 },
@@ -390,8 +391,14 @@ function pinComparisons(): Comparison[] {
   return (pinned = compare(cases, groups));
 }
 
-/** Kinds fixed since they were found: their pins assert (a circular alias is now `unknown`, as the checks read it). */
-const FIXED_KINDS = new Set(['a component that reaches itself renders a circular alias']);
+/**
+ * Kinds fixed since they were found: their pins assert (a circular alias is now `unknown`, as the checks read it; an
+ * anyOf or oneOf branch without `type` also admits the other JSON types its context allows).
+ */
+const FIXED_KINDS = new Set<keyof typeof NEW_KINDS>([
+  'a component that reaches itself renders a circular alias',
+  'untyped keywords in an anyOf or oneOf branch',
+]);
 
 describe('TypeScript types against the checker: the new kinds found on generated schemas, pinned', () => {
   PINS.forEach((pin, index) =>
@@ -404,4 +411,29 @@ describe('TypeScript types against the checker: the new kinds found on generated
       },
     ),
   );
+});
+
+/** The renderings the fixed kinds now give, exactly; tsc's verdict on them is the pins' and the run's. */
+describe('TypeScript types for the fixed kinds (issue 15)', () => {
+  const render = (schema: unknown, openapi = '3.1.0', schemas: Node = {}) =>
+    renderTypeScriptWithin({ openapi, components: { schemas } }, schema, 'T', 'response').typescript;
+
+  it('widens an anyOf or oneOf branch without type by the JSON types its context allows, and by none beside type: object', () => {
+    assert.deepEqual(
+      [
+        render({ anyOf: [{ type: 'string' }, { required: ['c'] }] }),
+        render({ type: ['object', 'null'], oneOf: [{ required: ['a'] }, { required: ['b'] }] }),
+        render({ type: 'object', anyOf: [{ required: ['a'] }] }),
+        render({ oneOf: [{ $ref: '#/components/schemas/S' }, { type: 'object' }] }, '3.0.3', {
+          S: { items: { type: 'string' } },
+        }),
+      ],
+      [
+        'export type T = string | {\n  c: unknown;\n} | null | boolean | number | unknown[];\n',
+        'export type T = ({\n  [key: string]: unknown;\n} | null) & ({\n  a: unknown;\n} | null | {\n  b: unknown;\n});\n',
+        'export type T = {\n  [key: string]: unknown;\n} & {\n  a: unknown;\n};\n',
+        'export type T = S | null | boolean | number | string | { [key: string]: unknown } | {\n  [key: string]: unknown;\n};\n\nexport type S = string[];\n',
+      ],
+    );
+  });
 });

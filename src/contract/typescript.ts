@@ -170,7 +170,12 @@ function flag(renderer: Renderer, schema: unknown, key: 'readOnly' | 'writeOnly'
   return Array.isArray(schema.allOf) && schema.allOf.some((part) => flag(renderer, part, key, depth + 1));
 }
 
-function render(renderer: Renderer, schema: unknown, nesting: number, indent = 0): string {
+/**
+ * The schema as a TypeScript type. `context` is the JSON types (`type` names) the enclosing schemas already allow the
+ * same instance (the `type` beside an anyOf, say), undefined when they say nothing; it decides what a branch without
+ * `type` admits beside its shape (`branchTypes`).
+ */
+function render(renderer: Renderer, schema: unknown, nesting: number, indent = 0, context?: readonly string[]): string {
   if (schema === true || (isNode(schema) && Object.keys(schema).length === 0)) return 'unknown';
   if (schema === false) return 'never';
   if (!isNode(schema) || nesting > MAX_NESTING) return 'unknown';
@@ -193,6 +198,7 @@ function render(renderer: Renderer, schema: unknown, nesting: number, indent = 0
           { ...rest, allOf: [{ $ref: ref }, ...(Array.isArray(rest.allOf) ? rest.allOf : [])] },
           nesting + 1,
           indent,
+          context,
         );
     }
     const type = refType(renderer, ref, nesting, indent);
@@ -204,6 +210,8 @@ function render(renderer: Renderer, schema: unknown, nesting: number, indent = 0
   const parts: string[] = [];
   const notes: string[] = [];
   const types = typeList(renderer, schema);
+  // What the schemas around this one and its own `type` allow the instance: what its branches may add beside a shape.
+  const inner = types ?? context;
   if (
     types === undefined &&
     renderer.dialect !== '3.1' &&
@@ -231,11 +239,11 @@ function render(renderer: Renderer, schema: unknown, nesting: number, indent = 0
     ...(Array.isArray(schema.oneOf) ? schema.oneOf : []),
     ...(Array.isArray(schema.anyOf) ? schema.anyOf : []),
   ];
-  if (Array.isArray(schema.allOf)) parts.push(...composition(renderer, schema, own, nesting, indent));
+  if (Array.isArray(schema.allOf)) parts.push(...composition(renderer, schema, own, nesting, indent, inner));
   else if (own !== undefined) parts.push(union(own));
   if (alternatives.length > 0)
-    parts.push(union(alternatives.map((part) => renderPart(renderer, part, nesting, indent))));
-  parts.push(...conditionals(renderer, schema, nesting, indent));
+    parts.push(union(alternatives.flatMap((part) => branchTypes(renderer, part, nesting, indent, inner))));
+  parts.push(...conditionals(renderer, schema, nesting, indent, inner));
   const meaningful = [...new Set(parts.filter((part) => part !== 'unknown'))];
   const type =
     meaningful.length === 0
@@ -278,14 +286,85 @@ const MERGEABLE = new Set([
  * `render` for a part of a union, an intersection or a conditional, counted against the text budget (members and
  * declarations are counted where they are written): past it the part is `unknown` and the cut says so.
  */
-function renderPart(renderer: Renderer, schema: unknown, nesting: number, indent: number): string {
+function renderPart(
+  renderer: Renderer,
+  schema: unknown,
+  nesting: number,
+  indent: number,
+  context?: readonly string[],
+): string {
   if (renderer.textLeft <= 0) {
     renderer.cuts.add('parts past the text budget');
     return 'unknown';
   }
-  const type = render(renderer, schema, nesting + 1, indent);
+  const type = render(renderer, schema, nesting + 1, indent, context);
   renderer.textLeft -= type.length;
   return type;
+}
+
+/** Each JSON type as the TypeScript type of all its values. */
+const JSON_TYPES = {
+  null: 'null',
+  boolean: 'boolean',
+  number: 'number',
+  string: 'string',
+  array: 'unknown[]',
+  object: '{ [key: string]: unknown }',
+} as const;
+
+/**
+ * An anyOf or oneOf branch as members of the union. A branch without `type` whose object keywords (`properties`,
+ * `required`, `additionalProperties`) or array keywords (`items`, `prefixItems`) render as that shape also admits every
+ * other JSON type the context allows: JSON Schema 2020-12, 10.3, applies each keyword to its own instance type only, so
+ * `anyOf: [{required: ["a"]}]` accepts `"a"`, as the checker does. Beside `type: object` (the usual
+ * "one of these required sets") the context adds nothing. Elsewhere (a property, an item, the root) such a schema still
+ * reads as the shape the document describes, the oracle's known deviation.
+ */
+function branchTypes(
+  renderer: Renderer,
+  branch: unknown,
+  nesting: number,
+  indent: number,
+  context: readonly string[] | undefined,
+): string[] {
+  const type = renderPart(renderer, branch, nesting, indent, context);
+  const shape = impliedShape(renderer, branch);
+  if (shape === undefined || shape === 'none' || type === 'unknown') return [type];
+  const allowed = context ?? Object.keys(JSON_TYPES);
+  const others = Object.entries(JSON_TYPES)
+    .filter(
+      ([name]) => name !== shape && (allowed.includes(name) || (name === 'number' && allowed.includes('integer'))),
+    )
+    .map(([, typescript]) => typescript);
+  return [grouped(type), ...others];
+}
+
+/**
+ * `object` or `array` when the schema (or the target of its `$ref`) declares no type anywhere (no `type`, `enum`,
+ * `const`, anyOf, oneOf, `not` or `if`, in it or in its allOf branches) and renders as an object or array type only
+ * because of object or array keywords (`ownType`, `composition`); `none` when it declares no type and has no such
+ * keywords; undefined when it declares a type.
+ */
+function impliedShape(renderer: Renderer, schema: unknown, depth = 0): 'object' | 'array' | 'none' | undefined {
+  if (schema === true) return 'none';
+  if (!isNode(schema) || depth > 8 || --renderer.budget < 0) return undefined;
+  if (typeof schema.$ref === 'string') {
+    if (renderer.dialect === '3.1' && Object.keys(schema).some((key) => key !== '$ref' && !ANNOTATIONS.includes(key)))
+      return undefined;
+    try {
+      return impliedShape(renderer, resolvePointer(renderer.doc, schema.$ref), depth + 1);
+    } catch {
+      return undefined;
+    }
+  }
+  if (['type', 'enum', 'const', 'anyOf', 'oneOf', 'not', 'if'].some((key) => Object.hasOwn(schema, key)))
+    return undefined;
+  const shapes = Array.isArray(schema.allOf)
+    ? schema.allOf.map((branch) => impliedShape(renderer, branch, depth + 1))
+    : [];
+  if (shapes.includes(undefined)) return undefined;
+  if (looksObject(schema) || shapes.includes('object')) return 'object';
+  return schema.items !== undefined || Array.isArray(schema.prefixItems) || shapes.includes('array') ? 'array' : 'none';
 }
 
 /** A named type for a component `$ref`, or the target rendered in place (a cycle through it is `unknown`). */
@@ -473,6 +552,7 @@ function composition(
   own: string[] | undefined,
   nesting: number,
   indent: number,
+  context: readonly string[] | undefined,
 ): string[] {
   const properties = new Map<string, unknown[]>();
   const required = new Set<string>();
@@ -526,9 +606,9 @@ function composition(
           renderer.inlining.add(branch.$ref as string);
           absorb(target, depth + 1);
           renderer.inlining.delete(branch.$ref as string);
-        } else parts.push(renderPart(renderer, branch, nesting, indent));
+        } else parts.push(renderPart(renderer, branch, nesting, indent, context));
       } else if (mergeable(branch) && depth < MAX_NESTING) absorb(branch, depth + 1);
-      else parts.push(renderPart(renderer, branch, nesting, indent));
+      else parts.push(renderPart(renderer, branch, nesting, indent, context));
     }
   };
   absorb(schema, 0);
@@ -592,17 +672,25 @@ function declarationsIn(renderer: Renderer, refs: string[], name: string): { req
  * 10.2.2 and 6.5.4): `(If & Then) | Else` (a value the checker accepts is always in it; without `else` it says
  * nothing and is left out), and `{trigger?: undefined} | Dependent` per trigger, exact.
  */
-function conditionals(renderer: Renderer, schema: Node, nesting: number, indent: number): string[] {
+function conditionals(
+  renderer: Renderer,
+  schema: Node,
+  nesting: number,
+  indent: number,
+  context: readonly string[] | undefined,
+): string[] {
   const parts: string[] = [];
   // A boolean `if` picks its branch outright.
   if (schema.if === true && Object.hasOwn(schema, 'then'))
-    parts.push(renderPart(renderer, schema.then, nesting, indent));
+    parts.push(renderPart(renderer, schema.then, nesting, indent, context));
   else if (schema.if === false && Object.hasOwn(schema, 'else'))
-    parts.push(renderPart(renderer, schema.else, nesting, indent));
+    parts.push(renderPart(renderer, schema.else, nesting, indent, context));
   else if (typeof schema.if !== 'boolean' && Object.hasOwn(schema, 'if') && Object.hasOwn(schema, 'else')) {
-    const condition = renderPart(renderer, schema.if, nesting, indent);
-    const then = Object.hasOwn(schema, 'then') ? renderPart(renderer, schema.then, nesting, indent) : 'unknown';
-    const otherwise = renderPart(renderer, schema.else, nesting, indent);
+    const condition = renderPart(renderer, schema.if, nesting, indent, context);
+    const then = Object.hasOwn(schema, 'then')
+      ? renderPart(renderer, schema.then, nesting, indent, context)
+      : 'unknown';
+    const otherwise = renderPart(renderer, schema.else, nesting, indent, context);
     const matched = [condition, then].filter((part) => part !== 'unknown');
     parts.push(union([matched.length === 0 ? 'unknown' : matched.map(grouped).join(' & '), otherwise].map(grouped)));
   }
@@ -610,7 +698,7 @@ function conditionals(renderer: Renderer, schema: Node, nesting: number, indent:
   if (isNode(schema.dependentSchemas))
     for (const [trigger, dependent] of Object.entries(schema.dependentSchemas)) {
       if (trigger.length > MAX_LITERAL) continue;
-      const type = renderPart(renderer, dependent, nesting, indent);
+      const type = renderPart(renderer, dependent, nesting, indent, context);
       if (type !== 'unknown') parts.push(`${absent(trigger)} | ${grouped(type)}`);
     }
   if (isNode(schema.dependentRequired))
