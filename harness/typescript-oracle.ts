@@ -13,6 +13,7 @@
 import ts from 'typescript';
 import { check } from '../validate.ts';
 import type { Finding } from '../validate.ts';
+import { patternKeyType } from '../src/contract/typescript.ts';
 
 /** One file of the program: TypeScript declarations, and values each assigned to a type those declarations name. */
 export type OracleGroup = { declarations: string; values: { type: string; value: unknown }[] };
@@ -129,6 +130,11 @@ export function inexpressible(finding: Finding): string | undefined {
       : `${finding.keyword} (no TypeScript type counts, measures or matches)`;
   if (finding.kind === 'missing' && PROTOTYPE_NAMES.has(finding.path.replace(/^.*[.[]'?|'?]$/g, '')))
     return 'a required name every object has in JavaScript (TypeScript finds it on Object.prototype)';
+  const patterns = [...finding.schemaPath.matchAll(/\/patternProperties\/([^/]*)/g)].map((hit) =>
+    hit[1]!.replace(/~1/g, '/').replace(/~0/g, '~'),
+  );
+  if (patterns.some((pattern) => patternKeyType(pattern) === undefined))
+    return 'patternProperties with a pattern no template literal type says (the index signature types such a field)';
   if (finding.kind === 'wrongType' && finding.schemaPath.includes('/additionalProperties/'))
     return 'additionalProperties beside properties of other types (an index signature must admit every named property)';
   if (

@@ -478,6 +478,8 @@ function ownType(
             schema.additionalProperties,
             nesting,
             indent,
+            false,
+            isNode(schema.patternProperties) ? Object.entries(schema.patternProperties) : [],
           );
         default:
           return 'unknown';
@@ -557,6 +559,7 @@ function composition(
   const properties = new Map<string, unknown[]>();
   const required = new Set<string>();
   const additional: unknown[] = [];
+  const patterns: [string, unknown][] = [];
   let closed = false;
   // A merged branch's `type: object` rejects what the own type list adds beside objects (null, say).
   let objectOnly = false;
@@ -580,6 +583,7 @@ function composition(
         properties.set(name, list);
       }
     for (const name of requiredOf(node)) required.add(name);
+    if (isNode(node.patternProperties)) patterns.push(...Object.entries(node.patternProperties));
     if (node.additionalProperties === false) closed = true;
     else if (node.additionalProperties !== undefined) additional.push(node.additionalProperties);
     if (!Array.isArray(node.allOf)) return;
@@ -627,9 +631,10 @@ function composition(
   const object =
     entries.length > 0 ||
     extra !== undefined ||
+    (patterns.length > 0 && own !== undefined && own.includes(OBJECT_IN_COMPOSITION)) ||
     (objectish && parts.length === 0 && (own === undefined || own.every((part) => part === OBJECT_IN_COMPOSITION))) ||
     (own !== undefined && own.includes(OBJECT_IN_COMPOSITION) && own.length > 1)
-      ? objectType(renderer, entries, required, extra, nesting, indent, true)
+      ? objectType(renderer, entries, required, extra, nesting, indent, true, patterns)
       : undefined;
   if (own === undefined) return object === undefined ? parts : [...parts, object];
   if (!own.includes(OBJECT_IN_COMPOSITION)) return [union(own), ...parts, ...(object === undefined ? [] : [object])];
@@ -715,6 +720,30 @@ function conditionals(
   return parts;
 }
 
+/** Most patternProperties patterns read per object; past it the rest are typed by the index signature. */
+const MAX_PATTERNS = 50;
+/** Characters a patternProperties prefix or suffix may hold to become a template literal type: none a regular expression or a template literal gives a meaning. */
+const PATTERN_LITERAL = /^(?:[^\\^$.|?*+()[\]{}`\u0000-\u001f\u007f\u2028\u2029]|\\[./]){1,100}$/u;
+
+/**
+ * The template literal type a patternProperties pattern (ECMA-262 with the `u` flag, JSON Schema 2020-12, 6.3.3 and
+ * 10.3.2.2) comes to when it says only "starts with" or "ends with" a literal text: `^a` gives `a${string}`, `-id$`
+ * gives `${string}-id`; `\.` and `\/` in the text are the characters themselves.
+ * @returns The type's text and the name test it stands for, or undefined for any other pattern (a class, an
+ *   alternation, a quantifier, both anchors). Never throws.
+ */
+export function patternKeyType(pattern: string): { type: string; matches: (name: string) => boolean } | undefined {
+  const prefix = pattern.startsWith('^');
+  const suffix = pattern.endsWith('$') && !pattern.endsWith('\\$');
+  if (prefix === suffix) return undefined;
+  const written = prefix ? pattern.slice(1) : pattern.slice(0, -1);
+  if (!PATTERN_LITERAL.test(written)) return undefined;
+  const text = written.replace(/\\([./])/g, '$1');
+  return prefix
+    ? { type: `\`${text}\${string}\``, matches: (name) => name.startsWith(text) }
+    : { type: `\`\${string}${text}\``, matches: (name) => name.endsWith(text) };
+}
+
 /** Formats a note follows, and what it says: where the type `number` or `string` loses what the format tells. */
 function formatNote(schema: unknown): string | undefined {
   if (!isNode(schema) || typeof schema.format !== 'string' || !/^[A-Za-z0-9_.:+-]{1,40}$/.test(schema.format))
@@ -727,9 +756,13 @@ function formatNote(schema: unknown): string | undefined {
 
 /**
  * An object type from its properties (each with the schemas that declare it, intersected), `required` (a name no
- * property declares is `unknown`) and `additionalProperties`. The type is closed as TypeScript object types are:
- * an object literal gets the excess-property check, a value from a variable may carry more fields, as an open
- * object's undocumented fields are only a warning to the checker.
+ * property declares is `unknown`), `additionalProperties` and `patternProperties` (JSON Schema 2020-12, 10.3.2). The
+ * type is closed as TypeScript object types are: an object literal gets the excess-property check, a value from a
+ * variable may carry more fields, as an open object's undocumented fields are only a warning to the checker. A
+ * pattern `patternKeyType` can say becomes an index signature on that template literal type (`[key: `a${string}`]`),
+ * and a named property it matches takes its schema too; TypeScript holds a field to every index signature its name
+ * matches. Any other pattern is not written (its fields are typed by the string index signature, wider than the
+ * schema) and a comment says so; the string index signature, when there is one, admits every pattern's type.
  */
 function objectType(
   renderer: Renderer,
@@ -739,6 +772,7 @@ function objectType(
   nesting: number,
   indent: number,
   inComposition = false,
+  patterns: [string, unknown][] = [],
 ): string {
   const hidden = renderer.direction === 'request' ? 'readOnly' : 'writeOnly';
   const members: string[] = [];
@@ -747,6 +781,16 @@ function objectType(
   let optional = false;
   const names = new Set(entries.map(([name]) => name));
   if (!inComposition) for (const name of required) if (!names.has(name)) entries = [...entries, [name, []]];
+  const keyed = patterns.slice(0, MAX_PATTERNS).map(([pattern, schema]) => ({
+    pattern,
+    schema,
+    key: patternKeyType(pattern),
+    members: [] as string[],
+    optional: false,
+  }));
+  const unsaid = keyed.filter((entry) => entry.key === undefined).length + Math.max(0, patterns.length - MAX_PATTERNS);
+  const matching = (name: string) => keyed.filter((entry) => entry.key !== undefined && entry.key.matches(name));
+  entries = entries.map(([name, schemas]) => [name, [...schemas, ...matching(name).map((entry) => entry.schema)]]);
   let left = 0;
   for (const [name, schemas] of entries) {
     if (name.length > MAX_LITERAL || renderer.textLeft <= 0) {
@@ -761,6 +805,10 @@ function objectType(
     const type = types.length === 0 ? 'unknown' : types.length === 1 ? types[0]! : types.map(grouped).join(' & ');
     named.push(type);
     if (!required.has(name)) optional = true;
+    for (const entry of matching(name)) {
+      entry.members.push(type);
+      if (!required.has(name)) entry.optional = true;
+    }
     const note = schemas.map(formatNote).find((found) => found !== undefined);
     const member = `${propertyKey(name)}${required.has(name) ? '' : '?'}: ${type};${note ? ` // ${note}` : ''}`;
     renderer.textLeft -= member.length;
@@ -772,17 +820,28 @@ function objectType(
       `// ${left} more propert${left === 1 ? 'y' : 'ies'} not shown (a name longer than ${MAX_LITERAL} characters, or the text passed its size budget)`,
     );
   }
+  // Every pattern's type, rendered once: a template literal signature of its own, and a member of the string one.
+  const patternTypes = keyed.map((entry) => render(renderer, entry.schema, nesting + 1, indent + 1));
+  keyed.forEach((entry, at) => {
+    if (entry.key === undefined) return;
+    const type = union([patternTypes[at]!, ...entry.members, ...(entry.optional ? ['undefined'] : [])].map(grouped));
+    members.push(`[key: ${entry.key.type}]: ${type};`);
+  });
+  if (unsaid > 0)
+    members.push(
+      `// ${unsaid} patternProperties pattern${unsaid === 1 ? '' : 's'} no template literal type can say: such fields are typed by the index signature`,
+    );
   const open = left > 0 ? true : extra;
   if (open === true || isNode(open)) {
-    // An index signature must admit every named property's type (and undefined, for an optional one), so beside
-    // named ones it is their union with the other fields' type.
+    // An index signature must admit every named property's type (and undefined, for an optional one) and every
+    // pattern's, so beside them it is their union with the other fields' type.
     const other = open === true ? 'unknown' : render(renderer, open, nesting + 1, indent + 1);
     const type =
-      other === 'unknown' || left > 0 || named.length === 0
+      other === 'unknown' || left > 0 || (named.length === 0 && patternTypes.length === 0)
         ? other
-        : union([other, ...named, ...(optional ? ['undefined'] : [])].map(grouped));
+        : union([other, ...named, ...patternTypes, ...(optional ? ['undefined'] : [])].map(grouped));
     members.push(`[key: string]: ${type};`);
-  } else if (members.length === 0 && open !== false) {
+  } else if (open !== false && (members.length === 0 || unsaid > 0)) {
     members.push('[key: string]: unknown;');
   }
   if (members.length === 0) return 'Record<string, never>';
