@@ -101,7 +101,8 @@ function literal(value: unknown, depth = 0, left = { nodes: MAX_LITERAL_NODES })
 }
 
 function union(parts: string[]): string {
-  const unique = [...new Set(parts)];
+  // `never` adds nothing to a union (a `false` or `not: {}` branch).
+  const unique = [...new Set(parts)].filter((part) => part !== 'never');
   if (unique.includes('unknown')) return 'unknown';
   return unique.length === 0 ? 'never' : unique.join(' | ');
 }
@@ -179,6 +180,8 @@ function render(renderer: Renderer, schema: unknown, nesting: number, indent = 0
   if (schema === true || (isNode(schema) && Object.keys(schema).length === 0)) return 'unknown';
   if (schema === false) return 'never';
   if (!isNode(schema) || nesting > MAX_NESTING) return 'unknown';
+  // `not` of a schema every value passes rejects every value (2020-12, 10.2.1.4); any other `not` no type can say.
+  if (schema.not === true || (isNode(schema.not) && Object.keys(schema.not).length === 0)) return 'never';
   if (--renderer.budget < 0) {
     renderer.cuts.add('schema nodes past the step budget');
     return 'unknown';
