@@ -13,7 +13,7 @@
 import ts from 'typescript';
 import { check } from '../validate.ts';
 import type { Finding } from '../validate.ts';
-import { patternKeyType } from '../src/contract/typescript.ts';
+import { ANNOTATIONS, patternKeyType } from '../src/contract/typescript.ts';
 import { escapePointerToken, instancePath, resolvePointer } from '../src/shared/json-pointer.ts';
 
 /** One file of the program: TypeScript declarations, and values each assigned to a type those declarations name. */
@@ -215,6 +215,22 @@ export function excuse(
 ): string | undefined {
   const direct = inexpressible(finding);
   if (direct !== undefined || depth > 4 || doc === null || typeof doc !== 'object') return direct;
+  // A finding under `then` or `else` whose condition tests more than the JSON type: the type admits either outcome
+  // (src/contract/typescript.ts `conditionals`; a condition on `type` alone it renders exactly).
+  for (const hit of finding.schemaPath.matchAll(/\/(?:then|else)(?=\/|$)/g)) {
+    let condition: unknown;
+    try {
+      condition = (resolvePointer(doc, finding.schemaPath.slice(0, hit.index)) as Record<string, unknown>).if;
+    } catch {
+      continue;
+    }
+    const typeOnly =
+      condition !== null &&
+      typeof condition === 'object' &&
+      Object.keys(condition).every((key) => key === 'type' || ANNOTATIONS.includes(key));
+    if (condition !== undefined && !typeOnly)
+      return 'if/then/else (a type cannot test the condition, so it admits either outcome)';
+  }
   const label = / \(closest of \d+ (?:anyOf|oneOf) branches: ([^)]*)\)$/.exec(finding.message)?.[1];
   if (label === undefined) return undefined;
   const instance = instanceOf(finding, value);

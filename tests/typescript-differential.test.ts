@@ -395,13 +395,15 @@ function pinComparisons(): Comparison[] {
  * Kinds fixed since they were found: their pins assert (a circular alias is now `unknown`, as the checks read it; an
  * anyOf or oneOf branch without `type` also admits the other JSON types its context allows; a prefix or suffix pattern
  * is a template literal index signature, any other pattern a known deviation; `not: {}` is `never`, and a union whose
- * branch fails only on a keyword no type says is a known deviation, the oracle's `excuse`).
+ * branch fails only on a keyword no type says is a known deviation, the oracle's `excuse`; a condition on `type` alone
+ * is exact, any other admits either outcome, a known deviation).
  */
 const FIXED_KINDS = new Set<keyof typeof NEW_KINDS>([
   'a component that reaches itself renders a circular alias',
   'untyped keywords in an anyOf or oneOf branch',
   'patternProperties not rendered',
   'a branch rendered unknown in anyOf or oneOf',
+  'if/then/else rendered as both outcomes',
 ]);
 
 describe('TypeScript types against the checker: the new kinds found on generated schemas, pinned', () => {
@@ -473,6 +475,21 @@ describe('TypeScript types for the fixed kinds (issue 15)', () => {
     assert.deepEqual(
       [render({ oneOf: [{ type: 'object', required: ['c'] }, { not: {} }] }), render({ not: true })],
       ['export type T = {\n  c: unknown;\n};\n', 'export type T = never;\n'],
+    );
+  });
+
+  it('writes a condition on type alone exactly, and says where any other condition admits either outcome', () => {
+    assert.deepEqual(
+      [
+        render({ if: { type: 'number' }, then: { type: 'boolean' } }),
+        render({ type: 'object', if: { required: ['a'] }, then: { required: ['b'] }, else: { required: ['c'] } }),
+        render({ if: { minimum: 1 }, then: { type: 'string' } }),
+      ],
+      [
+        'export type T = (number & boolean) | (null | boolean | string | unknown[] | { [key: string]: unknown });\n',
+        'export type T = {\n  [key: string]: unknown;\n} & (({\n  a: unknown;\n} & {\n  b: unknown;\n}) | {\n  c: unknown;\n} /* if/then/else: either outcome is admitted */);\n',
+        'export type T = unknown;\n',
+      ],
     );
   });
 });

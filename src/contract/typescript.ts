@@ -257,8 +257,11 @@ function render(renderer: Renderer, schema: unknown, nesting: number, indent = 0
   return notes.length > 0 ? `${type} /* ${notes.join('; ')} */` : type;
 }
 
-/** Annotation keywords: beside a 3.1 `$ref` they leave it a plain reference (as validate.ts `isPureRef` reads them). */
-const ANNOTATIONS = [
+/**
+ * Annotation keywords: beside a 3.1 `$ref` they leave it a plain reference (as validate.ts `isPureRef` reads them), and
+ * beside `type` in an `if` they leave a condition on the JSON type alone.
+ */
+export const ANNOTATIONS: readonly string[] = [
   'description',
   'summary',
   'title',
@@ -693,14 +696,25 @@ function conditionals(
     parts.push(renderPart(renderer, schema.then, nesting, indent, context));
   else if (schema.if === false && Object.hasOwn(schema, 'else'))
     parts.push(renderPart(renderer, schema.else, nesting, indent, context));
-  else if (typeof schema.if !== 'boolean' && Object.hasOwn(schema, 'if') && Object.hasOwn(schema, 'else')) {
-    const condition = renderPart(renderer, schema.if, nesting, indent, context);
-    const then = Object.hasOwn(schema, 'then')
-      ? renderPart(renderer, schema.then, nesting, indent, context)
-      : 'unknown';
-    const otherwise = renderPart(renderer, schema.else, nesting, indent, context);
-    const matched = [condition, then].filter((part) => part !== 'unknown');
-    parts.push(union([matched.length === 0 ? 'unknown' : matched.map(grouped).join(' & '), otherwise].map(grouped)));
+  else if (typeof schema.if !== 'boolean' && Object.hasOwn(schema, 'if')) {
+    const complement = typeComplement(renderer, schema.if);
+    if (Object.hasOwn(schema, 'else') || (complement !== undefined && Object.hasOwn(schema, 'then'))) {
+      // The condition is read as a union branch is: without `type`, its object keywords do not turn other values away.
+      const condition = union(branchTypes(renderer, schema.if, nesting, indent, context));
+      const then = Object.hasOwn(schema, 'then')
+        ? renderPart(renderer, schema.then, nesting, indent, context)
+        : 'unknown';
+      const otherwise = Object.hasOwn(schema, 'else')
+        ? renderPart(renderer, schema.else, nesting, indent, context)
+        : 'unknown';
+      const both = (a: string, b: string) =>
+        a === 'unknown' ? b : b === 'unknown' ? a : `${grouped(a)} & ${grouped(b)}`;
+      const failed = complement === undefined ? otherwise : both(union(complement), otherwise);
+      const type = union([both(condition, then), failed].map(grouped));
+      // Only a condition that tests the JSON type alone is exact; of any other, the type admits either outcome.
+      if (type !== 'unknown')
+        parts.push(complement === undefined ? `${type} /* if/then/else: either outcome is admitted */` : type);
+    }
   }
   const absent = (name: string) => `{ ${propertyKey(name)}?: undefined; [key: string]: unknown }`;
   if (isNode(schema.dependentSchemas))
@@ -745,6 +759,21 @@ export function patternKeyType(pattern: string): { type: string; matches: (name:
   return prefix
     ? { type: `\`${text}\${string}\``, matches: (name) => name.startsWith(text) }
     : { type: `\`\${string}${text}\``, matches: (name) => name.endsWith(text) };
+}
+
+/**
+ * The JSON types a condition that tests only `type` turns away, as TypeScript types (`if: {type: number}` gives
+ * string, boolean, null, arrays and objects), or undefined when the condition tests anything else. `integer` leaves
+ * `number` in: a fraction fails it.
+ */
+function typeComplement(renderer: Renderer, condition: unknown): string[] | undefined {
+  if (!isNode(condition) || !Object.keys(condition).every((key) => key === 'type' || ANNOTATIONS.includes(key)))
+    return undefined;
+  const types = typeList(renderer, condition);
+  if (types === undefined) return undefined;
+  return Object.entries(JSON_TYPES)
+    .filter(([name]) => !types.includes(name))
+    .map(([, typescript]) => typescript);
 }
 
 /** Formats a note follows, and what it says: where the type `number` or `string` loses what the format tells. */
