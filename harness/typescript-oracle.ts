@@ -13,6 +13,8 @@
 import ts from 'typescript';
 import { check } from '../validate.ts';
 import type { Finding } from '../validate.ts';
+import { ANNOTATIONS, patternKeyType } from '../src/contract/typescript.ts';
+import { escapePointerToken, instancePath, resolvePointer } from '../src/shared/json-pointer.ts';
 
 /** One file of the program: TypeScript declarations, and values each assigned to a type those declarations name. */
 export type OracleGroup = { declarations: string; values: { type: string; value: unknown }[] };
@@ -129,6 +131,11 @@ export function inexpressible(finding: Finding): string | undefined {
       : `${finding.keyword} (no TypeScript type counts, measures or matches)`;
   if (finding.kind === 'missing' && PROTOTYPE_NAMES.has(finding.path.replace(/^.*[.[]'?|'?]$/g, '')))
     return 'a required name every object has in JavaScript (TypeScript finds it on Object.prototype)';
+  const patterns = [...finding.schemaPath.matchAll(/\/patternProperties\/([^/]*)/g)].map((hit) =>
+    hit[1]!.replace(/~1/g, '/').replace(/~0/g, '~'),
+  );
+  if (patterns.some((pattern) => patternKeyType(pattern) === undefined))
+    return 'patternProperties with a pattern no template literal type says (the index signature types such a field)';
   if (finding.kind === 'wrongType' && finding.schemaPath.includes('/additionalProperties/'))
     return 'additionalProperties beside properties of other types (an index signature must admit every named property)';
   if (
@@ -143,6 +150,114 @@ export function inexpressible(finding: Finding): string | undefined {
 
 const PROTOTYPE_NAMES = new Set(Object.getOwnPropertyNames(Object.prototype));
 
+/** Per document: each anyOf or oneOf branch's label, as the checker names the closest branch, to the union's pointer and keyword. */
+const unionsByLabel = new WeakMap<object, Map<string, { pointer: string; keyword: 'anyOf' | 'oneOf' }[]>>();
+
+/** The anyOf and oneOf schemas of a document, by the labels the checker gives their branches (the branch's schema path, or its `$ref`). */
+function unionsOf(doc: object): Map<string, { pointer: string; keyword: 'anyOf' | 'oneOf' }[]> {
+  const known = unionsByLabel.get(doc);
+  if (known) return known;
+  const found = new Map<string, { pointer: string; keyword: 'anyOf' | 'oneOf' }[]>();
+  let left = 200_000;
+  const walk = (node: unknown, pointer: string): void => {
+    if (--left < 0 || node === null || typeof node !== 'object') return;
+    if (Array.isArray(node)) return node.forEach((item, at) => walk(item, `${pointer}/${at}`));
+    const record = node as Record<string, unknown>;
+    for (const keyword of ['anyOf', 'oneOf'] as const) {
+      const branches = record[keyword];
+      if (!Array.isArray(branches)) continue;
+      branches.forEach((branch, at) => {
+        const ref = (branch as Record<string, unknown> | null)?.$ref;
+        for (const label of [`${pointer}/${keyword}/${at}`, ...(typeof ref === 'string' ? [ref] : [])])
+          found.set(label, [...(found.get(label) ?? []), { pointer, keyword }]);
+      });
+    }
+    for (const [key, item] of Object.entries(record)) walk(item, `${pointer}/${escapePointerToken(key)}`);
+  };
+  walk(doc, '#');
+  unionsByLabel.set(doc, found);
+  return found;
+}
+
+/**
+ * The part of the value a finding is about: the node at its instance path, or for `missing` (whose path names the
+ * absent field) the deepest node above it. Undefined when no node of the value has that path.
+ */
+function instanceOf(finding: Finding, value: unknown): { found: boolean; node?: unknown } {
+  let best: { depth: number; node: unknown } | undefined;
+  let left = 10_000;
+  const walk = (node: unknown, segments: (string | number)[]): void => {
+    if (--left < 0) return;
+    const path = instancePath(segments);
+    const exact = path === finding.path;
+    if (finding.kind === 'missing' ? !exact && finding.path.startsWith(path) : exact)
+      if (!best || segments.length > best.depth) best = { depth: segments.length, node };
+    if (!finding.path.startsWith(path) || exact) return;
+    if (Array.isArray(node)) node.forEach((item, at) => walk(item, [...segments, at]));
+    else if (node !== null && typeof node === 'object')
+      for (const [key, item] of Object.entries(node)) walk(item, [...segments, key]);
+  };
+  walk(value, []);
+  return best ? { found: true, node: best.node } : { found: false };
+}
+
+/**
+ * Why a type admits a value the checker rejects with this finding, when no type can say it: `inexpressible`, or, for a
+ * finding of the closest anyOf or oneOf branch, a branch of that union whose only errors on the value are such
+ * keywords (the union then admits what that branch's type admits; `not` and `pattern` branches render as `unknown`).
+ */
+export function excuse(
+  doc: unknown,
+  finding: Finding,
+  value: unknown,
+  direction: 'request' | 'response' = 'response',
+  depth = 0,
+): string | undefined {
+  const direct = inexpressible(finding);
+  if (direct !== undefined || depth > 4 || doc === null || typeof doc !== 'object') return direct;
+  // A finding under `then` or `else` whose condition tests more than the JSON type: the type admits either outcome
+  // (src/contract/typescript.ts `conditionals`; a condition on `type` alone it renders exactly).
+  for (const hit of finding.schemaPath.matchAll(/\/(?:then|else)(?=\/|$)/g)) {
+    let condition: unknown;
+    try {
+      condition = (resolvePointer(doc, finding.schemaPath.slice(0, hit.index)) as Record<string, unknown>).if;
+    } catch {
+      continue;
+    }
+    const typeOnly =
+      condition !== null &&
+      typeof condition === 'object' &&
+      Object.keys(condition).every((key) => key === 'type' || ANNOTATIONS.includes(key));
+    if (condition !== undefined && !typeOnly)
+      return 'if/then/else (a type cannot test the condition, so it admits either outcome)';
+  }
+  const label = / \(closest of \d+ (?:anyOf|oneOf) branches: ([^)]*)\)$/.exec(finding.message)?.[1];
+  if (label === undefined) return undefined;
+  const instance = instanceOf(finding, value);
+  if (!instance.found) return undefined;
+  for (const union of unionsOf(doc).get(label) ?? []) {
+    let branches: unknown;
+    try {
+      branches = (resolvePointer(doc, union.pointer) as Record<string, unknown>)[union.keyword];
+    } catch {
+      continue;
+    }
+    if (!Array.isArray(branches)) continue;
+    for (let at = 0; at < branches.length; at++) {
+      const errors = check(doc, branches[at], instance.node, {
+        at: `${union.pointer}/${union.keyword}/${at}`,
+        direction,
+      }).filter((item) => item.severity === 'error');
+      if (
+        errors.length > 0 &&
+        errors.every((item) => excuse(doc, item, instance.node, direction, depth + 1) !== undefined)
+      )
+        return `${union.keyword} with a branch that fails only on a keyword no type expresses (the union admits what that branch's type admits)`;
+    }
+  }
+  return undefined;
+}
+
 const OBJECT_KEYWORDS = ['properties', 'required', 'additionalProperties', 'dependentSchemas', 'dependentRequired'];
 const ARRAY_KEYWORDS = ['items', 'prefixItems'];
 
@@ -150,24 +265,32 @@ const ARRAY_KEYWORDS = ['items', 'prefixItems'];
  * Whether the type's reading of a schema without `type` decides the value: the type reads object keywords as an
  * object and array keywords as an array (what the document means by them), while the checker applies them only to
  * values of that type and accepts any other (JSON Schema 2020-12, 10.3: each keyword to its own instance type).
- * Looks at the value's location and, through `properties`, `allOf` and local `$ref`s, the ones below it.
+ * Looks at the value's location and, through `properties`, `items`, `allOf`, local `$ref`s and anyOf/oneOf branches, the
+ * ones below it. An anyOf or oneOf branch itself is no such reading (`own` false there): the renderer widens a
+ * branch without `type` with the other JSON types (src/contract/typescript.ts `branchTypes`).
  */
-export function untypedReading(doc: unknown, schema: unknown, value: unknown, depth = 0): boolean {
+export function untypedReading(doc: unknown, schema: unknown, value: unknown, depth = 0, own = true): boolean {
   if (depth > 32 || schema === null || typeof schema !== 'object' || Array.isArray(schema)) return false;
   const node = schema as Record<string, unknown>;
   if (typeof node.$ref === 'string' && node.$ref.startsWith('#')) {
     let target: unknown = doc;
     for (const token of node.$ref.slice(1).split('/').slice(1))
       target = (target as Record<string, unknown> | undefined)?.[token.replace(/~1/g, '/').replace(/~0/g, '~')];
-    if (untypedReading(doc, target, value, depth + 1)) return true;
+    if (untypedReading(doc, target, value, depth + 1, own)) return true;
   }
   const isObject = value !== null && typeof value === 'object' && !Array.isArray(value);
-  if (node.type === undefined) {
+  if (own && node.type === undefined) {
     if (!isObject && OBJECT_KEYWORDS.some((keyword) => node[keyword] !== undefined)) return true;
     if (!Array.isArray(value) && ARRAY_KEYWORDS.some((keyword) => node[keyword] !== undefined)) return true;
   }
   if (Array.isArray(node.allOf) && node.allOf.some((branch) => untypedReading(doc, branch, value, depth + 1)))
     return true;
+  for (const keyword of ['anyOf', 'oneOf'])
+    if (
+      Array.isArray(node[keyword]) &&
+      (node[keyword] as unknown[]).some((branch) => untypedReading(doc, branch, value, depth + 1, false))
+    )
+      return true;
   if (isObject && node.properties !== null && typeof node.properties === 'object')
     for (const [name, property] of Object.entries(node.properties as Record<string, unknown>))
       if (
@@ -232,7 +355,7 @@ export function compare(
         comparison.known = false;
       } else if (checker === 'rejected' && compiled.ok) {
         const errors = findings.filter((finding) => finding.severity === 'error');
-        const reasons = errors.map(inexpressible);
+        const reasons = errors.map((finding) => excuse(item.doc, finding, item.value, item.direction ?? 'response'));
         const known = reasons.every((reason) => reason !== undefined);
         comparison.reason = known
           ? [...new Set(reasons)].join('; ')

@@ -101,7 +101,8 @@ function literal(value: unknown, depth = 0, left = { nodes: MAX_LITERAL_NODES })
 }
 
 function union(parts: string[]): string {
-  const unique = [...new Set(parts)];
+  // `never` adds nothing to a union (a `false` or `not: {}` branch).
+  const unique = [...new Set(parts)].filter((part) => part !== 'never');
   if (unique.includes('unknown')) return 'unknown';
   return unique.length === 0 ? 'never' : unique.join(' | ');
 }
@@ -170,10 +171,17 @@ function flag(renderer: Renderer, schema: unknown, key: 'readOnly' | 'writeOnly'
   return Array.isArray(schema.allOf) && schema.allOf.some((part) => flag(renderer, part, key, depth + 1));
 }
 
-function render(renderer: Renderer, schema: unknown, nesting: number, indent = 0): string {
+/**
+ * The schema as a TypeScript type. `context` is the JSON types (`type` names) the enclosing schemas already allow the
+ * same instance (the `type` beside an anyOf, say), undefined when they say nothing; it decides what a branch without
+ * `type` admits beside its shape (`branchTypes`).
+ */
+function render(renderer: Renderer, schema: unknown, nesting: number, indent = 0, context?: readonly string[]): string {
   if (schema === true || (isNode(schema) && Object.keys(schema).length === 0)) return 'unknown';
   if (schema === false) return 'never';
   if (!isNode(schema) || nesting > MAX_NESTING) return 'unknown';
+  // `not` of a schema every value passes rejects every value (2020-12, 10.2.1.4); any other `not` no type can say.
+  if (schema.not === true || (isNode(schema.not) && Object.keys(schema.not).length === 0)) return 'never';
   if (--renderer.budget < 0) {
     renderer.cuts.add('schema nodes past the step budget');
     return 'unknown';
@@ -193,6 +201,7 @@ function render(renderer: Renderer, schema: unknown, nesting: number, indent = 0
           { ...rest, allOf: [{ $ref: ref }, ...(Array.isArray(rest.allOf) ? rest.allOf : [])] },
           nesting + 1,
           indent,
+          context,
         );
     }
     const type = refType(renderer, ref, nesting, indent);
@@ -204,6 +213,8 @@ function render(renderer: Renderer, schema: unknown, nesting: number, indent = 0
   const parts: string[] = [];
   const notes: string[] = [];
   const types = typeList(renderer, schema);
+  // What the schemas around this one and its own `type` allow the instance: what its branches may add beside a shape.
+  const inner = types ?? context;
   if (
     types === undefined &&
     renderer.dialect !== '3.1' &&
@@ -231,11 +242,11 @@ function render(renderer: Renderer, schema: unknown, nesting: number, indent = 0
     ...(Array.isArray(schema.oneOf) ? schema.oneOf : []),
     ...(Array.isArray(schema.anyOf) ? schema.anyOf : []),
   ];
-  if (Array.isArray(schema.allOf)) parts.push(...composition(renderer, schema, own, nesting, indent));
+  if (Array.isArray(schema.allOf)) parts.push(...composition(renderer, schema, own, nesting, indent, inner));
   else if (own !== undefined) parts.push(union(own));
   if (alternatives.length > 0)
-    parts.push(union(alternatives.map((part) => renderPart(renderer, part, nesting, indent))));
-  parts.push(...conditionals(renderer, schema, nesting, indent));
+    parts.push(union(alternatives.flatMap((part) => branchTypes(renderer, part, nesting, indent, inner))));
+  parts.push(...conditionals(renderer, schema, nesting, indent, inner));
   const meaningful = [...new Set(parts.filter((part) => part !== 'unknown'))];
   const type =
     meaningful.length === 0
@@ -246,8 +257,11 @@ function render(renderer: Renderer, schema: unknown, nesting: number, indent = 0
   return notes.length > 0 ? `${type} /* ${notes.join('; ')} */` : type;
 }
 
-/** Annotation keywords: beside a 3.1 `$ref` they leave it a plain reference (as validate.ts `isPureRef` reads them). */
-const ANNOTATIONS = [
+/**
+ * Annotation keywords: beside a 3.1 `$ref` they leave it a plain reference (as validate.ts `isPureRef` reads them), and
+ * beside `type` in an `if` they leave a condition on the JSON type alone.
+ */
+export const ANNOTATIONS: readonly string[] = [
   'description',
   'summary',
   'title',
@@ -278,14 +292,85 @@ const MERGEABLE = new Set([
  * `render` for a part of a union, an intersection or a conditional, counted against the text budget (members and
  * declarations are counted where they are written): past it the part is `unknown` and the cut says so.
  */
-function renderPart(renderer: Renderer, schema: unknown, nesting: number, indent: number): string {
+function renderPart(
+  renderer: Renderer,
+  schema: unknown,
+  nesting: number,
+  indent: number,
+  context?: readonly string[],
+): string {
   if (renderer.textLeft <= 0) {
     renderer.cuts.add('parts past the text budget');
     return 'unknown';
   }
-  const type = render(renderer, schema, nesting + 1, indent);
+  const type = render(renderer, schema, nesting + 1, indent, context);
   renderer.textLeft -= type.length;
   return type;
+}
+
+/** Each JSON type as the TypeScript type of all its values. */
+const JSON_TYPES = {
+  null: 'null',
+  boolean: 'boolean',
+  number: 'number',
+  string: 'string',
+  array: 'unknown[]',
+  object: '{ [key: string]: unknown }',
+} as const;
+
+/**
+ * An anyOf or oneOf branch as members of the union. A branch without `type` whose object keywords (`properties`,
+ * `required`, `additionalProperties`) or array keywords (`items`, `prefixItems`) render as that shape also admits every
+ * other JSON type the context allows: JSON Schema 2020-12, 10.3, applies each keyword to its own instance type only, so
+ * `anyOf: [{required: ["a"]}]` accepts `"a"`, as the checker does. Beside `type: object` (the usual
+ * "one of these required sets") the context adds nothing. Elsewhere (a property, an item, the root) such a schema still
+ * reads as the shape the document describes, the oracle's known deviation.
+ */
+function branchTypes(
+  renderer: Renderer,
+  branch: unknown,
+  nesting: number,
+  indent: number,
+  context: readonly string[] | undefined,
+): string[] {
+  const type = renderPart(renderer, branch, nesting, indent, context);
+  const shape = impliedShape(renderer, branch);
+  if (shape === undefined || shape === 'none' || type === 'unknown') return [type];
+  const allowed = context ?? Object.keys(JSON_TYPES);
+  const others = Object.entries(JSON_TYPES)
+    .filter(
+      ([name]) => name !== shape && (allowed.includes(name) || (name === 'number' && allowed.includes('integer'))),
+    )
+    .map(([, typescript]) => typescript);
+  return [grouped(type), ...others];
+}
+
+/**
+ * `object` or `array` when the schema (or the target of its `$ref`) declares no type anywhere (no `type`, `enum`,
+ * `const`, anyOf, oneOf, `not` or `if`, in it or in its allOf branches) and renders as an object or array type only
+ * because of object or array keywords (`ownType`, `composition`); `none` when it declares no type and has no such
+ * keywords; undefined when it declares a type.
+ */
+function impliedShape(renderer: Renderer, schema: unknown, depth = 0): 'object' | 'array' | 'none' | undefined {
+  if (schema === true) return 'none';
+  if (!isNode(schema) || depth > 8 || --renderer.budget < 0) return undefined;
+  if (typeof schema.$ref === 'string') {
+    if (renderer.dialect === '3.1' && Object.keys(schema).some((key) => key !== '$ref' && !ANNOTATIONS.includes(key)))
+      return undefined;
+    try {
+      return impliedShape(renderer, resolvePointer(renderer.doc, schema.$ref), depth + 1);
+    } catch {
+      return undefined;
+    }
+  }
+  if (['type', 'enum', 'const', 'anyOf', 'oneOf', 'not', 'if'].some((key) => Object.hasOwn(schema, key)))
+    return undefined;
+  const shapes = Array.isArray(schema.allOf)
+    ? schema.allOf.map((branch) => impliedShape(renderer, branch, depth + 1))
+    : [];
+  if (shapes.includes(undefined)) return undefined;
+  if (looksObject(schema) || shapes.includes('object')) return 'object';
+  return schema.items !== undefined || Array.isArray(schema.prefixItems) || shapes.includes('array') ? 'array' : 'none';
 }
 
 /** A named type for a component `$ref`, or the target rendered in place (a cycle through it is `unknown`). */
@@ -399,6 +484,8 @@ function ownType(
             schema.additionalProperties,
             nesting,
             indent,
+            false,
+            isNode(schema.patternProperties) ? Object.entries(schema.patternProperties) : [],
           );
         default:
           return 'unknown';
@@ -473,10 +560,12 @@ function composition(
   own: string[] | undefined,
   nesting: number,
   indent: number,
+  context: readonly string[] | undefined,
 ): string[] {
   const properties = new Map<string, unknown[]>();
   const required = new Set<string>();
   const additional: unknown[] = [];
+  const patterns: [string, unknown][] = [];
   let closed = false;
   // A merged branch's `type: object` rejects what the own type list adds beside objects (null, say).
   let objectOnly = false;
@@ -500,6 +589,7 @@ function composition(
         properties.set(name, list);
       }
     for (const name of requiredOf(node)) required.add(name);
+    if (isNode(node.patternProperties)) patterns.push(...Object.entries(node.patternProperties));
     if (node.additionalProperties === false) closed = true;
     else if (node.additionalProperties !== undefined) additional.push(node.additionalProperties);
     if (!Array.isArray(node.allOf)) return;
@@ -526,9 +616,9 @@ function composition(
           renderer.inlining.add(branch.$ref as string);
           absorb(target, depth + 1);
           renderer.inlining.delete(branch.$ref as string);
-        } else parts.push(renderPart(renderer, branch, nesting, indent));
+        } else parts.push(renderPart(renderer, branch, nesting, indent, context));
       } else if (mergeable(branch) && depth < MAX_NESTING) absorb(branch, depth + 1);
-      else parts.push(renderPart(renderer, branch, nesting, indent));
+      else parts.push(renderPart(renderer, branch, nesting, indent, context));
     }
   };
   absorb(schema, 0);
@@ -547,9 +637,10 @@ function composition(
   const object =
     entries.length > 0 ||
     extra !== undefined ||
+    (patterns.length > 0 && own !== undefined && own.includes(OBJECT_IN_COMPOSITION)) ||
     (objectish && parts.length === 0 && (own === undefined || own.every((part) => part === OBJECT_IN_COMPOSITION))) ||
     (own !== undefined && own.includes(OBJECT_IN_COMPOSITION) && own.length > 1)
-      ? objectType(renderer, entries, required, extra, nesting, indent, true)
+      ? objectType(renderer, entries, required, extra, nesting, indent, true, patterns)
       : undefined;
   if (own === undefined) return object === undefined ? parts : [...parts, object];
   if (!own.includes(OBJECT_IN_COMPOSITION)) return [union(own), ...parts, ...(object === undefined ? [] : [object])];
@@ -592,25 +683,44 @@ function declarationsIn(renderer: Renderer, refs: string[], name: string): { req
  * 10.2.2 and 6.5.4): `(If & Then) | Else` (a value the checker accepts is always in it; without `else` it says
  * nothing and is left out), and `{trigger?: undefined} | Dependent` per trigger, exact.
  */
-function conditionals(renderer: Renderer, schema: Node, nesting: number, indent: number): string[] {
+function conditionals(
+  renderer: Renderer,
+  schema: Node,
+  nesting: number,
+  indent: number,
+  context: readonly string[] | undefined,
+): string[] {
   const parts: string[] = [];
   // A boolean `if` picks its branch outright.
   if (schema.if === true && Object.hasOwn(schema, 'then'))
-    parts.push(renderPart(renderer, schema.then, nesting, indent));
+    parts.push(renderPart(renderer, schema.then, nesting, indent, context));
   else if (schema.if === false && Object.hasOwn(schema, 'else'))
-    parts.push(renderPart(renderer, schema.else, nesting, indent));
-  else if (typeof schema.if !== 'boolean' && Object.hasOwn(schema, 'if') && Object.hasOwn(schema, 'else')) {
-    const condition = renderPart(renderer, schema.if, nesting, indent);
-    const then = Object.hasOwn(schema, 'then') ? renderPart(renderer, schema.then, nesting, indent) : 'unknown';
-    const otherwise = renderPart(renderer, schema.else, nesting, indent);
-    const matched = [condition, then].filter((part) => part !== 'unknown');
-    parts.push(union([matched.length === 0 ? 'unknown' : matched.map(grouped).join(' & '), otherwise].map(grouped)));
+    parts.push(renderPart(renderer, schema.else, nesting, indent, context));
+  else if (typeof schema.if !== 'boolean' && Object.hasOwn(schema, 'if')) {
+    const complement = typeComplement(renderer, schema.if);
+    if (Object.hasOwn(schema, 'else') || (complement !== undefined && Object.hasOwn(schema, 'then'))) {
+      // The condition is read as a union branch is: without `type`, its object keywords do not turn other values away.
+      const condition = union(branchTypes(renderer, schema.if, nesting, indent, context));
+      const then = Object.hasOwn(schema, 'then')
+        ? renderPart(renderer, schema.then, nesting, indent, context)
+        : 'unknown';
+      const otherwise = Object.hasOwn(schema, 'else')
+        ? renderPart(renderer, schema.else, nesting, indent, context)
+        : 'unknown';
+      const both = (a: string, b: string) =>
+        a === 'unknown' ? b : b === 'unknown' ? a : `${grouped(a)} & ${grouped(b)}`;
+      const failed = complement === undefined ? otherwise : both(union(complement), otherwise);
+      const type = union([both(condition, then), failed].map(grouped));
+      // Only a condition that tests the JSON type alone is exact; of any other, the type admits either outcome.
+      if (type !== 'unknown')
+        parts.push(complement === undefined ? `${type} /* if/then/else: either outcome is admitted */` : type);
+    }
   }
   const absent = (name: string) => `{ ${propertyKey(name)}?: undefined; [key: string]: unknown }`;
   if (isNode(schema.dependentSchemas))
     for (const [trigger, dependent] of Object.entries(schema.dependentSchemas)) {
       if (trigger.length > MAX_LITERAL) continue;
-      const type = renderPart(renderer, dependent, nesting, indent);
+      const type = renderPart(renderer, dependent, nesting, indent, context);
       if (type !== 'unknown') parts.push(`${absent(trigger)} | ${grouped(type)}`);
     }
   if (isNode(schema.dependentRequired))
@@ -627,6 +737,45 @@ function conditionals(renderer: Renderer, schema: Node, nesting: number, indent:
   return parts;
 }
 
+/** Most patternProperties patterns read per object; past it the rest are typed by the index signature. */
+const MAX_PATTERNS = 50;
+/** Characters a patternProperties prefix or suffix may hold to become a template literal type: none a regular expression or a template literal gives a meaning. */
+const PATTERN_LITERAL = /^(?:[^\\^$.|?*+()[\]{}`\u0000-\u001f\u007f\u2028\u2029]|\\[./]){1,100}$/u;
+
+/**
+ * The template literal type a patternProperties pattern (ECMA-262 with the `u` flag, JSON Schema 2020-12, 6.3.3 and
+ * 10.3.2.2) comes to when it says only "starts with" or "ends with" a literal text: `^a` gives `a${string}`, `-id$`
+ * gives `${string}-id`; `\.` and `\/` in the text are the characters themselves.
+ * @returns The type's text and the name test it stands for, or undefined for any other pattern (a class, an
+ *   alternation, a quantifier, both anchors). Never throws.
+ */
+export function patternKeyType(pattern: string): { type: string; matches: (name: string) => boolean } | undefined {
+  const prefix = pattern.startsWith('^');
+  const suffix = pattern.endsWith('$') && !pattern.endsWith('\\$');
+  if (prefix === suffix) return undefined;
+  const written = prefix ? pattern.slice(1) : pattern.slice(0, -1);
+  if (!PATTERN_LITERAL.test(written)) return undefined;
+  const text = written.replace(/\\([./])/g, '$1');
+  return prefix
+    ? { type: `\`${text}\${string}\``, matches: (name) => name.startsWith(text) }
+    : { type: `\`\${string}${text}\``, matches: (name) => name.endsWith(text) };
+}
+
+/**
+ * The JSON types a condition that tests only `type` turns away, as TypeScript types (`if: {type: number}` gives
+ * string, boolean, null, arrays and objects), or undefined when the condition tests anything else. `integer` leaves
+ * `number` in: a fraction fails it.
+ */
+function typeComplement(renderer: Renderer, condition: unknown): string[] | undefined {
+  if (!isNode(condition) || !Object.keys(condition).every((key) => key === 'type' || ANNOTATIONS.includes(key)))
+    return undefined;
+  const types = typeList(renderer, condition);
+  if (types === undefined) return undefined;
+  return Object.entries(JSON_TYPES)
+    .filter(([name]) => !types.includes(name))
+    .map(([, typescript]) => typescript);
+}
+
 /** Formats a note follows, and what it says: where the type `number` or `string` loses what the format tells. */
 function formatNote(schema: unknown): string | undefined {
   if (!isNode(schema) || typeof schema.format !== 'string' || !/^[A-Za-z0-9_.:+-]{1,40}$/.test(schema.format))
@@ -639,9 +788,13 @@ function formatNote(schema: unknown): string | undefined {
 
 /**
  * An object type from its properties (each with the schemas that declare it, intersected), `required` (a name no
- * property declares is `unknown`) and `additionalProperties`. The type is closed as TypeScript object types are:
- * an object literal gets the excess-property check, a value from a variable may carry more fields, as an open
- * object's undocumented fields are only a warning to the checker.
+ * property declares is `unknown`), `additionalProperties` and `patternProperties` (JSON Schema 2020-12, 10.3.2). The
+ * type is closed as TypeScript object types are: an object literal gets the excess-property check, a value from a
+ * variable may carry more fields, as an open object's undocumented fields are only a warning to the checker. A
+ * pattern `patternKeyType` can say becomes an index signature on that template literal type (`[key: `a${string}`]`),
+ * and a named property it matches takes its schema too; TypeScript holds a field to every index signature its name
+ * matches. Any other pattern is not written (its fields are typed by the string index signature, wider than the
+ * schema) and a comment says so; the string index signature, when there is one, admits every pattern's type.
  */
 function objectType(
   renderer: Renderer,
@@ -651,6 +804,7 @@ function objectType(
   nesting: number,
   indent: number,
   inComposition = false,
+  patterns: [string, unknown][] = [],
 ): string {
   const hidden = renderer.direction === 'request' ? 'readOnly' : 'writeOnly';
   const members: string[] = [];
@@ -659,6 +813,16 @@ function objectType(
   let optional = false;
   const names = new Set(entries.map(([name]) => name));
   if (!inComposition) for (const name of required) if (!names.has(name)) entries = [...entries, [name, []]];
+  const keyed = patterns.slice(0, MAX_PATTERNS).map(([pattern, schema]) => ({
+    pattern,
+    schema,
+    key: patternKeyType(pattern),
+    members: [] as string[],
+    optional: false,
+  }));
+  const unsaid = keyed.filter((entry) => entry.key === undefined).length + Math.max(0, patterns.length - MAX_PATTERNS);
+  const matching = (name: string) => keyed.filter((entry) => entry.key !== undefined && entry.key.matches(name));
+  entries = entries.map(([name, schemas]) => [name, [...schemas, ...matching(name).map((entry) => entry.schema)]]);
   let left = 0;
   for (const [name, schemas] of entries) {
     if (name.length > MAX_LITERAL || renderer.textLeft <= 0) {
@@ -673,6 +837,10 @@ function objectType(
     const type = types.length === 0 ? 'unknown' : types.length === 1 ? types[0]! : types.map(grouped).join(' & ');
     named.push(type);
     if (!required.has(name)) optional = true;
+    for (const entry of matching(name)) {
+      entry.members.push(type);
+      if (!required.has(name)) entry.optional = true;
+    }
     const note = schemas.map(formatNote).find((found) => found !== undefined);
     const member = `${propertyKey(name)}${required.has(name) ? '' : '?'}: ${type};${note ? ` // ${note}` : ''}`;
     renderer.textLeft -= member.length;
@@ -684,17 +852,28 @@ function objectType(
       `// ${left} more propert${left === 1 ? 'y' : 'ies'} not shown (a name longer than ${MAX_LITERAL} characters, or the text passed its size budget)`,
     );
   }
+  // Every pattern's type, rendered once: a template literal signature of its own, and a member of the string one.
+  const patternTypes = keyed.map((entry) => render(renderer, entry.schema, nesting + 1, indent + 1));
+  keyed.forEach((entry, at) => {
+    if (entry.key === undefined) return;
+    const type = union([patternTypes[at]!, ...entry.members, ...(entry.optional ? ['undefined'] : [])].map(grouped));
+    members.push(`[key: ${entry.key.type}]: ${type};`);
+  });
+  if (unsaid > 0)
+    members.push(
+      `// ${unsaid} patternProperties pattern${unsaid === 1 ? '' : 's'} no template literal type can say: such fields are typed by the index signature`,
+    );
   const open = left > 0 ? true : extra;
   if (open === true || isNode(open)) {
-    // An index signature must admit every named property's type (and undefined, for an optional one), so beside
-    // named ones it is their union with the other fields' type.
+    // An index signature must admit every named property's type (and undefined, for an optional one) and every
+    // pattern's, so beside them it is their union with the other fields' type.
     const other = open === true ? 'unknown' : render(renderer, open, nesting + 1, indent + 1);
     const type =
-      other === 'unknown' || left > 0 || named.length === 0
+      other === 'unknown' || left > 0 || (named.length === 0 && patternTypes.length === 0)
         ? other
-        : union([other, ...named, ...(optional ? ['undefined'] : [])].map(grouped));
+        : union([other, ...named, ...patternTypes, ...(optional ? ['undefined'] : [])].map(grouped));
     members.push(`[key: string]: ${type};`);
-  } else if (members.length === 0 && open !== false) {
+  } else if (open !== false && (members.length === 0 || unsaid > 0)) {
     members.push('[key: string]: unknown;');
   }
   if (members.length === 0) return 'Record<string, never>';
