@@ -6,7 +6,7 @@
 // is ever fetched.
 import { compilePattern } from './src/schema/pattern.ts';
 import { stringFormatProblem } from './src/schema/formats.ts';
-import { equalsWrittenNumber, isWrittenInteger, numberProblems } from './src/schema/numbers.ts';
+import { equalsWrittenNumber, isWrittenInteger, numberProblems, shownText } from './src/schema/numbers.ts';
 import { escapePointerToken, lookupPointer, unescapePointerToken } from './src/shared/json-pointer.ts';
 import { baseAt, follow, MAX_REF_HOPS, resolveSchemaRef, responseForStatus, schemaIndex } from './src/document/refs.ts';
 import type { SchemaIndex, SchemaRefLookup } from './src/document/refs.ts';
@@ -60,7 +60,8 @@ export type CheckOptions = {
  * (`9223372036854775807`), checked exactly against `type`, `maximum`, `minimum`, `exclusiveMaximum`,
  * `exclusiveMinimum`, `multipleOf`, `enum`, `const` and `int32` / `int64` (src/schema/numbers.ts). `paths`: changed
  * numbers whose text is not known: those keywords are `notChecked` there (9007199254740993 parses as
- * 9007199254740992). `unlisted`: some were not listed, so every number past 2^53 or not finite counts as changed.
+ * 9007199254740992); `type` is `notChecked` there when only `integer` could decide it. `unlisted`: some were not
+ * listed, so every number not listed counts as one whose text is unknown (any of them may have changed).
  */
 export type InexactNumbers = { paths: ReadonlySet<string>; unlisted: boolean; texts?: ReadonlyMap<string, string> };
 
@@ -1029,16 +1030,27 @@ function evalNode(
   let out: InternalFinding[] = [];
 
   // A number JSON parsing changed is checked as written (its text), or not at all when its text is unknown (null).
-  const written = typeof value === 'number' ? inexactAt(ctx, value, segments) : undefined;
+  const written = typeof value === 'number' ? inexactAt(ctx, segments) : undefined;
   const inexact = written === null;
   const text = written ?? undefined;
 
   // type (JSON Schema 2020-12 §6.1.1)
   // The common case, one type name that matches (no nullable to widen it), without building a list.
-  const plain = typeof schema.type === 'string' && matchesType(schema.type, value, text);
+  const plain = !inexact && typeof schema.type === 'string' && matchesType(schema.type, value, text);
   const types = plain ? undefined : typeList(ctx, schema);
   let typeOk = true;
-  if (types && types.length > 0 && !anyTypeMatches(types, value, text)) {
+  const unsure = inexact && types ? inexactTypeVerdict(types, value as number) : undefined;
+  if (unsure === 'notChecked')
+    out.push(
+      makeFinding(
+        'notChecked',
+        segments,
+        `${schemaPath}/type`,
+        'was not checked against `type`: the number in the body cannot be held exactly in a double and its text was not kept (RFC 8259, 6), so whether it is an integer is not known',
+        { keyword: 'type' },
+      ),
+    );
+  else if (unsure !== true && types && types.length > 0 && !anyTypeMatches(types, value, text)) {
     typeOk = false;
     const expected = orList(types);
     const actual = text !== undefined && isWrittenInteger(text) === false ? 'number' : jsonType(value);
@@ -1272,16 +1284,31 @@ function checkString(
 }
 
 /**
+ * `type` for a number JSON parsing changed whose text is unknown (RFC 8259, 6; JSON Schema 2020-12 Validation 6.1.1):
+ * it is a JSON number whatever it read as (`1e400` reads as Infinity), so `number` matches; `integer` is decided only
+ * by a finite double with a fraction, which no integer text parses to (one within 2^53 reads exactly, a larger one
+ * reads as an integer or Infinity).
+ * @returns true when a listed type matches, 'notChecked' when `integer` is the only numeric type and the double is an
+ *   integer or infinite, undefined when the ordinary check decides (a fraction, or no numeric type).
+ */
+function inexactTypeVerdict(types: string[], value: number): true | 'notChecked' | undefined {
+  if (types.includes('number')) return true;
+  if (!types.includes('integer')) return undefined;
+  return Number.isFinite(value) && !Number.isInteger(value) ? undefined : 'notChecked';
+}
+
+/**
  * How the number at this instance location was written when JSON parsing changed it (see `InexactNumbers`): its
  * text, null when its text is unknown, undefined when parsing did not change it.
  */
-function inexactAt(ctx: Context, value: number, segments: Segment[]): string | null | undefined {
+function inexactAt(ctx: Context, segments: Segment[]): string | null | undefined {
   if (!ctx.inexact) return undefined;
   const path = instancePath(segments);
   const text = ctx.inexact.texts?.get(path);
   if (text !== undefined) return text;
   if (ctx.inexact.paths.has(path)) return null;
-  if (ctx.inexact.unlisted && (!Number.isFinite(value) || Math.abs(value) > Number.MAX_SAFE_INTEGER)) return null;
+  // The scan stopped listing: any number it did not list may have changed, whatever it reads as.
+  if (ctx.inexact.unlisted) return null;
   return undefined;
 }
 
@@ -1317,7 +1344,7 @@ function writtenInEnum(
           'notChecked',
           segments,
           `${schemaPath}/${keyword}`,
-          `was not checked against \`${keyword}\`: it lists a number past 2^53 that a double cannot tell apart from ${text} (RFC 8259, 6)`,
+          `was not checked against \`${keyword}\`: it lists a number past 2^53 that a double cannot tell apart from ${shownText(text)} (RFC 8259, 6)`,
           { keyword },
         ),
       );
@@ -1327,7 +1354,7 @@ function writtenInEnum(
           'enum',
           segments,
           `${schemaPath}/enum`,
-          `is ${text}, not one of the allowed values ${show(schema.enum)}`,
+          `is ${shownText(text)}, not one of the allowed values ${show(schema.enum)}`,
           allowedOf(schema.enum as unknown[]),
         ),
       );
@@ -1337,7 +1364,7 @@ function writtenInEnum(
           'enum',
           segments,
           `${schemaPath}/const`,
-          `is ${text}, but the schema requires the constant ${show(schema.const)}`,
+          `is ${shownText(text)}, but the schema requires the constant ${show(schema.const)}`,
           { allowed: [schema.const] },
         ),
       );
