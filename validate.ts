@@ -8,7 +8,15 @@ import { compilePattern } from './src/schema/pattern.ts';
 import { stringFormatProblem } from './src/schema/formats.ts';
 import { equalsWrittenNumber, isWrittenInteger, numberProblems, shownText } from './src/schema/numbers.ts';
 import { escapePointerToken, lookupPointer, unescapePointerToken } from './src/shared/json-pointer.ts';
-import { baseAt, follow, MAX_REF_HOPS, resolveSchemaRef, responseForStatus, schemaIndex } from './src/document/refs.ts';
+import {
+  baseAt,
+  follow,
+  MAX_KEPT_BASES,
+  MAX_REF_HOPS,
+  resolveSchemaRef,
+  responseForStatus,
+  schemaIndex,
+} from './src/document/refs.ts';
 import type { SchemaIndex, SchemaRefLookup } from './src/document/refs.ts';
 import { operationsOf } from './src/document/operations.ts';
 import { pickMediaType } from './src/shared/media-type.ts';
@@ -154,7 +162,7 @@ type Context = {
   enums?: Set<unknown[]>; // enums whose values were charged to this check's step budget (issue 8)
   inexact?: InexactNumbers; // numbers JSON parsing changed (issue 8)
   index: SchemaIndex; // the document's `$id` resources and anchors (JSON Schema 2020-12 §8.2)
-  refs: Map<string, SchemaRefLookup>; // each `$ref` resolved once per check, by base URI and reference (an array of N items repeats it N times)
+  refs: Map<string, SchemaRefLookup>; // each `$ref` resolved once per document (the index keeps them), by base URI and reference (an array of N items repeats it N times)
   scope?: string[]; // the dynamic scope (§7.1): resource URIs entered, outermost first; only where `$dynamicAnchor`s exist
   evaluating: Set<string>; // `$ref` target + instance location pairs `evaluatedOf` is inside (cycle cut)
 };
@@ -510,13 +518,24 @@ function emptyDocumented(): Documented {
 /** Merged unions by their two parts, so a oneOf/anyOf met again reuses its branches' unions. */
 const mergedCache = new WeakMap<Documented, WeakMap<Documented, Documented>>();
 
-function mergeDocumented(a: Documented | undefined, b: Documented): Documented {
+function mergeDocumented(ctx: Context, schemaPath: string, a: Documented | undefined, b: Documented): Documented {
   if (!a) return b;
   let byB = mergedCache.get(a);
   if (!byB) mergedCache.set(a, (byB = new WeakMap()));
   let known = byB.get(b);
-  if (!known) byB.set(b, (known = mergeTwo(a, b)));
+  if (!known) {
+    // The copy costs its length: one step per 8 declarations copied, so a union of a 10,000-schema web is counted.
+    spendStep(ctx, schemaPath, Math.ceil((sizeOf(a) + sizeOf(b)) / 8));
+    byB.set(b, (known = mergeTwo(a, b)));
+  }
   return known;
+}
+
+/** How many declarations a union holds: names' locations, patterns, additional schemas and required names. */
+function sizeOf(documented: Documented): number {
+  let size = documented.patterns.length + documented.additional.length + documented.required.size;
+  for (const list of documented.names.values()) size += list.length;
+  return size;
 }
 
 function mergeTwo(a: Documented, b: Documented): Documented {
@@ -582,6 +601,11 @@ function collect(
   // nested L levels would be walked 2^L times (issue 8).
   if (seen.has(schema)) return;
   seen.add(schema);
+  // Each schema read costs a step, as in the walk: a web of 10,000 `$ref`s is read again for every object it checks.
+  if (ctx.stopped || !spendStep(ctx, schemaPath)) {
+    acc.open = true;
+    return;
+  }
   if (depth > MAX_REF_DEPTH) {
     // allOf nested far deeper than MAX_REF_DEPTH would overflow the stack. Past the bound nothing is read, and the
     // object is left open so no field is called undocumented on a guess.
@@ -723,7 +747,8 @@ function collectDocumented(
 
 /** Schema path of the first `flag: true` (readOnly / writeOnly) on a property schema, following $ref and allOf. */
 function flagAt(ctx: Context, schema: unknown, schemaPath: string, flag: string, depth = 0): string | undefined {
-  if (!isPlainObject(schema) || depth > 16) return undefined;
+  // allOf: [S, S] nested 16 deep is 65,536 visits: each is a step.
+  if (!isPlainObject(schema) || depth > 16 || ctx.stopped || !spendStep(ctx, schemaPath)) return undefined;
   if (schema[flag] === true) return `${schemaPath}/${flag}`;
   if (typeof schema.$ref === 'string') {
     // An unresolvable $ref is reported by the type walk, not here.
@@ -801,14 +826,14 @@ function enterScope(ctx: Context, schemaPath: string): boolean {
 
 /**
  * A `$ref` (or `$dynamicRef`) of the schema at `schemaPath`, resolved inside the document against the base URI there
- * (`resolveSchemaRef`), once per check for each base and reference.
+ * (`resolveSchemaRef`), once per document for each base and reference (kept with the document's index).
  */
 function resolveRef(ctx: Context, ref: string, schemaPath: string): SchemaRefLookup {
   const key = ctx.index.embedded ? `${baseAt(ctx.index, schemaPath)}\u0000${ref}` : ref;
   let hit = ctx.refs.get(key);
   if (hit === undefined) {
     hit = resolveSchemaRef(ctx.doc, ref, schemaPath, ctx.index);
-    ctx.refs.set(key, hit);
+    if (ctx.refs.size < MAX_KEPT_BASES) ctx.refs.set(key, hit);
   }
   return hit;
 }
@@ -839,7 +864,7 @@ function evalInScope(
   segments: Segment[],
   mode: Mode,
 ): InternalFinding[] {
-  if (ctx.stopped || !spendStep(ctx)) return [];
+  if (ctx.stopped || !spendStep(ctx, schemaPath)) return [];
   if (schema === true || schema === undefined || schema === null) return [];
   if (schema === false) {
     return [
@@ -1128,7 +1153,12 @@ function evalNode(
   if (isPlainObject(value)) {
     union =
       mode.union ??
-      mergeDocumented(mode.extra, documentedOf(ctx, schema, schemaPath, true, refParts, { value, segments }));
+      mergeDocumented(
+        ctx,
+        schemaPath,
+        mode.extra,
+        documentedOf(ctx, schema, schemaPath, true, refParts, { value, segments }),
+      );
     checkObject(ctx, schema, schemaPath, value, segments, union, out);
   }
 
@@ -1154,6 +1184,8 @@ function evalNode(
       ? {
           owner: true,
           extra: mergeDocumented(
+            ctx,
+            schemaPath,
             mode.owner ? mode.extra : undefined,
             documentedOf(ctx, schema, schemaPath, false, refParts, { value, segments }),
           ),
@@ -1717,17 +1749,46 @@ function outcome(found: InternalFinding[]): 'yes' | 'no' | 'open' {
 }
 
 /**
- * One step of a check's budget (issue 8), for the walk and for annotation collection alike: steps always, the clock
- * (the last guard) every 256 steps. Sets `ctx.stopped` with the reason once either runs out.
+ * The keyword that led to a schema path, as a budget note names it: `anyOf` for `.../anyOf/1`, `properties` for
+ * `.../properties/id`, `items` for `.../items`, `$ref` for a path that is a reference's target.
+ */
+function keywordOf(schemaPath: string): string {
+  const tokens = schemaPath.split('/');
+  const last = tokens[tokens.length - 1] ?? '';
+  const parent = tokens[tokens.length - 2] ?? '';
+  if (/^\d+$/.test(last) && LIST_KEYWORDS.has(parent)) return parent;
+  if (MAP_KEYWORDS.has(parent)) return parent;
+  if (SCHEMA_KEYWORDS.has(last)) return last;
+  return '$ref';
+}
+const LIST_KEYWORDS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
+const MAP_KEYWORDS = new Set(['properties', 'patternProperties', 'dependentSchemas']);
+const SCHEMA_KEYWORDS = new Set([
+  'items',
+  'additionalProperties',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'contains',
+  'propertyNames',
+  'not',
+  'if',
+  'then',
+  'else',
+]);
+
+/**
+ * Steps of a check's budget (issue 8), for the walk, annotation collection, collecting what a schema documents and
+ * merging those unions alike: steps always, the clock (the last guard) every 256 steps and on every bulk charge. Sets `ctx.stopped` with the reason once either runs out.
  * @returns Whether the step may be taken.
  */
-function spendStep(ctx: Context): boolean {
-  ctx.steps++;
+function spendStep(ctx: Context, schemaPath: string, count = 1): boolean {
+  const before = ctx.steps;
+  ctx.steps += count;
   if (ctx.steps > ctx.maxSteps) {
-    ctx.stopped = `it ran out of its step budget (${ctx.maxSteps} schema applications)`;
+    ctx.stopped = `the schema is too costly to check: it ran out of its step budget (${ctx.maxSteps} schema applications) at ${boundedText(schemaPath, 120)} (\`${keywordOf(schemaPath)}\`)`;
     return false;
   }
-  if ((ctx.steps & 255) === 0 && performance.now() > ctx.deadline) {
+  if ((before >>> 8 !== ctx.steps >>> 8 || count > 1) && performance.now() > ctx.deadline) {
     ctx.stopped = `it ran out of its time budget (${Math.round(ctx.deadline - ctx.started)} ms)`;
     return false;
   }
@@ -1753,7 +1814,7 @@ function evaluatedOf(
   if (ctx.stopped || !isPlainObject(schema)) return;
   const object = isPlainObject(value);
   if (object ? acc.allNames : acc.allItems) return;
-  if (!spendStep(ctx)) return;
+  if (!spendStep(ctx, schemaPath)) return;
   if (depth > MAX_REF_DEPTH) {
     acc.open ??= `the schema nests more than ${MAX_REF_DEPTH} applicators deep here (too deep to check)`;
     return;
@@ -2186,6 +2247,8 @@ function evalAlternatives(
       let union = mode.extra ?? emptyDocumented();
       for (const i of satisfied)
         union = mergeDocumented(
+          ctx,
+          `${schemaPath}/${kw}/${i}`,
           union,
           documentedOf(ctx, branches[i], `${schemaPath}/${kw}/${i}`, true, [], { value, segments }),
         );
@@ -2789,7 +2852,7 @@ function makeCtx(doc: unknown, direction: Direction | undefined, options?: Check
   return {
     doc,
     index,
-    refs: new Map(),
+    refs: (index.resolved ??= new Map()),
     evaluating: new Set(),
     ...(index.dynamicAnchors.size > 0 ? { scope: [] } : {}),
     dialect: dialectOf(doc),
