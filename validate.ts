@@ -6,9 +6,17 @@
 // is ever fetched.
 import { compilePattern } from './src/schema/pattern.ts';
 import { stringFormatProblem } from './src/schema/formats.ts';
-import { equalsWrittenNumber, isWrittenInteger, numberProblems } from './src/schema/numbers.ts';
+import { equalsWrittenNumber, isWrittenInteger, numberProblems, shownText } from './src/schema/numbers.ts';
 import { escapePointerToken, lookupPointer, unescapePointerToken } from './src/shared/json-pointer.ts';
-import { baseAt, follow, MAX_REF_HOPS, resolveSchemaRef, responseForStatus, schemaIndex } from './src/document/refs.ts';
+import {
+  baseAt,
+  follow,
+  MAX_KEPT_BASES,
+  MAX_REF_HOPS,
+  resolveSchemaRef,
+  responseForStatus,
+  schemaIndex,
+} from './src/document/refs.ts';
 import type { SchemaIndex, SchemaRefLookup } from './src/document/refs.ts';
 import { operationsOf } from './src/document/operations.ts';
 import { pickMediaType } from './src/shared/media-type.ts';
@@ -60,7 +68,8 @@ export type CheckOptions = {
  * (`9223372036854775807`), checked exactly against `type`, `maximum`, `minimum`, `exclusiveMaximum`,
  * `exclusiveMinimum`, `multipleOf`, `enum`, `const` and `int32` / `int64` (src/schema/numbers.ts). `paths`: changed
  * numbers whose text is not known: those keywords are `notChecked` there (9007199254740993 parses as
- * 9007199254740992). `unlisted`: some were not listed, so every number past 2^53 or not finite counts as changed.
+ * 9007199254740992); `type` is `notChecked` there when only `integer` could decide it. `unlisted`: some were not
+ * listed, so every number not listed counts as one whose text is unknown (any of them may have changed).
  */
 export type InexactNumbers = { paths: ReadonlySet<string>; unlisted: boolean; texts?: ReadonlyMap<string, string> };
 
@@ -153,7 +162,7 @@ type Context = {
   enums?: Set<unknown[]>; // enums whose values were charged to this check's step budget (issue 8)
   inexact?: InexactNumbers; // numbers JSON parsing changed (issue 8)
   index: SchemaIndex; // the document's `$id` resources and anchors (JSON Schema 2020-12 §8.2)
-  refs: Map<string, SchemaRefLookup>; // each `$ref` resolved once per check, by base URI and reference (an array of N items repeats it N times)
+  refs: Map<string, SchemaRefLookup>; // each `$ref` resolved once per document (the index keeps them), by base URI and reference (an array of N items repeats it N times)
   scope?: string[]; // the dynamic scope (§7.1): resource URIs entered, outermost first; only where `$dynamicAnchor`s exist
   evaluating: Set<string>; // `$ref` target + instance location pairs `evaluatedOf` is inside (cycle cut)
 };
@@ -509,13 +518,24 @@ function emptyDocumented(): Documented {
 /** Merged unions by their two parts, so a oneOf/anyOf met again reuses its branches' unions. */
 const mergedCache = new WeakMap<Documented, WeakMap<Documented, Documented>>();
 
-function mergeDocumented(a: Documented | undefined, b: Documented): Documented {
+function mergeDocumented(ctx: Context, schemaPath: string, a: Documented | undefined, b: Documented): Documented {
   if (!a) return b;
   let byB = mergedCache.get(a);
   if (!byB) mergedCache.set(a, (byB = new WeakMap()));
   let known = byB.get(b);
-  if (!known) byB.set(b, (known = mergeTwo(a, b)));
+  if (!known) {
+    // The copy costs its length: one step per 8 declarations copied, so a union of a 10,000-schema web is counted.
+    spendStep(ctx, schemaPath, Math.ceil((sizeOf(a) + sizeOf(b)) / 8));
+    byB.set(b, (known = mergeTwo(a, b)));
+  }
   return known;
+}
+
+/** How many declarations a union holds: names' locations, patterns, additional schemas and required names. */
+function sizeOf(documented: Documented): number {
+  let size = documented.patterns.length + documented.additional.length + documented.required.size;
+  for (const list of documented.names.values()) size += list.length;
+  return size;
 }
 
 function mergeTwo(a: Documented, b: Documented): Documented {
@@ -581,6 +601,11 @@ function collect(
   // nested L levels would be walked 2^L times (issue 8).
   if (seen.has(schema)) return;
   seen.add(schema);
+  // Each schema read costs a step, as in the walk: a web of 10,000 `$ref`s is read again for every object it checks.
+  if (ctx.stopped || !spendStep(ctx, schemaPath)) {
+    acc.open = true;
+    return;
+  }
   if (depth > MAX_REF_DEPTH) {
     // allOf nested far deeper than MAX_REF_DEPTH would overflow the stack. Past the bound nothing is read, and the
     // object is left open so no field is called undocumented on a guess.
@@ -722,7 +747,8 @@ function collectDocumented(
 
 /** Schema path of the first `flag: true` (readOnly / writeOnly) on a property schema, following $ref and allOf. */
 function flagAt(ctx: Context, schema: unknown, schemaPath: string, flag: string, depth = 0): string | undefined {
-  if (!isPlainObject(schema) || depth > 16) return undefined;
+  // allOf: [S, S] nested 16 deep is 65,536 visits: each is a step.
+  if (!isPlainObject(schema) || depth > 16 || ctx.stopped || !spendStep(ctx, schemaPath)) return undefined;
   if (schema[flag] === true) return `${schemaPath}/${flag}`;
   if (typeof schema.$ref === 'string') {
     // An unresolvable $ref is reported by the type walk, not here.
@@ -800,14 +826,14 @@ function enterScope(ctx: Context, schemaPath: string): boolean {
 
 /**
  * A `$ref` (or `$dynamicRef`) of the schema at `schemaPath`, resolved inside the document against the base URI there
- * (`resolveSchemaRef`), once per check for each base and reference.
+ * (`resolveSchemaRef`), once per document for each base and reference (kept with the document's index).
  */
 function resolveRef(ctx: Context, ref: string, schemaPath: string): SchemaRefLookup {
   const key = ctx.index.embedded ? `${baseAt(ctx.index, schemaPath)}\u0000${ref}` : ref;
   let hit = ctx.refs.get(key);
   if (hit === undefined) {
     hit = resolveSchemaRef(ctx.doc, ref, schemaPath, ctx.index);
-    ctx.refs.set(key, hit);
+    if (ctx.refs.size < MAX_KEPT_BASES) ctx.refs.set(key, hit);
   }
   return hit;
 }
@@ -838,7 +864,7 @@ function evalInScope(
   segments: Segment[],
   mode: Mode,
 ): InternalFinding[] {
-  if (ctx.stopped || !spendStep(ctx)) return [];
+  if (ctx.stopped || !spendStep(ctx, schemaPath)) return [];
   if (schema === true || schema === undefined || schema === null) return [];
   if (schema === false) {
     return [
@@ -1029,16 +1055,27 @@ function evalNode(
   let out: InternalFinding[] = [];
 
   // A number JSON parsing changed is checked as written (its text), or not at all when its text is unknown (null).
-  const written = typeof value === 'number' ? inexactAt(ctx, value, segments) : undefined;
+  const written = typeof value === 'number' ? inexactAt(ctx, segments) : undefined;
   const inexact = written === null;
   const text = written ?? undefined;
 
   // type (JSON Schema 2020-12 §6.1.1)
   // The common case, one type name that matches (no nullable to widen it), without building a list.
-  const plain = typeof schema.type === 'string' && matchesType(schema.type, value, text);
+  const plain = !inexact && typeof schema.type === 'string' && matchesType(schema.type, value, text);
   const types = plain ? undefined : typeList(ctx, schema);
   let typeOk = true;
-  if (types && types.length > 0 && !anyTypeMatches(types, value, text)) {
+  const unsure = inexact && types ? inexactTypeVerdict(types, value as number) : undefined;
+  if (unsure === 'notChecked')
+    out.push(
+      makeFinding(
+        'notChecked',
+        segments,
+        `${schemaPath}/type`,
+        'was not checked against `type`: the number in the body cannot be held exactly in a double and its text was not kept (RFC 8259, 6), so whether it is an integer is not known',
+        { keyword: 'type' },
+      ),
+    );
+  else if (unsure !== true && types && types.length > 0 && !anyTypeMatches(types, value, text)) {
     typeOk = false;
     const expected = orList(types);
     const actual = text !== undefined && isWrittenInteger(text) === false ? 'number' : jsonType(value);
@@ -1116,7 +1153,12 @@ function evalNode(
   if (isPlainObject(value)) {
     union =
       mode.union ??
-      mergeDocumented(mode.extra, documentedOf(ctx, schema, schemaPath, true, refParts, { value, segments }));
+      mergeDocumented(
+        ctx,
+        schemaPath,
+        mode.extra,
+        documentedOf(ctx, schema, schemaPath, true, refParts, { value, segments }),
+      );
     checkObject(ctx, schema, schemaPath, value, segments, union, out);
   }
 
@@ -1142,6 +1184,8 @@ function evalNode(
       ? {
           owner: true,
           extra: mergeDocumented(
+            ctx,
+            schemaPath,
             mode.owner ? mode.extra : undefined,
             documentedOf(ctx, schema, schemaPath, false, refParts, { value, segments }),
           ),
@@ -1272,16 +1316,31 @@ function checkString(
 }
 
 /**
+ * `type` for a number JSON parsing changed whose text is unknown (RFC 8259, 6; JSON Schema 2020-12 Validation 6.1.1):
+ * it is a JSON number whatever it read as (`1e400` reads as Infinity), so `number` matches; `integer` is decided only
+ * by a finite double with a fraction, which no integer text parses to (one within 2^53 reads exactly, a larger one
+ * reads as an integer or Infinity).
+ * @returns true when a listed type matches, 'notChecked' when `integer` is the only numeric type and the double is an
+ *   integer or infinite, undefined when the ordinary check decides (a fraction, or no numeric type).
+ */
+function inexactTypeVerdict(types: string[], value: number): true | 'notChecked' | undefined {
+  if (types.includes('number')) return true;
+  if (!types.includes('integer')) return undefined;
+  return Number.isFinite(value) && !Number.isInteger(value) ? undefined : 'notChecked';
+}
+
+/**
  * How the number at this instance location was written when JSON parsing changed it (see `InexactNumbers`): its
  * text, null when its text is unknown, undefined when parsing did not change it.
  */
-function inexactAt(ctx: Context, value: number, segments: Segment[]): string | null | undefined {
+function inexactAt(ctx: Context, segments: Segment[]): string | null | undefined {
   if (!ctx.inexact) return undefined;
   const path = instancePath(segments);
   const text = ctx.inexact.texts?.get(path);
   if (text !== undefined) return text;
   if (ctx.inexact.paths.has(path)) return null;
-  if (ctx.inexact.unlisted && (!Number.isFinite(value) || Math.abs(value) > Number.MAX_SAFE_INTEGER)) return null;
+  // The scan stopped listing: any number it did not list may have changed, whatever it reads as.
+  if (ctx.inexact.unlisted) return null;
   return undefined;
 }
 
@@ -1317,7 +1376,7 @@ function writtenInEnum(
           'notChecked',
           segments,
           `${schemaPath}/${keyword}`,
-          `was not checked against \`${keyword}\`: it lists a number past 2^53 that a double cannot tell apart from ${text} (RFC 8259, 6)`,
+          `was not checked against \`${keyword}\`: it lists a number past 2^53 that a double cannot tell apart from ${shownText(text)} (RFC 8259, 6)`,
           { keyword },
         ),
       );
@@ -1327,7 +1386,7 @@ function writtenInEnum(
           'enum',
           segments,
           `${schemaPath}/enum`,
-          `is ${text}, not one of the allowed values ${show(schema.enum)}`,
+          `is ${shownText(text)}, not one of the allowed values ${show(schema.enum)}`,
           allowedOf(schema.enum as unknown[]),
         ),
       );
@@ -1337,7 +1396,7 @@ function writtenInEnum(
           'enum',
           segments,
           `${schemaPath}/const`,
-          `is ${text}, but the schema requires the constant ${show(schema.const)}`,
+          `is ${shownText(text)}, but the schema requires the constant ${show(schema.const)}`,
           { allowed: [schema.const] },
         ),
       );
@@ -1690,17 +1749,46 @@ function outcome(found: InternalFinding[]): 'yes' | 'no' | 'open' {
 }
 
 /**
- * One step of a check's budget (issue 8), for the walk and for annotation collection alike: steps always, the clock
- * (the last guard) every 256 steps. Sets `ctx.stopped` with the reason once either runs out.
+ * The keyword that led to a schema path, as a budget note names it: `anyOf` for `.../anyOf/1`, `properties` for
+ * `.../properties/id`, `items` for `.../items`, `$ref` for a path that is a reference's target.
+ */
+function keywordOf(schemaPath: string): string {
+  const tokens = schemaPath.split('/');
+  const last = tokens[tokens.length - 1] ?? '';
+  const parent = tokens[tokens.length - 2] ?? '';
+  if (/^\d+$/.test(last) && LIST_KEYWORDS.has(parent)) return parent;
+  if (MAP_KEYWORDS.has(parent)) return parent;
+  if (SCHEMA_KEYWORDS.has(last)) return last;
+  return '$ref';
+}
+const LIST_KEYWORDS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
+const MAP_KEYWORDS = new Set(['properties', 'patternProperties', 'dependentSchemas']);
+const SCHEMA_KEYWORDS = new Set([
+  'items',
+  'additionalProperties',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'contains',
+  'propertyNames',
+  'not',
+  'if',
+  'then',
+  'else',
+]);
+
+/**
+ * Steps of a check's budget (issue 8), for the walk, annotation collection, collecting what a schema documents and
+ * merging those unions alike: steps always, the clock (the last guard) every 256 steps and on every bulk charge. Sets `ctx.stopped` with the reason once either runs out.
  * @returns Whether the step may be taken.
  */
-function spendStep(ctx: Context): boolean {
-  ctx.steps++;
+function spendStep(ctx: Context, schemaPath: string, count = 1): boolean {
+  const before = ctx.steps;
+  ctx.steps += count;
   if (ctx.steps > ctx.maxSteps) {
-    ctx.stopped = `it ran out of its step budget (${ctx.maxSteps} schema applications)`;
+    ctx.stopped = `the schema is too costly to check: it ran out of its step budget (${ctx.maxSteps} schema applications) at ${boundedText(schemaPath, 120)} (\`${keywordOf(schemaPath)}\`)`;
     return false;
   }
-  if ((ctx.steps & 255) === 0 && performance.now() > ctx.deadline) {
+  if ((before >>> 8 !== ctx.steps >>> 8 || count > 1) && performance.now() > ctx.deadline) {
     ctx.stopped = `it ran out of its time budget (${Math.round(ctx.deadline - ctx.started)} ms)`;
     return false;
   }
@@ -1726,7 +1814,7 @@ function evaluatedOf(
   if (ctx.stopped || !isPlainObject(schema)) return;
   const object = isPlainObject(value);
   if (object ? acc.allNames : acc.allItems) return;
-  if (!spendStep(ctx)) return;
+  if (!spendStep(ctx, schemaPath)) return;
   if (depth > MAX_REF_DEPTH) {
     acc.open ??= `the schema nests more than ${MAX_REF_DEPTH} applicators deep here (too deep to check)`;
     return;
@@ -2159,6 +2247,8 @@ function evalAlternatives(
       let union = mode.extra ?? emptyDocumented();
       for (const i of satisfied)
         union = mergeDocumented(
+          ctx,
+          `${schemaPath}/${kw}/${i}`,
           union,
           documentedOf(ctx, branches[i], `${schemaPath}/${kw}/${i}`, true, [], { value, segments }),
         );
@@ -2762,7 +2852,7 @@ function makeCtx(doc: unknown, direction: Direction | undefined, options?: Check
   return {
     doc,
     index,
-    refs: new Map(),
+    refs: (index.resolved ??= new Map()),
     evaluating: new Set(),
     ...(index.dynamicAnchors.size > 0 ? { scope: [] } : {}),
     dialect: dialectOf(doc),

@@ -162,14 +162,15 @@ function ourVerdict(findings: Finding[]): boolean | 'no verdict' {
 /** A value as the probe reads a body: its JSON text scanned (numbers JSON parsing changes) and parsed. */
 function probeRead(value: unknown): { value: unknown; inexactNumbers?: InexactNumbers } {
   const text = JSON.stringify(value);
-  const inexact = scanJson(text).warnings.filter((w) => w.kind === 'inexactNumber');
+  const numbers = scanJson(text).numbers;
   return {
     value: JSON.parse(text),
-    ...(inexact.length > 0
+    ...(numbers
       ? {
           inexactNumbers: {
-            paths: new Set(inexact.filter((w) => w.values).map((w) => w.path)),
-            unlisted: inexact.some((w) => !w.values),
+            paths: new Set(numbers.unknown),
+            texts: new Map(numbers.written),
+            unlisted: numbers.unlisted,
           },
         }
       : {}),

@@ -245,6 +245,19 @@ describe('the curl line of draft_request, run by curl against 127.0.0.1', { skip
     );
   });
 
+  for (const header of ['multipart/form-data; boundary="a\\:b c?"', 'multipart/form-data; boundary=""']) {
+    it(`sends a multipart body under ${header.slice(21)} with header and body agreeing, as undici reads them`, async () => {
+      const { request, received } = await run('POST', '/upload', {
+        headers: { 'Content-Type': header },
+        body: { note: HOSTILE, count: 2, file: 'F' },
+      });
+      const parts = await new Response(new Uint8Array(received.body), {
+        headers: { 'content-type': received.contentType! },
+      }).formData();
+      assert.deepStrictEqual([seen(received), parts.get('note')], [expected(request, text(request)), HOSTILE]);
+    });
+  }
+
   it('sends a text/plain body exactly as written, a carriage return and a tab included', async () => {
     const body = `${HOSTILE}\r\n\tend`;
     const { request, received } = await run('POST', '/text', { body });

@@ -1803,7 +1803,7 @@ describe('check budgets (issue 8)', () => {
           path: '$',
           schemaPath: '#',
           message:
-            'was not checked completely: the check stopped because it ran out of its step budget (10 schema applications); no finding is reported, since the parts checked so far cannot be judged alone',
+            'was not checked completely: the check stopped because the schema is too costly to check: it ran out of its step budget (10 schema applications) at #/components/schemas/S4 (`$ref`); no finding is reported, since the parts checked so far cannot be judged alone',
         },
       ],
     );
@@ -1854,7 +1854,7 @@ describe('check budgets (issue 8)', () => {
       [result.validated, result.reason],
       [
         false,
-        'Part of the body was not checked: $ was not checked completely: the check stopped because it ran out of its step budget (10 schema applications); no finding is reported, since the parts checked so far cannot be judged alone.',
+        'Part of the body was not checked: $ was not checked completely: the check stopped because the schema is too costly to check: it ran out of its step budget (10 schema applications) at #/components/schemas/S4 (`$ref`); no finding is reported, since the parts checked so far cannot be judged alone.',
       ],
     );
   });
@@ -2609,12 +2609,21 @@ describe('keywords the validator does not implement are not checked, never passe
       [['notChecked', 'uniqueItems']],
     );
   });
-  it('issue 8 B13: when the scan did not list every changed number, every integer past 2^53 counts as changed', () => {
+  it('issue 8 B13: when the scan did not list every changed number, every number not listed counts as changed', () => {
     assert.deepStrictEqual(
       check(doc31, { type: 'integer', maximum: 9007199254740992 }, JSON.parse('9007199254740993'), {
         inexactNumbers: { paths: new Set(), unlisted: true },
       }),
       [
+        {
+          kind: 'notChecked',
+          severity: 'warning',
+          path: '$',
+          schemaPath: '#/type',
+          keyword: 'type',
+          message:
+            'was not checked against `type`: the number in the body cannot be held exactly in a double and its text was not kept (RFC 8259, 6), so whether it is an integer is not known',
+        },
         {
           kind: 'notChecked',
           severity: 'warning',
@@ -2726,7 +2735,7 @@ describe("check: the quick pass gives the walk's findings and step counts (issue
       severity: 'warning',
       path: '$',
       schemaPath: '#',
-      message: `was not checked completely: the check stopped because it ran out of its step budget (${steps} schema applications); no finding is reported, since the parts checked so far cannot be judged alone`,
+      message: `was not checked completely: the check stopped because the schema is too costly to check: it ran out of its step budget (${steps} schema applications) at #/items/properties/b (\`properties\`); no finding is reported, since the parts checked so far cannot be judged alone`,
     },
   ];
   const overlap = (message: string): Finding[] => [
@@ -3428,7 +3437,7 @@ describe('JSON Schema 2020-12 resources and annotations in OpenAPI 3.1 documents
         path: '$',
         schemaPath: '#',
         message:
-          'was not checked completely: the check stopped because it ran out of its step budget (20000 schema applications); no finding is reported, since the parts checked so far cannot be judged alone',
+          'was not checked completely: the check stopped because the schema is too costly to check: it ran out of its step budget (20000 schema applications) at #/anyOf/0/anyOf/0/anyOf/0/anyOf/0/anyOf/0/anyOf/0/anyOf/0/anyOf/0/anyOf/0/anyOf/0/anyOf/0/anyOf/0/anyOf/0/anyOf/0/anyOf/… (201 more characters) (`anyOf`); no finding is reported, since the parts checked so far cannot be judged alone',
       },
     ]);
   });
@@ -3442,10 +3451,55 @@ describe('JSON Schema 2020-12 resources and annotations in OpenAPI 3.1 documents
     assert.deepStrictEqual(
       check(doc, { $ref: '#/components/schemas/S40' }, { a: 1, b: 2 }, { maxSteps: 20_000 }).map((f) => f.message),
       [
-        'was not checked completely: the check stopped because it ran out of its step budget (20000 schema applications); no finding is reported, since the parts checked so far cannot be judged alone',
+        'was not checked completely: the check stopped because the schema is too costly to check: it ran out of its step budget (20000 schema applications) at #/components/schemas/S5 (`$ref`); no finding is reported, since the parts checked so far cannot be judged alone',
       ],
     );
   });
+});
+
+describe('a web of 10,000 `$id` schemas ends by its step budget (issue 15, attack round)', () => {
+  // Each schema is its own resource, reached by a relative `$ref` against its `$id`; every object it checks is read
+  // through the whole web again (what the union documents, what unevaluatedProperties evaluated).
+  const size = 10_000;
+  const schemas: Record<string, unknown> = {};
+  for (let i = 0; i < size; i++)
+    schemas[`S${i}`] = {
+      $id: `https://example.com/s${i}`,
+      type: 'object',
+      anyOf: [{ $ref: `s${(i + 1) % size}` }, { $ref: `s${(i * 7 + 3) % size}` }],
+      properties: { a: { type: 'integer' } },
+      unevaluatedProperties: false,
+    };
+  const doc = { openapi: '3.1.0', info: { title: 'web', version: '1' }, paths: {}, components: { schemas } };
+  for (const maxSteps of [2_000, 20_000]) {
+    it(`stops a 13-byte body at ${maxSteps} steps with no clock, naming the schema and keyword`, () => {
+      const body = '{"a":1,"b":2}';
+      const spent = { steps: 0 };
+      // A ten-minute time limit: only the steps can end this check.
+      const findings = check(doc, schemas.S0, JSON.parse(body), {
+        at: '#/components/schemas/S0',
+        maxSteps,
+        timeoutMs: 600_000,
+        spent,
+      });
+      const where = /at (#\/components\/schemas\/S\d+(?:\/anyOf\/[01])?) \(`(\$ref|anyOf)`\)/.exec(
+        findings[0]?.message ?? '',
+      );
+      assert.deepStrictEqual(
+        [body.length, findings.length, where?.[2] === (where?.[1].includes('anyOf') ? 'anyOf' : '$ref')],
+        [13, 1, true],
+      );
+      assert.deepStrictEqual(findings[0], {
+        kind: 'notChecked',
+        severity: 'warning',
+        path: '$',
+        schemaPath: '#/components/schemas/S0',
+        message: `was not checked completely: the check stopped because the schema is too costly to check: it ran out of its step budget (${maxSteps} schema applications) at ${where![1]} (\`${where![2]}\`); no finding is reported, since the parts checked so far cannot be judged alone`,
+      });
+      // Past the budget by at most one bulk charge (merging two unions of this web: 1 step per 8 declarations).
+      assert.ok(spent.steps > maxSteps && spent.steps <= maxSteps + Math.ceil((4 * size) / 8), String(spent.steps));
+    });
+  }
 });
 
 describe('a 3.1 document with $id, $anchor and relative $refs (issue 15)', () => {

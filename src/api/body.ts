@@ -7,11 +7,9 @@
 import { readsExactly } from '../shared/decimal.ts';
 import { instancePath } from '../shared/json-pointer.ts';
 import { isJsonMediaType, mediaTypeEssence } from '../shared/media-type.ts';
-import { MAX_BODY_DEPTH } from '../shared/json-text.ts';
+import { MAX_BODY_DEPTH, MAX_CHANGED_NUMBERS_TEXT, MAX_WRITTEN_NUMBER, memberName } from '../shared/json-text.ts';
 
-import { memberName } from '../shared/json-text.ts';
-
-import type { BodyWarning } from '../shared/json-text.ts';
+import type { BodyWarning, ChangedNumbers } from '../shared/json-text.ts';
 /** At most this many warnings of one kind are listed; the last one says how many more there were. */
 const MAX_WARNINGS = 20;
 
@@ -100,6 +98,8 @@ export type DecodedBody = {
   /** What needs saying about how the body was read. */
   note?: string;
   warnings?: BodyWarning[];
+  /** Every number JSON parsing changed, as written (the warnings list 20), for the checks; not for showing. */
+  numbers?: ChangedNumbers;
   /** For line-framed JSON: each line parsed (undefined where a line does not parse), for the line-by-line check. */
   records?: { line: number; value?: unknown; problem?: string }[];
 };
@@ -197,6 +197,7 @@ export function decodeBody(held: Uint8Array, contentType: string | null, options
     const out: DecodedBody = { body: decoded.body };
     if (notes.length) out.note = notes.join(' ');
     if (decoded.warnings?.length) out.warnings = decoded.warnings;
+    if (decoded.numbers) out.numbers = decoded.numbers;
     if (decoded.records) out.records = decoded.records;
     return out;
   };
@@ -241,7 +242,11 @@ export function decodeBody(held: Uint8Array, contentType: string | null, options
         ],
       });
     }
-    return finish({ body: JSON.parse(text), warnings: scanned.warnings });
+    return finish({
+      body: JSON.parse(text),
+      warnings: scanned.warnings,
+      ...(scanned.numbers ? { numbers: scanned.numbers } : {}),
+    });
   }
   return finish({ body: text });
 }
@@ -252,6 +257,7 @@ function decodeJsonLines(text: string, contentType: string | null, options: Deco
   const pieces = sequence ? text.split('\u001e') : text.split('\n');
   const records: NonNullable<DecodedBody['records']> = [];
   const warnings: BodyWarning[] = [];
+  const numbers: ChangedNumbers = { written: [], unknown: [], unlisted: false };
   let bad = 0;
   pieces.forEach((piece, index) => {
     const line = piece.endsWith('\r') ? piece.slice(0, -1) : piece;
@@ -266,8 +272,13 @@ function decodeJsonLines(text: string, contentType: string | null, options: Deco
       records.push({ line: number, problem: `nests deeper than ${MAX_BODY_DEPTH} levels` });
     } else {
       records.push({ line: number, value: JSON.parse(line) });
-      for (const warning of scanned.warnings)
-        warnings.push({ ...warning, path: warning.path.replace(/^\$/, `$[${records.length - 1}]`) });
+      const at = `$[${records.length - 1}]`;
+      for (const warning of scanned.warnings) warnings.push({ ...warning, path: warning.path.replace(/^\$/, at) });
+      if (scanned.numbers) {
+        for (const [path, written] of scanned.numbers.written) numbers.written.push([at + path.slice(1), written]);
+        for (const path of scanned.numbers.unknown) numbers.unknown.push(at + path.slice(1));
+        numbers.unlisted ||= scanned.numbers.unlisted;
+      }
     }
   });
   const kind = sequence ? 'JSON text sequence (RFC 7464)' : 'newline-delimited JSON';
@@ -275,6 +286,7 @@ function decodeJsonLines(text: string, contentType: string | null, options: Deco
     body: text,
     note: `Body is ${kind}: shown as text; ${records.length} record(s), each checked on its own as $[n] (n counts records from 0)${bad ? `; ${bad} did not parse` : ''}.`,
     warnings,
+    ...(numbers.written.length || numbers.unknown.length || numbers.unlisted ? { numbers } : {}),
     records,
   };
 }
@@ -322,6 +334,8 @@ export type JsonScan = {
   depth: number;
   /** Duplicate member names and numbers JSON.parse changes, in text order. */
   warnings: BodyWarning[];
+  /** Every number JSON.parse changes, as written; undefined when there is none. */
+  numbers?: ChangedNumbers;
 };
 
 type Frame = {
@@ -349,6 +363,8 @@ export function scanJson(text: string, redact: (text: string) => string = (value
   const numbers: BodyWarning[] = [];
   let moreDuplicates = 0;
   let moreNumbers = 0;
+  const changedNumbers: ChangedNumbers = { written: [], unknown: [], unlisted: false };
+  let changedTextLength = 0;
   let depth = 0;
   let index = 0;
   const length = text.length;
@@ -480,8 +496,13 @@ export function scanJson(text: string, redact: (text: string) => string = (value
             ? undefined
             : String(parsed);
       if (changed !== undefined) {
+        const path = instancePath(segments);
+        // The warnings list 20; the checks need every one, as written, to compare it exactly or say it was not checked.
+        changedTextLength += path.length + Math.min(literal.length, MAX_WRITTEN_NUMBER);
+        if (changedTextLength > MAX_CHANGED_NUMBERS_TEXT) changedNumbers.unlisted = true;
+        else if (literal.length <= MAX_WRITTEN_NUMBER) changedNumbers.written.push([path, literal]);
+        else changedNumbers.unknown.push(path);
         if (numbers.length < MAX_WARNINGS) {
-          const path = instancePath(segments);
           numbers.push({
             kind: 'inexactNumber',
             severity: 'warning',
@@ -523,7 +544,8 @@ export function scanJson(text: string, redact: (text: string) => string = (value
             rule: 'RFC 8259, 6',
             message: `${moreNumbers} more number(s) that cannot be held exactly not listed`,
           });
-        return { depth, warnings };
+        const changed = changedNumbers.written.length || changedNumbers.unknown.length || changedNumbers.unlisted;
+        return { depth, warnings, ...(changed ? { numbers: changedNumbers } : {}) };
       }
       const next = text.charCodeAt(index);
       if (next === (frame.array ? 0x5d : 0x7d)) {

@@ -33,6 +33,8 @@ export type ProbeResult = {
   warnings?: BodyWarning[];
   /** Line-framed JSON (NDJSON, JSON Lines): each record parsed, for the record-by-record check; never shown. */
   records?: DecodedBody['records'];
+  /** Every number JSON parsing changed, as written, for the checks (the warnings list 20); never shown. */
+  numbers?: DecodedBody['numbers'];
 };
 
 /**
@@ -92,6 +94,7 @@ export function decodeProbe(
   result.body = decoded.body;
   if (decoded.note) result.note = decoded.note;
   if (decoded.warnings?.length) result.warnings = decoded.warnings;
+  if (decoded.numbers) result.numbers = decoded.numbers;
   if (decoded.records) result.records = decoded.records;
   return result;
 }

@@ -328,10 +328,102 @@ export function multipartText(fields: BodyField[], boundary: string): string {
   return `${text}--${boundary}--\r\n`;
 }
 
-/** The `boundary` parameter of a multipart Content-Type (RFC 2046, 5.1.1), quoted or not; undefined when absent. */
-export function boundaryOf(contentType: string): string | undefined {
-  const match = /;\s*boundary\s*=\s*(?:"([^"]{1,70})"|([^\s;"]{1,70}))/i.exec(contentType);
-  return match ? (match[1] ?? match[2]) : undefined;
+/** token characters (RFC 9110, 5.6.2 tchar). */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** A boundary RFC 2046, 5.1.1 allows: 1 to 70 bchars, the last not a space. */
+const BOUNDARY = /^[0-9A-Za-z'()+_,\-./:=? ]{0,69}[0-9A-Za-z'()+_,\-./:=?]$/;
+
+/**
+ * A media type's parameters as RFC 9110, 5.6.6 reads them: `; name=value` after the type, the name a token compared
+ * case-insensitively, the value a token or a quoted-string (5.6.4: `\` takes the next character as it is).
+ * @returns The essence as written and each parameter in order, its name in lower case; a parameter that does not
+ *   parse (an unterminated quoted-string, a name without `=`) ends the list, with `broken` set. Never throws.
+ */
+function mediaTypeParameters(contentType: string): {
+  type: string;
+  parameters: { name: string; value: string }[];
+  broken?: boolean;
+} {
+  const first = contentType.indexOf(';');
+  const type = (first < 0 ? contentType : contentType.slice(0, first)).trim();
+  const parameters: { name: string; value: string }[] = [];
+  let at = first < 0 ? contentType.length : first;
+  const length = contentType.length;
+  const space = () => {
+    while (at < length && (contentType[at] === ' ' || contentType[at] === '\t')) at++;
+  };
+  while (at < length) {
+    space();
+    if (contentType[at] !== ';') return { type, parameters, broken: true };
+    at++;
+    space();
+    if (at >= length) break; // a trailing `;` names nothing
+    const equals = contentType.indexOf('=', at);
+    const name = equals < 0 ? '' : contentType.slice(at, equals);
+    if (!TOKEN.test(name)) return { type, parameters, broken: true };
+    at = equals + 1;
+    let value = '';
+    if (contentType[at] === '"') {
+      at++;
+      for (;;) {
+        if (at >= length) return { type, parameters, broken: true };
+        const character = contentType[at]!;
+        if (character === '"') break;
+        if (character === '\\') {
+          if (at + 1 >= length) return { type, parameters, broken: true };
+          at++;
+        }
+        value += contentType[at];
+        at++;
+      }
+      at++;
+    } else {
+      const start = at;
+      while (at < length && contentType[at] !== ';' && contentType[at] !== ' ' && contentType[at] !== '\t') at++;
+      value = contentType.slice(start, at);
+    }
+    parameters.push({ name: name.toLowerCase(), value });
+  }
+  return { type, parameters };
+}
+
+/**
+ * The `boundary` parameter of a multipart Content-Type, read as RFC 9110, 5.6.6 reads parameters (quoted or not,
+ * escapes undone), and whether RFC 2046, 5.1.1 allows it (1 to 70 of the characters `0-9 A-Z a-z '()+_,-./:=?` and
+ * space, not ending in a space).
+ * @returns `{value, valid}` for the first boundary parameter, or undefined when there is none. Never throws.
+ */
+export function boundaryOf(contentType: string): { value: string; valid: boolean } | undefined {
+  const { parameters, broken } = mediaTypeParameters(contentType);
+  const found = parameters.find((parameter) => parameter.name === 'boundary');
+  if (found) return { value: found.value, valid: BOUNDARY.test(found.value) };
+  // A boundary parameter the reading could not finish (`boundary="a`) is there but unusable.
+  if (broken && /;\s*boundary\s*=/i.test(contentType))
+    return {
+      value: contentType.slice(contentType.search(/;\s*boundary\s*=/i)).replace(/^;\s*boundary\s*=\s*/i, ''),
+      valid: false,
+    };
+  return undefined;
+}
+
+/** Whether a boundary is one RFC 2046, 5.1.1 allows. */
+export function isValidBoundary(boundary: string): boolean {
+  return BOUNDARY.test(boundary);
+}
+
+/**
+ * A Content-Type with `boundary` as its only boundary parameter, written last: every other parameter kept as written
+ * (re-quoted where it is no token), the boundary a token when it is one, else a quoted-string (RFC 9110, 5.6.6).
+ */
+export function withBoundary(contentType: string, boundary: string): string {
+  const { type, parameters } = mediaTypeParameters(contentType);
+  const quoted = (value: string) => (TOKEN.test(value) ? value : `"${value.replace(/["\\]/g, '\\$&')}"`);
+  const kept = parameters.filter((parameter) => parameter.name !== 'boundary');
+  return [
+    type,
+    ...kept.map((parameter) => `${parameter.name}=${quoted(parameter.value)}`),
+    `boundary=${quoted(boundary)}`,
+  ].join('; ');
 }
 
 /**

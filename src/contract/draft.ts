@@ -25,6 +25,8 @@ import { nearestName } from './operation.ts';
 import {
   boundaryFor,
   boundaryOf,
+  isValidBoundary,
+  withBoundary,
   draftContentType,
   encodingFor,
   encodingOf,
@@ -321,10 +323,18 @@ function prepareBody(loaded: LoadedDocument, operation: Operation | undefined, d
   }
   if (typeof body === 'string') {
     const text = wellFormed(body);
-    const boundary = boundaryOf(contentType) ?? /^--([^\r\n]{1,70})\r?\n/.exec(text)?.[1];
-    const fields =
-      boundary === undefined ? { reason: 'names no boundary' } : fieldsOfMultipartText(text, boundary.trimEnd());
-    if (boundary !== undefined && boundaryOf(contentType) === undefined) contentType += `; boundary=${boundary}`;
+    const named = boundaryOf(contentType);
+    // The text's first delimiter line names its boundary when the Content-Type names none it may use (transport
+    // padding after it is not part of it, RFC 2046 5.1.1).
+    const firstLine = /^--([^\r\n]*)\r?\n/.exec(text)?.[1]?.trimEnd();
+    const boundary = named?.valid
+      ? named.value
+      : firstLine !== undefined && isValidBoundary(firstLine)
+        ? firstLine
+        : undefined;
+    const fields = boundary === undefined ? { reason: 'names no boundary' } : fieldsOfMultipartText(text, boundary);
+    if (named && !named.valid) problems.push(invalidBoundary(named.value, boundary, "read from the text's first line"));
+    if (boundary !== undefined && !named?.valid) contentType = withBoundary(contentType, boundary);
     if ('reason' in fields) {
       problems.push(bodyProblem('$', 'invalid', `is a multipart/form-data text that ${fields.reason}; not checked`));
       return { contentTypeName, contentType, sent: text, text, problems };
@@ -340,11 +350,13 @@ function prepareBody(loaded: LoadedDocument, operation: Operation | undefined, d
     };
   }
   const fields = fieldsOfObject(loaded.doc, media, body, true);
-  let boundary = boundaryOf(contentType);
-  if (boundary === undefined) {
+  const named = boundaryOf(contentType);
+  let boundary: string;
+  if (!named?.valid) {
     boundary = boundaryFor(fields);
-    contentType += `; boundary=${boundary}`;
-  } else if (fields.some((field) => field.value.includes(`--${boundary}`)))
+    if (named) problems.push(invalidBoundary(named.value, boundary, 'chosen'));
+    contentType = withBoundary(contentType, boundary);
+  } else if (((boundary = named.value), fields.some((field) => field.value.includes(`--${boundary}`))))
     // RFC 2046, 5.1.1: the boundary must not occur in any part, or the server reads the part as ending there.
     problems.push(
       bodyProblem('$', 'invalid', `holds --${boundary}, the boundary its Content-Type names: leave the boundary out`),
@@ -359,6 +371,25 @@ function prepareBody(loaded: LoadedDocument, operation: Operation | undefined, d
     checked: objectOfFields(loaded.doc, media, fields, true),
     problems,
   };
+}
+
+/**
+ * The problem of a Content-Type whose boundary RFC 2046, 5.1.1 does not allow (empty, over 70 characters, a
+ * character outside its set, a space last, a quoted-string left open): the draft names the one it used in the header
+ * and the body alike, so the agent can keep it or give a valid one.
+ */
+function invalidBoundary(given: string, used: string | undefined, how: string): DraftProblem {
+  const shown = JSON.stringify(given.length > 80 ? `${given.slice(0, 77)}...` : given);
+  const instead =
+    used === undefined
+      ? 'no boundary could be used'
+      : `the draft uses boundary=${JSON.stringify(used)} (${how}) in the Content-Type and the body`;
+  return bodyProblem(
+    '$',
+    'invalid',
+    `has the Content-Type boundary ${shown} (${given.length} characters), which RFC 2046, 5.1.1 does not allow (1 to 70 of 0-9 A-Z a-z '()+_,-./:=? and space, not ending in a space): ${instead}; give a valid boundary or leave it out`,
+    'warning',
+  );
 }
 
 /**

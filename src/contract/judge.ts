@@ -4,7 +4,7 @@
  */
 import { checkResponse } from '../../validate.ts';
 import type { Finding, InexactNumbers } from '../../validate.ts';
-import type { BodyWarning } from '../shared/json-text.ts';
+import type { BodyWarning, ChangedNumbers } from '../shared/json-text.ts';
 import { parseDecimal } from '../shared/decimal.ts';
 import { escapePointerToken } from '../shared/json-pointer.ts';
 import { isJsonMediaType } from '../shared/media-type.ts';
@@ -28,6 +28,8 @@ export type ProbedResponse = {
   warnings?: BodyWarning[];
   /** Line-framed JSON (NDJSON, JSON Lines, json-seq): each record parsed; checked one by one against the schema. */
   records?: { line: number; value?: unknown; problem?: string }[];
+  /** Every number JSON parsing changed, as written (the warnings list only 20); checked as written. */
+  numbers?: ChangedNumbers;
 };
 
 /**
@@ -67,7 +69,7 @@ function judgeBody(loaded: LoadedDocument, operation: Operation, probed: ProbedR
     empty
       ? { status: probed.status, body: undefined }
       : { status: probed.status, contentType: probed.contentType ?? undefined, body: probed.body },
-    inexactNumbersOf(probed.warnings),
+    inexactNumbersOf(probed),
   );
   const findings: Finding[] = [...checked.findings];
   let validated = checked.validated;
@@ -107,36 +109,43 @@ function judgeBody(loaded: LoadedDocument, operation: Operation, probed: ProbedR
 }
 
 /**
- * The numbers the body scan found changed by JSON parsing (RFC 8259, 6), for `checkResponse`: each warning's first
- * value is the number as written (cut past 60 characters, and redacted); where that is a whole JSON number the check
- * compares it exactly (`texts`), elsewhere its numeric constraints are not checked (`paths`). A warning without
- * `values` is the scan's "N more not listed" (`unlisted`).
- * @param prefix Only warnings under this instance path (a record's `$[2]`), read relative to it.
+ * The numbers the body scan found changed by JSON parsing (RFC 8259, 6), for `checkResponse`: where the number as
+ * written is known and a JSON number, the check compares it exactly (`texts`); where it is not (too long to keep, or
+ * redacted), its numeric constraints are not checked (`paths`); `unlisted` when the scan stopped listing. Read from
+ * the scan's full list (`numbers`) when there is one, else from the warnings (each one's first value is the number as
+ * written, cut past 60 characters; a warning without `values` is the scan's "N more not listed").
+ * @param prefix Only numbers under this instance path (a record's `$[2]`), read relative to it.
  */
-function inexactNumbersOf(
-  warnings: BodyWarning[] | undefined,
-  prefix = '$',
-): { inexactNumbers: InexactNumbers } | undefined {
-  const inexact =
-    warnings?.filter(
-      (warning) =>
-        warning.kind === 'inexactNumber' &&
-        (prefix === '$' ||
-          warning.path === prefix ||
-          warning.path.startsWith(`${prefix}.`) ||
-          warning.path.startsWith(`${prefix}[`)),
-    ) ?? [];
-  if (inexact.length === 0) return undefined;
+function inexactNumbersOf(probed: ProbedResponse, prefix = '$'): { inexactNumbers: InexactNumbers } | undefined {
+  const under = (path: string) =>
+    prefix === '$' || path === prefix || path.startsWith(`${prefix}.`) || path.startsWith(`${prefix}[`);
+  const relative = (path: string) => `$${path.slice(prefix.length)}`;
   const texts = new Map<string, string>();
   const paths = new Set<string>();
-  for (const warning of inexact) {
-    if (!warning.values) continue;
-    const path = `$${warning.path.slice(prefix.length)}`;
-    const written = warning.values[0]!;
-    if (parseDecimal(written)) texts.set(path, written);
-    else paths.add(path);
+  let unlisted = false;
+  const numbers: ChangedNumbers | undefined = probed.numbers;
+  if (numbers) {
+    for (const [path, written] of numbers.written)
+      if (under(path)) {
+        if (parseDecimal(written)) texts.set(relative(path), written);
+        else paths.add(relative(path));
+      }
+    for (const path of numbers.unknown) if (under(path)) paths.add(relative(path));
+    unlisted = numbers.unlisted;
+  } else {
+    for (const warning of probed.warnings ?? []) {
+      if (warning.kind !== 'inexactNumber' || !under(warning.path)) continue;
+      if (!warning.values) {
+        unlisted = true;
+        continue;
+      }
+      const written = warning.values[0]!;
+      if (parseDecimal(written)) texts.set(relative(warning.path), written);
+      else paths.add(relative(warning.path));
+    }
   }
-  return { inexactNumbers: { paths, texts, unlisted: inexact.some((w) => !w.values) } };
+  if (texts.size === 0 && paths.size === 0 && !unlisted) return undefined;
+  return { inexactNumbers: { paths, texts, unlisted } };
 }
 
 /** Checks line-framed JSON record by record (NDJSON, JSON Lines, json-seq). */
@@ -168,7 +177,7 @@ function judgeRecords(
       'GET',
       operation.pathTemplate,
       { status: probed.status, contentType: probed.contentType ?? undefined, body: record.value },
-      inexactNumbersOf(probed.warnings, at),
+      inexactNumbersOf(probed, at),
     );
     if (!checked.validated) {
       return {

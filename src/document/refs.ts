@@ -133,6 +133,10 @@ export type SchemaIndex = {
   anchors: Map<string, string>;
   dynamicAnchors: Map<string, string>;
   embedded: boolean;
+  /** `baseAt`'s answers so far, by schema path. */
+  baseOf?: Map<string, string>;
+  /** References resolved so far (`resolveSchemaRef`), by base URI and reference: the same for every check. */
+  resolved?: Map<string, SchemaRefLookup>;
 };
 
 /** Most nodes `schemaIndex` visits in one document (a 128 MiB document holds fewer); past it the rest is unindexed. */
@@ -293,15 +297,28 @@ export function indexDocument(doc: object, mayDeclare: boolean): void {
  */
 export function baseAt(index: SchemaIndex, pointer: string): string {
   if (index.bases.size === 0) return index.base;
+  // Met once per schema application: each pointer's answer is kept (a document has finitely many schema paths).
+  const known = index.baseOf?.get(pointer);
+  if (known !== undefined) return known;
   let p = pointer;
+  let uri: string | undefined;
   for (;;) {
-    const uri = index.bases.get(p);
-    if (uri !== undefined) return uri;
+    uri = index.bases.get(p);
+    if (uri !== undefined) break;
     const cut = p.lastIndexOf('/');
-    if (cut < 1) return index.base;
+    if (cut < 1) {
+      uri = index.base;
+      break;
+    }
     p = p.slice(0, cut);
   }
+  const memo = (index.baseOf ??= new Map());
+  if (memo.size < MAX_KEPT_BASES) memo.set(pointer, uri);
+  return uri;
 }
+
+/** Most schema paths whose base URI `baseAt` keeps per document, and most references a document's index keeps resolved. */
+export const MAX_KEPT_BASES = 100_000;
 
 /** Result of `resolveSchemaRef`: the target and its pointer, or why there is none; `outside` when the URI is not the document's. */
 export type SchemaRefLookup =

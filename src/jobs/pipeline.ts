@@ -196,7 +196,7 @@ export async function checkProbe(
     probed.body = context.redact.tail(probed.body);
     probed.note = `${probed.note ?? ''} ${withheldNote(context.redact)}`.trim();
   }
-  const { records, warnings, ...shown } = probed;
+  const { records, warnings, numbers, ...shown } = probed;
   const structured: Record<string, unknown> = { ...shown };
   if (warnings?.length) structured.findings = warnings;
   const part = selector

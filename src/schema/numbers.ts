@@ -118,9 +118,17 @@ function exactOf(subject: Subject): Decimal | undefined {
   return subject.decimal ?? undefined;
 }
 
+/**
+ * A number's text as a finding prints it: whole up to 60 characters, else its first 40 and its length, so a
+ * 1,000-digit number does not fill the answer.
+ */
+export function shownText(text: string): string {
+  return text.length <= 60 ? text : `${text.slice(0, 40)}... (${text.length} characters)`;
+}
+
 /** The number as a finding prints it: as written, or the double's own value past 2^53 (2^64 in full). */
 function writtenOf(subject: Subject): string {
-  if (subject.text !== undefined) return subject.text;
+  if (subject.text !== undefined) return shownText(subject.text);
   const exact = Math.abs(subject.value) > 2 ** 53 ? exactOf(subject) : undefined;
   return exact ? formatDecimal(exact) : String(subject.value);
 }

@@ -18,6 +18,24 @@ export type BodyWarning = {
   message: string;
 };
 
+/**
+ * Every number of a JSON text that `JSON.parse` changes (RFC 8259, 6: past 2^53, past the double range, more digits
+ * than a double keeps), for checking each as written. `written`: instance path and the number's text, for texts of at
+ * most `MAX_WRITTEN_NUMBER` characters. `unknown`: instance paths of longer ones, whose text is not kept. `unlisted`:
+ * the list stopped (`MAX_CHANGED_NUMBERS_TEXT` characters of paths and texts), so any number not listed may have
+ * changed too. Plain arrays, so the list survives structured cloning and redaction unchanged.
+ */
+export type ChangedNumbers = { written: [path: string, text: string][]; unknown: string[]; unlisted: boolean };
+
+/**
+ * The longest number text kept exactly, in characters: comparing decimals is linear in it, but `multipleOf` makes a
+ * BigInt of it, which costs about 10 µs at this length and grows with its square.
+ */
+export const MAX_WRITTEN_NUMBER = 1000;
+
+/** How many characters of instance paths and texts `ChangedNumbers` holds in all before it stops (`unlisted`). */
+export const MAX_CHANGED_NUMBERS_TEXT = 1_000_000;
+
 /** How deep parsed JSON may nest before it is returned as text: deeper values overflow the stack of JSON.stringify and the checks. */
 export const MAX_BODY_DEPTH = 256;
 
