@@ -163,10 +163,10 @@ function keyFor(jwk: Jwk, alg: Algorithm): KeyObject | string {
   if (jwk.use !== undefined && jwk.use !== 'sig') return "the token's key is not a signing key (use)";
   if (jwk.key_ops !== undefined && !(Array.isArray(jwk.key_ops) && jwk.key_ops.includes('verify')))
     return "the token's key may not verify (key_ops)";
-  if (jwk.alg !== undefined && jwk.alg !== alg) return "the token's algorithm is not the one its key is for (alg)";
   const wanted = KEY_TYPES[alg];
   if (jwk.kty !== wanted.kty || (wanted.crv !== undefined && jwk.crv !== wanted.crv))
     return `the token's key is of the wrong type for its algorithm (${alg} needs ${wanted.crv ?? wanted.kty})`;
+  if (jwk.alg !== undefined && jwk.alg !== alg) return "the token's algorithm is not the one its key is for (alg)";
   let key: KeyObject;
   try {
     // Only the public members: a published private member must not make this a private key.
