@@ -361,3 +361,61 @@ describe('verifyToken against jose', () => {
     assert.deepEqual(leaks, []);
   });
 });
+
+describe('decodeToken on hostile input', () => {
+  const segment = (value: unknown) =>
+    Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
+  const header = segment({ alg: 'ES256', kid: 'es256', typ: 'at+jwt' });
+  const rows: [string, string, string][] = [
+    ['two segments', `${header}.${segment(CLAIMS)}`, 'a JWT has exactly three dot-separated segments (RFC 7515, 7.1)'],
+    [
+      'four segments (a JWE has five)',
+      `${header}.${segment(CLAIMS)}.c2ln.eA`,
+      'a JWT has exactly three dot-separated segments (RFC 7515, 7.1)',
+    ],
+    [
+      'a + in a segment (base64, not base64url)',
+      `${header}.ab+c.c2ln`,
+      'a segment is not base64url without padding (RFC 7515, 2)',
+    ],
+    [
+      'a segment of 4n+1 characters',
+      `${header}.abcde.c2ln`,
+      'a segment is not base64url without padding (RFC 7515, 2)',
+    ],
+    ['a header that is not JSON', `${segment('{"alg":')}.${segment(CLAIMS)}.c2ln`, 'the header is not JSON'],
+    ['a header that is an array', `${segment(['ES256'])}.${segment(CLAIMS)}.c2ln`, 'the header is not a JSON object'],
+    [
+      'claims that are not UTF-8',
+      `${header}.${Buffer.from([0x7b, 0xff, 0x7d]).toString('base64url')}.c2ln`,
+      'the claims set is not UTF-8',
+    ],
+    [
+      'a header naming alg twice',
+      `${segment('{"alg":"ES256","alg":"none","kid":"es256","typ":"at+jwt"}')}.${segment(CLAIMS)}.c2ln`,
+      'the header names a member twice (RFC 7515, 5.2)',
+    ],
+    [
+      'a header over 1024 characters',
+      `${segment({ alg: 'ES256', kid: 'k'.repeat(1000) })}.${segment(CLAIMS)}.c2ln`,
+      'the header is longer than 1024 characters',
+    ],
+    [
+      'a kid that is not a string',
+      `${segment({ alg: 'ES256', kid: 7, typ: 'at+jwt' })}.${segment(CLAIMS)}.c2ln`,
+      "the header names no key (kid) of the issuer's JWK Set",
+    ],
+    [
+      'an alg outside the list',
+      `${segment({ alg: 'RS512', kid: 'k', typ: 'at+jwt' })}.${segment(CLAIMS)}.c2ln`,
+      "the token's algorithm is not one this server accepts (RS256, PS256, ES256, ES384, EdDSA)",
+    ],
+    ['a million dots', '.'.repeat(1_000_000), 'the token is longer than 8192 characters, which no access token needs'],
+  ];
+  for (const [what, token, reason] of rows) {
+    it(`refuses ${what}`, () => {
+      const decoded = decodeToken(token);
+      assert.deepEqual('ok' in decoded ? decoded.reason : 'decoded', reason);
+    });
+  }
+});
