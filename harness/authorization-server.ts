@@ -45,8 +45,8 @@ export type AuthorizationServer = {
   stop(): Promise<void>;
 };
 
-/** Each client's secret (client_secret_basic); the secret is the client id reversed plus a suffix. */
-const secretOf = (client: string) => `${[...client].reverse().join('')}-secret-0000`;
+/** Each client's secret (client_secret_basic): the client id reversed plus a suffix, so a test can name it too. */
+export const secretOf = (client: string) => `${[...client].reverse().join('')}-secret-0000`;
 
 /**
  * Starts the server.

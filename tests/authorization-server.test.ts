@@ -11,9 +11,14 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createLocalJWKSet, jwtVerify } from 'jose';
+import { auth as sdkAuth, extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js';
+import { ClientCredentialsProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 import type { JSONWebKeySet } from 'jose';
-import { startAuthorizationServer } from '../harness/authorization-server.ts';
+import { secretOf, startAuthorizationServer } from '../harness/authorization-server.ts';
 import type { AuthorizationServer } from '../harness/authorization-server.ts';
 import { createAuthorizer } from '../src/auth/authorizer.ts';
 import type { HttpAuth, HttpAuthDecision } from '../src/auth/authorizer.ts';
@@ -426,6 +431,83 @@ describe('createAuthorizer with oidc-provider: entitlement', () => {
           403,
           'X-Tenant names acme, but the access token is for another tenant (its tenant claim); drop X-Tenant or use a token for acme.',
         ],
+      },
+    );
+  });
+});
+
+describe('the official SDK client (@modelcontextprotocol/sdk 1.32) against the authorizer', () => {
+  let resource: Server;
+  let endpoint = '';
+  let auth: HttpAuth;
+
+  before(async () => {
+    // A stand-in for the HTTP transport: the authorizer's answers and its metadata, on 127.0.0.1.
+    resource = createServer(async (request, response) => {
+      const url = new URL(request.url!, endpoint);
+      if (auth.resourceMetadata.paths.includes(url.pathname)) {
+        response
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify(auth.resourceMetadata.document));
+        return;
+      }
+      const decision = await auth.authorize({ method: request.method!, url, headers: request.headers });
+      if (decision.ok)
+        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(decision.caller));
+      else
+        response
+          .writeHead(decision.status, { ...decision.headers, 'content-type': 'application/json' })
+          .end(JSON.stringify(decision.body));
+    });
+    await new Promise<void>((resolve) => resource.listen(0, '127.0.0.1', resolve));
+    endpoint = `http://127.0.0.1:${(resource.address() as AddressInfo).port}/mcp`;
+    auth = createAuthorizer({ config: { ...config, audience: endpoint }, now });
+  });
+
+  after(() => {
+    resource.close();
+    resource.closeAllConnections();
+  });
+
+  it('reads the resource metadata URL and the scope from the 401 (RFC 9728, 5.1)', async () => {
+    const answer = await fetch(endpoint, { method: 'POST' });
+    const params = extractWWWAuthenticateParams(answer);
+    assert.deepEqual(
+      {
+        status: answer.status,
+        resourceMetadataUrl: params.resourceMetadataUrl?.href,
+        scope: params.scope,
+        error: params.error,
+      },
+      {
+        status: 401,
+        resourceMetadataUrl: endpoint.replace('/mcp', '/.well-known/oauth-protected-resource/mcp'),
+        scope: 'probe:read',
+        error: undefined,
+      },
+    );
+  });
+
+  it('discovers the authorization server from the metadata, gets a token for this resource, and is let in with it', async () => {
+    offsetS = 0;
+    const provider = new ClientCredentialsProvider({
+      clientId: 'probe-agent',
+      clientSecret: secretOf('probe-agent'),
+      expectedIssuer: server.issuer,
+      // The SDK's client credentials request asks for the client's configured scope (fetchToken), not the 401's.
+      scope: 'probe:read',
+    });
+    const outcome = await sdkAuth(provider, { serverUrl: endpoint });
+    const token = provider.tokens()?.access_token ?? '';
+    const answer = await fetch(endpoint, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+    const claims = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString() || '{}');
+    assert.deepEqual(
+      { outcome, aud: claims.aud, status: answer.status, caller: await answer.json() },
+      {
+        outcome: 'AUTHORIZED',
+        aud: endpoint,
+        status: 200,
+        caller: { subject: 'probe-agent', clientId: 'probe-agent', scopes: ['probe:read'] },
       },
     );
   });
