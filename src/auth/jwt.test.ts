@@ -419,3 +419,35 @@ describe('decodeToken on hostile input', () => {
     });
   }
 });
+
+describe('verifyToken on hostile keys', () => {
+  const policy = { issuer: ISSUER, audience: AUDIENCE, clockSkewS: SKEW_S, now: NOW };
+  /** Our reason for a token of `alg` (any signature) whose kid names `jwk`, the only key of the set. */
+  const reasonWith = (alg: string, jwk: Jwk) => {
+    const decoded = decodeToken(craft(alg, 'big', () => Buffer.alloc(64, 1)));
+    const verified = 'ok' in decoded ? decoded : verifyToken(decoded, [jwk], policy);
+    return verified.ok ? 'ok' : verified.reason;
+  };
+
+  it('refuses an RSA key over 8192 bits before verifying anything with it', () => {
+    // 16,400 bits: odd, top bit set; no factorisation is needed to refuse it.
+    const modulus = Buffer.alloc(2050, 0xab);
+    modulus[0] = 0xc1;
+    const jwk = { kty: 'RSA', kid: 'big', n: modulus.toString('base64url'), e: 'AQAB' };
+    assert.equal(
+      reasonWith('RS256', jwk),
+      "the token's RSA key is longer than 8192 bits, which this server does not verify",
+    );
+  });
+
+  it('refuses an EC key whose point is not on its curve', () => {
+    const jwk = {
+      kty: 'EC',
+      crv: 'P-256',
+      kid: 'big',
+      x: Buffer.alloc(32, 1).toString('base64url'),
+      y: Buffer.alloc(32, 2).toString('base64url'),
+    };
+    assert.equal(reasonWith('ES256', jwk), "the token's key in the issuer's JWK Set cannot be read");
+  });
+});

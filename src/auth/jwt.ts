@@ -104,7 +104,7 @@ export function decodeToken(token: string): DecodedToken | TokenFailure {
 /**
  * Checks the signature of a decoded token with the key of its `kid`, then its claims. The key must fit the
  * algorithm by its own type, curve and size (RFC 8725, 3.1): RS256 and PS256 an RSA key of 2048 bits or more
- * (RSASSA-PKCS1-v1_5; RSASSA-PSS with MGF1 and a salt as long as the SHA-256 hash, RFC 7518, 3.5), ES256 a P-256 key
+ * (and at most `MAX_RSA_BITS`; RSASSA-PKCS1-v1_5; RSASSA-PSS with MGF1 and a salt as long as the SHA-256 hash, RFC 7518, 3.5), ES256 a P-256 key
  * and ES384 a P-384 key (signature `r || s`, RFC 7518, 3.4), EdDSA an Ed25519 key (RFC 8037); a JWK's own `alg`,
  * `use` and `key_ops` are respected (RFC 7517, 4.2-4.4). Then `verifyClaims`.
  * @param keys The issuer's JWK Set (`keys` of it); the ones whose `kid` matches are tried.
@@ -159,7 +159,7 @@ export function verifyClaims(claims: Record<string, unknown>, policy: ClaimPolic
 }
 
 /** The public key of a JWK for `alg`, or why it cannot serve. */
-function keyFor(jwk: Jwk, alg: Algorithm): KeyObject | string {
+function readKey(jwk: Jwk, alg: Algorithm): KeyObject | string {
   if (jwk.use !== undefined && jwk.use !== 'sig') return "the token's key is not a signing key (use)";
   if (jwk.key_ops !== undefined && !(Array.isArray(jwk.key_ops) && jwk.key_ops.includes('verify')))
     return "the token's key may not verify (key_ops)";
@@ -177,8 +177,26 @@ function keyFor(jwk: Jwk, alg: Algorithm): KeyObject | string {
   } catch {
     return "the token's key in the issuer's JWK Set cannot be read";
   }
-  if (wanted.kty === 'RSA' && (key.asymmetricKeyDetails?.modulusLength ?? 0) < 2048)
-    return "the token's RSA key is shorter than 2048 bits (RFC 7518, 3.3)";
+  const bits = key.asymmetricKeyDetails?.modulusLength ?? 0;
+  if (wanted.kty === 'RSA' && bits < 2048) return "the token's RSA key is shorter than 2048 bits (RFC 7518, 3.3)";
+  // A modulus this long costs every verification far more than any issuer needs (4096 bits is the longest in use).
+  if (wanted.kty === 'RSA' && bits > MAX_RSA_BITS)
+    return `the token's RSA key is longer than ${MAX_RSA_BITS} bits, which this server does not verify`;
+  return key;
+}
+
+/** The longest RSA modulus verified, in bits. */
+export const MAX_RSA_BITS = 8192;
+
+/** Each JWK's key per algorithm, read once: the JWK Set's objects live as long as the issuer's cache keeps them. */
+const keyCache = new WeakMap<Jwk, Map<Algorithm, KeyObject | string>>();
+
+/** `readKey`, remembered per JWK object and algorithm. */
+function keyFor(jwk: Jwk, alg: Algorithm): KeyObject | string {
+  let perAlgorithm = keyCache.get(jwk);
+  if (!perAlgorithm) keyCache.set(jwk, (perAlgorithm = new Map()));
+  let key = perAlgorithm.get(alg);
+  if (key === undefined) perAlgorithm.set(alg, (key = readKey(jwk, alg)));
   return key;
 }
 
