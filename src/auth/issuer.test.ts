@@ -152,6 +152,38 @@ describe('createIssuerKeys', () => {
     assert.deepEqual(await keys.keysFor('a'), { unavailable: `${origin}/jwks did not send JSON` });
   });
 
+  it('stops reading metadata past 64 KiB', async () => {
+    routes = {
+      '/.well-known/oauth-authorization-server': {
+        body: JSON.stringify({ issuer: origin, jwks_uri: `${origin}/jwks`, padding: 'x'.repeat(70_000) }),
+      },
+    };
+    const keys = createIssuerKeys({ issuer: origin, now });
+    assert.deepEqual(await keys.keysFor('a'), {
+      unavailable: `no metadata found for ${origin}: ${origin}/.well-known/oauth-authorization-server sent more than 65536 bytes; ${origin}/.well-known/openid-configuration answered 404`,
+    });
+  });
+
+  it('follows no redirect of the JWK Set', async () => {
+    serve(origin, '/.well-known/oauth-authorization-server', ['a']);
+    routes['/jwks'] = { status: 302, body: '{}' };
+    const keys = createIssuerKeys({ issuer: origin, now });
+    assert.deepEqual(await keys.keysFor('a'), { unavailable: `${origin}/jwks answered 302` });
+  });
+
+  it('says the issuer did not answer within 5000 ms when a request times out', async () => {
+    const timedOut: typeof fetch = async (_url, init) => {
+      // What fetch throws when AbortSignal.timeout fires; the signal is the one the request carried.
+      assert.equal(init?.signal instanceof AbortSignal, true);
+      throw new DOMException('The operation was aborted due to timeout', 'TimeoutError');
+    };
+    const keys = createIssuerKeys({ issuer: 'https://as.example.com', now, fetch: timedOut });
+    assert.deepEqual(await keys.keysFor('a'), {
+      unavailable:
+        'no metadata found for https://as.example.com: https://as.example.com/.well-known/oauth-authorization-server did not answer within 5000 ms; https://as.example.com/.well-known/openid-configuration did not answer within 5000 ms',
+    });
+  });
+
   it('keeps at most 64 keys of a JWK Set', async () => {
     serve(
       origin,
