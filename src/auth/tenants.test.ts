@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { redactor } from '../redaction/redaction.ts';
-import { loadTenantCredentials, tenantRedactor } from './tenants.ts';
+import { readConfig } from '../runtime/config.ts';
+import { loadTenantCredentials, tenantRedactor, tenantSettings } from './tenants.ts';
 
 const FILE = fileURLToPath(new URL('../../fixtures/auth/tenants.json', import.meta.url));
 const FORMS: { key: string; forms: Record<string, string> } = JSON.parse(
@@ -134,5 +135,40 @@ describe('tenantRedactor', () => {
       if (!cut.endsWith('[…end withheld]')) leaks.push('no mark');
     }
     assert.deepEqual(leaks, []);
+  });
+});
+
+describe('tenantSettings', () => {
+  const base = readConfig({
+    API_BASE_URL: 'https://shared.example.com',
+    API_KEY: 'server-own-key-77aa99',
+    API_KEY_HEADER: 'X-Server-Key',
+    PROBE_MAX_BYTES: '4096',
+  });
+  const settings = tenantSettings(base, loadTenantCredentials(FILE));
+
+  it("gives each tenant the server's configuration with the tenant's upstream in place of the server's", () => {
+    assert.deepEqual(
+      [...settings].map(([name, { config }]) => [
+        name,
+        config.baseUrl.href,
+        config.apiKey,
+        config.apiKeyHeader,
+        config.maxBytes,
+      ]),
+      [
+        ['acme', 'https://api.acme.example/v2', KEYS[0], undefined, 4096],
+        ['globex', 'https://globex.example/api', KEYS[1], 'X-API-Key', 4096],
+        ['initech', 'http://127.0.0.1:8080/', KEYS[2], undefined, 4096],
+      ],
+    );
+  });
+
+  it("gives every tenant a redactor that hides every tenant's key and the server's own", () => {
+    const text = `keys: ${[...KEYS, 'server-own-key-77aa99'].join(' ')}`;
+    assert.deepEqual(
+      [...settings].map(([name, { redact }]) => [name, redact.text(text)]),
+      ['acme', 'globex', 'initech'].map((name) => [name, 'keys: [redacted] [redacted] [redacted] [redacted]']),
+    );
   });
 });

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { readKey } from '../runtime/config.ts';
+import type { Config } from '../runtime/config.ts';
 import { NO_REDACTION, redactor, WITHHELD_MARK } from '../redaction/redaction.ts';
 import type { Redactor } from '../redaction/redaction.ts';
 import { isPlainObject } from '../shared/values.ts';
@@ -136,4 +137,30 @@ export function tenantRedactor(
   extraKeys: readonly string[] = [],
 ): Redactor {
   return redactorForKeys([...[...tenants.values()].map((tenant) => tenant.apiKey), ...extraKeys]);
+}
+
+/**
+ * What the entry needs to build one runtime per tenant (`createServerRuntime(config, {redact, ...})`): the server's
+ * configuration with the tenant's base URL, key and key header in place of its own, and the one redactor of every
+ * key (`tenantRedactor`, with the server's own `API_KEY` too). Nothing of the caller's token is in it: the token is
+ * never sent upstream.
+ * @returns Per tenant name, in file order, its configuration and the shared redactor.
+ */
+export function tenantSettings(
+  base: Config,
+  tenants: ReadonlyMap<string, TenantCredential>,
+): Map<string, { config: Config; redact: Redactor }> {
+  const redact = tenantRedactor(tenants, base.apiKey ? [base.apiKey] : []);
+  return new Map(
+    [...tenants].map(([name, tenant]) => {
+      const { apiKeyHeader: _ignored, ...rest } = base;
+      const config: Config = {
+        ...rest,
+        baseUrl: tenant.baseUrl,
+        apiKey: tenant.apiKey,
+        ...(tenant.apiKeyHeader !== undefined ? { apiKeyHeader: tenant.apiKeyHeader } : {}),
+      };
+      return [name, { config, redact }];
+    }),
+  );
 }
