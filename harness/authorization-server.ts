@@ -18,6 +18,7 @@ export type SigningAlgorithm = 'RS256' | 'PS256' | 'ES256' | 'ES384' | 'EdDSA';
 /** One signing key of the server: its `kid`, the algorithms it signs, and its private key. */
 export type ServerKey = { kid: string; algorithms: SigningAlgorithm[]; privateKey: KeyObject };
 
+/** What one `token()` call asks the server for. */
 export type TokenOptions = {
   /** The client asking (its `client_id` is the token's `sub`); default the first of `clients`. */
   client?: string;
@@ -31,6 +32,7 @@ export type TokenOptions = {
   claims?: Record<string, unknown>;
 };
 
+/** A running server (`startAuthorizationServer`). */
 export type AuthorizationServer = {
   /** The issuer identifier, `http://127.0.0.1:<port>`. */
   issuer: string;

@@ -34,6 +34,7 @@ export type HttpAuthDecision =
       check: 'identity' | 'entitlement';
     };
 
+/** What the HTTP transport asks of the auth layer (the seam of issue 19; the transport declares the same shape). */
 export type HttpAuth = {
   /** Runs identity, then entitlement (for the tenant the request names: `X-Tenant` header or a claim). Never throws. */
   authorize(request: { method: string; url: URL; headers: IncomingHttpHeaders }): Promise<HttpAuthDecision>;

@@ -15,8 +15,10 @@ export const TENANT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 /** The largest entitlements file read, in bytes. */
 export const MAX_ENTITLEMENTS_FILE_BYTES = 4 * 1024 * 1024;
 
-/** The largest answer of the entitlement URL read, in bytes, and its time limit in ms. */
+/** The largest answer of the entitlement URL read, in bytes. */
 export const MAX_ENTITLEMENTS_ANSWER_BYTES = 64 * 1024;
+
+/** The time limit of one request to the entitlement URL, in ms. */
 export const ENTITLEMENTS_TIMEOUT_MS = 5_000;
 
 /** The most subjects whose answers the URL source keeps at once; the oldest is dropped past it. */
@@ -25,6 +27,7 @@ export const MAX_CACHED_SUBJECTS = 10_000;
 /** The tenants of one subject, or why they could not be read (the source is down or malformed: a 503, not a 403). */
 export type Entitlements = { tenants: readonly string[] } | { unavailable: string };
 
+/** The tenants of a subject, from one source (`createEntitlements`). */
 export type EntitlementLookup = {
   /**
    * The tenants `subject` may act on. `claims` are the verified token's claims (read by the claim source).

@@ -20,13 +20,16 @@ export const FETCH_TIMEOUT_MS = 5_000;
 /** The largest metadata document read, in bytes. */
 export const MAX_METADATA_BYTES = 64 * 1024;
 
-/** The largest JWK Set read, in bytes, and the most keys used from it. */
+/** The largest JWK Set read, in bytes. */
 export const MAX_JWKS_BYTES = 256 * 1024;
+
+/** The most keys used from one JWK Set; the rest are ignored. */
 export const MAX_KEYS = 64;
 
 /** The keys of the issuer, or why none could be had. */
 export type KeyLookup = { keys: readonly Jwk[] } | { unavailable: string };
 
+/** The key cache of one issuer (`createIssuerKeys`). */
 export type IssuerKeys = {
   /**
    * The JWK Set for a token whose header names `kid`: the cached set while it is younger than `STALE_AFTER_MS` and

@@ -10,6 +10,7 @@ import { isPlainObject } from '../shared/values.ts';
 
 /** The algorithms accepted (RFC 7518, 3.1; RFC 8037, 3.1 for EdDSA, which here means Ed25519). */
 export const ALGORITHMS = ['RS256', 'PS256', 'ES256', 'ES384', 'EdDSA'] as const;
+/** One of `ALGORITHMS`. */
 export type Algorithm = (typeof ALGORITHMS)[number];
 
 /** The longest token read, in characters: a real access token is 1 to 2 KB; past this none is decoded at all. */
@@ -40,6 +41,7 @@ export type TokenFailure = {
   reason: string;
 };
 
+/** A token whose signature and claims hold: its claims and header, to be read as verified. */
 export type VerifiedToken = { ok: true; claims: Record<string, unknown>; header: Record<string, unknown> };
 
 /** The claim checks of `verifyToken` (RFC 9068, 4). */

@@ -10,6 +10,7 @@ import { readInteger } from '../runtime/config.ts';
 export type EntitlementSource =
   { kind: 'claim'; claim: string } | { kind: 'file'; path: string } | { kind: 'url'; url: URL };
 
+/** The auth settings (`readAuthConfig`). */
 export type AuthConfig = {
   /** The authorization server's issuer identifier, compared exactly with `iss` and the metadata's `issuer` (RFC 8414, 3.3). */
   issuer: string;

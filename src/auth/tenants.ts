@@ -22,8 +22,10 @@ export type TenantCredential = {
   keyId: string;
 };
 
-/** The largest credentials file read, in bytes, and the most tenants in it. */
+/** The largest credentials file read, in bytes. */
 export const MAX_TENANT_FILE_BYTES = 1024 * 1024;
+
+/** The most tenants one credentials file may name. */
 export const MAX_TENANTS = 10_000;
 
 /** An HTTP header name (RFC 9110, 5.1). */
