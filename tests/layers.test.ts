@@ -16,6 +16,7 @@ const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const LAYERS: Record<string, readonly string[]> = {
   entry: [
     'transports',
+    'auth',
     'cli',
     'mcp',
     'jobs',
@@ -27,7 +28,8 @@ const LAYERS: Record<string, readonly string[]> = {
     'redaction',
     'shared',
   ],
-  transports: ['mcp', 'runtime', 'redaction', 'shared'],
+  transports: ['mcp', 'auth', 'runtime', 'redaction', 'shared'],
+  auth: ['runtime', 'redaction', 'shared'],
   cli: ['jobs', 'contract', 'schema', 'document', 'api', 'runtime', 'redaction', 'shared'],
   mcp: ['jobs', 'contract', 'schema', 'document', 'api', 'runtime', 'redaction', 'shared'],
   jobs: ['contract', 'schema', 'document', 'api', 'runtime', 'redaction', 'shared'],

@@ -147,21 +147,26 @@ export function readWorkerMemory(env: Record<string, string | undefined>): numbe
   return readInteger(env, 'PROBE_WORKER_MEMORY_MB', WORKER_MEMORY_MB, 64, 65536);
 }
 
-/** The key as fetch will send it: trimmed (RFC 9110, 5.5: no leading or trailing whitespace in a field value). */
-function readKey(raw: string | undefined): string | undefined {
+/**
+ * The key as fetch will send it: trimmed (RFC 9110, 5.5: no leading or trailing whitespace in a field value).
+ * @param name How errors name the value (`API_KEY`, or a tenant's key in `TENANT_KEYS_FILE`).
+ * @returns The key, or undefined when `raw` is unset or blank.
+ * @throws Error naming `name` (never the key) for a control character, a character outside Latin-1, or fewer than `MIN_KEY_LENGTH` characters.
+ */
+export function readKey(raw: string | undefined, name = 'API_KEY'): string | undefined {
   const key = raw?.trim();
   if (!key) return undefined;
   // A header value is a byte string without control characters (RFC 9110, 5.5); fetch rejects anything else.
   if (/[\u0000-\u001f\u007f]|[^\u0000-\u00ff]/.test(key)) {
     throw new Error(
-      'API_KEY holds a control character or a character outside Latin-1, which cannot travel in an HTTP header; check the value (it is not shown here)',
+      `${name} holds a control character or a character outside Latin-1, which cannot travel in an HTTP header; check the value (it is not shown here)`,
     );
   }
   // Redaction matches the key wherever it appears; a key this short would match ordinary text as well, so the last
   // pass over each answer could not both hide it and leave the answer readable (issue 18).
   if (key.length < MIN_KEY_LENGTH) {
     throw new Error(
-      `API_KEY is ${key.length} characters long; openapi-probe needs at least ${MIN_KEY_LENGTH} to keep it out of every answer safely (a shorter string matches ordinary text). Use the API's full key; the value is not shown here`,
+      `${name} is ${key.length} characters long; openapi-probe needs at least ${MIN_KEY_LENGTH} to keep it out of every answer safely (a shorter string matches ordinary text). Use the API's full key; the value is not shown here`,
     );
   }
   return key;
@@ -196,7 +201,11 @@ function headerNameProblem(header: string): string {
   return `${expected}; the value given looks like a whole header line (name: value, not shown: it may hold a key). Set API_KEY_HEADER to the name before the colon${shown} and API_KEY to the value after it`;
 }
 
-function readInteger(
+/**
+ * A whole-number setting from `env[name]`: plain digits, `fallback` when unset or blank.
+ * @throws Error naming the variable, the range and the value (`shownSetting`) when it is not a whole number from `min` to `max`.
+ */
+export function readInteger(
   env: Record<string, string | undefined>,
   name: string,
   fallback: number,
