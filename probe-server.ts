@@ -38,6 +38,14 @@ import { createServerRuntime, createSession } from './src/mcp/session.ts';
 import { serve } from './src/transports/stdio.ts';
 import { readHttpSettings, startHttpTransport } from './src/transports/http.ts';
 import type { HttpSettings } from './src/transports/http.ts';
+import type { HttpCaller } from './src/transports/http-auth.ts';
+import { readAuthConfig } from './src/auth/settings.ts';
+import type { AuthConfig } from './src/auth/settings.ts';
+import { createAuthorizer } from './src/auth/authorizer.ts';
+import { loadTenantCredentials, tenantSettings } from './src/auth/tenants.ts';
+import type { TenantCredential } from './src/auth/tenants.ts';
+import type { ServerRuntime } from './src/mcp/session.ts';
+import type { Redactor } from './src/redaction/redaction.ts';
 import { trimSlash } from './src/shared/url-path.ts';
 
 /**
@@ -56,11 +64,18 @@ export async function main(): Promise<void> {
   let config: Config;
   let workerMemory: number;
   let http: HttpSettings | undefined;
+  let auth: AuthConfig | undefined;
+  let tenants: Map<string, TenantCredential> | undefined;
   try {
     config = readConfig(start.env);
     workerMemory = readWorkerMemory(start.env);
     // `serve --http ADDR` or PROBE_HTTP_LISTEN: Streamable HTTP instead of stdio (issue 19).
-    if (start.env.PROBE_HTTP_LISTEN?.trim()) http = readHttpSettings(start.env);
+    if (start.env.PROBE_HTTP_LISTEN?.trim()) {
+      http = readHttpSettings(start.env);
+      // Identity, entitlement and ownership (src/auth/): only over HTTP; stdio has one user, the one who started it.
+      auth = readAuthConfig(start.env);
+      if (auth?.tenantKeysFile) tenants = loadTenantCredentials(auth.tenantKeysFile);
+    }
   } catch (error) {
     process.stderr.write(`openapi-probe: ${(error as Error).message}\n`);
     process.exit(2);
@@ -68,7 +83,8 @@ export async function main(): Promise<void> {
   // A closed stderr must not kill the server through an unhandled 'error' event.
   process.stderr.on('error', () => {});
   const began = performance.now();
-  const redact = redactor(config.apiKey);
+  // With tenants, one redactor hides every tenant's key and the server's own, in every answer and log line.
+  const redact = tenants ? tenantRedactorFor(config, tenants) : redactor(config.apiKey);
   const logger = createLogger({ level: config.logLevel, redact: redact.text });
   // The document lives in the check worker only, and every step that needs it runs there with a deadline, so
   // ping is answered whatever the API, the agent or the document hold (issue 8). It starts loading now.
@@ -101,7 +117,12 @@ export async function main(): Promise<void> {
   if (http) {
     let transport: Awaited<ReturnType<typeof startHttpTransport>>;
     try {
-      transport = await startHttpTransport({ settings: http, runtime });
+      transport = await startHttpTransport({
+        settings: http,
+        runtime,
+        ...(auth ? { auth: createAuthorizer({ config: auth, ...(tenants ? { tenants } : {}), logger }) } : {}),
+        ...(tenants ? { runtimeFor: tenantRuntimes(config, tenants, runtime, redact) } : {}),
+      });
     } catch (error) {
       logger.error('http.listen.error', { reason: (error as Error).message });
       process.exit(2);
@@ -119,6 +140,43 @@ export async function main(): Promise<void> {
   logger.info('server.stop', { reason, uptime_ms: Math.round(performance.now() - began) });
   // Exit even if a keep-alive socket or timer is still open (MCP stdio shutdown).
   process.exit(0);
+}
+
+/** The one redactor of every tenant's key and the server's own `API_KEY` (src/auth/tenants.ts `tenantSettings`). */
+function tenantRedactorFor(config: Config, tenants: ReadonlyMap<string, TenantCredential>): Redactor {
+  const first = tenantSettings(config, tenants).values().next().value;
+  return first ? first.redact : redactor(config.apiKey);
+}
+
+/**
+ * Ownership (issue 19): one runtime per tenant of `TENANT_KEYS_FILE`, each with its tenant's base URL and key, sharing
+ * the process's gate, rate limit, audit, check worker, logger and `redact` (every tenant's key). A caller is served by
+ * its verified tenant's runtime; a caller without a tenant, or with one the file does not name, gets none (the
+ * transport answers 403), so no request reaches an upstream with a key that is not its tenant's.
+ */
+function tenantRuntimes(
+  config: Config,
+  tenants: ReadonlyMap<string, TenantCredential>,
+  shared: ServerRuntime,
+  redact: Redactor,
+): (caller: HttpCaller | undefined) => ServerRuntime | undefined {
+  const runtimes = new Map<string, ServerRuntime>();
+  for (const [name, settings] of tenantSettings(config, tenants)) {
+    // The process's one audit writer, not a second one on the same file.
+    const { auditLog: _shared, ...own } = settings.config;
+    runtimes.set(name, {
+      ...createServerRuntime(own, {
+        logger: shared.logger,
+        redact,
+        gate: shared.gate,
+        rate: shared.rate,
+        contract: shared.contract,
+        requestId: shared.requestId,
+      }),
+      ...(shared.audit ? { audit: shared.audit } : {}),
+    });
+  }
+  return (caller) => (caller?.tenant !== undefined ? runtimes.get(caller.tenant) : undefined);
 }
 
 // Not in the check worker, which loads this same file in the single-file build (check-worker.ts).
