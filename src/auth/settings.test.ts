@@ -65,6 +65,11 @@ describe('readAuthConfig', () => {
       "AUTH_AUDIENCE is not set. Set it to this server's endpoint as clients name it, e.g. AUTH_AUDIENCE=https://probe.example.com/mcp",
     ],
     [
+      'an audience not written canonically',
+      { ...BASE, AUTH_AUDIENCE: 'HTTPS://Probe.Example.com:443/mcp' },
+      "AUTH_AUDIENCE must be the endpoint's canonical URI (lowercase scheme and host, no default port), e.g. `https://probe.example.com/mcp`; got `HTTPS://Probe.Example.com:443/mcp`",
+    ],
+    [
       'a skew past 300 s',
       { ...BASE, AUTH_CLOCK_SKEW_S: '301' },
       'AUTH_CLOCK_SKEW_S must be a whole number from 0 to 300, got `301`',

@@ -38,7 +38,7 @@ const SCOPE = /^[\x21\x23-\x5b\x5d-\x7e]{1,128}$/;
 
 /**
  * Reads the auth settings: `AUTH_ISSUER` (absolute https URL, or http on 127.0.0.1/localhost; no query or
- * fragment), `AUTH_AUDIENCE` (absolute http(s) URL of this server's endpoint, no fragment), `AUTH_SCOPES` (scopes
+ * fragment), `AUTH_AUDIENCE` (absolute http(s) URL of this server's endpoint, written canonically, no fragment), `AUTH_SCOPES` (scopes
  * separated by spaces or commas, optional), `AUTH_CLOCK_SKEW_S` (0 to 300, default 30), `AUTH_TENANT_CLAIM`
  * (optional), at most one of `ENTITLEMENTS_CLAIM`, `ENTITLEMENTS_FILE` and `ENTITLEMENTS_URL`, `ENTITLEMENTS_TTL_S`
  * (0 to 3600, default 60) and `TENANT_KEYS_FILE`.
@@ -61,7 +61,12 @@ export function readAuthConfig(env: Record<string, string | undefined>): AuthCon
     throw new Error(
       "AUTH_AUDIENCE is not set. Set it to this server's endpoint as clients name it, e.g. AUTH_AUDIENCE=https://probe.example.com/mcp",
     );
-  readUrl('AUTH_AUDIENCE', audience);
+  const canonical = readUrl('AUTH_AUDIENCE', audience).href;
+  // Tokens carry the resource as the client wrote it (RFC 8707, 2), and aud is compared exactly: one spelling only.
+  if (audience !== canonical && `${audience}/` !== canonical)
+    throw new Error(
+      `AUTH_AUDIENCE must be the endpoint's canonical URI (lowercase scheme and host, no default port), e.g. \`${canonical.replace(/\/$/, '')}\`; got \`${audience}\``,
+    );
   const scopes = [...new Set((env.AUTH_SCOPES ?? '').split(/[\s,]+/).filter(Boolean))];
   const badScope = scopes.find((scope) => !SCOPE.test(scope));
   if (badScope !== undefined)
