@@ -5,7 +5,8 @@
  *
  * Layers, top to bottom (an arrow points down only; `tests/layers.test.ts` holds the rules):
  * - this entry: flags and configuration, one process-wide runtime, a transport;
- * - `src/transports/`: stdio lines (`stdio.ts`), through the one wire of `src/mcp/wire.ts`;
+ * - `src/transports/`: stdio lines (`stdio.ts`) and Streamable HTTP (`http.ts`, with its seam to the auth layer in
+ *   `http-auth.ts`), through the one wire of `src/mcp/wire.ts`;
  * - `src/cli/`: the command line (`--help`, `--version`, `check`);
  * - `src/mcp/`: protocol codes, the wire (measure, hold, parse; redact, serialize once), the session
  *   (`createSession`: one message in, its reply out), session memory, argument checks, one file per tool;
@@ -52,7 +53,9 @@ import { trimSlash } from './src/shared/url-path.ts';
  * Entry point: reads flags (`src/cli/command-line.ts` `commandLine`: `--help`, `--version` and `check` end there) and the
  * configuration, logs `key=value` records to stderr (start-up line with the settings, never a secret),
  * serves stdio, and exits 0 when stdin closes, on SIGINT or SIGTERM, or when stdin or stdout fails
- * (2 on bad configuration or flags).
+ * (2 on bad configuration or flags). With `serve --http HOST:PORT` (PROBE_HTTP_LISTEN) it serves Streamable HTTP
+ * instead (`src/transports/http.ts`), logs `event=http.listen url=... port=...` once bound, and exits 0 on SIGINT or
+ * SIGTERM (2 when the address cannot be bound).
  */
 export async function main(): Promise<void> {
   // Flags, --help, --version and the `check` command: src/cli/. It returns the environment to serve with, or an exit code.

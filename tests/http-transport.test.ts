@@ -418,7 +418,7 @@ describe('Streamable HTTP transport, in process, with a fake authorizer', () => 
       );
     });
 
-    it('keeps the caller token out of the answer and every log line, even when the agent puts it in a probe path', async () => {
+    it('keeps the caller token out of the answer, every log line and the audit file, even when the agent puts it in a probe path', async () => {
       const call = modernCall(`/meters/${TOKEN}`);
       const answer = await send(url, { headers: { ...call.headers, ...auth() }, body: call.body });
       assert.deepEqual(
@@ -427,8 +427,9 @@ describe('Streamable HTTP transport, in process, with a fake authorizer', () => 
           answer.text.includes(TOKEN),
           answer.text.includes('[redacted]'),
           lines.some((line) => line.includes(TOKEN)),
+          readFileSync(auditPath, 'utf8').includes(TOKEN),
         ],
-        [200, false, true, false],
+        [200, false, true, false, false],
       );
     });
 

@@ -144,7 +144,18 @@ export function readHttpSettings(env: Record<string, string | undefined>): HttpS
 }
 
 /** A legacy-era session (MCP 2025-11-25, Session Management): its dispatcher, owner, runtime and last use. */
-type Held = { session: Session; subject: string; runtime: ServerRuntime; usedAt: number; inFlight: number };
+type Held = {
+  session: Session;
+  subject: string;
+  runtime: ServerRuntime;
+  usedAt: number;
+  inFlight: number;
+  /** The redactor of the token of the session's latest request, which its log and audit records also pass through. */
+  token: TokenBox;
+};
+
+/** The redactor of a caller's token, as the latest request carried it (none: the runtime's redaction only). */
+type TokenBox = { redact?: Redactor };
 
 /** A running HTTP transport. */
 export type HttpTransport = {
@@ -304,7 +315,12 @@ export async function startHttpTransport(options: {
     await audit?.write(record);
   };
 
-  const handle = async (request: IncomingMessage, response: ServerResponse, rid: string): Promise<Reply> => {
+  const handle = async (
+    request: IncomingMessage,
+    response: ServerResponse,
+    rid: string,
+    tokenRedact: Redactor | undefined,
+  ): Promise<Reply> => {
     const began = performance.now();
     const url = targetOf(request);
     const host = (request.headers.host ?? '').toLowerCase();
@@ -409,6 +425,7 @@ export async function startHttpTransport(options: {
     let session: Session;
     let held: Held | undefined;
     let minted: string | undefined;
+    let token: TokenBox = {};
     if (sessionKey !== undefined) {
       held = sessions.get(sessionKey);
       if (held && held.inFlight === 0 && now() - held.usedAt > settings.sessionIdleMs) {
@@ -429,6 +446,7 @@ export async function startHttpTransport(options: {
         );
       if (method === 'initialize')
         return rpcRefusal(400, id, ERROR_CODES.invalidRequest, 'This session is already initialized.');
+      held.token.redact = tokenRedact;
       session = held.session;
     } else if (method === 'initialize') {
       if (sessions.size >= settings.maxSessions) expire(now());
@@ -443,13 +461,14 @@ export async function startHttpTransport(options: {
           headers: { 'retry-after': '60' },
         };
       minted = `${settings.instance ? `${settings.instance}.` : ''}${randomBytes(16).toString('hex')}`;
-      session = createSession(chosen, { memory });
+      token = { redact: tokenRedact };
+      session = createSession(withTokenRedaction(chosen, token), { memory });
     } else if (named !== undefined || (versionHeader !== undefined && isModern(versionHeader))) {
       if (isRequest) {
         const mismatch = headerMismatch(request, method!, params, named, versionHeader);
         if (mismatch) return rpcRefusal(400, id, HEADER_MISMATCH, mismatch);
       }
-      session = createSession(chosen);
+      session = createSession(withTokenRedaction(chosen, { redact: tokenRedact }));
     } else if (isRequest || method !== undefined) {
       return rpcRefusal(
         400,
@@ -522,7 +541,7 @@ export async function startHttpTransport(options: {
     }
     if (minted !== undefined) {
       if (answer && !Array.isArray(answer) && 'result' in answer && stopping === undefined) {
-        sessions.set(`${subject}:${minted}`, { session, subject, runtime: chosen, usedAt: now(), inFlight: 0 });
+        sessions.set(`${subject}:${minted}`, { session, subject, runtime: chosen, usedAt: now(), inFlight: 0, token });
         logger.info('http.session.open', { rid, sessions: sessions.size });
       } else minted = undefined;
     }
@@ -553,8 +572,9 @@ export async function startHttpTransport(options: {
     const authorization = header(request, 'authorization');
     // The credentials after the scheme (`Bearer`, `Basic`, any other), or the whole value when it names none.
     const token = authorization?.trim().replace(/^[A-Za-z][A-Za-z0-9._~+/-]*\s+/, '');
-    const redact = token && token.length >= 8 ? chain(runtime.redact, redactor(token)) : runtime.redact;
-    handle(request, response, rid)
+    const tokenRedactor = token && token.length >= 8 ? redactor(token) : undefined;
+    const redact = tokenRedactor ? chain(runtime.redact, tokenRedactor) : runtime.redact;
+    handle(request, response, rid, token && token.length >= 8 ? tokenRedactor : undefined)
       .catch((error: unknown): Reply => {
         logger.error('http.request.error', {
           rid,
@@ -700,6 +720,31 @@ function headerMismatch(
     if (name !== params[source]) return `HeaderMismatch: Mcp-Name ${name.slice(0, 100)} differs from params.${source}.`;
   }
   return undefined;
+}
+
+/**
+ * `runtime` with its log records and audit lines also passed through the caller's token redactor (`box.redact`, read
+ * at each record): a token the agent copies into an argument (a probe path) is quoted by neither.
+ */
+function withTokenRedaction(runtime: ServerRuntime, box: TokenBox): ServerRuntime {
+  const clean = <T extends object | undefined>(fields: T): T => {
+    const redact = box.redact;
+    if (!redact || !fields) return fields;
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(fields))
+      out[key] = typeof value === 'string' ? redact.text(value) : value;
+    return out as T;
+  };
+  const { logger, audit } = runtime;
+  return {
+    ...runtime,
+    logger: {
+      error: (event, fields) => logger.error(event, clean(fields)),
+      info: (event, fields) => logger.info(event, clean(fields)),
+      debug: (event, fields) => logger.debug(event, clean(fields)),
+    },
+    ...(audit ? { audit: { write: (record: AuditRecord) => audit.write(clean(record)) } } : {}),
+  };
 }
 
 /** Two redactors applied in turn (the API key's, then a request's token). */
