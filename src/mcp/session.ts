@@ -164,7 +164,9 @@ export function createServerRuntime(
     gate: options.gate ?? createGate(config.concurrency ?? 4),
     rate: options.rate ?? createRateLimit(config.ratePerMinute ?? 60),
     requestId: options.requestId ?? newRequestId,
-    ...(config.auditLog ? { audit: createAudit(config.auditLog, logger, redact.text) } : {}),
+    ...(config.auditLog
+      ? { audit: createAudit(config.auditLog, logger, redact.text, { maxBytes: config.auditMaxBytes }) }
+      : {}),
     ...(options.fetch ? { fetch: options.fetch } : {}),
   };
 }

@@ -39,6 +39,8 @@ export type Config = {
   logLevel: LogLevel;
   /** File that every tool call is appended to as one JSON line (`PROBE_AUDIT_LOG`), if any. */
   auditLog?: string;
+  /** Size at which the audit file is rotated (`PROBE_AUDIT_MAX_MB`, default 64), in bytes. */
+  auditMaxBytes?: number;
 };
 
 /**
@@ -113,10 +115,10 @@ export function readConfig(env: Record<string, string | undefined>, cwd = proces
   };
 }
 
-/** The runtime settings of `readConfig`: concurrency, rate, log level, audit file. */
+/** The runtime settings of `readConfig`: concurrency, rate, log level, audit file and its rotation size. */
 function readRuntimeConfig(
   env: Record<string, string | undefined>,
-): Pick<Config, 'concurrency' | 'ratePerMinute' | 'logLevel' | 'auditLog'> {
+): Pick<Config, 'concurrency' | 'ratePerMinute' | 'logLevel' | 'auditLog' | 'auditMaxBytes'> {
   const level = env.LOG_LEVEL?.trim().toLowerCase() || 'info';
   if (!(LOG_LEVELS as readonly string[]).includes(level))
     throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${shownSetting(env.LOG_LEVEL ?? '')}`);
@@ -125,6 +127,7 @@ function readRuntimeConfig(
     ratePerMinute: readInteger(env, 'PROBE_RATE_PER_MIN', 60, 1, 100000),
     logLevel: level as LogLevel,
     auditLog: env.PROBE_AUDIT_LOG?.trim() || undefined,
+    auditMaxBytes: readInteger(env, 'PROBE_AUDIT_MAX_MB', 64, 1, 65536) * 1024 * 1024,
   };
 }
 

@@ -3,7 +3,7 @@
  * file of tool calls. No MCP, no HTTP; every text passes through the caller's key redactor.
  */
 import { randomBytes } from 'node:crypto';
-import { appendFile } from 'node:fs/promises';
+import { appendFile, rename, stat } from 'node:fs/promises';
 import { displaySource } from '../redaction/redaction.ts';
 
 /** Random bytes for request ids, drawn 6 at a time (one `randomBytes` call per 256 ids, not one per tool call). */
@@ -146,24 +146,60 @@ export type AuditRecord = {
 /** Appends audit records (`createAudit`). */
 export type Audit = { write(record: AuditRecord): Promise<void> };
 
+/** How many rotated audit files are kept beside the live one (`<file>.1` newest to `<file>.5` oldest). */
+export const AUDIT_FILES_KEPT = 5;
+
 /**
- * Creates the audit writer for `PROBE_AUDIT_LOG`. `write` appends one JSON line (`appendFile`,
- * awaited) and resolves after it is on disk as far as the OS says; a failure is logged as
- * `event=audit.write.error` and resolves too: the audit never fails a call or the server.
+ * Creates the audit writer for `PROBE_AUDIT_LOG`: append-only JSON lines, one per record, that survive a restart
+ * (the file is appended to, never truncated). `write` appends one line (`appendFile`, awaited) and resolves once the
+ * OS has it; writes are serialized, so lines never interleave. Before a line would take the file past `maxBytes`,
+ * the file is rotated: `<file>.4` becomes `<file>.5` (the oldest dropped), ..., `<file>` becomes `<file>.1`, and a
+ * new `<file>` is begun (mode 0600). A failure is logged as `event=audit.write.error` and resolves too: the audit
+ * never fails a call or the server. One file per process: two instances must not share one path.
  * @param path File to append to (created when missing).
  * @param logger Where write failures go.
  * @param redact The key redactor's `text`, applied to the serialized line.
+ * @param options.maxBytes Rotation size in bytes (default 64 MiB); a single line larger than it is written whole.
  */
-export function createAudit(path: string, logger: Logger, redact: (text: string) => string = (text) => text): Audit {
+export function createAudit(
+  path: string,
+  logger: Logger,
+  redact: (text: string) => string = (text) => text,
+  options: { maxBytes?: number } = {},
+): Audit {
+  const maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
+  // The live file's size as last known: read once, then counted, so a write costs no stat.
+  let size: number | undefined;
+  let queue: Promise<void> = Promise.resolve();
+  const rotate = async () => {
+    for (let index = AUDIT_FILES_KEPT - 1; index >= 1; index--)
+      await rename(`${path}.${index}`, `${path}.${index + 1}`).catch(() => {});
+    await rename(path, `${path}.1`);
+    size = 0;
+  };
+  const append = async (record: AuditRecord) => {
+    const began = performance.now();
+    try {
+      const line = redact(JSON.stringify(record)) + '\n';
+      const bytes = Buffer.byteLength(line);
+      size ??= await stat(path).then(
+        (found) => found.size,
+        () => 0,
+      );
+      if (size > 0 && size + bytes > maxBytes) await rotate();
+      await appendFile(path, line, { encoding: 'utf8', mode: 0o600 });
+      size += bytes;
+      logger.debug('audit.write.done', { rid: record.rid, took_ms: Math.round(performance.now() - began) });
+    } catch (error) {
+      // Unknown again: the next write reads the size afresh.
+      size = undefined;
+      logger.error('audit.write.error', { rid: record.rid, reason: (error as Error).message });
+    }
+  };
   return {
-    async write(record) {
-      const began = performance.now();
-      try {
-        await appendFile(path, redact(JSON.stringify(record)) + '\n', { encoding: 'utf8', mode: 0o600 });
-        logger.debug('audit.write.done', { rid: record.rid, took_ms: Math.round(performance.now() - began) });
-      } catch (error) {
-        logger.error('audit.write.error', { rid: record.rid, reason: (error as Error).message });
-      }
+    write(record) {
+      queue = queue.then(() => append(record));
+      return queue;
     },
   };
 }
