@@ -396,7 +396,8 @@ function pinComparisons(): Comparison[] {
  * anyOf or oneOf branch without `type` also admits the other JSON types its context allows; a prefix or suffix pattern
  * is a template literal index signature, any other pattern a known deviation; `not: {}` is `never`, and a union whose
  * branch fails only on a keyword no type says is a known deviation, the oracle's `excuse`; a condition on `type` alone
- * is exact, any other admits either outcome, a known deviation).
+ * is exact, any other admits either outcome, a known deviation; the types allOf's branches all admit keep an enum's
+ * values and a type list's members, and none at all is `never`).
  */
 const FIXED_KINDS = new Set<keyof typeof NEW_KINDS>([
   'a component that reaches itself renders a circular alias',
@@ -404,6 +405,7 @@ const FIXED_KINDS = new Set<keyof typeof NEW_KINDS>([
   'patternProperties not rendered',
   'a branch rendered unknown in anyOf or oneOf',
   'if/then/else rendered as both outcomes',
+  'an object type admits an array or a primitive in an intersection',
 ]);
 
 describe('TypeScript types against the checker: the new kinds found on generated schemas, pinned', () => {
@@ -489,6 +491,23 @@ describe('TypeScript types for the fixed kinds (issue 15)', () => {
         'export type T = (number & boolean) | (null | boolean | string | unknown[] | { [key: string]: unknown });\n',
         'export type T = {\n  [key: string]: unknown;\n} & (({\n  a: unknown;\n} & {\n  b: unknown;\n}) | {\n  c: unknown;\n} /* if/then/else: either outcome is admitted */);\n',
         'export type T = unknown;\n',
+      ],
+    );
+  });
+
+  it('keeps of an enum or a type list only the JSON types every allOf branch admits, and writes disjoint types as never', () => {
+    assert.deepEqual(
+      [
+        render({ allOf: [{ type: 'object', properties: { a: {} } }, { enum: [[1, 'a'], { a: 1 }] }] }),
+        render({ allOf: [{ type: 'boolean' }, { type: 'object', properties: { b: {} } }] }, '3.0.3'),
+        render({ type: ['string', 'null'], allOf: [{ $ref: '#/components/schemas/S' }] }, '3.1.0', {
+          S: { type: ['string', 'number'] },
+        }),
+      ],
+      [
+        'export type T = { a: 1; } & {\n  a?: unknown;\n};\n',
+        'export type T = never;\n',
+        'export type T = string & S;\n\nexport type S = string | number;\n',
       ],
     );
   });
