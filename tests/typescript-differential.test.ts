@@ -397,7 +397,8 @@ function pinComparisons(): Comparison[] {
  * is a template literal index signature, any other pattern a known deviation; `not: {}` is `never`, and a union whose
  * branch fails only on a keyword no type says is a known deviation, the oracle's `excuse`; a condition on `type` alone
  * is exact, any other admits either outcome, a known deviation; the types allOf's branches all admit keep an enum's
- * values and a type list's members, and none at all is `never`).
+ * values and a type list's members, and none at all is `never`; dependentRequired and dependentSchemas admit every
+ * JSON type but object that the context allows).
  */
 const FIXED_KINDS = new Set<keyof typeof NEW_KINDS>([
   'a component that reaches itself renders a circular alias',
@@ -406,6 +407,7 @@ const FIXED_KINDS = new Set<keyof typeof NEW_KINDS>([
   'a branch rendered unknown in anyOf or oneOf',
   'if/then/else rendered as both outcomes',
   'an object type admits an array or a primitive in an intersection',
+  'dependentRequired and dependentSchemas beside a type that is no object',
 ]);
 
 describe('TypeScript types against the checker: the new kinds found on generated schemas, pinned', () => {
@@ -508,6 +510,19 @@ describe('TypeScript types for the fixed kinds (issue 15)', () => {
         'export type T = { a: 1; } & {\n  a?: unknown;\n};\n',
         'export type T = never;\n',
         'export type T = string & S;\n\nexport type S = string | number;\n',
+      ],
+    );
+  });
+
+  it('lets every JSON type but object that the context allows pass dependentRequired and dependentSchemas', () => {
+    assert.deepEqual(
+      [
+        render({ type: ['object', 'null'], dependentRequired: { c: ['a'] } }),
+        render({ dependentSchemas: { b: { items: {} } } }),
+      ],
+      [
+        'export type T = ({\n  [key: string]: unknown;\n} | null) & ({ c?: undefined; [key: string]: unknown } | null | { c: unknown; a: unknown; });\n',
+        'export type T = { b?: undefined; [key: string]: unknown } | null | boolean | number | string | unknown[] | (unknown[] | { [key: string]: unknown });\n',
       ],
     );
   });

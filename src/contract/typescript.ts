@@ -755,12 +755,18 @@ function conditionals(
         parts.push(complement === undefined ? `${type} /* if/then/else: either outcome is admitted */` : type);
     }
   }
-  const absent = (name: string) => `{ ${propertyKey(name)}?: undefined; [key: string]: unknown }`;
+  // dependentSchemas and dependentRequired apply to objects only (2020-12, 10.2.2.4 and 6.5.4): every other JSON type
+  // the context allows passes them, and the dependent schema is read as a branch on an object instance.
+  const others = Object.entries(JSON_TYPES)
+    .filter(([name]) => name !== 'object' && (context === undefined || intersectTypes(context, [name])!.length > 0))
+    .map(([, typescript]) => typescript);
+  const absent = (name: string) =>
+    [`{ ${propertyKey(name)}?: undefined; [key: string]: unknown }`, ...others].join(' | ');
   if (isNode(schema.dependentSchemas))
     for (const [trigger, dependent] of Object.entries(schema.dependentSchemas)) {
       if (trigger.length > MAX_LITERAL) continue;
-      const type = renderPart(renderer, dependent, nesting, indent, context);
-      if (type !== 'unknown') parts.push(`${absent(trigger)} | ${grouped(type)}`);
+      const type = union(branchTypes(renderer, dependent, nesting, indent, ['object']));
+      if (type !== 'unknown') parts.push(type === 'never' ? absent(trigger) : `${absent(trigger)} | ${grouped(type)}`);
     }
   if (isNode(schema.dependentRequired))
     for (const [trigger, names] of Object.entries(schema.dependentRequired)) {
