@@ -398,7 +398,8 @@ function pinComparisons(): Comparison[] {
  * branch fails only on a keyword no type says is a known deviation, the oracle's `excuse`; a condition on `type` alone
  * is exact, any other admits either outcome, a known deviation; the types allOf's branches all admit keep an enum's
  * values and a type list's members, and none at all is `never`; dependentRequired and dependentSchemas admit every
- * JSON type but object that the context allows).
+ * JSON type but object that the context allows; unevaluated* with nothing beside them that evaluates in place are
+ * items and additionalProperties, elsewhere a known deviation).
  */
 const FIXED_KINDS = new Set<keyof typeof NEW_KINDS>([
   'a component that reaches itself renders a circular alias',
@@ -408,6 +409,7 @@ const FIXED_KINDS = new Set<keyof typeof NEW_KINDS>([
   'if/then/else rendered as both outcomes',
   'an object type admits an array or a primitive in an intersection',
   'dependentRequired and dependentSchemas beside a type that is no object',
+  'unevaluatedItems and unevaluatedProperties not rendered',
 ]);
 
 describe('TypeScript types against the checker: the new kinds found on generated schemas, pinned', () => {
@@ -523,6 +525,21 @@ describe('TypeScript types for the fixed kinds (issue 15)', () => {
       [
         'export type T = ({\n  [key: string]: unknown;\n} | null) & ({ c?: undefined; [key: string]: unknown } | null | { c: unknown; a: unknown; });\n',
         'export type T = { b?: undefined; [key: string]: unknown } | null | boolean | number | string | unknown[] | (unknown[] | { [key: string]: unknown });\n',
+      ],
+    );
+  });
+
+  it('reads unevaluatedItems and unevaluatedProperties as items and additionalProperties where nothing evaluates in place', () => {
+    assert.deepEqual(
+      [
+        render({ type: 'array', prefixItems: [{ type: 'string' }], unevaluatedItems: { type: 'number' } }),
+        render({ type: 'object', properties: { a: { type: 'string' } }, unevaluatedProperties: { type: 'number' } }),
+        render({ type: 'array', allOf: [{ prefixItems: [{}] }], unevaluatedItems: false }),
+      ],
+      [
+        'export type T = [string?, ...number[]];\n',
+        'export type T = {\n  a?: string;\n  [key: string]: number | string | undefined;\n};\n',
+        'export type T = unknown[] & [unknown?, ...unknown[]];\n',
       ],
     );
   });

@@ -481,11 +481,14 @@ function looksObject(schema: Node): boolean {
 /** The type the schema's own `type`, `properties` and `items` give, or undefined when it says nothing of its own. */
 function ownType(
   renderer: Renderer,
-  schema: Node,
+  written: Node,
   declared: string[] | undefined,
   nesting: number,
   indent: number,
 ): string[] | undefined {
+  // Without `type`, unevaluated* make no shape of their own (the oracle's untyped reading knows only items and
+  // additionalProperties); with one, they are read where they say what items and additionalProperties would.
+  const schema = declared === undefined ? written : withUnevaluated(renderer, written);
   const types =
     declared !== undefined
       ? declared
@@ -532,6 +535,38 @@ function ownType(
     });
   if (merged && types.includes('object')) rendered.push(OBJECT_IN_COMPOSITION);
   return rendered.length === 0 ? undefined : rendered;
+}
+
+/** Keywords that evaluate items or properties in place (2020-12, 10.2 and 11): beside them, unevaluated* depends on which branches pass. */
+const IN_PLACE = [
+  'allOf',
+  'anyOf',
+  'oneOf',
+  'if',
+  'then',
+  'else',
+  'dependentSchemas',
+  '$ref',
+  '$dynamicRef',
+  'contains',
+];
+
+/**
+ * The schema with `unevaluatedItems` read as `items` and `unevaluatedProperties` as `additionalProperties` where they
+ * say the same (2020-12, 11.2 and 11.3): nothing beside them evaluates in place, and `items` or `additionalProperties`
+ * is absent (with one, nothing is left unevaluated). Elsewhere they are not written: the type is then wider than the
+ * schema, since which items or fields count as evaluated depends on which branches pass.
+ */
+function withUnevaluated(renderer: Renderer, schema: Node): Node {
+  if (renderer.dialect !== '3.1' || IN_PLACE.some((key) => Object.hasOwn(schema, key))) return schema;
+  const items = Object.hasOwn(schema, 'unevaluatedItems') && schema.items === undefined;
+  const fields = Object.hasOwn(schema, 'unevaluatedProperties') && schema.additionalProperties === undefined;
+  if (!items && !fields) return schema;
+  return {
+    ...schema,
+    ...(items ? { items: schema.unevaluatedItems } : {}),
+    ...(fields ? { additionalProperties: schema.unevaluatedProperties } : {}),
+  };
 }
 
 /** Stands for "the merged object" in an own type beside allOf; `composition` puts the object type in its place. */
