@@ -399,7 +399,8 @@ function pinComparisons(): Comparison[] {
  * is exact, any other admits either outcome, a known deviation; the types allOf's branches all admit keep an enum's
  * values and a type list's members, and none at all is `never`; dependentRequired and dependentSchemas admit every
  * JSON type but object that the context allows; unevaluated* with nothing beside them that evaluates in place are
- * items and additionalProperties, elsewhere a known deviation).
+ * items and additionalProperties, elsewhere a known deviation; a required name no `properties` declares is typed by
+ * additionalProperties, `never` beside additionalProperties: false).
  */
 const FIXED_KINDS = new Set<keyof typeof NEW_KINDS>([
   'a component that reaches itself renders a circular alias',
@@ -410,6 +411,7 @@ const FIXED_KINDS = new Set<keyof typeof NEW_KINDS>([
   'an object type admits an array or a primitive in an intersection',
   'dependentRequired and dependentSchemas beside a type that is no object',
   'unevaluatedItems and unevaluatedProperties not rendered',
+  'additionalProperties through a $ref',
 ]);
 
 describe('TypeScript types against the checker: the new kinds found on generated schemas, pinned', () => {
@@ -540,6 +542,25 @@ describe('TypeScript types for the fixed kinds (issue 15)', () => {
         'export type T = [string?, ...number[]];\n',
         'export type T = {\n  a?: string;\n  [key: string]: number | string | undefined;\n};\n',
         'export type T = unknown[] & [unknown?, ...unknown[]];\n',
+      ],
+    );
+  });
+
+  it('types a required name no properties declare by additionalProperties, and as never beside additionalProperties: false', () => {
+    assert.deepEqual(
+      [
+        render(
+          { type: 'object', required: ['c'], additionalProperties: { $ref: '#/components/schemas/S0' } },
+          '3.0.3',
+          {
+            S0: { type: 'array' },
+          },
+        ),
+        render({ type: 'object', required: ['a', 'c'], properties: { a: {} }, additionalProperties: false }),
+      ],
+      [
+        'export type T = {\n  c: S0;\n  [key: string]: S0;\n};\n\nexport type S0 = unknown[];\n',
+        'export type T = {\n  a: unknown;\n  c: never;\n};\n',
       ],
     );
   });

@@ -902,7 +902,16 @@ function objectType(
   }));
   const unsaid = keyed.filter((entry) => entry.key === undefined).length + Math.max(0, patterns.length - MAX_PATTERNS);
   const matching = (name: string) => keyed.filter((entry) => entry.key !== undefined && entry.key.matches(name));
-  entries = entries.map(([name, schemas]) => [name, [...schemas, ...matching(name).map((entry) => entry.schema)]]);
+  // A name no `properties` declares (a required one) is typed by the patterns it matches, else by additionalProperties
+  // (2020-12, 10.3.2.3): `false` there makes it `never`, since the checker rejects it wherever it is.
+  entries = entries.map(([name, schemas]) => {
+    const patterned = matching(name).map((entry) => entry.schema);
+    const other =
+      schemas.length === 0 && patterned.length === 0 && unsaid === 0 && (isNode(extra) || extra === false)
+        ? [extra]
+        : [];
+    return [name, [...schemas, ...patterned, ...other]];
+  });
   let left = 0;
   for (const [name, schemas] of entries) {
     if (name.length > MAX_LITERAL || renderer.textLeft <= 0) {
