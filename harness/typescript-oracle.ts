@@ -136,6 +136,8 @@ export function inexpressible(finding: Finding): string | undefined {
   );
   if (patterns.some((pattern) => patternKeyType(pattern) === undefined))
     return 'patternProperties with a pattern no template literal type says (the index signature types such a field)';
+  if (/\/unevaluated(?:Items|Properties)(?:\/|$)/.test(finding.schemaPath))
+    return 'unevaluatedItems or unevaluatedProperties beside keywords that evaluate in place (what counts as evaluated depends on which branches pass)';
   if (finding.kind === 'wrongType' && finding.schemaPath.includes('/additionalProperties/'))
     return 'additionalProperties beside properties of other types (an index signature must admit every named property)';
   if (

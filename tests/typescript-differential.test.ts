@@ -246,7 +246,7 @@ describe('TypeScript types against the checker on generated schemas (issue 15)',
           `${item.reason}: ${JSON.stringify({ dialect: source.generated.dialect, components: source.generated.components, value: source.value })}`,
         );
     }
-    console.log('  unexplained, by new kind (each pinned as a todo test):');
+    console.log('  unexplained, by new kind (each pinned; a fixed kind counts what its recogniser still matches):');
     for (const [kind, count] of kinds) console.log(`    ${count} x ${kind}`);
     console.log(`    ${unlisted.length} of no listed kind`);
     const unexplained = unlisted.sort((a, b) => a.length - b.length).slice(0, 5);
@@ -396,7 +396,11 @@ function pinComparisons(): Comparison[] {
  * anyOf or oneOf branch without `type` also admits the other JSON types its context allows; a prefix or suffix pattern
  * is a template literal index signature, any other pattern a known deviation; `not: {}` is `never`, and a union whose
  * branch fails only on a keyword no type says is a known deviation, the oracle's `excuse`; a condition on `type` alone
- * is exact, any other admits either outcome, a known deviation).
+ * is exact, any other admits either outcome, a known deviation; the types allOf's branches all admit keep an enum's
+ * values and a type list's members, and none at all is `never`; dependentRequired and dependentSchemas admit every
+ * JSON type but object that the context allows; unevaluated* with nothing beside them that evaluates in place are
+ * items and additionalProperties, elsewhere a known deviation; a required name no `properties` declares is typed by
+ * additionalProperties, `never` beside additionalProperties: false).
  */
 const FIXED_KINDS = new Set<keyof typeof NEW_KINDS>([
   'a component that reaches itself renders a circular alias',
@@ -404,6 +408,10 @@ const FIXED_KINDS = new Set<keyof typeof NEW_KINDS>([
   'patternProperties not rendered',
   'a branch rendered unknown in anyOf or oneOf',
   'if/then/else rendered as both outcomes',
+  'an object type admits an array or a primitive in an intersection',
+  'dependentRequired and dependentSchemas beside a type that is no object',
+  'unevaluatedItems and unevaluatedProperties not rendered',
+  'additionalProperties through a $ref',
 ]);
 
 describe('TypeScript types against the checker: the new kinds found on generated schemas, pinned', () => {
@@ -489,6 +497,70 @@ describe('TypeScript types for the fixed kinds (issue 15)', () => {
         'export type T = (number & boolean) | (null | boolean | string | unknown[] | { [key: string]: unknown });\n',
         'export type T = {\n  [key: string]: unknown;\n} & (({\n  a: unknown;\n} & {\n  b: unknown;\n}) | {\n  c: unknown;\n} /* if/then/else: either outcome is admitted */);\n',
         'export type T = unknown;\n',
+      ],
+    );
+  });
+
+  it('keeps of an enum or a type list only the JSON types every allOf branch admits, and writes disjoint types as never', () => {
+    assert.deepEqual(
+      [
+        render({ allOf: [{ type: 'object', properties: { a: {} } }, { enum: [[1, 'a'], { a: 1 }] }] }),
+        render({ allOf: [{ type: 'boolean' }, { type: 'object', properties: { b: {} } }] }, '3.0.3'),
+        render({ type: ['string', 'null'], allOf: [{ $ref: '#/components/schemas/S' }] }, '3.1.0', {
+          S: { type: ['string', 'number'] },
+        }),
+      ],
+      [
+        'export type T = { a: 1; } & {\n  a?: unknown;\n};\n',
+        'export type T = never;\n',
+        'export type T = string & S;\n\nexport type S = string | number;\n',
+      ],
+    );
+  });
+
+  it('lets every JSON type but object that the context allows pass dependentRequired and dependentSchemas', () => {
+    assert.deepEqual(
+      [
+        render({ type: ['object', 'null'], dependentRequired: { c: ['a'] } }),
+        render({ dependentSchemas: { b: { items: {} } } }),
+      ],
+      [
+        'export type T = ({\n  [key: string]: unknown;\n} | null) & ({ c?: undefined; [key: string]: unknown } | null | { c: unknown; a: unknown; });\n',
+        'export type T = { b?: undefined; [key: string]: unknown } | null | boolean | number | string | unknown[] | (unknown[] | { [key: string]: unknown });\n',
+      ],
+    );
+  });
+
+  it('reads unevaluatedItems and unevaluatedProperties as items and additionalProperties where nothing evaluates in place', () => {
+    assert.deepEqual(
+      [
+        render({ type: 'array', prefixItems: [{ type: 'string' }], unevaluatedItems: { type: 'number' } }),
+        render({ type: 'object', properties: { a: { type: 'string' } }, unevaluatedProperties: { type: 'number' } }),
+        render({ type: 'array', allOf: [{ prefixItems: [{}] }], unevaluatedItems: false }),
+      ],
+      [
+        'export type T = [string?, ...number[]];\n',
+        'export type T = {\n  a?: string;\n  [key: string]: number | string | undefined;\n};\n',
+        'export type T = unknown[] & [unknown?, ...unknown[]];\n',
+      ],
+    );
+  });
+
+  it('types a required name no properties declare by additionalProperties, and as never beside additionalProperties: false', () => {
+    assert.deepEqual(
+      [
+        render(
+          { type: 'object', required: ['c'], additionalProperties: { $ref: '#/components/schemas/S0' } },
+          '3.0.3',
+          {
+            S0: { type: 'array' },
+          },
+        ),
+        render({ type: 'object', required: ['a', 'c'], properties: { a: {} }, additionalProperties: false }),
+      ],
+      [
+        'export type T = {\n  c: S0;\n  [key: string]: S0;\n};\n\nexport type S0 = unknown[];\n',
+        'export type T = {\n  a: unknown;\n  c: never;\n};\n',
       ],
     );
   });

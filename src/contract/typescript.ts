@@ -213,8 +213,12 @@ function render(renderer: Renderer, schema: unknown, nesting: number, indent = 0
   const parts: string[] = [];
   const notes: string[] = [];
   const types = typeList(renderer, schema);
-  // What the schemas around this one and its own `type` allow the instance: what its branches may add beside a shape.
-  const inner = types ?? context;
+  // What the schemas around this one, its own `type` and its allOf branches' allow the instance (2020-12, 10.2.1.1:
+  // every branch applies): what its branches may add beside a shape, and what its enum and type list keep. TypeScript
+  // cannot say it by intersecting alone: an array is an object to it, and `boolean & {b?: unknown}` admits `true`.
+  const inner = intersectTypes(context, declaredTypes(renderer, schema, { left: MAX_DECLARED_STEPS }));
+  if (inner !== undefined && inner.length === 0) return 'never';
+  if (Object.hasOwn(schema, 'const') && inner !== undefined && !fitsTypes(inner, schema.const)) return 'never';
   if (
     types === undefined &&
     renderer.dialect !== '3.1' &&
@@ -229,7 +233,7 @@ function render(renderer: Renderer, schema: unknown, nesting: number, indent = 0
   else if (Array.isArray(schema.enum)) {
     // enum is an assertion of its own: null passes only when the enum lists it, whatever `nullable` or the
     // type list say (OAS 3.0.3 Schema Object; JSON Schema 2020-12 6.1.2), and a value must also fit `type`.
-    const values = types === undefined ? schema.enum : schema.enum.filter((value) => fitsTypes(types, value));
+    const values = inner === undefined ? schema.enum : schema.enum.filter((value) => fitsTypes(inner, value));
     if (types?.includes('null') && !values.includes(null)) notes.push('null is not in the enum, so it is rejected');
     // A union of a million literals helps no client: past MAX_ENUM_LITERALS the enum is typed by its values' JSON types.
     const left = { nodes: MAX_LITERAL_NODES };
@@ -237,7 +241,7 @@ function render(renderer: Renderer, schema: unknown, nesting: number, indent = 0
       values.length > MAX_ENUM_LITERALS
         ? [...new Set(values.map(literalType))]
         : values.map((value) => literal(value, 0, left));
-  } else own = ownType(renderer, schema, types, nesting, indent);
+  } else own = ownType(renderer, schema, types && inner, nesting, indent);
   const alternatives = [
     ...(Array.isArray(schema.oneOf) ? schema.oneOf : []),
     ...(Array.isArray(schema.anyOf) ? schema.anyOf : []),
@@ -406,8 +410,43 @@ function typeList(renderer: Renderer, schema: Node): string[] | undefined {
   return widen && !declared.includes('null') ? [...declared, 'null'] : declared;
 }
 
+/** Schema nodes `declaredTypes` reads per schema rendered: an allOf that fans out must not multiply the walk. */
+const MAX_DECLARED_STEPS = 200;
+
+/**
+ * The JSON types the schema's own `type` (with 3.0 `nullable`) and its allOf branches (through `$ref`, beside it in 3.1
+ * only) all admit, as `type` names; undefined when none of them has a `type`.
+ */
+function declaredTypes(renderer: Renderer, schema: unknown, budget: { left: number }, depth = 0): string[] | undefined {
+  if (!isNode(schema) || depth > 8 || --budget.left < 0) return undefined;
+  let types: string[] | undefined;
+  if (typeof schema.$ref === 'string') {
+    try {
+      types = declaredTypes(renderer, resolvePointer(renderer.doc, schema.$ref), budget, depth + 1);
+    } catch {
+      types = undefined;
+    }
+    // OAS 3.0.3, Reference Object: a 3.0 or 2.0 `$ref`'s siblings are ignored.
+    if (renderer.dialect !== '3.1') return types;
+  }
+  types = intersectTypes(types, typeList(renderer, schema));
+  if (Array.isArray(schema.allOf))
+    for (const branch of schema.allOf)
+      types = intersectTypes(types, declaredTypes(renderer, branch, budget, depth + 1));
+  return types;
+}
+
+/** The `type` names both lists admit (`integer` from `number` and `integer`); either list undefined means "any". */
+function intersectTypes(a: readonly string[] | undefined, b: readonly string[] | undefined): string[] | undefined {
+  if (a === undefined) return b === undefined ? undefined : [...b];
+  if (b === undefined) return [...a];
+  const admits = (list: readonly string[], type: string) =>
+    list.includes(type) || (type === 'integer' && list.includes('number'));
+  return [...new Set([...a.filter((type) => admits(b, type)), ...b.filter((type) => admits(a, type))])];
+}
+
 /** Whether a JSON value has one of the JSON Schema types (`integer`: a whole number). */
-function fitsTypes(types: string[], value: unknown): boolean {
+function fitsTypes(types: readonly string[], value: unknown): boolean {
   return types.some((type) => {
     switch (type) {
       case 'null':
@@ -442,11 +481,14 @@ function looksObject(schema: Node): boolean {
 /** The type the schema's own `type`, `properties` and `items` give, or undefined when it says nothing of its own. */
 function ownType(
   renderer: Renderer,
-  schema: Node,
+  written: Node,
   declared: string[] | undefined,
   nesting: number,
   indent: number,
 ): string[] | undefined {
+  // Without `type`, unevaluated* make no shape of their own (the oracle's untyped reading knows only items and
+  // additionalProperties); with one, they are read where they say what items and additionalProperties would.
+  const schema = declared === undefined ? written : withUnevaluated(renderer, written);
   const types =
     declared !== undefined
       ? declared
@@ -493,6 +535,38 @@ function ownType(
     });
   if (merged && types.includes('object')) rendered.push(OBJECT_IN_COMPOSITION);
   return rendered.length === 0 ? undefined : rendered;
+}
+
+/** Keywords that evaluate items or properties in place (2020-12, 10.2 and 11): beside them, unevaluated* depends on which branches pass. */
+const IN_PLACE = [
+  'allOf',
+  'anyOf',
+  'oneOf',
+  'if',
+  'then',
+  'else',
+  'dependentSchemas',
+  '$ref',
+  '$dynamicRef',
+  'contains',
+];
+
+/**
+ * The schema with `unevaluatedItems` read as `items` and `unevaluatedProperties` as `additionalProperties` where they
+ * say the same (2020-12, 11.2 and 11.3): nothing beside them evaluates in place, and `items` or `additionalProperties`
+ * is absent (with one, nothing is left unevaluated). Elsewhere they are not written: the type is then wider than the
+ * schema, since which items or fields count as evaluated depends on which branches pass.
+ */
+function withUnevaluated(renderer: Renderer, schema: Node): Node {
+  if (renderer.dialect !== '3.1' || IN_PLACE.some((key) => Object.hasOwn(schema, key))) return schema;
+  const items = Object.hasOwn(schema, 'unevaluatedItems') && schema.items === undefined;
+  const fields = Object.hasOwn(schema, 'unevaluatedProperties') && schema.additionalProperties === undefined;
+  if (!items && !fields) return schema;
+  return {
+    ...schema,
+    ...(items ? { items: schema.unevaluatedItems } : {}),
+    ...(fields ? { additionalProperties: schema.unevaluatedProperties } : {}),
+  };
 }
 
 /** Stands for "the merged object" in an own type beside allOf; `composition` puts the object type in its place. */
@@ -716,12 +790,18 @@ function conditionals(
         parts.push(complement === undefined ? `${type} /* if/then/else: either outcome is admitted */` : type);
     }
   }
-  const absent = (name: string) => `{ ${propertyKey(name)}?: undefined; [key: string]: unknown }`;
+  // dependentSchemas and dependentRequired apply to objects only (2020-12, 10.2.2.4 and 6.5.4): every other JSON type
+  // the context allows passes them, and the dependent schema is read as a branch on an object instance.
+  const others = Object.entries(JSON_TYPES)
+    .filter(([name]) => name !== 'object' && (context === undefined || intersectTypes(context, [name])!.length > 0))
+    .map(([, typescript]) => typescript);
+  const absent = (name: string) =>
+    [`{ ${propertyKey(name)}?: undefined; [key: string]: unknown }`, ...others].join(' | ');
   if (isNode(schema.dependentSchemas))
     for (const [trigger, dependent] of Object.entries(schema.dependentSchemas)) {
       if (trigger.length > MAX_LITERAL) continue;
-      const type = renderPart(renderer, dependent, nesting, indent, context);
-      if (type !== 'unknown') parts.push(`${absent(trigger)} | ${grouped(type)}`);
+      const type = union(branchTypes(renderer, dependent, nesting, indent, ['object']));
+      if (type !== 'unknown') parts.push(type === 'never' ? absent(trigger) : `${absent(trigger)} | ${grouped(type)}`);
     }
   if (isNode(schema.dependentRequired))
     for (const [trigger, names] of Object.entries(schema.dependentRequired)) {
@@ -822,7 +902,16 @@ function objectType(
   }));
   const unsaid = keyed.filter((entry) => entry.key === undefined).length + Math.max(0, patterns.length - MAX_PATTERNS);
   const matching = (name: string) => keyed.filter((entry) => entry.key !== undefined && entry.key.matches(name));
-  entries = entries.map(([name, schemas]) => [name, [...schemas, ...matching(name).map((entry) => entry.schema)]]);
+  // A name no `properties` declares (a required one) is typed by the patterns it matches, else by additionalProperties
+  // (2020-12, 10.3.2.3): `false` there makes it `never`, since the checker rejects it wherever it is.
+  entries = entries.map(([name, schemas]) => {
+    const patterned = matching(name).map((entry) => entry.schema);
+    const other =
+      schemas.length === 0 && patterned.length === 0 && unsaid === 0 && (isNode(extra) || extra === false)
+        ? [extra]
+        : [];
+    return [name, [...schemas, ...patterned, ...other]];
+  });
   let left = 0;
   for (const [name, schemas] of entries) {
     if (name.length > MAX_LITERAL || renderer.textLeft <= 0) {
