@@ -19,7 +19,8 @@ import { MAX_TEXT, summarize } from './operation.ts';
 import { operationKey } from '../document/model.ts';
 import { findOperation } from './operation.ts';
 import { checkParameters, queryPairsOf } from './parameters.ts';
-import { serializationOf, serialize, splitQuery } from '../document/parameter-style.ts';
+import { parse, serializationOf, serialize, splitQuery } from '../document/parameter-style.ts';
+import type { Serialization } from '../document/parameter-style.ts';
 import { safeDecode } from '../shared/text.ts';
 import { nearestName } from './operation.ts';
 import {
@@ -497,6 +498,14 @@ export function draftRequest(
     severity: problem.kind === 'notChecked' ? ('warning' as const) : ('error' as const),
     message: problem.problem,
   }));
+  // A path segment its style cannot read: the problem names the segment the document expects for the same value.
+  for (const problem of parameterProblems) {
+    if (problem.in !== 'path' || problem.kind !== 'invalid') continue;
+    const raw = match.rawParams?.[problem.name];
+    const parameter = operation.parameters.find((one) => one.in === 'path' && one.name === problem.name);
+    const expected = raw === undefined || !parameter ? undefined : expectedSegment(loaded, parameter, raw);
+    if (expected) problem.message += `; ${expected}`;
+  }
   // Loops, not push(...): a form of 200,000 fields gives as many problems, past the engine's argument limit.
   for (const problem of parameterProblems) problems.push(problem);
   for (const problem of bodyProblems(loaded, operation, draft, prepared)) problems.push(problem);
@@ -514,6 +523,52 @@ export function draftRequest(
     ...(problems.length > MAX_LISTED_PROBLEMS ? { problemsMore: problems.length - MAX_LISTED_PROBLEMS } : {}),
     request,
   };
+}
+
+/** The path styles a segment may have been written in (OpenAPI 3.0.3 §4.7.12, Style Values), in the order tried. */
+const PATH_STYLES: readonly { style: string; explode: boolean }[] = [
+  // The styles with a leading `;` or `.` first: simple reads any text, so it is the last resort.
+  { style: 'matrix', explode: false },
+  { style: 'matrix', explode: true },
+  { style: 'label', explode: false },
+  { style: 'label', explode: true },
+  { style: 'simple', explode: false },
+  { style: 'simple', explode: true },
+];
+
+/**
+ * For a path segment its parameter's style cannot read (`parse` from parameter-style.ts, the reader `probe` uses):
+ * the segment the document expects, when the segment reads as a value in another path style (`5` or `.5` for a
+ * matrix `id`: `;id=5`; `;id=a,b` for a simple list: `a,b`) and the parameter's own style writes that value.
+ * @returns "the document expects the segment `;id=5` (style matrix, explode false)", or undefined when no other
+ *   style reads it or its own style cannot write it (then the reader's problem stands alone). Never throws.
+ */
+function expectedSegment(
+  loaded: LoadedDocument,
+  parameter: Operation['parameters'][number],
+  raw: string,
+): string | undefined {
+  const own = serializationOf(parameter);
+  if (!own) return undefined;
+  const style = own.style ?? 'simple';
+  const explode = own.explode ?? false;
+  // `.blue.black.brown` reads as one item (label) and as three (label, exploded): the reading with the most items
+  // wins, the earlier style on a tie.
+  let best: { text: string; other: (typeof PATH_STYLES)[number]; size: number } | undefined;
+  for (const other of PATH_STYLES) {
+    if (other.style === style && other.explode === explode) continue;
+    const options: Serialization = { ...own, ...other };
+    const read = parse(raw, { ...options, schema: parameter.schema, doc: loaded.doc });
+    if (!('value' in read)) continue;
+    const written = serialize(read.value, own);
+    if (!('text' in written) || written.text === raw) continue;
+    const value = read.value;
+    const size = Array.isArray(value) ? value.length : isPlainObject(value) ? Object.keys(value).length : 1;
+    if (!best || size > best.size) best = { text: written.text, other, size };
+  }
+  return best
+    ? `the document expects the segment \`${best.text}\` (style ${style}, explode ${explode}), read here as style ${best.other.style}, explode ${best.other.explode}`
+    : undefined;
 }
 
 /**

@@ -1725,3 +1725,120 @@ describe('$id, $anchor and relative $refs in a 3.1 document (issue 15)', () => {
     );
   });
 });
+
+// Issue 15, attack round: `$ref`s resolve against the document's retrieval URI (RFC 3986, 5.1.3; JSON Schema 2020-12,
+// 9.1.1), or its `$self` (OpenAPI 3.2), never against a placeholder; a reference to another document stays unresolved.
+describe('the base URI of a document is where it was loaded from', () => {
+  let server: Server;
+  let origin = '';
+  const served = new Map<string, string>();
+  before(async () => {
+    server = createServer((request, response) => {
+      const text = served.get(request.url ?? '');
+      response.writeHead(text === undefined ? 404 : 200, { 'content-type': 'application/json' });
+      response.end(text ?? '{}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(() => server.close());
+
+  /** A 3.x document whose GET /pets answers `ref`, and a Pet schema (with an `$id` relative to the document in 3.1). */
+  const petDocument = (version: string, ref: string, extra: Record<string, unknown> = {}) => ({
+    openapi: version,
+    info: { title: 'base', version: '1' },
+    ...extra,
+    paths: {
+      '/pets': {
+        get: {
+          responses: { '200': { description: 'ok', content: { 'application/json': { schema: { $ref: ref } } } } },
+        },
+      },
+    },
+    components: {
+      schemas: {
+        Pet: { type: 'object', properties: { id: { type: 'integer' } } },
+        ...(version === '3.1.0' ? { Tag: { $id: 'schemas/tag.json', type: 'string' } } : {}),
+      },
+    },
+  });
+  /** Where the response schema's `$ref` leads, and the load's problems. */
+  const resolved = (loaded: LoadedDocument) => {
+    const at = '#/paths/~1pets/get/responses/200/content/application~1json/schema';
+    const ref = lookupRef(loaded.doc, at);
+    const hit = resolveSchemaRef(loaded.doc, ref, at);
+    return { pointer: hit.found ? hit.pointer : undefined, problems: loaded.problems };
+  };
+  const lookupRef = (doc: any, at: string): string =>
+    at
+      .slice(2)
+      .split('/')
+      .map((token) => token.replace(/~1/g, '/').replace(/~0/g, '~'))
+      .reduce((node, token) => node[token], doc).$ref;
+
+  for (const version of ['3.0.3', '3.1.0']) {
+    test(`${version}: a $ref written with the document's own http URL, absolute or relative, stays inside it`, async () => {
+      const results = [];
+      for (const ref of [`${origin}/specs/api.json#/components/schemas/Pet`, 'api.json#/components/schemas/Pet']) {
+        served.set('/specs/api.json', JSON.stringify(petDocument(version, ref)));
+        results.push(resolved(await loadDocument(`${origin}/specs/api.json`)));
+      }
+      assert.deepStrictEqual(results, [
+        { pointer: '#/components/schemas/Pet', problems: [] },
+        { pointer: '#/components/schemas/Pet', problems: [] },
+      ]);
+    });
+    test(`${version}: a $ref written with the document's own file: URL stays inside it`, async () => {
+      const folder = await mkdtemp(join(tmpdir(), 'base-uri-'));
+      const file = join(folder, 'api.json');
+      await writeFile(
+        file,
+        JSON.stringify(petDocument(version, `${pathToFileURL(file).href}#/components/schemas/Pet`)),
+      );
+      try {
+        assert.deepStrictEqual(resolved(await loadDocument(file)), {
+          pointer: '#/components/schemas/Pet',
+          problems: [],
+        });
+      } finally {
+        await rm(folder, { recursive: true });
+      }
+    });
+    test(`${version}: a $ref to another document on the same host is not resolved, and says so`, async () => {
+      const ref = `${origin}/specs/other.json#/components/schemas/Pet`;
+      served.set('/specs/other.json', JSON.stringify(petDocument(version, '#/components/schemas/Pet')));
+      served.set('/specs/api.json', JSON.stringify(petDocument(version, ref)));
+      const loaded = await loadDocument(`${origin}/specs/api.json`);
+      const at = '#/paths/~1pets/get/responses/200/content/application~1json/schema';
+      assert.deepStrictEqual(
+        [loaded.problems, resolveSchemaRef(loaded.doc, ref, at)],
+        [
+          [`remote $ref ${ref} at ${at} not fetched`],
+          {
+            found: false,
+            reason: `\`$ref: ${ref}\` is not a local JSON Pointer (external references must be bundled into the document)`,
+            outside: true,
+          },
+        ],
+      );
+    });
+  }
+  test("3.1: an absolute $ref to an $id written relative to the document's URL resolves to that schema", async () => {
+    served.set('/specs/api.json', JSON.stringify(petDocument('3.1.0', `${origin}/specs/schemas/tag.json`)));
+    assert.deepStrictEqual(resolved(await loadDocument(`${origin}/specs/api.json`)), {
+      pointer: '#/components/schemas/Tag',
+      problems: [],
+    });
+  });
+  test('$self (OpenAPI 3.2) sets the base URI: a $ref written with it stays inside the document', async () => {
+    const self = 'https://example.com/apis/pets/openapi.json';
+    served.set(
+      '/specs/api.json',
+      JSON.stringify(petDocument('3.1.0', `${self}#/components/schemas/Pet`, { $self: self })),
+    );
+    assert.deepStrictEqual(resolved(await loadDocument(`${origin}/specs/api.json`)), {
+      pointer: '#/components/schemas/Pet',
+      problems: [],
+    });
+  });
+});

@@ -7,7 +7,7 @@ import type { Stats } from 'node:fs';
 import { lstat, open, readlink, realpath, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import { readCappedStream } from '../shared/capped-read.ts';
 import { escapePointerToken, lookupPointer } from '../shared/json-pointer.ts';
@@ -18,7 +18,7 @@ import { isPlainObject } from '../shared/values.ts';
 import { DocumentError } from './model.ts';
 import type { LoadedDocument } from './model.ts';
 import { operationsOf } from './operations.ts';
-import { DOCUMENT_BASE, indexDocument, resolveSchemaRef, schemaIndex } from './refs.ts';
+import { DOCUMENT_BASE, indexDocument, resolveSchemaRef, sameDocument, schemaIndex } from './refs.ts';
 /**
  * Largest document accepted, in bytes (128 MiB): decoded bytes of an http(s) body (after fetch undoes
  * gzip/deflate/br), or the size of a local file and of each bundled sibling file. A larger source is a
@@ -180,9 +180,10 @@ async function bundle(
   problems: string[],
   maxBytes: number,
   identified = false,
+  base = DOCUMENT_BASE,
 ): Promise<{ sites: RefSite[]; files: string[] }> {
   // The document as written (before any file is bundled into it), for references to its own `$id`s and anchors.
-  const ownIndex = identified ? schemaIndex(root, DOCUMENT_BASE, false) : undefined;
+  const ownIndex = identified ? schemaIndex(root, base, false) : undefined;
   const scopedSites: Array<{ holder: Record<string, any>; entry: Entry; file: FileContext }> = [];
   const rootDir = rootFile.abs ? dirname(rootFile.abs) : undefined;
   const bundled: Record<string, unknown> = {};
@@ -279,6 +280,18 @@ async function bundle(
       sites.push(site);
       return;
     }
+    // A URI that names the file itself (its file: URL, or for the root its base URI, absolute or relative) is a
+    // reference inside it (RFC 3986, 5.1: resolved against the retrieval URI; JSON Schema 2020-12, 9.1.1).
+    const own = file.abs ? pathToFileURL(file.abs).href : file.prefix === '#' ? base : undefined;
+    const itself =
+      own !== undefined && (sameDocument(uriPart, own) || (file.prefix === '#' && sameDocument(uriPart, base, own)));
+    if (itself && (fragment === '' || fragment.startsWith('/'))) {
+      holder.$ref = file.prefix + fragment;
+      sites.push(site);
+      return;
+    }
+    // A plain-name fragment of the document itself names an anchor: resolved by the index when checked.
+    if (itself && file.prefix === '#') return;
     if (/^[A-Za-z][A-Za-z0-9+.-]*:/.test(uriPart)) {
       // Never fetched: a document must not make the server request hosts of its choosing.
       const kind = /^https?:/i.test(uriPart) ? 'remote' : 'non-file';
@@ -348,7 +361,7 @@ async function bundle(
     root['x-bundled'] = { ...existing, ...bundled };
   }
   if (scopedSites.length > 0) {
-    const index = schemaIndex(root, DOCUMENT_BASE, false);
+    const index = schemaIndex(root, base, false);
     for (const site of scopedSites) {
       const at = docPointer(site);
       const hit = resolveSchemaRef(root, site.holder.$ref, at, index);
@@ -598,7 +611,7 @@ export function sourceKind(source: string): { url: true } | { url: false; path: 
 async function readSource(
   source: string,
   options: LoadOptions,
-): Promise<{ text: string; abs: string | undefined; real?: string }> {
+): Promise<{ text: string; abs: string | undefined; real?: string; url?: string }> {
   const kind = sourceKind(source);
   const maxBytes = options.maxBytes ?? MAX_DOCUMENT_BYTES;
   if (kind.url) {
@@ -652,7 +665,7 @@ async function readSource(
           await response.body?.cancel().catch(() => undefined);
           throw new DocumentError(source, '#', `HTTP ${response.status} ${response.statusText}`.trim());
         }
-        return { text: await readBody(response, source, maxBytes), abs: undefined };
+        return { text: await readBody(response, source, maxBytes), abs: undefined, url };
       }
     } catch (error) {
       if (error instanceof DocumentError) throw error;
@@ -718,6 +731,25 @@ function detectVersion(doc: unknown, source: string, problems: string[]): '2.0' 
   );
 }
 
+/**
+ * The base URI of a document's references (RFC 3986, 5.1; JSON Schema 2020-12, 9.1.1 initial base URI): the URL it
+ * was retrieved from (a `file:` URL for a file, the last URL of the redirects for HTTP), or `DOCUMENT_BASE` when it
+ * has none (a document given as text); a string `$self` (OpenAPI 3.2) resolved against that one takes its place.
+ * Nothing is fetched from it. @returns An absolute URI without fragment.
+ */
+function baseUriOf(doc: unknown, abs: string | undefined, url: string | undefined): string {
+  const retrieval = abs ? pathToFileURL(abs).href : url ? url.replace(/#.*$/, '') : DOCUMENT_BASE;
+  const self = isPlainObject(doc) ? doc.$self : undefined;
+  if (typeof self !== 'string') return retrieval;
+  try {
+    const resolved = new URL(self, retrieval);
+    resolved.hash = '';
+    return resolved.href;
+  } catch {
+    return retrieval;
+  }
+}
+
 /** Path prefixes from `servers[].url` (3.x, variables' defaults substituted) or `basePath` (2.0). */
 function basePathsOf(doc: any, version: '2.0' | '3.0' | '3.1'): string[] {
   const prefixes: string[] = [];
@@ -754,16 +786,18 @@ export async function loadInternal(source: string, options: LoadOptions): Promis
   const doc: any = await parseDocumentText(text, source);
   const problems: string[] = [];
   const version = detectVersion(doc, source, problems);
+  const base = baseUriOf(doc, abs, read.url);
   const { sites, files } = await bundle(
     doc,
     { abs, display: source, prefix: '#', ...(real ? { real } : {}) },
     problems,
     options.maxBytes ?? MAX_DOCUMENT_BYTES,
     version === '3.1' && text.includes('$id'),
+    base,
   );
   verifyRefs(doc, sites, problems);
   // Only a 3.1 document can declare schema resources (JSON Schema 2020-12 §8.2); a bundled file may declare them too.
-  indexDocument(doc, version === '3.1' && (files.length > 0 || /\$(id|anchor|dynamicAnchor)\b/.test(text)));
+  indexDocument(doc, version === '3.1' && (files.length > 0 || /\$(id|anchor|dynamicAnchor)\b/.test(text)), base);
   const info = isPlainObject(doc.info) ? doc.info : {};
   const loaded: LoadedDocument = {
     source,

@@ -188,14 +188,16 @@ function absoluteUri(ref: string, base: string): { uri: string; fragment: string
  * The schema resources and anchors of a document, built once per document object (cached; documents are not
  * changed once loaded). One iterative walk, at most `MAX_INDEX_NODES` nodes, skipping data values (`const`,
  * `enum`, `default`, `example(s)`); an object's `$id` counts when it is a string and the object is no name map.
- * @param base The document's base URI (OAS 3.1: its own location), default `DOCUMENT_BASE`.
+ * @param base The document's base URI (its retrieval URI, see `indexDocument`); when left out, the base it was indexed
+ *   with, else `DOCUMENT_BASE`.
  * @param cache False for a document that is still being changed (bundled): built afresh and not kept.
  * @returns The index (see `SchemaIndex`). Never throws: an `$id` that is no URI reference is left out.
  */
-export function schemaIndex(doc: unknown, base: string = DOCUMENT_BASE, cache = true): SchemaIndex {
-  const cacheable = cache && doc !== null && typeof doc === 'object' && base === DOCUMENT_BASE;
+export function schemaIndex(doc: unknown, base?: string, cache = true): SchemaIndex {
+  const cacheable = cache && doc !== null && typeof doc === 'object';
   const known = cacheable ? indexes.get(doc as object) : undefined;
-  if (known) return known;
+  if (known && (base === undefined || known.base === base)) return known;
+  base ??= DOCUMENT_BASE;
   const index: SchemaIndex = {
     base,
     resources: new Map([[base, '#']]),
@@ -275,20 +277,31 @@ export function schemaIndex(doc: unknown, base: string = DOCUMENT_BASE, cache = 
  * need not walk a large document that declares none: when `mayDeclare` is false (the text names no `$id`, `$anchor`
  * or `$dynamicAnchor`, or the document is OpenAPI 3.0 / Swagger 2.0, whose `$ref` is a JSON Reference), an empty
  * index is kept for it; otherwise its index is built now. Call it once the document will not change.
+ * @param base The document's base URI: where it was retrieved from (JSON Schema 2020-12, 9.1.1; OpenAPI 3.1, 4.8.1
+ *   relative references), default `DOCUMENT_BASE`; nothing is fetched from it.
  */
-export function indexDocument(doc: object, mayDeclare: boolean): void {
+export function indexDocument(doc: object, mayDeclare: boolean, base: string = DOCUMENT_BASE): void {
   if (mayDeclare) {
-    schemaIndex(doc);
+    schemaIndex(doc, base);
     return;
   }
   indexes.set(doc, {
-    base: DOCUMENT_BASE,
-    resources: new Map([[DOCUMENT_BASE, '#']]),
+    base,
+    resources: new Map([[base, '#']]),
     bases: new Map(),
     anchors: new Map(),
     dynamicAnchors: new Map(),
     embedded: false,
   });
+}
+
+/**
+ * Whether a URI reference names the document at `uri` itself, fragment aside (RFC 3986, 5.2: resolved against
+ * `against`, by default `uri`; `https://host/openapi.json#/x` or `openapi.json` for `https://host/openapi.json`).
+ */
+export function sameDocument(reference: string, uri: string, against = uri): boolean {
+  const resolved = absoluteUri(reference, against);
+  return resolved !== undefined && resolved.uri === (absoluteUri(uri, uri)?.uri ?? uri);
 }
 
 /**
