@@ -3,10 +3,13 @@
  * file of tool calls. No MCP, no HTTP; every text passes through the caller's key redactor.
  */
 import { randomBytes } from 'node:crypto';
-import { appendFile } from 'node:fs/promises';
+import { lazyBuiltin } from '../shared/builtin.ts';
 import { displaySource } from '../redaction/redaction.ts';
 
 /** Random bytes for request ids, drawn 6 at a time (one `randomBytes` call per 256 ids, not one per tool call). */
+// Loaded when an audit line is first written, not before the server answers `initialize` (issue 20).
+const files = lazyBuiltin('node:fs/promises');
+
 let idBytes = Buffer.alloc(0);
 let idOffset = 0;
 
@@ -123,7 +126,7 @@ export function createAudit(path: string, logger: Logger, redact: (text: string)
     async write(record) {
       const began = performance.now();
       try {
-        await appendFile(path, redact(JSON.stringify(record)) + '\n', { encoding: 'utf8', mode: 0o600 });
+        await files().appendFile(path, redact(JSON.stringify(record)) + '\n', { encoding: 'utf8', mode: 0o600 });
         logger.debug('audit.write.done', { rid: record.rid, took_ms: Math.round(performance.now() - began) });
       } catch (error) {
         logger.error('audit.write.error', { rid: record.rid, reason: (error as Error).message });
