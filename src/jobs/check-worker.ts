@@ -21,6 +21,11 @@
  */
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { createDocumentSource } from '../document/source.ts';
+import type { DocumentSource } from '../document/source.ts';
+import { createDocumentCache } from '../document/cache.ts';
+import { adoptSearchIndex, searchIndexSnapshot } from '../contract/search.ts';
+import type { LoadedDocument } from '../document/model.ts';
+import { SERVER_INFO } from '../runtime/server-info.ts';
 import { redactor } from '../redaction/redaction.ts';
 import type { Redactor } from '../redaction/redaction.ts';
 import { hideSourceSecrets } from '../redaction/redaction.ts';
@@ -129,7 +134,7 @@ export function createCheckWorker(
       'message',
       (message: {
         ready?: true;
-        log?: 'info' | 'error';
+        log?: 'info' | 'error' | 'debug';
         event?: string;
         fields?: Record<string, LogValue>;
         id?: number;
@@ -333,11 +338,9 @@ function spawnWorker(data: { role: string; config: SentConfig }, memoryMb: numbe
 function runWorker(sent: SentConfig): void {
   const config: Config = { ...sent, baseUrl: new URL(sent.baseUrl) };
   const redact: Redactor = redactor(config.apiKey);
-  const documents = config.openapiDoc
-    ? createDocumentSource(config.openapiDoc, { ttlMs: config.documentTtlMs })
-    : undefined;
-  const context: JobContext = { config, redact, documents };
   const post = (message: unknown) => parentPort!.postMessage(message);
+  const documents = config.openapiDoc ? cachedDocuments(config, config.openapiDoc, post) : undefined;
+  const context: JobContext = { config, redact, documents };
   post({ ready: true });
   if (documents) {
     const loading = performance.now();
@@ -390,10 +393,48 @@ function runWorker(sent: SentConfig): void {
       );
       const text = message.name === 'probe' ? structuredTexts.get((output as CheckedProbe).structured) : undefined;
       post({ id: message.id, output, ...(text !== undefined ? { text } : {}) });
+      // The cache entry is written once the answer is on its way (serializing Graph beta takes a second), with the
+      // search index once a find built it; the next job waits for it, the answer just sent does not.
+      if (documents?.persist)
+        setImmediate(() => void documents.persist?.((loaded) => ({ search: searchIndexSnapshot(loaded) })));
     } catch (error) {
       post({ id: message.id, error: redact.text(String((error as Error)?.message ?? error)) });
     }
   });
+}
+
+/**
+ * The worker's document source: through the document cache in `config.cacheDir` (src/document/cache.ts) when one is
+ * set, its outcomes posted as debug log records (`document.cache`); a document read back from the cache brings its
+ * search index along when the entry held one (`adoptSearchIndex` checks it first).
+ */
+function cachedDocuments(config: Config, source: string, post: (message: unknown) => void): DocumentSource {
+  const cache = config.cacheDir
+    ? createDocumentCache({ dir: config.cacheDir, version: SERVER_INFO.version })
+    : undefined;
+  const inner = createDocumentSource(source, {
+    ttlMs: config.documentTtlMs,
+    ...(cache ? { cache } : {}),
+    onCache: (event) =>
+      post({
+        log: event.outcome === 'unwritten' ? 'error' : 'debug',
+        event: 'document.cache',
+        fields: { outcome: event.outcome, reason: event.reason, dir: config.cacheDir },
+      }),
+  });
+  const tried = new WeakSet<LoadedDocument>();
+  return {
+    ...inner,
+    async get() {
+      const loaded = await inner.get();
+      if (!tried.has(loaded)) {
+        tried.add(loaded);
+        const search = inner.cachedExtras?.(loaded)?.search;
+        if (search !== undefined) adoptSearchIndex(loaded, search);
+      }
+      return loaded;
+    },
+  };
 }
 
 if (!isMainThread && (workerData as { role?: string } | null)?.role === ROLE)

@@ -39,6 +39,8 @@ export type Config = {
   logLevel: LogLevel;
   /** File that every tool call is appended to as one JSON line (`PROBE_AUDIT_LOG`), if any. */
   auditLog?: string;
+  /** Folder of the document cache (`PROBE_CACHE_DIR`), absolute; absent when it is `off` or no folder can be named. */
+  cacheDir?: string;
 };
 
 /**
@@ -48,7 +50,8 @@ export type Config = {
  * at most 524288), `PROBE_CHECK_MAX_BYTES` (bytes read and checked, default 8388608, at most
  * 67108864, at least `PROBE_MAX_BYTES`), `PROBE_TIMEOUT_MS` (default 15000), `OPENAPI_TTL_S` (default 60),
  * `PROBE_CONCURRENCY` (default 4, 1 to 64), `PROBE_RATE_PER_MIN` (default 60, 1 to 100000), `LOG_LEVEL`
- * (`error`, `info` or `debug`, default `info`), `PROBE_AUDIT_LOG` (a file path, default none).
+ * (`error`, `info` or `debug`, default `info`), `PROBE_AUDIT_LOG` (a file path, default none), `PROBE_CACHE_DIR`
+ * (`readCacheDir`).
  * @throws Error with a message naming the variable, the value (never the key) and what it must be.
  */
 export function readConfig(env: Record<string, string | undefined>, cwd = process.cwd()): Config {
@@ -102,7 +105,24 @@ export function readConfig(env: Record<string, string | undefined>, cwd = proces
     timeoutMs: readInteger(env, 'PROBE_TIMEOUT_MS', 15000, 1, 600000),
     documentTtlMs: readInteger(env, 'OPENAPI_TTL_S', 60, 0, 86400) * 1000,
     ...readRuntimeConfig(env),
+    ...readCacheDir(env, cwd),
   };
+}
+
+/**
+ * The document cache's folder from `PROBE_CACHE_DIR`: `off` disables the cache; a path (relative to `cwd`) names the
+ * folder; unset or empty, `$XDG_CACHE_HOME/openapi-probe` when that is an absolute path (XDG Base Directory
+ * Specification: a relative one is ignored), else `$HOME/.cache/openapi-probe`, else no cache.
+ * @returns `{cacheDir}` with an absolute path, or `{}`.
+ */
+export function readCacheDir(env: Record<string, string | undefined>, cwd = process.cwd()): Pick<Config, 'cacheDir'> {
+  const set = env.PROBE_CACHE_DIR?.trim();
+  if (set?.toLowerCase() === 'off') return {};
+  if (set) return { cacheDir: isAbsolute(set) ? set : join(cwd, set) };
+  const xdg = env.XDG_CACHE_HOME?.trim();
+  if (xdg && isAbsolute(xdg)) return { cacheDir: join(xdg, 'openapi-probe') };
+  const home = env.HOME?.trim();
+  return home && isAbsolute(home) ? { cacheDir: join(home, '.cache', 'openapi-probe') } : {};
 }
 
 /** The runtime settings of `readConfig`: concurrency, rate, log level, audit file. */
