@@ -99,6 +99,8 @@ export async function main(): Promise<void> {
     logger,
     stop: stop.signal,
   });
+  // A document cache entry being written is finished first (bounded), so the next server on this document reads it.
+  await contract.flush?.();
   logger.info('server.stop', { reason, uptime_ms: Math.round(performance.now() - began) });
   // Exit even if a keep-alive socket or timer is still open (MCP stdio shutdown).
   process.exit(0);

@@ -74,6 +74,16 @@ describe('document cache across servers (issue 20)', () => {
     assert.match(await logged(third, /event=document\.cache /), /outcome=hit/);
     assert.equal(await third.close(), 0);
   });
+
+  test('a server whose stdin closes right after its first answer still leaves the entry', async () => {
+    cacheDir = join(scratch, 'closed-at-once');
+    const client = server();
+    await find(client);
+    assert.equal(await client.close(), 0);
+    const names = await readdir(cacheDir);
+    assert.equal(names.length, 1, names.join(', '));
+    assert.match(names[0]!, /^[0-9a-f]{64}\.v8$/);
+  });
 });
 
 describe('PROBE_CACHE_DIR (issue 20)', () => {

@@ -50,6 +50,9 @@ export const CHECK_DEADLINE_MS = 5000;
  */
 export const DOCUMENT_LOAD_LIMIT_MS = 60000;
 
+/** Longest wait at shutdown for the document cache entry being written, in ms (Graph beta's entry takes about 2 s). */
+export const CACHE_WRITE_LIMIT_MS = 5000;
+
 /** Time a new worker may take to start before the jobs waiting for it are answered, in ms. */
 const STARTUP_LIMIT_MS = 20000;
 
@@ -114,6 +117,9 @@ export function createCheckWorker(
   let startup: NodeJS.Timeout | undefined;
   let current: { job: Job; timer: NodeJS.Timeout; id: number; preparing: boolean } | undefined;
   let nextId = 0;
+  // Whether the worker is writing the document cache entry, and who waits for it to finish (`flush`).
+  let writing = false;
+  const flushed: (() => void)[] = [];
 
   const answer = (job: Job, reason: string) => job.resolve(unfinishedJob(job.name, job.input, redact, reason));
 
@@ -134,6 +140,7 @@ export function createCheckWorker(
       'message',
       (message: {
         ready?: true;
+        writing?: boolean;
         log?: 'info' | 'error' | 'debug';
         event?: string;
         fields?: Record<string, LogValue>;
@@ -144,6 +151,12 @@ export function createCheckWorker(
         error?: string;
       }) => {
         if (worker !== started) return;
+        if (message.writing !== undefined) {
+          writing = message.writing;
+          if (!writing) for (const done of flushed.splice(0)) done();
+          // A job's answer says a write follows (`writing: true`), so no stdin close after the answer can miss it.
+          if (message.id === undefined) return;
+        }
         if (message.ready) {
           clearTimeout(startup);
           ready = true;
@@ -196,6 +209,8 @@ export function createCheckWorker(
   const lost = (started: Worker, reason: string) => {
     if (worker !== started) return;
     worker = undefined;
+    writing = false;
+    for (const done of flushed.splice(0)) done();
     clearTimeout(startup);
     void started.terminate();
     options.logger?.error('check.worker.error', { reason: `check worker stopped: ${reason}` });
@@ -286,6 +301,16 @@ export function createCheckWorker(
     check: (raw: RawResponse, request: BodyRequest, options?: { move?: boolean }): Promise<CheckedProbe> =>
       run('probe', { raw, request }, options?.move),
     started: () => worker !== undefined && ready,
+    flush: (limitMs = CACHE_WRITE_LIMIT_MS) =>
+      writing && worker
+        ? new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, limitMs);
+            flushed.push(() => {
+              clearTimeout(timer);
+              resolve();
+            });
+          })
+        : Promise.resolve(),
     documentProblem: () => documentProblem,
     warm() {
       if (!worker) worker = start();
@@ -392,11 +417,19 @@ function runWorker(sent: SentConfig): void {
         await job(message.input, context, () => post({ id: message.id, started: true })),
       );
       const text = message.name === 'probe' ? structuredTexts.get((output as CheckedProbe).structured) : undefined;
-      post({ id: message.id, output, ...(text !== undefined ? { text } : {}) });
+      post({
+        id: message.id,
+        output,
+        ...(text !== undefined ? { text } : {}),
+        ...(documents?.persist ? { writing: true } : {}),
+      });
       // The cache entry is written once the answer is on its way (serializing Graph beta takes a second), with the
       // search index once a find built it; the next job waits for it, the answer just sent does not.
       if (documents?.persist)
-        setImmediate(() => void documents.persist?.((loaded) => ({ search: searchIndexSnapshot(loaded) })));
+        setImmediate(async () => {
+          await documents.persist?.((loaded) => ({ search: searchIndexSnapshot(loaded) }));
+          post({ writing: false });
+        });
     } catch (error) {
       post({ id: message.id, error: redact.text(String((error as Error)?.message ?? error)) });
     }
