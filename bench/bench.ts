@@ -25,6 +25,7 @@ import {
   readdirSync,
   readFileSync,
   realpathSync,
+  rmSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
@@ -238,9 +239,13 @@ function upstreamDocument(folder: string): string {
 
 // ───────────────────────────── 1. start-up ─────────────────────────────
 
-/** A fresh, empty cache folder for one server run, so no run reads what another wrote (`PROBE_CACHE_DIR`). */
+const cacheDirs: string[] = [];
+
+/** A fresh, empty cache folder for one server run, so no run reads what another wrote (`PROBE_CACHE_DIR`); removed at the end. */
 function freshCacheDir(): string {
-  return mkdtempSync(join(tmpdir(), 'openapi-probe-bench-cache-'));
+  const dir = mkdtempSync(join(tmpdir(), 'openapi-probe-bench-cache-'));
+  cacheDirs.push(dir);
+  return dir;
 }
 
 async function startUp(): Promise<void> {
@@ -1081,6 +1086,7 @@ async function main(): Promise<void> {
     if (wanted(7)) await hostile(api, documentFile);
   } finally {
     await api.close();
+    for (const dir of [folder, ...cacheDirs]) rmSync(dir, { recursive: true, force: true });
   }
   console.log('');
   printTable();
