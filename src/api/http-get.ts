@@ -5,19 +5,16 @@
  * (status, header fields, the decoded body as it arrives) and keeps what it relied on in fetch: no redirect
  * is followed, the WHATWG "bad port" list is refused, and the body is decoded as fetch decodes it.
  */
-import { Agent as HttpAgent, request as httpRequest } from 'node:http';
-import type { IncomingMessage, RequestOptions } from 'node:http';
-import { pipeline, Transform } from 'node:stream';
-import type { Readable } from 'node:stream';
-import {
-  constants as zlibConstants,
-  createBrotliDecompress,
-  createGunzip,
-  createInflate,
-  createInflateRaw,
-} from 'node:zlib';
+import type { Agent as HttpAgent, IncomingMessage, RequestOptions } from 'node:http';
+import type { Readable, Transform } from 'node:stream';
 import type { ZlibOptions } from 'node:zlib';
+import { lazyBuiltin } from '../shared/builtin.ts';
 import { headerText } from './body.ts';
+
+// Loaded by the first probe, not before the server answers `initialize` (issue 20).
+const http = lazyBuiltin('node:http');
+const stream = lazyBuiltin('node:stream');
+const zlib = lazyBuiltin('node:zlib');
 
 /** What the probe reads of a response: the status, a header field by name, and the body (decoded content codings) as it arrives. */
 export type HttpAnswer = {
@@ -51,7 +48,7 @@ const CODINGS = new Set(['gzip', 'x-gzip', 'deflate', 'br']);
 /** Most content codings one response may list, as fetch allows (undici: "maximum allowed is 5"); more fail the body. */
 const MAX_CODINGS = 5;
 
-let https: typeof import('node:https') | undefined;
+const https = lazyBuiltin('node:https');
 let plainAgent: HttpAgent | undefined;
 let secureAgent: HttpAgent | undefined;
 
@@ -82,14 +79,13 @@ export async function httpGet(
   const secure = url.protocol === 'https:';
   if (!secure && url.protocol !== 'http:') throw new TypeError(`unsupported scheme ${url.protocol}`);
   if (url.port !== '' && BAD_PORTS.has(Number(url.port))) throw new TypeError('bad port');
-  let send: typeof httpRequest = httpRequest;
+  let send = http().request;
   let agent: HttpAgent;
   if (secure) {
-    https ??= await import('node:https');
-    send = https.request;
-    agent = secureAgent ??= new https.Agent(agentOptions());
+    send = https().request;
+    agent = secureAgent ??= new (https().Agent)(agentOptions());
   } else {
-    agent = plainAgent ??= new HttpAgent(agentOptions());
+    agent = plainAgent ??= new (http().Agent)(agentOptions());
   }
   options.signal.throwIfAborted();
   const requestOptions: RequestOptions = {
@@ -164,19 +160,20 @@ function decoded(response: IncomingMessage, contentEncoding: string | null): Asy
     );
   }
   if (codings.length === 0 || !codings.every((coding) => CODINGS.has(coding))) return response;
-  const lenient = { flush: zlibConstants.Z_SYNC_FLUSH, finishFlush: zlibConstants.Z_SYNC_FLUSH };
+  const { constants } = zlib();
+  const lenient = { flush: constants.Z_SYNC_FLUSH, finishFlush: constants.Z_SYNC_FLUSH };
   const decoders = codings.reverse().map((coding) =>
     coding === 'br'
-      ? createBrotliDecompress({
-          flush: zlibConstants.BROTLI_OPERATION_FLUSH,
-          finishFlush: zlibConstants.BROTLI_OPERATION_FLUSH,
+      ? zlib().createBrotliDecompress({
+          flush: constants.BROTLI_OPERATION_FLUSH,
+          finishFlush: constants.BROTLI_OPERATION_FLUSH,
         })
       : coding === 'deflate'
-        ? new DeflateDecoder(lenient)
-        : createGunzip(lenient),
+        ? deflateDecoder(lenient)
+        : zlib().createGunzip(lenient),
   );
   // An error anywhere ends every stream of the chain and is thrown by the iteration of the last one.
-  return pipeline(
+  return stream().pipeline(
     [response, ...decoders] as unknown as [Readable, ...NodeJS.ReadWriteStream[]],
     () => {},
   ) as unknown as AsyncIterable<Uint8Array>;
@@ -189,49 +186,58 @@ function failing(error: Error): AsyncIterable<Uint8Array> {
   };
 }
 
+let deflateClass: ReturnType<typeof defineDeflateDecoder> | undefined;
+
+/** A new `deflate` decoder (`defineDeflateDecoder`), its class defined at the first use, when `node:stream` loads. */
+function deflateDecoder(options: ZlibOptions): Transform {
+  deflateClass ??= defineDeflateDecoder();
+  return new deflateClass(options);
+}
+
 /**
  * `deflate` as fetch reads it: the zlib format RFC 9110 (8.4.1.2) names, or raw deflate, which some servers
  * send under that name; told apart by the first byte (a zlib header's low nibble is 8, the deflate method).
  */
-class DeflateDecoder extends Transform {
-  options: ZlibOptions;
-  inner: Transform | undefined;
+const defineDeflateDecoder = () =>
+  class DeflateDecoder extends stream().Transform {
+    options: ZlibOptions;
+    inner: Transform | undefined;
 
-  constructor(options: ZlibOptions) {
-    super();
-    this.options = options;
-  }
-
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
-    if (!this.inner) {
-      const inner: Transform =
-        (chunk[0]! & 0x0f) === 0x08 ? createInflate(this.options) : createInflateRaw(this.options);
-      // Backpressure: a bomb's few bytes inflate to megabytes; the inner decoder waits while this one is full.
-      inner.on('data', (data: Buffer) => {
-        if (!this.push(data)) inner.pause();
-      });
-      inner.on('error', (error: Error) => this.destroy(error));
-      this.inner = inner;
+    constructor(options: ZlibOptions) {
+      super();
+      this.options = options;
     }
-    this.inner.write(chunk, () => callback());
-  }
 
-  override _read(size: number): void {
-    this.inner?.resume();
-    super._read(size);
-  }
+    override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+      if (!this.inner) {
+        const inner: Transform =
+          (chunk[0]! & 0x0f) === 0x08 ? zlib().createInflate(this.options) : zlib().createInflateRaw(this.options);
+        // Backpressure: a bomb's few bytes inflate to megabytes; the inner decoder waits while this one is full.
+        inner.on('data', (data: Buffer) => {
+          if (!this.push(data)) inner.pause();
+        });
+        inner.on('error', (error: Error) => this.destroy(error));
+        this.inner = inner;
+      }
+      this.inner.write(chunk, () => callback());
+    }
 
-  override _flush(callback: (error?: Error | null) => void): void {
-    if (!this.inner) return callback();
-    this.inner.once('end', () => callback());
-    this.inner.end();
-  }
+    override _read(size: number): void {
+      this.inner?.resume();
+      super._read(size);
+    }
 
-  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
-    this.inner?.destroy();
-    callback(error);
-  }
-}
+    override _flush(callback: (error?: Error | null) => void): void {
+      if (!this.inner) return callback();
+      this.inner.once('end', () => callback());
+      this.inner.end();
+    }
+
+    override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+      this.inner?.destroy();
+      callback(error);
+    }
+  };
 
 /**
  * A `fetch` (tests inject one) as an `HttpGetter`: `redirect: 'manual'`, the body as fetch decoded it.

@@ -711,6 +711,92 @@ function indexFor(loaded: LoadedDocument): SearchIndex {
   return index;
 }
 
+/**
+ * The search index of `loaded` as the document cache keeps it (without its scratch space), or undefined when it has
+ * not been built. The value is for `v8.serialize` beside `loaded` itself (its entries refer to `loaded.operations`).
+ */
+export function searchIndexSnapshot(loaded: LoadedDocument): unknown {
+  const index = indexes.get(loaded);
+  if (!index) return undefined;
+  const { scratch: _scratch, ...kept } = index;
+  return kept;
+}
+
+/**
+ * Takes `value`, read back from the document cache (untrusted), as the search index of `loaded` when it has the shape
+ * `searchIndexSnapshot` gives: every field of its type, each entry one of `loaded.operations` (the same object, as
+ * `v8.deserialize` of both together keeps it), each posting's positions within the entries.
+ * @returns True when taken; false (and nothing changed) for any other value. Never throws.
+ */
+export function adoptSearchIndex(loaded: LoadedDocument, value: unknown): boolean {
+  if (indexes.has(loaded) || !isSearchIndex(value, loaded)) return false;
+  indexes.set(loaded, value);
+  return true;
+}
+
+function isSearchIndex(value: unknown, loaded: LoadedDocument): value is SearchIndex {
+  if (value === null || typeof value !== 'object') return false;
+  const index = value as Record<string, unknown>;
+  const numberLists = (map: unknown) =>
+    map instanceof Map && [...map.values()].every((list) => Array.isArray(list) && list.every(Number.isInteger));
+  const operations = new Set(loaded.operations);
+  const entries = index.entries;
+  if (
+    !Array.isArray(entries) ||
+    !entries.every(
+      (entry) =>
+        entry !== null &&
+        typeof entry === 'object' &&
+        operations.has(entry.operation) &&
+        typeof entry.length === 'number' &&
+        typeof entry.norm === 'number' &&
+        entry.weights instanceof Map &&
+        entry.grams instanceof Uint16Array &&
+        entry.strong instanceof Set,
+    )
+  )
+    return false;
+  const postings = index.postings;
+  if (!(postings instanceof Map)) return false;
+  for (const posting of postings.values()) {
+    if (
+      posting === null ||
+      typeof posting !== 'object' ||
+      !(posting.positions instanceof Int32Array) ||
+      !(posting.parts instanceof Float64Array) ||
+      !Number.isInteger(posting.length) ||
+      posting.length > posting.positions.length ||
+      posting.length > posting.parts.length
+    )
+      return false;
+    for (let i = 0; i < posting.length; i++)
+      if (posting.positions[i]! < 0 || posting.positions[i]! >= entries.length) return false;
+  }
+  const vocabulary = index.vocabulary;
+  return (
+    index.aliases instanceof Map &&
+    typeof index.averageLength === 'number' &&
+    typeof index.buildMs === 'number' &&
+    Array.isArray(vocabulary) &&
+    vocabulary.every((term) => typeof term === 'string') &&
+    index.vocabularyMasks instanceof Uint32Array &&
+    index.vocabularyMasks.length === vocabulary.length &&
+    Array.isArray(index.vocabularyByLength) &&
+    index.vocabularyByLength.every((list) => list instanceof Int32Array) &&
+    index.vocabularyByHead instanceof Map &&
+    [...index.vocabularyByHead.values()].every((list) => list instanceof Int32Array) &&
+    ['byOperationId', 'byAnchor', 'byDocsUrl', 'byWordSet', 'byLastIdWord', 'routesByStart', 'routesByLiteral'].every(
+      (name) => numberLists(index[name]),
+    ) &&
+    index.templates instanceof Set &&
+    index.literalSegments instanceof Set &&
+    index.segmentCounts instanceof Set &&
+    Array.isArray(index.routes) &&
+    Array.isArray(index.multiRoutes) &&
+    Array.isArray(index.basePrefixes)
+  );
+}
+
 const building = new WeakMap<LoadedDocument, Promise<void>>();
 
 /**

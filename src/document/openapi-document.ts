@@ -4,8 +4,8 @@
 
 import { constants } from 'node:fs';
 import type { Stats } from 'node:fs';
-import { lstat, open, readlink, realpath, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
+import { lazyBuiltin } from '../shared/builtin.ts';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -19,6 +19,9 @@ import { DocumentError } from './model.ts';
 import type { LoadedDocument } from './model.ts';
 import { operationsOf } from './operations.ts';
 import { DOCUMENT_BASE, indexDocument, resolveSchemaRef, sameDocument, schemaIndex } from './refs.ts';
+// Loaded with the first document, not before the server answers `initialize` (issue 20).
+const fileSystem = lazyBuiltin('node:fs/promises');
+
 /**
  * Largest document accepted, in bytes (128 MiB): decoded bytes of an http(s) body (after fetch undoes
  * gzip/deflate/br), or the size of a local file and of each bundled sibling file. A larger source is a
@@ -375,7 +378,7 @@ async function bundle(
 /** The path with every symbolic link resolved, or undefined when it cannot be (missing file: reading it fails later). */
 async function realPathOf(path: string): Promise<string | undefined> {
   try {
-    return await realpath(path);
+    return await fileSystem().realpath(path);
   } catch {
     return undefined;
   }
@@ -507,11 +510,11 @@ async function readCappedBefore(
   allowed?: (openedPath: string) => Promise<boolean>,
 ): Promise<string> {
   const beforeDeadline = <T>(promise: Promise<T>): Promise<T> => Promise.race([promise, late]);
-  const before = await beforeDeadline(stat(path));
+  const before = await beforeDeadline(fileSystem().stat(path));
   if (!before.isFile()) throw new Error(`${fileKind(before)}, not a regular file; only regular files are read`);
   if (before.size > maxBytes) throw new Error(tooLarge(maxBytes));
   // O_NONBLOCK: should a FIFO take the file's place after the stat, opening it returns at once instead of waiting.
-  const opening = open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  const opening = fileSystem().open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   let handle: FileHandle;
   try {
     handle = await beforeDeadline(opening);
@@ -565,14 +568,16 @@ async function readCappedBefore(
 async function openedPath(handle: FileHandle, path: string, opened: { dev: number; ino: number }): Promise<string> {
   if (process.platform === 'linux') {
     try {
-      return await readlink(`/proc/self/fd/${handle.fd}`);
+      return await fileSystem().readlink(`/proc/self/fd/${handle.fd}`);
     } catch {
       // /proc not mounted: the check below
     }
   }
   const again = await realPathOf(path);
   if (again === undefined) return '';
-  const now = await lstat(again).catch(() => undefined);
+  const now = await fileSystem()
+    .lstat(again)
+    .catch(() => undefined);
   return now && now.dev === opened.dev && now.ino === opened.ino ? again : '';
 }
 
@@ -608,10 +613,15 @@ export function sourceKind(source: string): { url: true } | { url: false; path: 
   return { url: false, path: resolve(source) };
 }
 
-async function readSource(
-  source: string,
-  options: LoadOptions,
-): Promise<{ text: string; abs: string | undefined; real?: string; url?: string }> {
+/** A document's text as read, with the absolute path it was read from and the real path opened (a file) or the
+ * last URL after redirects (http), for `loadInternal`. */
+export type SourceRead = { text: string; abs: string | undefined; real?: string; url?: string };
+
+/**
+ * Reads a document's text from a file path, `file:` URL or http(s) URL as `loadDocument` does (limits, redirects).
+ * @throws DocumentError as `loadDocument` does for a source it cannot read.
+ */
+export async function readSource(source: string, options: LoadOptions): Promise<SourceRead> {
   const kind = sourceKind(source);
   const maxBytes = options.maxBytes ?? MAX_DOCUMENT_BYTES;
   if (kind.url) {
@@ -776,13 +786,40 @@ function basePathsOf(doc: any, version: '2.0' | '3.0' | '3.1'): string[] {
   return prefixes;
 }
 
-export async function loadInternal(source: string, options: LoadOptions): Promise<LoadResult> {
-  const read = await readSource(source, options);
+/**
+ * Indexes the schema resources of a parsed and bundled document (refs.ts `indexDocument`), as loading does: again for a
+ * document read back from the cache, whose index (kept beside it, not in it) did not come with it.
+ * @param files The bundled files; `read` the root document as read (its text, and where from: the base URI).
+ */
+export function indexSchemas(doc: object, version: '2.0' | '3.0' | '3.1', files: string[], read: SourceRead): void {
+  // Only a 3.1 document can declare schema resources (JSON Schema 2020-12 §8.2); a bundled file may declare them too.
+  indexDocument(
+    doc,
+    version === '3.1' && (files.length > 0 || /\$(id|anchor|dynamicAnchor)\b/.test(read.text)),
+    baseUriOf(doc, read.abs, read.url),
+  );
+}
+
+/**
+ * `loadDocument`, with the files bundled into the document; `read` is the source's text when the caller has read it
+ * already (`readSource`, the document source does to look in its cache), else it is read here.
+ */
+export async function loadInternal(source: string, options: LoadOptions, read?: SourceRead): Promise<LoadResult> {
+  read ??= await readSource(source, options);
   const { text, real } = read;
   // Relative `$ref`s are resolved from where the root was read, not through the given path again: a folder on that
   // path swapped for a link to another folder between reads must not make a `$ref` read that folder's files. A root
   // that is itself a link keeps the link's folder (where its `$ref`s were written to point).
-  const abs = read.abs && real && !(await lstat(read.abs).catch(() => undefined))?.isSymbolicLink() ? real : read.abs;
+  const abs =
+    read.abs &&
+    real &&
+    !(
+      await fileSystem()
+        .lstat(read.abs)
+        .catch(() => undefined)
+    )?.isSymbolicLink()
+      ? real
+      : read.abs;
   const doc: any = await parseDocumentText(text, source);
   const problems: string[] = [];
   const version = detectVersion(doc, source, problems);
@@ -796,8 +833,7 @@ export async function loadInternal(source: string, options: LoadOptions): Promis
     base,
   );
   verifyRefs(doc, sites, problems);
-  // Only a 3.1 document can declare schema resources (JSON Schema 2020-12 §8.2); a bundled file may declare them too.
-  indexDocument(doc, version === '3.1' && (files.length > 0 || /\$(id|anchor|dynamicAnchor)\b/.test(text)), base);
+  indexSchemas(doc, version, files, read);
   const info = isPlainObject(doc.info) ? doc.info : {};
   const loaded: LoadedDocument = {
     source,

@@ -8,13 +8,20 @@ import {
   RACY_MARGIN_MS,
   loadInternal,
   readCapped,
+  indexSchemas,
+  readSource,
   sourceKind,
 } from './openapi-document.ts';
+import { MIN_CACHED_DOCUMENT_BYTES, textDigest } from './cache.ts';
+import type { CacheIdentity, DocumentCache } from './cache.ts';
 import type { LoadOptions, LoadResult } from './openapi-document.ts';
 import type { LoadedDocument } from './model.ts';
 import { createHash } from 'node:crypto';
 import type { BigIntStats } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { lazyBuiltin } from '../shared/builtin.ts';
+
+// Loaded with the first document, not before the server answers `initialize` (issue 20).
+const fileSystem = lazyBuiltin('node:fs/promises');
 
 /**
  * A cached document. For a file, `get()` re-reads when the device, inode, size, mtime or ctime of the
@@ -25,16 +32,43 @@ import { stat } from 'node:fs/promises';
  * time (its error is thrown again without a request), so a huge or stalled URL is not fetched per probe.
  * `get()` rejects with DocumentError as `loadDocument` does.
  */
-export type DocumentSource = { get(): Promise<LoadedDocument> };
+export type DocumentSource = {
+  get(): Promise<LoadedDocument>;
+  /** What the cache entry `loaded` came from held besides the document (e.g. the search index), or undefined. */
+  cachedExtras?(loaded: LoadedDocument): Record<string, unknown> | undefined;
+  /**
+   * Writes the cache entry of the document last loaded, with `extras(loaded)` (values `v8.serialize` takes; undefined
+   * ones left out), unless the entry
+   * it came from or an earlier write already held extras of these names. Resolves with undefined when written or not
+   * needed, else with the reason it was not written; never rejects. Without a cache, does nothing.
+   */
+  persist?(extras?: (loaded: LoadedDocument) => Record<string, unknown>): Promise<string | undefined>;
+};
+
+/** What a document source says of its cache: a hit, a miss (with its reason) or a write (with why it failed). */
+export type CacheEvent = { outcome: 'hit' | 'miss' | 'written' | 'unwritten'; reason?: string };
 
 /**
  * Creates a DocumentSource for `source` (file path, `file:` URL or http(s) URL); `timeoutMs`, `fetch`
  * and `maxBytes` are passed to `loadDocument`. Nothing is read until the first `get()`, which also
  * rejects an unsupported scheme with DocumentError.
  */
-export function createDocumentSource(source: string, options: LoadOptions & { ttlMs?: number } = {}): DocumentSource {
+export function createDocumentSource(
+  source: string,
+  options: LoadOptions & {
+    ttlMs?: number;
+    cache?: DocumentCache;
+    /** Smallest document (bytes of text) the cache holds; default `MIN_CACHED_DOCUMENT_BYTES`. */
+    minCachedBytes?: number;
+    onCache?: (event: CacheEvent) => void;
+  } = {},
+): DocumentSource {
   const isUrl = /^https?:\/\//i.test(source);
   const ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
+  const { cache } = options;
+  // The document last loaded, for `persist`: its cache identity, and the extras names its entry already holds.
+  let cachable: { loaded: LoadedDocument; identity: CacheIdentity; files: string[]; held: Set<string> } | undefined;
+  const extrasOf = new WeakMap<LoadedDocument, Record<string, unknown>>();
   let cached: { result: LoadResult; at: number; stamp: string; cutoff: number; racy: boolean } | undefined;
   // A URL that failed is not fetched again until the TTL has passed: a huge or stalled document
   // would otherwise cost its full download or timeout on every probe. A file is cheap to re-read.
@@ -53,7 +87,7 @@ export function createDocumentSource(source: string, options: LoadOptions & { tt
     for (const file of files) {
       let s: BigIntStats;
       try {
-        s = await stat(file, { bigint: true });
+        s = await fileSystem().stat(file, { bigint: true });
       } catch {
         parts.push(`${file}:missing`);
         continue;
@@ -88,7 +122,7 @@ export function createDocumentSource(source: string, options: LoadOptions & { tt
     const cutoff = Date.now() - RACY_MARGIN_MS;
     // Stamp before reading, so a change during the read triggers another read next time.
     const before = root === undefined ? { stamp: '', racy: false } : await stampOf([root], cutoff, true);
-    const result = await loadInternal(source, options);
+    const result = cache ? await loadThroughCache(cache) : await loadInternal(source, options);
     const after = root === undefined ? { stamp: '', racy: false } : await stampOf(result.files, cutoff, true);
     cached = {
       result,
@@ -98,6 +132,68 @@ export function createDocumentSource(source: string, options: LoadOptions & { tt
       racy: before.racy || after.racy,
     };
     return result.loaded;
+  }
+
+  /** The document from its cache entry when one matches its text and its bundled files, else loaded (and noted for `persist`). */
+  async function loadThroughCache(documentCache: DocumentCache): Promise<LoadResult> {
+    const read = await readSource(source, options);
+    cachable = undefined;
+    if (read.text.length < (options.minCachedBytes ?? MIN_CACHED_DOCUMENT_BYTES))
+      return loadInternal(source, options, read);
+    const identity = { source, digest: textDigest(read.text) };
+    const found = await documentCache.read(identity);
+    if ('entry' in found) {
+      const changed = await changedFile(found.entry.files);
+      if (changed === undefined) {
+        const loaded = { ...found.entry.loaded, loadedAt: new Date().toISOString() };
+        extrasOf.set(loaded, found.entry.extras);
+        const files = found.entry.files.map((file) => file.path);
+        indexSchemas(loaded.doc, loaded.version, files, read);
+        cachable = { loaded, identity, files, held: new Set(Object.keys(found.entry.extras)) };
+        options.onCache?.({ outcome: 'hit' });
+        return { loaded, files };
+      }
+      options.onCache?.({ outcome: 'miss', reason: `bundled file ${changed} changed` });
+    } else options.onCache?.({ outcome: 'miss', reason: found.miss });
+    const result = await loadInternal(source, options, read);
+    cachable = { loaded: result.loaded, identity, files: result.files, held: new Set() };
+    return result;
+  }
+
+  /** The first of `files` whose text's SHA-256 is not the one recorded, or undefined when none changed. */
+  async function changedFile(files: { path: string; sha256: string }[]): Promise<string | undefined> {
+    for (const file of files) {
+      const text = await readCapped(file.path, options.maxBytes ?? MAX_DOCUMENT_BYTES, options.timeoutMs).catch(
+        () => undefined,
+      );
+      if (text === undefined || textDigest(text) !== file.sha256) return file.path;
+    }
+    return undefined;
+  }
+
+  async function persist(
+    extrasFor: (loaded: LoadedDocument) => Record<string, unknown> = () => ({}),
+  ): Promise<string | undefined> {
+    const entry = cachable;
+    if (!cache || !entry) return undefined;
+    const extras = Object.fromEntries(
+      Object.entries(extrasFor(entry.loaded)).filter(([, value]) => value !== undefined),
+    );
+    const names = Object.keys(extras);
+    if (entry.held.size > 0 && names.every((name) => entry.held.has(name))) return undefined;
+    for (const name of ['', ...names]) entry.held.add(name);
+    const files: { path: string; sha256: string }[] = [];
+    for (const path of entry.files) {
+      const text = await readCapped(path, options.maxBytes ?? MAX_DOCUMENT_BYTES, options.timeoutMs).catch(
+        () => undefined,
+      );
+      // A bundled file that cannot be read again is not vouched for: no entry.
+      if (text === undefined) return `bundled file ${path} unreadable`;
+      files.push({ path, sha256: textDigest(text) });
+    }
+    const failed = await cache.write(entry.identity, { loaded: entry.loaded, files, extras });
+    options.onCache?.(failed === undefined ? { outcome: 'written' } : { outcome: 'unwritten', reason: failed });
+    return failed;
   }
 
   async function fresh(): Promise<boolean> {
@@ -120,6 +216,8 @@ export function createDocumentSource(source: string, options: LoadOptions & { tt
   }
 
   return {
+    cachedExtras: (loaded) => extrasOf.get(loaded),
+    persist,
     get(): Promise<LoadedDocument> {
       if (inFlight) return inFlight;
       inFlight = (async () => {

@@ -21,6 +21,11 @@
  */
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { createDocumentSource } from '../document/source.ts';
+import type { DocumentSource } from '../document/source.ts';
+import { createDocumentCache } from '../document/cache.ts';
+import { adoptSearchIndex, searchIndexSnapshot } from '../contract/search.ts';
+import type { LoadedDocument } from '../document/model.ts';
+import { SERVER_INFO } from '../runtime/server-info.ts';
 import { redactor } from '../redaction/redaction.ts';
 import type { Redactor } from '../redaction/redaction.ts';
 import { hideSourceSecrets } from '../redaction/redaction.ts';
@@ -44,6 +49,9 @@ export const CHECK_DEADLINE_MS = 5000;
  * taken as stuck: the worker restarts and the job is answered with the reason.
  */
 export const DOCUMENT_LOAD_LIMIT_MS = 60000;
+
+/** Longest wait at shutdown for the document cache entry being written, in ms (Graph beta's entry takes about 2 s). */
+export const CACHE_WRITE_LIMIT_MS = 5000;
 
 /** Time a new worker may take to start before the jobs waiting for it are answered, in ms. */
 const STARTUP_LIMIT_MS = 20000;
@@ -109,6 +117,9 @@ export function createCheckWorker(
   let startup: NodeJS.Timeout | undefined;
   let current: { job: Job; timer: NodeJS.Timeout; id: number; preparing: boolean } | undefined;
   let nextId = 0;
+  // Whether the worker is writing the document cache entry, and who waits for it to finish (`flush`).
+  let writing = false;
+  const flushed: (() => void)[] = [];
 
   const answer = (job: Job, reason: string) => job.resolve(unfinishedJob(job.name, job.input, redact, reason));
 
@@ -129,7 +140,8 @@ export function createCheckWorker(
       'message',
       (message: {
         ready?: true;
-        log?: 'info' | 'error';
+        writing?: boolean;
+        log?: 'info' | 'error' | 'debug';
         event?: string;
         fields?: Record<string, LogValue>;
         id?: number;
@@ -139,6 +151,12 @@ export function createCheckWorker(
         error?: string;
       }) => {
         if (worker !== started) return;
+        if (message.writing !== undefined) {
+          writing = message.writing;
+          if (!writing) for (const done of flushed.splice(0)) done();
+          // A job's answer says a write follows (`writing: true`), so no stdin close after the answer can miss it.
+          if (message.id === undefined) return;
+        }
         if (message.ready) {
           clearTimeout(startup);
           ready = true;
@@ -191,6 +209,8 @@ export function createCheckWorker(
   const lost = (started: Worker, reason: string) => {
     if (worker !== started) return;
     worker = undefined;
+    writing = false;
+    for (const done of flushed.splice(0)) done();
     clearTimeout(startup);
     void started.terminate();
     options.logger?.error('check.worker.error', { reason: `check worker stopped: ${reason}` });
@@ -281,6 +301,16 @@ export function createCheckWorker(
     check: (raw: RawResponse, request: BodyRequest, options?: { move?: boolean }): Promise<CheckedProbe> =>
       run('probe', { raw, request }, options?.move),
     started: () => worker !== undefined && ready,
+    flush: (limitMs = CACHE_WRITE_LIMIT_MS) =>
+      writing && worker
+        ? new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, limitMs);
+            flushed.push(() => {
+              clearTimeout(timer);
+              resolve();
+            });
+          })
+        : Promise.resolve(),
     documentProblem: () => documentProblem,
     warm() {
       if (!worker) worker = start();
@@ -333,11 +363,9 @@ function spawnWorker(data: { role: string; config: SentConfig }, memoryMb: numbe
 function runWorker(sent: SentConfig): void {
   const config: Config = { ...sent, baseUrl: new URL(sent.baseUrl) };
   const redact: Redactor = redactor(config.apiKey);
-  const documents = config.openapiDoc
-    ? createDocumentSource(config.openapiDoc, { ttlMs: config.documentTtlMs })
-    : undefined;
-  const context: JobContext = { config, redact, documents };
   const post = (message: unknown) => parentPort!.postMessage(message);
+  const documents = config.openapiDoc ? cachedDocuments(config, config.openapiDoc, post) : undefined;
+  const context: JobContext = { config, redact, documents };
   post({ ready: true });
   if (documents) {
     const loading = performance.now();
@@ -389,11 +417,57 @@ function runWorker(sent: SentConfig): void {
         await job(message.input, context, () => post({ id: message.id, started: true })),
       );
       const text = message.name === 'probe' ? structuredTexts.get((output as CheckedProbe).structured) : undefined;
-      post({ id: message.id, output, ...(text !== undefined ? { text } : {}) });
+      post({
+        id: message.id,
+        output,
+        ...(text !== undefined ? { text } : {}),
+        ...(documents?.persist ? { writing: true } : {}),
+      });
+      // The cache entry is written once the answer is on its way (serializing Graph beta takes a second), with the
+      // search index once a find built it; the next job waits for it, the answer just sent does not.
+      if (documents?.persist)
+        setImmediate(async () => {
+          await documents.persist?.((loaded) => ({ search: searchIndexSnapshot(loaded) }));
+          post({ writing: false });
+        });
     } catch (error) {
       post({ id: message.id, error: redact.text(String((error as Error)?.message ?? error)) });
     }
   });
+}
+
+/**
+ * The worker's document source: through the document cache in `config.cacheDir` (src/document/cache.ts) when one is
+ * set, its outcomes posted as debug log records (`document.cache`); a document read back from the cache brings its
+ * search index along when the entry held one (`adoptSearchIndex` checks it first).
+ */
+function cachedDocuments(config: Config, source: string, post: (message: unknown) => void): DocumentSource {
+  const cache = config.cacheDir
+    ? createDocumentCache({ dir: config.cacheDir, version: SERVER_INFO.version })
+    : undefined;
+  const inner = createDocumentSource(source, {
+    ttlMs: config.documentTtlMs,
+    ...(cache ? { cache } : {}),
+    onCache: (event) =>
+      post({
+        log: event.outcome === 'unwritten' ? 'error' : 'debug',
+        event: 'document.cache',
+        fields: { outcome: event.outcome, reason: event.reason, dir: config.cacheDir },
+      }),
+  });
+  const tried = new WeakSet<LoadedDocument>();
+  return {
+    ...inner,
+    async get() {
+      const loaded = await inner.get();
+      if (!tried.has(loaded)) {
+        tried.add(loaded);
+        const search = inner.cachedExtras?.(loaded)?.search;
+        if (search !== undefined) adoptSearchIndex(loaded, search);
+      }
+      return loaded;
+    },
+  };
 }
 
 if (!isMainThread && (workerData as { role?: string } | null)?.role === ROLE)

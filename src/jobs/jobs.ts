@@ -386,6 +386,12 @@ export type ContractService = {
   warm(): void;
   /** Stops the worker, answering the jobs it holds or waits for; a later job starts a new one. */
   close(): Promise<void>;
+  /**
+   * Settles once the document cache entry being written (if any) is on disk, or the worker has gone, or `limitMs`
+   * (default `CACHE_WRITE_LIMIT_MS`) has passed; the server awaits it before exiting, so a client that starts a server
+   * per call still leaves the entry for the next one. Never rejects.
+   */
+  flush?(limitMs?: number): Promise<void>;
 };
 
 /**

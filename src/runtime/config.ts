@@ -41,6 +41,8 @@ export type Config = {
   auditLog?: string;
   /** Size at which the audit file is rotated (`PROBE_AUDIT_MAX_MB`, default 64), in bytes. */
   auditMaxBytes?: number;
+  /** Folder of the document cache (`PROBE_CACHE_DIR`), absolute; absent when it is `off` or no folder can be named. */
+  cacheDir?: string;
 };
 
 /**
@@ -50,7 +52,8 @@ export type Config = {
  * at most 524288), `PROBE_CHECK_MAX_BYTES` (bytes read and checked, default 8388608, at most
  * 67108864, at least `PROBE_MAX_BYTES`), `PROBE_TIMEOUT_MS` (default 15000), `OPENAPI_TTL_S` (default 60),
  * `PROBE_CONCURRENCY` (default 4, 1 to 64), `PROBE_RATE_PER_MIN` (default 60, 1 to 100000), `LOG_LEVEL`
- * (`error`, `info` or `debug`, default `info`), `PROBE_AUDIT_LOG` (a file path, default none).
+ * (`error`, `info` or `debug`, default `info`), `PROBE_AUDIT_LOG` (a file path, default none), `PROBE_AUDIT_MAX_MB`
+ * (default 64), `PROBE_CACHE_DIR` (`readCacheDir`).
  * @throws Error with a message naming the variable and what it must be; a value is shown only when it is too short to
  *   hold a key (`shownSetting`), else described by its shape.
  */
@@ -112,7 +115,24 @@ export function readConfig(env: Record<string, string | undefined>, cwd = proces
     timeoutMs: readInteger(env, 'PROBE_TIMEOUT_MS', 15000, 1, 600000),
     documentTtlMs: readInteger(env, 'OPENAPI_TTL_S', 60, 0, 86400) * 1000,
     ...readRuntimeConfig(env),
+    ...readCacheDir(env, cwd),
   };
+}
+
+/**
+ * The document cache's folder from `PROBE_CACHE_DIR`: `off` disables the cache; a path (relative to `cwd`) names the
+ * folder; unset or empty, `$XDG_CACHE_HOME/openapi-probe` when that is an absolute path (XDG Base Directory
+ * Specification: a relative one is ignored), else `$HOME/.cache/openapi-probe`, else no cache.
+ * @returns `{cacheDir}` with an absolute path, or `{}`.
+ */
+export function readCacheDir(env: Record<string, string | undefined>, cwd = process.cwd()): Pick<Config, 'cacheDir'> {
+  const set = env.PROBE_CACHE_DIR?.trim();
+  if (set?.toLowerCase() === 'off') return {};
+  if (set) return { cacheDir: isAbsolute(set) ? set : join(cwd, set) };
+  const xdg = env.XDG_CACHE_HOME?.trim();
+  if (xdg && isAbsolute(xdg)) return { cacheDir: join(xdg, 'openapi-probe') };
+  const home = env.HOME?.trim();
+  return home && isAbsolute(home) ? { cacheDir: join(home, '.cache', 'openapi-probe') } : {};
 }
 
 /** The runtime settings of `readConfig`: concurrency, rate, log level, audit file and its rotation size. */

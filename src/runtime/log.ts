@@ -3,10 +3,13 @@
  * file of tool calls. No MCP, no HTTP; every text passes through the caller's key redactor.
  */
 import { randomBytes } from 'node:crypto';
-import { appendFile, rename, stat } from 'node:fs/promises';
+import { lazyBuiltin } from '../shared/builtin.ts';
 import { displaySource } from '../redaction/redaction.ts';
 
 /** Random bytes for request ids, drawn 6 at a time (one `randomBytes` call per 256 ids, not one per tool call). */
+// Loaded when an audit line is first written, not before the server answers `initialize` (issue 20).
+const files = lazyBuiltin('node:fs/promises');
+
 let idBytes = Buffer.alloc(0);
 let idOffset = 0;
 
@@ -173,8 +176,8 @@ export function createAudit(
   let queue: Promise<void> = Promise.resolve();
   const rotate = async () => {
     for (let index = AUDIT_FILES_KEPT - 1; index >= 1; index--)
-      await rename(`${path}.${index}`, `${path}.${index + 1}`).catch(() => {});
-    await rename(path, `${path}.1`);
+      await files().rename(`${path}.${index}`, `${path}.${index + 1}`).catch(() => {});
+    await files().rename(path, `${path}.1`);
     size = 0;
   };
   const append = async (record: AuditRecord) => {
@@ -182,12 +185,12 @@ export function createAudit(
     try {
       const line = redact(JSON.stringify(record)) + '\n';
       const bytes = Buffer.byteLength(line);
-      size ??= await stat(path).then(
+      size ??= await files().stat(path).then(
         (found) => found.size,
         () => 0,
       );
       if (size > 0 && size + bytes > maxBytes) await rotate();
-      await appendFile(path, line, { encoding: 'utf8', mode: 0o600 });
+      await files().appendFile(path, line, { encoding: 'utf8', mode: 0o600 });
       size += bytes;
       logger.debug('audit.write.done', { rid: record.rid, took_ms: Math.round(performance.now() - began) });
     } catch (error) {

@@ -3,15 +3,25 @@
  * it, else only patterns proven safe, each test bounded by a step count (JSON Schema 2020-12, 6.3.3 `pattern`;
  * ECMA-262 regular expressions).
  */
-import { setFlagsFromString } from 'node:v8';
+import { lazyBuiltin } from '../shared/builtin.ts';
 
-// V8's non-backtracking engine (the `l` flag) runs a pattern in time linear in the value. Node 20 and 24
-// ship it behind this flag; where it is missing, `new RegExp(p, 'l')` throws and only provably safe
-// patterns run (see `compilePattern`).
-try {
-  setFlagsFromString('--enable-experimental-regexp-engine');
-} catch {
-  // a runtime without V8 flags: the backtracking fallback below still refuses risky patterns
+const v8 = lazyBuiltin('node:v8');
+let linearEngine = false;
+
+/**
+ * V8's non-backtracking engine (the `l` flag) runs a pattern in time linear in the value. Node 20 and 24 ship it
+ * behind a flag, set here before the first pattern is compiled rather than when this module loads (`node:v8` is not
+ * loaded before the server answers `initialize`, issue 20); where it is missing, `new RegExp(p, 'l')` throws and
+ * only provably safe patterns run (see `compilePattern`).
+ */
+function enableLinearEngine(): void {
+  if (linearEngine) return;
+  linearEngine = true;
+  try {
+    v8().setFlagsFromString('--enable-experimental-regexp-engine');
+  } catch {
+    // a runtime without V8 flags: the backtracking fallback below still refuses risky patterns
+  }
 }
 
 /** Longest value (UTF-16 code units) tested with the linear-time engine. */
@@ -185,6 +195,7 @@ export function compilePattern(pattern: string): CompiledPattern | { reason: str
 }
 
 function makePattern(pattern: string): CompiledPattern | { reason: string } {
+  enableLinearEngine();
   let unicode: RegExp | undefined;
   try {
     unicode = new RegExp(pattern, 'u');
