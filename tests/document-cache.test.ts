@@ -96,14 +96,19 @@ describe('PROBE_CACHE_DIR (issue 20)', () => {
       { cacheDir: '/var/cache/p' },
     ],
     ['a relative path is taken from the working directory', { PROBE_CACHE_DIR: 'c' }, { cacheDir: '/work/c' }],
-    ['unset: XDG_CACHE_HOME first', { XDG_CACHE_HOME: '/x', HOME: '/home/a' }, { cacheDir: '/x/openapi-probe' }],
+    ['unset: no cache', { XDG_CACHE_HOME: '/x', HOME: '/home/a' }, {}],
     [
-      'a relative XDG_CACHE_HOME is ignored',
-      { XDG_CACHE_HOME: 'x', HOME: '/home/a' },
+      'on: XDG_CACHE_HOME first',
+      { PROBE_CACHE_DIR: 'on', XDG_CACHE_HOME: '/x', HOME: '/home/a' },
+      { cacheDir: '/x/openapi-probe' },
+    ],
+    [
+      'on: a relative XDG_CACHE_HOME is ignored',
+      { PROBE_CACHE_DIR: 'on', XDG_CACHE_HOME: 'x', HOME: '/home/a' },
       { cacheDir: '/home/a/.cache/openapi-probe' },
     ],
-    ['unset: ~/.cache', { HOME: '/home/a' }, { cacheDir: '/home/a/.cache/openapi-probe' }],
-    ['no HOME: no cache', {}, {}],
+    ['on: ~/.cache', { PROBE_CACHE_DIR: 'on', HOME: '/home/a' }, { cacheDir: '/home/a/.cache/openapi-probe' }],
+    ['on without HOME: no cache', { PROBE_CACHE_DIR: 'on' }, {}],
   ];
   for (const [behaviour, env, expected] of rows)
     test(behaviour, () => assert.deepEqual(readCacheDir(env, '/work'), expected));

@@ -120,15 +120,17 @@ export function readConfig(env: Record<string, string | undefined>, cwd = proces
 }
 
 /**
- * The document cache's folder from `PROBE_CACHE_DIR`: `off` disables the cache; a path (relative to `cwd`) names the
- * folder; unset or empty, `$XDG_CACHE_HOME/openapi-probe` when that is an absolute path (XDG Base Directory
- * Specification: a relative one is ignored), else `$HOME/.cache/openapi-probe`, else no cache.
+ * The document cache's folder from `PROBE_CACHE_DIR`. The cache is off unless asked for (unset, empty or `off`): on
+ * the documents measured, reading an entry back costs about what loading does (issue 20), so it would fill a user's
+ * disk for no gain. `on` names the usual folder, `$XDG_CACHE_HOME/openapi-probe` when that is an absolute path (XDG
+ * Base Directory Specification: a relative one is ignored), else `$HOME/.cache/openapi-probe`, else none; any other
+ * value is the folder (relative to `cwd`).
  * @returns `{cacheDir}` with an absolute path, or `{}`.
  */
 export function readCacheDir(env: Record<string, string | undefined>, cwd = process.cwd()): Pick<Config, 'cacheDir'> {
   const set = env.PROBE_CACHE_DIR?.trim();
-  if (set?.toLowerCase() === 'off') return {};
-  if (set) return { cacheDir: isAbsolute(set) ? set : join(cwd, set) };
+  if (!set || set.toLowerCase() === 'off') return {};
+  if (set.toLowerCase() !== 'on') return { cacheDir: isAbsolute(set) ? set : join(cwd, set) };
   const xdg = env.XDG_CACHE_HOME?.trim();
   if (xdg && isAbsolute(xdg)) return { cacheDir: join(xdg, 'openapi-probe') };
   const home = env.HOME?.trim();
