@@ -176,7 +176,9 @@ export function createAudit(
   let queue: Promise<void> = Promise.resolve();
   const rotate = async () => {
     for (let index = AUDIT_FILES_KEPT - 1; index >= 1; index--)
-      await files().rename(`${path}.${index}`, `${path}.${index + 1}`).catch(() => {});
+      await files()
+        .rename(`${path}.${index}`, `${path}.${index + 1}`)
+        .catch(() => {});
     await files().rename(path, `${path}.1`);
     size = 0;
   };
@@ -185,10 +187,12 @@ export function createAudit(
     try {
       const line = redact(JSON.stringify(record)) + '\n';
       const bytes = Buffer.byteLength(line);
-      size ??= await files().stat(path).then(
-        (found) => found.size,
-        () => 0,
-      );
+      size ??= await files()
+        .stat(path)
+        .then(
+          (found) => found.size,
+          () => 0,
+        );
       if (size > 0 && size + bytes > maxBytes) await rotate();
       await files().appendFile(path, line, { encoding: 'utf8', mode: 0o600 });
       size += bytes;
