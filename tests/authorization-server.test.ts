@@ -386,7 +386,7 @@ describe('createAuthorizer with oidc-provider: entitlement', () => {
       body: {
         error: 'forbidden',
         error_description:
-          "You may not act on tenant globex: you may act on acme, initech. Ask the server's administrator to entitle you, or name another tenant in X-Tenant.",
+          "You (subject probe-agent) may not act on tenant globex: you may act on acme, initech. Ask the server's administrator to entitle subject probe-agent, or name another tenant in X-Tenant.",
       },
       check: 'entitlement',
     });

@@ -235,10 +235,13 @@ export function createAuthorizer(options: {
           : found.tenants.length
             ? `you may act on ${found.tenants.slice(0, 20).join(', ')}`
             : 'you may act on no tenant';
+      // The verified subject, so the administrator knows which name to entitle (printable, bounded: a claim is input).
+      const subject = String(claims.sub);
+      const shown = /^[\x21-\x7e]{1,64}$/.test(subject) ? subject : `of ${subject.length} characters`;
       return refuse(
         403,
         'forbidden',
-        `You may not act on tenant ${tenant}: ${yours}. Ask the server's administrator to entitle you, or name another tenant in X-Tenant.`,
+        `You (subject ${shown}) may not act on tenant ${tenant}: ${yours}. Ask the server's administrator to entitle subject ${shown}, or name another tenant in X-Tenant.`,
         'entitlement',
         false,
       );
