@@ -49,6 +49,64 @@ export function cutLongStrings(value: unknown, max = MAX_TEXT, depth = 0): unkno
   return out;
 }
 
+/** Most characters of JSON text `cutValue` keeps of one value the document supplies (about; strings count their length). */
+export const MAX_VALUE_TEXT = 2 * MAX_TEXT;
+
+/**
+ * A copy of a value the document supplies (an enum value, a `const`, a default, an example) that an answer repeats,
+ * bounded whatever its size: each string and property name cleaned by `clean` first (the key redacted before any cut,
+ * so a cut never leaves a prefix of it), then cut by `boundedText` to `MAX_TEXT` characters or less; arrays and
+ * objects keep their first entries while about `budget` characters remain, then end in a string
+ * `"… N more items"` or a member `"…": "N more members"` (as the body view marks a cut), and past 32 levels are
+ * left out the same way. A cut name that meets another gets ` #2`, ` #3`... after it. Cost is bounded by `budget`,
+ * not by the value's size (issue 18: a 1 MB enum value copied into every finding made 100 MB answers).
+ * @param budget About how many characters of JSON text the copy may take; default `MAX_VALUE_TEXT`.
+ * @param clean Applied to every string and name before it is cut (the key redactor's `text`); default none.
+ */
+export function cutValue(
+  value: unknown,
+  budget = MAX_VALUE_TEXT,
+  clean: (text: string) => string = (text) => text,
+): unknown {
+  const room = { left: budget };
+  const within = (inner: unknown, depth: number): unknown => {
+    if (typeof inner === 'string') {
+      const cut = boundedText(clean(inner), Math.max(16, Math.min(MAX_TEXT, room.left)));
+      room.left -= cut.length + 2;
+      return cut;
+    }
+    room.left -= 8;
+    if (inner === null || typeof inner !== 'object') return inner;
+    if (Array.isArray(inner)) {
+      const out: unknown[] = [];
+      for (let index = 0; index < inner.length; index++) {
+        if (room.left <= 0 || depth >= 32) {
+          out.push(`… ${inner.length - index} more items`);
+          break;
+        }
+        out.push(within(inner[index], depth + 1));
+      }
+      return out;
+    }
+    const out: Record<string, unknown> = {};
+    const names = Object.keys(inner);
+    for (let index = 0; index < names.length; index++) {
+      if (room.left <= 0 || depth >= 32) {
+        out['…'] = `${names.length - index} more members`;
+        break;
+      }
+      const key = names[index]!;
+      const short = boundedText(clean(key), Math.max(16, Math.min(MAX_TEXT, room.left)));
+      let name = short;
+      for (let counter = 2; name !== key && Object.hasOwn(out, name); counter++) name = `${short} #${counter}`;
+      room.left -= name.length + 3;
+      out[name] = within((inner as Record<string, unknown>)[key], depth + 1);
+    }
+    return out;
+  };
+  return within(value, 0);
+}
+
 /** The response entry for a status: exact code, then `NXX`, then `default` (OpenAPI 3.0.3, Responses Object). */
 export function documentedResponse(
   operation: Operation,

@@ -302,7 +302,7 @@ export async function checkProbe(
   const requestProblems = problems.filter((problem) => problem.in === 'query');
   if (parameterProblems.length) structured.parameterProblems = parameterProblems;
   if (requestProblems.length) structured.requestProblems = requestProblems;
-  Object.assign(structured, judge(loaded, match.operation, probed));
+  Object.assign(structured, judge(loaded, match.operation, probed, context.redact.text));
   const findings = structured.findings as unknown[] | undefined;
   if (findings && findings.length > MAX_FINDINGS_SHOWN) {
     // A whole 8 MiB body can hold a finding per item: list the first ones, count them all, keep the line small.
