@@ -13,6 +13,8 @@ import { measureJsonText } from '../shared/json-text.ts';
 import { ERROR_CODES, errorResponse } from './codes.ts';
 import type { JsonRpcResponse, RequestId } from './codes.ts';
 import { createIdScanner } from '../shared/json-text.ts';
+import { MAX_ANSWER } from '../jobs/jobs.ts';
+import { boundedText } from '../shared/text.ts';
 /** The one argument of a tool that may be large (a JSON body, up to the line limit), by tool name. */
 export const LARGE_ARGUMENTS: Readonly<Record<string, string>> = { compare_fixture: 'fixture', draft_request: 'body' };
 
@@ -211,28 +213,110 @@ export function tooLongError(scanned: {
   );
 }
 
+/** Longest member of a structured content an answer cut at `MAX_ANSWER` keeps as it was, in characters of JSON. */
+const KEPT_MEMBER = 4096;
+
+/**
+ * The message to write instead of one whose text is longer than `MAX_ANSWER` characters (issue 18: every answer
+ * within the cap, measured on the text written). A tool result keeps each member of its structured content whose
+ * JSON is at most `KEPT_MEMBER` characters; a longer one is written empty (`[]`, `{}`), or as its first 1,000
+ * characters for a string (its end withheld, `Redactor.tail`), and the member `cut` names them; its text block is
+ * that content's JSON. A result without structured content keeps the first 64 KiB of its first text block. An
+ * error keeps the first 64 KiB of its message and drops its data. Anything else becomes -32603. The message was
+ * redacted already; what is cut from it is never longer than what it was.
+ * @param size The length of the text that was too long, in characters.
+ */
+export function cutAnswer(message: unknown, size: number, redact: Redactor): unknown {
+  const response = (message ?? {}) as {
+    id?: RequestId | null;
+    result?: Record<string, unknown>;
+    error?: { code?: unknown; message?: unknown };
+  };
+  const id = response.id ?? null;
+  const note = `Cut: the answer was ${size} characters as written, more than the answer cap of ${MAX_ANSWER} (1 MiB).`;
+  const cutText = (text: string, max: number) => (text.length > max ? redact.tail(boundedText(text, max)) : text);
+  if (response.error && typeof response.error === 'object') {
+    const code = typeof response.error.code === 'number' ? response.error.code : ERROR_CODES.internalError;
+    const text = typeof response.error.message === 'string' ? response.error.message : '';
+    return { jsonrpc: '2.0', id, error: { code, message: `${cutText(text, 64 * 1024)} (${note})` } };
+  }
+  const result = response.result;
+  if (!result || typeof result !== 'object')
+    return errorResponse(id, ERROR_CODES.internalError, `Internal error: ${note}`);
+  const { content, structuredContent, ...rest } = result as {
+    content?: unknown;
+    structuredContent?: unknown;
+  } & Record<string, unknown>;
+  if (structuredContent !== null && typeof structuredContent === 'object' && !Array.isArray(structuredContent)) {
+    const kept: Record<string, unknown> = {};
+    const dropped: string[] = [];
+    for (const [name, value] of Object.entries(structuredContent)) {
+      let json: string | undefined = '';
+      try {
+        json = JSON.stringify(value);
+      } catch {
+        json = undefined;
+        dropped.push(name);
+        kept[name] = null;
+        continue;
+      }
+      if (json === undefined || json.length <= KEPT_MEMBER) {
+        kept[name] = value;
+        continue;
+      }
+      dropped.push(name);
+      kept[name] = Array.isArray(value)
+        ? []
+        : typeof value === 'string'
+          ? cutText(value, 1000)
+          : value !== null && typeof value === 'object'
+            ? {}
+            : value;
+    }
+    kept.cut = `${note} Written empty or shortened: ${cutText(dropped.join(', '), 1000)}. Narrow the call (a smaller body, \`select\`, fewer paths, \`part\` or \`status\`, a lower \`limit\`) to see them.`;
+    return {
+      jsonrpc: '2.0',
+      id,
+      result: { ...rest, content: [{ type: 'text', text: JSON.stringify(kept) }], structuredContent: kept },
+    };
+  }
+  const first = Array.isArray(content) ? (content[0] as { text?: unknown } | undefined) : undefined;
+  const text = typeof first?.text === 'string' ? first.text : '';
+  return {
+    jsonrpc: '2.0',
+    id,
+    result: { ...rest, content: [{ type: 'text', text: `${cutText(text, 64 * 1024)}\n\n${note}` }], isError: true },
+  };
+}
+
 /**
  * Writes one outgoing message (a response or a batch of them) as JSON text: the last redaction pass (`redact.message`)
  * and one serialization (`serializeMessage`: a tool result's structured content is written from the text made of it
- * once), with U+2028, U+2029 and U+0085 escaped (`escapeLineSeparators`), so it is one line. A message that cannot be
- * serialized becomes -32603 under its own id: one bad answer never takes the server down.
+ * once), with U+2028, U+2029 and U+0085 escaped (`escapeLineSeparators`), so it is one line. A message whose text
+ * would be longer than `MAX_ANSWER` characters, its id not counted, is written cut (`cutAnswer`), each one of a batch on its own; one
+ * that cannot be serialized becomes -32603 under its own id: one bad answer never takes the server down.
  * @returns The text, without a line break.
  */
 export function encode(message: unknown, redact: Redactor): string {
-  let text: string;
-  try {
-    text = Array.isArray(message)
-      ? JSON.stringify(message.map(redact.message))
-      : serializeMessage(redact.message(message));
-  } catch (error) {
-    const id = (message as { id?: RequestId | null }).id ?? null;
-    text = JSON.stringify(
-      errorResponse(
-        id,
-        ERROR_CODES.internalError,
-        `Internal error: the answer could not be serialized (${(error as Error).message}).`,
-      ),
-    );
-  }
-  return escapeLineSeparators(text);
+  const one = (single: unknown): string => {
+    let cleaned: unknown = single;
+    let text: string;
+    try {
+      cleaned = redact.message(single);
+      text = escapeLineSeparators(serializeMessage(cleaned));
+    } catch (error) {
+      // RangeError: longer than the longest string V8 makes (`Invalid string length`), so past the cap too.
+      if (error instanceof RangeError) text = '';
+      else {
+        const id = (single as { id?: RequestId | null } | null)?.id ?? null;
+        const why = `Internal error: the answer could not be serialized (${(error as Error).message}).`;
+        return JSON.stringify(errorResponse(id, ERROR_CODES.internalError, why));
+      }
+    }
+    // The request's own id is echoed whatever its length (the line limit bounds it): not counted against the cap.
+    const idLength = JSON.stringify((cleaned as { id?: unknown } | null)?.id ?? null).length;
+    if (text !== '' && text.length - idLength <= MAX_ANSWER) return text;
+    return escapeLineSeparators(JSON.stringify(cutAnswer(cleaned, text.length || 2 ** 29, redact)));
+  };
+  return Array.isArray(message) ? `[${message.map(one).join(',')}]` : one(message);
 }
