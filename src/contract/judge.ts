@@ -10,7 +10,7 @@ import { escapePointerToken } from '../shared/json-pointer.ts';
 import { isJsonMediaType } from '../shared/media-type.ts';
 import type { LoadedDocument, Operation } from '../document/model.ts';
 
-import { MAX_TEXT, cutValue, documentedResponse, hasContent } from './operation.ts';
+import { MAX_TEXT, cleanedOnce, cutValue, documentedResponse, hasContent } from './operation.ts';
 import { boundedText } from '../shared/text.ts';
 /** What the contract needs of one GET's outcome (the server's `ProbeResult` has these fields). */
 export type ProbedResponse = {
@@ -210,12 +210,7 @@ export function boundFindings(findings: Finding[], clean: (text: string) => stri
   const kept = new Map<string, BoundedFinding>();
   const out: BoundedFinding[] = [];
   // Every finding of an enum repeats the same document strings: each is cleaned once.
-  const cleaned = new Map<string, string>();
-  const once = (text: string) => {
-    let done = cleaned.get(text);
-    if (done === undefined) cleaned.set(text, (done = clean(text)));
-    return done;
-  };
+  const once = cleanedOnce(clean);
   const cut = (text: string, max = MAX_TEXT) => boundedText(once(text), max);
   for (const finding of findings) {
     const keyword = finding.keyword ?? finding.schemaPath.slice(finding.schemaPath.lastIndexOf('/') + 1);

@@ -31,22 +31,42 @@ export function summarize(operation: Operation): { method: string; pathTemplate:
 export const MAX_TEXT = 1_000;
 
 /**
- * A copy of JSON data with every string and every property name longer than `max` characters cut by
- * `boundedText`; a cut name that meets another gets ` #2`, ` #3`... after it. Never throws; cycles are not expected
+ * A copy of JSON data with every string and every property name cleaned by `clean` (the key redactor's `text`:
+ * before the cut, so a cut never leaves a prefix of the key) and, past `max` characters, cut by `boundedText`; a
+ * name that meets another once cleaned or cut gets ` #2`, ` #3`... after it. Never throws; cycles are not expected
  * (JSON data).
+ * @param clean Applied to every string and name first; default none.
  */
-export function cutLongStrings(value: unknown, max = MAX_TEXT, depth = 0): unknown {
-  if (typeof value === 'string') return boundedText(value, max);
+export function cutLongStrings(
+  value: unknown,
+  max = MAX_TEXT,
+  clean: (text: string) => string = (text) => text,
+  depth = 0,
+): unknown {
+  if (typeof value === 'string') return boundedText(clean(value), max);
   if (value === null || typeof value !== 'object' || depth > 256) return value;
-  if (Array.isArray(value)) return value.map((item) => cutLongStrings(item, max, depth + 1));
+  if (Array.isArray(value)) return value.map((item) => cutLongStrings(item, max, clean, depth + 1));
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {
-    let name = boundedText(key, max);
-    for (let counter = 2; name !== key && Object.hasOwn(out, name); counter++)
-      name = `${boundedText(key, max)} #${counter}`;
-    out[name] = cutLongStrings(item, max, depth + 1);
+    const short = boundedText(clean(key), max);
+    let name = short;
+    for (let counter = 2; name !== key && Object.hasOwn(out, name); counter++) name = `${short} #${counter}`;
+    out[name] = cutLongStrings(item, max, clean, depth + 1);
   }
   return out;
+}
+
+/**
+ * `clean` remembered for the texts it has seen, for one answer that meets the same document strings many times
+ * (each rebuild of a description, each finding of an enum).
+ */
+export function cleanedOnce(clean: (text: string) => string): (text: string) => string {
+  const seen = new Map<string, string>();
+  return (text) => {
+    let done = seen.get(text);
+    if (done === undefined) seen.set(text, (done = clean(text)));
+    return done;
+  };
 }
 
 /** Most characters of JSON text `cutValue` keeps of one value the document supplies (about; strings count their length). */
