@@ -7,7 +7,7 @@
  */
 import { MAX_BODY_DEPTH } from '../shared/json-text.ts';
 import type { MemberSpan } from '../shared/json-text.ts';
-import { structuredTexts } from '../jobs/pipeline.ts';
+import { redactedContents, structuredTexts } from '../jobs/pipeline.ts';
 import type { Redactor } from '../redaction/redaction.ts';
 import { measureJsonText } from '../shared/json-text.ts';
 import { ERROR_CODES, errorResponse } from './codes.ts';
@@ -74,6 +74,21 @@ export function escapeLineSeparators(json: string): string {
  * structured content) gets `JSON.stringify` itself; the line is the same either way.
  */
 export function serializeMessage(message: unknown): string {
+  const text = writtenText(message);
+  if (text === undefined) return JSON.stringify(message);
+  const response = message as { id: string | number; result: Record<string, unknown> };
+  const record = response.result;
+  const keys = Object.keys(record);
+  const head = keys[0] === 'resultType' ? `"resultType":${JSON.stringify(record.resultType)},` : '';
+  const tail = keys.at(-1) === '_meta' ? `,"_meta":${JSON.stringify(record._meta)}` : '';
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(response.id)},"result":{${head}"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${text}${record.isError === true ? ',"isError":true' : ''}${tail}}}`;
+}
+
+/**
+ * The registered text (`structuredTexts`) `serializeMessage` writes a tool result's structured content from: set
+ * when the message is a response of that shape whose one text block is that text; else undefined.
+ */
+function writtenText(message: unknown): string | undefined {
   const response = message as {
     jsonrpc?: unknown;
     id?: unknown;
@@ -102,11 +117,7 @@ export function serializeMessage(message: unknown): string {
     (result!.isError === true
       ? sameKeys(middle, ['content', 'structuredContent', 'isError'])
       : sameKeys(middle, ['content', 'structuredContent']));
-  if (!shaped) return JSON.stringify(message);
-  const record = result as Record<string, unknown>;
-  const head = leading ? `"resultType":${JSON.stringify(record.resultType)},` : '';
-  const tail = trailing ? `,"_meta":${JSON.stringify(record._meta)}` : '';
-  return `{"jsonrpc":"2.0","id":${JSON.stringify(response!.id)},"result":{${head}"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${text}${result!.isError === true ? ',"isError":true' : ''}${tail}}}`;
+  return shaped ? text : undefined;
 }
 
 /** True when `value`'s own enumerable keys (or the keys given) are exactly `keys`, in that order. */
@@ -213,6 +224,33 @@ export function tooLongError(scanned: {
   );
 }
 
+/**
+ * True when `message` is a tool result whose structured content was redacted where it was made (`redactedContents`,
+ * src/jobs/pipeline.ts) and is written from its registered text (`serializeMessage`'s shape).
+ */
+function redactedWhereMade(message: unknown): boolean {
+  const result = (message as { result?: { structuredContent?: unknown } } | null)?.result;
+  const structured = result?.structuredContent;
+  return (
+    structured !== null &&
+    typeof structured === 'object' &&
+    redactedContents.has(structured) &&
+    writtenText(message) !== undefined
+  );
+}
+
+/** The message less its structured content and text block: what the guard reads of an answer redacted where made. */
+function envelopeOf(message: unknown): string {
+  const response = message as { result: Record<string, unknown> };
+  return JSON.stringify({ ...response, result: { ...response.result, content: [], structuredContent: {} } });
+}
+
+/**
+ * Longest message (characters as written) the last pass redacts whole when it was not redacted where it was made;
+ * a longer one is redacted whole only when the guard finds a form of the key in it. 64 KiB: about 3 ms.
+ */
+const WHOLE_REDACTION_UP_TO = 64 * 1024;
+
 /** Longest member of a structured content an answer cut at `MAX_ANSWER` keeps as it was, in characters of JSON. */
 const KEPT_MEMBER = 4096;
 
@@ -290,9 +328,12 @@ export function cutAnswer(message: unknown, size: number, redact: Redactor): unk
 }
 
 /**
- * Writes one outgoing message (a response or a batch of them) as JSON text: the last redaction pass (`redact.message`)
- * and one serialization (`serializeMessage`: a tool result's structured content is written from the text made of it
- * once), with U+2028, U+2029 and U+0085 escaped (`escapeLineSeparators`), so it is one line. A message whose text
+ * Writes one outgoing message (a response or a batch of them) as JSON text: one serialization (`serializeMessage`: a
+ * tool result's structured content is written from the text made of it once), with U+2028, U+2029 and U+0085 escaped
+ * (`escapeLineSeparators`), so it is one line, and the last redaction pass as a guard (issue 18): an answer redacted
+ * where it was made (`redactedContents`: in the check worker, its text scanned there) has only what this thread added
+ * around it scanned; any other message is redacted whole (`redact.message`) when it is at most
+ * `WHOLE_REDACTION_UP_TO` characters, or when one scan of its line (`redact.text`) finds a form of the key. A message whose text
  * would be longer than `MAX_ANSWER` characters, its id not counted, is written cut (`cutAnswer`), each one of a batch on its own; one
  * that cannot be serialized becomes -32603 under its own id: one bad answer never takes the server down.
  * @returns The text, without a line break.
@@ -302,8 +343,26 @@ export function encode(message: unknown, redact: Redactor): string {
     let cleaned: unknown = single;
     let text: string;
     try {
-      cleaned = redact.message(single);
-      text = escapeLineSeparators(serializeMessage(cleaned));
+      text = escapeLineSeparators(serializeMessage(single));
+      const holdsKey = (line: string) => redact.text(line) !== line;
+      if (redactedWhereMade(single)) {
+        // Redacted in the check worker with its text scanned there (redactedAnswer): the guard reads what this
+        // thread added around it (id, request id, _meta), one scan of a few hundred characters.
+        if (holdsKey(envelopeOf(single))) {
+          cleaned = redact.value(redact.message(single));
+          text = escapeLineSeparators(serializeMessage(cleaned));
+        }
+      } else if (text.length <= WHOLE_REDACTION_UP_TO || holdsKey(text)) {
+        // Made on this thread: a short message is redacted whole (a key split across strings found); a longer one
+        // only when the guard, one scan of the line as written, finds a form of the key in it. What the whole
+        // redaction leaves (outside content, structured content and error) has every string redacted.
+        cleaned = redact.message(single);
+        text = escapeLineSeparators(serializeMessage(cleaned));
+        if (holdsKey(text)) {
+          cleaned = redact.value(cleaned);
+          text = escapeLineSeparators(serializeMessage(cleaned));
+        }
+      }
     } catch (error) {
       // RangeError: longer than the longest string V8 makes (`Invalid string length`), so past the cap too.
       if (error instanceof RangeError) text = '';
