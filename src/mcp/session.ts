@@ -9,7 +9,7 @@ import { createDocumentSource } from '../document/source.ts';
 import type { DocumentSource } from '../document/source.ts';
 import { inProcessContract } from '../jobs/jobs.ts';
 import type { ContractService } from '../jobs/jobs.ts';
-import { structuredTexts } from '../jobs/pipeline.ts';
+import { redactedContents, structuredTexts } from '../jobs/pipeline.ts';
 import type { Seen } from '../jobs/pipeline.ts';
 import { redactor } from '../redaction/redaction.ts';
 import type { Redactor } from '../redaction/redaction.ts';
@@ -672,6 +672,8 @@ function withRequestId(called: ToolResult, rid: string): ToolResult {
         : `${before.length > 2 ? before.slice(0, -1) + ',' : '{'}"requestId":${JSON.stringify(rid)}}`;
     const content = called.content.map((block) => (block.text === before ? { ...block, text: after } : block));
     structuredTexts.set(structured, after);
+    // The request id is this server's own hex: a content redacted where it was made stays so.
+    if (redactedContents.has(called.structuredContent)) redactedContents.add(structured);
     return { ...called, content, structuredContent: structured };
   }
   if (called.isError) return { ...called, content: [...called.content, { type: 'text', text: `requestId: ${rid}` }] };

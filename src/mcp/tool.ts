@@ -3,7 +3,7 @@
  * description, `inputSchema`, annotations, handler), and the helpers that make results and failures.
  */
 import type { ContractService, Destination, JobAnswer, RecordText } from '../jobs/jobs.ts';
-import { structuredTexts } from '../jobs/pipeline.ts';
+import { redactedContents, structuredTexts } from '../jobs/pipeline.ts';
 import type { Seen } from '../jobs/pipeline.ts';
 import type { Redactor } from '../redaction/redaction.ts';
 import type { Config } from '../runtime/config.ts';
@@ -69,6 +69,29 @@ export function result(structured: Record<string, unknown>, isError = false): To
     structuredTexts.set(structured, text);
   }
   return { content: [{ type: 'text', text }], structuredContent: structured, ...(isError ? { isError: true } : {}) };
+}
+
+/**
+ * A tool result of `head`'s members followed by those of a job's structured content (`{...head, ...inner}`), its text
+ * made from the two texts without serializing `inner` again. When `inner` was redacted where it was made
+ * (`redactedContents`) and one scan of `head`'s text finds no form of the key, the whole stays marked so: the
+ * transport then redacts neither again (issue 18). `head` and `inner` share no member name.
+ */
+export function resultAfter(
+  head: Record<string, unknown>,
+  inner: Record<string, unknown>,
+  redact: Redactor,
+  isError = false,
+): ToolResult {
+  const structured = { ...head, ...inner };
+  const innerText = structuredTexts.get(inner);
+  const headText = JSON.stringify(head);
+  const apart = Object.keys(inner).every((name) => !Object.hasOwn(head, name));
+  if (innerText !== undefined && apart && innerText.length > 2 && headText.length > 2) {
+    structuredTexts.set(structured, `${headText.slice(0, -1)},${innerText.slice(1)}`);
+    if (redactedContents.has(inner) && redact.text(headText) === headText) redactedContents.add(structured);
+  }
+  return result(structured, isError);
 }
 
 export function failure(text: string): ToolResult {

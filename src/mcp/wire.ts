@@ -7,12 +7,14 @@
  */
 import { MAX_BODY_DEPTH } from '../shared/json-text.ts';
 import type { MemberSpan } from '../shared/json-text.ts';
-import { structuredTexts } from '../jobs/pipeline.ts';
+import { redactedContents, structuredTexts } from '../jobs/pipeline.ts';
 import type { Redactor } from '../redaction/redaction.ts';
 import { measureJsonText } from '../shared/json-text.ts';
 import { ERROR_CODES, errorResponse } from './codes.ts';
 import type { JsonRpcResponse, RequestId } from './codes.ts';
 import { createIdScanner } from '../shared/json-text.ts';
+import { MAX_ANSWER } from '../jobs/jobs.ts';
+import { boundedText } from '../shared/text.ts';
 /** The one argument of a tool that may be large (a JSON body, up to the line limit), by tool name. */
 export const LARGE_ARGUMENTS: Readonly<Record<string, string>> = { compare_fixture: 'fixture', draft_request: 'body' };
 
@@ -72,6 +74,21 @@ export function escapeLineSeparators(json: string): string {
  * structured content) gets `JSON.stringify` itself; the line is the same either way.
  */
 export function serializeMessage(message: unknown): string {
+  const text = writtenText(message);
+  if (text === undefined) return JSON.stringify(message);
+  const response = message as { id: string | number; result: Record<string, unknown> };
+  const record = response.result;
+  const keys = Object.keys(record);
+  const head = keys[0] === 'resultType' ? `"resultType":${JSON.stringify(record.resultType)},` : '';
+  const tail = keys.at(-1) === '_meta' ? `,"_meta":${JSON.stringify(record._meta)}` : '';
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(response.id)},"result":{${head}"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${text}${record.isError === true ? ',"isError":true' : ''}${tail}}}`;
+}
+
+/**
+ * The registered text (`structuredTexts`) `serializeMessage` writes a tool result's structured content from: set
+ * when the message is a response of that shape whose one text block is that text; else undefined.
+ */
+function writtenText(message: unknown): string | undefined {
   const response = message as {
     jsonrpc?: unknown;
     id?: unknown;
@@ -100,11 +117,7 @@ export function serializeMessage(message: unknown): string {
     (result!.isError === true
       ? sameKeys(middle, ['content', 'structuredContent', 'isError'])
       : sameKeys(middle, ['content', 'structuredContent']));
-  if (!shaped) return JSON.stringify(message);
-  const record = result as Record<string, unknown>;
-  const head = leading ? `"resultType":${JSON.stringify(record.resultType)},` : '';
-  const tail = trailing ? `,"_meta":${JSON.stringify(record._meta)}` : '';
-  return `{"jsonrpc":"2.0","id":${JSON.stringify(response!.id)},"result":{${head}"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${text}${result!.isError === true ? ',"isError":true' : ''}${tail}}}`;
+  return shaped ? text : undefined;
 }
 
 /** True when `value`'s own enumerable keys (or the keys given) are exactly `keys`, in that order. */
@@ -212,27 +225,157 @@ export function tooLongError(scanned: {
 }
 
 /**
- * Writes one outgoing message (a response or a batch of them) as JSON text: the last redaction pass (`redact.message`)
- * and one serialization (`serializeMessage`: a tool result's structured content is written from the text made of it
- * once), with U+2028, U+2029 and U+0085 escaped (`escapeLineSeparators`), so it is one line. A message that cannot be
- * serialized becomes -32603 under its own id: one bad answer never takes the server down.
+ * True when `message` is a tool result whose structured content was redacted where it was made (`redactedContents`,
+ * src/jobs/pipeline.ts) and is written from its registered text (`serializeMessage`'s shape).
+ */
+function redactedWhereMade(message: unknown): boolean {
+  const result = (message as { result?: { structuredContent?: unknown } } | null)?.result;
+  const structured = result?.structuredContent;
+  return (
+    structured !== null &&
+    typeof structured === 'object' &&
+    redactedContents.has(structured) &&
+    writtenText(message) !== undefined
+  );
+}
+
+/** The message less its structured content and text block: what the guard reads of an answer redacted where made. */
+function envelopeOf(message: unknown): string {
+  const response = message as { result: Record<string, unknown> };
+  return JSON.stringify({ ...response, result: { ...response.result, content: [], structuredContent: {} } });
+}
+
+/**
+ * Longest message (characters as written) the last pass redacts whole when it was not redacted where it was made;
+ * a longer one is redacted whole only when the guard finds a form of the key in it. 64 KiB: about 3 ms.
+ */
+const WHOLE_REDACTION_UP_TO = 64 * 1024;
+
+/** Longest member of a structured content an answer cut at `MAX_ANSWER` keeps as it was, in characters of JSON. */
+const KEPT_MEMBER = 4096;
+
+/**
+ * The message to write instead of one whose text is longer than `MAX_ANSWER` characters (issue 18: every answer
+ * within the cap, measured on the text written). A tool result keeps each member of its structured content whose
+ * JSON is at most `KEPT_MEMBER` characters; a longer one is written empty (`[]`, `{}`), or as its first 1,000
+ * characters for a string (its end withheld, `Redactor.tail`), and the member `cut` names them; its text block is
+ * that content's JSON. A result without structured content keeps the first 64 KiB of its first text block. An
+ * error keeps the first 64 KiB of its message and drops its data. Anything else becomes -32603. The message was
+ * redacted already; what is cut from it is never longer than what it was.
+ * @param size The length of the text that was too long, in characters.
+ */
+export function cutAnswer(message: unknown, size: number, redact: Redactor): unknown {
+  const response = (message ?? {}) as {
+    id?: RequestId | null;
+    result?: Record<string, unknown>;
+    error?: { code?: unknown; message?: unknown };
+  };
+  const id = response.id ?? null;
+  const note = `Cut: the answer was ${size} characters as written, more than the answer cap of ${MAX_ANSWER} (1 MiB).`;
+  const cutText = (text: string, max: number) => (text.length > max ? redact.tail(boundedText(text, max)) : text);
+  if (response.error && typeof response.error === 'object') {
+    const code = typeof response.error.code === 'number' ? response.error.code : ERROR_CODES.internalError;
+    const text = typeof response.error.message === 'string' ? response.error.message : '';
+    return { jsonrpc: '2.0', id, error: { code, message: `${cutText(text, 64 * 1024)} (${note})` } };
+  }
+  const result = response.result;
+  if (!result || typeof result !== 'object')
+    return errorResponse(id, ERROR_CODES.internalError, `Internal error: ${note}`);
+  const { content, structuredContent, ...rest } = result as {
+    content?: unknown;
+    structuredContent?: unknown;
+  } & Record<string, unknown>;
+  if (structuredContent !== null && typeof structuredContent === 'object' && !Array.isArray(structuredContent)) {
+    const kept: Record<string, unknown> = {};
+    const dropped: string[] = [];
+    for (const [name, value] of Object.entries(structuredContent)) {
+      let json: string | undefined = '';
+      try {
+        json = JSON.stringify(value);
+      } catch {
+        json = undefined;
+        dropped.push(name);
+        kept[name] = null;
+        continue;
+      }
+      if (json === undefined || json.length <= KEPT_MEMBER) {
+        kept[name] = value;
+        continue;
+      }
+      dropped.push(name);
+      kept[name] = Array.isArray(value)
+        ? []
+        : typeof value === 'string'
+          ? cutText(value, 1000)
+          : value !== null && typeof value === 'object'
+            ? {}
+            : value;
+    }
+    kept.cut = `${note} Written empty or shortened: ${cutText(dropped.join(', '), 1000)}. Narrow the call (a smaller body, \`select\`, fewer paths, \`part\` or \`status\`, a lower \`limit\`) to see them.`;
+    return {
+      jsonrpc: '2.0',
+      id,
+      result: { ...rest, content: [{ type: 'text', text: JSON.stringify(kept) }], structuredContent: kept },
+    };
+  }
+  const first = Array.isArray(content) ? (content[0] as { text?: unknown } | undefined) : undefined;
+  const text = typeof first?.text === 'string' ? first.text : '';
+  return {
+    jsonrpc: '2.0',
+    id,
+    result: { ...rest, content: [{ type: 'text', text: `${cutText(text, 64 * 1024)}\n\n${note}` }], isError: true },
+  };
+}
+
+/**
+ * Writes one outgoing message (a response or a batch of them) as JSON text: one serialization (`serializeMessage`: a
+ * tool result's structured content is written from the text made of it once), with U+2028, U+2029 and U+0085 escaped
+ * (`escapeLineSeparators`), so it is one line, and the last redaction pass as a guard (issue 18): an answer redacted
+ * where it was made (`redactedContents`: in the check worker, its text scanned there) has only what this thread added
+ * around it scanned; any other message is redacted whole (`redact.message`) when it is at most
+ * `WHOLE_REDACTION_UP_TO` characters, or when one scan of its line (`redact.text`) finds a form of the key. A message whose text
+ * would be longer than `MAX_ANSWER` characters, its id not counted, is written cut (`cutAnswer`), each one of a batch on its own; one
+ * that cannot be serialized becomes -32603 under its own id: one bad answer never takes the server down.
  * @returns The text, without a line break.
  */
 export function encode(message: unknown, redact: Redactor): string {
-  let text: string;
-  try {
-    text = Array.isArray(message)
-      ? JSON.stringify(message.map(redact.message))
-      : serializeMessage(redact.message(message));
-  } catch (error) {
-    const id = (message as { id?: RequestId | null }).id ?? null;
-    text = JSON.stringify(
-      errorResponse(
-        id,
-        ERROR_CODES.internalError,
-        `Internal error: the answer could not be serialized (${(error as Error).message}).`,
-      ),
-    );
-  }
-  return escapeLineSeparators(text);
+  const one = (single: unknown): string => {
+    let cleaned: unknown = single;
+    let text: string;
+    try {
+      text = escapeLineSeparators(serializeMessage(single));
+      const holdsKey = (line: string) => redact.text(line) !== line;
+      if (redactedWhereMade(single)) {
+        // Redacted in the check worker with its text scanned there (redactedAnswer): the guard reads what this
+        // thread added around it (id, request id, _meta), one scan of a few hundred characters.
+        if (holdsKey(envelopeOf(single))) {
+          cleaned = redact.value(redact.message(single));
+          text = escapeLineSeparators(serializeMessage(cleaned));
+        }
+      } else if (text.length <= WHOLE_REDACTION_UP_TO || holdsKey(text)) {
+        // Made on this thread: a short message is redacted whole (a key split across strings found); a longer one
+        // only when the guard, one scan of the line as written, finds a form of the key in it. What the whole
+        // redaction leaves (outside content, structured content and error) has every string redacted.
+        cleaned = redact.message(single);
+        text = escapeLineSeparators(serializeMessage(cleaned));
+        if (holdsKey(text)) {
+          cleaned = redact.value(cleaned);
+          text = escapeLineSeparators(serializeMessage(cleaned));
+        }
+      }
+    } catch (error) {
+      // RangeError: longer than the longest string V8 makes (`Invalid string length`), so past the cap too.
+      if (error instanceof RangeError) text = '';
+      else {
+        const id = (single as { id?: RequestId | null } | null)?.id ?? null;
+        const why = `Internal error: the answer could not be serialized (${(error as Error).message}).`;
+        return JSON.stringify(errorResponse(id, ERROR_CODES.internalError, why));
+      }
+    }
+    // The request's own id is echoed whatever its length (the line limit bounds it): not counted against the cap.
+    const idLength = JSON.stringify((cleaned as { id?: unknown } | null)?.id ?? null).length;
+    if (text !== '' && text.length - idLength <= MAX_ANSWER) return text;
+    return escapeLineSeparators(JSON.stringify(cutAnswer(cleaned, text.length || 2 ** 29, redact)));
+  };
+  return Array.isArray(message) ? `[${message.map(one).join(',')}]` : one(message);
 }

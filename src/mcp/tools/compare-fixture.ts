@@ -6,7 +6,7 @@ import { MAX_BODY_DEPTH } from '../../shared/json-text.ts';
 import { buildProbeUrl } from '../../api/url-policy.ts';
 import { REMEMBER_MAX_BYTES } from '../../jobs/pipeline.ts';
 import { nestingDepth } from '../../shared/json-text.ts';
-import { answered, failure, result } from '../tool.ts';
+import { answered, failure, resultAfter } from '../tool.ts';
 import type { Tool, ToolContext, ToolResult } from '../tool.ts';
 import { heldArgument } from '../wire.ts';
 import { probeCall } from './probe.ts';
@@ -51,7 +51,13 @@ async function compareFixtureCall(args: Record<string, unknown>, context: ToolCo
     ...(fixtureString ? { fixtureString } : {}),
   });
   if ('failure' in compared) return answered(compared);
-  return result({ path: relativePath, live: { at: seen.at, probedNow }, ...compared.structured }, compared.isError);
+  // The comparison was redacted in the worker; only the path and time added here are scanned (resultAfter).
+  return resultAfter(
+    { path: relativePath, live: { at: seen.at, probedNow } },
+    compared.structured,
+    context.redact,
+    compared.isError,
+  );
 }
 
 /** The `compare_fixture` tool: its definition for `tools/list` and its handler. */
