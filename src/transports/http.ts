@@ -256,6 +256,15 @@ export async function startHttpTransport(options: {
     } else socket.destroy();
   });
 
+  /**
+   * The session under `<subject>:<session id>` when `subject` owns it. The key alone is not enough: a subject may hold
+   * a colon, so subject `a` sending the id `x:<hex>` would name the key of subject `a:x`'s session `<hex>`.
+   */
+  const sessionOf = (key: string | undefined, subject: string): Held | undefined => {
+    const held = key === undefined ? undefined : sessions.get(key);
+    return held?.subject === subject ? held : undefined;
+  };
+
   const expire = (at: number) => {
     for (const [key, held] of sessions)
       if (held.inFlight === 0 && at - held.usedAt > settings.sessionIdleMs) {
@@ -369,7 +378,7 @@ export async function startHttpTransport(options: {
     const sessionKey = sessionId === undefined ? undefined : `${subject}:${sessionId}`;
 
     if (request.method === 'DELETE') {
-      const held = sessionKey === undefined ? undefined : sessions.get(sessionKey);
+      const held = sessionOf(sessionKey, subject);
       if (!held) return rpcRefusal(404, null, ERROR_CODES.invalidRequest, 'Session not found.');
       sessions.delete(sessionKey!);
       held.session.close('the client ended the session');
@@ -427,7 +436,7 @@ export async function startHttpTransport(options: {
     let minted: string | undefined;
     let token: TokenBox = {};
     if (sessionKey !== undefined) {
-      held = sessions.get(sessionKey);
+      held = sessionOf(sessionKey, subject);
       if (held && held.inFlight === 0 && now() - held.usedAt > settings.sessionIdleMs) {
         sessions.delete(sessionKey);
         held.session.close('the session expired');

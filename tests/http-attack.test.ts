@@ -1,0 +1,103 @@
+/**
+ * The Streamable HTTP transport (src/transports/http.ts) under the attacks of issue 19 that found a hole, each kept as
+ * the test of its fix: in this process on 127.0.0.1 port 0, with a fake authorizer in the shape of the seam
+ * (`src/transports/http-auth.ts`) that maps each bearer token to a verified subject, and the stand-in API as the
+ * upstream. Requests are raw `node:http` or raw sockets, so headers are sent exactly as written.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { request } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { start } from '../stand-in-api.ts';
+import type { StandIn } from '../stand-in-api.ts';
+import { readConfig } from '../src/runtime/config.ts';
+import { SILENT } from '../src/runtime/log.ts';
+import { createServerRuntime } from '../src/mcp/session.ts';
+import { readHttpSettings, startHttpTransport } from '../src/transports/http.ts';
+import type { HttpTransport } from '../src/transports/http.ts';
+import type { HttpAuth } from '../src/transports/http-auth.ts';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const KEY = 'attack-upstream-key-5Rt8';
+
+/** Bearer `token-<subject>` is that subject, of tenant acme; anything else is 401. */
+const fakeAuth: HttpAuth = {
+  async authorize({ headers }) {
+    const subject = /^Bearer token-(.+)$/.exec(headers.authorization ?? '')?.[1];
+    if (subject !== undefined) return { ok: true, caller: { subject, scopes: [], tenant: 'acme' } };
+    return {
+      ok: false,
+      status: 401,
+      headers: { 'www-authenticate': 'Bearer' },
+      body: { error: 'invalid_token', error_description: 'No valid bearer token.' },
+      check: 'identity',
+    };
+  },
+  resourceMetadata: { paths: [], document: {} },
+};
+
+type Answer = { status: number; headers: IncomingHttpHeaders; text: string };
+
+/** One request to the transport as `subject`, with `headers` added. */
+function send(url: string, subject: string, headers: Record<string, string>, body?: string, method = 'POST') {
+  return new Promise<Answer>((resolve, reject) => {
+    const all = { 'content-type': 'application/json', authorization: `Bearer token-${subject}`, ...headers };
+    const req = request(url, { method, headers: all }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }),
+      );
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const INITIALIZE = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 0,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'attack', version: '0' } },
+});
+const LIST = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+
+describe('Streamable HTTP transport under attack', () => {
+  let api: StandIn;
+  let transport: HttpTransport;
+  let url: string;
+
+  before(async () => {
+    api = await start({ key: KEY });
+    const config = readConfig({ API_BASE_URL: api.url, API_KEY: KEY, OPENAPI_DOC: join(ROOT, 'openapi.json') }, ROOT);
+    const runtime = createServerRuntime(config, { logger: SILENT });
+    const settings = readHttpSettings({ PROBE_HTTP_LISTEN: '127.0.0.1:0', PROBE_HTTP_MAX_SESSIONS: '8' });
+    transport = await startHttpTransport({ settings, runtime, auth: fakeAuth });
+    url = transport.url;
+  });
+
+  after(async () => {
+    await transport.close();
+    await api.close();
+  });
+
+  /** A new session of `subject`: its `Mcp-Session-Id`. */
+  async function open(subject: string): Promise<string> {
+    const answer = await send(url, subject, {}, INITIALIZE);
+    assert.equal(answer.status, 200);
+    return String(answer.headers['mcp-session-id']);
+  }
+
+  const inSession = (session: string) => ({ 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' });
+
+  it('keeps subject alice out of the session of subject alice:x sent as x:<its id>', async () => {
+    const session = await open('alice:x');
+    const used = await send(url, 'alice', inSession(`x:${session}`), LIST);
+    const ended = await send(url, 'alice', inSession(`x:${session}`), undefined, 'DELETE');
+    const owner = await send(url, 'alice:x', inSession(session), LIST);
+    assert.deepEqual([used.status, ended.status, owner.status], [404, 404, 200]);
+    await send(url, 'alice:x', inSession(session), undefined, 'DELETE');
+  });
+});
