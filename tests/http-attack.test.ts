@@ -74,7 +74,9 @@ describe('Streamable HTTP transport under attack', () => {
     const config = readConfig({ API_BASE_URL: api.url, API_KEY: KEY, OPENAPI_DOC: join(ROOT, 'openapi.json') }, ROOT);
     const runtime = createServerRuntime(config, { logger: SILENT });
     const settings = readHttpSettings({ PROBE_HTTP_LISTEN: '127.0.0.1:0', PROBE_HTTP_MAX_SESSIONS: '8' });
-    transport = await startHttpTransport({ settings, runtime, auth: fakeAuth });
+    // A clock that moves by 1 ms at each reading: which session was used least recently never depends on speed.
+    let clock = 0;
+    transport = await startHttpTransport({ settings, runtime, auth: fakeAuth, now: () => ++clock });
     url = transport.url;
   });
 
@@ -99,5 +101,19 @@ describe('Streamable HTTP transport under attack', () => {
     const owner = await send(url, 'alice:x', inSession(session), LIST);
     assert.deepEqual([used.status, ended.status, owner.status], [404, 404, 200]);
     await send(url, 'alice:x', inSession(session), undefined, 'DELETE');
+  });
+
+  it("lets a second subject in at the session cap by ending the first subject's least recently used idle session", async () => {
+    const alice: string[] = [];
+    for (let index = 0; index < 8; index++) alice.push(await open('alice'));
+    await send(url, 'alice', inSession(alice[0]!), LIST); // alice[1] is now the least recently used
+    const refused = await send(url, 'alice', {}, INITIALIZE);
+    const carol = await send(url, 'carol', {}, INITIALIZE);
+    const statuses = [];
+    for (const session of alice) statuses.push((await send(url, 'alice', inSession(session), LIST)).status);
+    assert.deepEqual(
+      [refused.status, carol.status, statuses, transport.sessions()],
+      [503, 200, [200, 404, 200, 200, 200, 200, 200, 200], 8],
+    );
   });
 });

@@ -198,7 +198,9 @@ type Reply = {
  *
  * Eras: a POST with `Mcp-Session-Id`, or an `initialize`, is the 2025-11-25 era (a session per `initialize`, bound to
  * the caller's subject; missing id 400, unknown or expired 404, DELETE ends it, an unsupported
- * `MCP-Protocol-Version` 400; at most `maxSessions`, 503 past it; idle ones expire after `sessionIdleMs`). Anything
+ * `MCP-Protocol-Version` 400; at most `maxSessions`: past it an `initialize` ends the least recently used idle session
+ * of the subject holding the most, when that subject holds two more than the caller, else gets 503; idle ones expire
+ * after `sessionIdleMs`). Anything
  * else is the 2026-07-28 era, served statelessly: `MCP-Protocol-Version` must equal the `_meta` version and
  * `Mcp-Method` the method (and `Mcp-Name` the tool for `tools/call`), else 400 with -32020 `HeaderMismatch`; GET and
  * DELETE get 405. Answers are `application/json` (this server sends no notifications); a notification gets 202.
@@ -263,6 +265,27 @@ export async function startHttpTransport(options: {
   const sessionOf = (key: string | undefined, subject: string): Held | undefined => {
     const held = key === undefined ? undefined : sessions.get(key);
     return held?.subject === subject ? held : undefined;
+  };
+
+  /**
+   * At the cap, one subject must not hold every session: ends the least recently used idle session of the subject
+   * holding the most, when that is not `subject` and holds at least two more than `subject` (so two callers never take
+   * turns evicting each other). One pass over the sessions; nothing when no such session is idle.
+   */
+  const evictForShare = (subject: string) => {
+    const held = new Map<string, number>();
+    for (const entry of sessions.values()) held.set(entry.subject, (held.get(entry.subject) ?? 0) + 1);
+    let most = '';
+    for (const [owner, count] of held) if (count > (held.get(most) ?? 0)) most = owner;
+    if (most === subject || (held.get(most) ?? 0) < (held.get(subject) ?? 0) + 2) return;
+    let oldest: [string, Held] | undefined;
+    for (const entry of sessions)
+      if (entry[1].subject === most && entry[1].inFlight === 0 && (!oldest || entry[1].usedAt < oldest[1].usedAt))
+        oldest = entry;
+    if (!oldest) return;
+    sessions.delete(oldest[0]);
+    oldest[1].session.close('the session was ended to share the session cap');
+    logger.info('http.session.evicted', { session_owner: most || undefined, sessions: sessions.size });
   };
 
   const expire = (at: number) => {
@@ -459,6 +482,7 @@ export async function startHttpTransport(options: {
       session = held.session;
     } else if (method === 'initialize') {
       if (sessions.size >= settings.maxSessions) expire(now());
+      if (sessions.size >= settings.maxSessions) evictForShare(subject);
       if (sessions.size >= settings.maxSessions)
         return {
           ...rpcRefusal(
