@@ -7,6 +7,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import type { IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -62,6 +63,12 @@ const INITIALIZE = JSON.stringify({
   method: 'initialize',
   params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'attack', version: '0' } },
 });
+const PING = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 2,
+  method: 'ping',
+  params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } },
+});
 const LIST = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
 
 describe('Streamable HTTP transport under attack', () => {
@@ -85,6 +92,26 @@ describe('Streamable HTTP transport under attack', () => {
     await api.close();
   });
 
+  /** The status line of the answer to `lines` (a request head) and a stateless-era ping (MCP 2026-07-28), sent as written. */
+  function raw(lines: string[]): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const socket = connect(Number(new URL(url).port), '127.0.0.1');
+      let text = '';
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+      socket.on('close', () => resolve(text.split('\r\n')[0]!));
+      socket.on('error', reject);
+      const head = [
+        ...lines,
+        'Content-Type: application/json',
+        'MCP-Protocol-Version: 2026-07-28',
+        'Mcp-Method: ping',
+        `Content-Length: ${PING.length}`,
+        'Connection: close',
+      ];
+      socket.end(`${head.join('\r\n')}\r\n\r\n${PING}`);
+    });
+  }
+
   /** A new session of `subject`: its `Mcp-Session-Id`. */
   async function open(subject: string): Promise<string> {
     const answer = await send(url, subject, {}, INITIALIZE);
@@ -93,6 +120,16 @@ describe('Streamable HTTP transport under attack', () => {
   }
 
   const inSession = (session: string) => ({ 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' });
+
+  it('refuses a second Host or Authorization field with 400, where node:http would read only the first', async () => {
+    const host = `Host: 127.0.0.1:${new URL(url).port}`;
+    const answers = [
+      await raw(['POST /mcp HTTP/1.1', host, 'Authorization: Bearer token-alice']),
+      await raw(['POST /mcp HTTP/1.1', host, 'Host: rebound.example', 'Authorization: Bearer token-alice']),
+      await raw(['POST /mcp HTTP/1.1', host, 'Authorization: Bearer token-alice', 'authorization: Bearer token-bob']),
+    ];
+    assert.deepEqual(answers, ['HTTP/1.1 200 OK', 'HTTP/1.1 400 Bad Request', 'HTTP/1.1 400 Bad Request']);
+  });
 
   it('keeps subject alice out of the session of subject alice:x sent as x:<its id>', async () => {
     const session = await open('alice:x');

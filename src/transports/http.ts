@@ -184,7 +184,7 @@ type Reply = {
 /**
  * Starts the Streamable HTTP transport on `settings.host:settings.port` and resolves once it listens.
  *
- * Admission, in this order: `Host` must be one of the bound port's loopback names or `settings.allowedHosts` (403
+ * Admission, in this order: a request sending `Host` or `Authorization` twice is 400; `Host` must be one of the bound port's loopback names or `settings.allowedHosts` (403
  * otherwise); an `Origin`, when sent, must be in `settings.allowedOrigins` (403; MCP 2025-11-25, Transports,
  * Security Warning); `/healthz`, `/readyz` and the Protected Resource Metadata paths are then answered without
  * authentication; on `/mcp` the auth layer decides (`options.auth`, its refusal sent as it is), then
@@ -355,6 +355,15 @@ export async function startHttpTransport(options: {
   ): Promise<Reply> => {
     const began = performance.now();
     const url = targetOf(request);
+    const repeated = repeatedField(request);
+    if (repeated !== undefined)
+      return {
+        status: 400,
+        raw: {
+          error: 'invalid_request',
+          error_description: `The request has more than one ${repeated} header field; send it once (${repeated === 'Host' ? 'RFC 9112, 3.2' : 'RFC 9110, 11.6.2'}).`,
+        },
+      };
     const host = (request.headers.host ?? '').toLowerCase();
     if (!hosts.has(host))
       return { status: 403, raw: { error: 'forbidden', error_description: 'Host not allowed (DNS rebinding check).' } };
@@ -691,6 +700,25 @@ function targetOf(request: IncomingMessage): URL {
   } catch {
     return new URL('http://localhost/\u0000unreadable');
   }
+}
+
+/** Fields that must come once (RFC 9112, 3.2; RFC 9110, 11.6.2), by lowercase name; node:http keeps only the first. */
+const SINGLE_FIELDS: Readonly<Record<string, string>> = { host: 'Host', authorization: 'Authorization' };
+
+/**
+ * The name of the first of `SINGLE_FIELDS` that the request sends twice, or undefined. node:http would read the first
+ * and drop the second, while a proxy in front may have read the second: the Host checked against DNS rebinding or the
+ * token verified would not be the one the proxy acted on.
+ */
+function repeatedField(request: IncomingMessage): string | undefined {
+  const seen = new Set<string>();
+  for (let at = 0; at < request.rawHeaders.length; at += 2) {
+    const name = request.rawHeaders[at]!.toLowerCase();
+    if (!Object.hasOwn(SINGLE_FIELDS, name)) continue;
+    if (seen.has(name)) return SINGLE_FIELDS[name];
+    seen.add(name);
+  }
+  return undefined;
 }
 
 /** A header's value: the first of a repeated one, undefined when absent. */
