@@ -131,6 +131,15 @@ describe('Streamable HTTP transport under attack', () => {
     assert.deepEqual(answers, ['HTTP/1.1 200 OK', 'HTTP/1.1 400 Bad Request', 'HTTP/1.1 400 Bad Request']);
   });
 
+  it('checks the authority of an absolute-form target against DNS rebinding, not the Host beside it', async () => {
+    const ours = `127.0.0.1:${new URL(url).port}`;
+    const answers = [
+      await raw([`POST http://${ours}/mcp HTTP/1.1`, `Host: ${ours}`, 'Authorization: Bearer token-alice']),
+      await raw(['POST http://rebound.example/mcp HTTP/1.1', `Host: ${ours}`, 'Authorization: Bearer token-alice']),
+    ];
+    assert.deepEqual(answers, ['HTTP/1.1 200 OK', 'HTTP/1.1 403 Forbidden']);
+  });
+
   it('keeps subject alice out of the session of subject alice:x sent as x:<its id>', async () => {
     const session = await open('alice:x');
     const used = await send(url, 'alice', inSession(`x:${session}`), LIST);

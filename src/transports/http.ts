@@ -184,7 +184,8 @@ type Reply = {
 /**
  * Starts the Streamable HTTP transport on `settings.host:settings.port` and resolves once it listens.
  *
- * Admission, in this order: a request sending `Host` or `Authorization` twice is 400; `Host` must be one of the bound port's loopback names or `settings.allowedHosts` (403
+ * Admission, in this order: a request sending `Host` or `Authorization` twice is 400; the host (the authority of an
+ * absolute-form target, else `Host`; RFC 9112, 3.2.2) must be one of the bound port's loopback names or `settings.allowedHosts` (403
  * otherwise); an `Origin`, when sent, must be in `settings.allowedOrigins` (403; MCP 2025-11-25, Transports,
  * Security Warning); `/healthz`, `/readyz` and the Protected Resource Metadata paths are then answered without
  * authentication; on `/mcp` the auth layer decides (`options.auth`, its refusal sent as it is), then
@@ -364,7 +365,7 @@ export async function startHttpTransport(options: {
           error_description: `The request has more than one ${repeated} header field; send it once (${repeated === 'Host' ? 'RFC 9112, 3.2' : 'RFC 9110, 11.6.2'}).`,
         },
       };
-    const host = (request.headers.host ?? '').toLowerCase();
+    const host = authorityOf(request).toLowerCase();
     if (!hosts.has(host))
       return { status: 403, raw: { error: 'forbidden', error_description: 'Host not allowed (DNS rebinding check).' } };
     const origin = request.headers.origin;
@@ -719,6 +720,17 @@ function repeatedField(request: IncomingMessage): string | undefined {
     seen.add(name);
   }
   return undefined;
+}
+
+/**
+ * The host the request is for: the authority of an absolute-form target (`POST http://host:port/mcp`), which RFC 9112,
+ * 3.2.2 puts before `Host`, else the `Host` field ('' when absent). As sent: no port is added or dropped. Never throws.
+ */
+function authorityOf(request: IncomingMessage): string {
+  const target = request.url ?? '';
+  const absolute = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/([^/?#]*)/.exec(target);
+  // A target that does not parse is no endpoint's (`targetOf`): it is left to get its 404.
+  return absolute && URL.canParse(target) ? absolute[1]! : (request.headers.host ?? '');
 }
 
 /** A header's value: the first of a repeated one, undefined when absent. */
