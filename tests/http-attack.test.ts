@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { start } from '../stand-in-api.ts';
 import type { StandIn } from '../stand-in-api.ts';
 import { readConfig } from '../src/runtime/config.ts';
-import { SILENT } from '../src/runtime/log.ts';
+import { createLogger } from '../src/runtime/log.ts';
 import { createServerRuntime } from '../src/mcp/session.ts';
 import { readHttpSettings, startHttpTransport } from '../src/transports/http.ts';
 import type { HttpTransport } from '../src/transports/http.ts';
@@ -75,11 +75,13 @@ describe('Streamable HTTP transport under attack', () => {
   let api: StandIn;
   let transport: HttpTransport;
   let url: string;
+  const lines: string[] = [];
 
   before(async () => {
     api = await start({ key: KEY });
     const config = readConfig({ API_BASE_URL: api.url, API_KEY: KEY, OPENAPI_DOC: join(ROOT, 'openapi.json') }, ROOT);
-    const runtime = createServerRuntime(config, { logger: SILENT });
+    const logger = createLogger({ level: 'info', write: (line) => void lines.push(line) });
+    const runtime = createServerRuntime(config, { logger });
     const settings = readHttpSettings({ PROBE_HTTP_LISTEN: '127.0.0.1:0', PROBE_HTTP_MAX_SESSIONS: '8' });
     // A clock that moves by 1 ms at each reading: which session was used least recently never depends on speed.
     let clock = 0;
@@ -138,6 +140,18 @@ describe('Streamable HTTP transport under attack', () => {
       await raw(['POST http://rebound.example/mcp HTTP/1.1', `Host: ${ours}`, 'Authorization: Bearer token-alice']),
     ];
     assert.deepEqual(answers, ['HTTP/1.1 200 OK', 'HTTP/1.1 403 Forbidden']);
+  });
+
+  it('logs a path the server does not serve as other, so a token put in the URL path stays off stderr', async () => {
+    // The caller's own token, in its Authorization header and in the URL path.
+    const subject = 'alice.path-token-7Hq2';
+    const before = lines.length;
+    const answer = await send(url.replace('/mcp', `/mcp/token-${subject}`), subject, {}, INITIALIZE);
+    const logged = lines.slice(before).filter((line) => line.startsWith('event=http.request.done'));
+    assert.deepEqual(
+      [answer.status, logged.length, logged.some((line) => line.includes('path-token-7Hq2'))],
+      [404, 1, false],
+    );
   });
 
   it('keeps subject alice out of the session of subject alice:x sent as x:<its id>', async () => {

@@ -301,6 +301,18 @@ export async function startHttpTransport(options: {
   const sweep = setInterval(() => expire(now()), Math.min(60_000, settings.sessionIdleMs));
   sweep.unref();
 
+  /**
+   * The path for the log: one this server serves, else `other`. Any other path is the client's text, logged before
+   * any token redactor exists for it (a client that puts its token in the URL path would have it on stderr).
+   */
+  const servedPath = (pathname: string): string =>
+    pathname === MCP_PATH ||
+    pathname === '/healthz' ||
+    pathname === '/readyz' ||
+    (auth !== undefined && auth.resourceMetadata.paths.includes(pathname))
+      ? pathname
+      : 'other';
+
   const write = (response: ServerResponse, reply: Reply, redact: Redactor, rid: string) => {
     if (response.headersSent || response.destroyed) return;
     const headers: Record<string, string> = { 'x-request-id': rid, ...reply.headers };
@@ -632,7 +644,7 @@ export async function startHttpTransport(options: {
         logger.info('http.request.done', {
           rid,
           method: request.method,
-          path: targetOf(request).pathname.slice(0, 200),
+          path: servedPath(targetOf(request).pathname),
           status: reply.status,
           caller: reply.caller,
           check: reply.check,
