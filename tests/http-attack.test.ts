@@ -154,6 +154,48 @@ describe('Streamable HTTP transport under attack', () => {
     );
   });
 
+  it('builds no token redactor for a request the auth layer refuses, however long its Authorization', async () => {
+    const before = transport.tokenRedactors();
+    const statuses = new Set<number>();
+    for (let index = 0; index < 20; index++)
+      statuses.add(
+        (await send(url, 'x', { authorization: `Bearer refused-${index}-${'q'.repeat(12_000)}` }, LIST)).status,
+      );
+    assert.deepEqual([[...statuses], transport.tokenRedactors() - before], [[401], 0]);
+  });
+
+  it('reuses one redactor for a token sent again, which still keeps that token out of each answer', async () => {
+    const before = transport.tokenRedactors();
+    const token = 'token-dora.reuse-4Kp9';
+    const call = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'tools/call',
+      params: {
+        name: 'probe',
+        arguments: { path: `/meters/${token}` },
+        _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' },
+      },
+    });
+    const headers = { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'probe' };
+    const answers = [];
+    for (let index = 0; index < 3; index++) answers.push(await send(url, 'dora.reuse-4Kp9', headers, call));
+    assert.deepEqual(
+      [
+        answers.map((answer) => [answer.status, answer.text.includes('reuse-4Kp9')]),
+        transport.tokenRedactors() - before,
+      ],
+      [
+        [
+          [200, false],
+          [200, false],
+          [200, false],
+        ],
+        1,
+      ],
+    );
+  });
+
   it('keeps subject alice out of the session of subject alice:x sent as x:<its id>', async () => {
     const session = await open('alice:x');
     const used = await send(url, 'alice', inSession(`x:${session}`), LIST);

@@ -34,6 +34,9 @@ export const HEADER_MISMATCH = -32020;
 /** The `_meta` key under which every HTTP answer names its request id (also sent as the `X-Request-Id` header). */
 export const REQUEST_ID_META = 'openapi-probe/requestId';
 
+/** The most token redactors kept for reuse. */
+export const TOKEN_REDACTORS = 1024;
+
 /** Bytes a body may have: every UTF-16 code unit of a `MAX_LINE` message takes at most 3 bytes of UTF-8. */
 const MAX_BODY_BYTES = 3 * MAX_LINE;
 
@@ -164,6 +167,8 @@ export type HttpTransport = {
   port: number;
   /** Legacy-era sessions open now. */
   sessions(): number;
+  /** Token redactors held (one per admitted caller's token, at most `TOKEN_REDACTORS`). */
+  tokenRedactors(): number;
   /** Stops listening, ends every session (calls in flight answered as cancelled) and closes every connection. */
   close(reason?: string): Promise<void>;
 };
@@ -211,7 +216,8 @@ type Reply = {
  * `X-Request-Id` response header, the answer's `_meta[REQUEST_ID_META]`, the tool call's log and audit records and
  * upstream, with a W3C `traceparent`. One `event=http.request.done` log line per request, with `took_ms`; refusals by
  * the auth layer, the tenant or a rate limit also get an audit record (`decision: denied`, `check`). The raw
- * `Authorization` value of each request is redacted from its answer, beside the API key.
+ * `Authorization` value of each admitted request is redacted from its answer, log and audit records, beside the API key;
+ * its redactor is built only once the caller is admitted, and reused for the same token (`TOKEN_REDACTORS`).
  * @param options.runtime The process's runtime: its logger and audit are the transport's; the default `runtimeFor`.
  * @param options.runtimeFor The runtime of a caller's tenant (default: `runtime` for everyone); undefined refuses.
  * @param options.auth The auth layer (src/auth/, wired by the entry); without it every caller is anonymous.
@@ -301,6 +307,17 @@ export async function startHttpTransport(options: {
   const sweep = setInterval(() => expire(now()), Math.min(60_000, settings.sessionIdleMs));
   sweep.unref();
 
+  /** The redactors of admitted callers' tokens, least recently used first: a client sends one token many times. */
+  const tokenRedactors = new Map<string, Redactor>();
+  const tokenRedactorOf = (token: string): Redactor => {
+    let found = tokenRedactors.get(token);
+    if (found) tokenRedactors.delete(token);
+    else found = redactor(token);
+    tokenRedactors.set(token, found);
+    if (tokenRedactors.size > TOKEN_REDACTORS) tokenRedactors.delete(tokenRedactors.keys().next().value!);
+    return found;
+  };
+
   /**
    * The path for the log: one this server serves, else `other`. Any other path is the client's text, logged before
    * any token redactor exists for it (a client that puts its token in the URL path would have it on stderr).
@@ -364,7 +381,7 @@ export async function startHttpTransport(options: {
     request: IncomingMessage,
     response: ServerResponse,
     rid: string,
-    tokenRedact: Redactor | undefined,
+    admit: () => Redactor | undefined,
   ): Promise<Reply> => {
     const began = performance.now();
     const url = targetOf(request);
@@ -409,6 +426,7 @@ export async function startHttpTransport(options: {
       }
       caller = decision.caller;
     }
+    const tokenRedact = admit();
     const chosen = runtimeFor(caller);
     if (!chosen) {
       await denied(rid, began, 'tenant', 403, caller, '-');
@@ -627,9 +645,11 @@ export async function startHttpTransport(options: {
     const authorization = header(request, 'authorization');
     // The credentials after the scheme (`Bearer`, `Basic`, any other), or the whole value when it names none.
     const token = authorization?.trim().replace(/^[A-Za-z][A-Za-z0-9._~+/-]*\s+/, '');
-    const tokenRedactor = token && token.length >= 8 ? redactor(token) : undefined;
-    const redact = tokenRedactor ? chain(runtime.redact, tokenRedactor) : runtime.redact;
-    handle(request, response, rid, token && token.length >= 8 ? tokenRedactor : undefined)
+    // Its redactor is had once the caller is admitted: no refusal before that quotes the request, and building one
+    // costs time linear in the token's length (tens of ms for a real token), which no unverified header may buy.
+    const box: TokenBox = {};
+    const admit = () => (box.redact ??= token && token.length >= 8 ? tokenRedactorOf(token) : undefined);
+    handle(request, response, rid, admit)
       .catch((error: unknown): Reply => {
         logger.error('http.request.error', {
           rid,
@@ -640,7 +660,7 @@ export async function startHttpTransport(options: {
         return rpcRefusal(500, null, ERROR_CODES.internalError, 'Internal error.');
       })
       .then((reply) => {
-        write(response, reply, redact, rid);
+        write(response, reply, box.redact ? chain(runtime.redact, box.redact) : runtime.redact, rid);
         logger.info('http.request.done', {
           rid,
           method: request.method,
@@ -676,6 +696,7 @@ export async function startHttpTransport(options: {
     url: `http://${shown}:${port}${MCP_PATH}`,
     port,
     sessions: () => sessions.size,
+    tokenRedactors: () => tokenRedactors.size,
     async close(reason = 'stopped') {
       if (stopping !== undefined) return;
       stopping = reason;
