@@ -115,6 +115,17 @@ describe('createEntitlements, URL source', () => {
     );
   });
 
+  it('asks once for 50 lookups of one subject made at the same time', async () => {
+    asked.length = 0;
+    answer = { status: 200, body: '{"tenants": ["acme"]}' };
+    const lookup = createEntitlements({ kind: 'url', url }, { ttlMs: 60_000, now: () => clock });
+    const answers = await Promise.all(Array.from({ length: 50 }, () => lookup.tenantsOf('burst@example.com', {})));
+    assert.deepEqual(
+      [new Set(answers.map((one) => JSON.stringify(one))), asked],
+      [new Set(['{"tenants":["acme"]}']), ['/v1/entitlements?sub=burst%40example.com']],
+    );
+  });
+
   it('gives no tenants for a 404', async () => {
     answer = { status: 404, body: '{}' };
     const lookup = createEntitlements({ kind: 'url', url }, { ttlMs: 60_000, now: () => clock });

@@ -42,7 +42,8 @@ export type EntitlementLookup = {
  * - `file`: a JSON object from subject to an array of tenant names, `{"alice": ["acme", "globex"]}`; at most
  *   `MAX_ENTITLEMENTS_FILE_BYTES`. A subject not in it has no tenants.
  * - `url`: GET `<url>?sub=<subject>` answering `{"tenants": [...]}` with 200 (404 means no tenants), within
- *   `ENTITLEMENTS_TIMEOUT_MS` and `MAX_ENTITLEMENTS_ANSWER_BYTES`; answers reused for `ttlMs` per subject.
+ *   `ENTITLEMENTS_TIMEOUT_MS` and `MAX_ENTITLEMENTS_ANSWER_BYTES`; answers reused for `ttlMs` per subject, and
+ *   lookups of one subject made while a question is open share it.
  * Names that are not `TENANT_NAME` are left out.
  * @param options.now The clock, in ms since the epoch (default `Date.now`); `fetch` injected for tests.
  */
@@ -56,16 +57,27 @@ export function createEntitlements(
   if (source.kind === 'file') return fileEntitlements(source.path);
   const fetcher = options.fetch ?? fetch;
   const cache = new Map<string, { tenants: readonly string[]; at: number }>();
+  // Requests of one subject that arrive together wait for one question, not one each (a burst of a new caller's
+  // requests, or every request while the service is slow, would otherwise each call it).
+  const asking = new Map<string, Promise<Entitlements>>();
+  const ask = async (subject: string): Promise<Entitlements> => {
+    const answer = await askUrl(source.url, subject, fetcher);
+    if ('unavailable' in answer) return answer;
+    cache.delete(subject);
+    if (cache.size >= MAX_CACHED_SUBJECTS) cache.delete(cache.keys().next().value!);
+    cache.set(subject, { tenants: answer.tenants, at: now() });
+    return answer;
+  };
   return {
     async tenantsOf(subject) {
       const hit = cache.get(subject);
       if (hit && now() - hit.at < options.ttlMs) return { tenants: hit.tenants };
-      const answer = await askUrl(source.url, subject, fetcher);
-      if ('unavailable' in answer) return answer;
-      cache.delete(subject);
-      if (cache.size >= MAX_CACHED_SUBJECTS) cache.delete(cache.keys().next().value!);
-      cache.set(subject, { tenants: answer.tenants, at: now() });
-      return answer;
+      let pending = asking.get(subject);
+      if (!pending) {
+        pending = ask(subject).finally(() => asking.delete(subject));
+        asking.set(subject, pending);
+      }
+      return pending;
     },
   };
 }

@@ -23,9 +23,8 @@ export async function getJson(
       signal: AbortSignal.timeout(options.timeoutMs),
     });
   } catch (error) {
-    const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
     throw new Error(
-      `${url.href} ${timedOut ? `did not answer within ${options.timeoutMs} ms` : 'could not be reached'}`,
+      `${url.href} ${timedOut(error) ? `did not answer within ${options.timeoutMs} ms` : 'could not be reached'}`,
     );
   }
   if (response.status !== 200) {
@@ -34,10 +33,19 @@ export async function getJson(
   }
   const read = await readCappedStream(response.body as AsyncIterable<Uint8Array> | null, options.maxBytes);
   if (read.truncated) throw new Error(`${url.href} sent more than ${options.maxBytes} bytes`);
-  if (read.failure !== undefined) throw new Error(`${url.href} broke off its answer`);
+  // The time limit covers the body too: one sent slowly is cut by it, not broken off by the service.
+  if (read.failure !== undefined)
+    throw new Error(
+      `${url.href} ${timedOut(read.failure) ? `did not answer within ${options.timeoutMs} ms` : 'broke off its answer'}`,
+    );
   try {
     return { status: 200, value: JSON.parse(read.all.toString('utf8')) };
   } catch {
     throw new Error(`${url.href} did not send JSON`);
   }
+}
+
+/** Whether `error` is the request's time limit firing (`AbortSignal.timeout`), before or after the answer began. */
+function timedOut(error: unknown): boolean {
+  return error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
 }

@@ -440,6 +440,18 @@ describe('verifyToken on hostile keys', () => {
     );
   });
 
+  it('refuses an RSA key whose public exponent is 2^256 or more before verifying anything with it', () => {
+    const { n } = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ format: 'jwk' });
+    // An odd exponent of 2,040 bits: every verification with it would cost as much as a signature.
+    const exponent = Buffer.alloc(255, 0x5b);
+    exponent[254] = 0x01;
+    const jwk = { kty: 'RSA', kid: 'big', n: n!, e: exponent.toString('base64url') };
+    assert.equal(
+      reasonWith('RS256', jwk),
+      "the token's RSA key has a public exponent of 2^256 or more (FIPS 186-5, A.1.1), which this server does not verify",
+    );
+  });
+
   it('refuses an EC key whose point is not on its curve', () => {
     const jwk = {
       kty: 'EC',

@@ -34,6 +34,9 @@ export const HEADER_MISMATCH = -32020;
 /** The `_meta` key under which every HTTP answer names its request id (also sent as the `X-Request-Id` header). */
 export const REQUEST_ID_META = 'openapi-probe/requestId';
 
+/** The most token redactors kept for reuse. */
+export const TOKEN_REDACTORS = 1024;
+
 /** Bytes a body may have: every UTF-16 code unit of a `MAX_LINE` message takes at most 3 bytes of UTF-8. */
 const MAX_BODY_BYTES = 3 * MAX_LINE;
 
@@ -164,6 +167,8 @@ export type HttpTransport = {
   port: number;
   /** Legacy-era sessions open now. */
   sessions(): number;
+  /** Token redactors held (one per admitted caller's token, at most `TOKEN_REDACTORS`). */
+  tokenRedactors(): number;
   /** Stops listening, ends every session (calls in flight answered as cancelled) and closes every connection. */
   close(reason?: string): Promise<void>;
 };
@@ -184,7 +189,8 @@ type Reply = {
 /**
  * Starts the Streamable HTTP transport on `settings.host:settings.port` and resolves once it listens.
  *
- * Admission, in this order: `Host` must be one of the bound port's loopback names or `settings.allowedHosts` (403
+ * Admission, in this order: a request sending `Host` or `Authorization` twice is 400; the host (the authority of an
+ * absolute-form target, else `Host`; RFC 9112, 3.2.2) must be one of the bound port's loopback names or `settings.allowedHosts` (403
  * otherwise); an `Origin`, when sent, must be in `settings.allowedOrigins` (403; MCP 2025-11-25, Transports,
  * Security Warning); `/healthz`, `/readyz` and the Protected Resource Metadata paths are then answered without
  * authentication; on `/mcp` the auth layer decides (`options.auth`, its refusal sent as it is), then
@@ -198,7 +204,9 @@ type Reply = {
  *
  * Eras: a POST with `Mcp-Session-Id`, or an `initialize`, is the 2025-11-25 era (a session per `initialize`, bound to
  * the caller's subject; missing id 400, unknown or expired 404, DELETE ends it, an unsupported
- * `MCP-Protocol-Version` 400; at most `maxSessions`, 503 past it; idle ones expire after `sessionIdleMs`). Anything
+ * `MCP-Protocol-Version` 400; at most `maxSessions`: past it an `initialize` ends the least recently used idle session
+ * of the subject holding the most, when that subject holds two more than the caller, else gets 503; idle ones expire
+ * after `sessionIdleMs`). Anything
  * else is the 2026-07-28 era, served statelessly: `MCP-Protocol-Version` must equal the `_meta` version and
  * `Mcp-Method` the method (and `Mcp-Name` the tool for `tools/call`), else 400 with -32020 `HeaderMismatch`; GET and
  * DELETE get 405. Answers are `application/json` (this server sends no notifications); a notification gets 202.
@@ -208,7 +216,8 @@ type Reply = {
  * `X-Request-Id` response header, the answer's `_meta[REQUEST_ID_META]`, the tool call's log and audit records and
  * upstream, with a W3C `traceparent`. One `event=http.request.done` log line per request, with `took_ms`; refusals by
  * the auth layer, the tenant or a rate limit also get an audit record (`decision: denied`, `check`). The raw
- * `Authorization` value of each request is redacted from its answer, beside the API key.
+ * `Authorization` value of each admitted request is redacted from its answer, log and audit records, beside the API key;
+ * its redactor is built only once the caller is admitted, and reused for the same token (`TOKEN_REDACTORS`).
  * @param options.runtime The process's runtime: its logger and audit are the transport's; the default `runtimeFor`.
  * @param options.runtimeFor The runtime of a caller's tenant (default: `runtime` for everyone); undefined refuses.
  * @param options.auth The auth layer (src/auth/, wired by the entry); without it every caller is anonymous.
@@ -256,6 +265,36 @@ export async function startHttpTransport(options: {
     } else socket.destroy();
   });
 
+  /**
+   * The session under `<subject>:<session id>` when `subject` owns it. The key alone is not enough: a subject may hold
+   * a colon, so subject `a` sending the id `x:<hex>` would name the key of subject `a:x`'s session `<hex>`.
+   */
+  const sessionOf = (key: string | undefined, subject: string): Held | undefined => {
+    const held = key === undefined ? undefined : sessions.get(key);
+    return held?.subject === subject ? held : undefined;
+  };
+
+  /**
+   * At the cap, one subject must not hold every session: ends the least recently used idle session of the subject
+   * holding the most, when that is not `subject` and holds at least two more than `subject` (so two callers never take
+   * turns evicting each other). One pass over the sessions; nothing when no such session is idle.
+   */
+  const evictForShare = (subject: string) => {
+    const held = new Map<string, number>();
+    for (const entry of sessions.values()) held.set(entry.subject, (held.get(entry.subject) ?? 0) + 1);
+    let most = '';
+    for (const [owner, count] of held) if (count > (held.get(most) ?? 0)) most = owner;
+    if (most === subject || (held.get(most) ?? 0) < (held.get(subject) ?? 0) + 2) return;
+    let oldest: [string, Held] | undefined;
+    for (const entry of sessions)
+      if (entry[1].subject === most && entry[1].inFlight === 0 && (!oldest || entry[1].usedAt < oldest[1].usedAt))
+        oldest = entry;
+    if (!oldest) return;
+    sessions.delete(oldest[0]);
+    oldest[1].session.close('the session was ended to share the session cap');
+    logger.info('http.session.evicted', { session_owner: most || undefined, sessions: sessions.size });
+  };
+
   const expire = (at: number) => {
     for (const [key, held] of sessions)
       if (held.inFlight === 0 && at - held.usedAt > settings.sessionIdleMs) {
@@ -267,6 +306,29 @@ export async function startHttpTransport(options: {
   // Idle sessions are swept once a minute at most, and on every `initialize` that finds the cap reached.
   const sweep = setInterval(() => expire(now()), Math.min(60_000, settings.sessionIdleMs));
   sweep.unref();
+
+  /** The redactors of admitted callers' tokens, least recently used first: a client sends one token many times. */
+  const tokenRedactors = new Map<string, Redactor>();
+  const tokenRedactorOf = (token: string): Redactor => {
+    let found = tokenRedactors.get(token);
+    if (found) tokenRedactors.delete(token);
+    else found = redactor(token);
+    tokenRedactors.set(token, found);
+    if (tokenRedactors.size > TOKEN_REDACTORS) tokenRedactors.delete(tokenRedactors.keys().next().value!);
+    return found;
+  };
+
+  /**
+   * The path for the log: one this server serves, else `other`. Any other path is the client's text, logged before
+   * any token redactor exists for it (a client that puts its token in the URL path would have it on stderr).
+   */
+  const servedPath = (pathname: string): string =>
+    pathname === MCP_PATH ||
+    pathname === '/healthz' ||
+    pathname === '/readyz' ||
+    (auth !== undefined && auth.resourceMetadata.paths.includes(pathname))
+      ? pathname
+      : 'other';
 
   const write = (response: ServerResponse, reply: Reply, redact: Redactor, rid: string) => {
     if (response.headersSent || response.destroyed) return;
@@ -319,11 +381,20 @@ export async function startHttpTransport(options: {
     request: IncomingMessage,
     response: ServerResponse,
     rid: string,
-    tokenRedact: Redactor | undefined,
+    admit: () => Redactor | undefined,
   ): Promise<Reply> => {
     const began = performance.now();
     const url = targetOf(request);
-    const host = (request.headers.host ?? '').toLowerCase();
+    const repeated = repeatedField(request);
+    if (repeated !== undefined)
+      return {
+        status: 400,
+        raw: {
+          error: 'invalid_request',
+          error_description: `The request has more than one ${repeated} header field; send it once (${repeated === 'Host' ? 'RFC 9112, 3.2' : 'RFC 9110, 11.6.2'}).`,
+        },
+      };
+    const host = authorityOf(request).toLowerCase();
     if (!hosts.has(host))
       return { status: 403, raw: { error: 'forbidden', error_description: 'Host not allowed (DNS rebinding check).' } };
     const origin = request.headers.origin;
@@ -355,6 +426,7 @@ export async function startHttpTransport(options: {
       }
       caller = decision.caller;
     }
+    const tokenRedact = admit();
     const chosen = runtimeFor(caller);
     if (!chosen) {
       await denied(rid, began, 'tenant', 403, caller, '-');
@@ -369,7 +441,7 @@ export async function startHttpTransport(options: {
     const sessionKey = sessionId === undefined ? undefined : `${subject}:${sessionId}`;
 
     if (request.method === 'DELETE') {
-      const held = sessionKey === undefined ? undefined : sessions.get(sessionKey);
+      const held = sessionOf(sessionKey, subject);
       if (!held) return rpcRefusal(404, null, ERROR_CODES.invalidRequest, 'Session not found.');
       sessions.delete(sessionKey!);
       held.session.close('the client ended the session');
@@ -427,7 +499,7 @@ export async function startHttpTransport(options: {
     let minted: string | undefined;
     let token: TokenBox = {};
     if (sessionKey !== undefined) {
-      held = sessions.get(sessionKey);
+      held = sessionOf(sessionKey, subject);
       if (held && held.inFlight === 0 && now() - held.usedAt > settings.sessionIdleMs) {
         sessions.delete(sessionKey);
         held.session.close('the session expired');
@@ -450,6 +522,7 @@ export async function startHttpTransport(options: {
       session = held.session;
     } else if (method === 'initialize') {
       if (sessions.size >= settings.maxSessions) expire(now());
+      if (sessions.size >= settings.maxSessions) evictForShare(subject);
       if (sessions.size >= settings.maxSessions)
         return {
           ...rpcRefusal(
@@ -572,9 +645,11 @@ export async function startHttpTransport(options: {
     const authorization = header(request, 'authorization');
     // The credentials after the scheme (`Bearer`, `Basic`, any other), or the whole value when it names none.
     const token = authorization?.trim().replace(/^[A-Za-z][A-Za-z0-9._~+/-]*\s+/, '');
-    const tokenRedactor = token && token.length >= 8 ? redactor(token) : undefined;
-    const redact = tokenRedactor ? chain(runtime.redact, tokenRedactor) : runtime.redact;
-    handle(request, response, rid, token && token.length >= 8 ? tokenRedactor : undefined)
+    // Its redactor is had once the caller is admitted: no refusal before that quotes the request, and building one
+    // costs time linear in the token's length (tens of ms for a real token), which no unverified header may buy.
+    const box: TokenBox = {};
+    const admit = () => (box.redact ??= token && token.length >= 8 ? tokenRedactorOf(token) : undefined);
+    handle(request, response, rid, admit)
       .catch((error: unknown): Reply => {
         logger.error('http.request.error', {
           rid,
@@ -585,11 +660,11 @@ export async function startHttpTransport(options: {
         return rpcRefusal(500, null, ERROR_CODES.internalError, 'Internal error.');
       })
       .then((reply) => {
-        write(response, reply, redact, rid);
+        write(response, reply, box.redact ? chain(runtime.redact, box.redact) : runtime.redact, rid);
         logger.info('http.request.done', {
           rid,
           method: request.method,
-          path: targetOf(request).pathname.slice(0, 200),
+          path: servedPath(targetOf(request).pathname),
           status: reply.status,
           caller: reply.caller,
           check: reply.check,
@@ -621,6 +696,7 @@ export async function startHttpTransport(options: {
     url: `http://${shown}:${port}${MCP_PATH}`,
     port,
     sessions: () => sessions.size,
+    tokenRedactors: () => tokenRedactors.size,
     async close(reason = 'stopped') {
       if (stopping !== undefined) return;
       stopping = reason;
@@ -658,6 +734,36 @@ function targetOf(request: IncomingMessage): URL {
   } catch {
     return new URL('http://localhost/\u0000unreadable');
   }
+}
+
+/** Fields that must come once (RFC 9112, 3.2; RFC 9110, 11.6.2), by lowercase name; node:http keeps only the first. */
+const SINGLE_FIELDS: Readonly<Record<string, string>> = { host: 'Host', authorization: 'Authorization' };
+
+/**
+ * The name of the first of `SINGLE_FIELDS` that the request sends twice, or undefined. node:http would read the first
+ * and drop the second, while a proxy in front may have read the second: the Host checked against DNS rebinding or the
+ * token verified would not be the one the proxy acted on.
+ */
+function repeatedField(request: IncomingMessage): string | undefined {
+  const seen = new Set<string>();
+  for (let at = 0; at < request.rawHeaders.length; at += 2) {
+    const name = request.rawHeaders[at]!.toLowerCase();
+    if (!Object.hasOwn(SINGLE_FIELDS, name)) continue;
+    if (seen.has(name)) return SINGLE_FIELDS[name];
+    seen.add(name);
+  }
+  return undefined;
+}
+
+/**
+ * The host the request is for: the authority of an absolute-form target (`POST http://host:port/mcp`), which RFC 9112,
+ * 3.2.2 puts before `Host`, else the `Host` field ('' when absent). As sent: no port is added or dropped. Never throws.
+ */
+function authorityOf(request: IncomingMessage): string {
+  const target = request.url ?? '';
+  const absolute = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/([^/?#]*)/.exec(target);
+  // A target that does not parse is no endpoint's (`targetOf`): it is left to get its 404.
+  return absolute && URL.canParse(target) ? absolute[1]! : (request.headers.host ?? '');
 }
 
 /** A header's value: the first of a repeated one, undefined when absent. */
