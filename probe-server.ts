@@ -79,7 +79,7 @@ export async function main(): Promise<void> {
       http = readHttpSettings(start.env);
       // Identity, entitlement and ownership (src/auth/): only over HTTP; stdio has one user, the one who started it.
       auth = readAuthConfig(start.env);
-      if (auth?.tenantKeysFile) tenants = loadTenantCredentials(auth.tenantKeysFile);
+      if (auth?.tenantKeysFile) tenants = samePrefix(config, loadTenantCredentials(auth.tenantKeysFile));
     }
   } catch (error) {
     process.stderr.write(`openapi-probe: ${(error as Error).message}\n`);
@@ -93,7 +93,7 @@ export async function main(): Promise<void> {
   const logger = createLogger({ level: config.logLevel, redact: redact.text });
   // The document lives in the check worker only, and every step that needs it runs there with a deadline, so
   // ping is answered whatever the API, the agent or the document hold (issue 8). It starts once `initialize` is answered.
-  const contract = createCheckWorker(config, { logger, memoryMb: workerMemory });
+  const contract = createCheckWorker(config, { logger, memoryMb: workerMemory, redactsAll: !tenants });
   // One runtime for the process (gate, rate limit, audit, worker, redactor); the stdio transport carries one session.
   const runtime = createServerRuntime(config, { logger, redact, contract });
   const base = `${config.baseUrl.origin}${trimSlash(config.baseUrl.pathname)}`;
@@ -153,6 +153,21 @@ export async function main(): Promise<void> {
   logger.info('server.stop', { reason, uptime_ms: Math.round(performance.now() - began) });
   // Exit even if a keep-alive socket or timer is still open (MCP stdio shutdown).
   process.exit(0);
+}
+
+/**
+ * The tenants, when every one's base URL has the path of `API_BASE_URL`: the check worker matches probed paths to the
+ * document's operations under that one prefix, so a tenant under another one would get answers for the wrong path.
+ * @throws Error naming the first tenant whose path differs, and both paths.
+ */
+function samePrefix(config: Config, tenants: Map<string, TenantCredential>): Map<string, TenantCredential> {
+  const prefix = trimSlash(config.baseUrl.pathname);
+  for (const [name, tenant] of tenants)
+    if (trimSlash(tenant.baseUrl.pathname) !== prefix)
+      throw new Error(
+        `TENANT_KEYS_FILE: tenant ${name}'s baseUrl has the path ${trimSlash(tenant.baseUrl.pathname) || '/'}, API_BASE_URL has ${prefix || '/'}; every tenant's API must be served under API_BASE_URL's path, since the document's operations are matched under one prefix`,
+      );
+  return tenants;
 }
 
 /** The one redactor of every tenant's key and the server's own `API_KEY` (src/auth/tenants.ts `tenantSettings`). */

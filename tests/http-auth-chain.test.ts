@@ -14,6 +14,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { start } from '../stand-in-api.ts';
 import type { StandIn } from '../stand-in-api.ts';
@@ -26,6 +29,7 @@ const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const AUDIENCE = 'http://127.0.0.1:8787/mcp';
 const KEY_A = 'tenant-a-upstream-key-7Qm2';
 const KEY_B = 'tenant-b-upstream-key-9Zx4';
+const KEY_C = 'tenant-c-upstream-key-3Vn8';
 
 type Probed = { isError?: boolean; structuredContent?: { status?: number }; content?: { text?: string }[] };
 
@@ -33,6 +37,8 @@ describe('serve --http with identity, entitlement and ownership wired by the ent
   let issuer: AuthorizationServer;
   let apiA: StandIn;
   let apiB: StandIn;
+  /** Tenant c's upstream: answers every GET with a meter whose note repeats the Authorization it received. */
+  let echo: Server;
   let dir: string;
   let child: ChildProcessWithoutNullStreams;
   let url: string;
@@ -43,12 +49,23 @@ describe('serve --http with identity, entitlement and ownership wired by the ent
     issuer = await startAuthorizationServer({ audience: AUDIENCE, clients: ['agent-a', 'agent-b'] });
     apiA = await start({ key: KEY_A });
     apiB = await start({ key: KEY_B });
+    echo = createServer((request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ id: 'mtr_1', note: `seen: ${request.headers.authorization}` }));
+    });
+    await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
+    // Under the same path as the others: every tenant is served under API_BASE_URL's path.
+    const echoUrl = `http://127.0.0.1:${(echo.address() as AddressInfo).port}${new URL(apiA.url).pathname}`;
     dir = mkdtempSync(join(tmpdir(), 'probe-chain-'));
     writeFileSync(
       join(dir, 'tenants.json'),
-      JSON.stringify({ a: { baseUrl: apiA.url, apiKey: KEY_A }, b: { baseUrl: apiB.url, apiKey: KEY_B } }),
+      JSON.stringify({
+        a: { baseUrl: apiA.url, apiKey: KEY_A },
+        b: { baseUrl: apiB.url, apiKey: KEY_B },
+        c: { baseUrl: echoUrl, apiKey: KEY_C },
+      }),
     );
-    writeFileSync(join(dir, 'entitlements.json'), JSON.stringify({ 'agent-a': ['a'], 'agent-b': ['b'] }));
+    writeFileSync(join(dir, 'entitlements.json'), JSON.stringify({ 'agent-a': ['a', 'c'], 'agent-b': ['b'] }));
     child = spawn(process.execPath, [...nodeArgsFor(`${ROOT}probe-server.ts`), 'serve', '--http', '127.0.0.1:0'], {
       cwd: ROOT,
       env: {
@@ -73,10 +90,12 @@ describe('serve --http with identity, entitlement and ownership wired by the ent
   });
 
   after(async () => {
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
-    await Promise.all([apiA.close(), apiB.close(), issuer.stop()]);
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    await Promise.all([apiA.close(), apiB.close(), issuer.stop(), new Promise((resolve) => echo.close(resolve))]);
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -149,13 +168,64 @@ describe('serve --http with identity, entitlement and ownership wired by the ent
     );
   });
 
+  it("redacts the key a tenant's upstream echoes in its body, though the check worker knows only API_KEY", async () => {
+    const token = await issuer.token([], { client: 'agent-a' });
+    const probed = await probeAs({ authorization: `Bearer ${token}`, 'x-tenant': 'c' }, '/meters/mtr_1');
+    const text = JSON.stringify(probed);
+    assert.deepEqual(
+      [probed.structuredContent?.status, text.includes(KEY_C), text.includes('seen: ')],
+      [200, false, true],
+    );
+  });
+
   it('lets no tenant key and no token reach an answer or stderr', async () => {
     const token = await issuer.token([], { client: 'agent-a' });
     await probeAs({ authorization: `Bearer ${token}`, 'x-tenant': 'a' }, '/meters/mtr_3');
     const seen = answers.join('\n') + stderr;
     assert.deepEqual(
-      [seen.includes(KEY_A), seen.includes(KEY_B), seen.includes(token), answers.length >= 3],
-      [false, false, false, true],
+      [seen.includes(KEY_A), seen.includes(KEY_B), seen.includes(KEY_C), seen.includes(token), answers.length >= 4],
+      [false, false, false, false, true],
     );
+  });
+});
+
+describe('serve --http with tenants under another path than API_BASE_URL', () => {
+  it('refuses to start, naming the tenant and both paths, since operations are matched under one prefix', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'probe-chain-prefix-'));
+    try {
+      writeFileSync(
+        join(dir, 'tenants.json'),
+        JSON.stringify({ acme: { baseUrl: 'http://127.0.0.1:9/v3', apiKey: 'acme-upstream-key-1234' } }),
+      );
+      writeFileSync(join(dir, 'entitlements.json'), JSON.stringify({ alice: ['acme'] }));
+      const child = spawn(
+        process.execPath,
+        [...nodeArgsFor(`${ROOT}probe-server.ts`), 'serve', '--http', '127.0.0.1:0'],
+        {
+          cwd: ROOT,
+          env: {
+            PATH: process.env.PATH ?? '',
+            API_BASE_URL: 'http://127.0.0.1:9/v2',
+            OPENAPI_DOC: `${ROOT}openapi.json`,
+            AUTH_ISSUER: 'http://127.0.0.1:9',
+            AUTH_AUDIENCE: AUDIENCE,
+            TENANT_KEYS_FILE: join(dir, 'tenants.json'),
+            ENTITLEMENTS_FILE: join(dir, 'entitlements.json'),
+          },
+        },
+      );
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+      const code = await new Promise((resolve) => child.once('exit', resolve));
+      assert.deepEqual(
+        [code, stderr.trim()],
+        [
+          2,
+          "openapi-probe: TENANT_KEYS_FILE: tenant acme's baseUrl has the path /v3, API_BASE_URL has /v2; every tenant's API must be served under API_BASE_URL's path, since the document's operations are matched under one prefix",
+        ],
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

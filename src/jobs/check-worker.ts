@@ -103,7 +103,18 @@ const JOB_WORDS: Record<JobName, { doing: string; advice: string }> = {
  */
 export function createCheckWorker(
   config: Config,
-  options: { deadlineMs?: number; loadLimitMs?: number; memoryMb?: number; logger?: Logger } = {},
+  options: {
+    deadlineMs?: number;
+    loadLimitMs?: number;
+    memoryMb?: number;
+    logger?: Logger;
+    /**
+     * Whether the worker's redaction (of `config.apiKey`) is the whole of it, so this thread only guards what it adds
+     * (default true). False when the sessions redact more keys than the worker knows (one per tenant over HTTP): each
+     * answer is then redacted again here, by the session's own redactor.
+     */
+    redactsAll?: boolean;
+  } = {},
 ): BodyChecker {
   const deadlineMs = options.deadlineMs ?? CHECK_DEADLINE_MS;
   const loadLimitMs = options.loadLimitMs ?? DOCUMENT_LOAD_LIMIT_MS;
@@ -188,7 +199,7 @@ export function createCheckWorker(
           const structured = (message.output as { structured?: object } | null)?.structured;
           if (structured && message.text !== undefined) {
             structuredTexts.set(structured, message.text);
-            redactedContents.add(structured);
+            if (options.redactsAll !== false) redactedContents.add(structured);
           }
           job.resolve(message.output);
         } else if (job.name === 'probe')
