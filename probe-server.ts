@@ -45,7 +45,7 @@ import type { HttpCaller } from './src/transports/http-auth.ts';
 import { readAuthConfig } from './src/auth/settings.ts';
 import type { AuthConfig } from './src/auth/settings.ts';
 import { createAuthorizer } from './src/auth/authorizer.ts';
-import { loadTenantCredentials, tenantSettings } from './src/auth/tenants.ts';
+import { loadTenantCredentials, tenantRedactor, tenantSettings } from './src/auth/tenants.ts';
 import type { TenantCredential } from './src/auth/tenants.ts';
 import type { ServerRuntime } from './src/mcp/session.ts';
 import type { Redactor } from './src/redaction/redaction.ts';
@@ -89,7 +89,7 @@ export async function main(): Promise<void> {
   process.stderr.on('error', () => {});
   const began = performance.now();
   // With tenants, one redactor hides every tenant's key and the server's own, in every answer and log line.
-  const redact = tenants ? tenantRedactorFor(config, tenants) : redactor(config.apiKey);
+  const redact = tenants ? tenantRedactor(tenants, config.apiKey ? [config.apiKey] : []) : redactor(config.apiKey);
   const logger = createLogger({ level: config.logLevel, redact: redact.text });
   // The document lives in the check worker only, and every step that needs it runs there with a deadline, so
   // ping is answered whatever the API, the agent or the document hold (issue 8). It starts once `initialize` is answered.
@@ -168,12 +168,6 @@ function samePrefix(config: Config, tenants: Map<string, TenantCredential>): Map
         `TENANT_KEYS_FILE: tenant ${name}'s baseUrl has the path ${trimSlash(tenant.baseUrl.pathname) || '/'}, API_BASE_URL has ${prefix || '/'}; every tenant's API must be served under API_BASE_URL's path, since the document's operations are matched under one prefix`,
       );
   return tenants;
-}
-
-/** The one redactor of every tenant's key and the server's own `API_KEY` (src/auth/tenants.ts `tenantSettings`). */
-function tenantRedactorFor(config: Config, tenants: ReadonlyMap<string, TenantCredential>): Redactor {
-  const first = tenantSettings(config, tenants).values().next().value;
-  return first ? first.redact : redactor(config.apiKey);
 }
 
 /**
