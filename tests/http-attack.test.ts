@@ -63,11 +63,17 @@ const INITIALIZE = JSON.stringify({
   method: 'initialize',
   params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'attack', version: '0' } },
 });
-const PING = JSON.stringify({
+// A stateless-era tools/list (MCP 2026-07-28 has no ping), with both required `_meta` fields.
+const MODERN_LIST = JSON.stringify({
   jsonrpc: '2.0',
   id: 2,
-  method: 'ping',
-  params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } },
+  method: 'tools/list',
+  params: {
+    _meta: {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientCapabilities': {},
+    },
+  },
 });
 const LIST = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
 
@@ -94,7 +100,7 @@ describe('Streamable HTTP transport under attack', () => {
     await api.close();
   });
 
-  /** The status line of the answer to `lines` (a request head) and a stateless-era ping (MCP 2026-07-28), sent as written. */
+  /** The status line of the answer to `lines` (a request head) and a stateless-era tools/list, sent as written. */
   function raw(lines: string[]): Promise<string> {
     return new Promise((resolve, reject) => {
       const socket = connect(Number(new URL(url).port), '127.0.0.1');
@@ -106,11 +112,11 @@ describe('Streamable HTTP transport under attack', () => {
         ...lines,
         'Content-Type: application/json',
         'MCP-Protocol-Version: 2026-07-28',
-        'Mcp-Method: ping',
-        `Content-Length: ${PING.length}`,
+        'Mcp-Method: tools/list',
+        `Content-Length: ${MODERN_LIST.length}`,
         'Connection: close',
       ];
-      socket.end(`${head.join('\r\n')}\r\n\r\n${PING}`);
+      socket.end(`${head.join('\r\n')}\r\n\r\n${MODERN_LIST}`);
     });
   }
 
@@ -174,7 +180,10 @@ describe('Streamable HTTP transport under attack', () => {
       params: {
         name: 'probe',
         arguments: { path: `/meters/${token}` },
-        _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' },
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientCapabilities': {},
+        },
       },
     });
     const headers = { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'probe' };

@@ -331,6 +331,93 @@ describe('Streamable HTTP transport, in process, with a fake authorizer', () => 
       assert.deepEqual([answer.status, answer.json?.id, answer.json?.error?.code], [400, 1, -32020]);
     });
 
+    it('refuses a request whose _meta lacks the protocol version or the client capabilities with 400 and -32602', async () => {
+      // MCP 2026-07-28, Base Protocol, _meta: both are required on every request; the header alone is not the era's word.
+      const request = (meta: Record<string, unknown> | undefined) => ({
+        headers: { ...JSON_HEADERS, ...auth(), 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/list' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list', params: meta ? { _meta: meta } : {} }),
+      });
+      const answers = await Promise.all(
+        [
+          undefined,
+          { 'io.modelcontextprotocol/clientCapabilities': {} },
+          { 'io.modelcontextprotocol/protocolVersion': MODERN },
+          { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': [] },
+        ].map((meta) => send(url, request(meta))),
+      );
+      assert.deepEqual(
+        answers.map((answer) => [
+          answer.status,
+          answer.json?.id,
+          answer.json?.error?.code,
+          answer.json?.error?.message,
+        ]),
+        [
+          [
+            400,
+            7,
+            -32602,
+            'Invalid params: _meta lacks io.modelcontextprotocol/protocolVersion and io.modelcontextprotocol/clientCapabilities, which MCP 2026-07-28 requires on every request.',
+          ],
+          [
+            400,
+            7,
+            -32602,
+            'Invalid params: _meta lacks io.modelcontextprotocol/protocolVersion, which MCP 2026-07-28 requires on every request.',
+          ],
+          [
+            400,
+            7,
+            -32602,
+            'Invalid params: _meta lacks io.modelcontextprotocol/clientCapabilities, which MCP 2026-07-28 requires on every request.',
+          ],
+          [
+            400,
+            7,
+            -32602,
+            'Invalid params: _meta lacks io.modelcontextprotocol/clientCapabilities, which MCP 2026-07-28 requires on every request.',
+          ],
+        ],
+      );
+    });
+
+    it('answers 404 and -32601 to a method the revision does not have: ping, initialize, logging/setLevel', async () => {
+      // MCP 2026-07-28, Transports, Protocol Version Header: a method the server does not implement is 404 Not Found.
+      const request = (method: string) => ({
+        headers: { ...JSON_HEADERS, ...auth(), 'mcp-protocol-version': MODERN, 'mcp-method': method },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: method,
+          method,
+          params: {
+            _meta: {
+              'io.modelcontextprotocol/protocolVersion': MODERN,
+              'io.modelcontextprotocol/clientCapabilities': {},
+            },
+            ...(method === 'initialize'
+              ? { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '0' } }
+              : {}),
+          },
+        }),
+      });
+      const answers = await Promise.all(
+        ['ping', 'initialize', 'logging/setLevel'].map((method) => send(url, request(method))),
+      );
+      assert.deepEqual(
+        answers.map((answer) => [
+          answer.status,
+          answer.json?.id,
+          answer.json?.error?.code,
+          answer.headers['mcp-session-id'] ?? null,
+        ]),
+        [
+          [404, 'ping', -32601, null],
+          [404, 'initialize', -32601, null],
+          [404, 'logging/setLevel', -32601, null],
+        ],
+      );
+    });
+
     it('refuses a missing or wrong Mcp-Method with 400 and -32020', async () => {
       const call = modernCall('/meters/mtr_1');
       const { 'mcp-method': _dropped, ...without } = call.headers;

@@ -119,6 +119,48 @@ describe('the stateless era (MCP 2026-07-28) beside the initialize era, in one s
     });
   });
 
+  it('refuses a stateless-era request without client capabilities in _meta with -32602 (MCP 2026-07-28, _meta)', async () => {
+    const replies = [];
+    for (const capabilities of [undefined, null, 'all']) {
+      replies.push(
+        await handler.handle({
+          jsonrpc: '2.0',
+          id: 5,
+          method: 'tools/list',
+          params: {
+            _meta: {
+              'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+              ...(capabilities === undefined ? {} : { 'io.modelcontextprotocol/clientCapabilities': capabilities }),
+            },
+          },
+        }),
+      );
+    }
+    const refusal = {
+      jsonrpc: '2.0',
+      id: 5,
+      error: {
+        code: -32602,
+        message:
+          'Invalid params: _meta lacks io.modelcontextprotocol/clientCapabilities, which MCP 2026-07-28 requires on every request.',
+      },
+    };
+    assert.deepEqual(replies, [refusal, refusal, refusal]);
+  });
+
+  it('answers initialize that names 2026-07-28 in _meta with -32601, as a method that revision does not have', async () => {
+    const reply = await request(6, 'initialize', {
+      protocolVersion: '2025-11-25',
+      capabilities: {},
+      clientInfo: { name: 'x', version: '0' },
+    });
+    assert.deepEqual(reply, {
+      jsonrpc: '2.0',
+      id: 6,
+      error: { code: -32601, message: 'Method not found: initialize' },
+    });
+  });
+
   it('repeats a requested version of any size or type in -32022 cut to 64 characters', async () => {
     const replies: any[] = [];
     for (const requested of ['9'.repeat(100_000), { v: '2026-07-28' }]) {

@@ -17,8 +17,32 @@ export const MODERN_VERSIONS = ['2026-07-28'] as const;
 /** The `_meta` keys of the stateless era (MCP 2026-07-28, Base Protocol, `_meta`). */
 export const META_KEYS = {
   protocolVersion: 'io.modelcontextprotocol/protocolVersion',
+  clientCapabilities: 'io.modelcontextprotocol/clientCapabilities',
   serverInfo: 'io.modelcontextprotocol/serverInfo',
 } as const;
+
+/**
+ * The required per-request fields a stateless-era request's `_meta` lacks (MCP 2026-07-28, Base Protocol, `_meta`,
+ * per-request protocol fields): the protocol version (a string) and the client capabilities (an object).
+ * @param meta The request's `params._meta`, unchecked.
+ * @returns The missing keys in the table's order, `[]` when both are there; a request that lacks one is malformed
+ *   and is refused with -32602 (on HTTP, 400).
+ */
+export function missingMetaFields(meta: unknown): string[] {
+  const fields = meta !== null && typeof meta === 'object' ? (meta as Record<string, unknown>) : {};
+  const capabilities = fields[META_KEYS.clientCapabilities];
+  return [
+    ...(typeof fields[META_KEYS.protocolVersion] === 'string' ? [] : [META_KEYS.protocolVersion]),
+    ...(capabilities !== null && typeof capabilities === 'object' && !Array.isArray(capabilities)
+      ? []
+      : [META_KEYS.clientCapabilities]),
+  ];
+}
+
+/** The refusal of a stateless-era request whose `_meta` lacks `missing` (`missingMetaFields`), as -32602 text. */
+export function missingMetaMessage(missing: readonly string[]): string {
+  return `Invalid params: _meta lacks ${missing.join(' and ')}, which MCP 2026-07-28 requires on every request.`;
+}
 
 /** JSON-RPC 2.0 error codes (JSON-RPC 2.0, 5.1; MCP 2025-11-25 schema.ts). */
 export const ERROR_CODES = {

@@ -28,6 +28,8 @@ import {
   PROTOCOL_VERSIONS,
   RpcError,
   errorResponse,
+  missingMetaFields,
+  missingMetaMessage,
 } from './codes.ts';
 import type { JsonRpcResponse, RequestId } from './codes.ts';
 import { ProbeLog } from './memory.ts';
@@ -391,7 +393,9 @@ export function createSession(runtime: ServerRuntime, options: { memory?: Memory
       meta !== null && typeof meta === 'object'
         ? (meta as Record<string, unknown>)[META_KEYS.protocolVersion]
         : undefined;
-    if (named !== undefined && method !== 'initialize') {
+    // `initialize` naming a stateless-era revision is that era's request, where the method does not exist.
+    const modernNamed = typeof named === 'string' && (MODERN_VERSIONS as readonly string[]).includes(named);
+    if (named !== undefined && (method !== 'initialize' || modernNamed)) {
       if (typeof named !== 'string' || !(SUPPORTED_VERSIONS as readonly string[]).includes(named)) {
         return Promise.reject(
           new RpcError(ERROR_CODES.unsupportedProtocolVersion, 'Unsupported protocol version', {
@@ -404,7 +408,12 @@ export function createSession(runtime: ServerRuntime, options: { memory?: Memory
           }),
         );
       }
-      if ((MODERN_VERSIONS as readonly string[]).includes(named)) return modern(method, params, signal, inbound);
+      if (modernNamed) {
+        const missing = missingMetaFields(meta);
+        if (missing.length > 0)
+          return Promise.reject(new RpcError(ERROR_CODES.invalidParams, missingMetaMessage(missing)));
+        return modern(method, params, signal, inbound);
+      }
       return byRevision(method, params, signal, inbound, named);
     }
     return byRevision(method, params, signal, inbound, negotiated);

@@ -10,7 +10,15 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { randomBytes } from 'node:crypto';
-import { ERROR_CODES, MODERN_VERSIONS, PROTOCOL_VERSIONS, META_KEYS, errorResponse } from '../mcp/codes.ts';
+import {
+  ERROR_CODES,
+  MODERN_VERSIONS,
+  PROTOCOL_VERSIONS,
+  META_KEYS,
+  errorResponse,
+  missingMetaFields,
+  missingMetaMessage,
+} from '../mcp/codes.ts';
 import type { JsonRpcResponse, RequestId } from '../mcp/codes.ts';
 import { MEMORY_LIMITS } from '../mcp/memory.ts';
 import { createSession } from '../mcp/session.ts';
@@ -494,6 +502,8 @@ export async function startHttpTransport(options: {
     const versionHeader = header(request, 'mcp-protocol-version');
 
     // Which era: a session id or `initialize` is 2025-11-25; the rest is served statelessly (MCP 2026-07-28, Versioning).
+    // A request whose `_meta` names a stateless-era revision is that era's, `initialize` too (where it is no method).
+    const modernNamed = typeof named === 'string' && isModern(named);
     let session: Session;
     let held: Held | undefined;
     let minted: string | undefined;
@@ -520,7 +530,7 @@ export async function startHttpTransport(options: {
         return rpcRefusal(400, id, ERROR_CODES.invalidRequest, 'This session is already initialized.');
       held.token.redact = tokenRedact;
       session = held.session;
-    } else if (method === 'initialize') {
+    } else if (method === 'initialize' && !modernNamed) {
       if (sessions.size >= settings.maxSessions) expire(now());
       if (sessions.size >= settings.maxSessions) evictForShare(subject);
       if (sessions.size >= settings.maxSessions)
@@ -538,6 +548,11 @@ export async function startHttpTransport(options: {
       session = createSession(withTokenRedaction(chosen, token), { memory });
     } else if (named !== undefined || (versionHeader !== undefined && isModern(versionHeader))) {
       if (isRequest) {
+        // In the order the suite's stateless server checks them: the header, the required `_meta` fields, agreement.
+        if (versionHeader === undefined)
+          return rpcRefusal(400, id, HEADER_MISMATCH, 'HeaderMismatch: the MCP-Protocol-Version header is missing.');
+        const missing = missingMetaFields(meta);
+        if (missing.length > 0) return rpcRefusal(400, id, ERROR_CODES.invalidParams, missingMetaMessage(missing));
         const mismatch = headerMismatch(request, method!, params, named, versionHeader);
         if (mismatch) return rpcRefusal(400, id, HEADER_MISMATCH, mismatch);
       }
@@ -625,11 +640,15 @@ export async function startHttpTransport(options: {
         ...answer,
         result: { ...answer.result, _meta: { ...(answer.result._meta as object | undefined), [REQUEST_ID_META]: rid } },
       };
-    // Refusals of the revision itself are HTTP 400 too (MCP 2026-07-28, Versioning).
+    // Refusals of the revision itself are HTTP 400 too (MCP 2026-07-28, Versioning); a stateless-era request for a
+    // method this server does not implement is 404 with -32601 (MCP 2026-07-28, Transports, Protocol Version Header).
+    const code = !Array.isArray(answer) && 'error' in answer ? answer.error.code : undefined;
     const status =
-      !Array.isArray(answer) && 'error' in answer && answer.error.code === ERROR_CODES.unsupportedProtocolVersion
+      code === ERROR_CODES.unsupportedProtocolVersion
         ? 400
-        : 200;
+        : code === ERROR_CODES.methodNotFound && held === undefined && minted === undefined
+          ? 404
+          : 200;
     return {
       status,
       message: answer,
@@ -801,18 +820,16 @@ const NAME_SOURCES: Readonly<Record<string, string>> = {
 
 /**
  * Why the headers of a stateless-era request disagree with its body (MCP 2026-07-28, Transports): `MCP-Protocol-Version`
- * missing or not the `_meta` version, `Mcp-Method` missing or not the method, `Mcp-Name` missing or not the tool (for
- * the methods that mirror a name); undefined when they agree. A request that names no version in `_meta` but a
- * modern one in the header is refused too: the body is the era's word, never the header alone.
+ * (present, as the caller has checked) not the `_meta` version, `Mcp-Method` missing or not the method, `Mcp-Name`
+ * missing or not the tool (for the methods that mirror a name); undefined when they agree.
  */
 function headerMismatch(
   request: IncomingMessage,
   method: string,
   params: Record<string, unknown>,
   named: unknown,
-  versionHeader: string | undefined,
+  versionHeader: string,
 ): string | undefined {
-  if (versionHeader === undefined) return 'HeaderMismatch: the MCP-Protocol-Version header is missing.';
   if (named !== versionHeader)
     return `HeaderMismatch: MCP-Protocol-Version ${versionHeader.slice(0, 64)} differs from the _meta protocol version ${typeof named === 'string' ? named.slice(0, 64) : 'absent'}.`;
   const methodHeader = headerValue(header(request, 'mcp-method'));
