@@ -44,15 +44,19 @@ const DOCUMENT = {
   },
 };
 
-let folder = '';
+const folder = mkdtempSync(join(tmpdir(), 'document-redaction-'));
 let contract: ContractService;
 
-before(() => {
-  folder = mkdtempSync(join(tmpdir(), 'document-redaction-'));
-  const file = join(folder, 'keyed.json');
-  writeFileSync(file, JSON.stringify(DOCUMENT));
+/** The describe job over `document` written to `name` in the test's folder, with the key set, as the worker runs it. */
+function contractOver(document: unknown, name: string): ContractService {
+  const file = join(folder, name);
+  writeFileSync(file, JSON.stringify(document));
   const config = readConfig({ API_BASE_URL: 'http://127.0.0.1:9', API_KEY: KEY, OPENAPI_DOC: file }, folder);
-  contract = inProcessContract({ config, redact: redactor(KEY), documents: createDocumentSource(file) });
+  return inProcessContract({ config, redact: redactor(KEY), documents: createDocumentSource(file) });
+}
+
+before(() => {
+  contract = contractOver(DOCUMENT, 'keyed.json');
 });
 
 after(() => rmSync(folder, { recursive: true, force: true }));
@@ -94,5 +98,89 @@ describe('describe_operation on a document that holds the key (issue 18)', () =>
     const answer = await contract.run('describe', { operation: 'listThings', as: 'typescript' });
     const text = JSON.stringify(answer);
     assert.deepEqual([text.includes(KEY), text.includes('[redacted]')], [false, true]);
+  });
+});
+
+/**
+ * The TypeScript renderer's cuts (issue 18): a type name is cut at 100 characters, a comment's field path at 200, a
+ * literal past 1,000 is typed by its JSON type, a name past 1,000 is counted, not written. The key sits in each of
+ * those texts where the cut falls, and in a title and a description (which no type carries).
+ */
+describe('describe_operation as TypeScript on a document that holds the key at every cut (issue 18)', () => {
+  /** 90 characters, then the key: typeName's cut at 100 would keep `SkLive0123` of it. */
+  const COMPONENT = `${'c'.repeat(90)}${KEY}`;
+  const OPERATION = `${'o'.repeat(95)}-${KEY}`;
+  const TYPED = {
+    openapi: '3.1.0',
+    info: { title: 'keyed', version: '1' },
+    paths: {
+      '/things': {
+        get: {
+          operationId: OPERATION,
+          responses: {
+            '200': {
+              description: 'ok',
+              content: { 'application/json': { schema: { $ref: `#/components/schemas/${COMPONENT}` } } },
+            },
+          },
+        },
+      },
+    },
+    components: {
+      schemas: {
+        [COMPONENT]: {
+          type: 'object',
+          title: `${'t'.repeat(150)}${KEY}`,
+          description: `${'d'.repeat(150)}${KEY}${'d'.repeat(50)}`,
+          properties: {
+            [`${'n'.repeat(90)}${KEY}`]: { type: 'string', title: `${'t'.repeat(995)}${KEY}` },
+            [`${'x'.repeat(990)}${KEY}${'y'.repeat(100)}`]: { type: 'string' },
+            status: { enum: [`${'v'.repeat(975)}${KEY}`, `${'w'.repeat(995)}${KEY}`] },
+          },
+        },
+      },
+    },
+  };
+  let typed: ContractService;
+
+  before(() => {
+    typed = contractOver(TYPED, 'typed.json');
+  });
+
+  it('writes [redacted] where the key was, before type names and comment paths are cut', async () => {
+    // A body probed this session with an undocumented field whose name holds the key past the comment's cut.
+    const field = `${'f'.repeat(190)}${KEY}`;
+    const answer = await typed.run('describe', {
+      operation: OPERATION,
+      as: 'typescript',
+      records: [{ path: '/things', status: 200, text: JSON.stringify({ [field]: 1 }) }],
+    });
+    const root = `O${'o'.repeat(94)}RedacResponse`;
+    const component = `C${'c'.repeat(89)}Redacted`;
+    assert.deepEqual(answer, {
+      structured: {
+        operation: { method: 'GET', pathTemplate: '/things', operationId: `${'o'.repeat(95)}-[redacted]` },
+        part: 'responses',
+        status: '200',
+        mediaType: 'application/json',
+        typeName: root,
+        typescript: [
+          '// Cut to stay near 16000 characters: not expanded: 1 property.',
+          '// Seen in 1 probe this session, not in the document (not part of the type):',
+          `// - $['${'f'.repeat(190)}[redac…: undocumented, present in 1 of 1`,
+          '',
+          `export type ${root} = ${component};`,
+          '',
+          `export type ${component} = {`,
+          `  "${'n'.repeat(90)}[redacted]"?: string;`,
+          `  status?: "${'v'.repeat(975)}[redacted]" | string;`,
+          '  // 1 more property not shown (a name longer than 1000 characters, or the text passed its size budget)',
+          '  [key: string]: unknown;',
+          '};',
+          '',
+        ].join('\n'),
+        cut: 'Cut to fit 20000 characters: not expanded: 1 property (written as unknown, or counted in a comment). Ask for less: `status` or `part`, or read it as text with a smaller `depth`.',
+      },
+    });
   });
 });

@@ -360,7 +360,9 @@ export function describeTypeScript(
   seen: SeenBody[] = [],
 ): Record<string, unknown> | string {
   const limit = options.maxChars ?? MAX_DESCRIBE_CHARS;
-  const base = typeName(operation.operationId ?? `${operation.method.toLowerCase()} ${operation.pathTemplate}`);
+  const clean = options.clean ?? ((text: string) => text);
+  // Document text is cleaned before typeName cuts it to 100 characters (issue 18: no prefix of a key at a cut).
+  const base = typeName(clean(operation.operationId ?? `${operation.method.toLowerCase()} ${operation.pathTemplate}`));
   let schema: unknown;
   let mediaType: string;
   let name: string;
@@ -391,7 +393,8 @@ export function describeTypeScript(
       );
     }
     ({ schema, mediaType } = picked);
-    name = statusKey === firstSuccess ? `${base}Response` : `${base}Response${typeName(statusKey).replace(/^T/, '')}`;
+    name =
+      statusKey === firstSuccess ? `${base}Response` : `${base}Response${typeName(clean(statusKey)).replace(/^T/, '')}`;
     const key = statusKey;
     const bodies = seen.filter((entry) => documentedResponse(operation, entry.status)?.key === key);
     const target = bodies.length
@@ -413,14 +416,15 @@ export function describeTypeScript(
     options.part === 'request' ? 'request' : 'response',
     observed,
     Math.max(0, limit - 4_000),
+    undefined,
+    clean,
   );
-  // Whole keys out of the rendered text (names and comments the document wrote); the renderer's own cuts of long
-  // names and comments come before this (src/contract/typescript.ts).
-  const clean = options.clean ?? ((text: string) => text);
+  // Whole keys out of the rendered text (names and literals the document wrote, written whole); what the renderer
+  // cuts (type names, comment paths) it cleaned before the cut.
   let typescript = clean(rendered.typescript);
   let cut: string | undefined;
   if (rendered.cut.length > 0) {
-    cut = `Cut to fit ${limit} characters: not expanded: ${boundedText(rendered.cut.join(', '), MAX_TEXT)} (written as unknown, or counted in a comment). Ask for less: \`status\` or \`part\`, or read it as text with a smaller \`depth\`.`;
+    cut = `Cut to fit ${limit} characters: not expanded: ${boundedText(clean(rendered.cut.join(', ')), MAX_TEXT)} (written as unknown, or counted in a comment). Ask for less: \`status\` or \`part\`, or read it as text with a smaller \`depth\`.`;
   }
   if (typescript.length > limit) {
     const blocks = typescript.split(/\n\n(?=export type )/);

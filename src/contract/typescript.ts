@@ -30,6 +30,8 @@ type Renderer = {
   textLeft: number;
   /** What was not written and why, for the `// Cut` comment and the caller's `cut` (empty when nothing was). */
   cuts: Set<string>;
+  /** Applied to document text before it is cut or made a type name (`renderTypeScriptWithin`'s `clean`). */
+  clean: (text: string) => string;
 };
 
 const MAX_NESTING = 48;
@@ -133,7 +135,9 @@ function nameFor(renderer: Renderer, ref: string, component: string): string {
   if (known) return known;
   // Request types name their components with a suffix, so a request type and a response type of one operation
   // (where `Tag` may differ by readOnly fields) can be pasted into one file; `taken` holds every component's name.
-  const base = renderer.direction === 'request' ? typeName(`${component} Request`) : typeName(component);
+  // Cleaned before typeName cuts it: a key in the name leaves no prefix of itself in the type name (issue 18).
+  const cleaned = renderer.clean(component);
+  const base = renderer.direction === 'request' ? typeName(`${cleaned} Request`) : typeName(cleaned);
   let name = base;
   for (let counter = 2; renderer.taken.has(name); counter++) name = `${base}${counter}`;
   renderer.taken.add(name);
@@ -1039,6 +1043,10 @@ export const TYPESCRIPT_TEXT_BUDGET = 200_000;
  * @param maxChars The budget in characters, default `TYPESCRIPT_TEXT_BUDGET`; the text may pass it by one
  *   declaration's head and the comments.
  * @param maxSteps Schema nodes rendered before the rest is `unknown` (and named in `cut`), default 50,000.
+ * @param clean Applied to the text this function cuts or reshapes, before it does (issue 18: a key in the document
+ *   leaves no prefix of itself at a cut): component names before they become type names (cut at 100 characters),
+ *   field paths before their comment is cut at 200. Names and literals written whole are left to the caller, who
+ *   cleans the whole text (`describeTypeScript`); default: the text as it is.
  * @returns The text, and `cut`: what was left out (type names, property counts), empty when nothing was.
  */
 export function renderTypeScriptWithin(
@@ -1049,6 +1057,7 @@ export function renderTypeScriptWithin(
   observed?: Observed,
   maxChars = TYPESCRIPT_TEXT_BUDGET,
   maxSteps = 50_000,
+  clean: (text: string) => string = (text) => text,
 ): { typescript: string; cut: string[] } {
   const root = isNode(doc) ? doc : {};
   const dialect = dialectOf(root);
@@ -1058,11 +1067,12 @@ export function renderTypeScriptWithin(
     direction,
     names: new Map(),
     declarations: new Map(),
-    taken: new Set([rootName, ...(direction === 'request' ? componentNames(root) : [])]),
+    taken: new Set([rootName, ...(direction === 'request' ? componentNames(root, clean) : [])]),
     inlining: new Set(),
     budget: maxSteps,
     textLeft: maxChars,
     cuts: new Set(),
+    clean,
   };
   const rootType = render(renderer, schema, 0);
   const lines: string[] = [];
@@ -1076,10 +1086,10 @@ export function renderTypeScriptWithin(
       `// Seen in ${observed.probes} probe${observed.probes === 1 ? '' : 's'} this session, not in the document (not part of the type):`,
     );
     for (const field of observed.undocumented.slice(0, 50))
-      lines.push(`// - ${commentSafe(field.path)}: undocumented, present in ${field.present} of ${field.of}`);
+      lines.push(`// - ${commentSafe(clean(field.path))}: undocumented, present in ${field.present} of ${field.of}`);
     for (const field of observed.unexpectedNull.slice(0, 50))
       lines.push(
-        `// - ${commentSafe(field.path)}: the API sent null in ${field.bodies} of ${observed.probes}; the document probably omits null`,
+        `// - ${commentSafe(clean(field.path))}: the API sent null in ${field.bodies} of ${observed.probes}; the document probably omits null`,
       );
     const more = Math.max(0, observed.undocumented.length - 50) + Math.max(0, observed.unexpectedNull.length - 50);
     if (more > 0) lines.push(`// - and ${more} more`);
@@ -1182,9 +1192,13 @@ function unguardedNames(text: string, names: ReadonlySet<string>): Set<string> {
 }
 
 /** The type names response types give the document's components (at most 20,000), which request types must not reuse. */
-function componentNames(doc: Node): string[] {
+function componentNames(doc: Node, clean: (text: string) => string): string[] {
   const schemas = isNode(doc.components) && isNode(doc.components.schemas) ? doc.components.schemas : doc.definitions;
-  return isNode(schemas) ? Object.keys(schemas).slice(0, 20_000).map(typeName) : [];
+  return isNode(schemas)
+    ? Object.keys(schemas)
+        .slice(0, 20_000)
+        .map((name) => typeName(clean(name)))
+    : [];
 }
 
 /** Enums longer than this are typed by the JSON types of their values (`string`), not as a union of literals. */

@@ -334,7 +334,8 @@ export function cutAnswer(message: unknown, size: number, redact: Redactor): unk
  * where it was made (`redactedContents`: in the check worker, its text scanned there) has only what this thread added
  * around it scanned; any other message is redacted whole (`redact.message`) when it is at most
  * `WHOLE_REDACTION_UP_TO` characters, or when one scan of its line (`redact.text`) finds a form of the key. A message whose text
- * would be longer than `MAX_ANSWER` characters, its id not counted, is written cut (`cutAnswer`), each one of a batch on its own; one
+ * would be longer than `MAX_ANSWER` characters, its id not counted, is written cut (`cutAnswer`; for an answer redacted where
+ * it was made, the length the cut's note gives is counted before line separators are escaped), each one of a batch on its own; one
  * that cannot be serialized becomes -32603 under its own id: one bad answer never takes the server down.
  * @returns The text, without a line break.
  */
@@ -342,25 +343,32 @@ export function encode(message: unknown, redact: Redactor): string {
   const one = (single: unknown): string => {
     let cleaned: unknown = single;
     let text: string;
+    // Whether `text` has its line separators escaped: an answer redacted where it was made is escaped only once it
+    // is known to fit, so one past the cap is never copied and scanned whole on this thread before it is cut.
+    let escaped = false;
     try {
-      text = escapeLineSeparators(serializeMessage(single));
       const holdsKey = (line: string) => redact.text(line) !== line;
       if (redactedWhereMade(single)) {
+        text = serializeMessage(single);
         // Redacted in the check worker with its text scanned there (redactedAnswer): the guard reads what this
         // thread added around it (id, request id, _meta), one scan of a few hundred characters.
         if (holdsKey(envelopeOf(single))) {
           cleaned = redact.value(redact.message(single));
-          text = escapeLineSeparators(serializeMessage(cleaned));
+          text = serializeMessage(cleaned);
         }
-      } else if (text.length <= WHOLE_REDACTION_UP_TO || holdsKey(text)) {
-        // Made on this thread: a short message is redacted whole (a key split across strings found); a longer one
-        // only when the guard, one scan of the line as written, finds a form of the key in it. What the whole
-        // redaction leaves (outside content, structured content and error) has every string redacted.
-        cleaned = redact.message(single);
-        text = escapeLineSeparators(serializeMessage(cleaned));
-        if (holdsKey(text)) {
-          cleaned = redact.value(cleaned);
+      } else {
+        text = escapeLineSeparators(serializeMessage(single));
+        escaped = true;
+        if (text.length <= WHOLE_REDACTION_UP_TO || holdsKey(text)) {
+          // Made on this thread: a short message is redacted whole (a key split across strings found); a longer one
+          // only when the guard, one scan of the line as written, finds a form of the key in it. What the whole
+          // redaction leaves (outside content, structured content and error) has every string redacted.
+          cleaned = redact.message(single);
           text = escapeLineSeparators(serializeMessage(cleaned));
+          if (holdsKey(text)) {
+            cleaned = redact.value(cleaned);
+            text = escapeLineSeparators(serializeMessage(cleaned));
+          }
         }
       }
     } catch (error) {
@@ -369,11 +377,13 @@ export function encode(message: unknown, redact: Redactor): string {
       else {
         const id = (single as { id?: RequestId | null } | null)?.id ?? null;
         const why = `Internal error: the answer could not be serialized (${(error as Error).message}).`;
-        return JSON.stringify(errorResponse(id, ERROR_CODES.internalError, why));
+        return escapeLineSeparators(JSON.stringify(errorResponse(id, ERROR_CODES.internalError, why)));
       }
     }
     // The request's own id is echoed whatever its length (the line limit bounds it): not counted against the cap.
+    // Escaping only lengthens a text, so one past the cap unescaped is past it as written.
     const idLength = JSON.stringify((cleaned as { id?: unknown } | null)?.id ?? null).length;
+    if (text !== '' && text.length - idLength <= MAX_ANSWER && !escaped) text = escapeLineSeparators(text);
     if (text !== '' && text.length - idLength <= MAX_ANSWER) return text;
     return escapeLineSeparators(JSON.stringify(cutAnswer(cleaned, text.length || 2 ** 29, redact)));
   };

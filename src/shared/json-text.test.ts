@@ -1,7 +1,7 @@
-// Tests of src/shared/json-text.ts: the request id scanner against JSON.parse as the oracle.
+// Tests of src/shared/json-text.ts: the request id scanner and the text measure against JSON.parse as the oracle.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createIdScanner, MAX_SCANNED_ID_TEXT } from './json-text.ts';
+import { createIdScanner, MAX_SCANNED_ID_TEXT, measureJsonText } from './json-text.ts';
 
 /** The ids JSON.parse finds: the top-level `id` of an object, or of each element object of a batch; strings and safe integers only. */
 function oracleIds(text: string): (string | number)[] {
@@ -141,5 +141,37 @@ describe('createIdScanner', () => {
         differing.push(text.slice(0, 200));
     }
     assert.deepEqual(differing, []);
+  });
+});
+
+/** Depth and value count of a parsed JSON value, as `measureJsonText` defines them: the oracle is `JSON.parse`. */
+function oracleSize(text: string): { depth: number; values: number } {
+  let values = 0;
+  const depthOf = (value: unknown): number => {
+    values++;
+    if (value === null || typeof value !== 'object') return 0;
+    return 1 + Math.max(0, ...Object.values(value).map(depthOf));
+  };
+  const depth = depthOf(JSON.parse(text));
+  return { depth, values };
+}
+
+describe('measureJsonText', () => {
+  it('reads strings dense with escaped quotes and backslashes to the same end as JSON.parse (issue 18)', () => {
+    const next = random(18);
+    const pieces = ['"', '\\', '\\"', '"\\', '[', '{', ',', ':', ']', 'a', 'é', '\u2028'];
+    const string = () =>
+      Array.from({ length: Math.floor(next() * 40) }, () => pieces[Math.floor(next() * pieces.length)]).join('');
+    const value = (depth: number): unknown => {
+      const pick = next();
+      if (depth > 3 || pick < 0.4) return string();
+      if (pick < 0.7) return Array.from({ length: Math.floor(next() * 4) }, () => value(depth + 1));
+      return Object.fromEntries(Array.from({ length: Math.floor(next() * 4) }, () => [string(), value(depth + 1)]));
+    };
+    const texts = Array.from({ length: 2000 }, () => JSON.stringify(value(0)));
+    assert.deepEqual(
+      texts.map((text) => measureJsonText(text)),
+      texts.map(oracleSize),
+    );
   });
 });

@@ -84,6 +84,9 @@ export function measureJsonText(
   let openDeepest = 0;
   let openStart = 0;
   const spans: (MemberSpan | undefined)[] = members.map(() => undefined);
+  // The first backslash at or after where it was last searched from, -1 for none there: strings search for it only
+  // when they start past it, so the searches never cover the same text twice.
+  let slash = 0;
   for (let index = 0; index < length; index++) {
     const code = text.charCodeAt(index);
     const kind = code < 128 ? CHARACTER_KINDS[code]! : OTHER;
@@ -105,15 +108,13 @@ export function measureJsonText(
     if (opened && kind !== CLOSE) values++;
     opened = false;
     if (kind === QUOTE) {
-      // The whole string at once: its end is the first quote not escaped by an odd run of backslashes.
+      // The whole string at once: its end is the next quote when no backslash comes before it (one native search
+      // each); else the characters from that backslash on are read one by one, each escape skipped whole, so text
+      // dense with escaped quotes costs one step per character, not one search and a run count per quote (issue 18).
       const start = index;
       let end = text.indexOf('"', index + 1);
-      while (end !== -1) {
-        let slashes = 0;
-        while (text.charCodeAt(end - 1 - slashes) === 0x5c) slashes++;
-        if (slashes % 2 === 0) break;
-        end = text.indexOf('"', end + 1);
-      }
+      if (slash !== -1 && slash <= index) slash = text.indexOf('\\', index + 1);
+      if (slash !== -1 && end !== -1 && slash < end) end = closingQuote(text, slash);
       if (end === -1) end = length;
       index = end;
       const isName = previous === 0x7b || previous === 0x2c;
@@ -191,6 +192,22 @@ export function measureJsonText(
   if (id !== undefined) size.id = id;
   if (members.length > 0) size.spans = spans;
   return size;
+}
+
+/**
+ * Where the string whose body goes on at `from` ends: the index of its closing quote, read one character at a time
+ * with each escape skipped whole, or `text.length` when it is not closed. A small function of its own, so the engine
+ * optimizes its loop soon, long before a megabyte of escapes is read.
+ */
+function closingQuote(text: string, from: number): number {
+  const length = text.length;
+  let index = from;
+  while (index < length) {
+    const code = text.charCodeAt(index);
+    if (code === 0x22) return index;
+    index += code === 0x5c ? 2 : 1;
+  }
+  return length;
 }
 
 // The kinds of characters `measureJsonText` tells apart outside strings.

@@ -5,7 +5,7 @@
 import { StringDecoder } from 'node:string_decoder';
 import type { Readable, Writable } from 'node:stream';
 import type { Session } from '../mcp/session.ts';
-import { MAX_LINE, escapeLineSeparators } from '../mcp/wire.ts';
+import { MAX_LINE } from '../mcp/wire.ts';
 import { NO_REDACTION } from '../redaction/redaction.ts';
 import type { Redactor } from '../redaction/redaction.ts';
 import { SILENT } from '../runtime/log.ts';
@@ -30,7 +30,7 @@ async function within(promise: Promise<unknown>, ms: number): Promise<void> {
  * from `input` (UTF-8, characters split across chunks reassembled, a trailing CR and a leading BOM
  * dropped, blank lines ignored), hands each message to `session` without waiting for earlier ones,
  * and writes each response as one line of `JSON.stringify` plus LF to `output`, with line
- * separators escaped (`escapeLineSeparators`). A line that is not JSON gets -32700 with id null.
+ * separators escaped (`encode`, src/mcp/wire.ts). A line that is not JSON gets -32700 with id null.
  *
  * Backpressure: when `output.write` returns false, reading `input` and starting queued tool calls
  * pause until `drain`, so answers waiting for the client stay few.
@@ -72,9 +72,10 @@ export function serve(
 
   const write = (message: unknown) => {
     if (outputBroken) return;
+    // `encode` wrote the line with its line separators escaped already: no second pass over a large answer.
     const line = encode(message, redact) + '\n';
     unflushed++;
-    const accepted = output.write(escapeLineSeparators(line), () => {
+    const accepted = output.write(line, () => {
       if (--unflushed === 0) onFlushed?.();
     });
     if (!accepted && !blocked) {
