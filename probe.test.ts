@@ -190,6 +190,9 @@ describe('buildProbeUrl', () => {
 
   it('names the argument and the expected type for a path that is not a string', () => {
     assert.deepEqual(buildProbeUrl(new URL('https://api.example.com'), 42), {
+      refusal: '`path` must be a string, got a number.',
+    });
+    assert.deepEqual(buildProbeUrl(new URL('https://api.example.com'), 42, undefined, '/meters/mtr_1'), {
       refusal: '`path` must be a string such as "/meters/mtr_1", got a number.',
     });
     assert.deepEqual(buildProbeUrl(new URL('https://api.example.com'), '/x', ['a']), {
@@ -570,12 +573,12 @@ describe('createHandler (dispatch)', () => {
       [
         [
           true,
-          'Refused, nothing was sent: `path` is required (path: Path after the base URL, e.g. "/meters/mtr_1" or "/meters?status=active").',
+          'Refused, nothing was sent: `path` is required (path: Path after the base URL, as find_operation gives it).',
         ],
         [true, 'Unknown argument for probe: method. It takes: path, query, select.'],
         [
           true,
-          'Refused, nothing was sent: `path` must be a string, got an integer (path: Path after the base URL, e.g. "/meters/mtr_1" or "/meters?status=active").',
+          'Refused, nothing was sent: `path` must be a string, got an integer (path: Path after the base URL, as find_operation gives it).',
         ],
       ],
     );
@@ -674,14 +677,14 @@ describe('createHandler (dispatch)', () => {
   it('issue 8: refuses 200,000 paths from their count, naming maxItems', async () => {
     assert.deepEqual(await refusal('probe_sample', { paths: Array.from({ length: 200000 }, (_, index) => index) }), [
       true,
-      'Refused, nothing was sent: `paths` has 200000 items, more than maxItems 10 (paths: e.g. ["/meters/mtr_1", "/meters/mtr_2"]).',
+      'Refused, nothing was sent: `paths` has 200000 items, more than maxItems 10 (paths: concrete paths of one operation).',
     ]);
   });
 
   it('issue 8: refuses a query of 150,000 names from their count, naming maxProperties', async () => {
     assert.deepEqual(await refusal('probe', { path: '/x', query: many(150000, (index) => `q${index}`) }), [
       true,
-      'Refused, nothing was sent: `query` has 150000 properties, more than maxProperties 100 (query: Query parameters, e.g. {"limit": 5}).',
+      'Refused, nothing was sent: `query` has 150000 properties, more than maxProperties 100 (query: Query parameters, name to value).',
     ]);
   });
 

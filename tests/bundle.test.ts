@@ -160,7 +160,7 @@ describe('dist/probe-server.mjs, the single-file build', () => {
     );
     const [initialized, called] = run.messages as [Record<string, any>, Record<string, any>];
     assert.equal(initialized.result.protocolVersion, '2025-11-25');
-    assert.deepEqual(initialized.result.capabilities, { tools: { listChanged: false } });
+    assert.deepEqual(initialized.result.capabilities, { tools: { listChanged: true } });
     assert.equal(initialized.result.serverInfo.name, 'openapi-probe');
     assert.equal(typeof initialized.result.serverInfo.version, 'string');
     const structured = called.result.structuredContent;

@@ -63,17 +63,26 @@ describe('the stateless era (MCP 2026-07-28) beside the initialize era, in one s
     );
   });
 
-  it('lists every tool in the table order, complete, with a time to live and a public cache scope', async () => {
-    const reply: any = await request(2, 'tools/list');
-    assert.deepEqual(
-      [
+  it('lists every tool in the table order, complete, with a time to live (0 while the document loads) and a public cache scope', async () => {
+    const listed = async (id: number) => {
+      const reply: any = await request(id, 'tools/list');
+      return [
         reply.result.resultType,
         reply.result.tools.map((tool: { name: string }) => tool.name),
         reply.result.ttlMs,
         reply.result.cacheScope,
         issues('ListToolsResult', reply.result),
+      ];
+    };
+    const before = await listed(2);
+    // Any job loads the document (this handler runs the jobs on its own thread).
+    await request(3, 'tools/call', { name: 'find_operation', arguments: { query: 'meter' } });
+    assert.deepEqual(
+      [before, await listed(4)],
+      [
+        ['complete', TOOLS.map((tool) => tool.name), 0, 'public', []],
+        ['complete', TOOLS.map((tool) => tool.name), 3_600_000, 'public', []],
       ],
-      ['complete', TOOLS.map((tool) => tool.name), 3_600_000, 'public', []],
     );
   });
 

@@ -7,7 +7,7 @@ import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadDocument } from '../src/document/openapi-document.ts';
 import type { LoadedDocument } from '../src/document/model.ts';
-import { examplePath, resolveOperation } from '../src/contract/operation.ts';
+import { resolveOperation } from '../src/contract/operation.ts';
 import { githubDescriptionPath } from '../harness/fixture-documents.ts';
 import { fileURLToPath } from 'node:url';
 import { createHandler } from '../src/mcp/session.ts';
@@ -53,9 +53,22 @@ describe('operation names on GitHub', () => {
 
   it("gives the document's own operationId and path in the example, never another API's", () => {
     const message = named(github, 'zzzz qqqq');
+    const tail = message.slice(message.indexOf(': give') + 2);
     assert.deepEqual(
-      [message.endsWith(`such as ${examplePath(github)}.`), message.includes('/meters'), examplePath(github)],
-      [true, false, '/advisories'],
+      [
+        tail,
+        Object.hasOwn(github.doc.paths, '/app/installations/{installation_id}'),
+        named(github, 'apps/get-installation'),
+        named(github, '/app/installations/1'),
+        message.includes('meter'),
+      ],
+      [
+        'give an operationId such as apps/get-installation, "DELETE /app/installations/{installation_id}" or a concrete path such as /app/installations/1.',
+        true,
+        'GET /app/installations/{installation_id}',
+        'GET /app/installations/{installation_id}',
+        false,
+      ],
     );
   });
 });

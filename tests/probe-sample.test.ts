@@ -264,7 +264,7 @@ describe('argument check in dispatch (every tool against its own inputSchema)', 
           content: [
             {
               type: 'text',
-              text: 'Refused, nothing was sent: `query.status` must be a string, number or boolean, got an object (query: Query parameters, e.g. {"limit": 5}).',
+              text: 'Refused, nothing was sent: `query.status` must be a string, number or boolean, got an object (query: Query parameters, e.g. {"status":"active"}).',
             },
           ],
           isError: true,
@@ -286,7 +286,7 @@ describe('argument check in dispatch (every tool against its own inputSchema)', 
     const called = await call('field_presence', { operation: '' });
     assert.deepEqual(
       called.content[0].text,
-      'Refused, nothing was sent: `operation` is 0 characters long, fewer than minLength 1 (operation: operationId, "GET /meters/{meterId}" or a path probed).',
+      'Refused, nothing was sent: `operation` is 0 characters long, fewer than minLength 1 (operation: operationId, "METHOD /template" or a path probed).',
     );
   });
 

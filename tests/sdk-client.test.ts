@@ -96,7 +96,7 @@ describe('probe-server.ts driven by the official MCP SDK client', () => {
       version: PACKAGE.version,
       title: 'OpenAPI Probe',
     });
-    assert.deepEqual(session.client.getServerCapabilities(), { tools: { listChanged: false } });
+    assert.deepEqual(session.client.getServerCapabilities(), { tools: { listChanged: true } });
     assert.equal(typeof session.client.getInstructions(), 'string');
   });
 

@@ -262,15 +262,18 @@ export type UrlDecision = { url: URL } | { refusal: string };
  * @param path The agent's path, e.g. `/meters/mtr_1?status=active`.
  * @param query Extra query parameters, name to string value, appended in order after the
  *   fixed pairs and the path's own query.
+ * @param example A concrete path of the loaded document (`/meters/mtr_1`, src/document/examples.ts) that refusals of a
+ *   missing or malformed path quote ("such as ..."); without it they quote none (issue 17: never another API's path).
  * @returns `{url}` or `{refusal}`; never throws, never touches the network.
  */
-export function buildProbeUrl(base: URL, path: unknown, query?: unknown): UrlDecision {
-  if (path === undefined)
-    return { refusal: '`path` is required: the path after the base URL, such as "/meters/mtr_1".' };
+export function buildProbeUrl(base: URL, path: unknown, query?: unknown, example?: string): UrlDecision {
+  const suchAs = example === undefined ? '' : `, such as ${JSON.stringify(example)}`;
+  if (path === undefined) return { refusal: `\`path\` is required: the path after the base URL${suchAs}.` };
   if (typeof path !== 'string')
-    return { refusal: `\`path\` must be a string such as "/meters/mtr_1", got ${describeType(path)}.` };
-  if (path === '')
-    return { refusal: '`path` is empty; give the request path after the base URL, such as "/meters/mtr_1".' };
+    return {
+      refusal: `\`path\` must be a string${example === undefined ? '' : ` such as ${JSON.stringify(example)}`}, got ${describeType(path)}.`,
+    };
+  if (path === '') return { refusal: `\`path\` is empty; give the request path after the base URL${suchAs}.` };
   if (/[\u0000-\u001f\u007f]/.test(path)) {
     return {
       refusal: `\`path\` ${JSON.stringify(path)} holds a control character (tab, newline or similar); the URL parser would drop or reinterpret it. Remove it, or percent-encode data that needs it.`,
@@ -294,12 +297,12 @@ export function buildProbeUrl(base: URL, path: unknown, query?: unknown): UrlDec
   }
   if (/^[A-Za-z][A-Za-z0-9+.-]*:/.test(path)) {
     return {
-      refusal: `\`path\` ${JSON.stringify(path)} is an absolute URL; give only the path relative to API_BASE_URL (${base.origin}${trimSlash(base.pathname)}), such as "/meters/mtr_1". Other hosts are never probed.`,
+      refusal: `\`path\` ${JSON.stringify(path)} is an absolute URL; give only the path relative to API_BASE_URL (${base.origin}${trimSlash(base.pathname)})${suchAs}. Other hosts are never probed.`,
     };
   }
   if (path.startsWith('//')) {
     return {
-      refusal: `\`path\` ${JSON.stringify(path)} starts with "//", which names another host; give a path with a single leading "/", such as "/meters/mtr_1".`,
+      refusal: `\`path\` ${JSON.stringify(path)} starts with "//", which names another host; give a path with a single leading "/"${suchAs}.`,
     };
   }
   if (path.includes('#'))

@@ -6,6 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { InputError } from './fixtures.ts';
 import type { CheckedFixture } from './fixtures.ts';
+import { DEMO_EXAMPLES } from '../document/examples.ts';
+import type { DocumentExamples } from '../document/examples.ts';
 
 /**
  * One accepted finding: `operation` is METHOD + path template, `path` the instance path, `kind` the finding kind;
@@ -26,7 +28,7 @@ const FIELDS = ['operation', 'path', 'kind'] as const;
  * @returns Its entries, in file order. Throws InputError (`missing`, `not-json` or `bad-baseline`) naming the file
  *   and, for a bad entry, its index and field: a baseline that cannot be read accepts nothing.
  */
-export function readBaseline(file: string): BaselineEntry[] {
+export function readBaseline(file: string, examples: DocumentExamples | undefined = DEMO_EXAMPLES): BaselineEntry[] {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -75,7 +77,7 @@ export function readBaseline(file: string): BaselineEntry[] {
     if (!/^[A-Z]+ \//.test(fields.operation as string))
       throw new InputError(
         'bad-baseline',
-        `${file}: accepted[${index}].operation must be METHOD and path template, e.g. "GET /meters/{meterId}", got ${JSON.stringify(fields.operation)}`,
+        `${file}: accepted[${index}].operation must be METHOD and path template${examples ? `, e.g. ${JSON.stringify(`GET ${examples.template}`)}` : ''}, got ${JSON.stringify(fields.operation)}`,
       );
     return {
       operation: fields.operation as string,

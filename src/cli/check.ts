@@ -19,6 +19,8 @@ import type { BaselineEntry, BaselineOutcome } from './baseline.ts';
 import { formatSarif } from './sarif.ts';
 import { existsSync, writeFileSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
+import { documentExamples } from '../document/examples.ts';
+import type { DocumentExamples } from '../document/examples.ts';
 
 export const FORMATS = ['text', 'json', 'junit', 'markdown', 'sarif'] as const;
 
@@ -86,6 +88,8 @@ export async function runCheck(
   } catch (error) {
     return bad(`${docPath}: ${(error as Error).message}`);
   }
+  // Errors quote this document's operation and path, not another API's (issue 17).
+  const examples = documentExamples(loaded);
   let live: { config: ReturnType<typeof readConfig>; redact: ReturnType<typeof redactor> } | undefined;
   let basePrefix = '';
   let scope: Scope | undefined = documentScope(loaded);
@@ -102,7 +106,7 @@ export async function runCheck(
   let known: BaselineEntry[] = [];
   if (options.baseline !== undefined && !(options.updateBaseline && !existsSync(options.baseline))) {
     try {
-      known = readBaseline(options.baseline);
+      known = readBaseline(options.baseline, examples);
     } catch (error) {
       if (error instanceof InputError)
         return bad(`${error.message}${options.updateBaseline ? '; remove the file to write it afresh' : ''}`);
@@ -112,7 +116,7 @@ export async function runCheck(
   let fixtures: Fixture[];
   const leftOut: LeftOut[] = [];
   try {
-    fixtures = readFixtures(options.fixtures, process.cwd(), scope, leftOut, secrets);
+    fixtures = readFixtures(options.fixtures, process.cwd(), scope, leftOut, secrets, examples);
   } catch (error) {
     if (error instanceof InputError) return bad(error.message);
     throw error;
@@ -138,7 +142,7 @@ export async function runCheck(
         note: `The body could not be checked: ${(error as Error).message}`,
       };
     }
-    if (live) result.drift = await liveDrift(live.config, live.redact, fixture, output);
+    if (live) result.drift = await liveDrift(live.config, live.redact, fixture, output, examples);
     results.push(result);
   }
   if (output.stderrIsTerminal && fixtures.length > 1) output.err('\r\u001b[K');
@@ -251,9 +255,10 @@ export async function liveDrift(
   redact: ReturnType<typeof redactor>,
   fixture: Fixture,
   output: Output,
+  examples?: DocumentExamples,
 ): Promise<CheckedFixture['drift']> {
   if (fixture.unrecorded) return { error: 'the fixture holds no recorded body' };
-  const decision = buildProbeUrl(config.baseUrl, livePath(fixture, config.baseUrl));
+  const decision = buildProbeUrl(config.baseUrl, livePath(fixture, config.baseUrl), undefined, examples?.paths[0]);
   if ('refusal' in decision) return { error: `not sent: ${decision.refusal}` };
   try {
     const probed = redact.value(

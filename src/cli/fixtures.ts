@@ -11,6 +11,8 @@ import type { LoadedDocument } from '../document/model.ts';
 import { isJsonMediaType } from '../shared/media-type.ts';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
+import { DEMO_EXAMPLES } from '../document/examples.ts';
+import type { DocumentExamples } from '../document/examples.ts';
 
 /** One saved response. `source` names the file (and the HAR entry). */
 export type Fixture = {
@@ -68,6 +70,7 @@ export class InputError extends Error {
  * @param scope Which HAR entries to keep (`harFixtures`); every entry when absent.
  * @param leftOut Receives, per HAR file that had any, the entries left out and why.
  * @param secrets Receives the credential values the files recorded (`recordedSecrets`), each once.
+ * @param examples The checked document's examples (src/document/examples.ts), which errors quote; the demo's by default.
  * @returns The fixtures in order; throws InputError naming the file and the problem (`too-many-secrets` for a file
  *   whose credentials could not all be read).
  */
@@ -77,6 +80,7 @@ export function readFixtures(
   scope?: Scope,
   leftOut: LeftOut[] = [],
   secrets: string[] = [],
+  examples: DocumentExamples | undefined = DEMO_EXAMPLES,
 ): Fixture[] {
   const fixtures: Fixture[] = [];
   for (const given of paths) {
@@ -97,6 +101,7 @@ export function readFixtures(
           scope,
           leftOut,
           secrets,
+          examples,
         ),
       );
       continue;
@@ -116,7 +121,7 @@ export function readFixtures(
     for (const value of recorded.values) if (!secrets.includes(value)) secrets.push(value);
     const log = (data as { log?: { entries?: unknown } } | null)?.log;
     if (log !== undefined) fixtures.push(...harFixtures(given, log, scope, leftOut));
-    else fixtures.push(fixtureFrom(given, data));
+    else fixtures.push(fixtureFrom(given, data, examples));
   }
   return fixtures;
 }
@@ -133,7 +138,11 @@ export function listFixtureFiles(folder: string): string[] {
   return out;
 }
 
-export function fixtureFrom(source: string, data: unknown): Fixture {
+export function fixtureFrom(
+  source: string,
+  data: unknown,
+  examples: DocumentExamples | undefined = DEMO_EXAMPLES,
+): Fixture {
   if (data === null || typeof data !== 'object' || Array.isArray(data))
     throw new InputError(
       'bad-fixture',
@@ -149,7 +158,7 @@ export function fixtureFrom(source: string, data: unknown): Fixture {
   if (typeof record.path !== 'string' || !record.path.startsWith('/'))
     throw new InputError(
       'bad-fixture',
-      `${source}: \`path\` must be a string starting with "/", e.g. "/meters/mtr_1", got ${JSON.stringify(record.path) ?? 'nothing'}`,
+      `${source}: \`path\` must be a string starting with "/"${examples ? `, e.g. ${JSON.stringify(examples.paths[0])}` : ''}, got ${JSON.stringify(record.path) ?? 'nothing'}`,
     );
   if (!Number.isInteger(record.status) || (record.status as number) < 100 || (record.status as number) > 599) {
     throw new InputError(

@@ -112,7 +112,7 @@ describe('resolveOperation', () => {
   it('says what to give instead when nothing matches', () => {
     assert.equal(
       resolveOperation(loaded, '', 'DELETE /nowhere'),
-      'No operation `DELETE /nowhere` in the document: give an operationId such as listMeters, "GET /path/{template}" or a concrete path such as /meters.',
+      'No operation `DELETE /nowhere` in the document: give an operationId such as getMeter, "PATCH /meters/{meterId}" or a concrete path such as /meters/mtr_1.',
     );
   });
 });
@@ -1541,7 +1541,7 @@ describe('resolveOperation suggestions', () => {
   it('suggests the nearest operationId for a mistyped one', () => {
     assert.equal(
       resolveOperation(loaded, '', 'getMetr'),
-      'No operation `getMetr` in the document (did you mean getMeter?): give an operationId such as listMeters, "GET /path/{template}" or a concrete path such as /meters.',
+      'No operation `getMetr` in the document (did you mean getMeter?): give an operationId such as getMeter, "PATCH /meters/{meterId}" or a concrete path such as /meters/mtr_1.',
     );
   });
 });

@@ -14,6 +14,8 @@ import type { PathMatch } from '../document/match.ts';
 import { followedValue } from '../document/refs.ts';
 import { findOperations } from './search.ts';
 import { repeatedPrefixHint } from '../shared/url-path.ts';
+import { documentExamples } from '../document/examples.ts';
+import type { DocumentExamples } from '../document/examples.ts';
 /** The operation as results show it: method, path template, operationId when it has one (each at most `MAX_TEXT` characters). */
 export function summarize(operation: Operation): { method: string; pathTemplate: string; operationId?: string } {
   return {
@@ -185,32 +187,17 @@ export function resolveOperationAt(loaded: LoadedDocument, basePrefix: string, o
     if (hit) return hit;
   }
   const suggested = found?.hits.map((hit) => hit.operationId ?? `${hit.method} ${hit.path}`) ?? [];
-  return `No operation \`${operation}\` in the document${near ? ` (did you mean ${near}?)` : suggested.length ? ` (closest: ${suggested.join(', ')})` : ''}: give an operationId${exampleId(loaded)}, "GET /path/{template}" or a concrete path such as ${examplePath(loaded)}.`;
+  return `No operation \`${operation}\` in the document${near ? ` (did you mean ${near}?)` : suggested.length ? ` (closest: ${suggested.join(', ')})` : ''}: ${nameExamples(documentExamples(loaded))}.`;
 }
 
-/** ` such as <the first operationId>` of the loaded document, or '' when it has none. */
-function exampleId(loaded: LoadedDocument): string {
-  const id = loaded.operations.find((candidate) => candidate.operationId)?.operationId;
-  return id ? ` such as ${boundedText(id, 64)}` : '';
+/** What a name may be, with the document's own examples when it has them (issue 17). */
+function nameExamples(examples: DocumentExamples | undefined): string {
+  if (!examples) return 'give an operationId, "METHOD /path/{template}" or a concrete path';
+  return `give an operationId such as ${examples.operationId}, "${examples.key}" or a concrete path such as ${examples.paths[0]}`;
 }
 
 /** Operation ids compared for "did you mean": a real document has a few thousand at most (GitHub: about 1,100). */
 const MAX_NAMED_OPERATIONS = 5000;
-
-/**
- * A concrete path of the loaded document to show in an example: the first GET operation's path without parameters
- * (other than `/`, when there is one),
- * else the first GET's template with each `{name}` written as `name` (`/repos/owner/repo`); `/` for a document
- * without a GET.
- */
-export function examplePath(loaded: LoadedDocument): string {
-  const gets = loaded.operations.filter((candidate) => candidate.method === 'GET');
-  const plain =
-    gets.find((candidate) => candidate.pathTemplate !== '/' && !candidate.pathTemplate.includes('{')) ??
-    gets.find((candidate) => !candidate.pathTemplate.includes('{'));
-  if (plain) return plain.pathTemplate;
-  return gets[0] ? gets[0].pathTemplate.replace(/\{([^}]*)\}/g, (_, name: string) => name || 'x') : '/';
-}
 
 /** Folds a name for "did you mean": lower case, without `_`, `-` and `.`. */
 export function foldName(name: string): string {

@@ -25,11 +25,12 @@ import type { DocumentSource } from '../document/source.ts';
 import { createDocumentCache } from '../document/cache.ts';
 import { adoptSearchIndex, searchIndexSnapshot } from '../contract/search.ts';
 import type { LoadedDocument } from '../document/model.ts';
+import type { DocumentExamples } from '../document/examples.ts';
 import { SERVER_INFO } from '../runtime/server-info.ts';
 import { redactor } from '../redaction/redaction.ts';
 import type { Redactor } from '../redaction/redaction.ts';
 import { hideSourceSecrets } from '../redaction/redaction.ts';
-import { boundedAnswer, JOBS, unfinishedJob, warmMatcher } from './jobs.ts';
+import { boundedAnswer, exampleTracker, JOBS, unfinishedJob, warmMatcher } from './jobs.ts';
 import type { ContractService, JobContext, JobInputs, JobName, JobOutputs } from './jobs.ts';
 import { redactedAnswer, redactedContents, structuredTexts } from './pipeline.ts';
 import type { CheckedProbe } from './pipeline.ts';
@@ -125,6 +126,7 @@ export function createCheckWorker(
   let worker: Worker | undefined;
   let ready = false;
   let documentProblem: string | undefined;
+  const examples = exampleTracker(config.openapiDoc !== undefined);
   let startup: NodeJS.Timeout | undefined;
   let current: { job: Job; timer: NodeJS.Timeout; id: number; preparing: boolean } | undefined;
   let nextId = 0;
@@ -151,6 +153,7 @@ export function createCheckWorker(
       'message',
       (message: {
         ready?: true;
+        examples?: DocumentExamples | null;
         writing?: boolean;
         log?: 'info' | 'error' | 'debug';
         event?: string;
@@ -167,6 +170,10 @@ export function createCheckWorker(
           if (!writing) for (const done of flushed.splice(0)) done();
           // A job's answer says a write follows (`writing: true`), so no stdin close after the answer can miss it.
           if (message.id === undefined) return;
+        }
+        if (message.examples !== undefined) {
+          examples.set(message.examples ?? undefined);
+          return;
         }
         if (message.ready) {
           clearTimeout(startup);
@@ -327,6 +334,8 @@ export function createCheckWorker(
           })
         : Promise.resolve(),
     documentProblem: () => documentProblem,
+    examples: examples.state,
+    onExamples: examples.listen,
     warm() {
       if (!worker) worker = start();
       if (!current && queue.length === 0) worker.unref();
@@ -379,7 +388,10 @@ function runWorker(sent: SentConfig): void {
   const config: Config = { ...sent, baseUrl: new URL(sent.baseUrl) };
   const redact: Redactor = redactor(config.apiKey);
   const post = (message: unknown) => parentPort!.postMessage(message);
-  const documents = config.openapiDoc ? cachedDocuments(config, config.openapiDoc, post) : undefined;
+  // Each newly loaded document's examples go to the main thread, for tool descriptions and refusals (issue 17).
+  const examples = exampleTracker(true);
+  examples.listen(() => post({ examples: examples.state().examples ?? null }));
+  const documents = config.openapiDoc ? examples.watching(cachedDocuments(config, config.openapiDoc, post)) : undefined;
   const context: JobContext = { config, redact, documents };
   post({ ready: true });
   if (documents) {

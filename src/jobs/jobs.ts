@@ -21,6 +21,9 @@ import { findOperations, prepareSearchIndex } from '../contract/search.ts';
 import { compareWithFixture } from '../contract/fixture-diff.ts';
 import { MAX_BODY_DEPTH, measureJsonText } from '../shared/json-text.ts';
 import type { LoadedDocument, Operation } from '../document/model.ts';
+import { DEMO_EXAMPLES, documentExamples, sameExamples } from '../document/examples.ts';
+import type { DocumentExamples } from '../document/examples.ts';
+import type { DocumentSource } from '../document/source.ts';
 import { checkProbe, loadDocumentState, uncheckedProbe } from './pipeline.ts';
 import { trimSlash } from '../shared/url-path.ts';
 import type { CheckedProbe, DocumentState, PipelineContext } from './pipeline.ts';
@@ -382,6 +385,16 @@ export type ContractService = {
    * loads, once it loaded, or when no document is configured. Redacted (no key, no credentials of the source's URL).
    */
   documentProblem(): string | undefined;
+  /**
+   * The example values of the document in effect (`documentExamples`, src/document/examples.ts), for tool descriptions
+   * and refusals (issue 17): `loaded` is false while the document is loading or after it failed to load (the texts then
+   * quote no example), true once it has loaded (`examples` undefined when it has no GET operation with a path
+   * parameter) and when no document is configured (`examples`: the demo document's, `DEMO_EXAMPLES`). A service
+   * without it (a test's stand-in) counts as loaded without examples.
+   */
+  examples?(): ExampleState;
+  /** Calls `listener` each time `examples()` changes (a document loaded, or reloaded with other examples). */
+  onExamples?(listener: () => void): void;
   /** Starts the worker (and its document load) now rather than at the first job; the server calls it at start-up. */
   warm(): void;
   /** Stops the worker, answering the jobs it holds or waits for; a later job starts a new one. */
@@ -401,15 +414,61 @@ export type ContractService = {
  * @param context The configuration, key redactor and document source (if any).
  */
 export function inProcessContract(context: JobContext): ContractService {
+  const examples = exampleTracker(context.documents !== undefined);
+  const documents = context.documents && examples.watching(context.documents);
+  const watched: JobContext = { ...context, documents };
   const run = async <Name extends JobName>(name: Name, input: JobInputs[Name]): Promise<JobOutputs[Name]> =>
-    boundedAnswer(name, await (JOBS[name] as Job<Name>)(input, context, () => {}));
+    boundedAnswer(name, await (JOBS[name] as Job<Name>)(input, watched, () => {}));
   return {
     run,
     check: (raw, request) => run('probe', { raw, request }),
     started: () => true,
     documentProblem: () => undefined,
+    examples: examples.state,
+    onExamples: examples.listen,
     warm() {},
     close: async () => {},
+  };
+}
+
+/** What `ContractService.examples` answers. */
+export type ExampleState = { loaded: boolean; examples?: DocumentExamples };
+
+/**
+ * The example state of one contract service and its listeners: `watching(source)` wraps a document source so that each
+ * newly loaded document sets the examples (`documentExamples`, once per loaded document); `set` takes them from
+ * elsewhere (the check worker's message). Without a document, the state is the demo document's examples, loaded.
+ */
+export function exampleTracker(hasDocument: boolean): {
+  state: () => ExampleState;
+  listen: (listener: () => void) => void;
+  set: (examples: DocumentExamples | undefined) => void;
+  watching: (source: DocumentSource) => DocumentSource;
+} {
+  let current: ExampleState = hasDocument ? { loaded: false } : { loaded: true, examples: DEMO_EXAMPLES };
+  const listeners: (() => void)[] = [];
+  const set = (examples: DocumentExamples | undefined) => {
+    const next: ExampleState = examples ? { loaded: true, examples } : { loaded: true };
+    if (current.loaded && sameExamples(current.examples, next.examples)) return;
+    current = next;
+    for (const listener of listeners) listener();
+  };
+  const seen = new WeakSet<LoadedDocument>();
+  return {
+    state: () => current,
+    listen: (listener) => void listeners.push(listener),
+    set,
+    watching: (source) => ({
+      ...source,
+      async get() {
+        const loaded = await source.get();
+        if (!seen.has(loaded)) {
+          seen.add(loaded);
+          set(documentExamples(loaded));
+        }
+        return loaded;
+      },
+    }),
   };
 }
 

@@ -35,8 +35,8 @@ import type { JsonRpcResponse, RequestId } from './codes.ts';
 import { ProbeLog } from './memory.ts';
 import type { MemoryLimits } from './memory.ts';
 import { failure } from './tool.ts';
-import type { Tool, ToolResult, Trace } from './tool.ts';
-import { TOOLS } from './tools.ts';
+import type { Tool, ToolContext, ToolResult, Trace } from './tool.ts';
+import { TOOLS, toolsFor } from './tools.ts';
 import type { Audit } from '../runtime/log.ts';
 import { boundedText } from '../shared/text.ts';
 const INSTRUCTIONS =
@@ -69,8 +69,18 @@ const SERVER_IDENTITY = { name: SERVER_INFO.name, version: SERVER_INFO.version, 
 /** What every stateless-era result carries in `_meta` (MCP 2026-07-28: servers SHOULD name themselves there). */
 const STAMP = { _meta: { [META_KEYS.serverInfo]: SERVER_IDENTITY } };
 
-/** How long a client may reuse `server/discover` and `tools/list`, in ms (MCP 2026-07-28, Caching): the tools never change. */
+/**
+ * How long a client may reuse `server/discover` and `tools/list`, in ms (MCP 2026-07-28, Caching): the tools change only
+ * when the document loads (their examples, issue 17).
+ */
 const LIST_TTL_MS = 3_600_000;
+
+/**
+ * How long a client may reuse `tools/list` while the document is still loading, in ms: none, since the descriptions
+ * gain the document's examples once it has loaded (MCP 2026-07-28, Caching: 0 is immediately stale). The stateless era
+ * has no notification outside a `subscriptions/listen` stream, which this server does not offer.
+ */
+const LOADING_LIST_TTL_MS = 0;
 
 /** Revision-dependent fields to leave out (MCP Lifecycle: respect the negotiated version). */
 function olderThan(version: string, than: string): boolean {
@@ -108,6 +118,13 @@ export type Session = {
    * probes cancelled) and answered with an `isError` result naming `reason`.
    */
   close(reason: string): void;
+  /**
+   * Gives the session a way to send notifications of its own (a stdio transport's writer): it then declares
+   * `tools.listChanged: true` at `initialize` and sends `notifications/tools/list_changed` once the document's examples
+   * change what its client last listed, after `notifications/initialized` (MCP 2025-11-25, Tools, List Changed
+   * Notification). A session never given one (HTTP) declares `listChanged: false` and sends none.
+   */
+  listen(send: (notification: Record<string, unknown>) => void): void;
 };
 
 /**
@@ -223,6 +240,23 @@ export function createSession(runtime: ServerRuntime, options: { memory?: Memory
   const inFlight = new Map<string, AbortController>();
   const pending = new Set<Promise<unknown>>();
   let stopping: string | undefined;
+  let notify: ((notification: Record<string, unknown>) => void) | undefined;
+  let initialized = false;
+  // The examples (as JSON text) of the tools this session's client last listed; undefined until it lists.
+  let listedWith: string | undefined;
+  const examplesNow = () => contract.examples?.() ?? { loaded: true };
+  const toolsNow = () => toolsFor(examplesNow().examples);
+  const examplesKey = () => JSON.stringify(examplesNow().examples ?? null);
+
+  /** Sends `notifications/tools/list_changed` when the tools differ from those the client last listed, once per change. */
+  function tellListChanged(): void {
+    if (!notify || !initialized || stopping !== undefined || listedWith === undefined) return;
+    const now = examplesKey();
+    if (now === listedWith) return;
+    listedWith = now;
+    logger.info('tools.list.changed', { reason: 'document examples' });
+    notify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+  }
 
   /** Runs one tools/call: request id, queue, the tool, then the log record and the audit line. */
   async function callTool(
@@ -232,7 +266,8 @@ export function createSession(runtime: ServerRuntime, options: { memory?: Memory
     inbound: Inbound,
   ): Promise<ToolResult> {
     const caller = inbound.caller;
-    const tool = TOOLS.find((candidate) => candidate.name === name)!;
+    const examples = examplesNow().examples;
+    const tool = toolsFor(examples).find((candidate) => candidate.name === name)!;
     const rid = inbound.requestId ?? runtime.requestId();
     // The client's trace context from `_meta` (MCP 2026-07-28) wins over the transport's header. Sent upstream for
     // calls that came over a transport minting request ids (HTTP) or named a trace; stdio calls send what they sent before.
@@ -258,7 +293,10 @@ export function createSession(runtime: ServerRuntime, options: { memory?: Memory
       );
     });
     try {
-      called = await Promise.race([runTool(tool, name, params, signal, rid, trace, caller, traceparent), stopped]);
+      called = await Promise.race([
+        runTool(tool, name, params, signal, rid, trace, caller, traceparent, examples),
+        stopped,
+      ]);
     } catch (error) {
       // A large argument that turned out not to be JSON when the worker parsed it: -32700 under the call's id (handleOne).
       if (error instanceof RpcError) {
@@ -346,6 +384,7 @@ export function createSession(runtime: ServerRuntime, options: { memory?: Memory
     trace: Trace,
     caller: Caller | undefined,
     traceparent: string | undefined,
+    examples: ToolContext['examples'],
   ): Promise<ToolResult> {
     const args = params.arguments ?? {};
     if (args === null || typeof args !== 'object' || Array.isArray(args)) {
@@ -372,6 +411,7 @@ export function createSession(runtime: ServerRuntime, options: { memory?: Memory
         trace,
         contract,
         ...(caller ? { caller } : {}),
+        ...(examples ? { examples } : {}),
       });
     } finally {
       admitted.slot.release();
@@ -451,7 +491,7 @@ export function createSession(runtime: ServerRuntime, options: { memory?: Memory
         return {
           resultType: 'complete',
           ...(await byRevision(method, params, signal, inbound, MODERN_VERSIONS[0])),
-          ttlMs: LIST_TTL_MS,
+          ttlMs: examplesNow().loaded ? LIST_TTL_MS : LOADING_LIST_TTL_MS,
           cacheScope: 'public',
           ...STAMP,
         };
@@ -489,7 +529,7 @@ export function createSession(runtime: ServerRuntime, options: { memory?: Memory
         const serverInfo = olderThan(negotiated, '2025-06-18') ? untitled : { ...untitled, title };
         return {
           protocolVersion: negotiated,
-          capabilities: { tools: { listChanged: false } },
+          capabilities: { tools: { listChanged: notify !== undefined } },
           serverInfo,
           instructions: instructionsNow(),
         };
@@ -502,8 +542,10 @@ export function createSession(runtime: ServerRuntime, options: { memory?: Memory
             ERROR_CODES.invalidParams,
             'Invalid cursor: this server lists every tool on one page and issues no cursors.',
           );
+        // Stateless-era lists are never followed by a notification; only a legacy client's list is remembered.
+        if (version === negotiated) listedWith = examplesKey();
         return {
-          tools: TOOLS.map((tool) => {
+          tools: toolsNow().map((tool) => {
             const listed: Record<string, unknown> = {
               name: tool.name,
               description: tool.description,
@@ -580,6 +622,10 @@ export function createSession(runtime: ServerRuntime, options: { memory?: Memory
     const params = record.params;
     if (!hasId) {
       // A notification: never answered (JSON-RPC 2.0, 4.1).
+      if (method === 'notifications/initialized') {
+        initialized = true;
+        tellListChanged();
+      }
       if (method === 'notifications/cancelled' && params && typeof params === 'object') {
         const target = (params as Record<string, unknown>).requestId;
         inFlight.get(idKey(target))?.abort();
@@ -657,6 +703,11 @@ export function createSession(runtime: ServerRuntime, options: { memory?: Memory
     release() {
       held = false;
       gate.wake();
+    },
+    listen(send) {
+      if (notify) return;
+      notify = send;
+      contract.onExamples?.(tellListChanged);
     },
     close(reason) {
       if (stopping !== undefined) return;

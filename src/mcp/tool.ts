@@ -7,6 +7,7 @@ import { redactedContents, structuredTexts } from '../jobs/pipeline.ts';
 import type { Seen } from '../jobs/pipeline.ts';
 import type { Redactor } from '../redaction/redaction.ts';
 import type { Config } from '../runtime/config.ts';
+import type { DocumentExamples } from '../document/examples.ts';
 import type { RateLimit } from '../runtime/limits.ts';
 import { ERROR_CODES, RpcError } from './codes.ts';
 import { ProbeLog } from './memory.ts';
@@ -39,6 +40,8 @@ export type ToolContext = {
   caller?: { subject: string; clientId?: string };
   /** Runs every step that needs the document: in the check worker (check-worker.ts) or on this thread (src/jobs/jobs.ts). */
   contract: ContractService;
+  /** The loaded document's examples, for refusals to quote (src/document/examples.ts); undefined while it loads. */
+  examples?: DocumentExamples;
 };
 
 export type Tool = {
@@ -53,6 +56,12 @@ export type Tool = {
    * `tools/list`, whose size every client pays): `{status: 'a responses key such as "200", "4XX" or "default"'}`.
    */
   hints?: Readonly<Record<string, string>>;
+  /**
+   * The texts that quote examples, made from the loaded document's (issue 17): the description, `inputSchema` and
+   * `hints` replacing the tool's own, whose wording names no example, as `tools/list` gives them once the document has
+   * loaded. The argument rules stay the same; only `description` texts change.
+   */
+  exemplified?: (examples: DocumentExamples) => Partial<Pick<Tool, 'description' | 'inputSchema' | 'hints'>>;
   handler: (args: Record<string, unknown>, context: ToolContext) => Promise<ToolResult>;
 };
 

@@ -90,6 +90,9 @@ export function serve(
     }
   };
 
+  // The session's own notifications (tools/list_changed) go out as its replies do, through the wire.
+  session.listen((notification) => write(notification));
+
   const handleLine = (raw: string) => {
     let line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
     if (line.charCodeAt(0) === 0xfeff) line = line.slice(1); // RFC 8259, 8.1: parsers may ignore a BOM

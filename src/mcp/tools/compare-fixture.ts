@@ -19,7 +19,7 @@ async function compareFixtureCall(args: Record<string, unknown>, context: ToolCo
   const held = fixtureString ? undefined : heldArgument(args, 'fixture');
   if (!fixtureString && (held ? held.depth : nestingDepth(fixture)) > MAX_BODY_DEPTH)
     return failure(`\`fixture\` nests deeper than ${MAX_BODY_DEPTH} levels; compare a smaller part of the record.`);
-  const decision = buildProbeUrl(context.config.baseUrl, args.path);
+  const decision = buildProbeUrl(context.config.baseUrl, args.path, undefined, context.examples?.paths[0]);
   if ('refusal' in decision) return failure(`Refused, nothing was sent: ${decision.refusal}`);
   const relativePath = pathAfterBase(decision.url, context.config.baseUrl) + decision.url.search;
   let seen = context.log.byPath.get(relativePath);

@@ -38,7 +38,7 @@ export const describeOperationTool: Tool = {
   inputSchema: {
     type: 'object',
     properties: {
-      operation: { type: 'string', pattern: '\\S', description: 'operationId, "PATCH /a/{id}" or a path' },
+      operation: { type: 'string', pattern: '\\S', description: 'operationId, "METHOD /template" or a path' },
       as: { enum: ['text', 'typescript'] },
       part: { enum: ['request', 'responses'] },
       status: { type: 'string', pattern: '^([1-5]\\d\\d|[1-5][Xx][Xx]|[Dd][Ee][Ff][Aa][Uu][Ll][Tt])$' },
@@ -51,7 +51,13 @@ export const describeOperationTool: Tool = {
   annotations: { readOnlyHint: true, openWorldHint: false },
   hints: {
     status: 'a responses key as a string: "200", "4XX" or "default"',
-    operation: 'an operationId ("getMeter"), "PATCH /meters/{meterId}", or a concrete path ("/meters/mtr_1")',
+    operation: 'an operationId, "METHOD /template", or a concrete path, as find_operation gives them',
   },
+  exemplified: (examples) => ({
+    hints: {
+      ...describeOperationTool.hints,
+      operation: `an operationId (${JSON.stringify(examples.operationId)}), ${JSON.stringify(examples.key)}, or a concrete path (${JSON.stringify(examples.paths[0])})`,
+    },
+  }),
   handler: describeOperationCall,
 };

@@ -15,7 +15,7 @@ async function draftRequestCall(args: Record<string, unknown>, context: ToolCont
   const query = args.query as Record<string, unknown> | undefined;
   const values = Object.entries(query ?? {}).filter(([, value]) => typeof value === 'object' && value !== null);
   const named = values.length ? { ...query, ...Object.fromEntries(values.map(([name]) => [name, ''])) } : query;
-  const decision = buildProbeUrl(context.config.baseUrl, args.path, named);
+  const decision = buildProbeUrl(context.config.baseUrl, args.path, named, context.examples?.paths[0]);
   if ('refusal' in decision) return failure(`Not drafted: ${decision.refusal}`);
   if (values.length && nestingDepth(Object.fromEntries(values)) > MAX_BODY_DEPTH)
     return failure(`\`query\` nests deeper than ${MAX_BODY_DEPTH} levels.`);
@@ -24,6 +24,7 @@ async function draftRequestCall(args: Record<string, unknown>, context: ToolCont
         context.config.baseUrl,
         args.path,
         Object.fromEntries(Object.entries(query!).filter(([name]) => !values.some(([other]) => other === name))),
+        context.examples?.paths[0],
       )
     : decision;
   if ('refusal' in plain) return failure(`Not drafted: ${plain.refusal}`);

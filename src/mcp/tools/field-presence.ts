@@ -52,7 +52,7 @@ export const fieldPresenceTool: Tool = {
   inputSchema: {
     type: 'object',
     properties: {
-      operation: { type: 'string', minLength: 1, description: 'operationId, "GET /meters/{meterId}" or a path probed' },
+      operation: { type: 'string', minLength: 1, description: 'operationId, "METHOD /template" or a path probed' },
       detail: { enum: ['summary', 'full'] },
     },
     required: ['operation'],

@@ -24,7 +24,7 @@ async function probeSampleCall(args: Record<string, unknown>, context: ToolConte
   const paths = args.paths as string[];
   const urls: URL[] = [];
   for (const [index, path] of paths.entries()) {
-    const decision = buildProbeUrl(context.config.baseUrl, path, args.query);
+    const decision = buildProbeUrl(context.config.baseUrl, path, args.query, context.examples?.paths[0]);
     // The refusal names `path`; here the argument is an element of `paths`.
     if ('refusal' in decision)
       return failure(`Refused, nothing was sent: ${decision.refusal.replace(/^`path`/, `\`paths[${index}]\``)}`);
@@ -127,7 +127,7 @@ export const probeSampleTool: Tool = {
         minItems: 2,
         maxItems: 10,
         uniqueItems: true,
-        description: 'e.g. ["/meters/mtr_1", "/meters/mtr_2"]',
+        description: 'concrete paths of one operation',
       },
       query: {
         type: 'object',
@@ -146,5 +146,16 @@ export const probeSampleTool: Tool = {
     required: ['operation', 'probes'],
   },
   annotations: { readOnlyHint: true, openWorldHint: true },
+  exemplified: (examples) => {
+    const schema = probeSampleTool.inputSchema as { properties: Record<string, Record<string, unknown>> };
+    const paths = examples.paths.map((path) => JSON.stringify(path)).join(', ');
+    const description = `e.g. [${paths}${examples.paths.length < 2 ? ', ...' : ''}]`;
+    return {
+      inputSchema: {
+        ...schema,
+        properties: { ...schema.properties, paths: { ...schema.properties.paths, description } },
+      },
+    };
+  },
   handler: probeSampleCall,
 };

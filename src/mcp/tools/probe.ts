@@ -10,7 +10,7 @@ import type { RawResponse } from '../../api/probe.ts';
 import { MAX_QUERY_PARAMETERS, MAX_SELECT, destinationOf, failure, result } from '../tool.ts';
 import type { Tool, ToolContext, ToolResult } from '../tool.ts';
 export async function probeCall(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
-  const decision = buildProbeUrl(context.config.baseUrl, args.path, args.query);
+  const decision = buildProbeUrl(context.config.baseUrl, args.path, args.query, context.examples?.paths[0]);
   if ('refusal' in decision) return failure(`Refused, nothing was sent: ${decision.refusal}`);
   // `select` is a string of at most MAX_SELECT characters (the inputSchema); what it names is checked here.
   const selector = args.select === undefined ? undefined : parseSelect(args.select as string);
@@ -84,13 +84,13 @@ export const probeTool: Tool = {
     properties: {
       path: {
         type: 'string',
-        description: 'Path after the base URL, e.g. "/meters/mtr_1" or "/meters?status=active".',
+        description: 'Path after the base URL, as find_operation gives it.',
       },
       query: {
         type: 'object',
         additionalProperties: { anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] },
         maxProperties: MAX_QUERY_PARAMETERS,
-        description: 'Query parameters, e.g. {"limit": 5}.',
+        description: 'Query parameters, name to value.',
       },
       select: {
         type: 'string',
@@ -113,5 +113,25 @@ export const probeTool: Tool = {
   },
   // destructiveHint and idempotentHint only mean something when readOnlyHint is false (MCP 2025-11-25, ToolAnnotations).
   annotations: { readOnlyHint: true, openWorldHint: true },
+  exemplified: (examples) => {
+    const schema = probeTool.inputSchema as { properties: Record<string, Record<string, unknown>> };
+    const pair = examples.query ? [...new URLSearchParams(examples.query.split('?')[1])][0] : undefined;
+    return {
+      inputSchema: {
+        ...schema,
+        properties: {
+          ...schema.properties,
+          path: {
+            ...schema.properties.path,
+            description: `Path after the base URL, e.g. ${JSON.stringify(examples.paths[0])}.`,
+          },
+          query: {
+            ...schema.properties.query,
+            ...(pair ? { description: `Query parameters, e.g. ${JSON.stringify({ [pair[0]]: pair[1] })}.` } : {}),
+          },
+        },
+      },
+    };
+  },
   handler: probeCall,
 };
