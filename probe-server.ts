@@ -6,7 +6,7 @@
  * Layers, top to bottom (an arrow points down only; `tests/layers.test.ts` holds the rules):
  * - this entry: flags and configuration, one process-wide runtime, a transport;
  * - `src/transports/`: stdio lines (`stdio.ts`) and Streamable HTTP (`http.ts`, with its seam to the auth layer in
- *   `http-auth.ts`), through the one wire of `src/mcp/wire.ts`;
+ *   `src/shared/http-auth.ts`), through the one wire of `src/mcp/wire.ts`;
  * - `src/cli/`: the command line (`--help`, `--version`, `check`);
  * - `src/mcp/`: protocol codes, the wire (measure, hold, parse; redact, serialize once), the session
  *   (`createSession`: one message in, its reply out), session memory, argument checks, one file per tool;
@@ -41,7 +41,7 @@ import type { Session } from './src/mcp/session.ts';
 import { serve } from './src/transports/stdio.ts';
 import { readHttpSettings, startHttpTransport } from './src/transports/http.ts';
 import type { HttpSettings } from './src/transports/http.ts';
-import type { HttpCaller } from './src/transports/http-auth.ts';
+import type { HttpCaller } from './src/shared/http-auth.ts';
 import { readAuthConfig } from './src/auth/settings.ts';
 import type { AuthConfig } from './src/auth/settings.ts';
 import { createAuthorizer } from './src/auth/authorizer.ts';
