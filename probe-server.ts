@@ -6,7 +6,7 @@
  * Layers, top to bottom (an arrow points down only; `tests/layers.test.ts` holds the rules):
  * - this entry: flags and configuration, one process-wide runtime, a transport;
  * - `src/transports/`: stdio lines (`stdio.ts`) and Streamable HTTP (`http.ts`, with its seam to the auth layer in
- *   `http-auth.ts`), through the one wire of `src/mcp/wire.ts`;
+ *   `src/shared/http-auth.ts`), through the one wire of `src/mcp/wire.ts`;
  * - `src/cli/`: the command line (`--help`, `--version`, `check`);
  * - `src/mcp/`: protocol codes, the wire (measure, hold, parse; redact, serialize once), the session
  *   (`createSession`: one message in, its reply out), session memory, argument checks, one file per tool;
@@ -41,11 +41,11 @@ import type { Session } from './src/mcp/session.ts';
 import { serve } from './src/transports/stdio.ts';
 import { readHttpSettings, startHttpTransport } from './src/transports/http.ts';
 import type { HttpSettings } from './src/transports/http.ts';
-import type { HttpCaller } from './src/transports/http-auth.ts';
+import type { HttpCaller } from './src/shared/http-auth.ts';
 import { readAuthConfig } from './src/auth/settings.ts';
 import type { AuthConfig } from './src/auth/settings.ts';
 import { createAuthorizer } from './src/auth/authorizer.ts';
-import { loadTenantCredentials, tenantRedactor, tenantSettings } from './src/auth/tenants.ts';
+import { loadTenantCredentials, tenantKeys, tenantRedactor, tenantSettings } from './src/auth/tenants.ts';
 import type { TenantCredential } from './src/auth/tenants.ts';
 import type { ServerRuntime } from './src/mcp/session.ts';
 import type { Redactor } from './src/redaction/redaction.ts';
@@ -93,7 +93,12 @@ export async function main(): Promise<void> {
   const logger = createLogger({ level: config.logLevel, redact: redact.text });
   // The document lives in the check worker only, and every step that needs it runs there with a deadline, so
   // ping is answered whatever the API, the agent or the document hold (issue 8). It starts once `initialize` is answered.
-  const contract = createCheckWorker(config, { logger, memoryMb: workerMemory, redactsAll: !tenants });
+  // With tenants, the worker is told every tenant's key, so what it makes is redacted there of every key, once.
+  const contract = createCheckWorker(config, {
+    logger,
+    memoryMb: workerMemory,
+    ...(tenants ? { keys: tenantKeys(tenants) } : {}),
+  });
   // One runtime for the process (gate, rate limit, audit, worker, redactor); the stdio transport carries one session.
   const runtime = createServerRuntime(config, { logger, redact, contract });
   const base = `${config.baseUrl.origin}${trimSlash(config.baseUrl.pathname)}`;
@@ -183,7 +188,7 @@ function tenantRuntimes(
   redact: Redactor,
 ): (caller: HttpCaller | undefined) => ServerRuntime | undefined {
   const runtimes = new Map<string, ServerRuntime>();
-  for (const [name, settings] of tenantSettings(config, tenants)) {
+  for (const [name, settings] of tenantSettings(config, tenants, redact)) {
     // The process's one audit writer, not a second one on the same file.
     const { auditLog: _shared, ...own } = settings.config;
     runtimes.set(name, {

@@ -21,7 +21,7 @@ import type { JSONWebKeySet } from 'jose';
 import { secretOf, startAuthorizationServer } from '../harness/authorization-server.ts';
 import type { AuthorizationServer } from '../harness/authorization-server.ts';
 import { createAuthorizer } from '../src/auth/authorizer.ts';
-import type { HttpAuth, HttpAuthDecision } from '../src/auth/authorizer.ts';
+import type { HttpAuth, HttpAuthDecision } from '../src/shared/http-auth.ts';
 import { ALGORITHMS } from '../src/auth/jwt.ts';
 import type { AuthConfig } from '../src/auth/settings.ts';
 import { loadTenantCredentials } from '../src/auth/tenants.ts';

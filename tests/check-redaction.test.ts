@@ -309,3 +309,81 @@ describe('check keeps the query-string keys and form fields a HAR recorded out o
       );
     });
 });
+
+describe('check with many recorded credentials (issue 19 review: one redactor for them all)', () => {
+  let folder: string;
+  /** 200 distinct tokens, each the Authorization of one HAR entry and echoed in its body's `status`. */
+  const tokens = Array.from(
+    { length: 200 },
+    (_, index) => `sk-live-${(BigInt(index + 1) * 0x9e3779b97f4a7c15n).toString(36)}`,
+  );
+  /** Every other token echoed percent-encoded, byte by byte, as an API that escapes what it echoes writes it. */
+  const echoed = (token: string, index: number) =>
+    index % 2 ? [...Buffer.from(token)].map((byte) => `%${byte.toString(16).toUpperCase()}`).join('') : token;
+  before(() => {
+    folder = mkdtempSync(join(tmpdir(), 'openapi-probe-check-many-'));
+    writeFileSync(
+      join(folder, 'many.har'),
+      JSON.stringify({
+        log: {
+          version: '1.2',
+          creator: { name: 'test', version: '1' },
+          entries: tokens.map((token, index) =>
+            entry(
+              {
+                url: `https://api.example.com/v2/meters/mtr_1?n=${index}`,
+                headers: [{ name: 'Authorization', value: `Bearer ${token}` }],
+              },
+              {
+                content: {
+                  mimeType: 'application/json',
+                  text: JSON.stringify({ ...METERS.mtr_1, status: echoed(token, index) }),
+                },
+              },
+            ),
+          ),
+        },
+      }),
+    );
+  });
+  after(() => rmSync(folder, { recursive: true, force: true }));
+
+  it('redacts each of 200 distinct recorded tokens from its finding, plain or percent-encoded', async () => {
+    const ran = await check(['--format', 'json', join(folder, 'many.har')]);
+    const fixture = (index: number) => ({
+      source: `${join(folder, 'many.har')}#${index}`,
+      request: `GET /v2/meters/mtr_1?n=${index}`,
+      status: 200,
+      operation: { method: 'GET', pathTemplate: '/meters/{meterId}', operationId: 'getMeter' },
+      outcome: 'fail',
+      findings: [
+        {
+          kind: 'undocumented',
+          severity: 'warning',
+          path: '$.firmwareVersion',
+          schemaPath: '#/components/schemas/Meter/properties',
+          message: 'is present but not documented in the schema',
+        },
+        {
+          kind: 'enum',
+          severity: 'error',
+          path: '$.status',
+          schemaPath: '#/components/schemas/MeterStatus/enum',
+          allowed: ['active', 'inactive', 'removed'],
+          message: 'is "[redacted]", not one of the allowed values ["active","inactive","removed"]',
+        },
+      ],
+    });
+    assert.deepEqual(
+      [ran.exitCode, JSON.parse(ran.stdout), ran.stderr],
+      [
+        1,
+        {
+          fixtures: tokens.map((_, index) => fixture(index)),
+          summary: { fixtures: 200, passed: 0, failed: 200, notChecked: 0 },
+        },
+        `${NOTE_START}400${NOTE_END}`,
+      ],
+    );
+  });
+});

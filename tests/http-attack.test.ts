@@ -18,7 +18,7 @@ import { createLogger } from '../src/runtime/log.ts';
 import { createServerRuntime } from '../src/mcp/session.ts';
 import { readHttpSettings, startHttpTransport } from '../src/transports/http.ts';
 import type { HttpTransport } from '../src/transports/http.ts';
-import type { HttpAuth } from '../src/transports/http-auth.ts';
+import type { HttpAuth } from '../src/shared/http-auth.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const KEY = 'attack-upstream-key-5Rt8';

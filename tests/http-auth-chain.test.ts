@@ -168,7 +168,7 @@ describe('serve --http with identity, entitlement and ownership wired by the ent
     );
   });
 
-  it("redacts the key a tenant's upstream echoes in its body, though the check worker knows only API_KEY", async () => {
+  it("redacts the key a tenant's upstream echoes in its body, in the check worker, which is told every tenant's key", async () => {
     const token = await issuer.token([], { client: 'agent-a' });
     const probed = await probeAs({ authorization: `Bearer ${token}`, 'x-tenant': 'c' }, '/meters/mtr_1');
     const text = JSON.stringify(probed);

@@ -23,7 +23,7 @@ import { createServerRuntime } from '../src/mcp/session.ts';
 import { MAX_LINE } from '../src/mcp/wire.ts';
 import { readHttpSettings, startHttpTransport, REQUEST_ID_META } from '../src/transports/http.ts';
 import type { HttpTransport } from '../src/transports/http.ts';
-import type { HttpAuth } from '../src/transports/http-auth.ts';
+import type { HttpAuth } from '../src/shared/http-auth.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const KEY = 'upstream-key-7f3a9c21';

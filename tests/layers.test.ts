@@ -28,7 +28,7 @@ const LAYERS: Record<string, readonly string[]> = {
     'redaction',
     'shared',
   ],
-  transports: ['mcp', 'auth', 'runtime', 'redaction', 'shared'],
+  transports: ['mcp', 'runtime', 'redaction', 'shared'],
   auth: ['runtime', 'redaction', 'shared'],
   cli: ['jobs', 'contract', 'schema', 'document', 'api', 'runtime', 'redaction', 'shared'],
   mcp: ['jobs', 'contract', 'schema', 'document', 'api', 'runtime', 'redaction', 'shared'],

@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadTenantCredentials, tenantSettings } from '../src/auth/tenants.ts';
+import { loadTenantCredentials, tenantRedactor, tenantSettings } from '../src/auth/tenants.ts';
 import { createHandler } from '../src/mcp/session.ts';
 import { readConfig } from '../src/runtime/config.ts';
 
@@ -53,7 +53,8 @@ before(async () => {
     }),
   );
   const base = readConfig({ API_BASE_URL: 'http://127.0.0.1:9', API_KEY: SERVER_KEY }, '/nonexistent');
-  settings = tenantSettings(base, loadTenantCredentials(file));
+  const tenants = loadTenantCredentials(file);
+  settings = tenantSettings(base, tenants, tenantRedactor(tenants, [SERVER_KEY]));
 });
 
 after(() => {

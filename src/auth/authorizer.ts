@@ -3,9 +3,8 @@
  * verified here, RFC 9068 and RFC 8725, from the header only, RFC 6750, 2.1), then entitlement (may this subject act
  * on the tenant the request names), and answers with the caller or with the refusal to send: status, headers
  * (`WWW-Authenticate`, RFC 6750, 3 and RFC 9728, 5.1) and a JSON body. It also holds the Protected Resource Metadata
- * (RFC 9728, 2-3). The transport declares the same shapes on its side and never imports this layer.
+ * (RFC 9728, 2-3). Its shapes are those of src/shared/http-auth.ts, which the transport imports instead of this layer.
  */
-import type { IncomingHttpHeaders } from 'node:http';
 import type { Logger } from '../runtime/log.ts';
 import { createEntitlements } from './entitlement.ts';
 import type { EntitlementLookup } from './entitlement.ts';
@@ -15,32 +14,7 @@ import type { IssuerKeys } from './issuer.ts';
 import { decodeToken, verifyToken } from './jwt.ts';
 import type { AuthConfig } from './settings.ts';
 import type { TenantCredential } from './tenants.ts';
-
-/** A caller the auth layer verified; never built from anything the client set unverified. */
-export type HttpCaller = { subject: string; clientId?: string; scopes: string[]; tenant?: string; keyId?: string };
-
-/** The verdict on one request: the caller, or the refusal the transport sends as it is. */
-export type HttpAuthDecision =
-  | { ok: true; caller: HttpCaller }
-  | {
-      ok: false;
-      /** 400 (token in the query, a malformed X-Tenant), 401 (no or invalid token), 403 (insufficient_scope or no entitlement), 503 (the issuer's keys or the entitlement source unreachable). */
-      status: 400 | 401 | 403 | 503;
-      /** `WWW-Authenticate` on 400, 401 and 403 insufficient_scope (RFC 6750, 3; RFC 9728, 5.1). */
-      headers: Record<string, string>;
-      /** RFC 6750 error codes (`invalid_request`, `invalid_token`, `insufficient_scope`); `forbidden` for entitlement; `temporarily_unavailable` for 503. */
-      body: { error: string; error_description: string };
-      /** Which check decided, for the audit record and the log. */
-      check: 'identity' | 'entitlement';
-    };
-
-/** What the HTTP transport asks of the auth layer (the seam of issue 19; the transport declares the same shape). */
-export type HttpAuth = {
-  /** Runs identity, then entitlement (for the tenant the request names: `X-Tenant` header or a claim). Never throws. */
-  authorize(request: { method: string; url: URL; headers: IncomingHttpHeaders }): Promise<HttpAuthDecision>;
-  /** Protected Resource Metadata (RFC 9728, 3): the paths it is served at and its JSON document. Served without authentication. */
-  resourceMetadata: { paths: string[]; document: Record<string, unknown> };
-};
+import type { HttpAuth, HttpAuthDecision } from '../shared/http-auth.ts';
 
 /** The well-known prefix of Protected Resource Metadata (RFC 9728, 3.1). */
 const WELL_KNOWN = '/.well-known/oauth-protected-resource';

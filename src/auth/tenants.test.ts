@@ -145,7 +145,9 @@ describe('tenantSettings', () => {
     API_KEY_HEADER: 'X-Server-Key',
     PROBE_MAX_BYTES: '4096',
   });
-  const settings = tenantSettings(base, loadTenantCredentials(FILE));
+  const tenants = loadTenantCredentials(FILE);
+  const given = tenantRedactor(tenants, ['server-own-key-77aa99']);
+  const settings = tenantSettings(base, tenants, given);
 
   it("gives each tenant the server's configuration with the tenant's upstream in place of the server's", () => {
     assert.deepEqual(
@@ -164,11 +166,19 @@ describe('tenantSettings', () => {
     );
   });
 
-  it("gives every tenant a redactor that hides every tenant's key and the server's own", () => {
-    const text = `keys: ${[...KEYS, 'server-own-key-77aa99'].join(' ')}`;
+  it('gives every tenant the one redactor it is handed, and builds none of its own', () => {
     assert.deepEqual(
-      [...settings].map(([name, { redact }]) => [name, redact.text(text)]),
-      ['acme', 'globex', 'initech'].map((name) => [name, 'keys: [redacted] [redacted] [redacted] [redacted]']),
+      [...settings].map(([name, { redact }]) => [name, redact === given]),
+      [
+        ['acme', true],
+        ['globex', true],
+        ['initech', true],
+      ],
     );
+  });
+
+  it("hands them a redactor that hides every tenant's key and the server's own", () => {
+    const text = `keys: ${[...KEYS, 'server-own-key-77aa99'].join(' ')}`;
+    assert.equal(settings.get('globex')!.redact.text(text), 'keys: [redacted] [redacted] [redacted] [redacted]');
   });
 });

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { readKey } from '../runtime/config.ts';
 import type { Config } from '../runtime/config.ts';
-import { NO_REDACTION, redactor, WITHHELD_MARK } from '../redaction/redaction.ts';
+import { redactorForKeys } from '../redaction/redaction.ts';
 import type { Redactor } from '../redaction/redaction.ts';
 import { isPlainObject } from '../shared/values.ts';
 import { TENANT_NAME } from './entitlement.ts';
@@ -100,59 +100,34 @@ export function keyIdOf(key: string): string {
 }
 
 /**
- * One redactor for every key of every tenant: each key's own `redactor` (src/redaction/redaction.ts) applied in turn.
- * The entry gives it to each tenant's runtime, so an answer for one tenant has no key of any tenant in it. `tail`
- * applies each key's `tail` to what the previous one kept (its mark taken off first), so the cut loses at least what
- * every key's rule asks; `withheld` and `withheldLetters` are the largest of them.
- * @param keys The keys (a tenant's, and the server's own `API_KEY` if any); empty gives a redactor that changes nothing.
- */
-export function redactorForKeys(keys: readonly string[]): Redactor {
-  // Longest first: a key that holds another is hidden whole before the shorter one could leave its rest in view.
-  const each = [...new Set(keys)].sort((left, right) => right.length - left.length).map((key) => redactor(key));
-  if (each.length <= 1) return each[0] ?? NO_REDACTION;
-  const chain = <T>(value: T, step: (one: Redactor, value: T) => T): T =>
-    each.reduce((current, one) => step(one, current), value);
-  return {
-    text: (input) => chain(input, (one, value) => one.text(value)),
-    value: (input, keys) => chain(input, (one, value) => one.value(value, keys)),
-    tail: (input) => {
-      let kept = input;
-      for (const one of each) {
-        const cut = one.tail(kept);
-        kept = cut.endsWith(WITHHELD_MARK) ? cut.slice(0, -WITHHELD_MARK.length) : cut;
-      }
-      return kept + WITHHELD_MARK;
-    },
-    withheld: Math.max(0, ...each.map((one) => one.withheld)),
-    withheldLetters: Math.max(0, ...each.map((one) => one.withheldLetters ?? 0)),
-    message: (input) => chain(input, (one, value) => one.message(value)),
-  };
-}
-
-/**
- * The redactor every tenant's runtime uses: `redactorForKeys` over all tenants' keys and `extraKeys` (the server's
- * own `API_KEY`, when it has one). One for all, on purpose: a key must be hidden from every tenant, its own included
- * (a tenant's agent never needs to see the key the server holds for it).
+ * The redactor every tenant's runtime uses: `redactorForKeys` (src/redaction/redaction.ts) over all tenants' keys and
+ * `extraKeys` (the server's own `API_KEY`, when it has one). One for all, on purpose: a key must be hidden from every
+ * tenant, its own included (a tenant's agent never needs to see the key the server holds for it).
  */
 export function tenantRedactor(
   tenants: ReadonlyMap<string, TenantCredential>,
   extraKeys: readonly string[] = [],
 ): Redactor {
-  return redactorForKeys([...[...tenants.values()].map((tenant) => tenant.apiKey), ...extraKeys]);
+  return redactorForKeys([...tenantKeys(tenants), ...extraKeys]);
+}
+
+/** Every tenant's key, in file order: what the check worker is told at start, so its redaction is the whole of it. */
+export function tenantKeys(tenants: ReadonlyMap<string, TenantCredential>): string[] {
+  return [...tenants.values()].map((tenant) => tenant.apiKey);
 }
 
 /**
  * What the entry needs to build one runtime per tenant (`createServerRuntime(config, {redact, ...})`): the server's
- * configuration with the tenant's base URL, key and key header in place of its own, and the one redactor of every
- * key (`tenantRedactor`, with the server's own `API_KEY` too). Nothing of the caller's token is in it: the token is
- * never sent upstream.
- * @returns Per tenant name, in file order, its configuration and the shared redactor.
+ * configuration with the tenant's base URL, key and key header in place of its own, and `redact`, the one redactor of
+ * every key the caller built (`tenantRedactor`, with the server's own `API_KEY` too), so none is built here. Nothing of
+ * the caller's token is in it: the token is never sent upstream.
+ * @returns Per tenant name, in file order, its configuration and `redact`.
  */
 export function tenantSettings(
   base: Config,
   tenants: ReadonlyMap<string, TenantCredential>,
+  redact: Redactor,
 ): Map<string, { config: Config; redact: Redactor }> {
-  const redact = tenantRedactor(tenants, base.apiKey ? [base.apiKey] : []);
   return new Map(
     [...tenants].map(([name, tenant]) => {
       const { apiKeyHeader: _ignored, ...rest } = base;

@@ -8,10 +8,10 @@ import { compareWithFixture } from '../contract/fixture-diff.ts';
 import type { LoadedDocument } from '../document/model.ts';
 import { loadDocument } from '../document/openapi-document.ts';
 import { keyNote } from '../jobs/pipeline.ts';
-import { redactor } from '../redaction/redaction.ts';
+import { redactor, redactorForKeys } from '../redaction/redaction.ts';
 import { readConfig } from '../runtime/config.ts';
 import { pathAfterBase, trimSlash } from '../shared/url-path.ts';
-import { InputError, checkFixture, liveFailures, longestFirst, readFixtures } from './fixtures.ts';
+import { InputError, checkFixture, liveFailures, readFixtures } from './fixtures.ts';
 import type { CheckedFixture, Fixture, LeftOut, Scope } from './fixtures.ts';
 import { formatJson, formatJunit, formatMarkdown, formatText, leftOutText } from './reports.ts';
 import { applyBaseline, baselineEntries, baselineText, readBaseline } from './baseline.ts';
@@ -59,16 +59,17 @@ export async function runCheck(
   // Every line check writes passes the key's redaction, and the credentials recorded in the fixtures' (issue 18).
   const secrets: string[] = [];
   const key = options.env.API_KEY?.trim();
-  const keyRedactor = key ? redactor(key) : undefined;
-  // One redactor per recorded value, so each is found in every form the key's redaction reads (percent-encoded,
-  // JSON-escaped, base64...), longest first; built once the fixtures are read.
-  let secretRedactors: ReturnType<typeof redactor>[] = [];
+  // One redactor of the key and every recorded value (`redactorForKeys`: each found in every form the key's redaction
+  // reads, percent-encoded, JSON-escaped, base64..., in one scan however many there are); rebuilt once the fixtures add
+  // values.
+  let redact = redactorForKeys([key]);
+  let redactedCount = 0;
   const hide = (text: string): string => {
-    let out = keyRedactor ? keyRedactor.text(text) : text;
-    if (secretRedactors.length !== secrets.length)
-      secretRedactors = [...secrets].sort(longestFirst).map((secret) => redactor(secret));
-    for (const secretRedactor of secretRedactors) out = secretRedactor.text(out);
-    return out;
+    if (redactedCount !== secrets.length) {
+      redact = redactorForKeys([key, ...secrets]);
+      redactedCount = secrets.length;
+    }
+    return redact.text(text);
   };
   const output: Output = { ...given, out: (text) => given.out(hide(text)), err: (text) => given.err(hide(text)) };
   const bad = (message: string) => {

@@ -27,7 +27,7 @@ import { adoptSearchIndex, searchIndexSnapshot } from '../contract/search.ts';
 import type { LoadedDocument } from '../document/model.ts';
 import type { DocumentExamples } from '../document/examples.ts';
 import { SERVER_INFO } from '../runtime/server-info.ts';
-import { redactor } from '../redaction/redaction.ts';
+import { redactorForKeys } from '../redaction/redaction.ts';
 import type { Redactor } from '../redaction/redaction.ts';
 import { hideSourceSecrets } from '../redaction/redaction.ts';
 import { boundedAnswer, exampleTracker, JOBS, unfinishedJob, warmMatcher } from './jobs.ts';
@@ -93,7 +93,7 @@ const JOB_WORDS: Record<JobName, { doing: string; advice: string }> = {
 
 /**
  * Starts the check worker lazily and returns it as a `ContractService`.
- * @param config The server's configuration; the worker builds its own redactor from `apiKey` and
+ * @param config The server's configuration; the worker builds its own redactor from `apiKey` (and `options.keys`) and
  *   its own document source from `openapiDoc` and `documentTtlMs` (the only copy in the process).
  * @param options.deadlineMs Time per job once the document is ready, in ms; default `CHECK_DEADLINE_MS`.
  * @param options.loadLimitMs Time to make the document ready for a job, in ms; default `DOCUMENT_LOAD_LIMIT_MS`.
@@ -110,17 +110,18 @@ export function createCheckWorker(
     memoryMb?: number;
     logger?: Logger;
     /**
-     * Whether the worker's redaction (of `config.apiKey`) is the whole of it, so this thread only guards what it adds
-     * (default true). False when the sessions redact more keys than the worker knows (one per tenant over HTTP): each
-     * answer is then redacted again here, by the session's own redactor.
+     * More keys to redact beside `config.apiKey` (every tenant's key over HTTP): sent to the worker in its start
+     * message, so what it makes is redacted there of every key (`redactorForKeys`) and this thread only guards what it
+     * adds.
      */
-    redactsAll?: boolean;
+    keys?: readonly string[];
   } = {},
 ): BodyChecker {
   const deadlineMs = options.deadlineMs ?? CHECK_DEADLINE_MS;
   const loadLimitMs = options.loadLimitMs ?? DOCUMENT_LOAD_LIMIT_MS;
   const memoryMb = options.memoryMb ?? WORKER_MEMORY_MB;
-  const redact = redactor(config.apiKey);
+  const keys = [...(options.keys ?? [])];
+  const redact = redactorForKeys([config.apiKey, ...keys]);
   const sent: SentConfig = { ...config, baseUrl: config.baseUrl.href };
   const queue: Job[] = [];
   let worker: Worker | undefined;
@@ -146,7 +147,7 @@ export function createCheckWorker(
 
   const start = (): Worker => {
     const began = performance.now();
-    const started = spawnWorker({ role: ROLE, config: sent }, memoryMb);
+    const started = spawnWorker({ role: ROLE, config: sent, keys }, memoryMb);
     ready = false;
     startup = setTimeout(() => lost(started, `it did not start within ${STARTUP_LIMIT_MS} ms`), STARTUP_LIMIT_MS);
     started.on(
@@ -206,7 +207,7 @@ export function createCheckWorker(
           const structured = (message.output as { structured?: object } | null)?.structured;
           if (structured && message.text !== undefined) {
             structuredTexts.set(structured, message.text);
-            if (options.redactsAll !== false) redactedContents.add(structured);
+            redactedContents.add(structured);
           }
           job.resolve(message.output);
         } else if (job.name === 'probe')
@@ -363,7 +364,7 @@ export function createCheckWorker(
  * A worker running this module. Under tsx (Node 20: a `.ts` module and no type stripping), the worker
  * is a small bootstrap that imports the parent's `--import` modules first, which installs tsx there.
  */
-function spawnWorker(data: { role: string; config: SentConfig }, memoryMb: number): Worker {
+function spawnWorker(data: { role: string; config: SentConfig; keys: string[] }, memoryMb: number): Worker {
   const resourceLimits = { maxOldGenerationSizeMb: memoryMb };
   const self = new URL(import.meta.url);
   const stripsTypes = Boolean((process.features as { typescript?: unknown }).typescript);
@@ -384,9 +385,9 @@ function spawnWorker(data: { role: string; config: SentConfig }, memoryMb: numbe
  * `{id, output}` (or `{id, error}`) out. The document starts loading at once; its outcome is sent as a
  * log record (`document.load.done` or `document.load.error`).
  */
-function runWorker(sent: SentConfig): void {
+function runWorker(sent: SentConfig, keys: readonly string[]): void {
   const config: Config = { ...sent, baseUrl: new URL(sent.baseUrl) };
-  const redact: Redactor = redactor(config.apiKey);
+  const redact: Redactor = redactorForKeys([config.apiKey, ...keys]);
   const post = (message: unknown) => parentPort!.postMessage(message);
   // Each newly loaded document's examples go to the main thread, for tool descriptions and refusals (issue 17).
   const examples = exampleTracker(true);
@@ -513,4 +514,4 @@ function cachedDocuments(config: Config, source: string, post: (message: unknown
 }
 
 if (!isMainThread && (workerData as { role?: string } | null)?.role === ROLE)
-  runWorker((workerData as { config: SentConfig }).config);
+  runWorker((workerData as { config: SentConfig }).config, (workerData as { keys?: string[] }).keys ?? []);

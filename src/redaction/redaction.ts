@@ -164,26 +164,86 @@ function base64Cores(secret: string): string[] {
  * @param secret The key, already trimmed; undefined or empty gives a redactor that changes nothing.
  */
 export function redactor(secret: string | undefined): Redactor {
-  if (!secret) return NO_REDACTION;
-  // The key, and the stable cores of its base64 and base64url forms, each in every form a character can take.
-  const spellings = [secret, ...base64Cores(secret)].map((spelling) => [...spelling].map(characterForms));
-  // The longest text any strict form of any spelling can take: the least a cut text loses (no prefix oracle).
-  const withheld = Math.max(
-    ...spellings.map((perCharacter) =>
-      perCharacter.reduce((sum, forms) => sum + Math.max(...forms.map((form) => form.longest)), 0),
-    ),
+  return redactorForKeys([secret]);
+}
+
+/**
+ * One redactor for many keys (every tenant's key and the server's own `API_KEY`, or the secrets recorded in a HAR
+ * file): each key is matched in every form `redactor` matches it in, and the output is what `redactor`'s of each key
+ * applied in turn give on text where no two keys' matches overlap (where they do, the union of both is redacted).
+ * The cost does not grow with the number of keys: the keys matched by skeleton share one skeleton scan of the text and
+ * one pass over each skeleton that looks for every key's targets at once (`targetSearch`); the keys matched only in
+ * strict forms share one regular expression. `tail` drops at least what every key's rule asks (`withheld` and
+ * `withheldLetters` are the largest of them).
+ * @param keys The keys; undefined and empty ones are left out, repeats count once; none gives `NO_REDACTION`.
+ */
+export function redactorForKeys(keys: readonly (string | undefined)[]): Redactor {
+  // Longest first: a key that holds another is hidden whole before the shorter one could leave its rest in view.
+  const distinct = [...new Set(keys.filter((key): key is string => !!key))].sort(
+    (left, right) => right.length - left.length,
   );
-  if (keySkeleton(secret).length >= SKELETON_MIN_LENGTH) return skeletonRedactor(secret, withheld);
-  const sources = spellings.map((perCharacter) =>
-    perCharacter.map((forms) => `(?:${forms.map((form) => form.source).join('|')})`).join(''),
+  if (!distinct.length) return NO_REDACTION;
+  const bySkeleton = distinct.filter((key) => keySkeleton(key).length >= SKELETON_MIN_LENGTH);
+  const strict = distinct.filter((key) => keySkeleton(key).length < SKELETON_MIN_LENGTH);
+  const withheld = (group: string[]) => Math.max(...group.map(withheldOf));
+  const groups: Redactor[] = [];
+  if (bySkeleton.length) groups.push(skeletonRedactor(bySkeleton, withheld(bySkeleton)));
+  if (strict.length) groups.push(strictRedactor(strict, withheld(strict)));
+  return groups.length === 1 ? groups[0]! : chained(groups);
+}
+
+/**
+ * The length of the longest strict form of the key, its base64 cores included: the fewest characters `tail` drops.
+ * Counted from each character's forms (`characterForms`) without building their patterns.
+ */
+function withheldOf(secret: string): number {
+  let most = 0;
+  for (const spelling of [secret, ...base64Cores(secret)]) {
+    let sum = 0;
+    for (const character of spelling) sum += longestForm(character);
+    most = Math.max(most, sum);
+  }
+  return most;
+}
+
+/** The longest text any form of `characterForms(character)` matches, in characters. */
+function longestForm(character: string): number {
+  let most = 0;
+  for (const spelling of new Set([character, character.toLowerCase(), character.toUpperCase()])) {
+    // Plain, percent-encoded (`%2525XX` per UTF-8 byte), JSON-escaped (`\\\\uXXXX` per UTF-16 unit), `\\\\"`.
+    most = Math.max(most, spelling.length, 7 * Buffer.byteLength(spelling, 'utf8'), 9 * spelling.length);
+    if (spelling === '"' || spelling === '/' || spelling === '\\') most = Math.max(most, 4);
+  }
+  return most;
+}
+
+/**
+ * The redactor of keys matched only in strict forms (their skeleton is shorter than `SKELETON_MIN_LENGTH`): see
+ * `redactor`. One regular expression for all of them, longest key first.
+ * @param withheld The fewest characters `tail` drops (the longest strict form of any of the keys).
+ */
+function strictRedactor(secrets: readonly string[], withheld: number): Redactor {
+  // Each key, and the stable cores of its base64 and base64url forms, each in every form a character can take.
+  const sources = secrets.flatMap((secret) =>
+    [secret, ...base64Cores(secret)].map((spelling) =>
+      [...spelling]
+        .map(
+          (character) =>
+            `(?:${characterForms(character)
+              .map((form) => form.source)
+              .join('|')})`,
+        )
+        .join(''),
+    ),
   );
   // No `i` flag: each form spells its letter cases itself, so alternatives never match the same text
   // and a near-miss cannot backtrack through 2^n ways (issue 8: nothing stalls the server).
   const whole = new RegExp(sources.map((source) => `(?:${source})`).join('|'), 'g');
+  const numbers = new Set(secrets);
   const text = (input: string) => input.replace(whole, '[redacted]');
   const value = <T>(input: T, keys = false): T => {
     if (typeof input === 'string') return text(input) as T;
-    if (typeof input === 'number' && String(input) === secret) return '[redacted]' as T;
+    if (typeof input === 'number' && numbers.has(String(input))) return '[redacted]' as T;
     if (Array.isArray(input)) return input.map((inner) => value(inner, keys)) as T;
     if (input !== null && typeof input === 'object') {
       // fromEntries defines own properties, so a body key "__proto__" stays a key.
@@ -200,11 +260,41 @@ export function redactor(secret: string | undefined): Redactor {
     if (end > 0 && /[\ud800-\udbff]/.test(out[end - 1]!)) end--;
     return out.slice(0, end) + WITHHELD_MARK;
   };
-  return { text, value, tail, withheld, withheldLetters: 0, message: messageRedaction(text, value, secret) };
+  // Keys shorter than 8 characters would match ordinary words of the server's own text: messages are left alone then.
+  const message = messageRedaction(
+    text,
+    value,
+    secrets.some((secret) => secret.length >= 8),
+  );
+  return { text, value, tail, withheld, withheldLetters: 0, message };
 }
 
 /**
- * `Redactor.message` over a redactor's `text` and `value`. With `mirrored` (a `value` that returns its
+ * Redactors applied in turn (the skeleton keys', then the strict keys'). `tail` applies each one's `tail` to what the
+ * previous one kept (its mark taken off first), so the cut loses at least what every one asks.
+ */
+function chained(each: readonly Redactor[]): Redactor {
+  const chain = <T>(value: T, step: (one: Redactor, value: T) => T): T =>
+    each.reduce((current, one) => step(one, current), value);
+  return {
+    text: (input) => chain(input, (one, value) => one.text(value)),
+    value: (input, keys) => chain(input, (one, value) => one.value(value, keys)),
+    tail: (input) => {
+      let kept = input;
+      for (const one of each) {
+        const cut = one.tail(kept);
+        kept = cut.endsWith(WITHHELD_MARK) ? cut.slice(0, -WITHHELD_MARK.length) : cut;
+      }
+      return kept + WITHHELD_MARK;
+    },
+    withheld: Math.max(0, ...each.map((one) => one.withheld)),
+    withheldLetters: Math.max(0, ...each.map((one) => one.withheldLetters ?? 0)),
+    message: (input) => chain(input, (one, value) => one.message(value)),
+  };
+}
+
+/**
+ * `Redactor.message` over a redactor's `text` and `value` (the message itself when `redacts` is false). With `mirrored` (a `value` that returns its
  * input when nothing matched), a text block that is the serialized structured content is replaced by the
  * serialization of the cleaned content when `value` replaced anything, so a key split across strings
  * (which `text` over the serialized form does not see: member names lie between) leaves neither copy.
@@ -212,11 +302,11 @@ export function redactor(secret: string | undefined): Redactor {
 function messageRedaction(
   text: (input: string) => string,
   value: <T>(input: T, keys?: boolean) => T,
-  secret: string,
+  redacts: boolean,
   mirrored = false,
 ): <T>(message: T) => T {
   return <T>(input: T): T => {
-    if (secret.length < 8 || input === null || typeof input !== 'object') return input;
+    if (!redacts || input === null || typeof input !== 'object') return input;
     const copy = { ...(input as Record<string, any>) };
     if (copy.result && typeof copy.result === 'object') {
       copy.result = { ...copy.result };
@@ -260,29 +350,50 @@ function replaceRanges(text: string, offsets: number[]): string {
 }
 
 /**
- * The redactor of a key whose skeleton has at least `SKELETON_MIN_LENGTH` characters: see `redactor`.
- * @param withheld The fewest characters `tail` drops (the longest strict form of the key).
+ * The redactor of keys whose skeleton has at least `SKELETON_MIN_LENGTH` characters: see `redactor`. The text is
+ * scanned once for all of them; each skeleton is then searched for every key's targets at once (`targetSearch`).
+ * @param withheld The fewest characters `tail` drops (the longest strict form of any of the keys).
  */
-function skeletonRedactor(secret: string, withheld: number): Redactor {
-  const [forward, written] = keySkeletons(secret);
-  const hex = Buffer.from(secret, 'utf8').toString('hex');
-  // The key's skeleton with what looks like an escape in it read as written too (`0xde` in `sk-0xdeadbeef`):
-  // an echo that decodes nothing (fullwidth, reversed, spaced) spells that one.
-  const letterTargets = [
-    ...new Set([forward, [...forward].reverse().join(''), hex, written, [...written].reverse().join('')]),
-  ].map((target) => Buffer.from(target, 'utf8'));
-  const baseTargets = [...new Set(base64Cores(secret).map((core) => core.replace(/[-_]/g, '')))].map((target) =>
-    Buffer.from(target, 'latin1'),
-  );
-  // The key's characters before its first and after its last letter or digit (`/+"\` in `canary-9c41/+"\`).
-  const leading = secret.slice(0, secret.search(/[\p{L}\p{N}]/u));
-  const trailing = secret.slice(
-    secret.length -
-      [...secret]
-        .reverse()
-        .join('')
-        .search(/[\p{L}\p{N}]/u),
-  );
+function skeletonRedactor(secrets: readonly string[], withheld: number): Redactor {
+  const letterTargets: Buffer[] = [];
+  const letterIndexes = new Map<string, number>();
+  // Per letter target, the keys whose own skeleton it is: the punctuation before and after each (`widenToKey`).
+  const keyEnds: { leading: string; trailing: string }[][] = [];
+  const baseTargets: Buffer[] = [];
+  const baseSeen = new Set<string>();
+  for (const secret of secrets) {
+    const [forward, written] = keySkeletons(secret);
+    const hex = Buffer.from(secret, 'utf8').toString('hex');
+    // The key's characters before its first and after its last letter or digit (`/+"\` in `canary-9c41/+"\`).
+    const leading = secret.slice(0, secret.search(/[\p{L}\p{N}]/u));
+    const trailing = secret.slice(
+      secret.length -
+        [...secret]
+          .reverse()
+          .join('')
+          .search(/[\p{L}\p{N}]/u),
+    );
+    // The key's skeleton with what looks like an escape in it read as written too (`0xde` in `sk-0xdeadbeef`):
+    // an echo that decodes nothing (fullwidth, reversed, spaced) spells that one.
+    const targets = [forward, [...forward].reverse().join(''), hex, written, [...written].reverse().join('')];
+    targets.forEach((target, place) => {
+      let index = letterIndexes.get(target);
+      if (index === undefined) {
+        index = letterTargets.length;
+        letterIndexes.set(target, index);
+        letterTargets.push(Buffer.from(target, 'utf8'));
+        keyEnds.push([]);
+      }
+      if (place === 0) keyEnds[index]!.push({ leading, trailing });
+    });
+    for (const core of base64Cores(secret)) {
+      const target = core.replace(/[-_]/g, '');
+      if (!baseSeen.has(target)) baseTargets.push(Buffer.from(target, 'latin1'));
+      baseSeen.add(target);
+    }
+  }
+  const searchLetters = targetSearch(letterTargets);
+  const searchBase64 = targetSearch(baseTargets);
   // What `tail` must drop so no partial target survives a cut: all but one unit of the longest target of each skeleton.
   const letterNeed = Math.max(...letterTargets.map((target) => target.length)) - 1;
   const baseNeed = baseTargets.length ? Math.max(...baseTargets.map((target) => target.length)) - 1 : 0;
@@ -315,13 +426,25 @@ function skeletonRedactor(secret: string, withheld: number): Redactor {
       if (index < pieces.length)
         scanSkeleton(pieces[index]!, 0, pieces[index]!.length, lanes[0], lanes[1], lanes[2], lanes[3]);
     }
+    // Per lane, the matches of a key's own skeleton: `[start, end, target]` triples, for `widenToKey`.
     const forwardFound: [number[], number[], number[], number[]] = [[], [], [], []];
+    const letterMatches = (lane: Lane, forward: number[]): number[] => {
+      const pairs: number[] = [];
+      searchLetters(lane.view(), (at, target) => {
+        const end = at + letterTargets[target]!.length;
+        pairs.push(at, end);
+        if (keyEnds[target]!.length) forward.push(at, end, target);
+      });
+      return pairs;
+    };
+    const baseMatches: number[] = [];
+    searchBase64(lanes[1].view(), (at, target) => baseMatches.push(at, at + baseTargets[target]!.length));
     // A lane still shadowing holds what lane 0 holds: nothing more to find there.
     const found = [
-      findTargets(lanes[0].view(), letterTargets, forwardFound[0]),
-      findTargets(lanes[1].view(), baseTargets),
-      lanes[2].shadowOf ? [] : findTargets(lanes[2].view(), letterTargets, forwardFound[2]),
-      lanes[3].shadowOf ? [] : findTargets(lanes[3].view(), letterTargets, forwardFound[3]),
+      letterMatches(lanes[0], forwardFound[0]),
+      baseMatches,
+      lanes[2].shadowOf ? [] : letterMatches(lanes[2], forwardFound[2]),
+      lanes[3].shadowOf ? [] : letterMatches(lanes[3], forwardFound[3]),
     ];
     // Kept for the next call (messages come one after another on one thread), up to 1 MiB each.
     lanes.forEach((lane, index) => {
@@ -362,21 +485,23 @@ function skeletonRedactor(secret: string, withheld: number): Redactor {
         for (let index = 0; index < ranges.length; index += 2)
           offsets.push(positioned[lane]!.starts![ranges[index]!]!, positioned[lane]!.ends![ranges[index + 1]! - 1]!);
       });
-      // A match of the key itself (not its reverse or hex) takes the key's punctuation at either end along.
+      // A match of a key itself (not its reverse or hex) takes that key's punctuation at either end along.
       for (const lane of [0, 2, 3] as const) {
-        const pairs = forwardFound[lane];
+        const triples = forwardFound[lane];
         const length = starts[lane][piece + 1]! - starts[lane][piece]!;
-        for (let index = 0; index < pairs.length; index += 2) {
-          const first = pairs[index]! - starts[lane][piece]!;
-          const last = pairs[index + 1]! - 1 - starts[lane][piece]!;
-          if (first >= 0 && first < length)
-            offsets.push(
-              ...widenToKey(text, positioned[lane].starts![first]!, positioned[lane].starts![first]!, leading, ''),
-            );
-          if (last >= 0 && last < length)
-            offsets.push(
-              ...widenToKey(text, positioned[lane].ends![last]!, positioned[lane].ends![last]!, '', trailing),
-            );
+        for (let index = 0; index < triples.length; index += 3) {
+          const first = triples[index]! - starts[lane][piece]!;
+          const last = triples[index + 1]! - 1 - starts[lane][piece]!;
+          for (const { leading, trailing } of keyEnds[triples[index + 2]!]!) {
+            if (first >= 0 && first < length)
+              offsets.push(
+                ...widenToKey(text, positioned[lane].starts![first]!, positioned[lane].starts![first]!, leading, ''),
+              );
+            if (last >= 0 && last < length)
+              offsets.push(
+                ...widenToKey(text, positioned[lane].ends![last]!, positioned[lane].ends![last]!, '', trailing),
+              );
+          }
         }
       }
       matched.set(piece, mergeRanges(offsets));
@@ -485,7 +610,7 @@ function skeletonRedactor(secret: string, withheld: number): Redactor {
     if (end > 0 && /[\ud800-\udbff]/.test(out[end - 1]!)) end--;
     return out.slice(0, end) + WITHHELD_MARK;
   };
-  const message = messageRedaction(text, value, secret, true);
+  const message = messageRedaction(text, value, true, true);
   return { text, value, tail, withheld, withheldLetters: letterNeed, message };
 }
 
@@ -1300,16 +1425,61 @@ function mergeRanges(flat: number[]): number[] {
   return merged;
 }
 
-/** Every occurrence of each target in `lane`, as flat `[start, end)` pairs of byte indexes; `forward`, those of `targets[0]` too. */
-function findTargets(lane: Buffer, targets: Buffer[], forward?: number[]): number[] {
-  const found: number[] = [];
+/** Targets searched one by one with the native byte search, up to this many; past it, one pass for all (`targetSearch`). */
+const FEW_TARGETS = 16;
+
+/** Multiplier of the rolling hash `targetSearch` runs over a skeleton. */
+const HASH_BASE = 0x01000193;
+
+/**
+ * A search for every target at once in a skeleton's bytes: it calls `found(at, target)` for each occurrence of each
+ * target (its start and its index in `targets`), in no set order. Up to `FEW_TARGETS` targets (one or a few keys),
+ * `Buffer.indexOf` per target; past that, one pass whatever their number: a rolling hash of the bytes as wide as the
+ * shortest target, looked up in a bit filter and then in a table of the targets' first bytes, each candidate compared
+ * whole. Linear in the skeleton's length while few keys share those first bytes (a key's skeleton is at least
+ * `SKELETON_MIN_LENGTH` letters and digits, so the window takes in its random part); keys that share them all are
+ * each compared where those bytes occur.
+ */
+function targetSearch(targets: readonly Buffer[]): (lane: Buffer, found: (at: number, target: number) => void) => void {
+  if (targets.length <= FEW_TARGETS)
+    return (lane, found) =>
+      targets.forEach((target, index) => {
+        for (let at = lane.indexOf(target); at !== -1; at = lane.indexOf(target, at + 1)) found(at, index);
+      });
+  const width = Math.min(...targets.map((target) => target.length));
+  let power = 1;
+  for (let index = 1; index < width; index++) power = Math.imul(power, HASH_BASE);
+  const hashOf = (bytes: Buffer, from: number) => {
+    let hash = 0;
+    for (let index = from; index < from + width; index++) hash = (Math.imul(hash, HASH_BASE) + bytes[index]!) | 0;
+    return hash;
+  };
+  // 2^20 bits, one per value of the hash's top 20 bits: most windows are turned away by one bit test.
+  const filter = new Uint32Array(1 << 15);
+  const buckets = new Map<number, number[]>();
   targets.forEach((target, index) => {
-    for (let at = lane.indexOf(target); at !== -1; at = lane.indexOf(target, at + 1)) {
-      found.push(at, at + target.length);
-      if (index === 0) forward?.push(at, at + target.length);
-    }
+    const hash = hashOf(target, 0);
+    const bit = hash >>> 12;
+    filter[bit >>> 5]! |= 1 << (bit & 31);
+    const bucket = buckets.get(hash);
+    if (bucket) bucket.push(index);
+    else buckets.set(hash, [index]);
   });
-  return found;
+  return (lane, found) => {
+    if (lane.length < width) return;
+    let hash = hashOf(lane, 0);
+    for (let at = 0; ; at++) {
+      const bit = hash >>> 12;
+      if (filter[bit >>> 5]! & (1 << (bit & 31)))
+        for (const index of buckets.get(hash) ?? []) {
+          const target = targets[index]!;
+          if (at + target.length <= lane.length && lane.compare(target, 0, target.length, at, at + target.length) === 0)
+            found(at, index);
+        }
+      if (at + width >= lane.length) return;
+      hash = (Math.imul(hash - Math.imul(lane[at]!, power), HASH_BASE) + lane[at + width]!) | 0;
+    }
+  };
 }
 
 /**

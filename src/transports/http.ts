@@ -31,7 +31,7 @@ import type { KeyedRateLimit } from '../runtime/limits.ts';
 import { requestIdFrom } from '../runtime/log.ts';
 import type { AuditRecord, Logger } from '../runtime/log.ts';
 import { readCappedStream } from '../shared/capped-read.ts';
-import type { HttpAuth, HttpCaller } from './http-auth.ts';
+import type { HttpAuth, HttpCaller } from '../shared/http-auth.ts';
 
 /** The one MCP endpoint (MCP Transports, Streamable HTTP: a single path for POST, GET and DELETE). */
 export const MCP_PATH = '/mcp';

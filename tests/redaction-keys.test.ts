@@ -1,0 +1,144 @@
+/**
+ * `redactorForKeys` (issue 19 review): one redactor for many keys gives what each key's own `redactor` gives applied
+ * in turn, on the same inputs: every form of issue 8's fixtures (`fixtures/redaction/`, their forms rebuilt for each
+ * key by the same encoders), keys split across strings, member names, and keys too short for the skeleton. The oracle
+ * is the single-key redactor, which the redaction suites test against the fixtures' exact strings.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { redactor, redactorForKeys } from '../src/redaction/redaction.ts';
+import type { Redactor } from '../src/redaction/redaction.ts';
+
+const FIXTURE = JSON.parse(readFileSync(new URL('../fixtures/redaction/key-forms.json', import.meta.url), 'utf8')) as {
+  key: string;
+  forms: Record<string, string>;
+};
+const ORDINARY = readFileSync(new URL('../fixtures/redaction/ordinary-text.txt', import.meta.url), 'utf8');
+
+/** Forty keys of the shapes real ones have (a prefix, then random-looking letters and digits), the fixture's first. */
+const KEYS = [
+  FIXTURE.key,
+  ...Array.from({ length: 39 }, (_, index) => {
+    const digits = (BigInt(index + 7) * 0x9e3779b97f4a7c15n).toString(36).padStart(13, '0');
+    return `${['sk-live-', 'tenant_', 'pk.', ''][index % 4]}${digits}${index % 3 === 0 ? '/+=' : ''}`;
+  }),
+];
+
+/** The forms issue 8 lists, for any key. */
+const FORMS: Record<string, (key: string) => string> = {
+  plain: (key) => key,
+  'upper case': (key) => key.toUpperCase(),
+  reversed: (key) => [...key].reverse().join(''),
+  hex: (key) => Buffer.from(key).toString('hex'),
+  'hex spaced': (key) => Buffer.from(key).toString('hex').replace(/(..)/g, '$1 ').trim(),
+  base64: (key) => Buffer.from(key).toString('base64'),
+  'base64 after a user': (key) => Buffer.from(`user:${key}`).toString('base64'),
+  base64url: (key) => Buffer.from(`x${key}`).toString('base64url'),
+  'percent-encoded': (key) => [...Buffer.from(key)].map((byte) => `%${byte.toString(16).padStart(2, '0')}`).join(''),
+  'percent-encoded twice': (key) => [...Buffer.from(key)].map((byte) => `%25${byte.toString(16)}`).join(''),
+  'JSON escapes': (key) =>
+    [...key].map((character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`).join(''),
+  'HTML references': (key) => [...key].map((character) => `&#${character.charCodeAt(0)};`).join(''),
+  fullwidth: (key) => key.replace(/[!-~]/g, (character) => String.fromCharCode(character.charCodeAt(0) + 0xfee0)),
+  spaced: (key) => [...key].join(' '),
+  'zero-width joined': (key) => [...key].join('\u200b'),
+};
+
+/** Each key's own redactor applied in turn, longest key first: what one redactor of them all must give. */
+function inTurn(keys: string[]): Redactor {
+  const each = [...keys].sort((left, right) => right.length - left.length).map((key) => redactor(key));
+  return {
+    ...each[0]!,
+    text: (input) => each.reduce((text, one) => one.text(text), input),
+    value: (input, keys) => each.reduce((value, one) => one.value(value, keys), input),
+    message: (input) => each.reduce((message, one) => one.message(message), input),
+  };
+}
+
+describe('redactorForKeys against each key’s own redactor', () => {
+  const many = redactorForKeys(KEYS);
+  const oracle = inTurn(KEYS);
+
+  it('gives the same text for every form of every key, alone and inside ordinary text', () => {
+    const differ: string[] = [];
+    for (const key of KEYS)
+      for (const [name, form] of Object.entries(FORMS))
+        for (const input of [form(key), `${ORDINARY.slice(0, 300)} ${form(key)} ${ORDINARY.slice(300, 600)}`])
+          if (many.text(input) !== oracle.text(input)) differ.push(`${key} ${name}`);
+    assert.deepEqual(differ, []);
+  });
+
+  it("gives the same text for the fixture's own forms of its key (fixtures/redaction/key-forms.json)", () => {
+    const differ = Object.entries(FIXTURE.forms).filter(([, form]) => many.text(form) !== oracle.text(form));
+    assert.deepEqual(differ, []);
+  });
+
+  it('gives the same text for twenty keys in one text, each in another form', () => {
+    const names = Object.keys(FORMS);
+    const input = KEYS.slice(0, 20)
+      .map((key, index) => `record ${index}: ${FORMS[names[index % names.length]!]!(key)};`)
+      .join('\n');
+    assert.deepEqual([many.text(input), many.text(input).includes('[redacted]')], [oracle.text(input), true]);
+  });
+
+  it('gives the same value for keys split across strings, as member names, and as numbers', () => {
+    const value = {
+      split: [KEYS[3]!.slice(0, 9), KEYS[3]!.slice(9)],
+      [KEYS[5]!]: 'a member name',
+      nested: { deep: [{ note: `two keys: ${KEYS[7]} and ${FORMS.base64!(KEYS[8]!)}` }] },
+      bytes: { type: 'Buffer', data: [...Buffer.from(KEYS[9]!)] },
+      count: 12,
+    };
+    assert.deepEqual(many.value(value, true), oracle.value(value, true));
+  });
+
+  it('gives the same message for a tool result that echoes several keys', () => {
+    const message = {
+      jsonrpc: '2.0',
+      id: 1,
+      result: {
+        content: [{ type: 'text', text: `seen ${KEYS[10]} and ${FORMS['percent-encoded']!(KEYS[11]!)}` }],
+        structuredContent: { echo: [KEYS[12], FORMS.hex!(KEYS[13]!)] },
+      },
+    };
+    assert.deepEqual(many.message(message), oracle.message(message));
+  });
+
+  it('leaves ordinary text as it is (fixtures/redaction/ordinary-text.txt)', () => {
+    assert.equal(many.text(ORDINARY), ORDINARY);
+  });
+});
+
+describe('redactorForKeys with keys too short for the skeleton beside long ones', () => {
+  const keys = ['sk-1234', 'abc-9x7z', FIXTURE.key, KEYS[1]!];
+  const many = redactorForKeys(keys);
+  const oracle = inTurn(keys);
+
+  it('gives the same text for the strict forms of the short keys and every form of the long ones', () => {
+    const differ: string[] = [];
+    for (const key of keys)
+      for (const [name, form] of Object.entries(FORMS)) {
+        const input = `before ${form(key)} after`;
+        if (many.text(input) !== oracle.text(input)) differ.push(`${key} ${name}`);
+      }
+    assert.deepEqual(differ, []);
+  });
+
+  it('withholds at a cut what the strictest key asks', () => {
+    const each = keys.map((key) => redactor(key));
+    assert.deepEqual(
+      [many.withheld, many.withheldLetters],
+      [Math.max(...each.map((one) => one.withheld)), Math.max(...each.map((one) => one.withheldLetters ?? 0))],
+    );
+  });
+});
+
+describe('redactorForKeys with one key', () => {
+  it('is the redactor of that key: the same text for every form', () => {
+    const one = redactorForKeys([undefined, FIXTURE.key, '']);
+    const alone = redactor(FIXTURE.key);
+    const differ = Object.entries(FIXTURE.forms).filter(([, form]) => one.text(form) !== alone.text(form));
+    assert.deepEqual([differ, one.withheld, one.withheldLetters], [[], alone.withheld, alone.withheldLetters]);
+  });
+});
