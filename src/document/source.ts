@@ -151,7 +151,8 @@ export function createDocumentSource(
         extrasOf.set(loaded, found.entry.extras);
         const files = found.entry.files.map((file) => file.path);
         indexSchemas(loaded.doc, loaded.version, files, read);
-        cachable = { loaded, identity, files, held: new Set(Object.keys(found.entry.extras)) };
+        // The entry holds the document ('') and its extras: a call that adds nothing writes nothing.
+        cachable = { loaded, identity, files, held: new Set(['', ...Object.keys(found.entry.extras)]) };
         options.onCache?.({ outcome: 'hit' });
         return { loaded, files };
       }
