@@ -57,6 +57,15 @@ const BUNDLE = join(HERE, 'dist', 'probe-server.mjs');
 const MiB = 1024 * 1024;
 const rows: string[][] = [];
 const QUICK = process.argv.includes('--quick');
+/**
+ * `--node=PATH`: the Node that runs the servers and the bare Node of sections 1 and 4 (e.g. a Node 24 beside this
+ * Node 20, to measure V8's compile cache); this process's own by default.
+ */
+const NODE = process.argv.find((arg) => arg.startsWith('--node='))?.slice('--node='.length) ?? process.execPath;
+/** Whether `NODE` has a compile cache (`module.enableCompileCache`, Node >= 22.1). */
+const NODE_COMPILE_CACHE =
+  execFileSync(NODE, ['-p', "typeof require('node:module').enableCompileCache"], { encoding: 'utf8' }).trim() ===
+  'function';
 /** `--only=4,5`: run just those sections (numbers as in the table); all by default. */
 const ONLY = process.argv
   .find((arg) => arg.startsWith('--only='))
@@ -99,7 +108,7 @@ type Session = {
 
 /** A session with the server spawned as `node <args>` in `benchEnvironment(process.env, env)`. */
 function session(args: string[], env: Record<string, string>): Session {
-  return sessionOf({ command: process.execPath, args, env: benchEnvironment(process.env, env) });
+  return sessionOf({ command: NODE, args, env: benchEnvironment(process.env, env) });
 }
 
 /** A session with the server spawned exactly as `spec` says (startup-harness.ts `spawnSide`). */
@@ -275,7 +284,7 @@ async function startUp(): Promise<void> {
     ],
   ];
   for (const [label, settings] of rowsOf) {
-    const sides = startupSides(process.execPath, [BUNDLE], process.env, settings);
+    const sides = startupSides(NODE, [BUNDLE], process.env, settings);
     const sdkSpec: SpawnSpec = { ...sides.floor, args: [join(HERE, 'bench', 'sdk-server.mjs')] };
     console.error(`  1 start-up, ${label}: environment ${Object.keys(sides.ours.env).join(', ')}`);
     await timeToFirstLine(sides.floor); // warm the file cache
@@ -309,6 +318,60 @@ async function startUp(): Promise<void> {
       '<= 1.3x node',
     );
   }
+  await compileCacheStartUp(runs, toList);
+}
+
+/**
+ * Start-up with V8's compile cache for the whole process (`NODE_COMPILE_CACHE` in a client's registration; the server
+ * itself gives it to its check worker only, since the main thread's module is compiled before any of its code runs):
+ * the first start (an empty cache folder for both sides) against later starts (a folder one start filled), both sides
+ * with the same environment.
+ */
+async function compileCacheStartUp(
+  runs: number,
+  toList: (spec: SpawnSpec) => Promise<{ initialize: number; list: number }>,
+): Promise<void> {
+  if (!NODE_COMPILE_CACHE) {
+    row(
+      '1 start-up',
+      `compile cache rows skipped: Node at ${NODE} has none (Node >= 22.1; --node=PATH)`,
+      '',
+      '',
+      '',
+      '',
+    );
+    return;
+  }
+  const times = {
+    first: { ours: [] as number[], floor: [] as number[] },
+    later: { ours: [] as number[], floor: [] as number[] },
+  };
+  const later = join(freshCacheDir(), 'compile');
+  const warmed = startupSides(NODE, [BUNDLE], process.env, {
+    API_BASE_URL: 'http://127.0.0.1:9',
+    NODE_COMPILE_CACHE: later,
+  });
+  await toList(warmed.ours);
+  await timeToFirstLine(warmed.floor);
+  for (let i = 0; i < runs; i++) {
+    const first = startupSides(NODE, [BUNDLE], process.env, {
+      API_BASE_URL: 'http://127.0.0.1:9',
+      NODE_COMPILE_CACHE: join(freshCacheDir(), 'compile'),
+    });
+    times.first.floor.push(await timeToFirstLine(first.floor));
+    times.first.ours.push((await toList(first.ours)).list);
+    times.later.floor.push(await timeToFirstLine(warmed.floor));
+    times.later.ours.push((await toList(warmed.ours)).list);
+  }
+  for (const start of ['first', 'later'] as const)
+    row(
+      '1 start-up',
+      `no document, NODE_COMPILE_CACHE set, ${start === 'first' ? 'first start (empty cache)' : 'later starts (cache filled)'}: spawn to tools/list answered (median of ${runs})`,
+      `${ms(median(times[start].ours))} ms`,
+      `bare Node writing one line ${ms(median(times[start].floor))} ms`,
+      `${(median(times[start].ours) / median(times[start].floor)).toFixed(2)}x node`,
+      '<= 1.3x node',
+    );
 }
 
 // ───────────────────────────── 2. probe overhead ─────────────────────────────
@@ -1195,6 +1258,10 @@ async function main(): Promise<void> {
   console.log(
     `every child runs with only ${BENCH_ENVIRONMENT.join(' and ')} from this environment, plus the row's settings (API_BASE_URL, OPENAPI_DOC, LOG_LEVEL, PROBE_CACHE_DIR, PROBE_*), the same for both sides of a row`,
   );
+  if (NODE !== process.execPath)
+    console.log(
+      `sections 1 and 4 run their servers and bare Nodes on ${NODE} (${execFileSync(NODE, ['--version'], { encoding: 'utf8' }).trim()})`,
+    );
   console.error('building dist/probe-server.mjs ...');
   execFileSync('npm', ['run', '--silent', 'build'], { cwd: HERE, stdio: ['ignore', 'ignore', 'inherit'] });
   const folder = mkdtempSync(join(tmpdir(), 'openapi-probe-bench-'));

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { spawnServer } from '../harness/stdio-client.ts';
 import type { StdioClient } from '../harness/stdio-client.ts';
 import { readCacheDir } from '../src/runtime/config.ts';
+import { compileCacheAvailable } from '../src/runtime/compile-cache.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const INITIALIZE = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'test', version: '0' } };
@@ -65,7 +66,8 @@ describe('document cache across servers (issue 20)', () => {
     // Each either loaded the document and wrote the entry, or read the entry the other had written by then.
     await Promise.all([first, second].map((client) => logged(client, /event=document\.cache outcome=(written|hit)/)));
     assert.deepEqual(await Promise.all([first.close(), second.close()]), [0, 0]);
-    const names = await readdir(cacheDir);
+    // Entries only: the folder may hold V8's compile cache too (compile/).
+    const names = (await readdir(cacheDir)).filter((name) => name !== 'compile');
     assert.equal(names.length, 1, names.join(', '));
     assert.match(names[0]!, /^[0-9a-f]{64}\.v8$/);
 
@@ -80,9 +82,49 @@ describe('document cache across servers (issue 20)', () => {
     const client = server();
     await find(client);
     assert.equal(await client.close(), 0);
-    const names = await readdir(cacheDir);
+    // Entries only: the folder may hold V8's compile cache too (compile/).
+    const names = (await readdir(cacheDir)).filter((name) => name !== 'compile');
     assert.equal(names.length, 1, names.join(', '));
     assert.match(names[0]!, /^[0-9a-f]{64}\.v8$/);
+  });
+
+  test('an entry read back is not written again when the call adds nothing to it', async () => {
+    cacheDir = join(scratch, 'read-back');
+    const logs: string[] = [];
+    for (let run = 0; run < 2; run++) {
+      const client = server();
+      await client.request('initialize', INITIALIZE);
+      await client.request('tools/call', {
+        name: 'describe_operation',
+        arguments: { operation: 'GET /meters/{meterId}' },
+      });
+      assert.equal(await client.close(), 0);
+      logs.push(client.stderr());
+    }
+    const outcomes = logs.map((log) =>
+      log
+        .split('\n')
+        .filter((line) => line.includes('event=document.cache '))
+        .map((line) => /outcome=(\w+)/.exec(line)?.[1]),
+    );
+    assert.deepEqual(outcomes, [['miss', 'written'], ['hit']]);
+  });
+
+  test("the check worker keeps V8's compile cache in PROBE_CACHE_DIR/compile where Node has one, and says so", async () => {
+    cacheDir = join(scratch, 'compile-cache');
+    const client = server();
+    await find(client);
+    const started = await logged(client, /event=check\.worker\.start\.done /);
+    assert.equal(await client.close(), 0);
+    if (!compileCacheAvailable()) {
+      assert.match(started, new RegExp(`compile_cache="off: Node ${process.version} has no compile cache"`));
+      return;
+    }
+    assert.match(started, new RegExp(`compile_cache=${join(cacheDir, 'compile')}( |$)`));
+    // Node writes one folder per Node version and V8 flags, holding one file per module compiled.
+    const [versionFolder, ...others] = await readdir(join(cacheDir, 'compile'));
+    assert.deepEqual(others, []);
+    assert.ok((await readdir(join(cacheDir, 'compile', versionFolder!))).length > 0);
   });
 });
 

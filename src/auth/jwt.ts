@@ -4,9 +4,11 @@
  * size; the token's header alone never chooses it. Every cost is bounded by the token's length, which is capped.
  * Reasons never hold the token or any part of it, header and claims included: they are safe to send to the client.
  */
-import { createPublicKey, verify } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { isPlainObject } from '../shared/values.ts';
+import { lazyBuiltin } from '../shared/builtin.ts';
+
+const crypto = lazyBuiltin('node:crypto');
 
 /** The algorithms accepted (RFC 7518, 3.1; RFC 8037, 3.1 for EdDSA, which here means Ed25519). */
 export const ALGORITHMS = ['RS256', 'PS256', 'ES256', 'ES384', 'EdDSA'] as const;
@@ -175,7 +177,7 @@ function readKey(jwk: Jwk, alg: Algorithm): KeyObject | string {
     const publicMembers = Object.fromEntries(
       wanted.members.filter((member) => typeof jwk[member] === 'string').map((member) => [member, jwk[member]]),
     );
-    key = createPublicKey({ key: { kty: jwk.kty, ...publicMembers } as never, format: 'jwk' });
+    key = crypto().createPublicKey({ key: { kty: jwk.kty, ...publicMembers } as never, format: 'jwk' });
   } catch {
     return "the token's key in the issuer's JWK Set cannot be read";
   }
@@ -225,15 +227,19 @@ function signatureHolds(decoded: DecodedToken, key: KeyObject): boolean {
   try {
     switch (decoded.algorithm) {
       case 'RS256':
-        return verify('sha256', data, { key, padding: RSA_PKCS1_PADDING }, signature);
+        return crypto().verify('sha256', data, { key, padding: RSA_PKCS1_PADDING }, signature);
       case 'PS256':
-        return verify('sha256', data, { key, padding: RSA_PKCS1_PSS_PADDING, saltLength: 32 }, signature);
+        return crypto().verify('sha256', data, { key, padding: RSA_PKCS1_PSS_PADDING, saltLength: 32 }, signature);
       case 'ES256':
-        return signature.length === 64 && verify('sha256', data, { key, dsaEncoding: 'ieee-p1363' }, signature);
+        return (
+          signature.length === 64 && crypto().verify('sha256', data, { key, dsaEncoding: 'ieee-p1363' }, signature)
+        );
       case 'ES384':
-        return signature.length === 96 && verify('sha384', data, { key, dsaEncoding: 'ieee-p1363' }, signature);
+        return (
+          signature.length === 96 && crypto().verify('sha384', data, { key, dsaEncoding: 'ieee-p1363' }, signature)
+        );
       case 'EdDSA':
-        return signature.length === 64 && verify(null, data, key, signature);
+        return signature.length === 64 && crypto().verify(null, data, key, signature);
     }
   } catch {
     return false;

@@ -3,7 +3,6 @@
  * caller's token is never sent upstream (MCP 2025-11-25, Authorization, Token Passthrough). Every key of every tenant
  * is a secret of every answer: `tenantRedactor` removes all of them, so one tenant's key never reaches another's.
  */
-import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { readKey } from '../runtime/config.ts';
 import type { Config } from '../runtime/config.ts';
@@ -11,6 +10,9 @@ import { redactorForKeys } from '../redaction/redaction.ts';
 import type { Redactor } from '../redaction/redaction.ts';
 import { isPlainObject } from '../shared/values.ts';
 import { TENANT_NAME } from './entitlement.ts';
+import { lazyBuiltin } from '../shared/builtin.ts';
+
+const crypto = lazyBuiltin('node:crypto');
 
 /** One tenant's upstream: where its API is and the key it is called with. */
 export type TenantCredential = {
@@ -96,7 +98,7 @@ function readTenant(entry: Record<string, unknown>, at: string): TenantCredentia
 
 /** The id of a key that is not secret: the first 8 hex digits of the SHA-256 of its UTF-8 bytes. */
 export function keyIdOf(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex').slice(0, 8);
+  return crypto().createHash('sha256').update(key, 'utf8').digest('hex').slice(0, 8);
 }
 
 /**

@@ -2,13 +2,15 @@
  * The SARIF 2.1.0 report of `check` (OASIS SARIF 2.1.0), which GitHub code scanning and CI dashboards read: one
  * result per finding, per fixture that could not be checked, per live GET not compared and per drift (issue 17).
  */
-import { createHash } from 'node:crypto';
 import { isAbsolute } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { operationKey } from '../document/model.ts';
 import { SERVER_INFO } from '../runtime/server-info.ts';
 import { driftLines, entryText, leftOutText, summaryLine } from './reports.ts';
 import type { Report } from './reports.ts';
+import { lazyBuiltin } from '../shared/builtin.ts';
+
+const crypto = lazyBuiltin('node:crypto');
 
 /** The `$schema` a SARIF 2.1.0 log names (SARIF 2.1.0, 3.13.3), as GitHub's own examples give it. */
 export const SARIF_SCHEMA = 'https://json.schemastore.org/sarif-2.1.0.json';
@@ -73,7 +75,8 @@ export function formatSarif(report: Report, documentFile?: string): string {
     const file = fixture.url !== undefined ? result.source.replace(/#\d+$/, '') : result.source;
     const operation = result.operation ? `${result.operation.method} ${result.operation.pathTemplate}` : undefined;
     used.add(ruleId);
-    const fingerprint = createHash('sha256')
+    const fingerprint = crypto()
+      .createHash('sha256')
       .update(JSON.stringify([result.source, operation ?? result.request, ruleId, extra.instancePath ?? text]))
       .digest('hex')
       .slice(0, 32);

@@ -11,13 +11,14 @@
  * temporary file (mode 0600) renamed over the entry, in a folder made with mode 0700, so a reader (another server on
  * the same document) sees a whole entry or none; at most `MAX_CACHE_ENTRIES` entries are kept, the oldest removed.
  */
-import { createHash, randomBytes } from 'node:crypto';
 import type { Stats } from 'node:fs';
 import { constants } from 'node:fs';
 import { join } from 'node:path';
 import { lazyBuiltin } from '../shared/builtin.ts';
 import { isPlainObject } from '../shared/values.ts';
 import type { LoadedDocument } from './model.ts';
+
+const crypto = lazyBuiltin('node:crypto');
 
 const fileSystem = lazyBuiltin('node:fs/promises');
 const v8 = lazyBuiltin('node:v8');
@@ -82,7 +83,7 @@ export function createDocumentCache(options: {
   const writeNewFile: WriteNewFile =
     options.writeNewFile ?? ((path, data, mode) => fileSystem().writeFile(path, data, { flag: 'wx', mode }));
   const keyOf = (identity: CacheIdentity): string =>
-    createHash('sha256').update(`${MARK}${version}\0${identity.source}\0${identity.digest}`).digest('hex');
+    crypto().createHash('sha256').update(`${MARK}${version}\0${identity.source}\0${identity.digest}`).digest('hex');
 
   return {
     dir,
@@ -113,7 +114,7 @@ export function createDocumentCache(options: {
         await fileSystem().mkdir(dir, { recursive: true, mode: 0o700 });
         const folder = await fileSystem().stat(dir);
         if (!ownedByMe(folder)) return `the folder ${dir} belongs to another user`;
-        temporary = join(dir, `.${key}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+        temporary = join(dir, `.${key}.${process.pid}.${crypto().randomBytes(6).toString('hex')}.tmp`);
         await writeNewFile(temporary, data, 0o600);
         await fileSystem().rename(temporary, join(dir, `${key}.v8`));
         temporary = undefined;
@@ -279,5 +280,5 @@ function running(pid: number): boolean {
 
 /** The SHA-256 of a text as hex, for a bundled file's entry in the header. */
 export function textDigest(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
+  return crypto().createHash('sha256').update(text).digest('hex');
 }

@@ -16,9 +16,10 @@ import { MIN_CACHED_DOCUMENT_BYTES, textDigest } from './cache.ts';
 import type { CacheIdentity, DocumentCache } from './cache.ts';
 import type { LoadOptions, LoadResult } from './openapi-document.ts';
 import type { LoadedDocument } from './model.ts';
-import { createHash } from 'node:crypto';
 import type { BigIntStats } from 'node:fs';
 import { lazyBuiltin } from '../shared/builtin.ts';
+
+const crypto = lazyBuiltin('node:crypto');
 
 // Loaded with the first document, not before the server answers `initialize` (issue 20).
 const fileSystem = lazyBuiltin('node:fs/promises');
@@ -99,7 +100,8 @@ export function createDocumentSource(
         try {
           part +=
             ':' +
-            createHash('sha256')
+            crypto()
+              .createHash('sha256')
               .update(await readCapped(file, options.maxBytes ?? MAX_DOCUMENT_BYTES, options.timeoutMs))
               .digest('hex');
         } catch (error) {
@@ -149,7 +151,8 @@ export function createDocumentSource(
         extrasOf.set(loaded, found.entry.extras);
         const files = found.entry.files.map((file) => file.path);
         indexSchemas(loaded.doc, loaded.version, files, read);
-        cachable = { loaded, identity, files, held: new Set(Object.keys(found.entry.extras)) };
+        // The entry holds the document ('') and its extras: a call that adds nothing writes nothing.
+        cachable = { loaded, identity, files, held: new Set(['', ...Object.keys(found.entry.extras)]) };
         options.onCache?.({ outcome: 'hit' });
         return { loaded, files };
       }

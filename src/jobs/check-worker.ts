@@ -40,6 +40,7 @@ import type { Config } from '../runtime/config.ts';
 import type { Logger, LogValue } from '../runtime/log.ts';
 
 import { relativeSourceHint, WORKER_MEMORY_MB } from '../runtime/config.ts';
+import { compileCacheFolder } from '../runtime/compile-cache.ts';
 /** Time the worker may spend on one job once the document is ready (a probe: decode, scan, redaction, view, judgement), in ms. */
 export const CHECK_DEADLINE_MS = 5000;
 
@@ -145,9 +146,17 @@ export function createCheckWorker(
     return `Not answered: the check worker stopped (${why}) while ${words.doing}; it restarts for the next call. Try again, or ${words.advice}.`;
   };
 
+  // Decided at the first start, off the way to `initialize` (it makes a folder).
+  let compileCache: ReturnType<typeof compileCacheFolder> | undefined;
+
   const start = (): Worker => {
     const began = performance.now();
-    const started = spawnWorker({ role: ROLE, config: sent, keys }, memoryMb);
+    compileCache ??= compileCacheFolder(config.cacheDir);
+    const started = spawnWorker(
+      { role: ROLE, config: sent, keys },
+      memoryMb,
+      'dir' in compileCache ? compileCache.dir : undefined,
+    );
     ready = false;
     startup = setTimeout(() => lost(started, `it did not start within ${STARTUP_LIMIT_MS} ms`), STARTUP_LIMIT_MS);
     started.on(
@@ -179,7 +188,10 @@ export function createCheckWorker(
         if (message.ready) {
           clearTimeout(startup);
           ready = true;
-          options.logger?.debug('check.worker.start.done', { took_ms: Math.round(performance.now() - began) });
+          options.logger?.debug('check.worker.start.done', {
+            took_ms: Math.round(performance.now() - began),
+            compile_cache: compileCache && ('dir' in compileCache ? compileCache.dir : `off: ${compileCache.skipped}`),
+          });
           next();
           return;
         }
@@ -363,12 +375,21 @@ export function createCheckWorker(
 /**
  * A worker running this module. Under tsx (Node 20: a `.ts` module and no type stripping), the worker
  * is a small bootstrap that imports the parent's `--import` modules first, which installs tsx there.
+ * @param compileCache A folder for V8's compile cache (`compileCacheFolder`), given to the worker as
+ *   `NODE_COMPILE_CACHE`: a worker does not inherit `module.enableCompileCache`, and by the time its code runs, the
+ *   module that would call it has been compiled.
  */
-function spawnWorker(data: { role: string; config: SentConfig; keys: string[] }, memoryMb: number): Worker {
+function spawnWorker(
+  data: { role: string; config: SentConfig; keys: string[] },
+  memoryMb: number,
+  compileCache?: string,
+): Worker {
   const resourceLimits = { maxOldGenerationSizeMb: memoryMb };
+  const env = compileCache === undefined ? {} : { env: { ...process.env, NODE_COMPILE_CACHE: compileCache } };
   const self = new URL(import.meta.url);
   const stripsTypes = Boolean((process.features as { typescript?: unknown }).typescript);
-  if (!self.pathname.endsWith('.ts') || stripsTypes) return new Worker(self, { workerData: data, resourceLimits });
+  if (!self.pathname.endsWith('.ts') || stripsTypes)
+    return new Worker(self, { workerData: data, resourceLimits, ...env });
   const imports: string[] = [];
   process.execArgv.forEach((argument, index) => {
     const flag = /^--import(?:=(.+))?$/.exec(argument);
@@ -377,7 +398,7 @@ function spawnWorker(data: { role: string; config: SentConfig; keys: string[] },
   });
   // `--import tsx` does not install tsx's hooks in a worker; its API's `register()` does (tsx/esm/api).
   const code = `(async () => { for (const name of ${JSON.stringify(imports)}) { if (name === 'tsx') (await import(name + '/esm/api')).register(); else await import(name); } await import(${JSON.stringify(self.href)}); })();`;
-  return new Worker(code, { eval: true, workerData: data, resourceLimits });
+  return new Worker(code, { eval: true, workerData: data, resourceLimits, ...env });
 }
 
 /**

@@ -2,21 +2,21 @@
  * Traces of the server (issue 8): request ids, `key=value` log records on stderr, and the audit
  * file of tool calls. No MCP, no HTTP; every text passes through the caller's key redactor.
  */
-import { randomBytes } from 'node:crypto';
 import { lazyBuiltin } from '../shared/builtin.ts';
 import { displaySource } from '../redaction/redaction.ts';
 
-/** Random bytes for request ids, drawn 6 at a time (one `randomBytes` call per 256 ids, not one per tool call). */
-// Loaded when an audit line is first written, not before the server answers `initialize` (issue 20).
+// Loaded when first used, not before the server answers `initialize` (issue 20): an audit line, a request id.
 const files = lazyBuiltin('node:fs/promises');
+const crypto = lazyBuiltin('node:crypto');
 
+/** Random bytes for request ids, drawn 6 at a time (one `randomBytes` call per 256 ids, not one per tool call). */
 let idBytes = Buffer.alloc(0);
 let idOffset = 0;
 
 /** A new request id: 12 lowercase hex characters from 6 random bytes (node:crypto, taken from a pool of 1,536). */
 export function newRequestId(): string {
   if (idOffset + 6 > idBytes.length) {
-    idBytes = randomBytes(6 * 256);
+    idBytes = crypto().randomBytes(6 * 256);
     idOffset = 0;
   }
   idOffset += 6;
@@ -46,10 +46,10 @@ const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
  * @returns `00-<trace id>-<parent id>-<flags>`, lowercase hex.
  */
 export function traceparentFor(incoming: unknown): string {
-  const span = randomBytes(8).toString('hex');
+  const span = crypto().randomBytes(8).toString('hex');
   const match = typeof incoming === 'string' ? TRACEPARENT.exec(incoming) : null;
   if (match && !/^0+$/.test(match[1]!) && !/^0+$/.test(match[2]!)) return `00-${match[1]}-${span}-${match[3]}`;
-  return `00-${randomBytes(16).toString('hex')}-${span}-01`;
+  return `00-${crypto().randomBytes(16).toString('hex')}-${span}-01`;
 }
 
 /** Log levels, quietest first; `LOG_LEVEL` picks one (default `info`). */

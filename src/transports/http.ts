@@ -6,10 +6,8 @@
  * subject and per tenant. `/healthz` and `/readyz` answer without authentication or detail. Moves bytes; the session
  * does the rest.
  */
-import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { randomBytes } from 'node:crypto';
 import {
   ERROR_CODES,
   MODERN_VERSIONS,
@@ -32,6 +30,10 @@ import { requestIdFrom } from '../runtime/log.ts';
 import type { AuditRecord, Logger } from '../runtime/log.ts';
 import { readCappedStream } from '../shared/capped-read.ts';
 import type { HttpAuth, HttpCaller } from '../shared/http-auth.ts';
+import { lazyBuiltin } from '../shared/builtin.ts';
+
+const crypto = lazyBuiltin('node:crypto');
+const http = lazyBuiltin('node:http');
 
 /** The one MCP endpoint (MCP Transports, Streamable HTTP: a single path for POST, GET and DELETE). */
 export const MCP_PATH = '/mcp';
@@ -250,7 +252,7 @@ export async function startHttpTransport(options: {
   const hosts = new Set(settings.allowedHosts);
   let stopping: string | undefined;
 
-  const server: Server = createServer({
+  const server: Server = http().createServer({
     maxHeaderSize: settings.maxHeaderBytes,
     requestTimeout: settings.requestTimeoutMs,
     headersTimeout: settings.headersTimeoutMs,
@@ -543,7 +545,7 @@ export async function startHttpTransport(options: {
           ),
           headers: { 'retry-after': '60' },
         };
-      minted = `${settings.instance ? `${settings.instance}.` : ''}${randomBytes(16).toString('hex')}`;
+      minted = `${settings.instance ? `${settings.instance}.` : ''}${crypto().randomBytes(16).toString('hex')}`;
       token = { redact: tokenRedact };
       session = createSession(withTokenRedaction(chosen, token), { memory });
     } else if (named !== undefined || (versionHeader !== undefined && isModern(versionHeader))) {
