@@ -400,7 +400,8 @@ function pinComparisons(): Comparison[] {
  * values and a type list's members, and none at all is `never`; dependentRequired and dependentSchemas admit every
  * JSON type but object that the context allows; unevaluated* with nothing beside them that evaluates in place are
  * items and additionalProperties, elsewhere a known deviation; a required name no `properties` declares is typed by
- * additionalProperties, `never` beside additionalProperties: false).
+ * additionalProperties, `never` beside additionalProperties: false; an open object type whose properties are all
+ * optional carries `[key: symbol]: unknown`, which turns TypeScript's weak-type check off).
  */
 const FIXED_KINDS = new Set<keyof typeof NEW_KINDS>([
   'a component that reaches itself renders a circular alias',
@@ -412,6 +413,7 @@ const FIXED_KINDS = new Set<keyof typeof NEW_KINDS>([
   'dependentRequired and dependentSchemas beside a type that is no object',
   'unevaluatedItems and unevaluatedProperties not rendered',
   'additionalProperties through a $ref',
+  "TypeScript's weak-type check inside a union",
 ]);
 
 describe('TypeScript types against the checker: the new kinds found on generated schemas, pinned', () => {
@@ -542,6 +544,21 @@ describe('TypeScript types for the fixed kinds (issue 15)', () => {
         'export type T = [string?, ...number[]];\n',
         'export type T = {\n  a?: string;\n  [key: string]: number | string | undefined;\n};\n',
         'export type T = unknown[] & [unknown?, ...unknown[]];\n',
+      ],
+    );
+  });
+
+  it('gives an open object type whose properties are all optional a symbol index signature, and a closed one none', () => {
+    assert.deepEqual(
+      [
+        render({ oneOf: [{ type: 'object', properties: { a: {} } }, { type: 'array' }] }),
+        render({ type: 'object', properties: { a: {} }, additionalProperties: false }),
+        render({ type: 'object', required: ['a'], properties: { a: {}, b: {} } }),
+      ],
+      [
+        'export type T = {\n  a?: unknown;\n  [key: symbol]: unknown;\n} | unknown[];\n',
+        'export type T = {\n  a?: unknown;\n};\n',
+        'export type T = {\n  a: unknown;\n  b?: unknown;\n};\n',
       ],
     );
   });

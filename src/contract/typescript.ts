@@ -891,6 +891,7 @@ function objectType(
   // The named members' types, for the index signature beside them.
   const named: string[] = [];
   let optional = false;
+  let requiredWritten = false;
   const names = new Set(entries.map(([name]) => name));
   if (!inComposition) for (const name of required) if (!names.has(name)) entries = [...entries, [name, []]];
   const keyed = patterns.slice(0, MAX_PATTERNS).map(([pattern, schema]) => ({
@@ -926,6 +927,7 @@ function objectType(
     const type = types.length === 0 ? 'unknown' : types.length === 1 ? types[0]! : types.map(grouped).join(' & ');
     named.push(type);
     if (!required.has(name)) optional = true;
+    else requiredWritten = true;
     for (const entry of matching(name)) {
       entry.members.push(type);
       if (!required.has(name)) entry.optional = true;
@@ -964,6 +966,17 @@ function objectType(
     members.push(`[key: string]: ${type};`);
   } else if (open !== false && (members.length === 0 || unsaid > 0)) {
     members.push('[key: string]: unknown;');
+  } else if (
+    open !== false &&
+    named.length > 0 &&
+    !requiredWritten &&
+    !members.some((member) => member.startsWith('[key: '))
+  ) {
+    // TypeScript's weak-type check rejects a value that shares no property with a type whose properties are all
+    // optional (TS2559, also inside a union), while the checker accepts an open object with other fields. Any index
+    // signature turns the check off; a symbol key admits no JSON field, so object literals keep the excess-property
+    // check and arrays stay out.
+    members.push('[key: symbol]: unknown;');
   }
   if (members.length === 0) return 'Record<string, never>';
   const inner = '  '.repeat(Math.min(indent, 20) + 1);
