@@ -3500,6 +3500,16 @@ describe('a web of 10,000 `$id` schemas ends by its step budget (issue 15, attac
       assert.ok(spent.steps > maxSteps && spent.steps <= maxSteps + Math.ceil((4 * size) / 8), String(spent.steps));
     });
   }
+  it('stops at the default step budget before the default clock guard', () => {
+    const spent = { steps: 0 };
+    const findings = check(doc, schemas.S0, { a: 1, b: 2 }, { at: '#/components/schemas/S0', spent });
+    assert.deepStrictEqual(
+      [findings.length, /ran out of its step budget \(200000 schema applications\) at #\//.test(findings[0]!.message)],
+      [1, true],
+      findings[0]?.message,
+    );
+    assert.ok(spent.steps > 200_000 && spent.steps <= 200_000 + Math.ceil((4 * size) / 8), String(spent.steps));
+  });
 });
 
 describe('a 3.1 document with $id, $anchor and relative $refs (issue 15)', () => {
