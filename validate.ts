@@ -1752,7 +1752,8 @@ function outcome(found: InternalFinding[]): 'yes' | 'no' | 'open' {
 
 /**
  * The keyword that led to a schema path, as a budget note names it: `anyOf` for `.../anyOf/1`, `properties` for
- * `.../properties/id`, `items` for `.../items`, `$ref` for a path that is a reference's target.
+ * `.../properties/id`, `items` for `.../items`, `discriminator` for its mapping and subtype scan, `$ref` for a path
+ * that is a reference's target.
  */
 function keywordOf(schemaPath: string): string {
   const tokens = schemaPath.split('/');
@@ -1760,7 +1761,7 @@ function keywordOf(schemaPath: string): string {
   const parent = tokens[tokens.length - 2] ?? '';
   if (/^\d+$/.test(last) && LIST_KEYWORDS.has(parent)) return parent;
   if (MAP_KEYWORDS.has(parent)) return parent;
-  if (SCHEMA_KEYWORDS.has(last)) return last;
+  if (SCHEMA_KEYWORDS.has(last) || last === 'discriminator') return last;
   return '$ref';
 }
 const LIST_KEYWORDS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
@@ -2088,19 +2089,32 @@ function mappingTarget(ctx: Context, target: string): string {
 /**
  * The values a discriminator permits and the schema each picks: every mapping key, then the name of each
  * named schema that extends the base with `allOf: [{$ref: base}, ...]` (found by scanning the container),
- * by schema name (OAS 3.0.3 Discriminator Object; Swagger 2.0 Schema Object `discriminator`).
+ * by schema name (OAS 3.0.3 Discriminator Object; Swagger 2.0 Schema Object `discriminator`). The mapping and the
+ * scan are document-sized and run for every value the discriminator dispatches: they spend the check's steps (one
+ * per mapping entry and schema scanned, one per 8 parts of a long allOf), and once the budget is out `ctx.stopped` says so
+ * (naming `<base>/discriminator`) and the values found so far are returned, never judged.
  */
 function discriminatorValues(ctx: Context, basePath: string, mapping: Record<string, string>): Map<string, string> {
   const values = new Map<string, string>();
-  for (const [key, target] of Object.entries(mapping)) values.set(key, mappingTarget(ctx, target));
+  const at = `${basePath}/discriminator`;
+  for (const [key, target] of Object.entries(mapping)) {
+    if (!spendStep(ctx, at)) return values;
+    values.set(key, mappingTarget(ctx, target));
+  }
   const container = schemaContainer(ctx);
   if (!container) return values;
+  const named = new Set(values.values());
   for (const [name, candidate] of Object.entries(container.schemas)) {
+    if (!spendStep(ctx, at)) return values;
     if (!isPlainObject(candidate) || !Array.isArray(candidate.allOf)) continue;
+    if (candidate.allOf.length > 8 && !spendStep(ctx, at, candidate.allOf.length >>> 3)) return values;
     if (!candidate.allOf.some((part) => isPlainObject(part) && part.$ref === basePath)) continue;
     const pointer = `${container.pointer}/${escapePointerToken(name)}`;
     // A subtype the mapping already names under another key keeps that key only (explicit mapping wins).
-    if (!values.has(name) && ![...values.values()].includes(pointer)) values.set(name, pointer);
+    if (!values.has(name) && !named.has(pointer)) {
+      values.set(name, pointer);
+      named.add(pointer);
+    }
   }
   return values;
 }
