@@ -1172,7 +1172,7 @@ describe('renderTypeScript', () => {
       ],
       [
         'export type T = string | number;\n',
-        'export type T = A & {\n  b?: string;\n  [key: symbol]: unknown;\n};\n\nexport type A = {\n  a: string;\n};\n',
+        'export type T = A & {\n  b?: string;\n};\n\nexport type A = {\n  a: string;\n};\n',
       ],
     );
   });

@@ -967,6 +967,7 @@ function objectType(
   } else if (open !== false && (members.length === 0 || unsaid > 0)) {
     members.push('[key: string]: unknown;');
   } else if (
+    !inComposition &&
     open !== false &&
     named.length > 0 &&
     !requiredWritten &&
@@ -975,7 +976,8 @@ function objectType(
     // TypeScript's weak-type check rejects a value that shares no property with a type whose properties are all
     // optional (TS2559, also inside a union), while the checker accepts an open object with other fields. Any index
     // signature turns the check off; a symbol key admits no JSON field, so object literals keep the excess-property
-    // check and arrays stay out.
+    // check and arrays stay out. Not in an allOf composition: an intersection is not weak while a member is not, and
+    // there the signature would reject the array or primitive a branch without `type` admits.
     members.push('[key: symbol]: unknown;');
   }
   if (members.length === 0) return 'Record<string, never>';
