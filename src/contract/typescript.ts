@@ -1186,7 +1186,9 @@ function unguardedNames(text: string, names: ReadonlySet<string>): Set<string> {
       i = j - 1;
     }
   }
-  const beforeArray = (index: number) => /^\s*\[\]/.test(text.slice(index, index + 8));
+  // `S0[]`, also with a renderer's comment between the name and `[]` (`S0 /* nullable beside $ref ... */[]`).
+  const beforeArray = (index: number) =>
+    /^\s*(?:\/\*(?:(?!\*\/)[^])*\*\/\s*)*\[\]/.test(text.slice(index, index + 400));
   for (const candidate of candidates) {
     const element =
       beforeArray(candidate.end) ||
