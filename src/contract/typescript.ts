@@ -528,6 +528,7 @@ function ownType(
             indent,
             false,
             isNode(schema.patternProperties) ? Object.entries(schema.patternProperties) : [],
+            declared !== undefined,
           );
         default:
           return 'unknown';
@@ -885,6 +886,7 @@ function objectType(
   indent: number,
   inComposition = false,
   patterns: [string, unknown][] = [],
+  guardWeak = !inComposition,
 ): string {
   const hidden = renderer.direction === 'request' ? 'readOnly' : 'writeOnly';
   const members: string[] = [];
@@ -967,7 +969,7 @@ function objectType(
   } else if (open !== false && (members.length === 0 || unsaid > 0)) {
     members.push('[key: string]: unknown;');
   } else if (
-    !inComposition &&
+    guardWeak &&
     open !== false &&
     named.length > 0 &&
     !requiredWritten &&
@@ -976,8 +978,9 @@ function objectType(
     // TypeScript's weak-type check rejects a value that shares no property with a type whose properties are all
     // optional (TS2559, also inside a union), while the checker accepts an open object with other fields. Any index
     // signature turns the check off; a symbol key admits no JSON field, so object literals keep the excess-property
-    // check and arrays stay out. Not in an allOf composition: an intersection is not weak while a member is not, and
-    // there the signature would reject the array or primitive a branch without `type` admits.
+    // check and arrays stay out. Only for a schema whose `type` says object, outside an allOf composition: an
+    // intersection is not weak while a member is not, and an object read from keywords without `type` meets the
+    // arrays and primitives the checker admits there, which the signature would reject.
     members.push('[key: symbol]: unknown;');
   }
   if (members.length === 0) return 'Record<string, never>';
