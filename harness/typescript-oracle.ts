@@ -369,7 +369,9 @@ export function compare(
           : compiled.diagnostic?.startsWith('TS2559:') ||
               compiled.full?.includes('has no properties in common with type')
             ? "TypeScript's weak-type check (an all-optional object type rejects a value that shares none of its properties)"
-            : [...PROTOTYPE_NAMES].some((name) => compiled.full?.includes(`'${name}'`))
+            : [...PROTOTYPE_NAMES].some(
+                  (name) => compiled.full?.includes(`'${name}'`) || compiled.full?.includes(`'${name}.`),
+                )
               ? 'a property named as a member of Object.prototype (TypeScript reads the prototype member)'
               : undefined;
         comparison.reason = reason ?? `the type rejects it (${compiled.diagnostic}), the checker accepts it`;

@@ -153,6 +153,15 @@ const NEW_KINDS = {
     recognises: (c: Comparison, g: GeneratedSchema, value: unknown) =>
       c.checker === 'accepted' && !c.compiles && untypedInBranch(documentOf(g), g.components.Root, value),
   },
+  'recursion through an item read as a circular alias': {
+    reason:
+      'a component that reaches itself through `items` whose $ref carries a sibling the renderer notes (3.0 `nullable` beside $ref) renders as `S0 /* nullable beside $ref is ignored (OAS 3.0.3) */[]`; the cycle check looked for `[]` right after the name, so the comment hid the array and the component became `unknown`, admitting every value (found in the 28 unexplained values of seed 20261202, 1,000 schemas)',
+    recognises: (c: Comparison, g: GeneratedSchema) =>
+      c.checker === 'rejected' &&
+      c.compiles &&
+      cycleWithoutProgress(g) === undefined &&
+      /"items":\{"\$ref":"#\/components\/schemas\/(S\d+)"[^}]*"nullable":true/.test(JSON.stringify(g.components)),
+  },
   'a branch rendered unknown in anyOf or oneOf': {
     reason:
       "a branch whose keyword no type expresses (not, pattern, ...) renders as `unknown`, so the union is `unknown` and admits the value every branch rejects; the checker reports only the closest branch's finding (a const, a required field), which `inexpressible` cannot excuse",
@@ -368,6 +377,15 @@ const PINS: { kind: keyof typeof NEW_KINDS; openapi: '3.0.3' | '3.1.0'; schemas:
     schemas: { Root: { allOf: [{ type: 'boolean' }, { type: 'object', properties: { b: {} } }] } },
     value: true,
   },
+  {
+    kind: 'recursion through an item read as a circular alias',
+    openapi: '3.0.3',
+    schemas: {
+      S0: { oneOf: [{ type: 'array', items: { $ref: '#/components/schemas/S0', nullable: true } }] },
+      Root: { $ref: '#/components/schemas/S0' },
+    },
+    value: 'a',
+  },
 ];
 
 let pinned: Comparison[] | undefined;
@@ -400,7 +418,8 @@ function pinComparisons(): Comparison[] {
  * values and a type list's members, and none at all is `never`; dependentRequired and dependentSchemas admit every
  * JSON type but object that the context allows; unevaluated* with nothing beside them that evaluates in place are
  * items and additionalProperties, elsewhere a known deviation; a required name no `properties` declares is typed by
- * additionalProperties, `never` beside additionalProperties: false).
+ * additionalProperties, `never` beside additionalProperties: false; an open object type whose properties are all
+ * optional carries `[key: symbol]: unknown`, which turns TypeScript's weak-type check off).
  */
 const FIXED_KINDS = new Set<keyof typeof NEW_KINDS>([
   'a component that reaches itself renders a circular alias',
@@ -412,6 +431,8 @@ const FIXED_KINDS = new Set<keyof typeof NEW_KINDS>([
   'dependentRequired and dependentSchemas beside a type that is no object',
   'unevaluatedItems and unevaluatedProperties not rendered',
   'additionalProperties through a $ref',
+  "TypeScript's weak-type check inside a union",
+  'recursion through an item read as a circular alias',
 ]);
 
 describe('TypeScript types against the checker: the new kinds found on generated schemas, pinned', () => {
@@ -543,6 +564,30 @@ describe('TypeScript types for the fixed kinds (issue 15)', () => {
         'export type T = {\n  a?: string;\n  [key: string]: number | string | undefined;\n};\n',
         'export type T = unknown[] & [unknown?, ...unknown[]];\n',
       ],
+    );
+  });
+
+  it('gives an open object type whose properties are all optional a symbol index signature, and a closed one none', () => {
+    assert.deepEqual(
+      [
+        render({ oneOf: [{ type: 'object', properties: { a: {} } }, { type: 'array' }] }),
+        render({ type: 'object', properties: { a: {} }, additionalProperties: false }),
+        render({ type: 'object', required: ['a'], properties: { a: {}, b: {} } }),
+      ],
+      [
+        'export type T = {\n  a?: unknown;\n  [key: symbol]: unknown;\n} | unknown[];\n',
+        'export type T = {\n  a?: unknown;\n};\n',
+        'export type T = {\n  a: unknown;\n  b?: unknown;\n};\n',
+      ],
+    );
+  });
+
+  it('keeps recursion through an item when a comment sits between the name and []', () => {
+    assert.equal(
+      render({ $ref: '#/components/schemas/S0' }, '3.0.3', {
+        S0: { type: 'array', items: { $ref: '#/components/schemas/S0', nullable: true } },
+      }),
+      'export type T = S0;\n\nexport type S0 = S0 /* nullable beside $ref is ignored (OAS 3.0.3) */[];\n',
     );
   });
 

@@ -3500,6 +3500,59 @@ describe('a web of 10,000 `$id` schemas ends by its step budget (issue 15, attac
       assert.ok(spent.steps > maxSteps && spent.steps <= maxSteps + Math.ceil((4 * size) / 8), String(spent.steps));
     });
   }
+  it('stops at the default step budget before the default clock guard', () => {
+    const spent = { steps: 0 };
+    const findings = check(doc, schemas.S0, { a: 1, b: 2 }, { at: '#/components/schemas/S0', spent });
+    assert.deepStrictEqual(
+      [findings.length, /ran out of its step budget \(200000 schema applications\) at #\//.test(findings[0]!.message)],
+      [1, true],
+      findings[0]?.message,
+    );
+    assert.ok(spent.steps > 200_000 && spent.steps <= 200_000 + Math.ceil((4 * size) / 8), String(spent.steps));
+  });
+});
+
+describe('a discriminator over 20,000 named schemas ends by its step budget (issue 15, loop audit)', () => {
+  // Every value the discriminator dispatches scans the mapping and every named schema for subtypes: 1,000 items
+  // times 20,001 schemas is 20 million reads without the budget.
+  const schemas: Record<string, unknown> = {
+    Pet: { type: 'object', discriminator: { propertyName: 'kind' }, properties: { kind: { type: 'string' } } },
+    Cat: { allOf: [{ $ref: '#/components/schemas/Pet' }] },
+  };
+  for (let i = 0; i < 20_000; i++) schemas[`S${i}`] = { allOf: [{ $ref: '#/components/schemas/Other' }] };
+  const doc = { openapi: '3.0.3', info: { title: 'pets', version: '1' }, paths: {}, components: { schemas } };
+  it('stops the subtype scan at the step budget, naming the discriminator', () => {
+    const spent = { steps: 0 };
+    const body = Array.from({ length: 1_000 }, () => ({ kind: 'Cat' }));
+    const findings = check(doc, { type: 'array', items: { $ref: '#/components/schemas/Pet' } }, body, {
+      maxSteps: 20_000,
+      timeoutMs: 600_000,
+      spent,
+    });
+    assert.deepStrictEqual(
+      [findings, spent.steps],
+      [
+        [
+          {
+            kind: 'notChecked',
+            severity: 'warning',
+            path: '$',
+            schemaPath: '#',
+            message:
+              'was not checked completely: the check stopped because the schema is too costly to check: it ran out of its step budget (20000 schema applications) at #/components/schemas/Pet/discriminator (`discriminator`); no finding is reported, since the parts checked so far cannot be judged alone',
+          },
+        ],
+        20_001,
+      ],
+    );
+  });
+  it('still picks the subtype the scan finds within the budget', () => {
+    const findings = check(doc, { $ref: '#/components/schemas/Pet' }, { kind: 'Dog' }, { timeoutMs: 600_000 });
+    assert.deepStrictEqual(
+      findings.map((finding) => [finding.kind, finding.path, finding.message]),
+      [['enum', '$.kind', 'is "Dog", which names no schema of the discriminator: allowed values are ["Cat"]']],
+    );
+  });
 });
 
 describe('a 3.1 document with $id, $anchor and relative $refs (issue 15)', () => {

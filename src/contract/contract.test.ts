@@ -1151,8 +1151,8 @@ describe('renderTypeScript', () => {
     assert.deepEqual(
       [render(user, 'request'), render(user, 'response')],
       [
-        'export type T = {\n  password?: string;\n  name?: string;\n};\n',
-        'export type T = {\n  id?: number;\n  name?: string;\n};\n',
+        'export type T = {\n  password?: string;\n  name?: string;\n  [key: symbol]: unknown;\n};\n',
+        'export type T = {\n  id?: number;\n  name?: string;\n  [key: symbol]: unknown;\n};\n',
       ],
     );
   });
@@ -1244,7 +1244,8 @@ describe('renderTypeScript reads the schema as the checker does (issue 15)', () 
         }
       }
     }
-    const base = 'export type Base = {\n  id?: string;\n  name?: string;\n  tag?: string;\n};\n';
+    const base =
+      'export type Base = {\n  id?: string;\n  name?: string;\n  tag?: string;\n  [key: symbol]: unknown;\n};\n';
     assert.deepEqual(
       [outcomes, render({ $ref: '#/components/schemas/Base', required: ['name'] }, fixture.input.sessions[1].openapi)],
       [
@@ -1338,7 +1339,7 @@ describe('renderTypeScript reads the schema as the checker does (issue 15)', () 
         properties: { card: { type: 'string' } },
         dependentSchemas: { card: { required: ['billing'], properties: { billing: { type: 'string' } } } },
       }),
-      'export type T = {\n  card?: string;\n} & ({ card?: undefined; [key: string]: unknown } | {\n  billing: string;\n});\n',
+      'export type T = {\n  card?: string;\n  [key: symbol]: unknown;\n} & ({ card?: undefined; [key: string]: unknown } | {\n  billing: string;\n});\n',
     );
   });
 
@@ -1417,7 +1418,7 @@ describe('renderTypeScript reads the schema as the checker does (issue 15)', () 
     assert.deepEqual(
       [request, compile(`${request}\n${response}`)],
       [
-        'export type CreateTagRequest = PayloadRequest;\n\nexport type PayloadRequest = {\n  tag: TagRequest2;\n};\n\nexport type TagRequest2 = {\n  name?: string;\n};\n',
+        'export type CreateTagRequest = PayloadRequest;\n\nexport type PayloadRequest = {\n  tag: TagRequest2;\n};\n\nexport type TagRequest2 = {\n  name?: string;\n  [key: symbol]: unknown;\n};\n',
         [],
       ],
     );
@@ -1729,7 +1730,7 @@ describe('budgets and caps of the contract tools (issue 8, attack round 3)', () 
     const levels = Array.from(
       { length: 12 },
       (_, level) =>
-        `export type L${level} = {\n${Array.from({ length: 30 }, (_, index) => `  p${index}?: L${level + 1};`).join('\n')}\n};`,
+        `export type L${level} = {\n${Array.from({ length: 30 }, (_, index) => `  p${index}?: L${level + 1};`).join('\n')}\n  [key: symbol]: unknown;\n};`,
     );
     assert.deepStrictEqual(described, {
       operation: { method: 'GET', pathTemplate: '/r', operationId: 'getR' },
@@ -1740,7 +1741,7 @@ describe('budgets and caps of the contract tools (issue 8, attack round 3)', () 
       typescript:
         [
           '// Seen in 2 probes this session, not in the document (not part of the type):\n// - $.extra: undocumented, present in 1 of 2',
-          'export type GetRResponse = {\n  x?: string;\n  f?: L0;\n};',
+          'export type GetRResponse = {\n  x?: string;\n  f?: L0;\n  [key: symbol]: unknown;\n};',
           ...levels,
           'export type L12 = string;',
         ].join('\n\n') + '\n',

@@ -2,7 +2,7 @@
  * Several records of one operation compared: how often each field was present, which the document requires,
  * undocumented fields, and what a shape inferred from the first record gets wrong.
  */
-import { check, measurePresence, schemaFor } from '../../validate.ts';
+import { check, DEFAULT_CHECK_TIMEOUT_MS, measurePresence, schemaFor } from '../../validate.ts';
 import { inferShape } from './shape.ts';
 import type { FieldPresence, Finding } from '../../validate.ts';
 import type { LoadedDocument, Operation } from '../document/model.ts';
@@ -56,10 +56,10 @@ export const SAMPLE_CHECK_STEPS = 400_000;
 /** Step budget shared by the null checks of all bodies in `observeBodies` (describe_operation). */
 export const OBSERVE_CHECK_STEPS = 200_000;
 /**
- * A last guard in ms over all the checks one of those budgets covers, far above what the steps cost (200,000 steps
- * take about 1 s on Node 20), only against a stalled thread.
+ * A last guard in ms over all the checks one of those budgets covers, only against a stalled thread: the checks'
+ * own guard, far above what the steps cost (measured at `DEFAULT_CHECK_TIMEOUT_MS` in validate.ts).
  */
-export const SHARED_CHECKS_GUARD_MS = 8_000;
+export const SHARED_CHECKS_GUARD_MS = DEFAULT_CHECK_TIMEOUT_MS;
 
 /**
  * Analyses several records of ONE operation: field presence against the response schema the document

@@ -532,6 +532,7 @@ function ownType(
             indent,
             false,
             isNode(schema.patternProperties) ? Object.entries(schema.patternProperties) : [],
+            declared !== undefined,
           );
         default:
           return 'unknown';
@@ -889,12 +890,14 @@ function objectType(
   indent: number,
   inComposition = false,
   patterns: [string, unknown][] = [],
+  guardWeak = !inComposition,
 ): string {
   const hidden = renderer.direction === 'request' ? 'readOnly' : 'writeOnly';
   const members: string[] = [];
   // The named members' types, for the index signature beside them.
   const named: string[] = [];
   let optional = false;
+  let requiredWritten = false;
   const names = new Set(entries.map(([name]) => name));
   if (!inComposition) for (const name of required) if (!names.has(name)) entries = [...entries, [name, []]];
   const keyed = patterns.slice(0, MAX_PATTERNS).map(([pattern, schema]) => ({
@@ -930,6 +933,7 @@ function objectType(
     const type = types.length === 0 ? 'unknown' : types.length === 1 ? types[0]! : types.map(grouped).join(' & ');
     named.push(type);
     if (!required.has(name)) optional = true;
+    else requiredWritten = true;
     for (const entry of matching(name)) {
       entry.members.push(type);
       if (!required.has(name)) entry.optional = true;
@@ -968,6 +972,20 @@ function objectType(
     members.push(`[key: string]: ${type};`);
   } else if (open !== false && (members.length === 0 || unsaid > 0)) {
     members.push('[key: string]: unknown;');
+  } else if (
+    guardWeak &&
+    open !== false &&
+    named.length > 0 &&
+    !requiredWritten &&
+    !members.some((member) => member.startsWith('[key: '))
+  ) {
+    // TypeScript's weak-type check rejects a value that shares no property with a type whose properties are all
+    // optional (TS2559, also inside a union), while the checker accepts an open object with other fields. Any index
+    // signature turns the check off; a symbol key admits no JSON field, so object literals keep the excess-property
+    // check and arrays stay out. Only for a schema whose `type` says object, outside an allOf composition: an
+    // intersection is not weak while a member is not, and an object read from keywords without `type` meets the
+    // arrays and primitives the checker admits there, which the signature would reject.
+    members.push('[key: symbol]: unknown;');
   }
   if (members.length === 0) return 'Record<string, never>';
   const inner = '  '.repeat(Math.min(indent, 20) + 1);
@@ -1181,7 +1199,9 @@ function unguardedNames(text: string, names: ReadonlySet<string>): Set<string> {
       i = j - 1;
     }
   }
-  const beforeArray = (index: number) => /^\s*\[\]/.test(text.slice(index, index + 8));
+  // `S0[]`, also with a renderer's comment between the name and `[]` (`S0 /* nullable beside $ref ... */[]`).
+  const beforeArray = (index: number) =>
+    /^\s*(?:\/\*(?:(?!\*\/)[^])*\*\/\s*)*\[\]/.test(text.slice(index, index + 400));
   for (const candidate of candidates) {
     const element =
       beforeArray(candidate.end) ||

@@ -41,8 +41,13 @@ import type { Logger, LogValue } from '../runtime/log.ts';
 
 import { relativeSourceHint, WORKER_MEMORY_MB } from '../runtime/config.ts';
 import { compileCacheFolder } from '../runtime/compile-cache.ts';
-/** Time the worker may spend on one job once the document is ready (a probe: decode, scan, redaction, view, judgement), in ms. */
-export const CHECK_DEADLINE_MS = 5000;
+import { DEFAULT_CHECK_TIMEOUT_MS } from '../../validate.ts';
+/**
+ * Time the worker may spend on one job once the document is ready (a probe: decode, scan, redaction, view, judgement),
+ * in ms: above the checks' own clock guard (`DEFAULT_CHECK_TIMEOUT_MS`, ten times what the largest step budget took on
+ * a loaded machine), so a check's step budget decides before either clock (issue 15).
+ */
+export const CHECK_DEADLINE_MS = DEFAULT_CHECK_TIMEOUT_MS + 10_000;
 
 /**
  * Time the worker may spend making the document ready for a job (reading, parsing, bundling and
