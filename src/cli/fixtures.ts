@@ -8,6 +8,7 @@ import { judge } from '../contract/judge.ts';
 import type { ProbedResponse } from '../contract/judge.ts';
 import { findOperation, summarize } from '../contract/operation.ts';
 import type { LoadedDocument } from '../document/model.ts';
+import { unquotedParseError } from '../shared/json-text.ts';
 import { isJsonMediaType } from '../shared/media-type.ts';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
@@ -342,19 +343,6 @@ export function checkFixture(loaded: LoadedDocument, basePrefix: string, fixture
 /** How many fixtures' live GET could not be made (`--live`): their drift is an `error`, nothing was compared. */
 export function liveFailures(results: CheckedFixture[]): number {
   return results.filter((result) => result.drift && 'error' in result.drift).length;
-}
-
-/**
- * A JSON.parse failure without the text it quotes: V8 repeats up to ten characters of the input
- * (`Unexpected token 's', "sk-live-ab"... is not valid JSON`), which in a fixture may be a credential (issue 18).
- * @returns `it does not parse at position 6` when the message names a position, else `it does not parse`.
- */
-export function unquotedParseError(error: unknown): string {
-  const message = error instanceof Error ? error.message : '';
-  const position = /\bposition (\d+)/.exec(message)?.[1];
-  const line = /\bline (\d+) column (\d+)/.exec(message);
-  if (line) return `it does not parse at line ${line[1]} column ${line[2]}`;
-  return position ? `it does not parse at position ${position}` : 'it does not parse';
 }
 
 /** Header names whose values are credentials in a recording (RFC 9110 11.6.2, RFC 6265 cookies, API-key headers). */
