@@ -1,6 +1,8 @@
 /**
  * Issue 18's fresh attack: inputs the earlier rounds did not try, each of which broke main. A document or baseline
  * that is not JSON had V8's parse error quote the ten characters around the fault, a prefix of the key written there.
+ * Without API_KEY, `check` showed credentials a HAR recorded under other header names, auth schemes, in a URL's
+ * userinfo and in multipart form fields, and a HAR header name of 120,000 characters held it 19 s.
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -8,8 +10,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { spawnServer } from '../harness/stdio-client.ts';
+import { spawnSync } from 'node:child_process';
+import { nodeArgsFor, spawnServer } from '../harness/stdio-client.ts';
 import { commandLine } from '../src/cli/command-line.ts';
+import { recordedSecrets } from '../src/cli/fixtures.ts';
 import { METERS } from '../stand-in-api.ts';
 
 const HERE = fileURLToPath(new URL('../', import.meta.url));
@@ -85,5 +89,83 @@ describe('a document or baseline that is not JSON is reported without quoting it
       stdout: '',
       stderr: 'openapi-probe check: <f>/baseline.json: the baseline is not JSON (it does not parse)\n',
     });
+  });
+});
+
+/** A HAR 1.2 file of one entry with the request members given. */
+function harOf(request: Record<string, unknown>) {
+  return { log: { version: '1.2', entries: [{ request: { method: 'GET', ...request }, response: { status: 200 } }] } };
+}
+
+/** RFC 7616, 3.9.1: the example's Digest credentials. */
+const DIGEST =
+  'Digest username="Mufasa", realm="http-auth@example.org", uri="/dir/index.html", algorithm=MD5, nonce="7ypf/xlj9XXwfDPEoM4URrv/xwf94BcCAzFZH4GiTo0v", nc=00000001, cnonce="f2/wE4q74E6zIJEtWaHKaf5wv/H5QzzpXusqGemxURZJ", qop=auth, response="8ca523f5e9506fed4657c9700eebdbec", opaque="FQhe/qaU925kfnzjCev0ciny7QMkPqMAFRtzCUYo5tdS"';
+/** The AWS Signature Version 4 documentation's example Authorization header. */
+const AWS4 =
+  'AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request, SignedHeaders=host;range;x-amz-date, Signature=fe5f80f77d5fa3beca038a248ff027d0445342fe2855ddc963176630326f1024';
+
+describe('recordedSecrets reads the credentials of the fresh attack (issue 18)', () => {
+  const cases: { description: string; request: Record<string, unknown>; values: string[] }[] = [
+    {
+      description: 'an API-key header without the X- prefix (Azure API Management)',
+      request: { headers: [{ name: 'Ocp-Apim-Subscription-Key', value: 'apim0123456789abcdef' }] },
+      values: ['apim0123456789abcdef'],
+    },
+    {
+      description: "a token header in capitals (GitLab's PRIVATE-TOKEN)",
+      request: { headers: [{ name: 'PRIVATE-TOKEN', value: 'glpat-0123456789abcd' }] },
+      values: ['glpat-0123456789abcd'],
+    },
+    {
+      description: "Digest credentials' response, alone, but not its uri or nonces",
+      request: { headers: [{ name: 'Authorization', value: DIGEST }] },
+      values: [DIGEST, DIGEST.slice('Digest '.length), '8ca523f5e9506fed4657c9700eebdbec'],
+    },
+    {
+      description: "AWS4 credentials' Signature and Credential, alone",
+      request: { headers: [{ name: 'Authorization', value: AWS4 }] },
+      values: [
+        AWS4,
+        AWS4.slice('AWS4-HMAC-SHA256 '.length),
+        'fe5f80f77d5fa3beca038a248ff027d0445342fe2855ddc963176630326f1024',
+        'AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request',
+      ],
+    },
+    {
+      description: "the password of a URL's userinfo, as written and percent-decoded",
+      request: { url: 'https://ann:pw%2Fgreen-tea-42@api.example.com/v2/meters' },
+      values: ['pw%2Fgreen-tea-42', 'pw/green-tea-42'],
+    },
+    {
+      description: "a token written as a URL's user name",
+      request: { url: 'https://ghp_0123456789abcdefABCD@api.example.com/v2/meters' },
+      values: ['ghp_0123456789abcdefABCD'],
+    },
+    {
+      description: 'a credential-named field of a multipart/form-data body, not its other fields',
+      request: {
+        postData: {
+          mimeType: 'multipart/form-data; boundary="XyZ"',
+          text: '--XyZ\r\nContent-Disposition: form-data; name="password"\r\n\r\ngreen-tea-pot-42\r\n--XyZ\r\nContent-Disposition: form-data; name="note"\r\n\r\nordinary text here\r\n--XyZ--\r\n',
+        },
+      },
+      values: ['green-tea-pot-42'],
+    },
+  ];
+  for (const { description, request, values } of cases)
+    it(`reads ${description}`, () => {
+      assert.deepEqual(recordedSecrets(harOf(request)), { values, complete: true });
+    });
+
+  it('reads a header name of 600,002 characters in one pass (it took minutes: 19 s at 120,002)', () => {
+    // In a child, so that the old pattern's minutes end the run at the time limit instead of holding the suite.
+    const code = `import { recordedSecrets } from ${JSON.stringify(`${HERE}src/cli/fixtures.ts`)};
+      const found = recordedSecrets({ headers: [{ name: 'x-' + 'key'.repeat(200000) + '!', value: 'abcdefghijk' }] });
+      process.stdout.write(JSON.stringify(found));`;
+    const run = spawnSync(process.execPath, [...nodeArgsFor('').slice(0, -1), '--input-type=module', '-e', code], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    assert.deepEqual([run.signal, run.stdout], [null, '{"values":["abcdefghijk"],"complete":true}']);
   });
 });
