@@ -2,7 +2,9 @@
  * Issue 18's fresh attack: inputs the earlier rounds did not try, each of which broke main. A document or baseline
  * that is not JSON had V8's parse error quote the ten characters around the fault, a prefix of the key written there.
  * Without API_KEY, `check` showed credentials a HAR recorded under other header names, auth schemes, in a URL's
- * userinfo and in multipart form fields, and a HAR header name of 120,000 characters held it 19 s.
+ * userinfo and in multipart form fields, and a HAR header name of 120,000 characters held it 19 s. An enum, const or
+ * pattern of the document with the key 60 characters in was quoted in a finding's message cut after 77 characters:
+ * the key's first 15 reached probe's findings, a parameter's problems and draft_request's body problems.
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,6 +16,12 @@ import { spawnSync } from 'node:child_process';
 import { nodeArgsFor, spawnServer } from '../harness/stdio-client.ts';
 import { commandLine } from '../src/cli/command-line.ts';
 import { recordedSecrets } from '../src/cli/fixtures.ts';
+import { judge } from '../src/contract/judge.ts';
+import { checkParameters } from '../src/contract/parameters.ts';
+import { draftRequest } from '../src/contract/draft.ts';
+import { loadDocument } from '../src/document/openapi-document.ts';
+import type { LoadedDocument } from '../src/document/model.ts';
+import { redactor } from '../src/redaction/redaction.ts';
 import { METERS } from '../stand-in-api.ts';
 
 const HERE = fileURLToPath(new URL('../', import.meta.url));
@@ -157,6 +165,20 @@ describe('recordedSecrets reads the credentials of the fresh attack (issue 18)',
       assert.deepEqual(recordedSecrets(harOf(request)), { values, complete: true });
     });
 
+  it("does not read an OAuth authorization code in a redirect's query, a name too common to treat as a credential (listed in docs/limits.md)", () => {
+    const har = {
+      log: {
+        entries: [
+          {
+            request: { method: 'GET', url: 'https://api.example.com/v2/authorize' },
+            response: { status: 302, redirectURL: 'https://app.example.com/cb?code=SplxlOBeZQQYbYS6WxSbIA&state=xyz' },
+          },
+        ],
+      },
+    };
+    assert.deepEqual(recordedSecrets(har), { values: [], complete: true });
+  });
+
   it('reads a header name of 600,002 characters in one pass (it took minutes: 19 s at 120,002)', () => {
     // In a child, so that the old pattern's minutes end the run at the time limit instead of holding the suite.
     const code = `import { recordedSecrets } from ${JSON.stringify(`${HERE}src/cli/fixtures.ts`)};
@@ -167,5 +189,96 @@ describe('recordedSecrets reads the credentials of the fresh attack (issue 18)',
       timeout: 60_000,
     });
     assert.deepEqual([run.signal, run.stdout], [null, '{"values":["abcdefghijk"],"complete":true}']);
+  });
+});
+
+describe('a key in a document value a finding quotes is redacted before the message cuts it (issue 18)', () => {
+  /** The key 60 characters into each value: the message's cut after 77 characters once kept its first 15. */
+  const SCHEMA = {
+    type: 'object',
+    properties: {
+      c: { const: `${'c'.repeat(60)}${KEY}` },
+      e: { enum: [`${'e'.repeat(60)}${KEY}`] },
+      p: { type: 'string', pattern: `^${'p'.repeat(60)}${KEY}$` },
+    },
+  };
+  const CONTENT = { 'application/json': { schema: SCHEMA } };
+  const DOCUMENT = {
+    openapi: '3.1.0',
+    info: { title: 'quoted', version: '1' },
+    paths: {
+      '/things': {
+        get: {
+          operationId: 'listThings',
+          parameters: [{ name: 'q', in: 'query', schema: { enum: [`${'q'.repeat(60)}${KEY}`] } }],
+          responses: { '200': { description: 'ok', content: CONTENT } },
+        },
+        post: {
+          operationId: 'addThing',
+          requestBody: { content: CONTENT },
+          responses: { '201': { description: 'ok' } },
+        },
+      },
+    },
+  };
+  const clean = redactor(KEY).text;
+  let loaded: LoadedDocument;
+  before(async () => {
+    writeFileSync(join(folder, 'quoted.json'), JSON.stringify(DOCUMENT));
+    loaded = await loadDocument(join(folder, 'quoted.json'));
+  });
+  const operation = (id: string) => loaded.operations.find((candidate) => candidate.operationId === id)!;
+  const BODY = { c: 'no', e: 'no', p: 'no' };
+  const MESSAGES = [
+    `is "no", but the schema requires the constant "${'c'.repeat(60)}[redacted]"`,
+    `is "no", not one of the allowed values ["${'e'.repeat(60)}[redacted]"]`,
+    `is "no", which does not match the pattern "^${'p'.repeat(60)}[redacted]$"`,
+  ];
+
+  it("probe's findings", () => {
+    const probed = { status: 200, contentType: 'application/json', bytes: 30, truncated: false, body: BODY };
+    const verdict = judge(loaded, operation('listThings'), probed, clean) as { findings: { message: string }[] };
+    assert.deepEqual(
+      verdict.findings.map((finding) => finding.message),
+      MESSAGES,
+    );
+  });
+
+  it("a query parameter's problem", () => {
+    const problems = checkParameters(loaded, operation('listThings'), { queryPairs: [['q', 'no']] }, { clean });
+    assert.deepEqual(
+      problems.map((problem) => problem.problem),
+      [`is "no", not one of the allowed values ["${'q'.repeat(60)}[redacted]"]`],
+    );
+  });
+
+  for (const format of ['text', 'json', 'junit', 'markdown', 'sarif'])
+    it(`check's ${format} report, with API_KEY set`, async () => {
+      writeFileSync(
+        join(folder, 'quoted-fixture.json'),
+        JSON.stringify({ method: 'GET', path: '/things', status: 200, body: BODY }),
+      );
+      const ran = await check(
+        ['--doc', join(folder, 'quoted.json'), '--format', format, join(folder, 'quoted-fixture.json')],
+        { API_KEY: KEY },
+      );
+      assert.deepEqual(
+        [ran.exitCode, ran.stdout.includes(KEY.slice(0, 8)), ran.stdout.includes('[redacted]')],
+        [1, false, true],
+      );
+    });
+
+  it("draft_request's body problems", () => {
+    const drafted = draftRequest(loaded, {
+      method: 'POST',
+      url: new URL('http://127.0.0.1:9/things'),
+      basePrefix: '',
+      body: BODY,
+      clean,
+    });
+    assert.deepEqual(
+      drafted.problems.map((problem) => problem.message),
+      MESSAGES,
+    );
   });
 });

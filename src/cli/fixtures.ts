@@ -282,8 +282,14 @@ export type CheckedFixture = {
 /**
  * Judges one fixture against the document as the probe judges a response.
  * @param basePrefix The base URL's path prefix without a trailing slash (`''` when none is known).
+ * @param clean The report's redaction, applied to the document text a finding quotes before it is cut (issue 18).
  */
-export function checkFixture(loaded: LoadedDocument, basePrefix: string, fixture: Fixture): CheckedFixture {
+export function checkFixture(
+  loaded: LoadedDocument,
+  basePrefix: string,
+  fixture: Fixture,
+  clean?: (text: string) => string,
+): CheckedFixture {
   const queryAt = fixture.path.indexOf('?');
   const pathOnly = queryAt === -1 ? fixture.path : fixture.path.slice(0, queryAt);
   const request = `GET ${fixture.path}`;
@@ -321,7 +327,7 @@ export function checkFixture(loaded: LoadedDocument, basePrefix: string, fixture
     truncated: false,
     body: fixture.body,
   };
-  const verdict = judge(loaded, match.operation, probed) as {
+  const verdict = judge(loaded, match.operation, probed, clean) as {
     validated: boolean;
     validationNote?: string;
     findings?: Finding[];
