@@ -61,6 +61,7 @@ export type CheckOptions = {
   timeoutMs?: number; // milliseconds before the check stops, default DEFAULT_CHECK_TIMEOUT_MS
   spent?: { steps: number }; // the schema applications this check used are added here (a budget shared by several checks)
   inexactNumbers?: InexactNumbers; // numbers JSON parsing changed (RFC 8259 §6): checked as written, or not checked
+  clean?: (text: string) => string; // applied to the document text a message quotes before it is cut (the key redactor's `text`)
 };
 /**
  * Where the body's JSON text held numbers that JSON parsing changed (RFC 8259 §6: past 2^53, out of range, more
@@ -85,7 +86,12 @@ export const DEFAULT_MAX_STEPS = 200_000;
  */
 export const DEFAULT_CHECK_TIMEOUT_MS = 90_000;
 /** The budget options of `checkResponse` / `checkRequestBody` (see `CheckOptions`). */
-export type CheckBudget = { maxSteps?: number; timeoutMs?: number; inexactNumbers?: InexactNumbers };
+export type CheckBudget = {
+  maxSteps?: number;
+  timeoutMs?: number;
+  inexactNumbers?: InexactNumbers;
+  clean?: (text: string) => string;
+};
 /** Where a body schema was found in the document. */
 export type ResponseTarget = {
   schema: unknown; // the schema object found (may be a {$ref})
@@ -163,6 +169,8 @@ type Context = {
   quick?: Quick; // the quick pass's state, reused by each of its runs in this check
   enums?: Set<unknown[]>; // enums whose values were charged to this check's step budget (issue 8)
   inexact?: InexactNumbers; // numbers JSON parsing changed (issue 8)
+  clean?: (text: string) => string; // the key redactor's `text`, for document text a message quotes (issue 18)
+  quoted?: Map<unknown, string>; // document values as `quoted` showed them, each cleaned once
   index: SchemaIndex; // the document's `$id` resources and anchors (JSON Schema 2020-12 §8.2)
   refs: Map<string, SchemaRefLookup>; // each `$ref` resolved once per document (the index keeps them), by base URI and reference (an array of N items repeats it N times)
   scope?: string[]; // the dynamic scope (§7.1): resource URIs entered, outermost first; only where `$dynamicAnchor`s exist
@@ -287,13 +295,32 @@ const SHOWN_VALUES = 20;
  * A value as JSON for a message, at most 80 characters. Arrays past `SHOWN_VALUES` entries show the first ones
  * and `… N more`; only a bounded prefix of a long string or a big structure is stringified (issue 8).
  */
-function show(v: unknown): string {
+function show(v: unknown, clean?: (text: string) => string): string {
+  // Cleaned, the text is read far past what is shown, so a key that begins in the shown part is whole when cleaned.
+  const limit = clean ? QUOTED_TEXT : 200;
   let shown = v;
-  if (typeof v === 'string' && v.length > 200) shown = v.slice(0, 200);
+  if (typeof v === 'string' && v.length > limit) shown = v.slice(0, limit);
   else if (Array.isArray(v) && v.length > SHOWN_VALUES) shown = v.slice(0, SHOWN_VALUES);
-  let s = boundedJson(shown, 200);
+  let s = boundedJson(shown, limit);
+  if (clean) s = clean(s);
   if (Array.isArray(v) && v.length > SHOWN_VALUES) s = `${s.slice(0, -1)},… ${v.length - SHOWN_VALUES} more]`;
   return s.length > 80 ? `${s.slice(0, 77)}...` : s;
+}
+
+/** How much of a document value's JSON text `quoted` cleans before `show` cuts it to 80 characters. */
+const QUOTED_TEXT = 4096;
+
+/**
+ * A document value (an enum, a const, a pattern, a discriminator's names) as `show` writes it in a message, the key
+ * redactor's `clean` applied before the cut (issue 18: a cut after 77 characters left a prefix of a key written in
+ * the document, which no later redaction can recognise). Each value is cleaned once per check.
+ */
+function quoted(ctx: Context, v: unknown): string {
+  if (!ctx.clean) return show(v);
+  const cache = (ctx.quoted ??= new Map());
+  let text = cache.get(v);
+  if (text === undefined) cache.set(v, (text = show(v, ctx.clean)));
+  return text;
 }
 
 /** JSON text of a value, cut after about `limit` characters without stringifying the rest. */
@@ -1119,13 +1146,13 @@ function evalNode(
   }
 
   // enum / const: independent assertions (OAS 3.0.3 nullable does not extend enum; 2020-12 §6.1.2-3)
-  if (text !== undefined) writtenInEnum(schema, schemaPath, text, segments, typeOk, out);
+  if (text !== undefined) writtenInEnum(ctx, schema, schemaPath, text, segments, typeOk, out);
   else if (typeOk && !inexact && Array.isArray(schema.enum) && inEnum(ctx, schema.enum, value) === false) {
     const count = schema.enum.length > SHOWN_VALUES ? ` (${schema.enum.length} in all)` : '';
-    let message = `is ${show(value)}, not one of the allowed values${count} ${show(schema.enum)}`;
+    let message = `is ${show(value)}, not one of the allowed values${count} ${quoted(ctx, schema.enum)}`;
     if (value === null) {
       message =
-        `is null, but the enum ${show(schema.enum)} does not list null although the type allows null; ` +
+        `is null, but the enum ${quoted(ctx, schema.enum)} does not list null although the type allows null; ` +
         'the document probably omits null from the enum (nullable / a null type does not extend enum), so the API may be right';
     }
     out.push(makeFinding('enum', segments, `${schemaPath}/enum`, message, allowedOf(schema.enum)));
@@ -1136,14 +1163,14 @@ function evalNode(
         'enum',
         segments,
         `${schemaPath}/const`,
-        `is ${show(value)}, but the schema requires the constant ${show(schema.const)}`,
+        `is ${show(value)}, but the schema requires the constant ${quoted(ctx, schema.const)}`,
         { allowed: [schema.const] },
       ),
     );
   }
 
   if (typeof value === 'string') {
-    checkString(schema, schemaPath, value, segments, out);
+    checkString(ctx, schema, schemaPath, value, segments, out);
     // A backtracking pattern test may cost up to MAX_BACKTRACKING_STEPS: look at the clock after each.
     if (typeof schema.pattern === 'string' && performance.now() > ctx.deadline)
       ctx.stopped ??= `it ran out of its time budget (${Math.round(ctx.deadline - ctx.started)} ms)`;
@@ -1247,6 +1274,7 @@ function evalNode(
 }
 
 function checkString(
+  ctx: Context,
   schema: JsonObject,
   schemaPath: string,
   value: string,
@@ -1286,7 +1314,7 @@ function checkString(
           'constraint',
           segments,
           `${schemaPath}/pattern`,
-          `is ${show(value)}, which does not match the pattern ${show(schema.pattern)}`,
+          `is ${show(value)}, which does not match the pattern ${quoted(ctx, schema.pattern)}`,
           { keyword: 'pattern' },
         ),
       );
@@ -1351,6 +1379,7 @@ function inexactAt(ctx: Context, segments: Segment[]): string | null | undefined
  * finding when no member equals it, `notChecked` when a member past 2^53 cannot be told apart from it.
  */
 function writtenInEnum(
+  ctx: Context,
   schema: JsonObject,
   schemaPath: string,
   text: string,
@@ -1388,7 +1417,7 @@ function writtenInEnum(
           'enum',
           segments,
           `${schemaPath}/enum`,
-          `is ${shownText(text)}, not one of the allowed values ${show(schema.enum)}`,
+          `is ${shownText(text)}, not one of the allowed values ${quoted(ctx, schema.enum)}`,
           allowedOf(schema.enum as unknown[]),
         ),
       );
@@ -1398,7 +1427,7 @@ function writtenInEnum(
           'enum',
           segments,
           `${schemaPath}/const`,
-          `is ${shownText(text)}, but the schema requires the constant ${show(schema.const)}`,
+          `is ${shownText(text)}, but the schema requires the constant ${quoted(ctx, schema.const)}`,
           { allowed: [schema.const] },
         ),
       );
@@ -1609,7 +1638,7 @@ function checkObject(
               'missing',
               [...segments, d],
               `${schemaPath}/dependentRequired/${escapePointerToken(trigger)}`,
-              `is required when ${show(trigger)} is present, but missing`,
+              `is required when ${quoted(ctx, trigger)} is present, but missing`,
             ),
           );
         }
@@ -2165,7 +2194,7 @@ function dispatchDiscriminator(
         'enum',
         [...segments, discriminator.propertyName],
         `${schemaPath}/discriminator`,
-        `is ${show(chosen)}, which names no schema of the discriminator: allowed values are ${show(allowed)}`,
+        `is ${show(chosen)}, which names no schema of the discriminator: allowed values are ${quoted(ctx, allowed)}`,
         allowedOf(allowed),
       );
       return [unknown, ...evalNode(ctx, schema, schemaPath, value, segments, mode, [])];
@@ -2236,7 +2265,7 @@ function evalAlternatives(
           'enum',
           [...segments, disc.propertyName],
           `${schemaPath}/discriminator`,
-          `is ${show(dv)}, which names no schema of the discriminator: allowed values are ${show(allowed)}`,
+          `is ${show(dv)}, which names no schema of the discriminator: allowed values are ${quoted(ctx, allowed)}`,
           allowedOf(allowed),
         ),
       ];
@@ -2884,6 +2913,7 @@ function makeCtx(doc: unknown, direction: Direction | undefined, options?: Check
     dispatching: new Set(),
     locations: new Map(),
     ...(options?.inexactNumbers ? { inexact: options.inexactNumbers } : {}),
+    ...(options?.clean ? { clean: options.clean } : {}),
   };
 }
 
@@ -3185,6 +3215,7 @@ function finishCheck(
  * `#/components/requestBodies/...` followed; media type picked as in `schemaFor`) or its `in: body`
  * parameter (Swagger 2.0), with direction 'request' (a readOnly field sent is a finding; a required
  * readOnly field is not required). The target's `statusKey` is `'requestBody'`.
+ * @param budget As `checkResponse`'s (`clean` included).
  * @returns As `checkResponse`; `validated: false` with a reason when the operation declares no body schema.
  * @throws TypeError when `doc` is not an object.
  */
@@ -3194,6 +3225,7 @@ export function checkRequestBody(
   pathTemplate: string,
   body: unknown,
   contentType?: string,
+  budget?: CheckBudget,
 ): ResponseCheck {
   const ctx = makeCtx(doc, 'request');
   const upperMethod = method.toUpperCase();
@@ -3215,6 +3247,7 @@ export function checkRequestBody(
           locateInContainer(ctx.doc, f.node, f.path, 'requestBody', contentType, what),
           body,
           'request',
+          budget,
         );
       }
     }
@@ -3243,6 +3276,7 @@ export function checkRequestBody(
     locateInContainer(ctx.doc, f.node, f.path, 'requestBody', contentType, what),
     body,
     'request',
+    budget,
   );
 }
 

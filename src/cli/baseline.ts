@@ -4,6 +4,7 @@
  * finding, keyed by operation (`GET /meters/{meterId}`), instance path and finding kind; never by message text.
  */
 import { readFileSync } from 'node:fs';
+import { unquotedParseError } from '../shared/json-text.ts';
 import { InputError } from './fixtures.ts';
 import type { CheckedFixture } from './fixtures.ts';
 import { DEMO_EXAMPLES } from '../document/examples.ts';
@@ -39,7 +40,7 @@ export function readBaseline(file: string, examples: DocumentExamples | undefine
   try {
     data = JSON.parse(text);
   } catch (error) {
-    throw new InputError('not-json', `${file}: the baseline is not JSON (${(error as Error).message})`);
+    throw new InputError('not-json', `${file}: the baseline is not JSON (${unquotedParseError(error)})`);
   }
   const shape = `a baseline is {"version": ${BASELINE_VERSION}, "accepted": [{"operation": "GET /path/{template}", "path": "$.field", "kind": "enum"}, ...]}`;
   if (data === null || typeof data !== 'object' || Array.isArray(data))

@@ -131,7 +131,7 @@ export async function runCheck(
     if (output.stderrIsTerminal && fixtures.length > 1) output.err(`\rchecking ${index + 1}/${fixtures.length} `);
     let result: CheckedFixture;
     try {
-      result = checkFixture(loaded, basePrefix, fixture);
+      result = checkFixture(loaded, basePrefix, fixture, hide);
     } catch (error) {
       // A body too deep for the checks (stack overflow) or any other surprise: said, never a pass.
       result = {

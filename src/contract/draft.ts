@@ -88,6 +88,8 @@ export type Draft = {
   queryValues?: Record<string, unknown>;
   /** Where the key goes: a header name such as `X-API-Key` (raw key), `Authorization` (Bearer), or undefined for no key. */
   keyHeader?: string;
+  /** The key redactor's `text`, applied to the document values a problem quotes before they are cut (issue 18). */
+  clean?: (text: string) => string;
 };
 
 const KEY_PLACEHOLDER = '$API_KEY';
@@ -486,12 +488,17 @@ export function draftRequest(
   }
   const operation = match.operation;
   const problems: DraftProblem[] = written.problems;
-  const parameterProblems = checkParameters(loaded, operation, {
-    path: match.params,
-    pathRaw: match.rawParams,
-    queryPairs: queryPairsOf(written.url, draft.baseQuery),
-    headers: draft.headers ?? {},
-  }).map((problem) => ({
+  const parameterProblems = checkParameters(
+    loaded,
+    operation,
+    {
+      path: match.params,
+      pathRaw: match.rawParams,
+      queryPairs: queryPairsOf(written.url, draft.baseQuery),
+      headers: draft.headers ?? {},
+    },
+    draft.clean ? { clean: draft.clean } : {},
+  ).map((problem) => ({
     in: problem.in,
     name: problem.name,
     kind: problem.kind,
@@ -670,7 +677,14 @@ function bodyProblems(
       ];
     }
   }
-  const checked = checkRequestBody(loaded.doc, operation.method, operation.pathTemplate, body, contentType);
+  const checked = checkRequestBody(
+    loaded.doc,
+    operation.method,
+    operation.pathTemplate,
+    body,
+    contentType,
+    draft.clean ? { clean: draft.clean } : undefined,
+  );
   if (!checked.validated)
     return [
       ...prepared.problems,

@@ -51,15 +51,20 @@ export function judge(
   probed: ProbedResponse,
   clean?: (text: string) => string,
 ): Record<string, unknown> {
-  const verdict = judgeBody(loaded, operation, probed);
+  const verdict = judgeBody(loaded, operation, probed, clean);
   if (Array.isArray(verdict.findings)) verdict.findings = boundFindings(verdict.findings as Finding[], clean);
   if (!probed.warnings?.length) return verdict;
   const findings = [...((verdict.findings as (Finding | BodyWarning)[] | undefined) ?? []), ...probed.warnings];
   return { ...verdict, findings };
 }
 
-function judgeBody(loaded: LoadedDocument, operation: Operation, probed: ProbedResponse): Record<string, unknown> {
-  if (probed.records && !probed.truncated) return judgeRecords(loaded, operation, probed, probed.records);
+function judgeBody(
+  loaded: LoadedDocument,
+  operation: Operation,
+  probed: ProbedResponse,
+  clean?: (text: string) => string,
+): Record<string, unknown> {
+  if (probed.records && !probed.truncated) return judgeRecords(loaded, operation, probed, probed.records, clean);
   if (probed.truncated) {
     return {
       validated: false,
@@ -78,7 +83,7 @@ function judgeBody(loaded: LoadedDocument, operation: Operation, probed: ProbedR
     empty
       ? { status: probed.status, body: undefined }
       : { status: probed.status, contentType: probed.contentType ?? undefined, body: probed.body },
-    inexactNumbersOf(probed),
+    { ...inexactNumbersOf(probed), clean },
   );
   const findings: Finding[] = [...checked.findings];
   let validated = checked.validated;
@@ -163,6 +168,7 @@ function judgeRecords(
   operation: Operation,
   probed: ProbedResponse,
   records: NonNullable<ProbedResponse['records']>,
+  clean?: (text: string) => string,
 ): Record<string, unknown> {
   const findings: Finding[] = [];
   let schemaPath: string | undefined;
@@ -186,7 +192,7 @@ function judgeRecords(
       'GET',
       operation.pathTemplate,
       { status: probed.status, contentType: probed.contentType ?? undefined, body: record.value },
-      inexactNumbersOf(probed, at),
+      { ...inexactNumbersOf(probed, at), clean },
     );
     if (!checked.validated) {
       return {

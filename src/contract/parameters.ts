@@ -73,14 +73,15 @@ function asSent(text: string): string {
  * All the values share one step budget (`PARAMETER_CHECK_STEPS`): a value reached after it ran out is
  * `notChecked`, never passed.
  * @param options.maxSteps The shared step budget, default `PARAMETER_CHECK_STEPS`; `options.timeoutMs` the
- *   last guard in ms, default `PARAMETER_CHECKS_GUARD_MS`.
+ *   last guard in ms, default `PARAMETER_CHECKS_GUARD_MS`; `options.clean` the key redactor's `text`, applied to the
+ *   document values a problem quotes before they are cut.
  * @returns Problems in parameter order (unknown query names last); `[]` when all pass. Never throws.
  */
 export function checkParameters(
   loaded: LoadedDocument,
   operation: Operation,
   values: ParameterValues,
-  options: { maxSteps?: number; timeoutMs?: number } = {},
+  options: { maxSteps?: number; timeoutMs?: number; clean?: (text: string) => string } = {},
 ): ParameterProblem[] {
   const problems: ParameterProblem[] = [];
   const maxSteps = options.maxSteps ?? PARAMETER_CHECK_STEPS;
@@ -168,6 +169,7 @@ export function checkParameters(
       maxSteps: left,
       timeoutMs: guardLeft,
       spent,
+      ...(options.clean ? { clean: options.clean } : {}),
     }))
       // A value the check could not test (an unsafe pattern: issue 8) is `notChecked`, never `invalid`.
       report(unchecked ? 'notChecked' : 'invalid', problem);
@@ -248,7 +250,7 @@ function checkParameterValue(
   loaded: LoadedDocument,
   parameter: Parameter,
   value: unknown,
-  budget: { maxSteps: number; timeoutMs: number; spent: { steps: number } },
+  budget: { maxSteps: number; timeoutMs: number; spent: { steps: number }; clean?: (text: string) => string },
 ): { problem: string; unchecked: boolean }[] {
   if (parameter.schema === undefined) return [];
   let findings: Finding[];

@@ -11,6 +11,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import { readCappedStream } from '../shared/capped-read.ts';
 import { escapePointerToken, lookupPointer } from '../shared/json-pointer.ts';
+import { unquotedParseError } from '../shared/json-text.ts';
 import type { PointerLookup } from '../shared/json-pointer.ts';
 import { safeDecode } from '../shared/text.ts';
 import { trimSlash } from '../shared/url-path.ts';
@@ -113,7 +114,7 @@ export async function parseDocumentText(
       if (value !== null && typeof value === 'object') TREES.add(value);
       return value;
     } catch (error) {
-      throw new DocumentError(file, '#', `invalid JSON: ${(error as Error).message}`);
+      throw new DocumentError(file, '#', `invalid JSON: ${unquotedParseError(error)}`);
     }
   }
   let yaml: any;

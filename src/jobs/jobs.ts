@@ -292,6 +292,7 @@ export const JOBS: { [Name in JobName]: Job<Name> } = {
       body: body?.value,
       ...(query ? { queryValues: query.value as Record<string, unknown> } : {}),
       keyHeader: config.apiKey ? (config.apiKeyHeader ?? 'Authorization') : undefined,
+      clean: context.redact.text,
     });
     const note =
       drafted.request.bodyFile === undefined

@@ -333,11 +333,16 @@ export async function checkProbe(
     structured.note =
       `${structured.note ?? ''} The document serves its paths under ${lacks}, which API_BASE_URL lacks: the 404 may be the base's, not the API's; try API_BASE_URL=${config.baseUrl.origin}${prefix}${lacks}.`.trim();
   // Path values go in `parameterProblems`; the query sent is checked too, as `requestProblems`.
-  const problems = checkParameters(loaded, match.operation, {
-    path: match.params,
-    pathRaw: match.rawParams,
-    queryPairs: queryPairsOf(url, config.baseUrl.searchParams.keys()),
-  });
+  const problems = checkParameters(
+    loaded,
+    match.operation,
+    {
+      path: match.params,
+      pathRaw: match.rawParams,
+      queryPairs: queryPairsOf(url, config.baseUrl.searchParams.keys()),
+    },
+    { clean: context.redact.text },
+  );
   const parameterProblems = problems.filter((problem) => problem.in === 'path');
   const requestProblems = problems.filter((problem) => problem.in === 'query');
   if (parameterProblems.length) structured.parameterProblems = parameterProblems;

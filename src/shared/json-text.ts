@@ -1,6 +1,7 @@
 /**
  * JSON text and parsed JSON measured without recursion: how deep a text nests and how many values it holds, before
- * it is parsed (`measureJsonText`), and how deep a parsed value nests (`nestingDepth`). Pure; no imports.
+ * it is parsed (`measureJsonText`), how deep a parsed value nests (`nestingDepth`), and where a text failed to parse
+ * without quoting it (`unquotedParseError`). Pure; no imports.
  */
 
 /**
@@ -442,4 +443,18 @@ export function createIdScanner(): { feed(piece: string): void; ids(): (string |
     },
     batch: () => root === 0x5b,
   };
+}
+
+/**
+ * A JSON.parse failure without the text it quotes: V8 repeats up to ten characters of the input
+ * (`Unexpected token 's', "sk-live-ab"... is not valid JSON`), which in a fixture, a
+ * baseline or the OpenAPI document may be a credential (issue 18).
+ * @returns `it does not parse at position 6` when the message names a position, else `it does not parse`.
+ */
+export function unquotedParseError(error: unknown): string {
+  const message = error instanceof Error ? error.message : '';
+  const position = /\bposition (\d+)/.exec(message)?.[1];
+  const line = /\bline (\d+) column (\d+)/.exec(message);
+  if (line) return `it does not parse at line ${line[1]} column ${line[2]}`;
+  return position ? `it does not parse at position ${position}` : 'it does not parse';
 }
