@@ -20,6 +20,7 @@
  *
  * Times are wall-clock ms (`performance.now()`); RSS in MiB. Run with `--expose-gc` (the npm script does).
  */
+import { redactor, redactorForKeys, tokenRedactor } from '../src/redaction/redaction.ts';
 import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import {
@@ -1196,6 +1197,63 @@ async function answers(): Promise<void> {
   rmSync(folder, { recursive: true, force: true });
 }
 
+// ───────────────────────────── 9. redactors ─────────────────────────────
+
+/** The median of `runs` timings of `work`, in ms. */
+function medianOf(runs: number, work: (run: number) => void): number {
+  const times: number[] = [];
+  for (let run = 0; run < runs; run++) {
+    const began = performance.now();
+    work(run);
+    times.push(performance.now() - began);
+  }
+  return median(times);
+}
+
+/**
+ * What redaction costs where issue 19's review found it slow: building a caller's token redactor (on the way to its
+ * first answer over HTTP), and one text redacted of many keys (every tenant's, or every credential a HAR recorded).
+ */
+function redactors(): void {
+  // A JWT access token of the size oidc-provider issues (634 characters), a distinct one per build.
+  const claims = Buffer.from(
+    JSON.stringify({ sub: 'agent-a', aud: 'https://probe.example.com/mcp', jti: 'x'.repeat(300) }),
+  );
+  const token = (run: number) =>
+    `eyJhbGciOiJSUzI1NiIsInR5cCI6ImF0K2p3dCJ9.${claims.toString('base64url')}.${String(run).padStart(342, 'A')}`;
+  const answer = '{"result":{"content":[{"type":"text","text":"GET /v2/meters/1 -> 200, 100% checked \\n"}]}}';
+  const runs = QUICK ? 10 : 40;
+  const cheap = medianOf(runs, (run) => tokenRedactor(token(run)).text(answer));
+  const full = medianOf(runs, (run) => redactor(token(run + runs)).text(answer));
+  row(
+    '9 redaction',
+    'a token redactor built, and its first answer redacted (634-character JWT)',
+    `${cheap.toFixed(3)} ms`,
+    `${full.toFixed(3)} ms (the key redactor)`,
+    ratioText(full / cheap),
+    '',
+  );
+  const keys = Array.from(
+    { length: 200 },
+    (_, index) => `tenant-key-${(BigInt(index + 1) * 0x9e3779b97f4a7c15n).toString(36)}`,
+  );
+  const text = readFileSync(join(HERE, 'fixtures', 'redaction', 'ordinary-text.txt'), 'utf8')
+    .repeat(Math.ceil(MiB / 4000))
+    .slice(0, MiB);
+  const many = redactorForKeys(keys);
+  const each = keys.map((key) => redactor(key));
+  const once = medianOf(3, () => many.text(text));
+  const inTurn = medianOf(3, () => each.reduce((out, one) => one.text(out), text));
+  row(
+    '9 redaction',
+    '1 MiB of text redacted of 200 keys',
+    `${once.toFixed(0)} ms`,
+    `${inTurn.toFixed(0)} ms (200 redactors in turn)`,
+    ratioText(inTurn / once),
+    '',
+  );
+}
+
 // ───────────────────────────── 6. context ─────────────────────────────
 
 async function context(documentFile: string): Promise<void> {
@@ -1335,6 +1393,7 @@ async function main(): Promise<void> {
     if (wanted(6)) await context(documentFile);
     if (wanted(7)) await hostile(api, documentFile);
     if (wanted(8)) await answers();
+    if (wanted(9)) redactors();
   } finally {
     await api.close();
     for (const dir of [folder, ...cacheDirs]) rmSync(dir, { recursive: true, force: true });

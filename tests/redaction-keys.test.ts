@@ -7,7 +7,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { redactor, redactorForKeys } from '../src/redaction/redaction.ts';
+import { redactor, redactorForKeys, tokenRedactor } from '../src/redaction/redaction.ts';
 import type { Redactor } from '../src/redaction/redaction.ts';
 
 const FIXTURE = JSON.parse(readFileSync(new URL('../fixtures/redaction/key-forms.json', import.meta.url), 'utf8')) as {
@@ -140,5 +140,59 @@ describe('redactorForKeys with one key', () => {
     const alone = redactor(FIXTURE.key);
     const differ = Object.entries(FIXTURE.forms).filter(([, form]) => one.text(form) !== alone.text(form));
     assert.deepEqual([differ, one.withheld, one.withheldLetters], [[], alone.withheld, alone.withheldLetters]);
+  });
+});
+
+describe('tokenRedactor: the forms a bearer token can take here (issue 19 review)', () => {
+  // A JWT access token's shape: header, claims and signature, base64url, joined by dots.
+  const token = `eyJhbGciOiJFUzI1NiIsInR5cCI6ImF0K2p3dCJ9.${Buffer.from(
+    JSON.stringify({ sub: 'agent-a', aud: 'https://probe.example.com/mcp', scope: 'probe', jti: 'c0ffee' }),
+  ).toString('base64url')}.${'Qk9fX3NpZ25hdHVyZQ'.repeat(4)}`;
+  const forms: Record<string, string> = {
+    plain: token,
+    'percent-encoded, upper-case hex': [...token].map((c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`).join(''),
+    'percent-encoded twice, lower-case hex': [...token].map((c) => `%25${c.charCodeAt(0).toString(16)}`).join(''),
+    'JSON escapes': [...token].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join(''),
+    'JSON escapes escaped again': [...token]
+      .map((c) => `\\\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+      .join(''),
+    'half plain, half percent-encoded': `${token.slice(0, 40)}${[...token.slice(40)].map((c) => `%${c.charCodeAt(0).toString(16)}`).join('')}`,
+    'base64 of a Bearer header': Buffer.from(`Bearer ${token}`).toString('base64'),
+    base64url: Buffer.from(`x${token}`).toString('base64url'),
+  };
+  const cheap = tokenRedactor(token);
+  const full = redactor(token);
+
+  it("hides every form as the key redactor does, inside a path, a JSON string and a sentence (the key redactor's output is the oracle)", () => {
+    const differ: string[] = [];
+    for (const [name, form] of Object.entries(forms))
+      for (const input of [`/meters/${form}/readings`, `{"note":"${form}"}`, `The API said ${form}; 100% done.`])
+        if (cheap.text(input) !== full.text(input) || !cheap.text(input).includes('[redacted]'))
+          differ.push(`${name}: ${cheap.text(input).slice(0, 60)}`);
+    assert.deepEqual(differ, []);
+  });
+
+  it('hides the token from a tool result, its text and its structured content', () => {
+    const message = {
+      jsonrpc: '2.0',
+      id: 7,
+      result: {
+        content: [{ type: 'text', text: `GET /v2/${forms['percent-encoded, upper-case hex']}` }],
+        structuredContent: { url: `/v2/${token}`, [token]: 'member' },
+      },
+    };
+    assert.deepEqual(cheap.message(message), {
+      jsonrpc: '2.0',
+      id: 7,
+      result: {
+        content: [{ type: 'text', text: 'GET /v2/[redacted]' }],
+        structuredContent: { url: '/v2/[redacted]', [token]: 'member' },
+      },
+    });
+  });
+
+  it('leaves ordinary text with escapes as it is, and redacts nothing for a token under 8 characters', () => {
+    const text = `${ORDINARY.slice(0, 400)} 100%25 done \\u0041\\/ %zz`;
+    assert.deepEqual([cheap.text(text), tokenRedactor('abc1234').text('abc1234')], [text, 'abc1234']);
   });
 });

@@ -193,6 +193,142 @@ export function redactorForKeys(keys: readonly (string | undefined)[]): Redactor
 }
 
 /**
+ * The redactor of a caller's bearer token (issue 19): far cheaper to build than `redactor`'s, for the forms a token can
+ * take here. The token is never sent upstream (MCP 2025-11-25, Authorization, Token Passthrough), so no API echoes it
+ * folded, reversed or as hex; it reaches an answer or a log line only as the agent copied it into an argument and the
+ * server or an API wrote that back: plain, percent-encoded (either case of hex, `%25` repeated up to twice, as a URL
+ * writes it), JSON-escaped (`\uXXXX` behind one to four backslashes, `\/`), or base64 / base64url-encoded (its stable
+ * cores, `base64Cores`, as for a key). Case is kept: a token is case-sensitive. The regular expression for the escaped
+ * forms is built on the first text that holds a `%` or a backslash; any other text is searched for the token and its
+ * cores as written. Linear in the text's length.
+ * @param token The token as sent after its scheme; under 8 characters (or empty) gives `NO_REDACTION`.
+ */
+export function tokenRedactor(token: string): Redactor {
+  if (token.length < 8) return NO_REDACTION;
+  const spellings = [...new Set([token, ...base64Cores(token)])].sort((left, right) => right.length - left.length);
+  const text = (input: string): string => {
+    if (input.includes('%') || input.includes('\\')) return replaceDecoded(input, spellings);
+    let out = input;
+    for (const spelling of spellings) if (out.includes(spelling)) out = out.split(spelling).join('[redacted]');
+    return out;
+  };
+  const value = valueRedaction(text, () => false);
+  // The longest strict form: each character JSON-escaped behind four backslashes (9 characters).
+  const withheld = 9 * token.length;
+  const tail = cutRedaction(text, withheld);
+  return { text, value, tail, withheld, withheldLetters: 0, message: messageRedaction(text, value, true) };
+}
+
+/**
+ * `text` with every occurrence of each of `spellings` replaced by `[redacted]`, found in the text read with its
+ * percent-encoding (`%XX`, either case of hex, behind `%25` up to twice) and JSON escapes (`\\uXXXX` behind one to four
+ * backslashes, `\\/`) of ASCII characters decoded; what is replaced is the original text from the first to the last
+ * character of the match. One pass to decode, a native search per spelling.
+ */
+function replaceDecoded(text: string, spellings: readonly string[]): string {
+  // Segments of the decoded text: a run copied as it is, or one character decoded from an escape.
+  const decodedStarts: number[] = [];
+  const originalStarts: number[] = [];
+  const originalEnds: number[] = [];
+  const escapes: boolean[] = [];
+  let decoded = '';
+  let run = 0;
+  const flush = (until: number) => {
+    if (until <= run) return;
+    decodedStarts.push(decoded.length);
+    originalStarts.push(run);
+    originalEnds.push(until);
+    escapes.push(false);
+    decoded += text.slice(run, until);
+  };
+  for (let at = 0; at < text.length;) {
+    const code = text.charCodeAt(at);
+    let end = at;
+    let value = -1;
+    if (code === 37) {
+      let next = at + 1;
+      for (let depth = 0; depth < 2 && text.startsWith('25', next) && isHexCode(text.charCodeAt(next + 2)); depth++)
+        if (isHexCode(text.charCodeAt(next + 3))) next += 2;
+        else break;
+      if (isHexCode(text.charCodeAt(next)) && isHexCode(text.charCodeAt(next + 1))) {
+        value = hexValue(text.charCodeAt(next)) * 16 + hexValue(text.charCodeAt(next + 1));
+        end = next + 2;
+      }
+    } else if (code === 92) {
+      let next = at;
+      while (text.charCodeAt(next) === 92 && next - at < 4) next++;
+      if ((text.charCodeAt(next) | 32) === 117 && isHexQuad(text, next + 1)) {
+        value = parseInt(text.slice(next + 1, next + 5), 16);
+        end = next + 5;
+      } else if (text.charCodeAt(next) === 47) {
+        value = 47;
+        end = next + 1;
+      }
+    }
+    if (value < 0 || value >= 128) {
+      at = Math.max(end, at + 1);
+      continue;
+    }
+    flush(at);
+    decodedStarts.push(decoded.length);
+    originalStarts.push(at);
+    originalEnds.push(end);
+    escapes.push(true);
+    decoded += String.fromCharCode(value);
+    at = run = end;
+  }
+  flush(text.length);
+  const segmentOf = (index: number) => lastAtMost(decodedStarts, decodedStarts.length, index);
+  const originalStart = (index: number) => {
+    const segment = segmentOf(index);
+    return escapes[segment] ? originalStarts[segment]! : originalStarts[segment]! + index - decodedStarts[segment]!;
+  };
+  const originalEnd = (index: number) => {
+    const segment = segmentOf(index);
+    return escapes[segment] ? originalEnds[segment]! : originalStarts[segment]! + index - decodedStarts[segment]! + 1;
+  };
+  const ranges: number[] = [];
+  for (const spelling of spellings)
+    for (let at = decoded.indexOf(spelling); at !== -1; at = decoded.indexOf(spelling, at + 1))
+      ranges.push(originalStart(at), originalEnd(at + spelling.length - 1));
+  return ranges.length ? replaceRanges(text, mergeRanges(ranges)) : text;
+}
+
+/**
+ * `Redactor.value` for a strict redactor: `text` over every string (and, with `keys`, every member name), and a number
+ * for which `secretNumber` holds replaced by `[redacted]`. Returns a copy.
+ */
+function valueRedaction(
+  text: (input: string) => string,
+  secretNumber: (value: number) => boolean,
+): <T>(input: T, keys?: boolean) => T {
+  const value = <T>(input: T, keys = false): T => {
+    if (typeof input === 'string') return text(input) as T;
+    if (typeof input === 'number' && secretNumber(input)) return '[redacted]' as T;
+    if (Array.isArray(input)) return input.map((inner) => value(inner, keys)) as T;
+    if (input !== null && typeof input === 'object') {
+      // fromEntries defines own properties, so a body key "__proto__" stays a key.
+      return Object.fromEntries(
+        Object.entries(input).map(([key, inner]) => [keys ? text(key) : key, value(inner, keys)]),
+      ) as T;
+    }
+    return input;
+  };
+  return value;
+}
+
+/** `Redactor.tail` for a strict redactor: `text`, then its last `withheld` characters dropped and `WITHHELD_MARK` appended. */
+function cutRedaction(text: (input: string) => string, withheld: number): (input: string) => string {
+  return (input) => {
+    const out = text(input);
+    let end = Math.max(0, out.length - withheld);
+    // Never leave half of a surrogate pair.
+    if (end > 0 && /[\ud800-\udbff]/.test(out[end - 1]!)) end--;
+    return out.slice(0, end) + WITHHELD_MARK;
+  };
+}
+
+/**
  * The length of the longest strict form of the key, its base64 cores included: the fewest characters `tail` drops.
  * Counted from each character's forms (`characterForms`) without building their patterns.
  */
@@ -241,25 +377,8 @@ function strictRedactor(secrets: readonly string[], withheld: number): Redactor 
   const whole = new RegExp(sources.map((source) => `(?:${source})`).join('|'), 'g');
   const numbers = new Set(secrets);
   const text = (input: string) => input.replace(whole, '[redacted]');
-  const value = <T>(input: T, keys = false): T => {
-    if (typeof input === 'string') return text(input) as T;
-    if (typeof input === 'number' && numbers.has(String(input))) return '[redacted]' as T;
-    if (Array.isArray(input)) return input.map((inner) => value(inner, keys)) as T;
-    if (input !== null && typeof input === 'object') {
-      // fromEntries defines own properties, so a body key "__proto__" stays a key.
-      return Object.fromEntries(
-        Object.entries(input).map(([key, inner]) => [keys ? text(key) : key, value(inner, keys)]),
-      ) as T;
-    }
-    return input;
-  };
-  const tail = (input: string) => {
-    const out = text(input);
-    let end = Math.max(0, out.length - withheld);
-    // Never leave half of a surrogate pair.
-    if (end > 0 && /[\ud800-\udbff]/.test(out[end - 1]!)) end--;
-    return out.slice(0, end) + WITHHELD_MARK;
-  };
+  const value = valueRedaction(text, (number) => numbers.has(String(number)));
+  const tail = cutRedaction(text, withheld);
   // Keys shorter than 8 characters would match ordinary words of the server's own text: messages are left alone then.
   const message = messageRedaction(
     text,
@@ -337,6 +456,18 @@ function messageRedaction(
 // The lanes' buffers of the last `matchPieces` call, reused by the next (each up to `SCRATCH_LIMIT` bytes).
 const SCRATCH_LIMIT = 1024 * 1024;
 const scratch: (Buffer | undefined)[] = [];
+
+/** The last index below `count` whose value in `sorted` (ascending, `sorted[0]` <= `value`) is at most `value`. */
+function lastAtMost(sorted: ArrayLike<number>, count: number, value: number): number {
+  let low = 0;
+  let high = count - 1;
+  while (low < high) {
+    const middle = (low + high + 1) >> 1;
+    if (sorted[middle]! <= value) low = middle;
+    else high = middle - 1;
+  }
+  return low;
+}
 
 /** A text with each `[start, end)` pair of `offsets` (sorted, disjoint UTF-16 offsets) replaced by `[redacted]`. */
 function replaceRanges(text: string, offsets: number[]): string {
@@ -459,14 +590,11 @@ function skeletonRedactor(secrets: readonly string[], withheld: number): Redacto
       for (let index = 0; index < pairs.length; index += 2) {
         const start = pairs[index]!;
         const end = pairs[index + 1]!;
-        let low = 0;
-        let high = pieces.length - 1;
-        while (low < high) {
-          const middle = (low + high + 1) >> 1;
-          if (laneStarts[middle]! <= start) low = middle;
-          else high = middle - 1;
-        }
-        for (let piece = low; piece < pieces.length && laneStarts[piece]! < end; piece++) {
+        for (
+          let piece = lastAtMost(laneStarts, pieces.length, start);
+          piece < pieces.length && laneStarts[piece]! < end;
+          piece++
+        ) {
           const from = Math.max(start, laneStarts[piece]!) - laneStarts[piece]!;
           const to = Math.min(end, laneStarts[piece + 1]!) - laneStarts[piece]!;
           if (to <= from) continue;

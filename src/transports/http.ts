@@ -22,7 +22,7 @@ import { MEMORY_LIMITS } from '../mcp/memory.ts';
 import { createSession } from '../mcp/session.ts';
 import type { Caller, ServerRuntime, Session } from '../mcp/session.ts';
 import { MAX_LINE, decode, encode } from '../mcp/wire.ts';
-import { redactor } from '../redaction/redaction.ts';
+import { tokenRedactor } from '../redaction/redaction.ts';
 import type { Redactor } from '../redaction/redaction.ts';
 import { createKeyedRateLimit } from '../runtime/limits.ts';
 import type { KeyedRateLimit } from '../runtime/limits.ts';
@@ -322,7 +322,7 @@ export async function startHttpTransport(options: {
   const tokenRedactorOf = (token: string): Redactor => {
     let found = tokenRedactors.get(token);
     if (found) tokenRedactors.delete(token);
-    else found = redactor(token);
+    else found = tokenRedactor(token);
     tokenRedactors.set(token, found);
     if (tokenRedactors.size > TOKEN_REDACTORS) tokenRedactors.delete(tokenRedactors.keys().next().value!);
     return found;
@@ -667,7 +667,7 @@ export async function startHttpTransport(options: {
     // The credentials after the scheme (`Bearer`, `Basic`, any other), or the whole value when it names none.
     const token = authorization?.trim().replace(/^[A-Za-z][A-Za-z0-9._~+/-]*\s+/, '');
     // Its redactor is had once the caller is admitted: no refusal before that quotes the request, and building one
-    // costs time linear in the token's length (tens of ms for a real token), which no unverified header may buy.
+    // costs time linear in the token's length, which no unverified header may buy.
     const box: TokenBox = {};
     const admit = () => (box.redact ??= token && token.length >= 8 ? tokenRedactorOf(token) : undefined);
     handle(request, response, rid, admit)
