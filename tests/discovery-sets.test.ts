@@ -1,0 +1,68 @@
+/**
+ * The discovery sets of `npm run eval:find` against their documents: every expected answer is an operation of the
+ * row's document, read from the document's own `paths` (parsed with `JSON.parse`, not by our loader), every
+ * unanswerable row expects nothing, and the third frozen split's documents are used by no other set (issue 16: a
+ * frozen split measures intents and APIs never tuned on).
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { DISCOVERY_DOCUMENTS, DISCOVERY_SETS, readRows } from '../eval/find.ts';
+import type { DiscoveryRow } from '../eval/find.ts';
+const KINDS = new Set(['paraphrase', 'path', 'operationId', 'anchor', 'none']);
+
+/** `METHOD /template` of every operation in a document's `paths`. */
+function operationsOf(file: string): Set<string> {
+  const document = JSON.parse(readFileSync(file, 'utf8')) as { paths: Record<string, Record<string, unknown>> };
+  const found = new Set<string>();
+  for (const [template, item] of Object.entries(document.paths))
+    for (const method of ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'])
+      if (item[method]) found.add(`${method.toUpperCase()} ${template}`);
+  return found;
+}
+
+describe('discovery sets', () => {
+  const sets = Object.entries(DISCOVERY_SETS).map(([name, file]) => [name, readRows(file)] as const);
+  const operations = new Map<string, Set<string>>();
+  const of = (api: DiscoveryRow['api']) => {
+    if (!operations.has(api)) operations.set(api, operationsOf(DISCOVERY_DOCUMENTS[api]()));
+    return operations.get(api)!;
+  };
+
+  for (const [name, rows] of sets) {
+    it(`lists in ${name} only operations its documents have, and nothing for unanswerable rows`, () => {
+      const wrong = rows.flatMap((row) => {
+        if (!KINDS.has(row.kind)) return [`${row.intent}: kind ${row.kind}`];
+        if (row.kind === 'none')
+          return row.expected.length ? [`${row.intent}: unanswerable but expects an answer`] : [];
+        if (!row.expected.length) return [`${row.intent}: answerable but expects nothing`];
+        return row.expected.filter((key) => !of(row.api).has(key)).map((key) => `${row.intent}: ${key}`);
+      });
+      assert.deepStrictEqual(wrong, []);
+    });
+  }
+
+  it('scores the third frozen split on 84 rows of documents no other set uses', () => {
+    const third = readRows(DISCOVERY_SETS.frozen3);
+    const others = new Set(
+      sets.filter(([name]) => name !== 'frozen3').flatMap(([, rows]) => rows.map((row) => row.api)),
+    );
+    const counts: Record<string, number> = {};
+    for (const row of third) counts[`${row.api} ${row.kind}`] = (counts[`${row.api} ${row.kind}`] ?? 0) + 1;
+    assert.deepStrictEqual(
+      [...new Set(third.map((row) => row.api))].filter((api) => others.has(api)),
+      [],
+    );
+    assert.deepStrictEqual(counts, {
+      'hetzner paraphrase': 24,
+      'hetzner path': 7,
+      'hetzner anchor': 1,
+      'hetzner none': 11,
+      'netlify paraphrase': 19,
+      'netlify operationId': 6,
+      'netlify anchor': 4,
+      'netlify path': 5,
+      'netlify none': 7,
+    });
+  });
+});
