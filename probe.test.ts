@@ -61,8 +61,11 @@ function start(env: Record<string, string>): StdioClient {
   return client;
 }
 
-/** Resolves when the client has `count` stdout lines, or rejects after `ms`. */
-async function linesAfter(client: StdioClient, count: number, ms = 5000): Promise<any[]> {
+/**
+ * Resolves when the client has `count` stdout lines, or rejects after `ms`: a limit that only ends a server that never
+ * answers, far above what a loaded machine takes (5 s failed at load average 12 on two cores).
+ */
+async function linesAfter(client: StdioClient, count: number, ms = 60_000): Promise<any[]> {
   const deadline = Date.now() + ms;
   while (client.stdoutLines.length < count) {
     if (Date.now() > deadline)
@@ -1007,7 +1010,7 @@ describe('stdio transport (spawned probe-server.ts)', () => {
     const client = start({ API_BASE_URL: api.url });
     const id = 'x'.repeat(MAX_LINE - '{"jsonrpc":"2.0","id":"","method":"ping"}'.length);
     client.child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id, method: 'ping' }) + '\n');
-    const [message] = await linesAfter(client, 1, 15000);
+    const [message] = await linesAfter(client, 1);
     assert.deepEqual([message.id.length, message.result], [id.length, {}]);
     await client.close();
   });
