@@ -16,7 +16,14 @@ import { join } from 'node:path';
 import { Agent, request } from 'node:http';
 import { start } from '../stand-in-api.ts';
 import { startAuthorizationServer } from '../harness/authorization-server.ts';
-import { NGINX, freePort, spawnHttpServer, startNginx, teamEnvironment } from '../harness/http-server.ts';
+import {
+  NGINX,
+  freePort,
+  spawnHttpServer,
+  startNginx,
+  statelessProbe,
+  teamEnvironment,
+} from '../harness/http-server.ts';
 import type { HttpServerProcess, NginxProcess } from '../harness/http-server.ts';
 
 const flag = (name: string, fallback: number) => {
@@ -54,19 +61,7 @@ type Outcome = { ok: boolean; label: string; ms: number };
 
 /** One stateless-era tools/call of probe through nginx; never rejects. */
 function call(agent: Agent, host: string, token: string, id: number, path: string): Promise<Outcome> {
-  const body = JSON.stringify({
-    jsonrpc: '2.0',
-    id,
-    method: 'tools/call',
-    params: {
-      name: 'probe',
-      arguments: { path },
-      _meta: {
-        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-        'io.modelcontextprotocol/clientCapabilities': {},
-      },
-    },
-  });
+  const { headers, body } = statelessProbe(path, { id });
   const began = performance.now();
   const [hostname, port] = host.split(':');
   return new Promise((resolve) => {
@@ -78,13 +73,9 @@ function call(agent: Agent, host: string, token: string, id: number, path: strin
         path: '/mcp',
         method: 'POST',
         headers: {
+          ...headers,
           authorization: `Bearer ${token}`,
           'x-tenant': 't',
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': '2026-07-28',
-          'mcp-method': 'tools/call',
-          'mcp-name': 'probe',
           'content-length': Buffer.byteLength(body),
         },
       },
@@ -141,11 +132,7 @@ async function main(): Promise<void> {
     `  tokens: ${tokens.length} distinct subjects issued in ${Math.round(performance.now() - tokensBegan)} ms`,
   );
   const host = `127.0.0.1:${await freePort()}`;
-  const env = teamEnvironment({
-    dir,
-    baseUrl: api.url,
-    issuer: issuer.issuer,
-    audience: AUDIENCE,
+  const env = teamEnvironment(dir, issuer.issuer, AUDIENCE, {
     tenants: { t: { baseUrl: api.url, apiKey: KEY } },
     entitlements: Object.fromEntries(clients.map((client) => [client, ['t']])),
     more: {

@@ -88,31 +88,68 @@ export async function waitUntilAnswered(url: string, child: ChildProcess): Promi
 }
 
 /**
- * The environment of a team server (docs/deploy.md): `tenants` written to `<dir>/tenants.json` (TENANT_KEYS_FILE)
+ * The environment of a team server (docs/deploy.md) whose files are in `dir`: `tenants` written to `<dir>/tenants.json` (TENANT_KEYS_FILE)
  * and `entitlements` to `<dir>/entitlements.json` (ENTITLEMENTS_FILE), tokens from `issuer` for `audience`, the
- * project's openapi.json, API_BASE_URL `baseUrl`, no document cache, and PATH; `more` added last.
+ * project's openapi.json, API_BASE_URL the first tenant's `baseUrl`, no document cache, and PATH; `more` added last.
  */
-export function teamEnvironment(options: {
-  dir: string;
-  baseUrl: string;
-  issuer: string;
-  audience: string;
-  tenants: Record<string, { baseUrl: string; apiKey: string }>;
-  entitlements: Record<string, string[]>;
-  more?: Record<string, string>;
-}): Record<string, string> {
-  writeFileSync(join(options.dir, 'tenants.json'), JSON.stringify(options.tenants));
-  writeFileSync(join(options.dir, 'entitlements.json'), JSON.stringify(options.entitlements));
+export function teamEnvironment(
+  dir: string,
+  issuer: string,
+  audience: string,
+  options: {
+    tenants: Record<string, { baseUrl: string; apiKey: string }>;
+    entitlements: Record<string, string[]>;
+    more?: Record<string, string>;
+  },
+): Record<string, string> {
+  writeFileSync(join(dir, 'tenants.json'), JSON.stringify(options.tenants));
+  writeFileSync(join(dir, 'entitlements.json'), JSON.stringify(options.entitlements));
   return {
     PATH: process.env.PATH ?? '',
-    API_BASE_URL: options.baseUrl,
+    API_BASE_URL: Object.values(options.tenants)[0]!.baseUrl,
     OPENAPI_DOC: `${ROOT}openapi.json`,
-    AUTH_ISSUER: options.issuer,
-    AUTH_AUDIENCE: options.audience,
-    TENANT_KEYS_FILE: join(options.dir, 'tenants.json'),
-    ENTITLEMENTS_FILE: join(options.dir, 'entitlements.json'),
+    AUTH_ISSUER: issuer,
+    AUTH_AUDIENCE: audience,
+    TENANT_KEYS_FILE: join(dir, 'tenants.json'),
+    ENTITLEMENTS_FILE: join(dir, 'entitlements.json'),
     PROBE_CACHE_DIR: 'off',
     ...options.more,
+  };
+}
+
+/**
+ * A stateless-era (MCP 2026-07-28) `tools/call` of `probe` for `path`, with the three headers that era asks for
+ * (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`; Transports) beside `Content-Type` and `Accept`.
+ * @param options.id The JSON-RPC id; default 1.
+ * @param options.meta More `_meta` members (e.g. `traceparent`).
+ */
+export function statelessProbe(
+  path: string,
+  options: { id?: number; meta?: Record<string, unknown> } = {},
+): { headers: Record<string, string>; body: string } {
+  const version = '2026-07-28';
+  return {
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': version,
+      'mcp-method': 'tools/call',
+      'mcp-name': 'probe',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: options.id ?? 1,
+      method: 'tools/call',
+      params: {
+        name: 'probe',
+        arguments: { path },
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': version,
+          'io.modelcontextprotocol/clientCapabilities': {},
+          ...options.meta,
+        },
+      },
+    }),
   };
 }
 

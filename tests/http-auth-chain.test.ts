@@ -58,11 +58,7 @@ describe('serve --http with identity, entitlement and ownership wired by the ent
     const echoUrl = `http://127.0.0.1:${(echo.address() as AddressInfo).port}${new URL(apiA.url).pathname}`;
     dir = mkdtempSync(join(tmpdir(), 'probe-chain-'));
     server = await spawnHttpServer(
-      teamEnvironment({
-        dir,
-        baseUrl: apiA.url,
-        issuer: issuer.issuer,
-        audience: AUDIENCE,
+      teamEnvironment(dir, issuer.issuer, AUDIENCE, {
         tenants: {
           a: { baseUrl: apiA.url, apiKey: KEY_A },
           b: { baseUrl: apiB.url, apiKey: KEY_B },

@@ -24,12 +24,12 @@ import { MAX_LINE } from '../src/mcp/wire.ts';
 import { readHttpSettings, startHttpTransport, REQUEST_ID_META } from '../src/transports/http.ts';
 import type { HttpTransport } from '../src/transports/http.ts';
 import type { HttpAuth } from '../src/transports/http-auth.ts';
+import { statelessProbe } from '../harness/http-server.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const KEY = 'upstream-key-7f3a9c21';
 /** The token the fake authorizer accepts: a secret that must appear in no answer and no log line. */
 const TOKEN = 'tok-Zq8vP2xL9mR4kW7nB3jH6sT1';
-const MODERN = '2026-07-28';
 
 type Seen = { path: string; headers: IncomingHttpHeaders; closed: Promise<void> };
 
@@ -123,26 +123,8 @@ function initializeBody(id: number | string = 0): string {
   });
 }
 
-/** A stateless-era tools/call of probe with its three headers (MCP 2026-07-28, Transports). */
-function modernCall(path: string, extra: Record<string, unknown> = {}) {
-  return {
-    headers: { ...JSON_HEADERS, 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': 'probe' },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: {
-        name: 'probe',
-        arguments: { path },
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': MODERN,
-          'io.modelcontextprotocol/clientCapabilities': {},
-          ...extra,
-        },
-      },
-    }),
-  };
-}
+/** A stateless-era tools/call of probe (`statelessProbe`), with `extra` in its `_meta`. */
+const modernCall = (path: string, extra: Record<string, unknown> = {}) => statelessProbe(path, { meta: extra });
 
 describe('Streamable HTTP transport, in process, with a fake authorizer', () => {
   let upstream: Awaited<ReturnType<typeof startUpstream>>;
@@ -530,39 +512,74 @@ describe('Streamable HTTP transport, in process, with a fake authorizer', () => 
   });
 });
 
-describe('Streamable HTTP transport: rate limit per verified caller', () => {
-  it('answers 429 with Retry-After past the per-caller limit, nothing sent upstream', async () => {
+describe('Streamable HTTP transport: rate limits per verified caller and per tenant', () => {
+  let clock = 5_000_000;
+  /** A transport on `env`'s limits before a recording upstream; `run` gets a caller of `token` at `at` ms. */
+  async function withLimits(
+    env: Record<string, string>,
+    run: (callAs: (token: string, at: number) => Promise<Answer>, seen: Seen[]) => Promise<void>,
+  ) {
     const upstream = await startUpstream();
     const config = readConfig(
       { API_BASE_URL: upstream.url, API_KEY: KEY, OPENAPI_DOC: join(ROOT, 'openapi.json') },
       ROOT,
     );
-    const runtime = createServerRuntime(config);
     const transport = await startHttpTransport({
-      settings: readHttpSettings({ PROBE_HTTP_LISTEN: '127.0.0.1:0', PROBE_RATE_PER_CALLER_PER_MIN: '2' }),
-      runtime,
+      settings: readHttpSettings({ PROBE_HTTP_LISTEN: '127.0.0.1:0', ...env }),
+      runtime: createServerRuntime(config),
       auth: fakeAuth,
+      now: () => clock,
     });
+    const callAs = async (token: string, at: number) => {
+      clock = 5_000_000 + at;
+      const call = modernCall('/meters/mtr_1');
+      return send(transport.url, { headers: { ...call.headers, authorization: `Bearer ${token}` }, body: call.body });
+    };
     try {
-      const statuses = [];
-      let last: Answer | undefined;
-      for (let index = 0; index < 3; index++) {
-        const call = modernCall('/meters/mtr_1');
-        last = await send(transport.url, {
-          headers: { ...call.headers, authorization: `Bearer ${TOKEN}` },
-          body: call.body,
-        });
-        statuses.push(last.status);
-      }
-      assert.deepEqual(
-        [statuses, Number(last!.headers['retry-after']) >= 1, last!.json?.error?.code, upstream.seen.length],
-        [[200, 200, 429], true, -32600, 2],
-      );
+      await run(callAs, upstream.seen);
     } finally {
       await transport.close();
       upstream.server.closeAllConnections();
       await new Promise((resolve) => upstream.server.close(resolve));
     }
+  }
+
+  it('answers 429 with Retry-After past the per-caller limit, nothing sent upstream', async () => {
+    await withLimits({ PROBE_RATE_PER_CALLER_PER_MIN: '2' }, async (callAs, seen) => {
+      const answers = [await callAs(TOKEN, 0), await callAs(TOKEN, 0), await callAs(TOKEN, 0)];
+      const last = answers.at(-1)!;
+      assert.deepEqual(
+        [answers.map((answer) => answer.status), last.headers['retry-after'], last.json?.error?.code, seen.length],
+        [[200, 200, 429], '60', -32600, 2],
+      );
+    });
+  });
+
+  it("stops a second caller of a tenant at the tenant's limit with 429 and Retry-After, and leaves another tenant served", async () => {
+    await withLimits({ PROBE_RATE_PER_TENANT_PER_MIN: '2' }, async (callAs, seen) => {
+      // alice and carol are both of tenant acme; bob is of another tenant.
+      const answers = [
+        await callAs(TOKEN, 0),
+        await callAs('carol-token-0000', 15_000),
+        await callAs('carol-token-0000', 20_000),
+        await callAs('other-tenant-token', 20_000),
+        await callAs('carol-token-0000', 60_000),
+      ];
+      const refused = answers[2]!;
+      assert.deepEqual(
+        [answers.map((answer) => answer.status), refused.headers['retry-after'], refused.json?.error, seen.length],
+        [
+          [200, 200, 429, 200, 200],
+          '40',
+          {
+            code: -32600,
+            message:
+              'Rate limit reached: 2 calls per minute per tenant (PROBE_RATE_PER_TENANT_PER_MIN); nothing was sent. Try again in 40 s.',
+          },
+          4,
+        ],
+      );
+    });
   });
 });
 

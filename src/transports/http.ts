@@ -221,7 +221,7 @@ type Reply = {
  * @param options.runtime The process's runtime: its logger and audit are the transport's; the default `runtimeFor`.
  * @param options.runtimeFor The runtime of a caller's tenant (default: `runtime` for everyone); undefined refuses.
  * @param options.auth The auth layer (src/auth/, wired by the entry); without it every caller is anonymous.
- * @param options.now Clock in ms for session expiry (tests).
+ * @param options.now Clock in ms for session expiry and the per-caller and per-tenant rate limits (tests).
  */
 export async function startHttpTransport(options: {
   settings: HttpSettings;
@@ -235,8 +235,8 @@ export async function startHttpTransport(options: {
   const now = options.now ?? Date.now;
   const runtimeFor = options.runtimeFor ?? (() => runtime);
   const sessions = new Map<string, Held>();
-  const callerRate: KeyedRateLimit = createKeyedRateLimit(settings.callerPerMinute);
-  const tenantRate: KeyedRateLimit = createKeyedRateLimit(settings.tenantPerMinute);
+  const callerRate: KeyedRateLimit = createKeyedRateLimit(settings.callerPerMinute, now);
+  const tenantRate: KeyedRateLimit = createKeyedRateLimit(settings.tenantPerMinute, now);
   const memory = { ...MEMORY_LIMITS, maxBytes: Math.floor(settings.sessionMemoryBytes / settings.maxSessions) };
   const origins = new Set(settings.allowedOrigins);
   const hosts = new Set(settings.allowedHosts);
