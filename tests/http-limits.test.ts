@@ -5,6 +5,8 @@
  * The tenant's limit stops its second caller, whose own per-caller limit is far from reached; the other tenant is
  * served; the refusal is 429 with `Retry-After`, nothing is sent upstream, and the audit record says `check: rate`.
  * (The exact `Retry-After` of a given clock is tested in process, tests/http-transport.test.ts: here the clock is real.)
+ * The same server has AUTH_MAX_TOKEN_LIFETIME_S=600: a token the authorization server issues for an hour is 401 with
+ * an `error_description` that says what to ask for.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -34,7 +36,7 @@ async function probeAs(url: string, token: string, tenant: string) {
   return { status: response.status, retryAfter: response.headers.get('retry-after'), error: body.error };
 }
 
-describe('serve --http: the rate limit per tenant, with two callers on one tenant', () => {
+describe("serve --http with a team's limits: the rate per tenant, the longest token life", () => {
   let issuer: AuthorizationServer;
   let apiT: StandIn;
   let apiU: StandIn;
@@ -54,6 +56,7 @@ describe('serve --http: the rate limit per tenant, with two callers on one tenan
           PROBE_RATE_PER_TENANT_PER_MIN: '2',
           PROBE_RATE_PER_CALLER_PER_MIN: '50',
           PROBE_AUDIT_LOG: join(dir, 'audit.jsonl'),
+          AUTH_MAX_TOKEN_LIFETIME_S: '600',
         },
       }),
     );
@@ -108,6 +111,30 @@ describe('serve --http: the rate limit per tenant, with two callers on one tenan
           { caller: 'agent-c', tenant: 'u', decision: 'allowed', check: undefined, status: 200 },
         ],
       },
+    );
+  });
+
+  it('refuses a token issued for longer than AUTH_MAX_TOKEN_LIFETIME_S with 401, saying what to ask for', async () => {
+    const token = await issuer.token([], { client: 'agent-c', ttlS: 3600 });
+    const call = statelessProbe('/meters/mtr_1');
+    const before = apiU.requests.length;
+    const response = await fetch(server.url, {
+      method: 'POST',
+      headers: { ...call.headers, authorization: `Bearer ${token}`, 'x-tenant': 'u' },
+      body: call.body,
+    });
+    assert.deepEqual(
+      [response.status, response.headers.get('www-authenticate'), await response.json(), apiU.requests.length - before],
+      [
+        401,
+        'Bearer resource_metadata="http://127.0.0.1:8787/.well-known/oauth-protected-resource/mcp", error="invalid_token"',
+        {
+          error: 'invalid_token',
+          error_description:
+            'The access token is refused: the token lives 3600 s (exp - iat), longer than the 600 s this server accepts (AUTH_MAX_TOKEN_LIFETIME_S); ask the authorization server for a shorter-lived token.',
+        },
+        0,
+      ],
     );
   });
 });
