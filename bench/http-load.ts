@@ -168,7 +168,11 @@ function startProxy(dir: string, instances: Instance[], host: string): Promise<N
     prefix: dir,
     ports: [instances[0]!.port, instances[1]!.port],
     host,
-    replace: [['worker_connections 1024;', 'worker_connections 8192;']],
+    replace: [
+      ['worker_connections 1024;', 'worker_connections 8192;'],
+      // Every caller connects from 127.0.0.1 here: the per-address limit would stop all but 32.
+      ['limit_conn probe_per_address 32;', 'limit_conn probe_per_address 8192;'],
+    ],
   });
 }
 

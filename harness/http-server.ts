@@ -72,19 +72,25 @@ export async function spawnHttpServer(
 
 /**
  * Asks `url` every 50 ms until it answers 2xx; used where a server says nothing once it is ready.
- * @throws Error when `child` exits first.
+ * @throws Error when `child` exits first, or after 2,400 asks (2 minutes and more), naming the last answer.
  */
 export async function waitUntilAnswered(url: string, child: ChildProcess): Promise<void> {
-  for (;;) {
+  let last = 'no answer';
+  for (let ask = 0; ask < 2400; ask++) {
     if (child.exitCode !== null || child.signalCode !== null)
       throw new Error(`exited (${child.exitCode ?? child.signalCode}) before ${url} answered`);
-    const ok = await fetch(url).then(
-      (response) => response.ok,
-      () => false,
+    const status = await fetch(url).then(
+      async (response) => {
+        await response.arrayBuffer();
+        return response.status;
+      },
+      () => undefined,
     );
-    if (ok) return;
+    if (status !== undefined && status >= 200 && status < 300) return;
+    if (status !== undefined) last = `status ${status}`;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+  throw new Error(`${url} did not answer 2xx in 2,400 asks (last: ${last})`);
 }
 
 /**

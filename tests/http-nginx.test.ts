@@ -9,6 +9,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -48,11 +49,14 @@ describe(
     let instances: HttpServerProcess[];
     let nginx: NginxProcess;
     let url: string;
+    /** The Host clients send to the first nginx, which the instances allow. */
+    let proxyHost: string;
     const prefix = mkdtempSync(join(tmpdir(), 'openapi-probe-nginx-'));
 
     before(async () => {
       api = await start({ key: KEY });
       const host = `127.0.0.1:${await freePort()}`;
+      proxyHost = host;
       instances = [await spawnInstance(api, 'a', host), await spawnInstance(api, 'b', host)];
       nginx = await startNginx({ prefix, ports: [instances[0]!.port, instances[1]!.port], host });
       url = `http://${host}/mcp`;
@@ -112,6 +116,46 @@ describe(
         }
       }
       assert.deepEqual(seen.sort(), ['a 7 200', 'b 7 200']);
+    });
+
+    it("answers a client past deploy/nginx.conf's limit_conn 503 with Retry-After, and serves it again once under", async () => {
+      // The same file with a limit of 1: one request held in nginx (its body never finishes) takes the client's one.
+      const limited = mkdtempSync(join(tmpdir(), 'openapi-probe-nginx-limit-'));
+      const host = `127.0.0.1:${await freePort()}`;
+      const proxy = await startNginx({
+        prefix: limited,
+        ports: [instances[0]!.port, instances[1]!.port],
+        host,
+        replace: [
+          ['limit_conn probe_per_address 32;', 'limit_conn probe_per_address 1;'],
+          // The instances allow only the first nginx's Host.
+          ['proxy_set_header Host $http_host;', `proxy_set_header Host ${proxyHost};`],
+        ],
+      });
+      const held = connect(Number(host.split(':')[1]), '127.0.0.1');
+      try {
+        await new Promise((resolve) => held.once('connect', resolve));
+        held.write(
+          `POST /mcp HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n{`,
+        );
+        // nginx counts the held request once it has read its header: ask until the second one is refused.
+        let refused: Response | undefined;
+        for (let attempt = 0; attempt < 100 && refused?.status !== 503; attempt++) {
+          refused = await fetch(`http://${host}/healthz`);
+          await refused.arrayBuffer();
+        }
+        held.destroy();
+        let again: Response | undefined;
+        for (let attempt = 0; attempt < 100 && again?.status !== 200; attempt++) {
+          again = await fetch(`http://${host}/healthz`);
+          await again.arrayBuffer();
+        }
+        assert.deepEqual([refused?.status, refused?.headers.get('retry-after'), again?.status], [503, '1', 200]);
+      } finally {
+        held.destroy();
+        await proxy.stop();
+        rmSync(limited, { recursive: true, force: true });
+      }
     });
   },
 );

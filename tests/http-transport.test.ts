@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, request } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { connect } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,7 +21,7 @@ import { readConfig } from '../src/runtime/config.ts';
 import { createLogger } from '../src/runtime/log.ts';
 import { createServerRuntime } from '../src/mcp/session.ts';
 import { MAX_LINE } from '../src/mcp/wire.ts';
-import { readHttpSettings, startHttpTransport, REQUEST_ID_META } from '../src/transports/http.ts';
+import { readHttpSettings, startHttpTransport, REFUSED_CONNECTIONS, REQUEST_ID_META } from '../src/transports/http.ts';
 import type { HttpTransport } from '../src/transports/http.ts';
 import type { HttpAuth } from '../src/transports/http-auth.ts';
 import { statelessProbe } from '../harness/http-server.ts';
@@ -584,22 +584,33 @@ describe('Streamable HTTP transport: rate limits per verified caller and per ten
 });
 
 describe('Streamable HTTP transport: open connections', () => {
-  it('closes a connection past PROBE_HTTP_MAX_CONNECTIONS unanswered while the others stay served', async () => {
+  /** A transport on `env`'s connection settings, and raw sockets to it; `run` gets `open`. */
+  async function withSockets(
+    env: Record<string, string>,
+    run: (open: (from?: string) => { socket: Socket; reply: (headers?: string) => Promise<string> }) => Promise<void>,
+  ) {
     const config = readConfig({ API_BASE_URL: 'http://127.0.0.1:9/v2', OPENAPI_DOC: join(ROOT, 'openapi.json') }, ROOT);
     const transport = await startHttpTransport({
-      settings: readHttpSettings({ PROBE_HTTP_LISTEN: '127.0.0.1:0', PROBE_HTTP_MAX_CONNECTIONS: '2' }),
+      settings: readHttpSettings({ PROBE_HTTP_LISTEN: '127.0.0.1:0', ...env }),
       runtime: createServerRuntime(config),
     });
-    const port = transport.port;
-    /** One keep-alive socket: sends GET /healthz, resolves with what came back once a reply or the close arrives. */
-    const open = () => {
-      const socket = connect(port, '127.0.0.1');
-      const reply = (): Promise<string> =>
+    const sockets: Socket[] = [];
+    /**
+     * One keep-alive socket from `from` (another loopback address stands for another client): `reply` sends
+     * GET /healthz and resolves with the status line and `Retry-After` once the answer or the close arrives ('' when
+     * the socket closed without a byte).
+     */
+    const open = (from = '127.0.0.1') => {
+      const socket = connect({ port: transport.port, host: '127.0.0.1', localAddress: from });
+      socket.on('error', () => {});
+      sockets.push(socket);
+      const reply = (headers = ''): Promise<string> =>
         new Promise((resolve) => {
           let text = '';
           const done = () => {
             socket.off('data', onData);
-            resolve(text.split('\r\n')[0] ?? '');
+            const retry = /\r\nretry-after: ([^\r]*)/i.exec(text)?.[1];
+            resolve(`${text.split('\r\n')[0] ?? ''}${retry === undefined ? '' : ` retry-after=${retry}`}`);
           };
           const onData = (chunk: Buffer) => {
             text += chunk.toString('utf8');
@@ -607,24 +618,76 @@ describe('Streamable HTTP transport: open connections', () => {
           };
           socket.on('data', onData);
           socket.once('close', done);
-          socket.write(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+          socket.write(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:${transport.port}\r\n${headers}\r\n`);
         });
       return { socket, reply };
     };
-    const first = open();
-    const second = open();
     try {
+      await run(open);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await transport.close();
+    }
+  }
+
+  it('answers a connection past PROBE_HTTP_MAX_CONNECTIONS 503 with Retry-After and closes it; the others stay served', async () => {
+    await withSockets({ PROBE_HTTP_MAX_CONNECTIONS: '2' }, async (open) => {
+      const first = open();
+      const second = open();
       const served = [await first.reply(), await second.reply()];
       const third = open();
       const refused = await third.reply();
+      const again = await first.reply();
       assert.deepEqual(
-        [...served, refused, third.socket.destroyed || third.socket.readyState === 'closed'],
-        ['HTTP/1.1 200 OK', 'HTTP/1.1 200 OK', '', true],
+        [...served, refused, third.socket.destroyed || third.socket.readyState === 'closed', again],
+        [
+          'HTTP/1.1 200 OK',
+          'HTTP/1.1 200 OK',
+          'HTTP/1.1 503 Service Unavailable retry-after=1',
+          true,
+          'HTTP/1.1 200 OK',
+        ],
       );
-    } finally {
-      first.socket.destroy();
-      second.socket.destroy();
-      await transport.close();
-    }
+    });
+  });
+
+  it('serves a new connection once one under the cap has closed', async () => {
+    await withSockets({ PROBE_HTTP_MAX_CONNECTIONS: '1' }, async (open) => {
+      const first = open();
+      const served = await first.reply();
+      const closed = new Promise((resolve) => first.socket.once('close', resolve));
+      first.socket.end();
+      await closed;
+      // The server counts the socket closed when its own side has closed too: ask until that has happened.
+      let next = '';
+      for (let attempt = 0; attempt < 100 && next !== 'HTTP/1.1 200 OK'; attempt++) next = await open().reply();
+      assert.deepEqual([served, next], ['HTTP/1.1 200 OK', 'HTTP/1.1 200 OK']);
+    });
+  });
+
+  it('answers a second connection from one address 503 past PROBE_HTTP_MAX_CONNECTIONS_PER_ADDRESS, whatever X-Forwarded-For says, and serves another address', async () => {
+    await withSockets({ PROBE_HTTP_MAX_CONNECTIONS_PER_ADDRESS: '1' }, async (open) => {
+      const first = open('127.0.0.1');
+      const served = await first.reply();
+      const sameAddress = await open('127.0.0.1').reply('X-Forwarded-For: 10.0.0.9\r\n');
+      const otherAddress = await open('127.0.0.2').reply();
+      assert.deepEqual(
+        [served, sameAddress, otherAddress],
+        ['HTTP/1.1 200 OK', 'HTTP/1.1 503 Service Unavailable retry-after=1', 'HTTP/1.1 200 OK'],
+      );
+    });
+  });
+
+  it(`holds at most ${REFUSED_CONNECTIONS} sockets past the cap to answer; the next is closed unanswered`, async () => {
+    await withSockets({ PROBE_HTTP_MAX_CONNECTIONS: '1' }, async (open) => {
+      const first = open();
+      await first.reply();
+      const held = Array.from({ length: REFUSED_CONNECTIONS }, () => open());
+      await Promise.all(held.map(({ socket }) => new Promise((resolve) => socket.once('connect', resolve))));
+      const dropped = open();
+      const droppedReply = await dropped.reply();
+      const answers = new Set(await Promise.all(held.map(({ reply }) => reply())));
+      assert.deepEqual([droppedReply, [...answers]], ['', ['HTTP/1.1 503 Service Unavailable retry-after=1']]);
+    });
   });
 });
