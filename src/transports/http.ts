@@ -12,7 +12,8 @@ import type { AddressInfo, Socket } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { ERROR_CODES, MODERN_VERSIONS, PROTOCOL_VERSIONS, META_KEYS, errorResponse } from '../mcp/codes.ts';
 import type { JsonRpcResponse, RequestId } from '../mcp/codes.ts';
-import { MEMORY_LIMITS } from '../mcp/memory.ts';
+import { sharedBudget } from '../mcp/memory.ts';
+import type { SharedBudget } from '../mcp/memory.ts';
 import { createSession } from '../mcp/session.ts';
 import type { Caller, ServerRuntime, Session } from '../mcp/session.ts';
 import { MAX_LINE, decode, encode } from '../mcp/wire.ts';
@@ -57,7 +58,7 @@ export type HttpSettings = {
   allowedHosts: string[];
   maxSessions: number;
   sessionIdleMs: number;
-  /** Body memory all sessions of the legacy era share; each gets `sessionMemoryBytes / maxSessions`. */
+  /** Body memory all sessions of the legacy era share, as one budget (each session alone at most `MEMORY_LIMITS.maxBytes`). */
   sessionMemoryBytes: number;
   maxConnections: number;
   /**
@@ -183,6 +184,8 @@ export type HttpTransport = {
   sessions(): number;
   /** Token redactors held (one per admitted caller's token, at most `TOKEN_REDACTORS`). */
   tokenRedactors(): number;
+  /** Bytes of body memory all sessions hold now (at most `sessionMemoryBytes`). */
+  sessionMemoryBytes(): number;
   /** Stops listening, ends every session (calls in flight answered as cancelled) and closes every connection. */
   close(reason?: string): Promise<void>;
 };
@@ -253,7 +256,8 @@ export async function startHttpTransport(options: {
   const sessions = new Map<string, Held>();
   const callerRate: KeyedRateLimit = createKeyedRateLimit(settings.callerPerMinute, now);
   const tenantRate: KeyedRateLimit = createKeyedRateLimit(settings.tenantPerMinute, now);
-  const memory = { ...MEMORY_LIMITS, maxBytes: Math.floor(settings.sessionMemoryBytes / settings.maxSessions) };
+  // Every session's kept bodies count against one budget; one session alone keeps at most MEMORY_LIMITS.maxBytes.
+  const sharedMemory: SharedBudget = sharedBudget(settings.sessionMemoryBytes);
   const origins = new Set(settings.allowedOrigins);
   const hosts = new Set(settings.allowedHosts);
   let stopping: string | undefined;
@@ -585,7 +589,7 @@ export async function startHttpTransport(options: {
         };
       minted = `${settings.instance ? `${settings.instance}.` : ''}${randomBytes(16).toString('hex')}`;
       token = { redact: tokenRedact };
-      session = createSession(withTokenRedaction(chosen, token), { memory });
+      session = createSession(withTokenRedaction(chosen, token), { sharedMemory });
     } else if (named !== undefined || (versionHeader !== undefined && isModern(versionHeader))) {
       if (isRequest) {
         const mismatch = headerMismatch(request, method!, params, named, versionHeader);
@@ -768,6 +772,7 @@ export async function startHttpTransport(options: {
     port,
     sessions: () => sessions.size,
     tokenRedactors: () => tokenRedactors.size,
+    sessionMemoryBytes: () => sharedMemory.usedBytes,
     async close(reason = 'stopped') {
       if (stopping !== undefined) return;
       stopping = reason;
