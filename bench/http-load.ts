@@ -10,20 +10,22 @@
  *
  * Flags: `--callers N` (default 1000), `--rounds N` (default 3).
  */
-import { spawn } from 'node:child_process';
-import type { ChildProcess, ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'node:http';
 import { start } from '../stand-in-api.ts';
-import { nodeArgsFor } from '../harness/stdio-client.ts';
 import { startAuthorizationServer } from '../harness/authorization-server.ts';
+import {
+  NGINX,
+  freePort,
+  spawnHttpServer,
+  startNginx,
+  statelessProbe,
+  teamEnvironment,
+} from '../harness/http-server.ts';
+import type { HttpServerProcess, NginxProcess } from '../harness/http-server.ts';
 
-const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const flag = (name: string, fallback: number) => {
   const at = process.argv.indexOf(name);
   return at > 0 ? Number(process.argv[at + 1]) : fallback;
@@ -32,43 +34,17 @@ const CALLERS = flag('--callers', 1000);
 const ROUNDS = flag('--rounds', 3);
 const AUDIENCE = 'http://127.0.0.1:8787/mcp';
 const KEY = 'load-upstream-key-6Tq9Wm2';
-const NGINX = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((path) => existsSync(path));
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+type Instance = HttpServerProcess & { name: string; audit: string };
 
-type Instance = { name: string; child: ChildProcessWithoutNullStreams; port: number; audit: string };
-
+/** Spawns instance `name` with its own audit file in `dir`, and waits until it is ready (the check worker takes jobs). */
 async function spawnInstance(name: string, env: Record<string, string>, dir: string): Promise<Instance> {
   const audit = join(dir, `audit-${name}.jsonl`);
-  const child = spawn(process.execPath, [...nodeArgsFor(`${ROOT}probe-server.ts`), 'serve', '--http', '127.0.0.1:0'], {
-    cwd: ROOT,
-    env: { ...env, PROBE_HTTP_INSTANCE: name, PROBE_AUDIT_LOG: audit, PROBE_LOG_LEVEL: 'error' },
-  });
-  let stderr = '';
-  const port = await new Promise<number>((resolve, reject) => {
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString('utf8');
-      const found = / port=(\d+)/.exec(stderr);
-      if (found) resolve(Number(found[1]));
-    });
-    child.once('exit', (code) => reject(new Error(`instance ${name} exited ${code}: ${stderr}`)));
-  });
-  // Readiness: the check worker takes jobs.
-  for (;;) {
-    const ready = await fetch(`http://127.0.0.1:${port}/readyz`).then(
-      (response) => response.ok,
-      () => false,
-    );
-    if (ready) break;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return { name, child, port, audit };
+  const server = await spawnHttpServer(
+    { ...env, PROBE_HTTP_INSTANCE: name, PROBE_AUDIT_LOG: audit, PROBE_LOG_LEVEL: 'error' },
+    { ready: true },
+  );
+  return { ...server, name, audit };
 }
 
 /** The peak resident set of a live process, in MiB (Linux `VmHWM`), or undefined once it has exited. */
@@ -85,19 +61,7 @@ type Outcome = { ok: boolean; label: string; ms: number };
 
 /** One stateless-era tools/call of probe through nginx; never rejects. */
 function call(agent: Agent, host: string, token: string, id: number, path: string): Promise<Outcome> {
-  const body = JSON.stringify({
-    jsonrpc: '2.0',
-    id,
-    method: 'tools/call',
-    params: {
-      name: 'probe',
-      arguments: { path },
-      _meta: {
-        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-        'io.modelcontextprotocol/clientCapabilities': {},
-      },
-    },
-  });
+  const { headers, body } = statelessProbe(path, { id });
   const began = performance.now();
   const [hostname, port] = host.split(':');
   return new Promise((resolve) => {
@@ -109,13 +73,9 @@ function call(agent: Agent, host: string, token: string, id: number, path: strin
         path: '/mcp',
         method: 'POST',
         headers: {
+          ...headers,
           authorization: `Bearer ${token}`,
           'x-tenant': 't',
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': '2026-07-28',
-          'mcp-method': 'tools/call',
-          'mcp-name': 'probe',
           'content-length': Buffer.byteLength(body),
         },
       },
@@ -171,80 +131,49 @@ async function main(): Promise<void> {
   console.log(
     `  tokens: ${tokens.length} distinct subjects issued in ${Math.round(performance.now() - tokensBegan)} ms`,
   );
-  writeFileSync(join(dir, 'tenants.json'), JSON.stringify({ t: { baseUrl: api.url, apiKey: KEY } }));
-  writeFileSync(join(dir, 'entitlements.json'), JSON.stringify(Object.fromEntries(clients.map((c) => [c, ['t']]))));
-  const proxyPort = await freePort();
-  const host = `127.0.0.1:${proxyPort}`;
-  const env = {
-    PATH: process.env.PATH ?? '',
-    HOME: process.env.HOME ?? '',
-    API_BASE_URL: api.url,
-    OPENAPI_DOC: `${ROOT}openapi.json`,
-    AUTH_ISSUER: issuer.issuer,
-    AUTH_AUDIENCE: AUDIENCE,
-    TENANT_KEYS_FILE: join(dir, 'tenants.json'),
-    ENTITLEMENTS_FILE: join(dir, 'entitlements.json'),
-    PROBE_HTTP_ALLOWED_HOSTS: host,
-    PROBE_RATE_PER_MIN: '100000',
-    PROBE_RATE_PER_TENANT_PER_MIN: '1000000',
-    PROBE_CONCURRENCY: '64',
-    PROBE_HTTP_MAX_CONNECTIONS: '4096',
-    PROBE_CACHE_DIR: 'off',
-  };
+  const host = `127.0.0.1:${await freePort()}`;
+  const env = teamEnvironment(dir, issuer.issuer, AUDIENCE, {
+    tenants: { t: { baseUrl: api.url, apiKey: KEY } },
+    entitlements: Object.fromEntries(clients.map((client) => [client, ['t']])),
+    more: {
+      HOME: process.env.HOME ?? '',
+      PROBE_HTTP_ALLOWED_HOSTS: host,
+      PROBE_RATE_PER_MIN: '100000',
+      PROBE_RATE_PER_TENANT_PER_MIN: '1000000',
+      PROBE_CONCURRENCY: '64',
+      PROBE_HTTP_MAX_CONNECTIONS: '4096',
+    },
+  });
   let instances = [await spawnInstance('a', env, dir), await spawnInstance('b', env, dir)];
-  const nginx = await startNginx(dir, instances, host);
+  let nginx = await startProxy(dir, instances, host);
   try {
     await run('steady', instances, host, tokens, undefined);
-    for (const instance of instances) instance.child.kill('SIGTERM');
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await Promise.all(instances.map((instance) => instance.stop()));
     rmSync(join(dir, 'audit-a.jsonl'), { force: true });
     rmSync(join(dir, 'audit-b.jsonl'), { force: true });
     instances = [await spawnInstance('a', env, dir), await spawnInstance('b', env, dir)];
-    await restartNginx(nginx, dir, instances, host);
+    await nginx.stop();
+    nginx = await startProxy(dir, instances, host);
     await run('instance b killed halfway', instances, host, tokens, instances[1]!);
   } finally {
-    for (const instance of instances) instance.child.kill('SIGTERM');
-    nginx.child.kill('SIGTERM');
+    await Promise.all([...instances.map((instance) => instance.stop()), nginx.stop()]);
     await Promise.all([api.close(), issuer.stop()]);
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-type Nginx = { child: ChildProcess };
-
-function nginxConfig(instances: Instance[], host: string): string {
-  return readFileSync(join(ROOT, 'deploy', 'nginx.conf'), 'utf8')
-    .replaceAll('127.0.0.1:8787', `127.0.0.1:${instances[0]!.port}`)
-    .replaceAll('127.0.0.1:8788', `127.0.0.1:${instances[1]!.port}`)
-    .replaceAll('127.0.0.1:8080', host)
-    .replace('worker_connections 1024;', 'worker_connections 8192;');
-}
-
-async function startNginx(dir: string, instances: Instance[], host: string): Promise<Nginx> {
-  mkdirSync(join(dir, 'temp'), { recursive: true });
-  writeFileSync(join(dir, 'nginx.conf'), nginxConfig(instances, host));
-  const child = spawn(NGINX!, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off;'], {
-    stdio: ['ignore', 'ignore', 'ignore'],
+/** nginx in front of both instances, with room for every caller's connection. */
+function startProxy(dir: string, instances: Instance[], host: string): Promise<NginxProcess> {
+  return startNginx({
+    prefix: dir,
+    ports: [instances[0]!.port, instances[1]!.port],
+    host,
+    replace: [
+      ['worker_connections 1024;', 'worker_connections 8192;'],
+      // Every caller connects from 127.0.0.1 here: the per-address limit would stop all but 32.
+      ['limit_conn probe_per_address 32;', 'limit_conn probe_per_address 8192;'],
+    ],
   });
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`nginx exited ${child.exitCode}`);
-    if (
-      await fetch(`http://${host}/healthz`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      break;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return { child };
-}
-
-async function restartNginx(nginx: Nginx, dir: string, instances: Instance[], host: string): Promise<void> {
-  const exited = new Promise((resolve) => nginx.child.once('exit', resolve));
-  nginx.child.kill('SIGTERM');
-  await exited;
-  nginx.child = (await startNginx(dir, instances, host)).child;
 }
 
 async function run(

@@ -1,7 +1,7 @@
 /**
  * The Streamable HTTP transport (src/transports/http.ts) under the attacks of issue 19 that found a hole, each kept as
  * the test of its fix: in this process on 127.0.0.1 port 0, with a fake authorizer in the shape of the seam
- * (`src/transports/http-auth.ts`) that maps each bearer token to a verified subject, and the stand-in API as the
+ * (`src/shared/http-auth.ts`) that maps each bearer token to a verified subject, and the stand-in API as the
  * upstream. Requests are raw `node:http` or raw sockets, so headers are sent exactly as written.
  */
 import { after, before, describe, it } from 'node:test';

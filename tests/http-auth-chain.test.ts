@@ -9,7 +9,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +20,8 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { start } from '../stand-in-api.ts';
 import type { StandIn } from '../stand-in-api.ts';
 import { nodeArgsFor } from '../harness/stdio-client.ts';
+import { spawnHttpServer, teamEnvironment } from '../harness/http-server.ts';
+import type { HttpServerProcess } from '../harness/http-server.ts';
 import { startAuthorizationServer } from '../harness/authorization-server.ts';
 import type { AuthorizationServer } from '../harness/authorization-server.ts';
 
@@ -40,9 +41,8 @@ describe('serve --http with identity, entitlement and ownership wired by the ent
   /** Tenant c's upstream: answers every GET with a meter whose note repeats the Authorization it received. */
   let echo: Server;
   let dir: string;
-  let child: ChildProcessWithoutNullStreams;
+  let server: HttpServerProcess;
   let url: string;
-  let stderr = '';
   const answers: string[] = [];
 
   before(async () => {
@@ -57,44 +57,21 @@ describe('serve --http with identity, entitlement and ownership wired by the ent
     // Under the same path as the others: every tenant is served under API_BASE_URL's path.
     const echoUrl = `http://127.0.0.1:${(echo.address() as AddressInfo).port}${new URL(apiA.url).pathname}`;
     dir = mkdtempSync(join(tmpdir(), 'probe-chain-'));
-    writeFileSync(
-      join(dir, 'tenants.json'),
-      JSON.stringify({
-        a: { baseUrl: apiA.url, apiKey: KEY_A },
-        b: { baseUrl: apiB.url, apiKey: KEY_B },
-        c: { baseUrl: echoUrl, apiKey: KEY_C },
+    server = await spawnHttpServer(
+      teamEnvironment(dir, issuer.issuer, AUDIENCE, {
+        tenants: {
+          a: { baseUrl: apiA.url, apiKey: KEY_A },
+          b: { baseUrl: apiB.url, apiKey: KEY_B },
+          c: { baseUrl: echoUrl, apiKey: KEY_C },
+        },
+        entitlements: { 'agent-a': ['a', 'c'], 'agent-b': ['b'] },
       }),
     );
-    writeFileSync(join(dir, 'entitlements.json'), JSON.stringify({ 'agent-a': ['a', 'c'], 'agent-b': ['b'] }));
-    child = spawn(process.execPath, [...nodeArgsFor(`${ROOT}probe-server.ts`), 'serve', '--http', '127.0.0.1:0'], {
-      cwd: ROOT,
-      env: {
-        PATH: process.env.PATH ?? '',
-        API_BASE_URL: apiA.url,
-        OPENAPI_DOC: `${ROOT}openapi.json`,
-        AUTH_ISSUER: issuer.issuer,
-        AUTH_AUDIENCE: AUDIENCE,
-        TENANT_KEYS_FILE: join(dir, 'tenants.json'),
-        ENTITLEMENTS_FILE: join(dir, 'entitlements.json'),
-        PROBE_CACHE_DIR: 'off',
-      },
-    });
-    url = await new Promise<string>((resolve, reject) => {
-      child.stderr.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString('utf8');
-        const found = / url=(http:\/\/127\.0\.0\.1:\d+\/mcp) port=\d+/.exec(stderr);
-        if (found) resolve(found[1]!);
-      });
-      child.once('exit', (code) => reject(new Error(`server exited ${code}: ${stderr}`)));
-    });
+    url = server.url;
   });
 
   after(async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    }
+    await server.stop();
     await Promise.all([apiA.close(), apiB.close(), issuer.stop(), new Promise((resolve) => echo.close(resolve))]);
     rmSync(dir, { recursive: true, force: true });
   });
@@ -181,7 +158,7 @@ describe('serve --http with identity, entitlement and ownership wired by the ent
   it('lets no tenant key and no token reach an answer or stderr', async () => {
     const token = await issuer.token([], { client: 'agent-a' });
     await probeAs({ authorization: `Bearer ${token}`, 'x-tenant': 'a' }, '/meters/mtr_3');
-    const seen = answers.join('\n') + stderr;
+    const seen = answers.join('\n') + server.stderr();
     assert.deepEqual(
       [seen.includes(KEY_A), seen.includes(KEY_B), seen.includes(KEY_C), seen.includes(token), answers.length >= 4],
       [false, false, false, false, true],

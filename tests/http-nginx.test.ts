@@ -8,73 +8,37 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import type { ChildProcess, ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { start } from '../stand-in-api.ts';
 import type { StandIn } from '../stand-in-api.ts';
-import { nodeArgsFor } from '../harness/stdio-client.ts';
+import { NGINX, freePort, spawnHttpServer, startNginx } from '../harness/http-server.ts';
+import type { HttpServerProcess, NginxProcess } from '../harness/http-server.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const KEY = 'nginx-test-key-5512';
-const NGINX = ['/usr/sbin/nginx', ...(process.env.PATH ?? '').split(delimiter).map((dir) => join(dir, 'nginx'))].find(
-  (path) => existsSync(path),
-);
 
-/** A port free on 127.0.0.1 now (for nginx's listen, which must be written into its configuration). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-type Instance = { child: ChildProcessWithoutNullStreams; port: number; stderr: () => string };
-
-/** Spawns one instance on port 0 named `name`, allowing the Host clients send to nginx; resolves with its port. */
-async function spawnInstance(api: StandIn, name: string, proxyHost: string): Promise<Instance> {
-  const child = spawn(process.execPath, [...nodeArgsFor(`${ROOT}probe-server.ts`), 'serve', '--http', '127.0.0.1:0'], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      API_BASE_URL: api.url,
-      API_KEY: KEY,
-      OPENAPI_DOC: `${ROOT}openapi.json`,
-      PROBE_HTTP_INSTANCE: name,
-      PROBE_HTTP_ALLOWED_HOSTS: proxyHost,
-    },
+/** Spawns one instance on port 0 named `name`, allowing the Host clients send to nginx. */
+function spawnInstance(api: StandIn, name: string, proxyHost: string): Promise<HttpServerProcess> {
+  return spawnHttpServer({
+    PATH: process.env.PATH ?? '',
+    API_BASE_URL: api.url,
+    API_KEY: KEY,
+    OPENAPI_DOC: `${ROOT}openapi.json`,
+    PROBE_HTTP_INSTANCE: name,
+    PROBE_HTTP_ALLOWED_HOSTS: proxyHost,
   });
-  let stderr = '';
-  const port = await new Promise<number>((resolve, reject) => {
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString('utf8');
-      const found = / port=(\d+)/.exec(stderr);
-      if (found) resolve(Number(found[1]));
-    });
-    child.once('exit', (code) => reject(new Error(`instance ${name} exited ${code}: ${stderr}`)));
-  });
-  return { child, port, stderr: () => stderr };
 }
 
 /** MCP requests an instance answered (its `http.request.done` lines for /mcp). */
-function answered(instance: Instance): number {
+function answered(instance: HttpServerProcess): number {
   return instance.stderr().match(/event=http\.request\.done .*path=\/mcp /g)?.length ?? 0;
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
 }
 
 describe(
@@ -82,43 +46,25 @@ describe(
   { skip: NGINX ? false : 'nginx is not installed (Debian package nginx)' },
   () => {
     let api: StandIn;
-    let instances: Instance[];
-    let nginx: ChildProcess;
-    let nginxLog = '';
+    let instances: HttpServerProcess[];
+    let nginx: NginxProcess;
     let url: string;
+    /** The Host clients send to the first nginx, which the instances allow. */
+    let proxyHost: string;
     const prefix = mkdtempSync(join(tmpdir(), 'openapi-probe-nginx-'));
 
     before(async () => {
       api = await start({ key: KEY });
-      const port = await freePort();
-      const host = `127.0.0.1:${port}`;
+      const host = `127.0.0.1:${await freePort()}`;
+      proxyHost = host;
       instances = [await spawnInstance(api, 'a', host), await spawnInstance(api, 'b', host)];
-      const config = readFileSync(join(ROOT, 'deploy', 'nginx.conf'), 'utf8')
-        .replaceAll('127.0.0.1:8787', `127.0.0.1:${instances[0]!.port}`)
-        .replaceAll('127.0.0.1:8788', `127.0.0.1:${instances[1]!.port}`)
-        .replaceAll('127.0.0.1:8080', host);
-      mkdirSync(join(prefix, 'temp'));
-      writeFileSync(join(prefix, 'nginx.conf'), config);
-      nginx = spawn(NGINX!, ['-p', prefix, '-c', join(prefix, 'nginx.conf'), '-g', 'daemon off;'], {
-        stdio: ['ignore', 'ignore', 'pipe'],
-      });
-      nginx.stderr!.on('data', (chunk: Buffer) => (nginxLog += chunk.toString('utf8')));
+      nginx = await startNginx({ prefix, ports: [instances[0]!.port, instances[1]!.port], host });
       url = `http://${host}/mcp`;
-      // nginx says nothing once it listens: ask until it answers (its exit fails the test instead).
-      for (;;) {
-        if (nginx.exitCode !== null) throw new Error(`nginx exited ${nginx.exitCode}: ${nginxLog}`);
-        const ready = await fetch(`http://${host}/healthz`).then(
-          (response) => response.ok,
-          () => false,
-        );
-        if (ready) break;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
     });
 
     after(async () => {
-      await stop(nginx);
-      await Promise.all(instances.map((instance) => stop(instance.child)));
+      await nginx.stop();
+      await Promise.all(instances.map((instance) => instance.stop()));
       await api.close();
       rmSync(prefix, { recursive: true, force: true });
     });
@@ -170,6 +116,46 @@ describe(
         }
       }
       assert.deepEqual(seen.sort(), ['a 7 200', 'b 7 200']);
+    });
+
+    it("answers a client past deploy/nginx.conf's limit_conn 503 with Retry-After, and serves it again once under", async () => {
+      // The same file with a limit of 1: one request held in nginx (its body never finishes) takes the client's one.
+      const limited = mkdtempSync(join(tmpdir(), 'openapi-probe-nginx-limit-'));
+      const host = `127.0.0.1:${await freePort()}`;
+      const proxy = await startNginx({
+        prefix: limited,
+        ports: [instances[0]!.port, instances[1]!.port],
+        host,
+        replace: [
+          ['limit_conn probe_per_address 32;', 'limit_conn probe_per_address 1;'],
+          // The instances allow only the first nginx's Host.
+          ['proxy_set_header Host $http_host;', `proxy_set_header Host ${proxyHost};`],
+        ],
+      });
+      const held = connect(Number(host.split(':')[1]), '127.0.0.1');
+      try {
+        await new Promise((resolve) => held.once('connect', resolve));
+        held.write(
+          `POST /mcp HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n{`,
+        );
+        // nginx counts the held request once it has read its header: ask until the second one is refused.
+        let refused: Response | undefined;
+        for (let attempt = 0; attempt < 100 && refused?.status !== 503; attempt++) {
+          refused = await fetch(`http://${host}/healthz`);
+          await refused.arrayBuffer();
+        }
+        held.destroy();
+        let again: Response | undefined;
+        for (let attempt = 0; attempt < 100 && again?.status !== 200; attempt++) {
+          again = await fetch(`http://${host}/healthz`);
+          await again.arrayBuffer();
+        }
+        assert.deepEqual([refused?.status, refused?.headers.get('retry-after'), again?.status], [503, '1', 200]);
+      } finally {
+        held.destroy();
+        await proxy.stop();
+        rmSync(limited, { recursive: true, force: true });
+      }
     });
   },
 );

@@ -1,6 +1,6 @@
 /**
  * The Streamable HTTP transport in this process (`startHttpTransport`, src/transports/http.ts) on 127.0.0.1 port 0,
- * with a small fake authorizer in the shape of the seam (`src/transports/http-auth.ts`) and a recording upstream on
+ * with a small fake authorizer in the shape of the seam (`src/shared/http-auth.ts`) and a recording upstream on
  * 127.0.0.1: admission (Host, Origin, the auth layer's refusal, the tenant's runtime), both eras' header and session
  * rules (MCP 2025-11-25 and 2026-07-28, Transports), hostile bodies and headers, the session cap and expiry, rate
  * limits per caller, the request id through log, audit, answer and upstream, and the caller's token kept out of every
@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, request } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { connect } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,15 +21,15 @@ import { readConfig } from '../src/runtime/config.ts';
 import { createLogger } from '../src/runtime/log.ts';
 import { createServerRuntime } from '../src/mcp/session.ts';
 import { MAX_LINE } from '../src/mcp/wire.ts';
-import { readHttpSettings, startHttpTransport, REQUEST_ID_META } from '../src/transports/http.ts';
+import { readHttpSettings, startHttpTransport, REFUSED_CONNECTIONS, REQUEST_ID_META } from '../src/transports/http.ts';
 import type { HttpTransport } from '../src/transports/http.ts';
 import type { HttpAuth } from '../src/shared/http-auth.ts';
+import { statelessProbe } from '../harness/http-server.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const KEY = 'upstream-key-7f3a9c21';
 /** The token the fake authorizer accepts: a secret that must appear in no answer and no log line. */
 const TOKEN = 'tok-Zq8vP2xL9mR4kW7nB3jH6sT1';
-const MODERN = '2026-07-28';
 
 type Seen = { path: string; headers: IncomingHttpHeaders; closed: Promise<void> };
 
@@ -112,6 +112,7 @@ function send(
   });
 }
 
+const MODERN = '2026-07-28';
 const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
 function initializeBody(id: number | string = 0): string {
@@ -123,26 +124,8 @@ function initializeBody(id: number | string = 0): string {
   });
 }
 
-/** A stateless-era tools/call of probe with its three headers (MCP 2026-07-28, Transports). */
-function modernCall(path: string, extra: Record<string, unknown> = {}) {
-  return {
-    headers: { ...JSON_HEADERS, 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': 'probe' },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: {
-        name: 'probe',
-        arguments: { path },
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': MODERN,
-          'io.modelcontextprotocol/clientCapabilities': {},
-          ...extra,
-        },
-      },
-    }),
-  };
-}
+/** A stateless-era tools/call of probe (`statelessProbe`), with `extra` in its `_meta`. */
+const modernCall = (path: string, extra: Record<string, unknown> = {}) => statelessProbe(path, { meta: extra });
 
 describe('Streamable HTTP transport, in process, with a fake authorizer', () => {
   let upstream: Awaited<ReturnType<typeof startUpstream>>;
@@ -617,59 +600,105 @@ describe('Streamable HTTP transport, in process, with a fake authorizer', () => 
   });
 });
 
-describe('Streamable HTTP transport: rate limit per verified caller', () => {
-  it('answers 429 with Retry-After past the per-caller limit, nothing sent upstream', async () => {
+describe('Streamable HTTP transport: rate limits per verified caller and per tenant', () => {
+  let clock = 5_000_000;
+  /** A transport on `env`'s limits before a recording upstream; `run` gets a caller of `token` at `at` ms. */
+  async function withLimits(
+    env: Record<string, string>,
+    run: (callAs: (token: string, at: number) => Promise<Answer>, seen: Seen[]) => Promise<void>,
+  ) {
     const upstream = await startUpstream();
     const config = readConfig(
       { API_BASE_URL: upstream.url, API_KEY: KEY, OPENAPI_DOC: join(ROOT, 'openapi.json') },
       ROOT,
     );
-    const runtime = createServerRuntime(config);
     const transport = await startHttpTransport({
-      settings: readHttpSettings({ PROBE_HTTP_LISTEN: '127.0.0.1:0', PROBE_RATE_PER_CALLER_PER_MIN: '2' }),
-      runtime,
+      settings: readHttpSettings({ PROBE_HTTP_LISTEN: '127.0.0.1:0', ...env }),
+      runtime: createServerRuntime(config),
       auth: fakeAuth,
+      now: () => clock,
     });
+    const callAs = async (token: string, at: number) => {
+      clock = 5_000_000 + at;
+      const call = modernCall('/meters/mtr_1');
+      return send(transport.url, { headers: { ...call.headers, authorization: `Bearer ${token}` }, body: call.body });
+    };
     try {
-      const statuses = [];
-      let last: Answer | undefined;
-      for (let index = 0; index < 3; index++) {
-        const call = modernCall('/meters/mtr_1');
-        last = await send(transport.url, {
-          headers: { ...call.headers, authorization: `Bearer ${TOKEN}` },
-          body: call.body,
-        });
-        statuses.push(last.status);
-      }
-      assert.deepEqual(
-        [statuses, Number(last!.headers['retry-after']) >= 1, last!.json?.error?.code, upstream.seen.length],
-        [[200, 200, 429], true, -32600, 2],
-      );
+      await run(callAs, upstream.seen);
     } finally {
       await transport.close();
       upstream.server.closeAllConnections();
       await new Promise((resolve) => upstream.server.close(resolve));
     }
+  }
+
+  it('answers 429 with Retry-After past the per-caller limit, nothing sent upstream', async () => {
+    await withLimits({ PROBE_RATE_PER_CALLER_PER_MIN: '2' }, async (callAs, seen) => {
+      const answers = [await callAs(TOKEN, 0), await callAs(TOKEN, 0), await callAs(TOKEN, 0)];
+      const last = answers.at(-1)!;
+      assert.deepEqual(
+        [answers.map((answer) => answer.status), last.headers['retry-after'], last.json?.error?.code, seen.length],
+        [[200, 200, 429], '60', -32600, 2],
+      );
+    });
+  });
+
+  it("stops a second caller of a tenant at the tenant's limit with 429 and Retry-After, and leaves another tenant served", async () => {
+    await withLimits({ PROBE_RATE_PER_TENANT_PER_MIN: '2' }, async (callAs, seen) => {
+      // alice and carol are both of tenant acme; bob is of another tenant.
+      const answers = [
+        await callAs(TOKEN, 0),
+        await callAs('carol-token-0000', 15_000),
+        await callAs('carol-token-0000', 20_000),
+        await callAs('other-tenant-token', 20_000),
+        await callAs('carol-token-0000', 60_000),
+      ];
+      const refused = answers[2]!;
+      assert.deepEqual(
+        [answers.map((answer) => answer.status), refused.headers['retry-after'], refused.json?.error, seen.length],
+        [
+          [200, 200, 429, 200, 200],
+          '40',
+          {
+            code: -32600,
+            message:
+              'Rate limit reached: 2 calls per minute per tenant (PROBE_RATE_PER_TENANT_PER_MIN); nothing was sent. Try again in 40 s.',
+          },
+          4,
+        ],
+      );
+    });
   });
 });
 
 describe('Streamable HTTP transport: open connections', () => {
-  it('closes a connection past PROBE_HTTP_MAX_CONNECTIONS unanswered while the others stay served', async () => {
+  /** A transport on `env`'s connection settings, and raw sockets to it; `run` gets `open`. */
+  async function withSockets(
+    env: Record<string, string>,
+    run: (open: (from?: string) => { socket: Socket; reply: (headers?: string) => Promise<string> }) => Promise<void>,
+  ) {
     const config = readConfig({ API_BASE_URL: 'http://127.0.0.1:9/v2', OPENAPI_DOC: join(ROOT, 'openapi.json') }, ROOT);
     const transport = await startHttpTransport({
-      settings: readHttpSettings({ PROBE_HTTP_LISTEN: '127.0.0.1:0', PROBE_HTTP_MAX_CONNECTIONS: '2' }),
+      settings: readHttpSettings({ PROBE_HTTP_LISTEN: '127.0.0.1:0', ...env }),
       runtime: createServerRuntime(config),
     });
-    const port = transport.port;
-    /** One keep-alive socket: sends GET /healthz, resolves with what came back once a reply or the close arrives. */
-    const open = () => {
-      const socket = connect(port, '127.0.0.1');
-      const reply = (): Promise<string> =>
+    const sockets: Socket[] = [];
+    /**
+     * One keep-alive socket from `from` (another loopback address stands for another client): `reply` sends
+     * GET /healthz and resolves with the status line and `Retry-After` once the answer or the close arrives ('' when
+     * the socket closed without a byte).
+     */
+    const open = (from = '127.0.0.1') => {
+      const socket = connect({ port: transport.port, host: '127.0.0.1', localAddress: from });
+      socket.on('error', () => {});
+      sockets.push(socket);
+      const reply = (headers = ''): Promise<string> =>
         new Promise((resolve) => {
           let text = '';
           const done = () => {
             socket.off('data', onData);
-            resolve(text.split('\r\n')[0] ?? '');
+            const retry = /\r\nretry-after: ([^\r]*)/i.exec(text)?.[1];
+            resolve(`${text.split('\r\n')[0] ?? ''}${retry === undefined ? '' : ` retry-after=${retry}`}`);
           };
           const onData = (chunk: Buffer) => {
             text += chunk.toString('utf8');
@@ -677,24 +706,76 @@ describe('Streamable HTTP transport: open connections', () => {
           };
           socket.on('data', onData);
           socket.once('close', done);
-          socket.write(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+          socket.write(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:${transport.port}\r\n${headers}\r\n`);
         });
       return { socket, reply };
     };
-    const first = open();
-    const second = open();
     try {
+      await run(open);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await transport.close();
+    }
+  }
+
+  it('answers a connection past PROBE_HTTP_MAX_CONNECTIONS 503 with Retry-After and closes it; the others stay served', async () => {
+    await withSockets({ PROBE_HTTP_MAX_CONNECTIONS: '2' }, async (open) => {
+      const first = open();
+      const second = open();
       const served = [await first.reply(), await second.reply()];
       const third = open();
       const refused = await third.reply();
+      const again = await first.reply();
       assert.deepEqual(
-        [...served, refused, third.socket.destroyed || third.socket.readyState === 'closed'],
-        ['HTTP/1.1 200 OK', 'HTTP/1.1 200 OK', '', true],
+        [...served, refused, third.socket.destroyed || third.socket.readyState === 'closed', again],
+        [
+          'HTTP/1.1 200 OK',
+          'HTTP/1.1 200 OK',
+          'HTTP/1.1 503 Service Unavailable retry-after=1',
+          true,
+          'HTTP/1.1 200 OK',
+        ],
       );
-    } finally {
-      first.socket.destroy();
-      second.socket.destroy();
-      await transport.close();
-    }
+    });
+  });
+
+  it('serves a new connection once one under the cap has closed', async () => {
+    await withSockets({ PROBE_HTTP_MAX_CONNECTIONS: '1' }, async (open) => {
+      const first = open();
+      const served = await first.reply();
+      const closed = new Promise((resolve) => first.socket.once('close', resolve));
+      first.socket.end();
+      await closed;
+      // The server counts the socket closed when its own side has closed too: ask until that has happened.
+      let next = '';
+      for (let attempt = 0; attempt < 100 && next !== 'HTTP/1.1 200 OK'; attempt++) next = await open().reply();
+      assert.deepEqual([served, next], ['HTTP/1.1 200 OK', 'HTTP/1.1 200 OK']);
+    });
+  });
+
+  it('answers a second connection from one address 503 past PROBE_HTTP_MAX_CONNECTIONS_PER_ADDRESS, whatever X-Forwarded-For says, and serves another address', async () => {
+    await withSockets({ PROBE_HTTP_MAX_CONNECTIONS_PER_ADDRESS: '1' }, async (open) => {
+      const first = open('127.0.0.1');
+      const served = await first.reply();
+      const sameAddress = await open('127.0.0.1').reply('X-Forwarded-For: 10.0.0.9\r\n');
+      const otherAddress = await open('127.0.0.2').reply();
+      assert.deepEqual(
+        [served, sameAddress, otherAddress],
+        ['HTTP/1.1 200 OK', 'HTTP/1.1 503 Service Unavailable retry-after=1', 'HTTP/1.1 200 OK'],
+      );
+    });
+  });
+
+  it(`holds at most ${REFUSED_CONNECTIONS} sockets past the cap to answer; the next is closed unanswered`, async () => {
+    await withSockets({ PROBE_HTTP_MAX_CONNECTIONS: '1' }, async (open) => {
+      const first = open();
+      await first.reply();
+      const held = Array.from({ length: REFUSED_CONNECTIONS }, () => open());
+      await Promise.all(held.map(({ socket }) => new Promise((resolve) => socket.once('connect', resolve))));
+      const dropped = open();
+      const droppedReply = await dropped.reply();
+      const answers = new Set(await Promise.all(held.map(({ reply }) => reply())));
+      assert.deepEqual([droppedReply, [...answers]], ['', ['HTTP/1.1 503 Service Unavailable retry-after=1']]);
+    });
   });
 });

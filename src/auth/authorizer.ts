@@ -132,6 +132,7 @@ export function createAuthorizer(options: {
       issuer: config.issuer,
       audience: config.audience,
       clockSkewS: config.clockSkewS,
+      maxLifetimeS: config.maxTokenLifetimeS,
       now: now(),
     });
     if (!verdict.ok) return refuse(401, 'invalid_token', `The access token is refused: ${verdict.reason}.`, 'identity');

@@ -17,6 +17,8 @@ import type { Jwk } from './jwt.ts';
 const ISSUER = 'https://as.example.com';
 const AUDIENCE = 'https://probe.example.com/mcp';
 const SKEW_S = 30;
+/** The longest token life accepted, in seconds (AUTH_MAX_TOKEN_LIFETIME_S's default); jose's `maxTokenAge`. */
+const MAX_LIFETIME_S = 86_400;
 /** The clock of every row, in ms: 2027-01-15T08:00:00Z. */
 const NOW = 1_800_000_000_000;
 const NOW_S = NOW / 1000;
@@ -85,7 +87,13 @@ async function tokenOfNewKey(alg: string, kid: string, members: Record<string, s
 function ours(token: string, keys: readonly Jwk[] = jwks.keys as Jwk[]): { verdict: string; reason?: string } {
   const decoded = decodeToken(token);
   if ('ok' in decoded) return { verdict: decoded.code, reason: decoded.reason };
-  const verified = verifyToken(decoded, keys, { issuer: ISSUER, audience: AUDIENCE, clockSkewS: SKEW_S, now: NOW });
+  const verified = verifyToken(decoded, keys, {
+    issuer: ISSUER,
+    audience: AUDIENCE,
+    clockSkewS: SKEW_S,
+    maxLifetimeS: MAX_LIFETIME_S,
+    now: NOW,
+  });
   return verified.ok ? { verdict: 'ok' } : { verdict: verified.code, reason: verified.reason };
 }
 
@@ -98,6 +106,7 @@ async function jose(token: string, keys: { keys: JWK[] } = jwks): Promise<string
       algorithms: [...ALGORITHMS],
       typ: 'at+jwt',
       clockTolerance: SKEW_S,
+      maxTokenAge: MAX_LIFETIME_S,
       currentDate: new Date(NOW),
       requiredClaims: ['sub', 'iat', 'exp'],
     });
@@ -311,8 +320,47 @@ const ROWS: {
     description: 'refuses a token issued an hour from now (iat)',
     token: () => joseToken('es256', { iat: NOW_S + 3600, exp: NOW_S + 7200 }),
     ours: 'claims',
+    jose: 'ERR_JWT_CLAIM_VALIDATION_FAILED',
+  },
+  {
+    description: 'accepts a token that lives exactly the longest life accepted (exp - iat = 86400 s)',
+    token: () => joseToken('es256', { iat: NOW_S - 60, exp: NOW_S - 60 + MAX_LIFETIME_S }),
+    ours: 'ok',
     jose: 'ok',
-    stricter: 'issue 19 checks iat with the skew; jose checks it only with maxTokenAge',
+  },
+  {
+    description: 'refuses a token issued longer ago than the longest life, though not expired (maxTokenAge)',
+    token: () => joseToken('es256', { iat: NOW_S - MAX_LIFETIME_S - 600, exp: NOW_S + 300 }),
+    ours: 'claims',
+    jose: 'ERR_JWT_EXPIRED',
+  },
+  {
+    description: 'refuses a token that lives a second longer than the longest life (exp - iat = 86401 s)',
+    token: () => joseToken('es256', { iat: NOW_S - 60, exp: NOW_S - 60 + MAX_LIFETIME_S + 1 }),
+    ours: 'claims',
+    jose: 'ok',
+    stricter: 'jose bounds only the age now - iat; issue 19 also bounds exp - iat, the life the issuer granted',
+  },
+  {
+    description: 'refuses exp 1e308 (issued now, expiring never)',
+    token: () => joseToken('es256', { exp: 1e308 }),
+    ours: 'claims',
+    jose: 'ok',
+    stricter: 'jose takes any finite number; a NumericDate here is whole seconds up to 9999-12-31',
+  },
+  {
+    description: 'refuses an iat of a fraction of a second',
+    token: () => joseToken('es256', { iat: NOW_S - 60.5 }),
+    ours: 'claims',
+    jose: 'ok',
+    stricter: 'RFC 7519, 2 allows fractions; issue 19 reads only whole seconds, as issuers send them',
+  },
+  {
+    description: 'refuses a negative nbf',
+    token: () => joseToken('es256', { nbf: -1 }),
+    ours: 'claims',
+    jose: 'ok',
+    stricter: 'jose takes any number; a NumericDate here is from 1970 on',
   },
   {
     description: 'refuses a claims set that names sub twice',
@@ -421,7 +469,7 @@ describe('decodeToken on hostile input', () => {
 });
 
 describe('verifyToken on hostile keys', () => {
-  const policy = { issuer: ISSUER, audience: AUDIENCE, clockSkewS: SKEW_S, now: NOW };
+  const policy = { issuer: ISSUER, audience: AUDIENCE, clockSkewS: SKEW_S, maxLifetimeS: MAX_LIFETIME_S, now: NOW };
   /** Our reason for a token of `alg` (any signature) whose kid names `jwk`, the only key of the set. */
   const reasonWith = (alg: string, jwk: Jwk) => {
     const decoded = decodeToken(craft(alg, 'big', () => Buffer.alloc(64, 1)));

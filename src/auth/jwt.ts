@@ -54,9 +54,17 @@ export type ClaimPolicy = {
   audience: string;
   /** Leeway for `exp`, `nbf` and `iat`, in seconds. */
   clockSkewS: number;
+  /**
+   * The longest life accepted, in seconds: `exp - iat` at most this (so `exp` at most this plus the skew from now)
+   * (RFC 7519, 4.1.4 and RFC 9068, 4 require `exp` but bound it nowhere: the bound is the resource server's own).
+   */
+  maxLifetimeS: number;
   /** Now, in ms since the epoch. */
   now: number;
 };
+
+/** The latest NumericDate read: 9999-12-31T23:59:59Z, in seconds since the epoch. */
+export const MAX_NUMERIC_DATE = 253_402_300_799;
 
 /**
  * Reads a compact JWS (RFC 7515, 7.1) without trusting it: exactly three base64url segments (no padding, no other
@@ -138,22 +146,38 @@ export function verifyToken(
 /**
  * The claim checks of RFC 9068, 4 and RFC 8725, 3.8-3.9: `iss` equal to the issuer, `aud` naming the audience,
  * `exp` (required) not past, `nbf` (when present) reached, `iat` (required) not in the future, each within the skew;
- * `sub` a non-empty string. `client_id` and `scope`, when present, must be strings.
- * @returns undefined when every check holds, else the failure. Never throws.
+ * each of the three a whole number of seconds from 0 to `MAX_NUMERIC_DATE` (RFC 7519, 2 allows fractions; issuers
+ * send whole seconds, and a value such as 1e308 must not pass as "far in the future"); the token's life `exp - iat`
+ * at most `maxLifetimeS`, which with `iat` required and not in the future also keeps `exp` within `maxLifetimeS` plus
+ * the skew from now; `sub` a non-empty string. `client_id` and
+ * `scope`, when present, must be strings.
+ * @returns undefined when every check holds, else the failure, whose reason says what to ask for instead. Never throws.
  */
 export function verifyClaims(claims: Record<string, unknown>, policy: ClaimPolicy): TokenFailure | undefined {
   const now = policy.now / 1000;
   const skew = policy.clockSkewS;
+  const most = policy.maxLifetimeS;
   if (claims.iss !== policy.issuer) return failure('claims', `the token was not issued by ${policy.issuer} (iss)`);
   const audience = claims.aud;
   if (!(audience === policy.audience || (Array.isArray(audience) && audience.includes(policy.audience))))
     return failure('claims', `the token is not meant for ${policy.audience} (aud, RFC 8707)`);
+  for (const name of ['exp', 'nbf', 'iat'] as const)
+    if (claims[name] !== undefined && !isTime(claims[name]))
+      return failure(
+        'claims',
+        `the token's ${name} is not a whole number of seconds since 1970 up to ${MAX_NUMERIC_DATE} (RFC 7519, 2: NumericDate)`,
+      );
   if (!isTime(claims.exp)) return failure('claims', 'the token has no expiry time (exp)');
   if (now - skew >= claims.exp) return failure('claims', 'the token has expired (exp)');
-  if (claims.nbf !== undefined && (!isTime(claims.nbf) || now + skew < claims.nbf))
+  if (claims.nbf !== undefined && now + skew < (claims.nbf as number))
     return failure('claims', 'the token is not valid yet (nbf)');
   if (!isTime(claims.iat)) return failure('claims', 'the token has no issue time (iat)');
   if (now + skew < claims.iat) return failure('claims', 'the token was issued in the future (iat)');
+  if (claims.exp - claims.iat > most)
+    return failure(
+      'claims',
+      `the token lives ${claims.exp - claims.iat} s (exp - iat), longer than the ${most} s this server accepts (AUTH_MAX_TOKEN_LIFETIME_S); ask the authorization server for a shorter-lived token`,
+    );
   if (typeof claims.sub !== 'string' || claims.sub === '') return failure('claims', 'the token names no subject (sub)');
   if (claims.client_id !== undefined && typeof claims.client_id !== 'string')
     return failure('claims', 'the token client_id is not a string');
@@ -293,8 +317,9 @@ function topLevelMembers(text: string): number {
 }
 
 /** A NumericDate (RFC 7519, 2): a finite number of seconds. */
+/** A NumericDate as this server reads it: whole seconds from 0 to `MAX_NUMERIC_DATE`. */
 function isTime(value: unknown): value is number {
-  return typeof value === 'number' && Number.isFinite(value);
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= MAX_NUMERIC_DATE;
 }
 
 function failure(code: TokenFailure['code'], reason: string): TokenFailure {

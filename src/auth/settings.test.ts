@@ -9,12 +9,13 @@ describe('readAuthConfig', () => {
     assert.equal(readAuthConfig({}), undefined);
   });
 
-  it('reads the defaults: no scopes, 30 s skew, 60 s entitlement TTL, no source', () => {
+  it('reads the defaults: no scopes, 30 s skew, tokens of at most a day, 60 s entitlement TTL, no source', () => {
     assert.deepEqual(readAuthConfig(BASE), {
       issuer: 'https://as.example.com',
       audience: 'https://probe.example.com/mcp',
       scopes: [],
       clockSkewS: 30,
+      maxTokenLifetimeS: 86400,
       entitlementTtlMs: 60000,
     });
   });
@@ -25,6 +26,7 @@ describe('readAuthConfig', () => {
         ...BASE,
         AUTH_SCOPES: 'probe:read, probe:draft probe:read',
         AUTH_CLOCK_SKEW_S: '5',
+        AUTH_MAX_TOKEN_LIFETIME_S: '3600',
         AUTH_TENANT_CLAIM: 'tenant',
         ENTITLEMENTS_URL: 'https://entitle.example.com/v1/tenants',
         ENTITLEMENTS_TTL_S: '10',
@@ -35,6 +37,7 @@ describe('readAuthConfig', () => {
         audience: 'https://probe.example.com/mcp',
         scopes: ['probe:read', 'probe:draft'],
         clockSkewS: 5,
+        maxTokenLifetimeS: 3600,
         tenantClaim: 'tenant',
         entitlements: { kind: 'url', url: new URL('https://entitle.example.com/v1/tenants') },
         entitlementTtlMs: 10000,
@@ -68,6 +71,11 @@ describe('readAuthConfig', () => {
       'an audience not written canonically',
       { ...BASE, AUTH_AUDIENCE: 'HTTPS://Probe.Example.com:443/mcp' },
       "AUTH_AUDIENCE must be the endpoint's canonical URI (lowercase scheme and host, no default port), e.g. `https://probe.example.com/mcp`; got `HTTPS://Probe.Example.com:443/mcp`",
+    ],
+    [
+      'a token lifetime under a minute',
+      { ...BASE, AUTH_MAX_TOKEN_LIFETIME_S: '59' },
+      'AUTH_MAX_TOKEN_LIFETIME_S must be a whole number from 60 to 31536000, got `59`',
     ],
     [
       'a skew past 300 s',

@@ -20,6 +20,8 @@ export type AuthConfig = {
   scopes: string[];
   /** Leeway for `exp`, `nbf` and `iat`, in seconds. */
   clockSkewS: number;
+  /** The longest token life accepted (`exp - iat`, and `exp` from now), in seconds (`AUTH_MAX_TOKEN_LIFETIME_S`). */
+  maxTokenLifetimeS: number;
   /** The claim that names the tenant (`AUTH_TENANT_CLAIM`); without it the tenant comes from the `X-Tenant` header. */
   tenantClaim?: string;
   /** Where entitlements come from; without one, no tenant is checked. */
@@ -39,7 +41,8 @@ const SCOPE = /^[\x21\x23-\x5b\x5d-\x7e]{1,128}$/;
 /**
  * Reads the auth settings: `AUTH_ISSUER` (absolute https URL, or http on 127.0.0.1/localhost; no query or
  * fragment), `AUTH_AUDIENCE` (absolute http(s) URL of this server's endpoint, written canonically, no fragment), `AUTH_SCOPES` (scopes
- * separated by spaces or commas, optional), `AUTH_CLOCK_SKEW_S` (0 to 300, default 30), `AUTH_TENANT_CLAIM`
+ * separated by spaces or commas, optional), `AUTH_CLOCK_SKEW_S` (0 to 300, default 30), `AUTH_MAX_TOKEN_LIFETIME_S`
+ * (60 to 31536000, default 86400; no RFC bounds a token's life, so the resource server does), `AUTH_TENANT_CLAIM`
  * (optional), at most one of `ENTITLEMENTS_CLAIM`, `ENTITLEMENTS_FILE` and `ENTITLEMENTS_URL`, `ENTITLEMENTS_TTL_S`
  * (0 to 3600, default 60) and `TENANT_KEYS_FILE`.
  * @returns The settings, or undefined when `AUTH_ISSUER` is not set (the server runs without authentication).
@@ -86,6 +89,7 @@ export function readAuthConfig(env: Record<string, string | undefined>): AuthCon
     audience,
     scopes,
     clockSkewS: readInteger(env, 'AUTH_CLOCK_SKEW_S', 30, 0, 300),
+    maxTokenLifetimeS: readInteger(env, 'AUTH_MAX_TOKEN_LIFETIME_S', 86_400, 60, 31_536_000),
     ...(env.AUTH_TENANT_CLAIM?.trim() ? { tenantClaim: readName(env, 'AUTH_TENANT_CLAIM') } : {}),
     ...(sources[0] ? { entitlements: readSource(env, sources[0]) } : {}),
     entitlementTtlMs: readInteger(env, 'ENTITLEMENTS_TTL_S', 60, 0, 3600) * 1000,

@@ -20,6 +20,22 @@ export const MEMORY_LIMITS: MemoryLimits = {
   perPath: 200,
 };
 
+/**
+ * Body memory that many sessions' logs count against together (issue 19: "session memory counts against a shared
+ * budget"): `usedBytes` is the sum of every log's `heldBytes`, kept at most `maxBytes`; `logs`, the logs holding any.
+ * Make one with `sharedBudget`.
+ */
+export type SharedBudget = {
+  maxBytes: number;
+  usedBytes: number;
+  logs: Set<{ heldBytes: number; dropOldest(): void }>;
+};
+
+/** A shared budget of `maxBytes` bytes, nothing held yet. */
+export function sharedBudget(maxBytes: number): SharedBudget {
+  return { maxBytes, usedBytes: 0, logs: new Set() };
+}
+
 /** What the log holds about one kept body: its cost, the operation list it is in (if any), and how many of the two maps hold it. */
 type Held = { cost: number; operationKey?: string; holders: number };
 
@@ -49,9 +65,41 @@ export class ProbeLog<Entry extends { path: string } = { path: string }> {
   /** How many such bodies each operation had, for the newest `maxOperations` operations. */
   tooLargeByOperation = new Map<string, number>();
   limits: MemoryLimits;
+  /** The budget this log shares with others, if any. */
+  shared?: SharedBudget;
+  /** Set by `clear`: the log keeps nothing more. */
+  private cleared = false;
 
-  constructor(limits: MemoryLimits = MEMORY_LIMITS) {
+  /**
+   * @param limits This log's own limits.
+   * @param shared A budget shared with other logs: past its `maxBytes` the log holding the most drops its oldest
+   *   body, until the sum is within it (so one session cannot keep the others from keeping anything).
+   */
+  constructor(limits: MemoryLimits = MEMORY_LIMITS, shared?: SharedBudget) {
     this.limits = limits;
+    if (shared) this.shared = shared;
+  }
+
+  /** Lets go of every body (its session ended), giving their bytes back to the shared budget; later bodies are not kept. */
+  clear(): void {
+    this.cleared = true;
+    this.count(-this.heldBytes);
+    this.shared?.logs.delete(this);
+    this.held.clear();
+    this.byOperation.clear();
+    this.byPath.clear();
+  }
+
+  /** Adds `bytes` (negative to take away) to this log's total and to the shared budget's. */
+  private count(bytes: number): void {
+    this.heldBytes += bytes;
+    if (this.shared) this.shared.usedBytes += bytes;
+  }
+
+  /** Drops this log's oldest body (the shared budget asks, when this log holds the most). */
+  dropOldest(): void {
+    const oldest = this.held.keys().next();
+    if (!oldest.done) this.evict(oldest.value);
   }
 
   /** Marks probes to these destinations as in flight; call the returned function once they have all settled. */
@@ -105,12 +153,13 @@ export class ProbeLog<Entry extends { path: string } = { path: string }> {
    * `maxOperations`, and the oldest bodies anywhere until the total cost is within `maxBytes`.
    * @param operationKey The operation the body belongs to, or undefined when none matched (kept by path only).
    * @param cost The body's `memoryCost`, in bytes; a body costing more than `maxBytes` is not kept.
+   * Then, with a shared budget, the oldest bodies of this log go until the sum of all logs is within its `maxBytes`.
    * @returns Whether the body was kept.
    */
   add(operationKey: string | undefined, seen: Entry, cost: number): boolean {
-    if (cost > this.limits.maxBytes) return false;
+    if (cost > this.limits.maxBytes || this.cleared) return false;
     this.held.set(seen, { cost, operationKey, holders: operationKey ? 2 : 1 });
-    this.heldBytes += cost;
+    this.count(cost);
     if (operationKey) {
       const list = this.byOperation.get(operationKey) ?? [];
       this.byOperation.delete(operationKey); // re-inserted last: the most recently probed operation
@@ -138,7 +187,20 @@ export class ProbeLog<Entry extends { path: string } = { path: string }> {
       this.release(oldest);
     }
     while (this.heldBytes > this.limits.maxBytes) this.evict(this.held.keys().next().value!);
-    return true;
+    const shared = this.shared;
+    if (shared) {
+      shared.logs.add(this);
+      while (shared.usedBytes > shared.maxBytes) {
+        // One pass over the logs per body dropped (one log per session). On a tie another log gives way before this
+        // one, the longest-registered first, so the newest session keeps its newest body.
+        let most: { heldBytes: number; dropOldest(): void } = this;
+        for (const log of shared.logs)
+          if (log.heldBytes > most.heldBytes || (log.heldBytes === most.heldBytes && most === this)) most = log;
+        if (most.heldBytes === 0) break;
+        most.dropOldest();
+      }
+    }
+    return this.held.has(seen);
   }
 
   /**
@@ -165,7 +227,7 @@ export class ProbeLog<Entry extends { path: string } = { path: string }> {
     held.holders--;
     if (held.holders > 0) return;
     this.held.delete(seen);
-    this.heldBytes -= held.cost;
+    this.count(-held.cost);
   }
 
   /** Takes `seen` out of both maps (its operation's list and its path), counting it as dropped for its operation. */
@@ -187,7 +249,7 @@ export class ProbeLog<Entry extends { path: string } = { path: string }> {
     // Not in either map any more (already released by both): make sure the books balance.
     if (this.held.has(seen)) {
       this.held.delete(seen);
-      this.heldBytes -= held.cost;
+      this.count(-held.cost);
     }
   }
 }

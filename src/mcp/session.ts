@@ -33,7 +33,7 @@ import {
 } from './codes.ts';
 import type { JsonRpcResponse, RequestId } from './codes.ts';
 import { ProbeLog } from './memory.ts';
-import type { MemoryLimits } from './memory.ts';
+import type { MemoryLimits, SharedBudget } from './memory.ts';
 import { failure } from './tool.ts';
 import type { Tool, ToolContext, ToolResult, Trace } from './tool.ts';
 import { TOOLS, toolsFor } from './tools.ts';
@@ -233,13 +233,18 @@ const SHUTDOWN = Symbol('shutdown');
  * @param options.rate The rate limit; default `createRateLimit(config.ratePerMinute)`.
  * @param options.requestId Makes request ids (tests); default `newRequestId`.
  * @param options.memory Session memory limits (tests); default `MEMORY_LIMITS`.
+ * @param options.sharedMemory A body budget this session's memory shares with others (the HTTP transport's); its
+ *   bodies are given back when the session closes.
  * @param options.contract Runs every step that needs the document (src/jobs/jobs.ts): the check worker
  *   (check-worker.ts `createCheckWorker`, as `main` does) or, by default, `inProcessContract` on this thread
  *   with `documents`.
  */
-export function createSession(runtime: ServerRuntime, options: { memory?: MemoryLimits } = {}): Session {
+export function createSession(
+  runtime: ServerRuntime,
+  options: { memory?: MemoryLimits; sharedMemory?: SharedBudget } = {},
+): Session {
   const { config, redact, contract, logger, gate, rate, audit } = runtime;
-  const probeLog = new ProbeLog<Seen>(options.memory);
+  const probeLog = new ProbeLog<Seen>(options.memory, options.sharedMemory);
   let held = false;
   let negotiated: string = PROTOCOL_VERSIONS[0];
   const inFlight = new Map<string, AbortController>();
@@ -720,6 +725,7 @@ export function createSession(runtime: ServerRuntime, options: { memory?: Memory
       if (stopping !== undefined) return;
       stopping = reason;
       for (const controller of inFlight.values()) controller.abort(SHUTDOWN);
+      probeLog.clear();
     },
   };
 }

@@ -18,7 +18,8 @@ import {
   missingMetaMessage,
 } from '../mcp/codes.ts';
 import type { JsonRpcResponse, RequestId } from '../mcp/codes.ts';
-import { MEMORY_LIMITS } from '../mcp/memory.ts';
+import { sharedBudget } from '../mcp/memory.ts';
+import type { SharedBudget } from '../mcp/memory.ts';
 import { createSession } from '../mcp/session.ts';
 import type { Caller, ServerRuntime, Session } from '../mcp/session.ts';
 import { MAX_LINE, decode, encode } from '../mcp/wire.ts';
@@ -47,6 +48,12 @@ export const REQUEST_ID_META = 'openapi-probe/requestId';
 /** The most token redactors kept for reuse. */
 export const TOKEN_REDACTORS = 1024;
 
+/**
+ * Sockets past a connection cap held at once to be answered 503 with `Retry-After` (their request read within the
+ * header limits); past this many a socket is closed unanswered, so refusing costs a bounded number of sockets too.
+ */
+export const REFUSED_CONNECTIONS = 64;
+
 /** Bytes a body may have: every UTF-16 code unit of a `MAX_LINE` message takes at most 3 bytes of UTF-8. */
 const MAX_BODY_BYTES = 3 * MAX_LINE;
 
@@ -61,9 +68,14 @@ export type HttpSettings = {
   allowedHosts: string[];
   maxSessions: number;
   sessionIdleMs: number;
-  /** Body memory all sessions of the legacy era share; each gets `sessionMemoryBytes / maxSessions`. */
+  /** Body memory all sessions of the legacy era share, as one budget (each session alone at most `MEMORY_LIMITS.maxBytes`). */
   sessionMemoryBytes: number;
   maxConnections: number;
+  /**
+   * Open sockets from one peer address (the socket's, never a header such as X-Forwarded-For); none: no such limit.
+   * Behind a proxy every socket comes from the proxy's address, so the proxy limits per client (nginx `limit_conn`).
+   */
+  maxConnectionsPerAddress?: number;
   requestTimeoutMs: number;
   headersTimeoutMs: number;
   keepAliveTimeoutMs: number;
@@ -125,7 +137,7 @@ function list(env: Record<string, string | undefined>, name: string): string[] {
  * (origins such as `https://app.example.com`; none by default, so only clients that send no `Origin` get in),
  * PROBE_HTTP_ALLOWED_HOSTS (`host:port` values a proxy sends; the bound port's loopback names always pass),
  * PROBE_HTTP_MAX_SESSIONS, PROBE_HTTP_SESSION_IDLE_S, PROBE_HTTP_SESSION_MEMORY_MB, PROBE_HTTP_MAX_CONNECTIONS,
- * PROBE_HTTP_REQUEST_TIMEOUT_MS, PROBE_RATE_PER_CALLER_PER_MIN, PROBE_RATE_PER_TENANT_PER_MIN (`HTTP_DEFAULTS`), and
+ * PROBE_HTTP_MAX_CONNECTIONS_PER_ADDRESS (1 to 100000, none by default), PROBE_HTTP_REQUEST_TIMEOUT_MS, PROBE_RATE_PER_CALLER_PER_MIN, PROBE_RATE_PER_TENANT_PER_MIN (`HTTP_DEFAULTS`), and
  * PROBE_HTTP_INSTANCE (1 to 16 of `[a-z0-9]`, none by default), the prefix of this instance's session ids.
  * @throws Error naming the variable and the value on any bad value.
  */
@@ -147,6 +159,9 @@ export function readHttpSettings(env: Record<string, string | undefined>): HttpS
       1024 *
       1024,
     maxConnections: whole(env, 'PROBE_HTTP_MAX_CONNECTIONS', HTTP_DEFAULTS.maxConnections, 1, 100_000),
+    ...(env.PROBE_HTTP_MAX_CONNECTIONS_PER_ADDRESS?.trim()
+      ? { maxConnectionsPerAddress: whole(env, 'PROBE_HTTP_MAX_CONNECTIONS_PER_ADDRESS', 0, 1, 100_000) }
+      : {}),
     requestTimeoutMs,
     headersTimeoutMs: Math.min(HTTP_DEFAULTS.headersTimeoutMs, requestTimeoutMs),
     keepAliveTimeoutMs: HTTP_DEFAULTS.keepAliveTimeoutMs,
@@ -179,6 +194,8 @@ export type HttpTransport = {
   sessions(): number;
   /** Token redactors held (one per admitted caller's token, at most `TOKEN_REDACTORS`). */
   tokenRedactors(): number;
+  /** Bytes of body memory all sessions hold now (at most `sessionMemoryBytes`). */
+  sessionMemoryBytes(): number;
   /** Stops listening, ends every session (calls in flight answered as cancelled) and closes every connection. */
   close(reason?: string): Promise<void>;
 };
@@ -209,8 +226,10 @@ type Reply = {
  * The body: `Content-Length` over `3 × MAX_LINE` bytes is 413 unread; a body is read up to that and measured again as
  * text against `MAX_LINE` (the stdio line limit) before `decode` (the wire) parses it; an array is 400 (one message
  * per POST); slow or endless bodies end at `requestTimeoutMs` (node:http answers 408), headers at `headersTimeoutMs`,
- * headers over `maxHeaderBytes` get 431, idle keep-alive sockets close after `keepAliveTimeoutMs`, and at most
- * `maxConnections` sockets are open.
+ * headers over `maxHeaderBytes` get 431, idle keep-alive sockets close after `keepAliveTimeoutMs`. At most
+ * `maxConnections` sockets are served, and at most `maxConnectionsPerAddress` from one peer address (the socket's own;
+ * X-Forwarded-For is never read): a socket past either is answered 503 with `Retry-After: 1` and `Connection: close`
+ * when its request arrives, before any other check; past `REFUSED_CONNECTIONS` such sockets, one is closed unanswered.
  *
  * Eras: a POST with `Mcp-Session-Id`, or an `initialize`, is the 2025-11-25 era (a session per `initialize`, bound to
  * the caller's subject; missing id 400, unknown or expired 404, DELETE ends it, an unsupported
@@ -231,7 +250,7 @@ type Reply = {
  * @param options.runtime The process's runtime: its logger and audit are the transport's; the default `runtimeFor`.
  * @param options.runtimeFor The runtime of a caller's tenant (default: `runtime` for everyone); undefined refuses.
  * @param options.auth The auth layer (src/auth/, wired by the entry); without it every caller is anonymous.
- * @param options.now Clock in ms for session expiry (tests).
+ * @param options.now Clock in ms for session expiry and the per-caller and per-tenant rate limits (tests).
  */
 export async function startHttpTransport(options: {
   settings: HttpSettings;
@@ -245,9 +264,10 @@ export async function startHttpTransport(options: {
   const now = options.now ?? Date.now;
   const runtimeFor = options.runtimeFor ?? (() => runtime);
   const sessions = new Map<string, Held>();
-  const callerRate: KeyedRateLimit = createKeyedRateLimit(settings.callerPerMinute);
-  const tenantRate: KeyedRateLimit = createKeyedRateLimit(settings.tenantPerMinute);
-  const memory = { ...MEMORY_LIMITS, maxBytes: Math.floor(settings.sessionMemoryBytes / settings.maxSessions) };
+  const callerRate: KeyedRateLimit = createKeyedRateLimit(settings.callerPerMinute, now);
+  const tenantRate: KeyedRateLimit = createKeyedRateLimit(settings.tenantPerMinute, now);
+  // Every session's kept bodies count against one budget; one session alone keeps at most MEMORY_LIMITS.maxBytes.
+  const sharedMemory: SharedBudget = sharedBudget(settings.sessionMemoryBytes);
   const origins = new Set(settings.allowedOrigins);
   const hosts = new Set(settings.allowedHosts);
   let stopping: string | undefined;
@@ -260,7 +280,41 @@ export async function startHttpTransport(options: {
     // How often node:http looks for requests past their timeouts: often enough for the shortest one.
     connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(settings.requestTimeoutMs / 4))),
   });
-  server.maxConnections = settings.maxConnections;
+  // Counted here rather than by node:http's `maxConnections`, which closes a socket past it unanswered: a socket past
+  // a cap is kept (at most REFUSED_CONNECTIONS of them) until its request arrives, and answered 503.
+  let connections = 0;
+  let refusing = 0;
+  const byAddress = new Map<string, number>();
+  const refusedSockets = new WeakMap<Socket, 'connections' | 'address'>();
+  server.on('connection', (socket: Socket) => {
+    const address = socket.remoteAddress ?? '';
+    const fromAddress = byAddress.get(address) ?? 0;
+    const over =
+      connections >= settings.maxConnections
+        ? 'connections'
+        : settings.maxConnectionsPerAddress !== undefined && fromAddress >= settings.maxConnectionsPerAddress
+          ? 'address'
+          : undefined;
+    if (over !== undefined) {
+      if (refusing >= REFUSED_CONNECTIONS) {
+        logger.info('http.connection.dropped', { reason: over });
+        socket.destroy();
+        return;
+      }
+      refusing++;
+      refusedSockets.set(socket, over);
+      socket.once('close', () => refusing--);
+      return;
+    }
+    connections++;
+    byAddress.set(address, fromAddress + 1);
+    socket.once('close', () => {
+      connections--;
+      const left = byAddress.get(address)! - 1;
+      if (left > 0) byAddress.set(address, left);
+      else byAddress.delete(address);
+    });
+  });
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
     // node:http's own refusals (431 header too large, 400 malformed): said once, in a line of its own.
     logger.info('http.client.error', { reason: error.code ?? error.message });
@@ -547,7 +601,7 @@ export async function startHttpTransport(options: {
         };
       minted = `${settings.instance ? `${settings.instance}.` : ''}${crypto().randomBytes(16).toString('hex')}`;
       token = { redact: tokenRedact };
-      session = createSession(withTokenRedaction(chosen, token), { memory });
+      session = createSession(withTokenRedaction(chosen, token), { sharedMemory });
     } else if (named !== undefined || (versionHeader !== undefined && isModern(versionHeader))) {
       if (isRequest) {
         // In the order the suite's stateless server checks them: the header, the required `_meta` fields, agreement.
@@ -659,9 +713,38 @@ export async function startHttpTransport(options: {
     };
   };
 
+  /** The request's one log line, `event=http.request.done`, with `took_ms` since `began` (performance.now()). */
+  const logDone = (request: IncomingMessage, rid: string, reply: Reply, began: number) =>
+    logger.info('http.request.done', {
+      rid,
+      method: request.method,
+      path: servedPath(targetOf(request).pathname),
+      status: reply.status,
+      caller: reply.caller,
+      check: reply.check,
+      took_ms: Math.round(performance.now() - began),
+    });
+
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     const began = performance.now();
     const rid = requestIdFrom(request.headers['x-request-id']);
+    const over = refusedSockets.get(request.socket);
+    if (over !== undefined) {
+      // Past a cap: answered before anything else is looked at, and the socket closes after the answer.
+      response.shouldKeepAlive = false;
+      const reply: Reply = {
+        status: 503,
+        headers: { 'retry-after': '1', connection: 'close' },
+        text:
+          over === 'connections'
+            ? `Too many open connections: ${settings.maxConnections} (PROBE_HTTP_MAX_CONNECTIONS). Try again in 1 s.`
+            : `Too many open connections from your address: ${settings.maxConnectionsPerAddress} (PROBE_HTTP_MAX_CONNECTIONS_PER_ADDRESS). Close one, or try again in 1 s.`,
+        check: over === 'connections' ? 'connections' : 'address',
+      };
+      write(response, reply, runtime.redact, rid);
+      logDone(request, rid, reply, began);
+      return;
+    }
     // The caller's token is a secret of this request: out of its answer, beside the API key (issue 19).
     const authorization = header(request, 'authorization');
     // The credentials after the scheme (`Bearer`, `Basic`, any other), or the whole value when it names none.
@@ -682,15 +765,7 @@ export async function startHttpTransport(options: {
       })
       .then((reply) => {
         write(response, reply, box.redact ? chain(runtime.redact, box.redact) : runtime.redact, rid);
-        logger.info('http.request.done', {
-          rid,
-          method: request.method,
-          path: servedPath(targetOf(request).pathname),
-          status: reply.status,
-          caller: reply.caller,
-          check: reply.check,
-          took_ms: Math.round(performance.now() - began),
-        });
+        logDone(request, rid, reply, began);
       })
       .catch((error: unknown) => {
         // A reply that cannot be written (a header value the HTTP layer refuses): the connection goes, the server stays.
@@ -718,6 +793,7 @@ export async function startHttpTransport(options: {
     port,
     sessions: () => sessions.size,
     tokenRedactors: () => tokenRedactors.size,
+    sessionMemoryBytes: () => sharedMemory.usedBytes,
     async close(reason = 'stopped') {
       if (stopping !== undefined) return;
       stopping = reason;
