@@ -1494,7 +1494,7 @@ describe('the API key', () => {
       assert.deepEqual(
         [init.capabilities, called.content[0].type, called.isError, envelopes],
         [
-          { tools: { listChanged: false } },
+          { tools: { listChanged: true } },
           'text',
           true,
           [
