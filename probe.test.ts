@@ -199,7 +199,8 @@ describe('buildProbeUrl', () => {
       refusal: '`path` must be a string such as "/meters/mtr_1", got a number.',
     });
     assert.deepEqual(buildProbeUrl(new URL('https://api.example.com'), '/x', ['a']), {
-      refusal: '`query` must be an object of name to string value, such as {"status": "active"}, got an array.',
+      refusal:
+        '`query` must be an object of query parameter name to string value, such as {"name": "value"}, got an array.',
     });
   });
 

@@ -325,7 +325,7 @@ export function buildProbeUrl(base: URL, path: unknown, query?: unknown, example
   if (problem) return { refusal: problem };
   if (query !== undefined && (query === null || typeof query !== 'object' || Array.isArray(query))) {
     return {
-      refusal: `\`query\` must be an object of name to string value, such as {"status": "active"}, got ${describeType(query)}.`,
+      refusal: `\`query\` must be an object of query parameter name to string value, such as {"name": "value"}, got ${describeType(query)}.`,
     };
   }
   const prefix = trimSlash(base.pathname);
