@@ -1271,13 +1271,9 @@ async function context(documentFile: string): Promise<void> {
     return `${bytes} B, ${Math.round(bytes / 4)} tokens`;
   };
   row('6 context', `tools/list (${names.length} tools)`, size(listed.result), '', '', '< 1,500 tokens');
-  const probed = await server.request('tools/call', {
-    name: 'probe',
-    arguments: { path: '/repos/octokit-fixture-org/hello-world' },
-  });
-  row('6 context', 'probe result, GET /repos/{owner}/{repo} on GitHub', size(probed.result), '', '', '< 4,000 tokens');
   // The typical answer of each tool on GitHub's description, by default (issue 17: each under 4,000 tokens).
   const typical: [string, string, Record<string, unknown>][] = [
+    ['probe of a repository, GET /repos/{owner}/{repo}', 'probe', { path: '/repos/octokit-fixture-org/hello-world' }],
     [
       'probe_sample of two releases',
       'probe_sample',
@@ -1302,6 +1298,7 @@ async function context(documentFile: string): Promise<void> {
       'draft_request',
       { method: 'POST', path: '/repos/o/r/releases', body: { tag_name: 'v1.0.0', name: 'one' } },
     ],
+    ['describe_operation repos/get', 'describe_operation', { operation: 'repos/get' }],
     ['describe_operation repos/get as typescript', 'describe_operation', { operation: 'repos/get', as: 'typescript' }],
   ];
   // What the model reads: the text blocks (the structuredContent beside them repeats the JSON text for clients).
@@ -1318,13 +1315,6 @@ async function context(documentFile: string): Promise<void> {
       '',
       label.includes('detail full') ? '' : 'text < 4,000 tokens',
     );
-  }
-  if (names.includes('describe_operation')) {
-    const described = await server.request('tools/call', {
-      name: 'describe_operation',
-      arguments: { operation: 'repos/get' },
-    });
-    row('6 context', 'describe_operation repos/get', size(described.result), '', '', '< 4,000 tokens');
   }
   if (names.includes('find_operation')) {
     const times: number[] = [];
