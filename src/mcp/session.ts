@@ -59,11 +59,6 @@ const SUPPORTED_VERSIONS = [...MODERN_VERSIONS, ...PROTOCOL_VERSIONS];
 
 /** Longest method name a -32601 error repeats, in characters. */
 const MAX_ECHOED_METHOD = 200;
-/**
- * Longest string request id served, in characters: every reply repeats its id whole, and no line the server writes
- * is longer than the answer cap (1 MiB; issue 18: a 1,900,000-character id made a 1,900,084-character line).
- */
-const MAX_REQUEST_ID = 4096;
 
 /** Longest requested version an -32022 error repeats, in characters. */
 const MAX_ECHOED_VERSION = 64;
@@ -607,7 +602,7 @@ export function createSession(
     const hasId = 'id' in record;
     const id = record.id;
     // MCP 2025-11-25, Base Protocol: a request id is a string or an integer.
-    const validId = typeof id === 'string' ? id.length <= MAX_REQUEST_ID : Number.isSafeInteger(id);
+    const validId = typeof id === 'string' || Number.isSafeInteger(id);
     if (typeof record.method !== 'string') {
       // A response from the client (we send no requests) or junk.
       if (!('result' in record) && !('error' in record)) {
@@ -646,9 +641,7 @@ export function createSession(
       return errorResponse(
         null,
         ERROR_CODES.invalidRequest,
-        typeof id === 'string'
-          ? `Invalid Request: \`id\` is a string of ${id.length} characters, more than the ${MAX_REQUEST_ID} a reply may repeat.`
-          : `Invalid Request: \`id\` must be a string or an integer, got ${describeType(id)} (MCP 2025-11-25, Base Protocol).`,
+        `Invalid Request: \`id\` must be a string or an integer, got ${describeType(id)} (MCP 2025-11-25, Base Protocol).`,
       );
     const requestId = id as RequestId;
     if (params !== undefined && (params === null || typeof params !== 'object' || Array.isArray(params))) {
