@@ -27,6 +27,10 @@ import type { StandIn } from './stand-in-api.ts';
 const HERE = fileURLToPath(new URL('.', import.meta.url));
 const CANARY = 'canary-9c41e7d2-must-never-print';
 const spawned: StdioClient[] = [];
+// A test that fails before closing its server must not leave it running: the file would never exit (CI hung so).
+after(() => {
+  for (const client of spawned) if (client.child.exitCode === null) client.child.kill();
+});
 
 function caseFile(id: string): any {
   return JSON.parse(readFileSync(`${HERE}fixtures/cases/${id}.json`, 'utf8'));
