@@ -140,13 +140,16 @@ describe(
         );
         // nginx counts the held request once it has read its header: ask until the second one is refused.
         let refused: Response | undefined;
-        for (let attempt = 0; attempt < 100 && refused?.status !== 503; attempt++) {
+        // Paced, so the attempts span seconds however fast they run (a loaded machine reads the held header late).
+        for (let attempt = 0; attempt < 200 && refused?.status !== 503; attempt++) {
+          if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 25));
           refused = await fetch(`http://${host}/healthz`);
           await refused.arrayBuffer();
         }
         held.destroy();
         let again: Response | undefined;
-        for (let attempt = 0; attempt < 100 && again?.status !== 200; attempt++) {
+        for (let attempt = 0; attempt < 200 && again?.status !== 200; attempt++) {
+          if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 25));
           again = await fetch(`http://${host}/healthz`);
           await again.arrayBuffer();
         }
