@@ -410,7 +410,7 @@ function pinComparisons(): Comparison[] {
 }
 
 /**
- * Kinds fixed since they were found: their pins assert (a circular alias is now `unknown`, as the checks read it; an
+ * Kinds fixed since they were found: their pins assert (a reference on a circular alias is now `unknown`, as the checks read it, and the declaration keeps its other keywords; an
  * anyOf or oneOf branch without `type` also admits the other JSON types its context allows; a prefix or suffix pattern
  * is a template literal index signature, any other pattern a known deviation; `not: {}` is `never`, and a union whose
  * branch fails only on a keyword no type says is a known deviation, the oracle's `excuse`; a condition on `type` alone
@@ -578,6 +578,21 @@ describe('TypeScript types for the fixed kinds (issue 15)', () => {
         'export type T = {\n  a?: unknown;\n  [key: symbol]: unknown;\n} | unknown[];\n',
         'export type T = {\n  a?: unknown;\n};\n',
         'export type T = {\n  a: unknown;\n  b?: unknown;\n};\n',
+      ],
+    );
+  });
+
+  it('writes a reference that leads back to its own declaration outside any property or item as unknown, keeping the other keywords', () => {
+    assert.deepEqual(
+      [
+        render({ $ref: '#/components/schemas/S0' }, '3.0.3', {
+          S0: { allOf: [{ $ref: '#/components/schemas/S0' }, { type: 'object', minProperties: 2 }] },
+        }),
+        render({ $ref: '#/components/schemas/S0' }, '3.0.3', { S0: { allOf: [{ $ref: '#/components/schemas/S0' }] } }),
+      ],
+      [
+        'export type T = S0;\n\nexport type S0 = unknown /* S0: its $refs lead back to it outside any property or item */ & {\n  [key: string]: unknown;\n};\n',
+        'export type T = S0;\n\nexport type S0 = unknown /* S0: its $refs lead back to it outside any property or item */;\n',
       ],
     );
   });

@@ -1122,56 +1122,67 @@ export function renderTypeScriptWithin(
 }
 
 /**
- * Declarations with every cycle TypeScript refuses as an alias (TS2456) written as `unknown`: a declaration that
- * refers to itself, directly or through other declarations, outside an object type or an array element (`type S = S`,
+ * Declarations with every cycle TypeScript refuses as an alias (TS2456) cut: a declaration that refers to itself,
+ * directly or through other declarations, outside an object type or an array element (`type S = S`,
  * `type S = S & {...}`, `type A = B | null; type B = A`); a reference inside `{...}` or before `[]` is a recursion
  * TypeScript accepts. Such a schema reaches itself without entering a property or an item, which the checks cut
- * without a finding (a `$ref` cycle admits what its other keywords admit).
+ * without a finding (a `$ref` cycle admits what its other keywords admit), so each such reference is written as
+ * `unknown` (`type S = unknown & {...}`) and the declaration keeps its other keywords. Where the cycle runs through
+ * more than one declaration the checks cut it at the one they reached it by, while every declaration on it is cut
+ * here: the type may then admit more than the checks, never less.
  * @returns A new map in the same order, or the same map when there is no such cycle.
  */
 function openAliasCycles(declarations: Map<string, string>): Map<string, string> {
   const names = new Set(declarations.keys());
-  const edges = new Map<string, Set<string>>();
+  const references = new Map<string, { body: number; found: Reference[] }>();
   for (const [name, text] of declarations) {
     const at = text.indexOf(`export type ${name} = `);
     if (at === -1) continue;
-    edges.set(name, unguardedNames(text.slice(at + `export type ${name} = `.length), names));
+    const body = at + `export type ${name} = `.length;
+    references.set(name, { body, found: unguardedReferences(text.slice(body), names) });
   }
-  const cyclic = new Set<string>();
-  for (const start of edges.keys()) {
-    // Whether `start` reaches itself; at most one walk per declaration, each visiting a declaration once.
+  // What each declaration reaches through such references; one walk per declaration, each visiting a declaration once.
+  const reach = new Map<string, Set<string>>();
+  for (const [start, { found }] of references) {
     const seen = new Set<string>();
-    const stack = [...(edges.get(start) ?? [])];
+    const stack = found.map((reference) => reference.name);
     while (stack.length) {
       const next = stack.pop()!;
-      if (next === start) {
-        cyclic.add(start);
-        break;
-      }
       if (seen.has(next)) continue;
       seen.add(next);
-      stack.push(...(edges.get(next) ?? []));
+      for (const reference of references.get(next)?.found ?? []) stack.push(reference.name);
     }
+    reach.set(start, seen);
   }
-  if (cyclic.size === 0) return declarations;
-  const out = new Map<string, string>();
-  for (const [name, text] of declarations)
-    out.set(
-      name,
-      cyclic.has(name)
-        ? `export type ${name} = unknown; // its $refs lead back to it outside any property or item: TypeScript cannot alias that`
-        : text,
-    );
+  const cyclic = [...reach].filter(([name, seen]) => seen.has(name)).map(([name]) => name);
+  if (cyclic.length === 0) return declarations;
+  const out = new Map(declarations);
+  for (const name of cyclic) {
+    const { body, found } = references.get(name)!;
+    const text = declarations.get(name)!;
+    // A reference to a declaration that reaches back here is on the cycle; one to any other keeps its name.
+    const onCycle = found.filter((reference) => reach.get(reference.name)?.has(name) === true);
+    let written = text.slice(0, body);
+    let from = body;
+    for (const reference of onCycle) {
+      written += `${text.slice(from, body + reference.start)}unknown /* ${reference.name}: its $refs lead back to it outside any property or item */`;
+      from = body + reference.start + reference.name.length;
+    }
+    out.set(name, written + text.slice(from));
+  }
   return out;
 }
 
+/** A declared name in a type text, where it starts (a character offset). */
+type Reference = { name: string; start: number };
+
 /**
- * The declared names a type text refers to outside an object type and not as an array element: what an alias may not
- * reach itself through. Skips string literals and comments; a name, or a parenthesised group holding it, followed by
- * `[]` is an array element.
+ * The references to declared names a type text makes outside an object type and not as an array element, in text
+ * order: what an alias may not reach itself through. Skips string literals and comments; a name, or a parenthesised
+ * group holding it, followed by `[]` is an array element.
  */
-function unguardedNames(text: string, names: ReadonlySet<string>): Set<string> {
-  const found = new Set<string>();
+function unguardedReferences(text: string, names: ReadonlySet<string>): Reference[] {
+  const found: Reference[] = [];
   const closing = new Map<number, number>(); // an opening parenthesis at i closes at j
   const opened: number[] = [];
   const candidates: { name: string; end: number; parens: number[] }[] = [];
@@ -1206,7 +1217,7 @@ function unguardedNames(text: string, names: ReadonlySet<string>): Set<string> {
     const element =
       beforeArray(candidate.end) ||
       candidate.parens.some((open) => closing.has(open) && beforeArray(closing.get(open)! + 1));
-    if (!element) found.add(candidate.name);
+    if (!element) found.push({ name: candidate.name, start: candidate.end - candidate.name.length });
   }
   return found;
 }
