@@ -472,6 +472,19 @@ describe('TypeScript types for the fixed kinds (issue 15)', () => {
     );
   });
 
+  it('lets the other JSON types pass an anyOf or oneOf branch whose own keywords give the shape, where they pass its allOf too', () => {
+    assert.deepEqual(
+      [
+        render({ oneOf: [{ properties: { b: { type: 'boolean' } }, allOf: [{ enum: [{ a: 1 }, 1] }] }] }),
+        render({ oneOf: [{ type: 'object' }, { properties: { a: {} }, allOf: [{ if: false, then: {} }] }] }),
+      ],
+      [
+        'export type T = (({ a: 1; } | 1) & {\n  b?: boolean;\n}) | (null | boolean | number | string | unknown[]) & ({ a: 1; } | 1);\n',
+        'export type T = {\n  [key: string]: unknown;\n} | {\n  a?: unknown;\n} | (null | boolean | number | string | unknown[]);\n',
+      ],
+    );
+  });
+
   it('writes a prefix or suffix patternProperties pattern as a template literal index signature, and says which patterns it cannot', () => {
     assert.deepEqual(
       [

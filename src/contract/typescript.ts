@@ -331,7 +331,9 @@ const JSON_TYPES = {
  * `required`, `additionalProperties`) or array keywords (`items`, `prefixItems`) render as that shape also admits every
  * other JSON type the context allows: JSON Schema 2020-12, 10.3, applies each keyword to its own instance type only, so
  * `anyOf: [{required: ["a"]}]` accepts `"a"`, as the checker does. Beside `type: object` (the usual
- * "one of these required sets") the context adds nothing. Elsewhere (a property, an item, the root) such a schema still
+ * "one of these required sets") the context adds nothing. A branch whose own keywords give the shape while its allOf,
+ * anyOf, oneOf, not or if speak of the value too admits those other types where they pass the rest of the branch
+ * (`others & rest`). Elsewhere (a property, an item, the root) such a schema still
  * reads as the shape the document describes, the oracle's known deviation.
  */
 function branchTypes(
@@ -343,14 +345,48 @@ function branchTypes(
 ): string[] {
   const type = renderPart(renderer, branch, nesting, indent, context);
   const shape = impliedShape(renderer, branch);
-  if (shape === undefined || shape === 'none' || type === 'unknown') return [type];
+  const own = shape === undefined ? ownShape(branch) : undefined;
+  if ((shape === undefined && own === undefined) || shape === 'none' || type === 'unknown') return [type];
   const allowed = context ?? Object.keys(JSON_TYPES);
   const others = Object.entries(JSON_TYPES)
     .filter(
-      ([name]) => name !== shape && (allowed.includes(name) || (name === 'number' && allowed.includes('integer'))),
+      ([name]) =>
+        name !== (shape ?? own) && (allowed.includes(name) || (name === 'number' && allowed.includes('integer'))),
     )
     .map(([, typescript]) => typescript);
-  return [grouped(type), ...others];
+  if (shape !== undefined || others.length === 0) return [grouped(type), ...others];
+  // The shape is the branch's own, but its allOf, anyOf, oneOf, not or if also speak of the value: another JSON type
+  // passes the shape's keywords and must still pass those (`{properties: ..., allOf: [{enum: [{a: 1}, 1]}]}` admits 1).
+  const rest: Node = {};
+  for (const [key, value] of Object.entries(branch as Node)) if (!SHAPE_KEYWORDS.includes(key)) rest[key] = value;
+  const otherTypes = others.length === 1 ? others[0]! : `(${others.join(' | ')})`;
+  const restType = renderPart(renderer, rest, nesting, indent, context);
+  return [grouped(type), restType === 'unknown' ? otherTypes : `${otherTypes} & ${grouped(restType)}`];
+}
+
+/** The keywords that give a schema without `type` an object or array shape (`ownShape`), and apply to that type only. */
+const SHAPE_KEYWORDS: readonly string[] = [
+  'properties',
+  'required',
+  'additionalProperties',
+  'patternProperties',
+  'unevaluatedProperties',
+  'dependentRequired',
+  'dependentSchemas',
+  'items',
+  'prefixItems',
+  'unevaluatedItems',
+];
+
+/**
+ * `object` or `array` when the schema itself has no `type`, `enum`, `const` or `$ref` and its own keywords give it
+ * that shape (`ownType`: `properties`, `required`, `additionalProperties`; `items`, `prefixItems`), whatever its
+ * allOf or other applicators say; undefined otherwise.
+ */
+function ownShape(schema: unknown): 'object' | 'array' | undefined {
+  if (!isNode(schema) || ['type', 'enum', 'const', '$ref'].some((key) => Object.hasOwn(schema, key))) return undefined;
+  if (looksObject(schema)) return 'object';
+  return schema.items !== undefined || Array.isArray(schema.prefixItems) ? 'array' : undefined;
 }
 
 /**
