@@ -260,7 +260,14 @@ export function excuse(
   return undefined;
 }
 
-const OBJECT_KEYWORDS = ['properties', 'required', 'additionalProperties', 'dependentSchemas', 'dependentRequired'];
+const OBJECT_KEYWORDS = [
+  'properties',
+  'patternProperties',
+  'required',
+  'additionalProperties',
+  'dependentSchemas',
+  'dependentRequired',
+];
 const ARRAY_KEYWORDS = ['items', 'prefixItems'];
 
 /**

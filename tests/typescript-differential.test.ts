@@ -513,6 +513,19 @@ describe('TypeScript types for the fixed kinds (issue 15)', () => {
     );
   });
 
+  it('reads patternProperties without type as an object shape, beside allOf and in an anyOf branch as the other object keywords are', () => {
+    assert.deepEqual(
+      [
+        render({ patternProperties: { '^a': { type: 'integer' } }, allOf: [{}] }),
+        render({ anyOf: [{ patternProperties: { '^a': { type: 'integer' } } }] }),
+      ],
+      [
+        'export type T = {\n  [key: `a${string}`]: number;\n};\n',
+        'export type T = {\n  [key: `a${string}`]: number;\n} | null | boolean | number | string | unknown[];\n',
+      ],
+    );
+  });
+
   it('writes not: {} as never, so the union keeps its other branches', () => {
     assert.deepEqual(
       [render({ oneOf: [{ type: 'object', required: ['c'] }, { not: {} }] }), render({ not: true })],

@@ -509,9 +509,14 @@ function fitsTypes(types: readonly string[], value: unknown): boolean {
   });
 }
 
+/**
+ * Whether the schema's own keywords describe an object: `properties`, `patternProperties`, `additionalProperties` (a
+ * schema or true) or `required`.
+ */
 function looksObject(schema: Node): boolean {
   return (
     isNode(schema.properties) ||
+    (isNode(schema.patternProperties) && Object.keys(schema.patternProperties).length > 0) ||
     isNode(schema.additionalProperties) ||
     schema.additionalProperties === true ||
     Array.isArray(schema.required)
