@@ -548,6 +548,17 @@ describe('TypeScript types for the fixed kinds (issue 15)', () => {
     );
   });
 
+  it('reads then and else without type as a union branch is: their object keywords let the other JSON types through', () => {
+    assert.equal(
+      render({
+        if: { type: 'string' },
+        then: { minLength: 1 },
+        else: { additionalProperties: true, allOf: [{ type: 'array' }] },
+      }),
+      'export type T = string | ((null | boolean | number | unknown[] | { [key: string]: unknown }) & ((unknown[] & {\n  [key: string]: unknown;\n}) | (null | boolean | number | string | unknown[]) & unknown[]));\n',
+    );
+  });
+
   it('keeps of an enum or a type list only the JSON types every allOf branch admits, and writes disjoint types as never', () => {
     assert.deepEqual(
       [

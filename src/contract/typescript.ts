@@ -813,19 +813,20 @@ function conditionals(
   const parts: string[] = [];
   // A boolean `if` picks its branch outright.
   if (schema.if === true && Object.hasOwn(schema, 'then'))
-    parts.push(renderPart(renderer, schema.then, nesting, indent, context));
+    parts.push(union(branchTypes(renderer, schema.then, nesting, indent, context)));
   else if (schema.if === false && Object.hasOwn(schema, 'else'))
-    parts.push(renderPart(renderer, schema.else, nesting, indent, context));
+    parts.push(union(branchTypes(renderer, schema.else, nesting, indent, context)));
   else if (typeof schema.if !== 'boolean' && Object.hasOwn(schema, 'if')) {
     const complement = typeComplement(renderer, schema.if);
     if (Object.hasOwn(schema, 'else') || (complement !== undefined && Object.hasOwn(schema, 'then'))) {
-      // The condition is read as a union branch is: without `type`, its object keywords do not turn other values away.
+      // The condition and its outcomes are read as a union branch is: without `type`, their object keywords do not turn
+      // other values away.
       const condition = union(branchTypes(renderer, schema.if, nesting, indent, context));
       const then = Object.hasOwn(schema, 'then')
-        ? renderPart(renderer, schema.then, nesting, indent, context)
+        ? union(branchTypes(renderer, schema.then, nesting, indent, context))
         : 'unknown';
       const otherwise = Object.hasOwn(schema, 'else')
-        ? renderPart(renderer, schema.else, nesting, indent, context)
+        ? union(branchTypes(renderer, schema.else, nesting, indent, context))
         : 'unknown';
       const both = (a: string, b: string) =>
         a === 'unknown' ? b : b === 'unknown' ? a : `${grouped(a)} & ${grouped(b)}`;
