@@ -419,7 +419,7 @@ function pinComparisons(): Comparison[] {
  * JSON type but object that the context allows; unevaluated* with nothing beside them that evaluates in place are
  * items and additionalProperties, elsewhere a known deviation; a required name no `properties` declares is typed by
  * additionalProperties, `never` beside additionalProperties: false; an open object type whose properties are all
- * optional carries `[key: symbol]: unknown`, which turns TypeScript's weak-type check off).
+ * optional carries `[key: symbol]: unknown`, which turns TypeScript's weak-type check off, also where allOf merges into it alone).
  */
 const FIXED_KINDS = new Set<keyof typeof NEW_KINDS>([
   'a component that reaches itself renders a circular alias',
@@ -604,17 +604,19 @@ describe('TypeScript types for the fixed kinds (issue 15)', () => {
     );
   });
 
-  it('gives an open object type whose properties are all optional a symbol index signature, and a closed one none', () => {
+  it('gives an open object type whose properties are all optional a symbol index signature, also merged from allOf, and a closed one none', () => {
     assert.deepEqual(
       [
         render({ oneOf: [{ type: 'object', properties: { a: {} } }, { type: 'array' }] }),
         render({ type: 'object', properties: { a: {} }, additionalProperties: false }),
         render({ type: 'object', required: ['a'], properties: { a: {}, b: {} } }),
+        render({ type: 'object', properties: { a: {} }, allOf: [{ properties: { b: {} } }] }),
       ],
       [
         'export type T = {\n  a?: unknown;\n  [key: symbol]: unknown;\n} | unknown[];\n',
         'export type T = {\n  a?: unknown;\n};\n',
         'export type T = {\n  a: unknown;\n  b?: unknown;\n};\n',
+        'export type T = {\n  a?: unknown;\n  b?: unknown;\n  [key: symbol]: unknown;\n};\n',
       ],
     );
   });

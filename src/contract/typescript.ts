@@ -760,7 +760,8 @@ function composition(
     (patterns.length > 0 && own !== undefined && own.includes(OBJECT_IN_COMPOSITION)) ||
     (objectish && parts.length === 0 && (own === undefined || own.every((part) => part === OBJECT_IN_COMPOSITION))) ||
     (own !== undefined && own.includes(OBJECT_IN_COMPOSITION) && own.length > 1)
-      ? objectType(renderer, entries, required, extra, nesting, indent, true, patterns)
+      ? // Nothing left to intersect with: the merged object type stands alone, and may be weak (`objectType`).
+        objectType(renderer, entries, required, extra, nesting, indent, true, patterns, parts.length === 0)
       : undefined;
   if (own === undefined) return object === undefined ? parts : [...parts, object];
   if (!own.includes(OBJECT_IN_COMPOSITION)) return [union(own), ...parts, ...(object === undefined ? [] : [object])];
@@ -1024,9 +1025,9 @@ function objectType(
     // TypeScript's weak-type check rejects a value that shares no property with a type whose properties are all
     // optional (TS2559, also inside a union), while the checker accepts an open object with other fields. Any index
     // signature turns the check off; a symbol key admits no JSON field, so object literals keep the excess-property
-    // check and arrays stay out. Only for a schema whose `type` says object, outside an allOf composition: an
-    // intersection is not weak while a member is not, and an object read from keywords without `type` meets the
-    // arrays and primitives the checker admits there, which the signature would reject.
+    // check and arrays stay out. Only for a schema whose `type` says object, and for an allOf composition merged
+    // into this one object type with nothing to intersect: an intersection is not weak while a member is not, and
+    // an object read from keywords without `type` meets the arrays and primitives the checker admits there.
     members.push('[key: symbol]: unknown;');
   }
   if (members.length === 0) return 'Record<string, never>';
