@@ -664,3 +664,13 @@ describe('TypeScript types for the fixed kinds (issue 15)', () => {
     );
   });
 });
+
+describe("the oracle's reading of a schema without type (issue 15)", () => {
+  it('finds object keywords without type under a patternProperties entry whose pattern matches the field', () => {
+    const schema = { patternProperties: { '^x-': { patternProperties: { b$: {} } } } };
+    assert.deepEqual(
+      [untypedReading({}, schema, { 'x-a': ' ' }), untypedReading({}, schema, { y: ' ' })],
+      [true, false],
+    );
+  });
+});
