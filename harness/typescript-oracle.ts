@@ -260,14 +260,21 @@ export function excuse(
   return undefined;
 }
 
-const OBJECT_KEYWORDS = ['properties', 'required', 'additionalProperties', 'dependentSchemas', 'dependentRequired'];
+const OBJECT_KEYWORDS = [
+  'properties',
+  'patternProperties',
+  'required',
+  'additionalProperties',
+  'dependentSchemas',
+  'dependentRequired',
+];
 const ARRAY_KEYWORDS = ['items', 'prefixItems'];
 
 /**
  * Whether the type's reading of a schema without `type` decides the value: the type reads object keywords as an
  * object and array keywords as an array (what the document means by them), while the checker applies them only to
  * values of that type and accepts any other (JSON Schema 2020-12, 10.3: each keyword to its own instance type).
- * Looks at the value's location and, through `properties`, `items`, `allOf`, local `$ref`s and anyOf/oneOf branches, the
+ * Looks at the value's location and, through `properties`, `patternProperties`, `items`, `allOf`, local `$ref`s and anyOf/oneOf branches, the
  * ones below it. An anyOf or oneOf branch itself is no such reading (`own` false there): the renderer widens a
  * branch without `type` with the other JSON types (src/contract/typescript.ts `branchTypes`).
  */
@@ -300,6 +307,17 @@ export function untypedReading(doc: unknown, schema: unknown, value: unknown, de
         untypedReading(doc, property, (value as Record<string, unknown>)[name], depth + 1)
       )
         return true;
+  if (isObject && node.patternProperties !== null && typeof node.patternProperties === 'object')
+    for (const [pattern, property] of Object.entries(node.patternProperties as Record<string, unknown>)) {
+      let matcher: RegExp;
+      try {
+        matcher = new RegExp(pattern, 'u');
+      } catch {
+        continue;
+      }
+      for (const [name, item] of Object.entries(value as Record<string, unknown>))
+        if (matcher.test(name) && untypedReading(doc, property, item, depth + 1)) return true;
+    }
   if (Array.isArray(value) && node.items !== null && typeof node.items === 'object' && !Array.isArray(node.items))
     return value.some((item) => untypedReading(doc, node.items, item, depth + 1));
   return false;

@@ -410,7 +410,7 @@ function pinComparisons(): Comparison[] {
 }
 
 /**
- * Kinds fixed since they were found: their pins assert (a circular alias is now `unknown`, as the checks read it; an
+ * Kinds fixed since they were found: their pins assert (a reference on a circular alias is now `unknown`, as the checks read it, and the declaration keeps its other keywords; an
  * anyOf or oneOf branch without `type` also admits the other JSON types its context allows; a prefix or suffix pattern
  * is a template literal index signature, any other pattern a known deviation; `not: {}` is `never`, and a union whose
  * branch fails only on a keyword no type says is a known deviation, the oracle's `excuse`; a condition on `type` alone
@@ -419,7 +419,7 @@ function pinComparisons(): Comparison[] {
  * JSON type but object that the context allows; unevaluated* with nothing beside them that evaluates in place are
  * items and additionalProperties, elsewhere a known deviation; a required name no `properties` declares is typed by
  * additionalProperties, `never` beside additionalProperties: false; an open object type whose properties are all
- * optional carries `[key: symbol]: unknown`, which turns TypeScript's weak-type check off).
+ * optional carries `[key: symbol]: unknown`, which turns TypeScript's weak-type check off, also where allOf merges into it alone).
  */
 const FIXED_KINDS = new Set<keyof typeof NEW_KINDS>([
   'a component that reaches itself renders a circular alias',
@@ -472,6 +472,19 @@ describe('TypeScript types for the fixed kinds (issue 15)', () => {
     );
   });
 
+  it('lets the other JSON types pass an anyOf or oneOf branch whose own keywords give the shape, where they pass its allOf too', () => {
+    assert.deepEqual(
+      [
+        render({ oneOf: [{ properties: { b: { type: 'boolean' } }, allOf: [{ enum: [{ a: 1 }, 1] }] }] }),
+        render({ oneOf: [{ type: 'object' }, { properties: { a: {} }, allOf: [{ if: false, then: {} }] }] }),
+      ],
+      [
+        'export type T = (({ a: 1; } | 1) & {\n  b?: boolean;\n}) | (null | boolean | number | string | unknown[]) & ({ a: 1; } | 1);\n',
+        'export type T = {\n  [key: string]: unknown;\n} | {\n  a?: unknown;\n} | (null | boolean | number | string | unknown[]);\n',
+      ],
+    );
+  });
+
   it('writes a prefix or suffix patternProperties pattern as a template literal index signature, and says which patterns it cannot', () => {
     assert.deepEqual(
       [
@@ -500,6 +513,19 @@ describe('TypeScript types for the fixed kinds (issue 15)', () => {
     );
   });
 
+  it('reads patternProperties without type as an object shape, beside allOf and in an anyOf branch as the other object keywords are', () => {
+    assert.deepEqual(
+      [
+        render({ patternProperties: { '^a': { type: 'integer' } }, allOf: [{}] }),
+        render({ anyOf: [{ patternProperties: { '^a': { type: 'integer' } } }] }),
+      ],
+      [
+        'export type T = {\n  [key: `a${string}`]: number;\n};\n',
+        'export type T = {\n  [key: `a${string}`]: number;\n} | null | boolean | number | string | unknown[];\n',
+      ],
+    );
+  });
+
   it('writes not: {} as never, so the union keeps its other branches', () => {
     assert.deepEqual(
       [render({ oneOf: [{ type: 'object', required: ['c'] }, { not: {} }] }), render({ not: true })],
@@ -519,6 +545,17 @@ describe('TypeScript types for the fixed kinds (issue 15)', () => {
         'export type T = {\n  [key: string]: unknown;\n} & (({\n  a: unknown;\n} & {\n  b: unknown;\n}) | {\n  c: unknown;\n} /* if/then/else: either outcome is admitted */);\n',
         'export type T = unknown;\n',
       ],
+    );
+  });
+
+  it('reads then and else without type as a union branch is: their object keywords let the other JSON types through', () => {
+    assert.equal(
+      render({
+        if: { type: 'string' },
+        then: { minLength: 1 },
+        else: { additionalProperties: true, allOf: [{ type: 'array' }] },
+      }),
+      'export type T = string | ((null | boolean | number | unknown[] | { [key: string]: unknown }) & ((unknown[] & {\n  [key: string]: unknown;\n}) | (null | boolean | number | string | unknown[]) & unknown[]));\n',
     );
   });
 
@@ -567,17 +604,34 @@ describe('TypeScript types for the fixed kinds (issue 15)', () => {
     );
   });
 
-  it('gives an open object type whose properties are all optional a symbol index signature, and a closed one none', () => {
+  it('gives an open object type whose properties are all optional a symbol index signature, also merged from allOf, and a closed one none', () => {
     assert.deepEqual(
       [
         render({ oneOf: [{ type: 'object', properties: { a: {} } }, { type: 'array' }] }),
         render({ type: 'object', properties: { a: {} }, additionalProperties: false }),
         render({ type: 'object', required: ['a'], properties: { a: {}, b: {} } }),
+        render({ type: 'object', properties: { a: {} }, allOf: [{ properties: { b: {} } }] }),
       ],
       [
         'export type T = {\n  a?: unknown;\n  [key: symbol]: unknown;\n} | unknown[];\n',
         'export type T = {\n  a?: unknown;\n};\n',
         'export type T = {\n  a: unknown;\n  b?: unknown;\n};\n',
+        'export type T = {\n  a?: unknown;\n  b?: unknown;\n  [key: symbol]: unknown;\n};\n',
+      ],
+    );
+  });
+
+  it('writes a reference that leads back to its own declaration outside any property or item as unknown, keeping the other keywords', () => {
+    assert.deepEqual(
+      [
+        render({ $ref: '#/components/schemas/S0' }, '3.0.3', {
+          S0: { allOf: [{ $ref: '#/components/schemas/S0' }, { type: 'object', minProperties: 2 }] },
+        }),
+        render({ $ref: '#/components/schemas/S0' }, '3.0.3', { S0: { allOf: [{ $ref: '#/components/schemas/S0' }] } }),
+      ],
+      [
+        'export type T = S0;\n\nexport type S0 = unknown /* S0: its $refs lead back to it outside any property or item */ & {\n  [key: string]: unknown;\n};\n',
+        'export type T = S0;\n\nexport type S0 = unknown /* S0: its $refs lead back to it outside any property or item */;\n',
       ],
     );
   });
@@ -607,6 +661,16 @@ describe('TypeScript types for the fixed kinds (issue 15)', () => {
         'export type T = {\n  c: S0;\n  [key: string]: S0;\n};\n\nexport type S0 = unknown[];\n',
         'export type T = {\n  a: unknown;\n  c: never;\n};\n',
       ],
+    );
+  });
+});
+
+describe("the oracle's reading of a schema without type (issue 15)", () => {
+  it('finds object keywords without type under a patternProperties entry whose pattern matches the field', () => {
+    const schema = { patternProperties: { '^x-': { patternProperties: { b$: {} } } } };
+    assert.deepEqual(
+      [untypedReading({}, schema, { 'x-a': ' ' }), untypedReading({}, schema, { y: ' ' })],
+      [true, false],
     );
   });
 });

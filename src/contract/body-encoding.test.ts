@@ -661,3 +661,34 @@ describe('text, binary and media ranges (RFC 9110 12.5.1)', () => {
     ]);
   });
 });
+
+describe('multipart part checks under a step budget (issue 15)', () => {
+  it('stops checking parts against their Encoding Object where the step budget runs out, and says from which part', async () => {
+    // 1,000 optional part headers under one Encoding Object and 100 parts of that name: each part costs 1 step, 1 per
+    // media range (1) and 1 per header (1,000), so 19 parts take 19,038 of the 20,000 steps and the 20th passes them.
+    const headers = Object.fromEntries(
+      Array.from({ length: 1_000 }, (_, at) => [`X-Part-${at}`, { schema: { type: 'string' } }]),
+    );
+    const loaded = await loadObject(
+      documentWith({
+        'multipart/form-data': {
+          schema: { type: 'object', properties: { photo: { type: 'array', items: { type: 'string' } } } },
+          encoding: { photo: { contentType: 'image/png', headers } },
+        },
+      }),
+    );
+    const part = '--b\r\nContent-Disposition: form-data; name="photo"\r\nContent-Type: image/png\r\n\r\nPNG\r\n';
+    const answer = post(loaded, `${part.repeat(100)}--b--\r\n`, { 'Content-Type': 'multipart/form-data; boundary=b' });
+    assert.deepEqual(answer.problems, [
+      {
+        in: 'body',
+        name: '$',
+        kind: 'notChecked',
+        severity: 'warning',
+        message:
+          "was not checked against its Encoding Objects from part 20 of 100 ($.photo) on: the part checks' step budget (20000 parts, media ranges and part headers) ran out",
+      },
+    ]);
+    assert.equal(answer.matchesContract, false);
+  });
+});

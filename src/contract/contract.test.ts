@@ -1945,14 +1945,30 @@ describe('renderTypeScript: components that reach themselves (issue 15, TypeScri
   };
   const typed = (name: string) => renderTypeScript(doc, { $ref: `#/components/schemas/${name}` }, 'T', 'response');
 
-  it('writes a cycle outside any property or item as unknown, keeps recursion through a property or an item, and compiles', () => {
+  it('writes a reference on a cycle outside any property or item as unknown, keeps recursion through a property or an item, and compiles', () => {
     const outputs = ['Loop', 'A', 'Node', 'List'].map(typed);
     assert.deepEqual(
       [
-        outputs.map((text) => [...text.matchAll(/^export type (\w+) = unknown;/gm)].map((match) => match[1])),
+        outputs.map((text) =>
+          [...text.matchAll(/^export type (\w+) = [^\n]*?unknown \/\* (\w+): its \$refs lead back/gm)].map((match) => [
+            match[1],
+            match[2],
+          ]),
+        ),
         outputs.flatMap(compile),
       ],
-      [[['Loop'], ['A', 'B'], [], []], []],
+      [
+        [
+          [['Loop', 'Loop']],
+          [
+            ['A', 'B'],
+            ['B', 'A'],
+          ],
+          [],
+          [],
+        ],
+        [],
+      ],
     );
   });
 });

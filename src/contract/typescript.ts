@@ -331,7 +331,9 @@ const JSON_TYPES = {
  * `required`, `additionalProperties`) or array keywords (`items`, `prefixItems`) render as that shape also admits every
  * other JSON type the context allows: JSON Schema 2020-12, 10.3, applies each keyword to its own instance type only, so
  * `anyOf: [{required: ["a"]}]` accepts `"a"`, as the checker does. Beside `type: object` (the usual
- * "one of these required sets") the context adds nothing. Elsewhere (a property, an item, the root) such a schema still
+ * "one of these required sets") the context adds nothing. A branch whose own keywords give the shape while its allOf,
+ * anyOf, oneOf, not or if speak of the value too admits those other types where they pass the rest of the branch
+ * (`others & rest`). Elsewhere (a property, an item, the root) such a schema still
  * reads as the shape the document describes, the oracle's known deviation.
  */
 function branchTypes(
@@ -343,14 +345,48 @@ function branchTypes(
 ): string[] {
   const type = renderPart(renderer, branch, nesting, indent, context);
   const shape = impliedShape(renderer, branch);
-  if (shape === undefined || shape === 'none' || type === 'unknown') return [type];
+  const own = shape === undefined ? ownShape(branch) : undefined;
+  if ((shape === undefined && own === undefined) || shape === 'none' || type === 'unknown') return [type];
   const allowed = context ?? Object.keys(JSON_TYPES);
   const others = Object.entries(JSON_TYPES)
     .filter(
-      ([name]) => name !== shape && (allowed.includes(name) || (name === 'number' && allowed.includes('integer'))),
+      ([name]) =>
+        name !== (shape ?? own) && (allowed.includes(name) || (name === 'number' && allowed.includes('integer'))),
     )
     .map(([, typescript]) => typescript);
-  return [grouped(type), ...others];
+  if (shape !== undefined || others.length === 0) return [grouped(type), ...others];
+  // The shape is the branch's own, but its allOf, anyOf, oneOf, not or if also speak of the value: another JSON type
+  // passes the shape's keywords and must still pass those (`{properties: ..., allOf: [{enum: [{a: 1}, 1]}]}` admits 1).
+  const rest: Node = {};
+  for (const [key, value] of Object.entries(branch as Node)) if (!SHAPE_KEYWORDS.includes(key)) rest[key] = value;
+  const otherTypes = others.length === 1 ? others[0]! : `(${others.join(' | ')})`;
+  const restType = renderPart(renderer, rest, nesting, indent, context);
+  return [grouped(type), restType === 'unknown' ? otherTypes : `${otherTypes} & ${grouped(restType)}`];
+}
+
+/** The keywords that give a schema without `type` an object or array shape (`ownShape`), and apply to that type only. */
+const SHAPE_KEYWORDS: readonly string[] = [
+  'properties',
+  'required',
+  'additionalProperties',
+  'patternProperties',
+  'unevaluatedProperties',
+  'dependentRequired',
+  'dependentSchemas',
+  'items',
+  'prefixItems',
+  'unevaluatedItems',
+];
+
+/**
+ * `object` or `array` when the schema itself has no `type`, `enum`, `const` or `$ref` and its own keywords give it
+ * that shape (`ownType`: `properties`, `required`, `additionalProperties`; `items`, `prefixItems`), whatever its
+ * allOf or other applicators say; undefined otherwise.
+ */
+function ownShape(schema: unknown): 'object' | 'array' | undefined {
+  if (!isNode(schema) || ['type', 'enum', 'const', '$ref'].some((key) => Object.hasOwn(schema, key))) return undefined;
+  if (looksObject(schema)) return 'object';
+  return schema.items !== undefined || Array.isArray(schema.prefixItems) ? 'array' : undefined;
 }
 
 /**
@@ -473,9 +509,14 @@ function fitsTypes(types: readonly string[], value: unknown): boolean {
   });
 }
 
+/**
+ * Whether the schema's own keywords describe an object: `properties`, `patternProperties`, `additionalProperties` (a
+ * schema or true) or `required`.
+ */
 function looksObject(schema: Node): boolean {
   return (
     isNode(schema.properties) ||
+    (isNode(schema.patternProperties) && Object.keys(schema.patternProperties).length > 0) ||
     isNode(schema.additionalProperties) ||
     schema.additionalProperties === true ||
     Array.isArray(schema.required)
@@ -719,7 +760,8 @@ function composition(
     (patterns.length > 0 && own !== undefined && own.includes(OBJECT_IN_COMPOSITION)) ||
     (objectish && parts.length === 0 && (own === undefined || own.every((part) => part === OBJECT_IN_COMPOSITION))) ||
     (own !== undefined && own.includes(OBJECT_IN_COMPOSITION) && own.length > 1)
-      ? objectType(renderer, entries, required, extra, nesting, indent, true, patterns)
+      ? // Nothing left to intersect with: the merged object type stands alone, and may be weak (`objectType`).
+        objectType(renderer, entries, required, extra, nesting, indent, true, patterns, parts.length === 0)
       : undefined;
   if (own === undefined) return object === undefined ? parts : [...parts, object];
   if (!own.includes(OBJECT_IN_COMPOSITION)) return [union(own), ...parts, ...(object === undefined ? [] : [object])];
@@ -772,19 +814,20 @@ function conditionals(
   const parts: string[] = [];
   // A boolean `if` picks its branch outright.
   if (schema.if === true && Object.hasOwn(schema, 'then'))
-    parts.push(renderPart(renderer, schema.then, nesting, indent, context));
+    parts.push(union(branchTypes(renderer, schema.then, nesting, indent, context)));
   else if (schema.if === false && Object.hasOwn(schema, 'else'))
-    parts.push(renderPart(renderer, schema.else, nesting, indent, context));
+    parts.push(union(branchTypes(renderer, schema.else, nesting, indent, context)));
   else if (typeof schema.if !== 'boolean' && Object.hasOwn(schema, 'if')) {
     const complement = typeComplement(renderer, schema.if);
     if (Object.hasOwn(schema, 'else') || (complement !== undefined && Object.hasOwn(schema, 'then'))) {
-      // The condition is read as a union branch is: without `type`, its object keywords do not turn other values away.
+      // The condition and its outcomes are read as a union branch is: without `type`, their object keywords do not turn
+      // other values away.
       const condition = union(branchTypes(renderer, schema.if, nesting, indent, context));
       const then = Object.hasOwn(schema, 'then')
-        ? renderPart(renderer, schema.then, nesting, indent, context)
+        ? union(branchTypes(renderer, schema.then, nesting, indent, context))
         : 'unknown';
       const otherwise = Object.hasOwn(schema, 'else')
-        ? renderPart(renderer, schema.else, nesting, indent, context)
+        ? union(branchTypes(renderer, schema.else, nesting, indent, context))
         : 'unknown';
       const both = (a: string, b: string) =>
         a === 'unknown' ? b : b === 'unknown' ? a : `${grouped(a)} & ${grouped(b)}`;
@@ -982,9 +1025,9 @@ function objectType(
     // TypeScript's weak-type check rejects a value that shares no property with a type whose properties are all
     // optional (TS2559, also inside a union), while the checker accepts an open object with other fields. Any index
     // signature turns the check off; a symbol key admits no JSON field, so object literals keep the excess-property
-    // check and arrays stay out. Only for a schema whose `type` says object, outside an allOf composition: an
-    // intersection is not weak while a member is not, and an object read from keywords without `type` meets the
-    // arrays and primitives the checker admits there, which the signature would reject.
+    // check and arrays stay out. Only for a schema whose `type` says object, and for an allOf composition merged
+    // into this one object type with nothing to intersect: an intersection is not weak while a member is not, and
+    // an object read from keywords without `type` meets the arrays and primitives the checker admits there.
     members.push('[key: symbol]: unknown;');
   }
   if (members.length === 0) return 'Record<string, never>';
@@ -1122,56 +1165,67 @@ export function renderTypeScriptWithin(
 }
 
 /**
- * Declarations with every cycle TypeScript refuses as an alias (TS2456) written as `unknown`: a declaration that
- * refers to itself, directly or through other declarations, outside an object type or an array element (`type S = S`,
+ * Declarations with every cycle TypeScript refuses as an alias (TS2456) cut: a declaration that refers to itself,
+ * directly or through other declarations, outside an object type or an array element (`type S = S`,
  * `type S = S & {...}`, `type A = B | null; type B = A`); a reference inside `{...}` or before `[]` is a recursion
  * TypeScript accepts. Such a schema reaches itself without entering a property or an item, which the checks cut
- * without a finding (a `$ref` cycle admits what its other keywords admit).
+ * without a finding (a `$ref` cycle admits what its other keywords admit), so each such reference is written as
+ * `unknown` (`type S = unknown & {...}`) and the declaration keeps its other keywords. Where the cycle runs through
+ * more than one declaration the checks cut it at the one they reached it by, while every declaration on it is cut
+ * here: the type may then admit more than the checks, never less.
  * @returns A new map in the same order, or the same map when there is no such cycle.
  */
 function openAliasCycles(declarations: Map<string, string>): Map<string, string> {
   const names = new Set(declarations.keys());
-  const edges = new Map<string, Set<string>>();
+  const references = new Map<string, { body: number; found: Reference[] }>();
   for (const [name, text] of declarations) {
     const at = text.indexOf(`export type ${name} = `);
     if (at === -1) continue;
-    edges.set(name, unguardedNames(text.slice(at + `export type ${name} = `.length), names));
+    const body = at + `export type ${name} = `.length;
+    references.set(name, { body, found: unguardedReferences(text.slice(body), names) });
   }
-  const cyclic = new Set<string>();
-  for (const start of edges.keys()) {
-    // Whether `start` reaches itself; at most one walk per declaration, each visiting a declaration once.
+  // What each declaration reaches through such references; one walk per declaration, each visiting a declaration once.
+  const reach = new Map<string, Set<string>>();
+  for (const [start, { found }] of references) {
     const seen = new Set<string>();
-    const stack = [...(edges.get(start) ?? [])];
+    const stack = found.map((reference) => reference.name);
     while (stack.length) {
       const next = stack.pop()!;
-      if (next === start) {
-        cyclic.add(start);
-        break;
-      }
       if (seen.has(next)) continue;
       seen.add(next);
-      stack.push(...(edges.get(next) ?? []));
+      for (const reference of references.get(next)?.found ?? []) stack.push(reference.name);
     }
+    reach.set(start, seen);
   }
-  if (cyclic.size === 0) return declarations;
-  const out = new Map<string, string>();
-  for (const [name, text] of declarations)
-    out.set(
-      name,
-      cyclic.has(name)
-        ? `export type ${name} = unknown; // its $refs lead back to it outside any property or item: TypeScript cannot alias that`
-        : text,
-    );
+  const cyclic = [...reach].filter(([name, seen]) => seen.has(name)).map(([name]) => name);
+  if (cyclic.length === 0) return declarations;
+  const out = new Map(declarations);
+  for (const name of cyclic) {
+    const { body, found } = references.get(name)!;
+    const text = declarations.get(name)!;
+    // A reference to a declaration that reaches back here is on the cycle; one to any other keeps its name.
+    const onCycle = found.filter((reference) => reach.get(reference.name)?.has(name) === true);
+    let written = text.slice(0, body);
+    let from = body;
+    for (const reference of onCycle) {
+      written += `${text.slice(from, body + reference.start)}unknown /* ${reference.name}: its $refs lead back to it outside any property or item */`;
+      from = body + reference.start + reference.name.length;
+    }
+    out.set(name, written + text.slice(from));
+  }
   return out;
 }
 
+/** A declared name in a type text, where it starts (a character offset). */
+type Reference = { name: string; start: number };
+
 /**
- * The declared names a type text refers to outside an object type and not as an array element: what an alias may not
- * reach itself through. Skips string literals and comments; a name, or a parenthesised group holding it, followed by
- * `[]` is an array element.
+ * The references to declared names a type text makes outside an object type and not as an array element, in text
+ * order: what an alias may not reach itself through. Skips string literals and comments; a name, or a parenthesised
+ * group holding it, followed by `[]` is an array element.
  */
-function unguardedNames(text: string, names: ReadonlySet<string>): Set<string> {
-  const found = new Set<string>();
+function unguardedReferences(text: string, names: ReadonlySet<string>): Reference[] {
+  const found: Reference[] = [];
   const closing = new Map<number, number>(); // an opening parenthesis at i closes at j
   const opened: number[] = [];
   const candidates: { name: string; end: number; parens: number[] }[] = [];
@@ -1206,7 +1260,7 @@ function unguardedNames(text: string, names: ReadonlySet<string>): Set<string> {
     const element =
       beforeArray(candidate.end) ||
       candidate.parens.some((open) => closing.has(open) && beforeArray(closing.get(open)! + 1));
-    if (!element) found.add(candidate.name);
+    if (!element) found.push({ name: candidate.name, start: candidate.end - candidate.name.length });
   }
   return found;
 }
