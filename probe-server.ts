@@ -97,6 +97,7 @@ export async function main(): Promise<void> {
   const contract = createCheckWorker(config, {
     logger,
     memoryMb: workerMemory,
+    redact,
     ...(tenants ? { keys: tenantKeys(tenants) } : {}),
   });
   // One runtime for the process (gate, rate limit, audit, worker, redactor); the stdio transport carries one session.

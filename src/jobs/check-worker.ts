@@ -121,13 +121,18 @@ export function createCheckWorker(
      * adds.
      */
     keys?: readonly string[];
+    /**
+     * The redactor of `config.apiKey` and `keys` the caller already built (the entry's); default: one built here.
+     * This thread's guard needs no other, so the same keys are not built twice on the way to `initialize`.
+     */
+    redact?: Redactor;
   } = {},
 ): BodyChecker {
   const deadlineMs = options.deadlineMs ?? CHECK_DEADLINE_MS;
   const loadLimitMs = options.loadLimitMs ?? DOCUMENT_LOAD_LIMIT_MS;
   const memoryMb = options.memoryMb ?? WORKER_MEMORY_MB;
   const keys = [...(options.keys ?? [])];
-  const redact = redactorForKeys([config.apiKey, ...keys]);
+  const redact = options.redact ?? redactorForKeys([config.apiKey, ...keys]);
   const sent: SentConfig = { ...config, baseUrl: config.baseUrl.href };
   const queue: Job[] = [];
   let worker: Worker | undefined;

@@ -14,6 +14,15 @@ export const PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '202
  */
 export const MODERN_VERSIONS = ['2026-07-28'] as const;
 
+/**
+ * Whether `version` (a `_meta` protocol version or an `MCP-Protocol-Version` header, unchecked) names a stateless-era
+ * revision this server speaks: such a request is served by that era's rules, `initialize` too (MCP 2026-07-28,
+ * Versioning: a dual-era server selects its behavior from how the client opens).
+ */
+export function isModernVersion(version: unknown): version is string {
+  return typeof version === 'string' && (MODERN_VERSIONS as readonly string[]).includes(version);
+}
+
 /** The `_meta` keys of the stateless era (MCP 2026-07-28, Base Protocol, `_meta`). */
 export const META_KEYS = {
   protocolVersion: 'io.modelcontextprotocol/protocolVersion',

@@ -28,6 +28,7 @@ import {
   PROTOCOL_VERSIONS,
   RpcError,
   errorResponse,
+  isModernVersion,
   missingMetaFields,
   missingMetaMessage,
 } from './codes.ts';
@@ -439,7 +440,7 @@ export function createSession(
         ? (meta as Record<string, unknown>)[META_KEYS.protocolVersion]
         : undefined;
     // `initialize` naming a stateless-era revision is that era's request, where the method does not exist.
-    const modernNamed = typeof named === 'string' && (MODERN_VERSIONS as readonly string[]).includes(named);
+    const modernNamed = isModernVersion(named);
     if (named !== undefined && (method !== 'initialize' || modernNamed)) {
       if (typeof named !== 'string' || !(SUPPORTED_VERSIONS as readonly string[]).includes(named)) {
         return Promise.reject(

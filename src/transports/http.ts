@@ -10,10 +10,10 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import {
   ERROR_CODES,
-  MODERN_VERSIONS,
   PROTOCOL_VERSIONS,
   META_KEYS,
   errorResponse,
+  isModernVersion,
   missingMetaFields,
   missingMetaMessage,
 } from '../mcp/codes.ts';
@@ -559,7 +559,7 @@ export async function startHttpTransport(options: {
 
     // Which era: a session id or `initialize` is 2025-11-25; the rest is served statelessly (MCP 2026-07-28, Versioning).
     // A request whose `_meta` names a stateless-era revision is that era's, `initialize` too (where it is no method).
-    const modernNamed = typeof named === 'string' && isModern(named);
+    const modernNamed = isModernVersion(named);
     let session: Session;
     let held: Held | undefined;
     let minted: string | undefined;
@@ -602,7 +602,7 @@ export async function startHttpTransport(options: {
       minted = `${settings.instance ? `${settings.instance}.` : ''}${crypto().randomBytes(16).toString('hex')}`;
       token = { redact: tokenRedact };
       session = createSession(withTokenRedaction(chosen, token), { sharedMemory });
-    } else if (named !== undefined || (versionHeader !== undefined && isModern(versionHeader))) {
+    } else if (named !== undefined || isModernVersion(versionHeader)) {
       if (isRequest) {
         // In the order the suite's stateless server checks them: the header, the required `_meta` fields, agreement.
         if (versionHeader === undefined)
@@ -867,10 +867,6 @@ function authorityOf(request: IncomingMessage): string {
 function header(request: IncomingMessage, name: string): string | undefined {
   const value = request.headers[name];
   return Array.isArray(value) ? value[0] : value;
-}
-
-function isModern(version: string): boolean {
-  return (MODERN_VERSIONS as readonly string[]).includes(version);
 }
 
 /** The session's view of a verified caller (`Caller`, src/mcp/session.ts). */
