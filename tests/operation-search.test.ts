@@ -203,7 +203,7 @@ describe('findOperations on the walkthrough document', () => {
         'GET /meters/{meterId}',
         'GET /meters',
       ],
-      note: 'No operation template matches /meters/mtr_1/reading (tried as GET).',
+      note: 'No operation template matches /meters/mtr_1/reading (any method).',
     });
   });
 
@@ -222,7 +222,7 @@ describe('findOperations on the walkthrough document', () => {
       kind: 'path',
       hits: [],
       suggestions: ['GET /meters/{meterId}', 'GET /meters/{meterId}/readings', 'GET /meters'],
-      note: 'No operation template matches /gauges/mtr_1 (tried as GET).',
+      note: 'No operation template matches /gauges/mtr_1 (any method).',
     });
   });
 
@@ -751,7 +751,7 @@ describe("findOperations on Spotify's Web API", () => {
         '/me/tracks/contains',
         'low',
         ['GET /me/tracks/contains', 'GET /me/albums/contains', 'GET /me/audiobooks/contains'],
-        'No operation template matches /v2/me/tracks/contains (tried as GET).',
+        'No operation template matches /v2/me/tracks/contains (any method).',
       ],
     );
   });
@@ -884,5 +884,74 @@ describe('a hostile summary (issue 8, attack round 3 F6)', () => {
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }
+  });
+});
+
+// Kinds from issue 16's third frozen split, tried on a document of our own: a path with no method names the most
+// specific template whatever its methods, a template engine's `{{ name }}` may hold spaces, a method may be a
+// field (`method: POST`), and an operationId may sit among other words of a command line.
+describe('path forms and identifiers among other words (issue 16)', () => {
+  let actions: LoadedDocument;
+  before(async () => {
+    actions = await loadDocument(`${HERE}fixtures/documents/actions.json`);
+  });
+  const keysOf = (query: string) => {
+    const found = findOperations(actions, query);
+    return [found.kind, ...found.hits.map((hit) => `${hit.method} ${hit.path}`)];
+  };
+
+  it('answers a path without a method with its most specific template, not a GET of a wider one', () => {
+    assert.deepEqual(
+      [
+        '/v1/volumes/:id/actions/attach',
+        '/volumes/42/actions/attach',
+        'https://api.example.com/v1/volumes/7/actions/attach',
+      ].map(keysOf),
+      [
+        ['path', 'POST /volumes/{id}/actions/attach'],
+        ['path', 'POST /volumes/{id}/actions/attach'],
+        ['path', 'POST /volumes/{id}/actions/attach'],
+      ],
+    );
+  });
+
+  it('still answers the wider template when the path names its method or only the wider one fits', () => {
+    assert.deepEqual(['GET /volumes/42/actions/attach', '/volumes/42/actions/act_9', '/volumes/42'].map(keysOf), [
+      ['path', 'GET /volumes/{id}/actions/{action_id}'],
+      ['path', 'GET /volumes/{id}/actions/{action_id}'],
+      ['path', 'GET /volumes/{id}', 'DELETE /volumes/{id}'],
+    ]);
+  });
+
+  it('reads `{{ name }}` with spaces as a parameter and `method: POST` as the method (an Ansible uri task)', () => {
+    assert.deepEqual(
+      [
+        'url: "https://api.example.com/v1/servers/{{ item }}/actions/poweroff" method: POST',
+        'url: https://api.example.com/v1/servers/{{ item | int }}/actions/poweroff method=POST',
+        '{"url": "https://api.example.com/v1/servers/{{server.id}}/actions/poweroff", "method": "POST"}',
+      ].map(keysOf),
+      [
+        ['path', 'POST /servers/{id}/actions/poweroff'],
+        ['path', 'POST /servers/{id}/actions/poweroff'],
+        ['path', 'POST /servers/{id}/actions/poweroff'],
+      ],
+    );
+  });
+
+  it('takes a camelCase operationId among the words of a command line', () => {
+    assert.deepEqual(
+      ['example-cli api getSite --data \'{ "site_id": "123" }\'', 'which endpoint does listSiteEnv call?'].map(keysOf),
+      [
+        ['operationId', 'GET /sites/{site_id}'],
+        ['operationId', 'GET /sites/{site_id}/env'],
+      ],
+    );
+  });
+
+  it('reads a PascalCase type name that is no operationId as words ("attach a VolumeAction")', () => {
+    assert.deepEqual(keysOf('attach a VolumeAction to a server').slice(0, 2), [
+      'text',
+      'POST /volumes/{id}/actions/attach',
+    ]);
   });
 });

@@ -1279,8 +1279,14 @@ const HOST_SEGMENT = /^([a-z0-9-]+\.)+[a-z]{2,}(:[0-9]{1,5})?$/i;
  * `-X` is a POST; the values of other flags (`-H "Accept: application/json"`) are not paths.
  */
 function readPathQuery(query: string): PathQuery | undefined {
-  // A CI expression is one segment whatever its spaces (GitHub Actions: `${{ github.sha }}`).
-  const line = query.trim().replace(/\$\{\{[^{}]{0,200}\}\}/g, '$CI');
+  // A CI expression is one segment whatever its spaces (GitHub Actions: `${{ github.sha }}`). A template
+  // engine's `{{ name }}` (Jinja in Ansible, Mustache, Handlebars) is the parameter `name`, spaces or not; any
+  // other `{{ expression }}` (`{{ item | int }}`) stands for one segment.
+  const line = query
+    .trim()
+    .replace(/\$\{\{[^{}]{0,200}\}\}/g, '$CI')
+    .replace(/\{\{\s{0,20}([A-Za-z_][A-Za-z0-9_.-]{0,100})\s{0,20}\}\}/g, '{{$1}}')
+    .replace(/\{\{[^{}]{0,200}\}\}(?=\/|$|["'\s])/g, (expression) => (/\s/.test(expression) ? '$CI' : expression));
   const command = /^(gh|curl)\s/i.test(line)
     ? (line.slice(0, line.search(/\s/)).toLowerCase() as 'gh' | 'curl')
     : undefined;
@@ -1309,6 +1315,16 @@ function readPathQuery(query: string): PathQuery | undefined {
     if (i === 0 && HTTP_METHODS.includes(upper) && token === upper) {
       method = upper;
       continue;
+    }
+    // A method given as a field: `method: POST` (Ansible's uri module, YAML), `method=POST`, `"method": "POST"`.
+    const field = /^method["']?[:=]["']?([A-Za-z]*)$/i.exec(token);
+    if (field) {
+      const named = (field[1] || (tokens[i + 1] ?? '').replace(/^["']+|["',]+$/g, '')).toUpperCase();
+      if (HTTP_METHODS.includes(named)) {
+        method = named;
+        if (!field[1]) i++;
+        continue;
+      }
     }
     if (path !== undefined || token.startsWith('-')) continue;
     // A bare `a/b/c` is a path only where a path is expected: alone, after a method, or in a command
@@ -1453,8 +1469,13 @@ function findExact(
         .filter(Boolean)
         .pop() ?? '',
     );
+  // camelCase / PascalCase identifiers among other words (`netlify api getSite --data ...`, "call ListVolumes")
+  // are looked up as operationIds only: as words they are as often a type's name ("detach a PaymentMethod").
+  const identifiers: string[] = [];
   for (const token of trimmed.split(/[\s,;()]+/))
     if (/^[A-Za-z0-9]+([-_]+[A-Za-z0-9]+)+$/.test(token)) slugs.push(token);
+    else if (/^[A-Za-z][a-z0-9]*(?:[A-Z][a-z0-9]+)+$/.test(token.replace(/^['"`]+|['"`:]+$/g, '')))
+      identifiers.push(token.replace(/^['"`]+|['"`:]+$/g, ''));
   // A renderer's prefix before the operation's own slug (`#endpoint-add-to-queue`, Spotify's 2020
   // reference): the slug without its first word or two, when two words or more remain.
   for (const raw of [...slugs]) {
@@ -1480,6 +1501,13 @@ function findExact(
       );
       if (hits.length) return { query, kind: 'operationId', hits, suggestions: [] };
     }
+  }
+  for (const identifier of identifiers) {
+    const named = index.byOperationId.get(identifier.toLowerCase());
+    const hits = named
+      ? exactHits(index, named, `operationId ${index.entries[named[0]!]!.operation.operationId}`, method, limit)
+      : [];
+    if (hits.length) return { query, kind: 'operationId', hits, suggestions: [] };
   }
   // The same words in another order or form: an older anchor or another SDK's name for the operation.
   for (const raw of slugs) {
@@ -1692,12 +1720,14 @@ function findByPath(
   const fitting = expansions.filter((candidate, i) => i === 0 || index.segmentCounts.has(candidate.split('/').length));
   for (const candidate of fitting) {
     if (!mightMatch(index, candidate)) continue;
-    const match = matchOperation(loaded, wanted ?? 'GET', candidate);
+    // No method asked for: the most specific template, whatever its methods (a path with no method names the
+    // template: `/volumes/1/actions/attach` is `POST .../actions/attach`, not `GET .../actions/{action_id}`).
+    const match = matchOperation(loaded, wanted ?? '*', candidate);
     if (match.operation) {
       const how = shape.wildcards ? ` (shell variables as segments)` : '';
       const note = match.note ? `; ${match.note}` : '';
       const found = match.operation;
-      // No method asked for: the matched GET first, then the template's other methods.
+      // No method asked for: the template's GET first (if it has one), then its other methods.
       const positions = [positionOf(index, found)];
       if (!wanted)
         index.entries.forEach(
@@ -1751,7 +1781,7 @@ function findByPath(
       const tried = changed.join('/');
       for (const candidate of expandWildcards(tried, shape.wildcards)) {
         if (!mightMatch(index, candidate)) continue;
-        const match = matchOperation(loaded, wanted ?? 'GET', candidate);
+        const match = matchOperation(loaded, wanted ?? '*', candidate);
         if (match.operation) {
           suggestions.push(
             `${tried.replace(/\u0000/g, '{…}')} (${operationKey(match.operation)}): "${variant}" for "${segment}"`,
@@ -1800,7 +1830,7 @@ function findByPath(
     kind: 'path',
     hits,
     suggestions,
-    note: `No ${wanted ?? 'operation'} template matches ${shown}${wanted ? '' : ' (tried as GET)'}.`,
+    note: `No ${wanted ?? 'operation'} template matches ${shown}${wanted ? '' : ' (any method)'}.`,
   };
 }
 

@@ -513,7 +513,8 @@ type Found = { route: Route; operation: Operation; match: RouteMatch; reading: R
  * the operation or its path item marks `x-multi-segment: true` (GitHub's extension; also through a
  * `$ref` to `components/parameters`) takes one or more non-empty segments, slashes kept, or an empty
  * value where the template ends in it (note `path parameter "path" is empty`); one per template, the
- * last. The method is compared case-insensitively.
+ * last. The method is compared case-insensitively; `*` takes the most specific template that matches whatever
+ * its methods (its GET if it has one, else its first method in document order), as a path without a method asks.
  * @returns The operation with decoded path parameters (`{petId: '42'}`) and a note for fallbacks
  *   (trailing slash, base path stripped, malformed percent-encoding kept raw, empty multi-segment
  *   parameter); or `operation: undefined` with `nearest` — the path's documented methods when only the
@@ -584,12 +585,13 @@ export function matchOperation(
     for (const route of routesFor(matcher, values.length)) {
       const match = matchRoute(route, values);
       if (!match) continue;
-      const operation = route.ops.get(wanted);
+      const method = wanted === '*' ? (route.ops.has('GET') ? 'GET' : route.ops.keys().next().value) : wanted;
+      const operation = method === undefined ? undefined : route.ops.get(method);
       if (!operation) {
         methodMiss ??= route;
         continue;
       }
-      const allowed = route.bases.get(wanted);
+      const allowed = route.bases.get(method!);
       if (reading.keys && !(allowed && [...reading.keys].some((k) => allowed.has(k)))) continue;
       return { route, operation, match, reading, slashNote };
     }
