@@ -11,7 +11,15 @@ import type { IncomingMessage, ServerResponse, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { redactor, keySkeleton, withheldNote, SKELETON_MIN_LENGTH, WITHHELD_MARK } from '../src/redaction/redaction.ts';
+import {
+  chainRedactors,
+  redactor,
+  keySkeleton,
+  tokenRedactor,
+  withheldNote,
+  SKELETON_MIN_LENGTH,
+  WITHHELD_MARK,
+} from '../src/redaction/redaction.ts';
 import { createHandler } from '../src/mcp/session.ts';
 import { readConfig } from '../src/runtime/config.ts';
 import { recordedGets } from '../harness/github-replay.ts';
@@ -662,6 +670,37 @@ describe('probe: the key in every form, through a real call (issue 8)', () => {
     assert.deepEqual(
       [result.structuredContent.body, result.structuredContent.note.endsWith(withheldNote(redact))],
       [`${sent}[redacted]${'B'.repeat(4096 - redact.withheld - sent.length - form.length)}${WITHHELD_MARK}`, true],
+    );
+  });
+});
+
+describe('chainRedactors: the API key and a request token together (the HTTP transport)', () => {
+  const key = 'sk_live_51HxKq9Zr2Tm4Wv8Yb';
+  const token = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhIn0.c2lnbmF0dXJl';
+  const both = chainRedactors([redactor(key), tokenRedactor(token)]);
+
+  it('redacts each one in text', () => {
+    assert.equal(both.text(`key ${key} token ${token} end`), 'key [redacted] token [redacted] end');
+  });
+
+  it("keeps the largest withheld length and the key's withheld letters, and the note names both", () => {
+    const withheld = Math.max(redactor(key).withheld, tokenRedactor(token).withheld);
+    const letters = redactor(key).withheldLetters!;
+    assert.deepEqual(
+      [
+        both.withheld,
+        both.withheldLetters,
+        withheldNote(both).includes(`last ${withheld} characters, and at least ${letters} letters`),
+      ],
+      [withheld, letters, true],
+    );
+  });
+
+  it('cuts a tail once, with one mark', () => {
+    const cut = both.tail(`${'a'.repeat(2000)}${key}`);
+    assert.deepEqual(
+      [cut.endsWith(WITHHELD_MARK), cut.split(WITHHELD_MARK).length - 1, cut.includes('sk_live')],
+      [true, 1, false],
     );
   });
 });

@@ -189,7 +189,7 @@ export function redactorForKeys(keys: readonly (string | undefined)[]): Redactor
   const groups: Redactor[] = [];
   if (bySkeleton.length) groups.push(skeletonRedactor(bySkeleton, withheld(bySkeleton)));
   if (strict.length) groups.push(strictRedactor(strict, withheld(strict)));
-  return groups.length === 1 ? groups[0]! : chained(groups);
+  return groups.length === 1 ? groups[0]! : chainRedactors(groups);
 }
 
 /**
@@ -389,10 +389,11 @@ function strictRedactor(secrets: readonly string[], withheld: number): Redactor 
 }
 
 /**
- * Redactors applied in turn (the skeleton keys', then the strict keys'). `tail` applies each one's `tail` to what the
- * previous one kept (its mark taken off first), so the cut loses at least what every one asks.
+ * Redactors applied in turn (the skeleton keys', then the strict keys'; the API key's, then a request's token).
+ * `tail` applies each one's `tail` to what the previous one kept (its mark taken off first), so the cut loses at
+ * least what every one asks; `withheld` and `withheldLetters` are the largest of theirs. Never throws.
  */
-function chained(each: readonly Redactor[]): Redactor {
+export function chainRedactors(each: readonly Redactor[]): Redactor {
   const chain = <T>(value: T, step: (one: Redactor, value: T) => T): T =>
     each.reduce((current, one) => step(one, current), value);
   return {

@@ -23,7 +23,7 @@ import type { SharedBudget } from '../mcp/memory.ts';
 import { createSession } from '../mcp/session.ts';
 import type { Caller, ServerRuntime, Session } from '../mcp/session.ts';
 import { MAX_LINE, decode, encode } from '../mcp/wire.ts';
-import { tokenRedactor } from '../redaction/redaction.ts';
+import { chainRedactors, tokenRedactor } from '../redaction/redaction.ts';
 import type { Redactor } from '../redaction/redaction.ts';
 import { createKeyedRateLimit } from '../runtime/limits.ts';
 import type { KeyedRateLimit } from '../runtime/limits.ts';
@@ -764,7 +764,7 @@ export async function startHttpTransport(options: {
         return rpcRefusal(500, null, ERROR_CODES.internalError, 'Internal error.');
       })
       .then((reply) => {
-        write(response, reply, box.redact ? chain(runtime.redact, box.redact) : runtime.redact, rid);
+        write(response, reply, box.redact ? chainRedactors([runtime.redact, box.redact]) : runtime.redact, rid);
         logDone(request, rid, reply, began);
       })
       .catch((error: unknown) => {
@@ -944,13 +944,3 @@ function withTokenRedaction(runtime: ServerRuntime, box: TokenBox): ServerRuntim
   };
 }
 
-/** Two redactors applied in turn (the API key's, then a request's token). */
-function chain(first: Redactor, second: Redactor): Redactor {
-  return {
-    text: (input) => second.text(first.text(input)),
-    value: (input, keys) => second.value(first.value(input, keys), keys),
-    tail: (input) => second.tail(first.tail(input)),
-    withheld: Math.max(first.withheld, second.withheld),
-    message: (input) => second.message(first.message(input)),
-  };
-}
