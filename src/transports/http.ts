@@ -943,4 +943,3 @@ function withTokenRedaction(runtime: ServerRuntime, box: TokenBox): ServerRuntim
     ...(audit ? { audit: { write: (record: AuditRecord) => audit.write(clean(record)) } } : {}),
   };
 }
-
