@@ -2680,6 +2680,24 @@ describe('no false pass on numbers and $refs (second attack round)', () => {
   });
 });
 
+describe('an enum member past 2^53 against a body number that read exactly (attack round)', () => {
+  const doc = { openapi: '3.1.0' };
+
+  it('does not pass 2^60 against enum [1152921504606846977], which parses to 2^60', () => {
+    assert.deepEqual(check(doc, JSON.parse('{"enum":[1152921504606846977]}'), 2 ** 60), [
+      {
+        kind: 'notChecked',
+        severity: 'warning',
+        path: '$',
+        schemaPath: '#/enum',
+        keyword: 'enum',
+        message:
+          'was not checked against `enum`: it lists a number past 2^53 that a double cannot tell apart from 1152921504606846976 (RFC 8259, 6)',
+      },
+    ]);
+  });
+});
+
 describe('the linear-time engine has a work bound too (second attack round)', () => {
   it('does not test a 100,000-character value against a 1,000-branch alternation, and says why', () => {
     const pattern = `^(?:${Array.from({ length: 1000 }, (_, index) => `w${index}qqq`).join('|')})!$`;
