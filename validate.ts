@@ -2269,7 +2269,8 @@ function evalAlternatives(
       )
       .map((b) => unescapePointerToken((b.$ref as string).slice((b.$ref as string).lastIndexOf('/') + 1)));
     const allowed = [...mappingKeys, ...names.filter((name) => !mappingKeys.includes(name))];
-    if (allowed.length > 0) {
+    // A mapping key whose schema is no branch is permitted by the mapping: the branches judge it, as without one.
+    if (allowed.length > 0 && mapped === undefined) {
       return [
         makeFinding(
           'enum',

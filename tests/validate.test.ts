@@ -2233,6 +2233,27 @@ describe('polymorphism decides what is documented (issue 7)', () => {
       },
     ]);
   });
+  it('judges a mapping key whose schema is no oneOf branch by the branches, never as a value no schema names (attack round)', () => {
+    const doc = {
+      openapi: '3.1.0',
+      components: {
+        schemas: { Cat: { type: 'object', required: ['meow'] }, Dog: { type: 'object', required: ['bark'] } },
+      },
+    };
+    const schema = {
+      oneOf: [{ $ref: '#/components/schemas/Cat' }],
+      discriminator: { propertyName: 'kind', mapping: { dog: '#/components/schemas/Dog' } },
+    };
+    assert.deepStrictEqual(check(doc, schema, { kind: 'dog', bark: 1 }), [
+      {
+        kind: 'missing',
+        severity: 'error',
+        path: '$.meow',
+        schemaPath: '#/components/schemas/Cat/required',
+        message: 'is required but missing (closest of 1 oneOf branches: #/components/schemas/Cat)',
+      },
+    ]);
+  });
 });
 
 describe('undecided subschemas (issue 8: no false pass, no guessed finding)', () => {
