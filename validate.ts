@@ -7,6 +7,7 @@
 import { compilePattern } from './src/schema/pattern.ts';
 import { stringFormatProblem } from './src/schema/formats.ts';
 import { equalsWrittenNumber, isWrittenInteger, numberProblems, shownText } from './src/schema/numbers.ts';
+import { decimalOfParsed, formatDecimal } from './src/shared/decimal.ts';
 import { escapePointerToken, lookupPointer, unescapePointerToken } from './src/shared/json-pointer.ts';
 import {
   baseAt,
@@ -1146,7 +1147,9 @@ function evalNode(
   }
 
   // enum / const: independent assertions (OAS 3.0.3 nullable does not extend enum; 2020-12 §6.1.2-3)
-  if (text !== undefined) writtenInEnum(ctx, schema, schemaPath, text, segments, typeOk, out);
+  // A number from 2^53 up that read exactly is compared as its text too: a document's number there stands for a range.
+  const enumText = text ?? (typeof value === 'number' && !inexact ? largeNumberText(value) : undefined);
+  if (enumText !== undefined) writtenInEnum(ctx, schema, schemaPath, enumText, segments, typeOk, out);
   else if (typeOk && !inexact && Array.isArray(schema.enum) && inEnum(ctx, schema.enum, value) === false) {
     const count = schema.enum.length > SHOWN_VALUES ? ` (${schema.enum.length} in all)` : '';
     let message = `is ${show(value)}, not one of the allowed values${count} ${quoted(ctx, schema.enum)}`;
@@ -1157,7 +1160,7 @@ function evalNode(
     }
     out.push(makeFinding('enum', segments, `${schemaPath}/enum`, message, allowedOf(schema.enum)));
   }
-  if (typeOk && !inexact && text === undefined && hasOwn(schema, 'const') && !deepEqual(schema.const, value)) {
+  if (typeOk && !inexact && enumText === undefined && hasOwn(schema, 'const') && !deepEqual(schema.const, value)) {
     out.push(
       makeFinding(
         'enum',
@@ -1372,6 +1375,13 @@ function inexactAt(ctx: Context, segments: Segment[]): string | null | undefined
   // The scan stopped listing: any number it did not list may have changed, whatever it reads as.
   if (ctx.inexact.unlisted) return null;
   return undefined;
+}
+
+/** The exact decimal text of a finite number of magnitude 2^53 or more (`decimalOfParsed`), else undefined. */
+function largeNumberText(value: number): string | undefined {
+  if (!Number.isFinite(value) || Math.abs(value) < 2 ** 53) return undefined;
+  const decimal = decimalOfParsed(value);
+  return decimal ? formatDecimal(decimal) : undefined;
 }
 
 /**
@@ -2259,7 +2269,8 @@ function evalAlternatives(
       )
       .map((b) => unescapePointerToken((b.$ref as string).slice((b.$ref as string).lastIndexOf('/') + 1)));
     const allowed = [...mappingKeys, ...names.filter((name) => !mappingKeys.includes(name))];
-    if (allowed.length > 0) {
+    // A mapping key whose schema is no branch is permitted by the mapping: the branches judge it, as without one.
+    if (allowed.length > 0 && mapped === undefined) {
       return [
         makeFinding(
           'enum',
@@ -2707,6 +2718,9 @@ function quickNode(
   let ok = true;
   const typeOk = plan.typeMask === TYPE_ANY || (plan.typeMask & typeBits(value)) !== 0;
   if (!typeOk) ok = false;
+  // A number from 2^53 up is compared as its text (`largeNumberText`) by the walk, not by value here.
+  if (typeOk && (plan.enumList || plan.hasConst) && typeof value === 'number' && largeNumberText(value) !== undefined)
+    throw QUICK_ABORT;
   if (typeOk && plan.enumList) {
     const charged = ctx.enums?.has(plan.enumList) === true;
     const known = inEnum(ctx, plan.enumList, value);

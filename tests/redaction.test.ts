@@ -114,6 +114,19 @@ describe('redactor: the key in every form an API can echo (issue 8)', () => {
     );
   });
 
+  it('redacts the key spelled in Unicode tag characters (U+E0020 to U+E007E, invisible but read as ASCII by a model)', () => {
+    const tags = (text: string) =>
+      [...text].map((character) => String.fromCodePoint(0xe0000 + character.codePointAt(0)!)).join('');
+    assert.deepEqual(
+      [
+        redact.text(`<${tags(KEY)}>`),
+        redact.text(`<${tags(KEY.toUpperCase())}>`),
+        redact.text(`<${tags('not the key at all')}>`),
+      ],
+      ['<[redacted]>', '<[redacted]>', `<${tags('not the key at all')}>`],
+    );
+  });
+
   it('redacts the key after text that turns its first characters into an escape (`%25` before hex, `&#` before a digit)', () => {
     assert.deepEqual(
       [

@@ -260,6 +260,21 @@ describe('readWorkerMemory (PROBE_WORKER_MEMORY_MB)', () => {
   });
 });
 
+describe('serve (an integer request id past 2^53)', () => {
+  it('refuses it under its own id as written, not under null, so the client is answered', async () => {
+    const handler = createHandler(readConfig({ API_BASE_URL: 'https://api.example.com' }, '/nonexistent'));
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const served = serve(handler, { input, output, graceMs: 0 });
+    input.end('{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}\n');
+    await served;
+    assert.equal(
+      String(output.read()),
+      '{"jsonrpc":"2.0","id":9007199254740993,"error":{"code":-32600,"message":"Invalid Request: `id` 9007199254740993 is an integer past 2^53, which this server cannot hold exactly; send a string or a smaller integer (MCP 2025-11-25, Base Protocol)."}}\n',
+    );
+  });
+});
+
 describe('serve (the line limit, issue 8)', () => {
   const tooLong = (id: string | number | null) => ({
     jsonrpc: '2.0',

@@ -2233,6 +2233,27 @@ describe('polymorphism decides what is documented (issue 7)', () => {
       },
     ]);
   });
+  it('judges a mapping key whose schema is no oneOf branch by the branches, never as a value no schema names (attack round)', () => {
+    const doc = {
+      openapi: '3.1.0',
+      components: {
+        schemas: { Cat: { type: 'object', required: ['meow'] }, Dog: { type: 'object', required: ['bark'] } },
+      },
+    };
+    const schema = {
+      oneOf: [{ $ref: '#/components/schemas/Cat' }],
+      discriminator: { propertyName: 'kind', mapping: { dog: '#/components/schemas/Dog' } },
+    };
+    assert.deepStrictEqual(check(doc, schema, { kind: 'dog', bark: 1 }), [
+      {
+        kind: 'missing',
+        severity: 'error',
+        path: '$.meow',
+        schemaPath: '#/components/schemas/Cat/required',
+        message: 'is required but missing (closest of 1 oneOf branches: #/components/schemas/Cat)',
+      },
+    ]);
+  });
 });
 
 describe('undecided subschemas (issue 8: no false pass, no guessed finding)', () => {
@@ -2582,12 +2603,14 @@ describe('keywords the validator does not implement are not checked, never passe
           message: 'is 1.00000000000000000001, but the schema requires the constant 1',
         },
         {
-          kind: 'enum',
-          severity: 'error',
+          // The document's 9007199254740992 may have been written 9007199254740993: both parse to 2^53.
+          kind: 'notChecked',
+          severity: 'warning',
           path: '$.id',
           schemaPath: '#/properties/id/enum',
-          allowed: [9007199254740992],
-          message: 'is 9007199254740993, not one of the allowed values [9007199254740992]',
+          keyword: 'enum',
+          message:
+            'was not checked against `enum`: it lists a number past 2^53 that a double cannot tell apart from 9007199254740993 (RFC 8259, 6)',
         },
         {
           kind: 'wrongType',
@@ -2677,6 +2700,38 @@ describe('no false pass on numbers and $refs (second attack round)', () => {
       ],
       [false, ['unresolvedRef $.a'], true],
     );
+  });
+});
+
+describe('a document number of 2^53, or an enum member past it, against a body number that read exactly (attack round)', () => {
+  const doc = { openapi: '3.1.0' };
+
+  it('does not pass 9007199254740992 against minimum 9007199254740993, which parses to 2^53 as 9007199254740992 does', () => {
+    assert.deepEqual(check(doc, JSON.parse('{"minimum":9007199254740993}'), 9007199254740992), [
+      {
+        kind: 'notChecked',
+        severity: 'warning',
+        path: '$',
+        schemaPath: '#/minimum',
+        keyword: 'minimum',
+        message:
+          "was not checked against `minimum`: the document's `minimum` parses to 9007199254740992, which a double cannot tell apart from any number from 9007199254740991.5 to 9007199254740993 (RFC 8259, 6), and 9007199254740992 lies in that range",
+      },
+    ]);
+  });
+
+  it('does not pass 2^60 against enum [1152921504606846977], which parses to 2^60', () => {
+    assert.deepEqual(check(doc, JSON.parse('{"enum":[1152921504606846977]}'), 2 ** 60), [
+      {
+        kind: 'notChecked',
+        severity: 'warning',
+        path: '$',
+        schemaPath: '#/enum',
+        keyword: 'enum',
+        message:
+          'was not checked against `enum`: it lists a number past 2^53 that a double cannot tell apart from 1152921504606846976 (RFC 8259, 6)',
+      },
+    ]);
   });
 });
 

@@ -40,6 +40,7 @@ import type { Tool, ToolContext, ToolResult, Trace } from './tool.ts';
 import { TOOLS, toolsFor } from './tools.ts';
 import type { Audit } from '../runtime/log.ts';
 import { boundedText } from '../shared/text.ts';
+import { oversizedIdText } from '../shared/json-text.ts';
 const INSTRUCTIONS =
   'openapi-probe lets you look at a real HTTP API while you write a client for it, without changing anything. ' +
   'Find the operation behind an intent, path or operationId with `find_operation`, and read its contract with ' +
@@ -603,25 +604,20 @@ export function createSession(
     const hasId = 'id' in record;
     const id = record.id;
     // MCP 2025-11-25, Base Protocol: a request id is a string or an integer.
-    const validId = typeof id === 'string' || Number.isSafeInteger(id);
+    // An integer past 2^53 stands in as its text (`oversizedIdText`, src/shared/json-text.ts): refused under it.
+    const oversized = oversizedIdText(id);
+    const validId = (typeof id === 'string' && oversized === undefined) || Number.isSafeInteger(id);
+    const replyId = validId || oversized !== undefined ? (id as RequestId) : null;
     if (typeof record.method !== 'string') {
       // A response from the client (we send no requests) or junk.
       if (!('result' in record) && !('error' in record)) {
-        return errorResponse(
-          validId ? (id as RequestId) : null,
-          ERROR_CODES.invalidRequest,
-          'Invalid Request: `method` must be a string.',
-        );
+        return errorResponse(replyId, ERROR_CODES.invalidRequest, 'Invalid Request: `method` must be a string.');
       }
       return undefined;
     }
     if (record.jsonrpc !== '2.0') {
       return hasId
-        ? errorResponse(
-            validId ? (id as RequestId) : null,
-            ERROR_CODES.invalidRequest,
-            'Invalid Request: `jsonrpc` must be "2.0".',
-          )
+        ? errorResponse(replyId, ERROR_CODES.invalidRequest, 'Invalid Request: `jsonrpc` must be "2.0".')
         : undefined;
     }
     const method = record.method;
@@ -638,6 +634,12 @@ export function createSession(
       }
       return undefined;
     }
+    if (oversized !== undefined)
+      return errorResponse(
+        replyId,
+        ERROR_CODES.invalidRequest,
+        `Invalid Request: \`id\` ${boundedText(oversized, 64)} is an integer past 2^53, which this server cannot hold exactly; send a string or a smaller integer (MCP 2025-11-25, Base Protocol).`,
+      );
     if (!validId)
       return errorResponse(
         null,

@@ -12,7 +12,7 @@ import type { Redactor } from '../redaction/redaction.ts';
 import { measureJsonText } from '../shared/json-text.ts';
 import { ERROR_CODES, errorResponse } from './codes.ts';
 import type { JsonRpcResponse, RequestId } from './codes.ts';
-import { createIdScanner } from '../shared/json-text.ts';
+import { createIdScanner, OVERSIZED_ID_PREFIX } from '../shared/json-text.ts';
 import { MAX_ANSWER } from '../jobs/jobs.ts';
 import { boundedText } from '../shared/text.ts';
 /** The one argument of a tool that may be large (a JSON body, up to the line limit), by tool name. */
@@ -206,6 +206,15 @@ export function decode(text: string): Decoded {
     return { error: errorResponse(null, ERROR_CODES.parseError, `Parse error: ${(error as Error).message}`) };
   }
   if (spans?.some(Boolean)) holdArguments(message, text, spans);
+  // An integer id past 2^53 parsed to a double that is not the client's id: it is read again from the text.
+  const id = (message as { id?: unknown } | null)?.id;
+  if (typeof id === 'number' && Number.isInteger(id) && !Number.isSafeInteger(id) && !Array.isArray(message)) {
+    const scanned = createIdScanner();
+    scanned.feed(text);
+    const [written] = scanned.ids();
+    if (typeof written === 'string' && written.startsWith(OVERSIZED_ID_PREFIX))
+      (message as { id: unknown }).id = written;
+  }
   return { message };
 }
 
@@ -327,6 +336,18 @@ export function cutAnswer(message: unknown, size: number, redact: Redactor): unk
   };
 }
 
+/** How every response starts as serialized, up to its id, when the id stands for an integer past 2^53. */
+const OVERSIZED_ID_START = `{"jsonrpc":"2.0","id":${JSON.stringify(OVERSIZED_ID_PREFIX).slice(0, -1)}`;
+
+/** `text` with the stand-in of an integer id past 2^53 (`OVERSIZED_ID_PREFIX`) written back as the id's own JSON text. */
+function withOversizedId(text: string): string {
+  if (!text.startsWith(OVERSIZED_ID_START)) return text;
+  const end = text.indexOf('"', OVERSIZED_ID_START.length);
+  const number = text.slice(OVERSIZED_ID_START.length, end);
+  if (!/^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/.test(number)) return text;
+  return `{"jsonrpc":"2.0","id":${number}${text.slice(end + 1)}`;
+}
+
 /**
  * Writes one outgoing message (a response or a batch of them) as JSON text: one serialization (`serializeMessage`: a
  * tool result's structured content is written from the text made of it once), with U+2028, U+2029 and U+0085 escaped
@@ -384,8 +405,8 @@ export function encode(message: unknown, redact: Redactor): string {
     // Escaping only lengthens a text, so one past the cap unescaped is past it as written.
     const idLength = JSON.stringify((cleaned as { id?: unknown } | null)?.id ?? null).length;
     if (text !== '' && text.length - idLength <= MAX_ANSWER && !escaped) text = escapeLineSeparators(text);
-    if (text !== '' && text.length - idLength <= MAX_ANSWER) return text;
-    return escapeLineSeparators(JSON.stringify(cutAnswer(cleaned, text.length || 2 ** 29, redact)));
+    if (text !== '' && text.length - idLength <= MAX_ANSWER) return withOversizedId(text);
+    return withOversizedId(escapeLineSeparators(JSON.stringify(cutAnswer(cleaned, text.length || 2 ** 29, redact))));
   };
   return Array.isArray(message) ? `[${message.map(one).join(',')}]` : one(message);
 }

@@ -846,7 +846,8 @@ function utf8(text: string): Uint8Array {
 /**
  * What a non-ASCII code point adds to the two skeletons: its NFKC form (Unicode UAX #15: fullwidth `ｓ`,
  * mathematical `𝐬`, ligature `ﬁ` become `s`, `s`, `fi`) case-folded and cut to letters and digits, and
- * its base64 characters (case kept), each as UTF-8 bytes. Zero-width, soft hyphen, combining marks and
+ * its base64 characters (case kept), each as UTF-8 bytes; a tag character (U+E0020 to U+E007E) as the ASCII character
+ * it spells. Zero-width, soft hyphen, combining marks and
  * other punctuation add nothing. Cached (every BMP code point, 65,536 astral ones), so a long text folds
  * at the cost of a lookup per character.
  */
@@ -855,7 +856,9 @@ function foldCodePoint(codePoint: number): Folded {
   if (cached) return cached;
   let letters = '';
   let base64 = '';
-  for (const character of String.fromCodePoint(codePoint).normalize('NFKC')) {
+  // A tag character (U+E0020 to U+E007E) renders as nothing but spells its ASCII character to a model that reads it.
+  const read = codePoint >= 0xe0020 && codePoint <= 0xe007e ? codePoint - 0xe0000 : codePoint;
+  for (const character of String.fromCodePoint(read).normalize('NFKC')) {
     const code = character.codePointAt(0)!;
     if (code < 128) {
       if (LETTER_OR_DIGIT[code]) letters += String.fromCharCode(LETTER_OR_DIGIT[code]!);

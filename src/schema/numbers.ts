@@ -144,7 +144,7 @@ function holds(side: Side, value: number, limit: number): boolean {
 }
 
 function bound(subject: Subject, side: Side, limit: number): NumberProblem | undefined {
-  if (subject.plain && Math.abs(limit) <= 2 ** 53) {
+  if (subject.plain && Math.abs(limit) < 2 ** 53) {
     return holds(side, subject.value, limit) ? undefined : boundProblem(side, writtenOf(subject), String(limit));
   }
   const range = rangeOfDouble(limit);
@@ -239,7 +239,7 @@ function boundVerdict(number: Decimal, range: Range, side: Side): boolean | unde
 
 function multipleVerdict(subject: Subject, divisor: number): boolean | undefined {
   const value = subject.value;
-  if (subject.plain && Number.isFinite(divisor) && Math.abs(divisor) <= 2 ** 53) {
+  if (subject.plain && Number.isFinite(divisor) && Math.abs(divisor) < 2 ** 53) {
     // Two integers within 2^53: the remainder is exact in IEEE 754 (fmod).
     if (Number.isInteger(value) && Number.isInteger(divisor)) return value % divisor === 0;
     // A number with a fraction is no multiple of an integer.

@@ -113,7 +113,7 @@ function shifted(value: Decimal): Decimal {
 
 /**
  * The range of numbers a JSON text may have held when parsing gave this double (RFC 8259, 6; IEEE 754 rounds
- * to nearest): the double itself when it is within 2^53 (the document is taken to say what it reads as), otherwise
+ * to nearest): the double itself when it is below 2^53 (the document is taken to say what it reads as), otherwise
  * every number within half a step of it on either side (9223372036854775807 and 9223372036854775808 both parse to
  * 2^63, which stands for 9223372036854775296..9223372036854776832). The ends are included, so a number there counts
  * as undecided rather than decided by a tie rule.
@@ -125,7 +125,8 @@ export function rangeOfDouble(
 ): { value: Decimal; low: Decimal; high: Decimal; exact: boolean } | undefined {
   const decimal = decimalOfNumber(value);
   if (!decimal) return undefined;
-  if (Math.abs(value) <= 2 ** 53) return { value: decimal, low: decimal, high: decimal, exact: true };
+  // Below 2^53 every integer is a double; 2^53 itself is also what 2^53 + 1 parses to.
+  if (Math.abs(value) < 2 ** 53) return { value: decimal, low: decimal, high: decimal, exact: true };
   const magnitude = BigInt(Math.abs(value));
   const bits = magnitude.toString(2).length;
   const step = 2n ** BigInt(bits - 53);

@@ -1,7 +1,7 @@
 // Tests of src/shared/json-text.ts: the request id scanner and the text measure against JSON.parse as the oracle.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createIdScanner, MAX_SCANNED_ID_TEXT, measureJsonText } from './json-text.ts';
+import { createIdScanner, MAX_SCANNED_ID_TEXT, measureJsonText, OVERSIZED_ID_PREFIX } from './json-text.ts';
 
 /** The ids JSON.parse finds: the top-level `id` of an object, or of each element object of a batch; strings and safe integers only. */
 function oracleIds(text: string): (string | number)[] {
@@ -64,10 +64,17 @@ describe('createIdScanner', () => {
 
   it('reads no id that is not a string or an integer (MCP 2025-11-25, Base Protocol)', () => {
     assert.deepEqual(
-      ['{"id":1.5}', '{"id":true}', '{"id":null}', '{"id":{"x":1}}', '{"id":[1]}', '{"id":12345678901234567890}'].map(
-        (text) => scannedIds(text, []),
+      ['{"id":1.5}', '{"id":true}', '{"id":null}', '{"id":{"x":1}}', '{"id":[1]}', '{"id":1e400}'].map((text) =>
+        scannedIds(text, []),
       ),
       [[], [], [], [], [], []],
+    );
+  });
+
+  it('keeps an integer id past 2^53 as its text behind OVERSIZED_ID_PREFIX, so its refusal goes out under that id', () => {
+    assert.deepEqual(
+      ['{"id":12345678901234567890}', '{"id":-9007199254740993}'].map((text) => scannedIds(text, [])),
+      [[`${OVERSIZED_ID_PREFIX}12345678901234567890`], [`${OVERSIZED_ID_PREFIX}-9007199254740993`]],
     );
   });
 

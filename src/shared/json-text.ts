@@ -261,6 +261,20 @@ export function nestingDepth(value: unknown): number {
   return deepest;
 }
 
+/**
+ * The start of the string that stands, while a message is handled, for an integer request id past 2^53 (which a
+ * double cannot hold exactly): followed by the id's JSON text as the client wrote it. `encode` (src/mcp/wire.ts)
+ * writes it back as that text, so such a request is refused under its own id instead of null.
+ */
+export const OVERSIZED_ID_PREFIX = '\u0000openapi-probe oversized id:';
+
+/** The JSON text of the integer id past 2^53 that `id` stands for (`OVERSIZED_ID_PREFIX`), else undefined. */
+export function oversizedIdText(id: unknown): string | undefined {
+  return typeof id === 'string' && id.startsWith(OVERSIZED_ID_PREFIX)
+    ? id.slice(OVERSIZED_ID_PREFIX.length)
+    : undefined;
+}
+
 /** Most request ids `createIdScanner` keeps from one batch; the elements past it get no reply of their own. */
 export const MAX_SCANNED_IDS = 1000;
 
@@ -300,7 +314,11 @@ export function createIdScanner(): { feed(piece: string): void; ids(): (string |
     const value = Number(number);
     // A request id is a string or an integer (MCP 2025-11-25, Base Protocol); anything else is answered with id null.
     // As the session reads the parsed message: any JSON number whose value is a safe integer (`8.0` and `8e0` are 8).
-    if (/^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/.test(number) && Number.isSafeInteger(value)) keep(value);
+    if (/^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/.test(number)) {
+      if (Number.isSafeInteger(value)) keep(value);
+      // An integer past 2^53: kept as written (`OVERSIZED_ID_PREFIX`), so its refusal goes out under its own id.
+      else if (Number.isInteger(value)) keep(OVERSIZED_ID_PREFIX + number);
+    }
     number = '';
     idValue = false;
   };
