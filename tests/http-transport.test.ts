@@ -314,7 +314,7 @@ describe('Streamable HTTP transport, in process, with a fake authorizer', () => 
       assert.deepEqual([answer.status, answer.json?.id, answer.json?.error?.code], [400, 1, -32020]);
     });
 
-    it('refuses a request whose _meta lacks the protocol version or the client capabilities with 400 and -32602', async () => {
+    it('refuses a request whose _meta lacks the protocol version or the client capabilities, or holds one of another type, with 400 and -32602', async () => {
       // MCP 2026-07-28, Base Protocol, _meta: both are required on every request; the header alone is not the era's word.
       const request = (meta: Record<string, unknown> | undefined) => ({
         headers: { ...JSON_HEADERS, ...auth(), 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/list' },
@@ -326,6 +326,7 @@ describe('Streamable HTTP transport, in process, with a fake authorizer', () => 
           { 'io.modelcontextprotocol/clientCapabilities': {} },
           { 'io.modelcontextprotocol/protocolVersion': MODERN },
           { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': [] },
+          { 'io.modelcontextprotocol/protocolVersion': 5, 'io.modelcontextprotocol/clientCapabilities': {} },
         ].map((meta) => send(url, request(meta))),
       );
       assert.deepEqual(
@@ -340,25 +341,31 @@ describe('Streamable HTTP transport, in process, with a fake authorizer', () => 
             400,
             7,
             -32602,
-            'Invalid params: _meta lacks io.modelcontextprotocol/protocolVersion and io.modelcontextprotocol/clientCapabilities, which MCP 2026-07-28 requires on every request.',
+            'Invalid params: _meta needs io.modelcontextprotocol/protocolVersion (a string) and io.modelcontextprotocol/clientCapabilities (an object), which MCP 2026-07-28 requires on every request.',
           ],
           [
             400,
             7,
             -32602,
-            'Invalid params: _meta lacks io.modelcontextprotocol/protocolVersion, which MCP 2026-07-28 requires on every request.',
+            'Invalid params: _meta needs io.modelcontextprotocol/protocolVersion (a string), which MCP 2026-07-28 requires on every request.',
           ],
           [
             400,
             7,
             -32602,
-            'Invalid params: _meta lacks io.modelcontextprotocol/clientCapabilities, which MCP 2026-07-28 requires on every request.',
+            'Invalid params: _meta needs io.modelcontextprotocol/clientCapabilities (an object), which MCP 2026-07-28 requires on every request.',
           ],
           [
             400,
             7,
             -32602,
-            'Invalid params: _meta lacks io.modelcontextprotocol/clientCapabilities, which MCP 2026-07-28 requires on every request.',
+            'Invalid params: _meta needs io.modelcontextprotocol/clientCapabilities (an object), which MCP 2026-07-28 requires on every request.',
+          ],
+          [
+            400,
+            7,
+            -32602,
+            'Invalid params: _meta needs io.modelcontextprotocol/protocolVersion (a string), which MCP 2026-07-28 requires on every request.',
           ],
         ],
       );

@@ -151,7 +151,7 @@ describe('the stateless era (MCP 2026-07-28) beside the initialize era, in one s
       error: {
         code: -32602,
         message:
-          'Invalid params: _meta lacks io.modelcontextprotocol/clientCapabilities, which MCP 2026-07-28 requires on every request.',
+          'Invalid params: _meta needs io.modelcontextprotocol/clientCapabilities (an object), which MCP 2026-07-28 requires on every request.',
       },
     };
     assert.deepEqual(replies, [refusal, refusal, refusal]);

@@ -48,9 +48,13 @@ export function missingMetaFields(meta: unknown): string[] {
   ];
 }
 
-/** The refusal of a stateless-era request whose `_meta` lacks `missing` (`missingMetaFields`), as -32602 text. */
+/**
+ * The refusal of a stateless-era request whose `_meta` lacks `missing` (`missingMetaFields`) or holds it with the
+ * wrong type, as -32602 text naming the type each needs.
+ */
 export function missingMetaMessage(missing: readonly string[]): string {
-  return `Invalid params: _meta lacks ${missing.join(' and ')}, which MCP 2026-07-28 requires on every request.`;
+  const needs = missing.map((key) => `${key} (${key === META_KEYS.protocolVersion ? 'a string' : 'an object'})`);
+  return `Invalid params: _meta needs ${needs.join(' and ')}, which MCP 2026-07-28 requires on every request.`;
 }
 
 /** JSON-RPC 2.0 error codes (JSON-RPC 2.0, 5.1; MCP 2025-11-25 schema.ts). */
