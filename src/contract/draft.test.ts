@@ -94,3 +94,40 @@ describe('draft_request names the path segment its style expects (OpenAPI 3.0.3 
     );
   });
 });
+
+describe('draft_request and a header given twice in different case (attack round)', () => {
+  it('lists the second spelling as a repeated header, naming both (RFC 9110, 5.1)', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'draft-headers-')), 'openapi.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        openapi: '3.1.0',
+        info: { title: 'headers', version: '1' },
+        paths: { '/notes': { post: { responses: { '201': { description: 'made' } } } } },
+      }),
+    );
+    const { problems, matchesContract } = draftRequest(await loadDocument(file), {
+      method: 'POST',
+      url: new URL('https://api.test/notes'),
+      basePrefix: '',
+      keyHeader: 'Authorization',
+      headers: { 'X-Trace': 'a', 'x-trace': 'b' },
+    });
+    assert.deepEqual(
+      [matchesContract, problems],
+      [
+        false,
+        [
+          {
+            in: 'header',
+            name: 'x-trace',
+            kind: 'repeated',
+            severity: 'error',
+            message:
+              'is given twice, as X-Trace and x-trace: header names are case-insensitive (RFC 9110, 5.1), so the check read X-Trace only; give it once',
+          },
+        ],
+      ],
+    );
+  });
+});

@@ -477,6 +477,28 @@ function partProblems(
 }
 
 /**
+ * A problem for each header name the draft gives twice in different case (`Content-Type` and `content-type`): header
+ * names are case-insensitive (RFC 9110, 5.1), so the request would carry one field twice and the check reads the first.
+ */
+function repeatedHeaders(headers: Record<string, string>): DraftProblem[] {
+  const seen = new Map<string, string>();
+  const problems: DraftProblem[] = [];
+  for (const name of Object.keys(headers)) {
+    const first = seen.get(name.toLowerCase());
+    if (first === undefined) seen.set(name.toLowerCase(), name);
+    else
+      problems.push({
+        in: 'header',
+        name,
+        kind: 'repeated',
+        severity: 'error',
+        message: `is given twice, as ${first} and ${name}: header names are case-insensitive (RFC 9110, 5.1), so the check read ${first} only; give it once`,
+      });
+  }
+  return problems;
+}
+
+/**
  * Checks a request against the contract without sending it: the operation (method + path, with
  * suggestions when there is none), its path, query and header parameters (`checkParameters`), and the
  * body in the media type it is sent as (`prepareBody`: JSON, form, multipart or text), its value checked by
@@ -516,7 +538,7 @@ export function draftRequest(
     };
   }
   const operation = match.operation;
-  const problems: DraftProblem[] = written.problems;
+  const problems: DraftProblem[] = [...written.problems, ...repeatedHeaders(draft.headers ?? {})];
   const parameterProblems = checkParameters(
     loaded,
     operation,
