@@ -86,6 +86,14 @@ describe('openapi-probe doctor', () => {
     );
   });
 
+  it('does not blame the document for having no parameterless GET when it did not load', async () => {
+    const ran = await run(['doctor', '--base-url', api.url, '--doc', 'no-such-folder/openapi.json'], { API_KEY: KEY });
+    assert.equal(
+      ran.out.split('\n')[2],
+      `note    GET ${api.url}: 404 application/json: the base itself has no resource here, which is common; with no document loaded there is no documented GET to try instead: fix the document above, then run doctor again.`,
+    );
+  });
+
   it('says a configuration error in one line, exit 1', async () => {
     const ran = await run(['doctor'], {});
     assert.deepEqual(ran, {

@@ -129,7 +129,7 @@ export async function runDoctor(
       failed = true;
     } else if (answer.status === 404) {
       note(
-        `${what}: the base itself has no resource here, which is common; the document has no GET operation without parameters to try instead.`,
+        `${what}: the base itself has no resource here, which is common; ${loaded ? 'the document has no GET operation without parameters to try instead' : 'with no document loaded there is no documented GET to try instead: fix the document above, then run doctor again'}.`,
       );
     } else ok(what);
   } catch (error) {
