@@ -75,6 +75,19 @@ describe('openapi-probe doctor', () => {
     );
   });
 
+  it('says when API_KEY starts with "Bearer ", so the header says Bearer twice, exit 1', async () => {
+    const ran = await run(['doctor', '--base-url', api.url, '--doc', `${HERE}openapi.json`], {
+      API_KEY: `Bearer ${KEY}`,
+    });
+    assert.deepEqual(
+      [ran.exitCode, ran.out.split('\n')[2]],
+      [
+        1,
+        `problem GET ${api.url}/meters: 401 application/json: the API refused the request; API_KEY starts with "Bearer ", and the key is sent as Authorization: Bearer <API_KEY>, so the header says Bearer twice: set API_KEY to the key alone.`,
+      ],
+    );
+  });
+
   it('names the absolute path a relative OPENAPI_DOC was read from, and the fix, exit 1', async () => {
     const ran = await run(['doctor', '--base-url', api.url, '--doc', 'no-such-folder/openapi.json'], { API_KEY: KEY });
     assert.deepEqual(

@@ -108,7 +108,13 @@ export async function runDoctor(
     const what = `GET ${tried ? shownUrl(url.href) : base}: ${answer.status}${answer.contentType ? ` ${answer.contentType.split(';')[0]}` : ''}`;
     if (answer.status === 401 || answer.status === 403 || answer.status === 407) {
       problem(
-        `${what}: the API refused the request${config.apiKey ? '; check API_KEY, and API_KEY_HEADER if the API takes the key in a header of its own' : '; set API_KEY'}.`,
+        `${what}: the API refused the request${
+          !config.apiKey
+            ? '; set API_KEY'
+            : !config.apiKeyHeader && /^bearer\s/i.test(config.apiKey)
+              ? '; API_KEY starts with "Bearer ", and the key is sent as Authorization: Bearer <API_KEY>, so the header says Bearer twice: set API_KEY to the key alone'
+              : '; check API_KEY, and API_KEY_HEADER if the API takes the key in a header of its own'
+        }.`,
       );
       failed = true;
     } else if (answer.status >= 300 && answer.status < 400) {
