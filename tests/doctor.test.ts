@@ -88,6 +88,17 @@ describe('openapi-probe doctor', () => {
     );
   });
 
+  it('says a document URL that answers 401 was fetched without API_KEY, and the fix, exit 1', async () => {
+    const ran = await run(['doctor', '--base-url', api.url, '--doc', `${api.url}/openapi.json`], { API_KEY: KEY });
+    assert.deepEqual(
+      [ran.exitCode, ran.out.split('\n')[1]],
+      [
+        1,
+        `problem document: Cannot load OpenAPI document ${api.url}/openapi.json at #: HTTP 401 Unauthorized: the document is fetched without API_KEY, so a URL that needs the key cannot be read; download the document and set OPENAPI_DOC to its absolute path.`,
+      ],
+    );
+  });
+
   it('names the absolute path a relative OPENAPI_DOC was read from, and the fix, exit 1', async () => {
     const ran = await run(['doctor', '--base-url', api.url, '--doc', 'no-such-folder/openapi.json'], { API_KEY: KEY });
     assert.deepEqual(
