@@ -99,6 +99,17 @@ describe('openapi-probe doctor', () => {
     );
   });
 
+  it('says when API_KEY is an unexpanded variable reference, exit 1', async () => {
+    const ran = await run(['doctor', '--base-url', api.url, '--doc', `${HERE}openapi.json`], { API_KEY: '${API_KEY}' });
+    assert.deepEqual(
+      [ran.exitCode, ran.out.split('\n')[2]],
+      [
+        1,
+        `problem GET ${api.url}/meters: 401 application/json: the API refused the request; API_KEY holds a variable reference ($NAME or \${NAME}), not a key: whatever started the server passed it on without expanding it; put the key itself in the env.`,
+      ],
+    );
+  });
+
   it('names the absolute path a relative OPENAPI_DOC was read from, and the fix, exit 1', async () => {
     const ran = await run(['doctor', '--base-url', api.url, '--doc', 'no-such-folder/openapi.json'], { API_KEY: KEY });
     assert.deepEqual(

@@ -111,9 +111,11 @@ export async function runDoctor(
         `${what}: the API refused the request${
           !config.apiKey
             ? '; set API_KEY'
-            : !config.apiKeyHeader && /^bearer\s/i.test(config.apiKey)
-              ? '; API_KEY starts with "Bearer ", and the key is sent as Authorization: Bearer <API_KEY>, so the header says Bearer twice: set API_KEY to the key alone'
-              : '; check API_KEY, and API_KEY_HEADER if the API takes the key in a header of its own'
+            : /^\$\{?[A-Za-z_][A-Za-z0-9_:-]*\}?$/.test(config.apiKey)
+              ? '; API_KEY holds a variable reference ($NAME or ${NAME}), not a key: whatever started the server passed it on without expanding it; put the key itself in the env'
+              : !config.apiKeyHeader && /^bearer\s/i.test(config.apiKey)
+                ? '; API_KEY starts with "Bearer ", and the key is sent as Authorization: Bearer <API_KEY>, so the header says Bearer twice: set API_KEY to the key alone'
+                : '; check API_KEY, and API_KEY_HEADER if the API takes the key in a header of its own'
         }.`,
       );
       failed = true;
