@@ -122,6 +122,11 @@ export async function main(): Promise<void> {
     audit: config.auditLog ?? 'none',
     worker_memory_mb: workerMemory,
   });
+  // No document at all is said at start-up too, where the host's log shows it (doctor says the same).
+  if (!config.openapiDoc)
+    logger.error('document.load.error', {
+      reason: `document not loaded, probes go unchecked: OPENAPI_DOC is not set and there is no openapi.json in the working directory ${process.cwd()}; set OPENAPI_DOC to the absolute path or URL of the OpenAPI document`,
+    });
   const stop = new AbortController();
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort(signal));
   if (http) {

@@ -1767,6 +1767,13 @@ describe('a 401 says how the key was sent (new-user trial)', () => {
     ]);
   });
 
+  it('says the key is an unexpanded variable reference when a host passed ${API_KEY} on as written', async () => {
+    assert.deepEqual(await noteOf({ API_KEY: '${API_KEY}' }), [
+      401,
+      "The API answered 401; API_KEY holds a variable reference ($NAME or ${NAME}), not a key: the host passed it on without expanding it. Put the key itself in the configuration's env.",
+    ]);
+  });
+
   it('says no key was sent when API_KEY is not set', async () => {
     assert.deepEqual(await noteOf({}), [
       401,

@@ -155,7 +155,11 @@ export async function main(): Promise<number> {
       );
       if (reply.error) throw new Error(`field_presence ${operation}: JSON-RPC error ${JSON.stringify(reply.error)}`);
       const sc = reply.result.structuredContent as Record<string, any> | undefined;
-      console.log(`Field presence for ${operation} over ${paths.length} records:`);
+      // field_presence counts one record per path, its newest probe: the same path probed twice is one record.
+      const distinct = new Set(paths).size;
+      console.log(
+        `Field presence for ${operation} over ${distinct} record(s)${distinct < paths.length ? ` (${paths.length} probes; a path probed again counts once, its newest response)` : ''}:`,
+      );
       if (!sc) {
         console.log(`    ${reply.result.content?.[0]?.text}\n`);
         continue;

@@ -94,6 +94,37 @@ describe('flags (issue 10)', () => {
     );
   });
 
+  it('says at start-up that no document is loaded when OPENAPI_DOC is unset and the working directory has no openapi.json', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'probe-nodoc-'));
+    try {
+      const run = spawnSync(
+        process.execPath,
+        // tsx resolved here: the server runs in a folder with no node_modules.
+        [
+          ...nodeArgsFor(`${HERE}probe-server.ts`).map((arg) => (arg === 'tsx' ? import.meta.resolve('tsx') : arg)),
+          '--base-url',
+          'http://127.0.0.1:9/v2',
+        ],
+        {
+          cwd: dir,
+          env: { PATH: process.env.PATH ?? '' },
+          input: '',
+          encoding: 'utf8',
+          timeout: 20_000,
+        },
+      );
+      assert.deepEqual(
+        { code: run.status, second: run.stderr.split('\n')[1] },
+        {
+          code: 0,
+          second: `event=document.load.error reason="document not loaded, probes go unchecked: OPENAPI_DOC is not set and there is no openapi.json in the working directory ${dir}; set OPENAPI_DOC to the absolute path or URL of the OpenAPI document"`,
+        },
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('returns the environment with the flags applied, the key left to API_KEY', async () => {
     const { result } = await runCommand(
       [

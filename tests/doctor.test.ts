@@ -75,6 +75,41 @@ describe('openapi-probe doctor', () => {
     );
   });
 
+  it('says when API_KEY starts with "Bearer ", so the header says Bearer twice, exit 1', async () => {
+    const ran = await run(['doctor', '--base-url', api.url, '--doc', `${HERE}openapi.json`], {
+      API_KEY: `Bearer ${KEY}`,
+    });
+    assert.deepEqual(
+      [ran.exitCode, ran.out.split('\n')[2]],
+      [
+        1,
+        `problem GET ${api.url}/meters: 401 application/json: the API refused the request; API_KEY starts with "Bearer ", and the key is sent as Authorization: Bearer <API_KEY>, so the header says Bearer twice: set API_KEY to the key alone.`,
+      ],
+    );
+  });
+
+  it('says a document URL that answers 401 was fetched without API_KEY, and the fix, exit 1', async () => {
+    const ran = await run(['doctor', '--base-url', api.url, '--doc', `${api.url}/openapi.json`], { API_KEY: KEY });
+    assert.deepEqual(
+      [ran.exitCode, ran.out.split('\n')[1]],
+      [
+        1,
+        `problem document: Cannot load OpenAPI document ${api.url}/openapi.json at #: HTTP 401 Unauthorized: the document is fetched without API_KEY, so a URL that needs the key cannot be read; download the document and set OPENAPI_DOC to its absolute path.`,
+      ],
+    );
+  });
+
+  it('says when API_KEY is an unexpanded variable reference, exit 1', async () => {
+    const ran = await run(['doctor', '--base-url', api.url, '--doc', `${HERE}openapi.json`], { API_KEY: '${API_KEY}' });
+    assert.deepEqual(
+      [ran.exitCode, ran.out.split('\n')[2]],
+      [
+        1,
+        `problem GET ${api.url}/meters: 401 application/json: the API refused the request; API_KEY holds a variable reference ($NAME or \${NAME}), not a key: whatever started the server passed it on without expanding it; put the key itself in the env.`,
+      ],
+    );
+  });
+
   it('names the absolute path a relative OPENAPI_DOC was read from, and the fix, exit 1', async () => {
     const ran = await run(['doctor', '--base-url', api.url, '--doc', 'no-such-folder/openapi.json'], { API_KEY: KEY });
     assert.deepEqual(
@@ -83,6 +118,14 @@ describe('openapi-probe doctor', () => {
         1,
         `problem document: Cannot load OpenAPI document ${process.cwd()}/no-such-folder/openapi.json at #: cannot read file: ENOENT: no such file or directory, stat '${process.cwd()}/no-such-folder/openapi.json'. OPENAPI_DOC "no-such-folder/openapi.json" is a relative path, read from the working directory ${process.cwd()} (an MCP host starts the server in a directory of its own choosing); set OPENAPI_DOC to an absolute path.`,
       ],
+    );
+  });
+
+  it('does not blame the document for having no parameterless GET when it did not load', async () => {
+    const ran = await run(['doctor', '--base-url', api.url, '--doc', 'no-such-folder/openapi.json'], { API_KEY: KEY });
+    assert.equal(
+      ran.out.split('\n')[2],
+      `note    GET ${api.url}: 404 application/json: the base itself has no resource here, which is common; with no document loaded there is no documented GET to try instead: fix the document above, then run doctor again.`,
     );
   });
 

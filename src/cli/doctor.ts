@@ -108,7 +108,15 @@ export async function runDoctor(
     const what = `GET ${tried ? shownUrl(url.href) : base}: ${answer.status}${answer.contentType ? ` ${answer.contentType.split(';')[0]}` : ''}`;
     if (answer.status === 401 || answer.status === 403 || answer.status === 407) {
       problem(
-        `${what}: the API refused the request${config.apiKey ? '; check API_KEY, and API_KEY_HEADER if the API takes the key in a header of its own' : '; set API_KEY'}.`,
+        `${what}: the API refused the request${
+          !config.apiKey
+            ? '; set API_KEY'
+            : /^\$\{?[A-Za-z_][A-Za-z0-9_:-]*\}?$/.test(config.apiKey)
+              ? '; API_KEY holds a variable reference ($NAME or ${NAME}), not a key: whatever started the server passed it on without expanding it; put the key itself in the env'
+              : !config.apiKeyHeader && /^bearer\s/i.test(config.apiKey)
+                ? '; API_KEY starts with "Bearer ", and the key is sent as Authorization: Bearer <API_KEY>, so the header says Bearer twice: set API_KEY to the key alone'
+                : '; check API_KEY, and API_KEY_HEADER if the API takes the key in a header of its own'
+        }.`,
       );
       failed = true;
     } else if (answer.status >= 300 && answer.status < 400) {
@@ -129,7 +137,7 @@ export async function runDoctor(
       failed = true;
     } else if (answer.status === 404) {
       note(
-        `${what}: the base itself has no resource here, which is common; the document has no GET operation without parameters to try instead.`,
+        `${what}: the base itself has no resource here, which is common; ${loaded ? 'the document has no GET operation without parameters to try instead' : 'with no document loaded there is no documented GET to try instead: fix the document above, then run doctor again'}.`,
       );
     } else ok(what);
   } catch (error) {

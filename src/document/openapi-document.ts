@@ -674,7 +674,15 @@ export async function readSource(source: string, options: LoadOptions): Promise<
         }
         if (!response.ok) {
           await response.body?.cancel().catch(() => undefined);
-          throw new DocumentError(source, '#', `HTTP ${response.status} ${response.statusText}`.trim());
+          const refused = response.status === 401 || response.status === 403;
+          throw new DocumentError(
+            source,
+            '#',
+            `HTTP ${response.status} ${response.statusText}`.trim() +
+              (refused
+                ? ': the document is fetched without API_KEY, so a URL that needs the key cannot be read; download the document and set OPENAPI_DOC to its absolute path'
+                : ''),
+          );
         }
         return { text: await readBody(response, source, maxBytes), abs: undefined, url };
       }

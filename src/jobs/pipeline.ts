@@ -192,6 +192,10 @@ export function cutNoteFor(config: Config): string {
 export function keyNote(config: Config, status: number): string {
   if (!config.apiKey)
     return `The API answered ${status} and no key was sent: API_KEY is not set in the server's environment.`;
+  // A host that does not expand variables passes `${API_KEY}` on as it is written.
+  if (/^\$\{?[A-Za-z_][A-Za-z0-9_:-]*\}?$/.test(config.apiKey)) {
+    return `The API answered ${status}; API_KEY holds a variable reference ($NAME or \${NAME}), not a key: the host passed it on without expanding it. Put the key itself in the configuration's env.`;
+  }
   // The usual slip: the scheme pasted into the key, so the header reads `Bearer Bearer …`.
   if (!config.apiKeyHeader && /^bearer\s/i.test(config.apiKey)) {
     return `The API answered ${status}; API_KEY starts with "Bearer ", and the key is sent as \`Authorization: Bearer <API_KEY>\`, so the header says Bearer twice. Set API_KEY to the key alone.`;
