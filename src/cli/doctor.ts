@@ -10,7 +10,7 @@ import { loadDocument } from '../document/openapi-document.ts';
 import type { LoadedDocument, Operation } from '../document/model.ts';
 import { probe, probeHeaders, ProbeError } from '../api/probe.ts';
 import { buildProbeUrl } from '../api/url-policy.ts';
-import { readConfig, relativeSourceHint } from '../runtime/config.ts';
+import { apiKeySlip, readConfig, relativeSourceHint } from '../runtime/config.ts';
 import type { Config } from '../runtime/config.ts';
 import { publicSource, publicUrl } from '../runtime/log.ts';
 import { redactor } from '../redaction/redaction.ts';
@@ -111,9 +111,9 @@ export async function runDoctor(
         `${what}: the API refused the request${
           !config.apiKey
             ? '; set API_KEY'
-            : /^\$\{?[A-Za-z_][A-Za-z0-9_:-]*\}?$/.test(config.apiKey)
+            : apiKeySlip(config) === 'unexpanded'
               ? '; API_KEY holds a variable reference ($NAME or ${NAME}), not a key: whatever started the server passed it on without expanding it; put the key itself in the env'
-              : !config.apiKeyHeader && /^bearer\s/i.test(config.apiKey)
+              : apiKeySlip(config) === 'bearer'
                 ? '; API_KEY starts with "Bearer ", and the key is sent as Authorization: Bearer <API_KEY>, so the header says Bearer twice: set API_KEY to the key alone'
                 : '; check API_KEY, and API_KEY_HEADER if the API takes the key in a header of its own'
         }.`,

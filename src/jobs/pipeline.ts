@@ -10,6 +10,7 @@ import { judge } from '../contract/judge.ts';
 import { operationKey } from '../document/model.ts';
 import { summarize } from '../contract/operation.ts';
 import { checkParameters, queryPairsOf } from '../contract/parameters.ts';
+import { apiKeySlip } from '../runtime/config.ts';
 import type { Config } from '../runtime/config.ts';
 import type { DocumentSource } from '../document/source.ts';
 import type { LoadedDocument } from '../document/model.ts';
@@ -193,11 +194,11 @@ export function keyNote(config: Config, status: number): string {
   if (!config.apiKey)
     return `The API answered ${status} and no key was sent: API_KEY is not set in the server's environment.`;
   // A host that does not expand variables passes `${API_KEY}` on as it is written.
-  if (/^\$\{?[A-Za-z_][A-Za-z0-9_:-]*\}?$/.test(config.apiKey)) {
+  if (apiKeySlip(config) === 'unexpanded') {
     return `The API answered ${status}; API_KEY holds a variable reference ($NAME or \${NAME}), not a key: the host passed it on without expanding it. Put the key itself in the configuration's env.`;
   }
   // The usual slip: the scheme pasted into the key, so the header reads `Bearer Bearer …`.
-  if (!config.apiKeyHeader && /^bearer\s/i.test(config.apiKey)) {
+  if (apiKeySlip(config) === 'bearer') {
     return `The API answered ${status}; API_KEY starts with "Bearer ", and the key is sent as \`Authorization: Bearer <API_KEY>\`, so the header says Bearer twice. Set API_KEY to the key alone.`;
   }
   const sent = config.apiKeyHeader

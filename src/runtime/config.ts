@@ -248,6 +248,18 @@ export function readInteger(
 }
 
 /**
+ * A slip in how the key was configured that explains a 401 or 403: `unexpanded` when API_KEY is a variable reference
+ * (`$NAME`, `${NAME}`) that a host passed on as written, `bearer` when it starts with "Bearer " and the key goes in
+ * `Authorization: Bearer <API_KEY>` (no API_KEY_HEADER), so the header says Bearer twice; else undefined.
+ */
+export function apiKeySlip(config: Pick<Config, 'apiKey' | 'apiKeyHeader'>): 'unexpanded' | 'bearer' | undefined {
+  if (!config.apiKey) return undefined;
+  if (/^\$\{?[A-Za-z_][A-Za-z0-9_:-]*\}?$/.test(config.apiKey)) return 'unexpanded';
+  if (!config.apiKeyHeader && /^bearer\s/i.test(config.apiKey)) return 'bearer';
+  return undefined;
+}
+
+/**
  * The fix for a document named by a relative path: MCP hosts start servers in a working directory of their own choosing
  * (often `/` or the host's install folder), so `OPENAPI_DOC=openapi.json` is read from there, not from the project.
  * @param source `OPENAPI_DOC` as configured; `cwd` the directory it was resolved against.
