@@ -59,6 +59,12 @@ describe('stringFormatProblem: ipv6, email, uri', () => {
       [true, true, true, true, false, false],
     );
   });
+  it('takes a dotted quad only as the last 32 bits of an IPv6 address, not before a trailing "::"', () => {
+    assert.deepStrictEqual(
+      ['1.2.3.4::', '::1.2.3.4'].map((value) => stringFormatProblem('ipv6', value)),
+      ['RFC 4291 IPv6 address', undefined],
+    );
+  });
   it('takes quoted local parts and address literals as mailboxes (RFC 5321, 4.1.2)', () => {
     assert.deepStrictEqual(
       ['"joe bloggs"@example.com', 'joe@[IPv6:::1]', 'joe@[127.0.0.300]', 'te..st@example.com'].map(

@@ -90,10 +90,10 @@ function isIPv6(value: string): boolean {
   const groups = (part: string): string[] => (part === '' ? [] : part.split(':'));
   const all = [...groups(halves[0]!), ...(halves.length === 2 ? groups(halves[1]!) : [])];
   let count = all.length;
-  // A dotted-quad may end the address, standing for two groups.
+  // A dotted-quad may end the address, standing for two groups; not before a trailing "::" (`1.2.3.4::`).
   const last = all[all.length - 1];
   if (last !== undefined && last.includes('.')) {
-    if (!IPV4.test(last)) return false;
+    if (!IPV4.test(last) || !value.endsWith(last)) return false;
     all.pop();
     count++;
   }
