@@ -13,7 +13,23 @@ const PCT_ENCODED = '%[0-9A-Fa-f]{2}';
 const UNRESERVED_SUB = "A-Za-z0-9\\-._~!$&'()*+,;=";
 const PCHAR = `(?:[${UNRESERVED_SUB}:@]|${PCT_ENCODED})`;
 const USERINFO = `(?:[${UNRESERVED_SUB}:]|${PCT_ENCODED})*`;
-const IP_LITERAL = `\\[[0-9A-Fa-f:.vV${UNRESERVED_SUB}]+\\]`;
+// 3.2.2 IP-literal = "[" ( IPv6address / IPvFuture ) "]", with IPv6address and ls32 rule by rule.
+const DEC_OCTET = '(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9][0-9]|[0-9])';
+const H16 = '[0-9A-Fa-f]{1,4}';
+const LS32 = `(?:${H16}:${H16}|${DEC_OCTET}(?:\\.${DEC_OCTET}){3})`;
+const IPV6_ADDRESS = [
+  `(?:${H16}:){6}${LS32}`,
+  `::(?:${H16}:){5}${LS32}`,
+  `(?:${H16})?::(?:${H16}:){4}${LS32}`,
+  `(?:(?:${H16}:){0,1}${H16})?::(?:${H16}:){3}${LS32}`,
+  `(?:(?:${H16}:){0,2}${H16})?::(?:${H16}:){2}${LS32}`,
+  `(?:(?:${H16}:){0,3}${H16})?::${H16}:${LS32}`,
+  `(?:(?:${H16}:){0,4}${H16})?::${LS32}`,
+  `(?:(?:${H16}:){0,5}${H16})?::${H16}`,
+  `(?:(?:${H16}:){0,6}${H16})?::`,
+].join('|');
+const IPV_FUTURE = `[vV][0-9A-Fa-f]+\\.[${UNRESERVED_SUB}:]+`;
+const IP_LITERAL = `\\[(?:${IPV6_ADDRESS}|${IPV_FUTURE})\\]`;
 const REG_NAME = `(?:[${UNRESERVED_SUB}]|${PCT_ENCODED})*`;
 const AUTHORITY = `(?:${USERINFO}@)?(?:${IP_LITERAL}|${REG_NAME})(?::\\d*)?`;
 const HIER_PART = `(?://${AUTHORITY}(?:/${PCHAR}*)*|/?(?:${PCHAR}+(?:/${PCHAR}*)*)?)`;
@@ -34,6 +50,8 @@ const PIECES = [
   '[v1.x]',
   ']',
   '[::1]',
+  '[1::2:3.4.5.6]',
+  '[v1.]',
   '::',
   'a',
   'Z',
@@ -87,6 +105,15 @@ describe('the uri format (RFC 3986)', () => {
         (value) => stringFormatProblem('uri', value) === undefined,
       ),
       [false, false, false, false, false, true],
+    );
+  });
+
+  it('takes only an IPv6 address or an IPvFuture between brackets as a host (RFC 3986, 3.2.2)', () => {
+    const values = ['http://[x]/', 'http://[::1::2]/', 'http://[v.x]', 'http://[v1.]', 'http://[1.2.3.4]', 'a://[:]'];
+    const valid = ['http://[::1]:80', 'http://[v1.x]', 'http://[::ffff:1.2.3.4]/', 'http://[V7.a:b]'];
+    assert.deepEqual(
+      [...values, ...valid].map((value) => stringFormatProblem('uri', value) === undefined),
+      [false, false, false, false, false, false, true, true, true, true],
     );
   });
 

@@ -151,6 +151,9 @@ function allOf(value: string, from: number, to: number, mask: number): boolean {
   return true;
 }
 
+/** IPvFuture = "v" 1*HEXDIG "." 1*( unreserved / sub-delims / ":" ) (RFC 3986, 3.2.2; "v" either case, as in ABNF). */
+const IPV_FUTURE = /^[vV][0-9A-Fa-f]+\.[A-Za-z0-9\-._~!$&'()*+,;=:]+$/;
+
 /** authority = [ userinfo "@" ] host [ ":" port ] (3.2), `value[from, to)`; host an IP-literal or a reg-name. */
 function isAuthority(value: string, from: number, to: number): boolean {
   const at = value.indexOf('@', from);
@@ -162,8 +165,10 @@ function isAuthority(value: string, from: number, to: number): boolean {
   let port: number;
   if (value[host] === '[') {
     const close = value.indexOf(']', host);
-    if (close === -1 || close >= to || close === host + 1) return false;
-    if (!allOf(value, host + 1, close, UNRESERVED_SUB | COLON)) return false;
+    if (close === -1 || close >= to) return false;
+    // IP-literal = "[" ( IPv6address / IPvFuture ) "]" (3.2.2)
+    const literal = value.slice(host + 1, close);
+    if (!isIPv6(literal) && !IPV_FUTURE.test(literal)) return false;
     port = close + 1;
     if (port < to && value[port] !== ':') return false;
   } else {
