@@ -273,6 +273,22 @@ describe('serve (an integer request id past 2^53)', () => {
       '{"jsonrpc":"2.0","id":9007199254740993,"error":{"code":-32600,"message":"Invalid Request: `id` 9007199254740993 is an integer past 2^53, which this server cannot hold exactly; send a string or a smaller integer (MCP 2025-11-25, Base Protocol)."}}\n',
     );
   });
+
+  it('refuses it under its own id inside a batch too, after an element that is no object', async () => {
+    const handler = createHandler(readConfig({ API_BASE_URL: 'https://api.example.com' }, '/nonexistent'));
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const served = serve(handler, { input, output, graceMs: 0 });
+    input.end(
+      '[1,{"jsonrpc":"2.0","id":-9007199254740995,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"}]\n',
+    );
+    await served;
+    const answers = JSON.parse(String(output.read()).replace(/"id":(-?\d{16,})/g, '"id":"$1"')) as { id: unknown }[];
+    assert.deepEqual(
+      answers.map((answer) => answer.id),
+      [null, '-9007199254740995', 2],
+    );
+  });
 });
 
 describe('serve (the line limit, issue 8)', () => {

@@ -207,13 +207,19 @@ export function decode(text: string): Decoded {
   }
   if (spans?.some(Boolean)) holdArguments(message, text, spans);
   // An integer id past 2^53 parsed to a double that is not the client's id: it is read again from the text.
-  const id = (message as { id?: unknown } | null)?.id;
-  if (typeof id === 'number' && Number.isInteger(id) && !Number.isSafeInteger(id) && !Array.isArray(message)) {
+  // In a batch, the scanner counts the elements that are objects or arrays.
+  const records = (Array.isArray(message) ? message : [message]).filter(
+    (one): one is { id?: unknown } => one !== null && typeof one === 'object',
+  );
+  const unsafe = (id: unknown) => typeof id === 'number' && Number.isInteger(id) && !Number.isSafeInteger(id);
+  if (records.some((record) => unsafe(record.id))) {
     const scanned = createIdScanner();
     scanned.feed(text);
-    const [written] = scanned.ids();
-    if (typeof written === 'string' && written.startsWith(OVERSIZED_ID_PREFIX))
-      (message as { id: unknown }).id = written;
+    records.forEach((record, element) => {
+      if (!unsafe(record.id)) return;
+      const written = scanned.idAt(Array.isArray(message) ? element : -1);
+      if (typeof written === 'string' && written.startsWith(OVERSIZED_ID_PREFIX)) record.id = written;
+    });
   }
   return { message };
 }

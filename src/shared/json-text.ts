@@ -289,9 +289,16 @@ export const MAX_SCANNED_ID_TEXT = 256;
  * `MAX_SCANNED_IDS` of them, each at most `MAX_SCANNED_ID_TEXT` characters long. Memory stays within those bounds
  * whatever the text's length, so a message too long to parse can still be answered under its own id.
  * @returns `feed(piece)` to read the next piece of text; `ids()` for what was read so far (each id once per element,
- *   batch elements without an id left out); `batch()`, whether the text is an array. Never throws.
+ *   batch elements without an id left out); `idAt(element)`, the id of a batch's `element`-th object or array
+ *   (counted from 0; elements of other types are not counted), or of a single message at -1; `batch()`, whether the
+ *   text is an array. Never throws.
  */
-export function createIdScanner(): { feed(piece: string): void; ids(): (string | number)[]; batch(): boolean } {
+export function createIdScanner(): {
+  feed(piece: string): void;
+  ids(): (string | number)[];
+  idAt(element: number): string | number | undefined;
+  batch(): boolean;
+} {
   let root = 0; // 0x7b or 0x5b once the first character is read
   let depth = 0;
   let level = 1; // the depth of the objects whose `id` counts: 1, or 2 inside a batch
@@ -458,6 +465,10 @@ export function createIdScanner(): { feed(piece: string): void; ids(): (string |
     ids() {
       if (number !== '') endNumber();
       return [...found.entries()].sort((first, second) => first[0] - second[0]).map(([, id]) => id);
+    },
+    idAt(at) {
+      if (number !== '') endNumber();
+      return found.get(at);
     },
     batch: () => root === 0x5b,
   };
