@@ -938,6 +938,21 @@ describe('path forms and identifiers among other words (issue 16)', () => {
     );
   });
 
+  it('reads a method field that closes a JSON or JavaScript object (`"method": "DELETE"}`)', () => {
+    assert.deepEqual(
+      [
+        '{"url": "/volumes/7", "method": "DELETE"}',
+        "axios({ url: '/volumes/7', method: 'delete' })",
+        '{"url": "/volumes/7", "method":"DELETE"}',
+      ].map(keysOf),
+      [
+        ['path', 'DELETE /volumes/{id}'],
+        ['path', 'DELETE /volumes/{id}'],
+        ['path', 'DELETE /volumes/{id}'],
+      ],
+    );
+  });
+
   it('takes a camelCase operationId among the words of a command line', () => {
     assert.deepEqual(
       ['example-cli api getSite --data \'{ "site_id": "123" }\'', 'which endpoint does listSiteEnv call?'].map(keysOf),

@@ -1316,10 +1316,11 @@ function readPathQuery(query: string): PathQuery | undefined {
       method = upper;
       continue;
     }
-    // A method given as a field: `method: POST` (Ansible's uri module, YAML), `method=POST`, `"method": "POST"`.
-    const field = /^method["']?[:=]["']?([A-Za-z]*)$/i.exec(token);
+    // A method given as a field: `method: POST` (Ansible's uri module, YAML), `method=POST`, `"method": "POST"`,
+    // also the last of an object (`"method": "DELETE"}`, `method: 'delete' })`).
+    const field = /^method["']?[:=]["']?([A-Za-z]*)["'})\]]*$/i.exec(token);
     if (field) {
-      const named = (field[1] || (tokens[i + 1] ?? '').replace(/^["']+|["',]+$/g, '')).toUpperCase();
+      const named = (field[1] || (tokens[i + 1] ?? '').replace(/^["']+|["',})\]]+$/g, '')).toUpperCase();
       if (HTTP_METHODS.includes(named)) {
         method = named;
         if (!field[1]) i++;
