@@ -435,7 +435,14 @@ function similarity(route: Route, values: SegmentValue[]): number[] {
     const s = route.segments[i];
     const v = values[i];
     const literal = !s ? '' : s.kind === 'literal' ? s.text : s.kind === 'mixed' ? s.literals.join('') : '';
-    edits += v ? editDistance(literal.slice(0, 64), text(v).slice(0, 64)) : Math.max(literal.length, 1);
+    // From '' the distance is the length: no table for each of a long path's segments past the template's.
+    const value = v ? text(v).slice(0, 64) : undefined;
+    edits +=
+      value === undefined
+        ? Math.max(literal.length, 1)
+        : literal === ''
+          ? value.length
+          : editDistance(literal.slice(0, 64), value);
   }
   let literals = 0;
   route.segments.forEach((segment, i) => {
