@@ -130,4 +130,30 @@ describe('draft_request and a header given twice in different case (attack round
       ],
     );
   });
+
+  it('checks the first spelling, as the problem says: a second that breaks the schema is not read', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'draft-headers-')), 'openapi.json');
+    const parameters = [{ name: 'X-Trace', in: 'header', required: true, schema: { type: 'string', maxLength: 1 } }];
+    writeFileSync(
+      file,
+      JSON.stringify({
+        openapi: '3.1.0',
+        info: { title: 'headers', version: '1' },
+        paths: { '/notes': { post: { parameters, responses: { '201': { description: 'made' } } } } },
+      }),
+    );
+    const loaded = await loadDocument(file);
+    const problems = (headers: Record<string, string>) =>
+      draftRequest(loaded, {
+        method: 'POST',
+        url: new URL('https://api.test/notes'),
+        basePrefix: '',
+        keyHeader: 'Authorization',
+        headers,
+      }).problems.map((problem) => `${problem.name} ${problem.kind}`);
+    assert.deepEqual(
+      [problems({ 'X-Trace': 'a', 'x-trace': 'bb' }), problems({ 'X-TRACE': 'bb', 'x-trace': 'a' })],
+      [['x-trace repeated'], ['x-trace repeated', 'X-Trace invalid']],
+    );
+  });
 });

@@ -88,7 +88,10 @@ export function checkParameters(
   const guardMs = options.timeoutMs ?? PARAMETER_CHECKS_GUARD_MS;
   const deadline = performance.now() + guardMs;
   const spent = { steps: 0 };
-  const headers = new Map(Object.entries(values.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
+  // A name given twice in different case is read in its first spelling, as draft_request's `repeated` problem says.
+  const headers = new Map<string, string>();
+  for (const [name, value] of Object.entries(values.headers ?? {}))
+    if (!headers.has(name.toLowerCase())) headers.set(name.toLowerCase(), value);
   const pathRaw =
     values.pathRaw ??
     (values.path
