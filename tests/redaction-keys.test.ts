@@ -196,3 +196,14 @@ describe('tokenRedactor: the forms a bearer token can take here (issue 19 review
     assert.deepEqual([cheap.text(text), tokenRedactor('abc1234').text('abc1234')], [text, 'abc1234']);
   });
 });
+
+describe('a key pasted with its scheme (API_KEY="Bearer ...", apiKeySlip in src/runtime/config.ts)', () => {
+  it('hides the key after "Bearer " alone too, as an API that refuses it may echo it', () => {
+    assert.deepEqual(
+      ['Bearer some-long-key-123', 'bearer  some-long-key-123'].map((key) =>
+        redactor(key).text('{"message":"bad token some-long-key-123"}'),
+      ),
+      ['{"message":"bad token [redacted]"}', '{"message":"bad token [redacted]"}'],
+    );
+  });
+});

@@ -175,11 +175,17 @@ export function redactor(secret: string | undefined): Redactor {
  * one pass over each skeleton that looks for every key's targets at once (`targetSearch`); the keys matched only in
  * strict forms share one regular expression. `tail` drops at least what every key's rule asks (`withheld` and
  * `withheldLetters` are the largest of them).
- * @param keys The keys; undefined and empty ones are left out, repeats count once; none gives `NO_REDACTION`.
+ * @param keys The keys; undefined and empty ones are left out, repeats count once; none gives `NO_REDACTION`. A key
+ *   that starts with `Bearer ` counts with and without it.
  */
 export function redactorForKeys(keys: readonly (string | undefined)[]): Redactor {
   // Longest first: a key that holds another is hidden whole before the shorter one could leave its rest in view.
-  const distinct = [...new Set(keys.filter((key): key is string => !!key))].sort(
+  // A key pasted with its scheme (`Bearer abc...`, apiKeySlip's 'bearer'): the secret is what follows, which an API
+  // that refuses the doubled scheme may echo alone.
+  const given = keys.flatMap((key) =>
+    key && /^bearer\s+\S/i.test(key) ? [key, key.replace(/^bearer\s+/i, '')] : [key],
+  );
+  const distinct = [...new Set(given.filter((key): key is string => !!key))].sort(
     (left, right) => right.length - left.length,
   );
   if (!distinct.length) return NO_REDACTION;
