@@ -966,6 +966,23 @@ describe('path forms and identifiers among other words (issue 16)', () => {
     );
   });
 
+  it('reads a lowercase method before a path, HTTPie\'s `http DELETE <url>` and `"method" : "DELETE"`', () => {
+    assert.deepEqual(
+      [
+        'delete /volumes/7',
+        'http DELETE https://api.example.com/v1/volumes/7',
+        '{"url": "/volumes/7", "method" : "DELETE"}',
+        'delete volumes 7',
+      ].map((query) => keysOf(query).slice(0, 2)),
+      [
+        ['path', 'DELETE /volumes/{id}'],
+        ['path', 'DELETE /volumes/{id}'],
+        ['path', 'DELETE /volumes/{id}'],
+        ['text', 'DELETE /volumes/{id}'],
+      ],
+    );
+  });
+
   it('takes a camelCase operationId among the words of a command line', () => {
     assert.deepEqual(
       ['example-cli api getSite --data \'{ "site_id": "123" }\'', 'which endpoint does listSiteEnv call?'].map(keysOf),

@@ -1312,9 +1312,22 @@ function readPathQuery(query: string): PathQuery | undefined {
       i++;
       continue;
     }
-    if (i === 0 && HTTP_METHODS.includes(upper) && token === upper) {
+    // A leading method: in capitals, or in any case right before a path or URL (`delete /volumes/7`); HTTPie's
+    // `http DELETE <url>` puts it second.
+    const beforePath = /^(\/|https?:\/\/)/i.test(tokens[i + 1] ?? '');
+    const leading = i === 0 || (i === 1 && /^https?$/i.test(tokens[0]!) && token === upper);
+    if (leading && HTTP_METHODS.includes(upper) && (token === upper || beforePath)) {
       method = upper;
       continue;
+    }
+    // `"method" : "DELETE"`, the field's name and its colon apart.
+    if (/^method["']?$/i.test(token) && /^[:=]$/.test(tokens[i + 1] ?? '')) {
+      const named = (tokens[i + 2] ?? '').replace(/^["']+|["',})\]]+$/g, '').toUpperCase();
+      if (HTTP_METHODS.includes(named)) {
+        method = named;
+        i += 2;
+        continue;
+      }
     }
     // A method given as a field: `method: POST` (Ansible's uri module, YAML), `method=POST`, `"method": "POST"`,
     // also the last of an object (`"method": "DELETE"}`, `method: 'delete' })`).
