@@ -73,6 +73,23 @@ describe('flags (issue 10)', () => {
     });
   });
 
+  it('exits 2 on serve without --http or PROBE_HTTP_LISTEN, naming what it needs (new-user trial)', async () => {
+    const { result, stdout, stderr } = await runCommand(['serve']);
+    assert.deepEqual(
+      { result, stdout, stderr },
+      {
+        result: { exitCode: 2 },
+        stdout: '',
+        stderr: `openapi-probe: serve needs --http HOST:PORT (or PROBE_HTTP_LISTEN) to serve MCP over Streamable HTTP; without a command the server speaks MCP over stdio\n\n${USAGE}`,
+      },
+    );
+  });
+
+  it('takes serve with PROBE_HTTP_LISTEN set, as the container runs it', async () => {
+    const { result } = await runCommand(['serve'], { PROBE_HTTP_LISTEN: '0.0.0.0:8787' });
+    assert.equal((result as { env: Record<string, string> }).env.PROBE_HTTP_LISTEN, '0.0.0.0:8787');
+  });
+
   it('exits 2 when a flag lacks its value', () => {
     assert.deepEqual(runEntry(['--base-url']), {
       code: 2,

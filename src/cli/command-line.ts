@@ -104,6 +104,13 @@ export async function commandLine(
     output.err(redact.text(`openapi-probe: unknown command ${shownSetting(parsed.operands[0]!)}\n\n${USAGE}`));
     return { exitCode: 2 };
   }
+  // `serve` alone would serve stdio, as no command does, and end with its input: say what it needs instead.
+  if (parsed.command === 'serve' && !parsed.env.PROBE_HTTP_LISTEN?.trim()) {
+    output.err(
+      `openapi-probe: serve needs --http HOST:PORT (or PROBE_HTTP_LISTEN) to serve MCP over Streamable HTTP; without a command the server speaks MCP over stdio\n\n${USAGE}`,
+    );
+    return { exitCode: 2 };
+  }
   return { env: parsed.env };
 }
 
