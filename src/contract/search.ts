@@ -1320,23 +1320,17 @@ function readPathQuery(query: string): PathQuery | undefined {
       method = upper;
       continue;
     }
-    // `"method" : "DELETE"`, the field's name and its colon apart.
-    if (/^method["']?$/i.test(token) && /^[:=]$/.test(tokens[i + 1] ?? '')) {
-      const named = (tokens[i + 2] ?? '').replace(/^["']+|["',})\]]+$/g, '').toUpperCase();
-      if (HTTP_METHODS.includes(named)) {
-        method = named;
-        i += 2;
-        continue;
-      }
-    }
     // A method given as a field: `method: POST` (Ansible's uri module, YAML), `method=POST`, `"method": "POST"`,
-    // also the last of an object (`"method": "DELETE"}`, `method: 'delete' })`).
-    const field = /^method["']?[:=]["']?([A-Za-z]*)["'})\]]*$/i.exec(token);
+    // also the last of an object (`"method": "DELETE"}`, `method: 'delete' })`), or with its colon apart
+    // (`"method" : "DELETE"`): the value in this token, else in the next one or two.
+    const field = /^method["']?([:=]?)["']?([A-Za-z]*)["'})\]]*$/i.exec(token);
     if (field) {
-      const named = (field[1] || (tokens[i + 1] ?? '').replace(/^["']+|["',})\]]+$/g, '')).toUpperCase();
-      if (HTTP_METHODS.includes(named)) {
+      const apart = !field[1] && /^[:=]$/.test(tokens[i + 1] ?? '');
+      const value = field[2] || (apart ? tokens[i + 2] : field[1] ? tokens[i + 1] : undefined) || '';
+      const named = value.replace(/^["']+|["',})\]]+$/g, '').toUpperCase();
+      if ((field[1] || apart) && HTTP_METHODS.includes(named)) {
         method = named;
-        if (!field[1]) i++;
+        i += field[2] ? 0 : apart ? 2 : 1;
         continue;
       }
     }
@@ -1458,6 +1452,14 @@ function withoutArguments(text: string): string {
   return text;
 }
 
+/** The hits of the operation whose operationId is `key`, any case (`exactHits`); none when no operationId is. */
+function operationIdHits(index: SearchIndex, key: string, method: string | undefined, limit: number): OperationHit[] {
+  const named = index.byOperationId.get(key.toLowerCase());
+  return named
+    ? exactHits(index, named, `operationId ${index.entries[named[0]!]!.operation.operationId}`, method, limit)
+    : [];
+}
+
 /** Exact evidence in the query: a docs URL, an anchor or slug, an operationId or SDK method name. */
 function findExact(
   index: SearchIndex,
@@ -1485,11 +1487,12 @@ function findExact(
     );
   // camelCase / PascalCase identifiers among other words (`netlify api getSite --data ...`, "call ListVolumes")
   // are looked up as operationIds only: as words they are as often a type's name ("detach a PaymentMethod").
-  const identifiers: string[] = [];
-  for (const token of trimmed.split(/[\s,;()]+/))
+  const camelTokens: string[] = [];
+  for (const token of trimmed.split(/[\s,;()]+/)) {
+    const bare = token.replace(/^['"`]+|['"`:]+$/g, '');
     if (/^[A-Za-z0-9]+([-_]+[A-Za-z0-9]+)+$/.test(token)) slugs.push(token);
-    else if (/^[A-Za-z][a-z0-9]*(?:[A-Z][a-z0-9]+)+$/.test(token.replace(/^['"`]+|['"`:]+$/g, '')))
-      identifiers.push(token.replace(/^['"`]+|['"`:]+$/g, ''));
+    else if (/^[A-Za-z][a-z0-9]*(?:[A-Z][a-z0-9]+)+$/.test(bare)) camelTokens.push(bare);
+  }
   // A renderer's prefix before the operation's own slug (`#endpoint-add-to-queue`, Spotify's 2020
   // reference): the slug without its first word or two, when two words or more remain.
   for (const raw of [...slugs]) {
@@ -1504,23 +1507,11 @@ function findExact(
       const hits = exactHits(index, anchored, `documentation anchor #${slug}`, method, limit);
       if (hits.length) return { query, kind: 'docs', hits, suggestions: [] };
     }
-    const named = index.byOperationId.get(slug);
-    if (named) {
-      const hits = exactHits(
-        index,
-        named,
-        `operationId ${index.entries[named[0]!]!.operation.operationId}`,
-        method,
-        limit,
-      );
-      if (hits.length) return { query, kind: 'operationId', hits, suggestions: [] };
-    }
+    const hits = operationIdHits(index, slug, method, limit);
+    if (hits.length) return { query, kind: 'operationId', hits, suggestions: [] };
   }
-  for (const identifier of identifiers) {
-    const named = index.byOperationId.get(identifier.toLowerCase());
-    const hits = named
-      ? exactHits(index, named, `operationId ${index.entries[named[0]!]!.operation.operationId}`, method, limit)
-      : [];
+  for (const token of camelTokens) {
+    const hits = operationIdHits(index, token, method, limit);
     if (hits.length) return { query, kind: 'operationId', hits, suggestions: [] };
   }
   // The same words in another order or form: an older anchor or another SDK's name for the operation.
@@ -1537,17 +1528,8 @@ function findExact(
   // operationId as written, then as the tail of an SDK method path (`octokit.rest.issues.addLabels`
   // -> `issues/add-labels`): the operationId's words end the query's identifier words.
   const identifier = withoutArguments(trimmed);
-  const named = index.byOperationId.get(identifier.toLowerCase());
-  if (named) {
-    const hits = exactHits(
-      index,
-      named,
-      `operationId ${index.entries[named[0]!]!.operation.operationId}`,
-      method,
-      limit,
-    );
-    if (hits.length) return { query, kind: 'operationId', hits, suggestions: [] };
-  }
+  const named = operationIdHits(index, identifier, method, limit);
+  if (named.length) return { query, kind: 'operationId', hits: named, suggestions: [] };
   if (/^[A-Za-z0-9_.:$\\/-]+$/.test(identifier) && /[a-z][A-Z]|[._:]/.test(identifier)) {
     const words = splitWords(identifier).slice(-64);
     let best: { positions: number[]; size: number } | undefined;

@@ -12,7 +12,7 @@ import type { Redactor } from '../redaction/redaction.ts';
 import { measureJsonText } from '../shared/json-text.ts';
 import { ERROR_CODES, errorResponse } from './codes.ts';
 import type { JsonRpcResponse, RequestId } from './codes.ts';
-import { createIdScanner, OVERSIZED_ID_PREFIX } from '../shared/json-text.ts';
+import { createIdScanner, JSON_NUMBER, OVERSIZED_ID_PREFIX } from '../shared/json-text.ts';
 import { MAX_ANSWER } from '../jobs/jobs.ts';
 import { boundedText } from '../shared/text.ts';
 /** The one argument of a tool that may be large (a JSON body, up to the line limit), by tool name. */
@@ -350,7 +350,7 @@ function withOversizedId(text: string): string {
   if (!text.startsWith(OVERSIZED_ID_START)) return text;
   const end = text.indexOf('"', OVERSIZED_ID_START.length);
   const number = text.slice(OVERSIZED_ID_START.length, end);
-  if (!/^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/.test(number)) return text;
+  if (!JSON_NUMBER.test(number)) return text;
   return `{"jsonrpc":"2.0","id":${number}${text.slice(end + 1)}`;
 }
 

@@ -261,6 +261,9 @@ export function nestingDepth(value: unknown): number {
   return deepest;
 }
 
+/** A JSON number's text, whole (RFC 8259, 6). */
+export const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
 /**
  * The start of the string that stands, while a message is handled, for an integer request id past 2^53 (which a
  * double cannot hold exactly): followed by the id's JSON text as the client wrote it. `encode` (src/mcp/wire.ts)
@@ -321,7 +324,7 @@ export function createIdScanner(): {
     const value = Number(number);
     // A request id is a string or an integer (MCP 2025-11-25, Base Protocol); anything else is answered with id null.
     // As the session reads the parsed message: any JSON number whose value is a safe integer (`8.0` and `8e0` are 8).
-    if (/^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/.test(number)) {
+    if (JSON_NUMBER.test(number)) {
       if (Number.isSafeInteger(value)) keep(value);
       // An integer past 2^53: kept as written (`OVERSIZED_ID_PREFIX`), so its refusal goes out under its own id.
       else if (Number.isInteger(value)) keep(OVERSIZED_ID_PREFIX + number);
