@@ -21,12 +21,12 @@
  *
  * Threads: the main thread reads stdin, answers ping and runs the GETs; every step that needs the document
  * (matching, checking, describing, searching) runs in the check worker (`src/jobs/check-worker.ts`), started
- * from the same module so the single-file build stays one file. stdout carries protocol messages only; every
- * log line goes to stderr.
+ * from worker-thread.ts; the single-file build carries that side (with the `check` and `doctor` commands) as text, its
+ * deferred part, so the main thread compiles only its own (src/runtime/deferred.ts). stdout carries protocol messages
+ * only; every log line goes to stderr.
  */
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { isMainThread } from 'node:worker_threads';
 import { commandLine } from './src/cli/command-line.ts';
 import { readConfig, readWorkerMemory } from './src/runtime/config.ts';
 import type { Config } from './src/runtime/config.ts';
@@ -234,5 +234,4 @@ function warmAfterFirstAnswer(session: Session, contract: BodyChecker): Session 
   };
 }
 
-// Not in the check worker, which loads this same file in the single-file build (check-worker.ts).
-if (isMainThread && process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) main();
+if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) main();

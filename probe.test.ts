@@ -17,7 +17,7 @@ import { buildProbeUrl } from './src/api/url-policy.ts';
 import { probe, ProbeError } from './src/api/probe.ts';
 import { readConfig, MAX_BODY_BUDGET } from './src/runtime/config.ts';
 import { redactor } from './src/redaction/redaction.ts';
-import { createHandler } from './src/mcp/session.ts';
+import { createHandler } from './src/mcp/in-process.ts';
 import { MAX_LINE } from './src/mcp/wire.ts';
 import { spawnServer, nodeArgsFor, withoutRequestId } from './harness/stdio-client.ts';
 import type { StdioClient } from './harness/stdio-client.ts';

@@ -1,17 +1,29 @@
 /**
- * The single file a user copies: `probe-server.ts` bundled with esbuild exactly as `npm run build`
- * does (bundle, platform node, format esm, target node20), then copied ALONE into an empty directory
+ * The single file a user copies: built exactly as `npm run build` does (scripts/build.ts `buildSingleFile`: the server
+ * and its deferred part, carried as base64 in a comment), then copied ALONE into an empty directory
  * (no package.json, no node_modules, no openapi.json) and run with plain `node` (no tsx), speaking
  * newline-delimited JSON-RPC (MCP 2025-11-25, Transports, stdio).
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { buildSingleFile } from '../scripts/build.ts';
+import { DEFERRED_MARK } from '../src/runtime/deferred.ts';
 import { start, METERS } from '../stand-in-api.ts';
 import type { StandIn } from '../stand-in-api.ts';
 
@@ -104,22 +116,14 @@ describe('dist/probe-server.mjs, the single-file build', () => {
   let runDir: string;
   let bundle: string;
   let copied: string;
+  let serverInputs: string[];
 
   before(async () => {
     standIn = await start({ key: KEY });
     buildDir = mkdtempSync(join(tmpdir(), 'openapi-probe-build-'));
     runDir = mkdtempSync(join(tmpdir(), 'openapi-probe-copy-'));
     bundle = join(buildDir, 'probe-server.mjs');
-    // The options of `npm run build`.
-    await build({
-      entryPoints: [`${HERE}probe-server.ts`],
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      outfile: bundle,
-      logLevel: 'silent',
-    });
+    serverInputs = (await buildSingleFile(bundle, { logLevel: 'silent' })).serverInputs;
     copied = join(runDir, 'probe-server.mjs');
     copyFileSync(bundle, copied);
   });
@@ -141,8 +145,80 @@ describe('dist/probe-server.mjs, the single-file build', () => {
     );
   });
 
+  test('carries a deferred part that imports node: modules only', () => {
+    const text = readFileSync(bundle, 'latin1');
+    const at = text.lastIndexOf(DEFERRED_MARK);
+    assert.ok(at > 0, 'no deferred part');
+    const code = Buffer.from(text.slice(at + DEFERRED_MARK.length, text.indexOf(' *' + '/', at)), 'base64').toString();
+    assert.match(code, /function runWorker\(/);
+    assert.deepEqual(
+      moduleSpecifiers(code).filter((specifier) => !specifier.startsWith('node:')),
+      [],
+    );
+  });
+
+  test('compiles on the main thread none of the jobs, the contract or the document but the modules of values', () => {
+    // What the server's part may hold of the layers whose code runs in the check worker (issue 20).
+    assert.deepEqual(
+      serverInputs.filter((file) => /^src\/(jobs|contract|document)\//.test(file)),
+      [
+        'src/contract/search-limits.ts',
+        'src/document/demo-examples.ts',
+        // The validator's, for the tools' argument checks (src/mcp/arguments.ts).
+        'src/document/refs.ts',
+        'src/jobs/answers.ts',
+        'src/jobs/check-worker.ts',
+      ],
+    );
+  });
+
+  test('a copy without its deferred part answers a probe unchecked, naming the rebuild', async () => {
+    const cut = join(runDir, 'cut');
+    mkdirSync(cut);
+    const text = readFileSync(bundle, 'latin1');
+    writeFileSync(join(cut, 'probe-server.mjs'), text.slice(0, text.lastIndexOf(DEFERRED_MARK)), 'latin1');
+    const run = await runSession(
+      join(cut, 'probe-server.mjs'),
+      cut,
+      { API_BASE_URL: standIn.url, API_KEY: KEY, OPENAPI_DOC: DOCUMENT },
+      { name: 'probe', arguments: { path: '/meters/mtr_3' } },
+    );
+    const structured = (run.messages[1] as Record<string, any>).result.structuredContent;
+    assert.equal(structured.validated, false);
+    assert.equal(structured.status, 200);
+    assert.match(structured.note, /carries no deferred part; build it with npm run build/);
+    rmSync(cut, { recursive: true, force: true });
+  });
+
+  test('two copies started at once on one cache folder both check a probe, and leave no temporary file', async () => {
+    const cache = mkdtempSync(join(tmpdir(), 'openapi-probe-cache-'));
+    try {
+      const settings = { API_BASE_URL: standIn.url, API_KEY: KEY, OPENAPI_DOC: DOCUMENT, PROBE_CACHE_DIR: cache };
+      const call = { name: 'probe', arguments: { path: '/meters/mtr_3' } };
+      const runs = await Promise.all([
+        runSession(copied, runDir, settings, call),
+        runSession(copied, runDir, settings, call),
+      ]);
+      assert.deepEqual(
+        runs.map((run) => (run.messages[1] as Record<string, any>).result.structuredContent.validated),
+        [true, true],
+      );
+      // Where Node has a compile cache (>= 22.1) the part is kept there once, under its hash; never a partial file.
+      const kept = existsSync(join(cache, 'compile')) ? readdirSync(join(cache, 'compile')) : [];
+      assert.deepEqual(
+        kept.filter((name) => name.startsWith('deferred-')).map((name) => /^deferred-[0-9a-f]{32}\.mjs$/.test(name)),
+        kept.some((name) => name.startsWith('deferred-')) ? [true] : [],
+      );
+    } finally {
+      rmSync(cache, { recursive: true, force: true });
+    }
+  });
+
   test('sits alone in its directory', () => {
-    assert.deepEqual(readdirSync(runDir), ['probe-server.mjs']);
+    assert.deepEqual(
+      readdirSync(runDir).filter((name) => name !== 'cut'),
+      ['probe-server.mjs'],
+    );
   });
 
   test('answers initialize and a probe of /meters/mtr_3 under plain node, from an empty directory', async () => {

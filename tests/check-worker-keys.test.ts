@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { createCheckWorker } from '../src/jobs/check-worker.ts';
 import type { BodyChecker } from '../src/jobs/check-worker.ts';
-import { redactedContents } from '../src/jobs/pipeline.ts';
+import { redactedContents } from '../src/jobs/answers.ts';
 import type { RawResponse } from '../src/api/probe.ts';
 import { readConfig } from '../src/runtime/config.ts';
 

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { commandLine, USAGE } from '../src/cli/command-line.ts';
 import { documentScope } from '../src/cli/check.ts';
-import type { Output } from '../src/cli/check.ts';
+import type { Output } from '../src/cli/output.ts';
 import type { LoadedDocument } from '../src/document/model.ts';
 import { readFixtures } from '../src/cli/fixtures.ts';
 import { start } from '../stand-in-api.ts';

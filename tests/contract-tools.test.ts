@@ -18,7 +18,8 @@ import { start } from '../stand-in-api.ts';
 import type { StandIn } from '../stand-in-api.ts';
 import { nodeArgsFor, spawnServer } from '../harness/stdio-client.ts';
 import type { StdioClient } from '../harness/stdio-client.ts';
-import { boundedAnswer, inProcessContract, MAX_ANSWER, MAX_DIFF_ENTRIES } from '../src/jobs/jobs.ts';
+import { boundedAnswer, inProcessContract, MAX_DIFF_ENTRIES } from '../src/jobs/jobs.ts';
+import { MAX_ANSWER } from '../src/jobs/answers.ts';
 import { readConfig } from '../src/runtime/config.ts';
 import { redactor } from '../src/redaction/redaction.ts';
 

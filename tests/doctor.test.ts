@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { commandLine } from '../src/cli/command-line.ts';
 import { baseSuggestion, doctorOperation, runDoctor } from '../src/cli/doctor.ts';
 import { loadDocument } from '../src/document/openapi-document.ts';
-import { createHandler } from '../src/mcp/session.ts';
+import { createHandler } from '../src/mcp/in-process.ts';
 import { readConfig } from '../src/runtime/config.ts';
 import { start } from '../stand-in-api.ts';
 import type { StandIn } from '../stand-in-api.ts';

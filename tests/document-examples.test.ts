@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { createHandler } from '../src/mcp/session.ts';
+import { createHandler } from '../src/mcp/in-process.ts';
 import { readConfig } from '../src/runtime/config.ts';
 import { TOOLS } from '../src/mcp/tools.ts';
 import { loadDocument } from '../src/document/openapi-document.ts';

@@ -15,7 +15,7 @@ import { start } from '../stand-in-api.ts';
 import type { StandIn } from '../stand-in-api.ts';
 import { readConfig } from '../src/runtime/config.ts';
 import { createLogger } from '../src/runtime/log.ts';
-import { createServerRuntime } from '../src/mcp/session.ts';
+import { inProcessRuntime } from '../src/mcp/in-process.ts';
 import { readHttpSettings, startHttpTransport } from '../src/transports/http.ts';
 import type { HttpTransport } from '../src/transports/http.ts';
 import type { HttpAuth } from '../src/shared/http-auth.ts';
@@ -87,7 +87,7 @@ describe('Streamable HTTP transport under attack', () => {
     api = await start({ key: KEY });
     const config = readConfig({ API_BASE_URL: api.url, API_KEY: KEY, OPENAPI_DOC: join(ROOT, 'openapi.json') }, ROOT);
     const logger = createLogger({ level: 'info', write: (line) => void lines.push(line) });
-    const runtime = createServerRuntime(config, { logger });
+    const runtime = inProcessRuntime(config, { logger });
     const settings = readHttpSettings({ PROBE_HTTP_LISTEN: '127.0.0.1:0', PROBE_HTTP_MAX_SESSIONS: '8' });
     // A clock that moves by 1 ms at each reading: which session was used least recently never depends on speed.
     let clock = 0;

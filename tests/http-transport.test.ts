@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { METERS } from '../stand-in-api.ts';
 import { readConfig } from '../src/runtime/config.ts';
 import { createLogger } from '../src/runtime/log.ts';
-import { createServerRuntime } from '../src/mcp/session.ts';
+import { inProcessRuntime } from '../src/mcp/in-process.ts';
 import { MAX_LINE } from '../src/mcp/wire.ts';
 import { readHttpSettings, startHttpTransport, REFUSED_CONNECTIONS, REQUEST_ID_META } from '../src/transports/http.ts';
 import type { HttpTransport } from '../src/transports/http.ts';
@@ -154,7 +154,7 @@ describe('Streamable HTTP transport, in process, with a fake authorizer', () => 
       ROOT,
     );
     const logger = createLogger({ level: 'info', write: (line) => void lines.push(line) });
-    const runtime = createServerRuntime(config, { logger });
+    const runtime = inProcessRuntime(config, { logger });
     const settings = readHttpSettings({
       PROBE_HTTP_LISTEN: '127.0.0.1:0',
       PROBE_HTTP_ALLOWED_ORIGINS: 'https://app.example.com',
@@ -621,7 +621,7 @@ describe('Streamable HTTP transport: rate limits per verified caller and per ten
     );
     const transport = await startHttpTransport({
       settings: readHttpSettings({ PROBE_HTTP_LISTEN: '127.0.0.1:0', ...env }),
-      runtime: createServerRuntime(config),
+      runtime: inProcessRuntime(config),
       auth: fakeAuth,
       now: () => clock,
     });
@@ -687,7 +687,7 @@ describe('Streamable HTTP transport: open connections', () => {
     const config = readConfig({ API_BASE_URL: 'http://127.0.0.1:9/v2', OPENAPI_DOC: join(ROOT, 'openapi.json') }, ROOT);
     const transport = await startHttpTransport({
       settings: readHttpSettings({ PROBE_HTTP_LISTEN: '127.0.0.1:0', ...env }),
-      runtime: createServerRuntime(config),
+      runtime: inProcessRuntime(config),
     });
     const sockets: Socket[] = [];
     /**

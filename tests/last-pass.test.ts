@@ -7,7 +7,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { encode } from '../src/mcp/wire.ts';
-import { redactedAnswer, redactedContents, structuredTexts } from '../src/jobs/pipeline.ts';
+import { redactedAnswer, redactedContents, structuredTexts } from '../src/jobs/answers.ts';
 import { redactor } from '../src/redaction/redaction.ts';
 import type { Redactor } from '../src/redaction/redaction.ts';
 import { result } from '../src/mcp/tool.ts';

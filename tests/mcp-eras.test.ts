@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { Client, specTypeSchemas } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { createHandler } from '../src/mcp/session.ts';
+import { createHandler } from '../src/mcp/in-process.ts';
 import { readConfig } from '../src/runtime/config.ts';
 import { TOOLS } from '../src/mcp/tools.ts';
 import { encode } from '../src/mcp/wire.ts';

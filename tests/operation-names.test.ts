@@ -10,7 +10,7 @@ import type { LoadedDocument } from '../src/document/model.ts';
 import { resolveOperation } from '../src/contract/operation.ts';
 import { githubDescriptionPath } from '../harness/fixture-documents.ts';
 import { fileURLToPath } from 'node:url';
-import { createHandler } from '../src/mcp/session.ts';
+import { createHandler } from '../src/mcp/in-process.ts';
 import { readConfig } from '../src/runtime/config.ts';
 
 /** The resolved operation as `METHOD /template`, or the message. */

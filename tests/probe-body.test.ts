@@ -16,7 +16,7 @@ import { gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { PassThrough } from 'node:stream';
 import { buildProbeUrl } from '../src/api/url-policy.ts';
-import { createHandler } from '../src/mcp/session.ts';
+import { createHandler } from '../src/mcp/in-process.ts';
 import { escapeLineSeparators } from '../src/mcp/wire.ts';
 import { readConfig } from '../src/runtime/config.ts';
 import { redactor, displaySource } from '../src/redaction/redaction.ts';

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { createHandler } from '../src/mcp/session.ts';
+import { createHandler } from '../src/mcp/in-process.ts';
 import { readConfig } from '../src/runtime/config.ts';
 import { TOOLS } from '../src/mcp/tools.ts';
 import { analyzeSample, presentSample } from '../src/contract/sample.ts';

@@ -20,7 +20,7 @@ import {
   SKELETON_MIN_LENGTH,
   WITHHELD_MARK,
 } from '../src/redaction/redaction.ts';
-import { createHandler } from '../src/mcp/session.ts';
+import { createHandler } from '../src/mcp/in-process.ts';
 import { readConfig } from '../src/runtime/config.ts';
 import { recordedGets } from '../harness/github-replay.ts';
 

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, rename, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createHandler } from '../src/mcp/session.ts';
+import { createHandler } from '../src/mcp/in-process.ts';
 import { memoryCost } from '../src/jobs/pipeline.ts';
 import { ProbeLog } from '../src/mcp/memory.ts';
 import { readConfig } from '../src/runtime/config.ts';

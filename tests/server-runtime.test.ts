@@ -14,7 +14,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PassThrough, Writable } from 'node:stream';
-import { createHandler, createServerRuntime, createSession } from '../src/mcp/session.ts';
+import { createSession } from '../src/mcp/session.ts';
+import { createHandler, inProcessRuntime } from '../src/mcp/in-process.ts';
 import { escapeLineSeparators, MAX_LINE, MAX_MESSAGE_DEPTH, MAX_MESSAGE_VALUES } from '../src/mcp/wire.ts';
 import { readConfig, readWorkerMemory } from '../src/runtime/config.ts';
 import { redactor } from '../src/redaction/redaction.ts';
@@ -787,7 +788,7 @@ describe('the audit file (PROBE_AUDIT_LOG)', () => {
     const lines: string[] = [];
     const config = readConfig({ API_BASE_URL: 'https://api.example.com', PROBE_AUDIT_LOG: file }, '/nonexistent');
     const session = createSession(
-      createServerRuntime(config, {
+      inProcessRuntime(config, {
         fetch: okFetch,
         requestId: () => '4f1c2a9b0e7d',
         logger: createLogger({ level: 'info', write: (line) => lines.push(line) }),

@@ -28,7 +28,7 @@ import type { BodyChecker } from '../src/jobs/check-worker.ts';
 import { checkProbe } from '../src/jobs/pipeline.ts';
 import type { CheckedProbe } from '../src/jobs/pipeline.ts';
 import type { RawResponse } from '../src/api/probe.ts';
-import { createHandler } from '../src/mcp/session.ts';
+import { createHandler } from '../src/mcp/in-process.ts';
 import { fetchResponse } from '../src/api/probe.ts';
 import { MAX_LINE } from '../src/mcp/wire.ts';
 import { readConfig } from '../src/runtime/config.ts';

@@ -13,7 +13,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadTenantCredentials, tenantRedactor, tenantSettings } from '../src/auth/tenants.ts';
-import { createHandler } from '../src/mcp/session.ts';
+import { createHandler } from '../src/mcp/in-process.ts';
 import { readConfig } from '../src/runtime/config.ts';
 
 const KEYS = { acme: 'sk-acme-2b7c41d8e6f0aa11', globex: 'gx_live_5Qm7Tz2pW9vK4rL8' };

@@ -22,7 +22,7 @@ import { instancePath, resolvePointer } from '../src/shared/json-pointer.ts';
 import type { Finding } from '../validate.ts';
 import { ajv2020Valid } from '../harness/ajv-oracle.ts';
 import { loadDocument } from '../src/document/openapi-document.ts';
-import { createHandler } from '../src/mcp/session.ts';
+import { createHandler } from '../src/mcp/in-process.ts';
 import { readConfig } from '../src/runtime/config.ts';
 
 /** The cases name finding kinds their own way; this is the one mapping to ours. */

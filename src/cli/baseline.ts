@@ -7,8 +7,8 @@ import { readFileSync } from 'node:fs';
 import { unquotedParseError } from '../shared/json-text.ts';
 import { InputError } from './fixtures.ts';
 import type { CheckedFixture } from './fixtures.ts';
-import { DEMO_EXAMPLES } from '../document/examples.ts';
-import type { DocumentExamples } from '../document/examples.ts';
+import { DEMO_EXAMPLES } from '../document/demo-examples.ts';
+import type { DocumentExamples } from '../document/demo-examples.ts';
 
 /**
  * One accepted finding: `operation` is METHOD + path template, `path` the instance path, `kind` the finding kind;

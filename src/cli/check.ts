@@ -20,21 +20,8 @@ import { formatSarif } from './sarif.ts';
 import { existsSync, writeFileSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { documentExamples } from '../document/examples.ts';
-import type { DocumentExamples } from '../document/examples.ts';
-
-export const FORMATS = ['text', 'json', 'junit', 'markdown', 'sarif'] as const;
-
-export type Format = (typeof FORMATS)[number];
-
-export type Environment = Record<string, string | undefined>;
-
-/** Where output goes; tests pass collectors. `stderrIsTerminal` enables progress lines. */
-export type Output = {
-  out: (text: string) => void;
-  err: (text: string) => void;
-  stderrIsTerminal?: boolean;
-  fetch?: typeof fetch;
-};
+import type { DocumentExamples } from '../document/demo-examples.ts';
+import type { Environment, Format, Output } from './output.ts';
 
 /**
  * Runs `check`: loads the document (`--doc` / OPENAPI_DOC, else `openapi.json` in the working folder), reads the

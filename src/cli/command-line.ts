@@ -9,9 +9,9 @@ import { redactor } from '../redaction/redaction.ts';
 import { shownSetting } from '../runtime/config.ts';
 import { SERVER_INFO } from '../runtime/server-info.ts';
 
-import { FORMATS, runCheck } from './check.ts';
-import { runDoctor } from './doctor.ts';
-import type { Environment, Format, Output } from './check.ts';
+import { FORMATS } from './output.ts';
+import type { Environment, Format, Output } from './output.ts';
+import { importDeferred } from '../runtime/deferred.ts';
 /** The usage text `--help` prints, and an unknown flag prints to stderr. */
 export const USAGE = `Usage:
   openapi-probe [flags]                  serve MCP on stdio (what an editor runs)
@@ -84,11 +84,13 @@ export async function commandLine(
       );
       return { exitCode: 2 };
     }
-    return { exitCode: await runDoctor(parsed.env, output) };
+    return { exitCode: await (await commands()).runDoctor(parsed.env, output) };
   }
   if (parsed.command === 'check')
     return {
-      exitCode: await runCheck(
+      exitCode: await (
+        await commands()
+      ).runCheck(
         {
           env: parsed.env,
           format: parsed.format,
@@ -187,3 +189,11 @@ function processOutput(): Output {
 }
 
 // ─────────────── formats ───────────────
+
+/**
+ * The `check` and `doctor` commands (deferred.ts), loaded when one runs: the server's start never compiles them, nor
+ * the contract and document code they bring (issue 20; in the single-file build they are its deferred part).
+ */
+async function commands(): Promise<typeof import('./deferred.ts')> {
+  return (await importDeferred(new URL('./deferred.ts', import.meta.url))) as typeof import('./deferred.ts');
+}

@@ -16,7 +16,7 @@ import { publicSource, publicUrl } from '../runtime/log.ts';
 import { redactor } from '../redaction/redaction.ts';
 import { hideSourceSecrets } from '../redaction/redaction.ts';
 import { missingServerPath, trimSlash } from '../shared/url-path.ts';
-import type { Environment, Output } from './check.ts';
+import type { Environment, Output } from './output.ts';
 
 /** Bytes of the base URL's body read by the one GET: its status and type are what matter here. */
 const DOCTOR_READ_BYTES = 4096;

@@ -12,8 +12,8 @@ import { unquotedParseError } from '../shared/json-text.ts';
 import { isJsonMediaType } from '../shared/media-type.ts';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { DEMO_EXAMPLES } from '../document/examples.ts';
-import type { DocumentExamples } from '../document/examples.ts';
+import { DEMO_EXAMPLES } from '../document/demo-examples.ts';
+import type { DocumentExamples } from '../document/demo-examples.ts';
 
 /** One saved response. `source` names the file (and the HAR entry). */
 export type Fixture = {

@@ -15,7 +15,7 @@ import { followedValue } from '../document/refs.ts';
 import { findOperations } from './search.ts';
 import { repeatedPrefixHint } from '../shared/url-path.ts';
 import { documentExamples } from '../document/examples.ts';
-import type { DocumentExamples } from '../document/examples.ts';
+import type { DocumentExamples } from '../document/demo-examples.ts';
 /** The operation as results show it: method, path template, operationId when it has one (each at most `MAX_TEXT` characters). */
 export function summarize(operation: Operation): { method: string; pathTemplate: string; operationId?: string } {
   return {

@@ -17,6 +17,7 @@
  * rank every template; its closest templates come from the index instead.
  */
 import { editDistance } from '../shared/text.ts';
+import { SEARCH_LIMITS } from './search-limits.ts';
 import { matchOperation } from '../document/match.ts';
 import type { LoadedDocument, Operation } from '../document/model.ts';
 import { SYNONYM_TABLE } from './synonyms.ts';
@@ -46,9 +47,6 @@ export type OperationSearch = {
   suggestions: string[];
   note?: string;
 };
-
-/** Limits of `findOperations`: `limit` defaults to 3 and may be 1..10; queries are cut at 2,000 characters. */
-export const SEARCH_LIMITS = { defaultLimit: 3, maxLimit: 10, maxQueryChars: 2000 } as const;
 
 // ---------------------------------------------------------------------------------------------
 // Words

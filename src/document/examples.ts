@@ -6,32 +6,7 @@
 import type { LoadedDocument, Operation, Parameter } from './model.ts';
 import { matchOperation } from './match.ts';
 import { followedValue } from './refs.ts';
-
-/**
- * What the texts quote. `operationId` and `template` name one GET operation (`getMeter`, `/meters/{meterId}`);
- * `key` is an operation on that template as `METHOD /template`, a write one when the template has one
- * (`PATCH /meters/{meterId}`); `paths` holds one or two concrete paths of the GET operation (`/meters/mtr_1`); `query`
- * a concrete path with a query, only when the document documents a value for a query parameter (`/meters?status=active`).
- */
-export type DocumentExamples = {
-  operationId: string;
-  template: string;
-  key: string;
-  paths: readonly string[];
-  query?: string;
-};
-
-/**
- * The demo document's examples (openapi.json, which the demo loads): what a text says when no document is at hand.
- * `documentExamples` of openapi.json gives these (a test says so).
- */
-export const DEMO_EXAMPLES: DocumentExamples = {
-  operationId: 'getMeter',
-  template: '/meters/{meterId}',
-  key: 'PATCH /meters/{meterId}',
-  paths: ['/meters/mtr_1', '/meters/mtr_2'],
-  query: '/meters?status=active',
-};
+import type { DocumentExamples } from './demo-examples.ts';
 
 /** Most operations looked at, in document order, so a document of any size is read in bounded steps. */
 export const MAX_EXAMINED_OPERATIONS = 2_000;
@@ -202,9 +177,4 @@ function queryExample(loaded: LoadedDocument, operations: Operation[]): string |
     }
   }
   return undefined;
-}
-
-/** Whether two sets of examples say the same (undefined: none). */
-export function sameExamples(a: DocumentExamples | undefined, b: DocumentExamples | undefined): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
 }

@@ -14,32 +14,26 @@
  * note; any other job: a failure naming the budget). After a job overran, a fresh worker starts at once
  * (loading the document); after a load past its limit or a worker that died, at the next job.
  *
- * The worker is this same module: `new Worker(new URL(import.meta.url))`, recognised by its
- * `workerData`. In the single-file build `import.meta.url` is `dist/probe-server.mjs`, so the
- * worker loads that one file. Under tsx on Node 20, whose loader hooks do not reach workers, the
- * worker first installs what the parent's `--import` flags name (tsx through its `register()`), then this file.
+ * The worker runs worker-thread.ts, recognised there by its `workerData`; in the single-file build, the build's
+ * deferred part (src/runtime/deferred.ts), which holds that module, so the main thread never compiles it. Under tsx on
+ * Node 20, whose loader hooks do not reach workers, the worker first installs what the parent's `--import` flags name
+ * (tsx through its `register()`), then worker-thread.ts.
  */
-import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
-import { createDocumentSource } from '../document/source.ts';
-import type { DocumentSource } from '../document/source.ts';
-import { createDocumentCache } from '../document/cache.ts';
-import { adoptSearchIndex, searchIndexSnapshot } from '../contract/search.ts';
-import type { LoadedDocument } from '../document/model.ts';
-import type { DocumentExamples } from '../document/examples.ts';
-import { SERVER_INFO } from '../runtime/server-info.ts';
+import type { Worker } from 'node:worker_threads';
+import type { DocumentExamples } from '../document/demo-examples.ts';
 import { redactorForKeys } from '../redaction/redaction.ts';
 import type { Redactor } from '../redaction/redaction.ts';
-import { hideSourceSecrets } from '../redaction/redaction.ts';
-import { boundedAnswer, exampleTracker, JOBS, unfinishedJob, warmMatcher } from './jobs.ts';
-import type { ContractService, JobContext, JobInputs, JobName, JobOutputs } from './jobs.ts';
-import { redactedAnswer, redactedContents, structuredTexts } from './pipeline.ts';
 import type { CheckedProbe } from './pipeline.ts';
 import type { RawResponse } from '../api/probe.ts';
 import type { Selector } from '../api/body-view.ts';
 import type { Config } from '../runtime/config.ts';
+import { lazyBuiltin } from '../shared/builtin.ts';
+import { deferredWorker } from '../runtime/deferred.ts';
+import { exampleTracker, redactedContents, structuredTexts } from './answers.ts';
+import type { ContractService, JobContext, JobInputs, JobName, JobOutputs } from './jobs.ts';
 import type { Logger, LogValue } from '../runtime/log.ts';
 
-import { relativeSourceHint, WORKER_MEMORY_MB } from '../runtime/config.ts';
+import { WORKER_MEMORY_MB } from '../runtime/config.ts';
 import { compileCacheFolder } from '../runtime/compile-cache.ts';
 import { DEFAULT_CHECK_TIMEOUT_MS } from '../../validate.ts';
 /**
@@ -63,8 +57,11 @@ export const CACHE_WRITE_LIMIT_MS = 5000;
 /** Time a new worker may take to start before the jobs waiting for it are answered, in ms. */
 const STARTUP_LIMIT_MS = 20000;
 
-/** Marks the worker's `workerData`, so the module starts the worker loop only there. */
-const ROLE = 'openapi-probe-check-worker';
+/** `node:worker_threads`, loaded when the first worker starts: its load is not on the way to `initialize`. */
+const workerThreads = lazyBuiltin('node:worker_threads');
+
+/** Marks the worker's `workerData`, so worker-thread.ts starts the worker loop only there. */
+export const ROLE = 'openapi-probe-check-worker';
 
 /** One probe's body for the pipeline: the response as read and the request it answers. */
 export type BodyRequest = { url: string; selector?: Exclude<Selector, { problem: string }> };
@@ -73,10 +70,10 @@ export type BodyRequest = { url: string; selector?: Exclude<Selector, { problem:
 export type BodyChecker = ContractService;
 
 /** The configuration as sent to the worker: `baseUrl` as text (a URL does not survive structured cloning). */
-type SentConfig = Omit<Config, 'baseUrl'> & { baseUrl: string };
+export type SentConfig = Omit<Config, 'baseUrl'> & { baseUrl: string };
 
 /** The head of the start-up load's failure record, which `documentProblem` leaves out. */
-const UNLOADED = 'document not loaded, probes go unchecked: ';
+export const UNLOADED = 'document not loaded, probes go unchecked: ';
 
 /** A job waiting or running; `move`: a probe's body bytes may be transferred to the worker rather than copied. */
 type Job = { name: JobName; input: JobInputs[JobName]; resolve: (output: JobOutputs[JobName]) => void; move?: boolean };
@@ -383,7 +380,7 @@ export function createCheckWorker(
 }
 
 /**
- * A worker running this module. Under tsx (Node 20: a `.ts` module and no type stripping), the worker
+ * A worker running worker-thread.ts (from source) or the single-file build's deferred part (`deferredWorker`). Under tsx (Node 20: a `.ts` module and no type stripping), the worker
  * is a small bootstrap that imports the parent's `--import` modules first, which installs tsx there.
  * @param compileCache A folder for V8's compile cache (`compileCacheFolder`), given to the worker as
  *   `NODE_COMPILE_CACHE`: a worker does not inherit `module.enableCompileCache`, and by the time its code runs, the
@@ -396,7 +393,10 @@ function spawnWorker(
 ): Worker {
   const resourceLimits = { maxOldGenerationSizeMb: memoryMb };
   const env = compileCache === undefined ? {} : { env: { ...process.env, NODE_COMPILE_CACHE: compileCache } };
-  const self = new URL(import.meta.url);
+  const { Worker } = workerThreads();
+  const carried = deferredWorker(compileCache);
+  if (carried !== undefined) return new Worker(carried, { eval: true, workerData: data, resourceLimits, ...env });
+  const self = new URL('./worker-thread.ts', import.meta.url);
   const stripsTypes = Boolean((process.features as { typescript?: unknown }).typescript);
   if (!self.pathname.endsWith('.ts') || stripsTypes)
     return new Worker(self, { workerData: data, resourceLimits, ...env });
@@ -412,137 +412,38 @@ function spawnWorker(
 }
 
 /**
- * The worker loop: `{id, name, input}` in; `{id, started}` once the document is ready, then
- * `{id, output}` (or `{id, error}`) out. The document starts loading at once; its outcome is sent as a
- * log record (`document.load.done` or `document.load.error`).
+ * The answer of a job that could not finish (deadline, worker stopped, document load past its limit):
+ * the probe unchecked with `reason` as its note, any other job `{failure: reason}`.
  */
-function runWorker(sent: SentConfig, keys: readonly string[]): void {
-  const config: Config = { ...sent, baseUrl: new URL(sent.baseUrl) };
-  const redact: Redactor = redactorForKeys([config.apiKey, ...keys]);
-  const post = (message: unknown) => parentPort!.postMessage(message);
-  // Each newly loaded document's examples go to the main thread, for tool descriptions and refusals (issue 17).
-  const examples = exampleTracker(true);
-  examples.listen(() => post({ examples: examples.state().examples ?? null }));
-  const documents = config.openapiDoc ? examples.watching(cachedDocuments(config, config.openapiDoc, post)) : undefined;
-  const context: JobContext = { config, redact, documents };
-  post({ ready: true });
-  if (documents) {
-    const loading = performance.now();
-    documents
-      .get()
-      .then((loaded) => {
-        post({
-          log: 'info',
-          event: 'document.load.done',
-          fields: {
-            title: loaded.title,
-            version: loaded.infoVersion,
-            openapi: loaded.version,
-            operations: loaded.operations.length,
-            problems: loaded.problems.length,
-            first_problems: loaded.problems.slice(0, 3).join('; ') || undefined,
-            took_ms: Math.round(performance.now() - loading),
-          },
-        });
-        // The path matcher too (GitHub's description: about 20 to 40 ms), before any probe needs it. Should it
-        // throw, the first job that matches a path meets (and reports) the same failure.
-        try {
-          warmMatcher(loaded);
-        } catch {
-          // reported by that job
-        }
-      })
-      .catch((error: Error) =>
-        post({
-          log: 'error',
-          event: 'document.load.error',
-          fields: {
-            reason: `${UNLOADED}${hideSourceSecrets(error.message, config.openapiDoc)}${relativeSourceHint(config.openapiDoc, process.cwd())}`,
-            took_ms: Math.round(performance.now() - loading),
-          },
-        }),
-      );
-  }
-  parentPort!.on('message', async (message: { id: number; name: JobName; input: JobInputs[JobName] }) => {
-    try {
-      const job = JOBS[message.name] as (
-        input: JobInputs[JobName],
-        context: JobContext,
-        begin: () => void,
-      ) => Promise<JobOutputs[JobName]>;
-      // Bounded here, so an answer past MAX_ANSWER never reaches the main thread's redaction and transport.
-      const output = boundedAnswer(
-        message.name,
-        await job(message.input, context, () => post({ id: message.id, started: true })),
-      );
-      // Redacted once here, where the answer is made, so the main thread only guards what it adds (issue 18).
-      let sent: unknown = output;
-      let text: string | undefined;
-      const structured = (output as { structured?: unknown } | null)?.structured;
-      if (structured !== null && typeof structured === 'object') {
-        const redacted = redactedAnswer(structured as Record<string, unknown>, redact);
-        if ('withheld' in redacted)
-          sent =
-            message.name === 'probe'
-              ? { structured: { body: null, validated: false, note: redacted.withheld }, isError: true }
-              : { failure: redacted.withheld };
-        else {
-          sent = { ...(output as object), structured: redacted.structured };
-          text = redacted.text;
-        }
-      }
-      post({
-        id: message.id,
-        output: sent,
-        ...(text !== undefined ? { text } : {}),
-        ...(documents?.persist ? { writing: true } : {}),
-      });
-      // The cache entry is written once the answer is on its way (serializing Graph beta takes a second), with the
-      // search index once a find built it; the next job waits for it, the answer just sent does not.
-      if (documents?.persist)
-        setImmediate(async () => {
-          await documents.persist?.((loaded) => ({ search: searchIndexSnapshot(loaded) }));
-          post({ writing: false });
-        });
-    } catch (error) {
-      post({ id: message.id, error: redact.text(String((error as Error)?.message ?? error)) });
-    }
-  });
+export function unfinishedJob<Name extends JobName>(
+  name: Name,
+  input: JobInputs[Name],
+  redact: JobContext['redact'],
+  reason: string,
+): JobOutputs[Name] {
+  if (name === 'probe') return uncheckedProbe((input as JobInputs['probe']).raw, redact, reason) as JobOutputs[Name];
+  if (name === 'operationKeys')
+    return (input as JobInputs['operationKeys']).destinations.map(() => null) as JobOutputs[Name];
+  return { failure: reason } as JobOutputs[Name];
 }
 
 /**
- * The worker's document source: through the document cache in `config.cacheDir` (src/document/cache.ts) when one is
- * set, its outcomes posted as debug log records (`document.cache`); a document read back from the cache brings its
- * search index along when the entry held one (`adoptSearchIndex` checks it first).
+ * The answer for a body the pipeline could not finish (the check worker ran past its deadline or
+ * failed): status, headers and size as received, `body: null`, `validated: false`, and `note` naming
+ * the reason. Cheap: touches no body byte, so it never stalls the thread.
  */
-function cachedDocuments(config: Config, source: string, post: (message: unknown) => void): DocumentSource {
-  const cache = config.cacheDir
-    ? createDocumentCache({ dir: config.cacheDir, version: SERVER_INFO.version })
-    : undefined;
-  const inner = createDocumentSource(source, {
-    ttlMs: config.documentTtlMs,
-    ...(cache ? { cache } : {}),
-    onCache: (event) =>
-      post({
-        log: event.outcome === 'unwritten' ? 'error' : 'debug',
-        event: 'document.cache',
-        fields: { outcome: event.outcome, reason: event.reason, dir: config.cacheDir },
-      }),
-  });
-  const tried = new WeakSet<LoadedDocument>();
-  return {
-    ...inner,
-    async get() {
-      const loaded = await inner.get();
-      if (!tried.has(loaded)) {
-        tried.add(loaded);
-        const search = inner.cachedExtras?.(loaded)?.search;
-        if (search !== undefined) adoptSearchIndex(loaded, search);
-      }
-      return loaded;
-    },
+export function uncheckedProbe(raw: RawResponse, redact: Redactor, reason: string): CheckedProbe {
+  const structured: Record<string, unknown> = {
+    url: raw.url,
+    status: raw.status,
+    contentType: raw.contentType,
+    bytes: raw.bytes,
+    truncated: raw.truncated,
+    body: null,
   };
+  if (raw.location !== undefined) structured.location = redact.text(raw.location);
+  structured.note = reason;
+  structured.validated = false;
+  structured.validationNote = 'The body was not checked; `note` says why.';
+  return { structured: redact.value(structured), isError: raw.status >= 400 };
 }
-
-if (!isMainThread && (workerData as { role?: string } | null)?.role === ROLE)
-  runWorker((workerData as { config: SentConfig }).config, (workerData as { keys?: string[] }).keys ?? []);

@@ -21,10 +21,11 @@ import { findOperations, prepareSearchIndex } from '../contract/search.ts';
 import { compareWithFixture } from '../contract/fixture-diff.ts';
 import { MAX_BODY_DEPTH, measureJsonText } from '../shared/json-text.ts';
 import type { LoadedDocument, Operation } from '../document/model.ts';
-import { DEMO_EXAMPLES, documentExamples, sameExamples } from '../document/examples.ts';
-import type { DocumentExamples } from '../document/examples.ts';
+import { documentExamples } from '../document/examples.ts';
 import type { DocumentSource } from '../document/source.ts';
-import { checkProbe, loadDocumentState, uncheckedProbe } from './pipeline.ts';
+import { checkProbe, loadDocumentState } from './pipeline.ts';
+import { exampleTracker, MAX_ANSWER } from './answers.ts';
+import type { ExampleState, ExampleTracker } from './answers.ts';
 import { trimSlash } from '../shared/url-path.ts';
 import type { CheckedProbe, DocumentState, PipelineContext } from './pipeline.ts';
 import type { RawResponse } from '../api/probe.ts';
@@ -135,12 +136,6 @@ const parsed = (records: RecordText[]): SampleRecord[] =>
 
 /** Most entries each list of a fixture comparison shows (`onlyLive`, `onlyFixture`, `changed`), the first by instance path. */
 export const MAX_DIFF_ENTRIES = 200;
-
-/**
- * Most characters of JSON a job's answer (its structured content) may have; a larger one is answered as a failure
- * naming this limit, so the main thread never redacts or writes tens of MB for one call (issue 8). 1 MiB.
- */
-export const MAX_ANSWER = 1024 * 1024;
 
 /** How to narrow each job whose answer can be large, for the failure past `MAX_ANSWER`. */
 const NARROWER: Partial<Record<JobName, string>> = {
@@ -416,7 +411,7 @@ export type ContractService = {
  */
 export function inProcessContract(context: JobContext): ContractService {
   const examples = exampleTracker(context.documents !== undefined);
-  const documents = context.documents && examples.watching(context.documents);
+  const documents = context.documents && watchingExamples(examples, context.documents);
   const watched: JobContext = { ...context, documents };
   const run = async <Name extends JobName>(name: Name, input: JobInputs[Name]): Promise<JobOutputs[Name]> =>
     boundedAnswer(name, await (JOBS[name] as Job<Name>)(input, watched, () => {}));
@@ -432,59 +427,21 @@ export function inProcessContract(context: JobContext): ContractService {
   };
 }
 
-/** What `ContractService.examples` answers. */
-export type ExampleState = { loaded: boolean; examples?: DocumentExamples };
-
 /**
- * The example state of one contract service and its listeners: `watching(source)` wraps a document source so that each
- * newly loaded document sets the examples (`documentExamples`, once per loaded document); `set` takes them from
- * elsewhere (the check worker's message). Without a document, the state is the demo document's examples, loaded.
+ * `source`, wrapped so that each newly loaded document sets the examples of `tracker` (`documentExamples`, once per
+ * loaded document).
  */
-export function exampleTracker(hasDocument: boolean): {
-  state: () => ExampleState;
-  listen: (listener: () => void) => void;
-  set: (examples: DocumentExamples | undefined) => void;
-  watching: (source: DocumentSource) => DocumentSource;
-} {
-  let current: ExampleState = hasDocument ? { loaded: false } : { loaded: true, examples: DEMO_EXAMPLES };
-  const listeners: (() => void)[] = [];
-  const set = (examples: DocumentExamples | undefined) => {
-    const next: ExampleState = examples ? { loaded: true, examples } : { loaded: true };
-    if (current.loaded && sameExamples(current.examples, next.examples)) return;
-    current = next;
-    for (const listener of listeners) listener();
-  };
+export function watchingExamples(tracker: ExampleTracker, source: DocumentSource): DocumentSource {
   const seen = new WeakSet<LoadedDocument>();
   return {
-    state: () => current,
-    listen: (listener) => void listeners.push(listener),
-    set,
-    watching: (source) => ({
-      ...source,
-      async get() {
-        const loaded = await source.get();
-        if (!seen.has(loaded)) {
-          seen.add(loaded);
-          set(documentExamples(loaded));
-        }
-        return loaded;
-      },
-    }),
+    ...source,
+    async get() {
+      const loaded = await source.get();
+      if (!seen.has(loaded)) {
+        seen.add(loaded);
+        tracker.set(documentExamples(loaded));
+      }
+      return loaded;
+    },
   };
-}
-
-/**
- * The answer of a job that could not finish (deadline, worker stopped, document load past its limit):
- * the probe unchecked with `reason` as its note, any other job `{failure: reason}`.
- */
-export function unfinishedJob<Name extends JobName>(
-  name: Name,
-  input: JobInputs[Name],
-  redact: JobContext['redact'],
-  reason: string,
-): JobOutputs[Name] {
-  if (name === 'probe') return uncheckedProbe((input as JobInputs['probe']).raw, redact, reason) as JobOutputs[Name];
-  if (name === 'operationKeys')
-    return (input as JobInputs['operationKeys']).destinations.map(() => null) as JobOutputs[Name];
-  return { failure: reason } as JobOutputs[Name];
 }

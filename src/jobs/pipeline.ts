@@ -23,6 +23,7 @@ import { trimSlash } from '../shared/url-path.ts';
 import { decodeProbe } from '../api/probe.ts';
 import type { RawResponse } from '../api/probe.ts';
 import { missingServerPath, pathAfterBase, repeatedPrefixHint } from '../shared/url-path.ts';
+import { REMEMBER_MAX_BYTES, structuredTexts } from './answers.ts';
 /**
  * A complete JSON 2xx body seen by a probe in this session, kept for `field_presence`, `describe_operation`
  * and `compare_fixture`: as its JSON text (`text`, redacted), so the main thread holds and passes a string,
@@ -62,54 +63,6 @@ export type CheckedProbe = {
   /** A complete JSON 2xx body over `REMEMBER_MAX_BYTES`, not kept: its path (with query) and size, so tools can say why it is missing. */
   tooLarge?: { operationKey?: string; path: string; bytes: number };
 };
-
-/**
- * The JSON text (`JSON.stringify`) of structured contents whose text is made already, by object: `checkProbe`
- * registers each result's (made with the remembered body's text in place of the body, `stringifyWith`), the check
- * worker sends it along and registers it again on the server's thread, and the server's tool results and transport
- * use it instead of serializing the body once more. A registered object is never changed afterwards.
- */
-export const structuredTexts = new WeakMap<object, string>();
-
-/**
- * Structured contents redacted where they were made, with the text registered for them in `structuredTexts` made
- * from the redacted content and scanned once more as written (`redactedAnswer`): the transport's last pass reads
- * only what was added around them (src/mcp/wire.ts `encode`), so a large answer is never redacted again on the
- * thread that answers ping (issue 18). A registered object is never changed afterwards.
- */
-export const redactedContents = new WeakSet<object>();
-
-/**
- * An answer's structured content redacted once, where it is made (the check worker, for what the worker makes):
- * `redact.value` over its strings (a key split across strings found), then its JSON text made and scanned as written
- * (`redact.text`: a key across a member name and a value, which the first pass does not read, is caught there);
- * what the scan replaced is parsed back. The result is registered in `structuredTexts` and `redactedContents`.
- * @returns The redacted content and its JSON text, or `{withheld}` when the scan's replacement left text that is not
- *   JSON (a key spanning JSON syntax): the answer is then withheld, never written with the key.
- */
-export function redactedAnswer(
-  structured: Record<string, unknown>,
-  redact: Redactor,
-): { structured: Record<string, unknown>; text: string } | { withheld: string } {
-  const cleaned = redact.value(structured);
-  const made = cleaned === structured ? structuredTexts.get(structured) : undefined;
-  const text = made ?? JSON.stringify(cleaned);
-  const scanned = redact.text(text);
-  let out = cleaned;
-  if (scanned !== text) {
-    try {
-      out = JSON.parse(scanned) as Record<string, unknown>;
-    } catch {
-      return {
-        withheld:
-          'Not answered: the answer held the API key in a form that could not be cut out of it, so it is withheld. This is a bug in openapi-probe.',
-      };
-    }
-  }
-  structuredTexts.set(out, scanned);
-  redactedContents.add(out);
-  return { structured: out, text: scanned };
-}
 
 /**
  * `JSON.stringify(object)` of a plain object (no `toJSON` of its own, no replacer), with the member `key`
@@ -177,9 +130,6 @@ export async function loadDocumentState(context: {
 
 /** At most this many findings are listed in a probe's result; `findingCount` then gives them all. */
 const MAX_FINDINGS_SHOWN = 200;
-
-/** Bodies larger than this (bytes) are checked but not kept in session memory (see `MEMORY_LIMITS` for the whole). */
-export const REMEMBER_MAX_BYTES = 1024 * 1024;
 
 /** The note of a body cut at `PROBE_CHECK_MAX_BYTES`. */
 export function cutNoteFor(config: Config): string {
@@ -366,25 +316,4 @@ export async function checkProbe(
     probed.body,
     tooLarge && { operationKey: operationKey(match.operation), ...tooLarge },
   );
-}
-
-/**
- * The answer for a body the pipeline could not finish (the check worker ran past its deadline or
- * failed): status, headers and size as received, `body: null`, `validated: false`, and `note` naming
- * the reason. Cheap: touches no body byte, so it never stalls the thread.
- */
-export function uncheckedProbe(raw: RawResponse, redact: Redactor, reason: string): CheckedProbe {
-  const structured: Record<string, unknown> = {
-    url: raw.url,
-    status: raw.status,
-    contentType: raw.contentType,
-    bytes: raw.bytes,
-    truncated: raw.truncated,
-    body: null,
-  };
-  if (raw.location !== undefined) structured.location = redact.text(raw.location);
-  structured.note = reason;
-  structured.validated = false;
-  structured.validationNote = 'The body was not checked; `note` says why.';
-  return { structured: redact.value(structured), isError: raw.status >= 400 };
 }

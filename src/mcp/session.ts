@@ -5,11 +5,8 @@
  * Utilities). Knows no stream: the transport hands it parsed messages (`src/mcp/wire.ts`) and writes its replies.
  */
 import { describeType } from '../shared/values.ts';
-import { createDocumentSource } from '../document/source.ts';
-import type { DocumentSource } from '../document/source.ts';
-import { inProcessContract } from '../jobs/jobs.ts';
 import type { ContractService } from '../jobs/jobs.ts';
-import { redactedContents, structuredTexts } from '../jobs/pipeline.ts';
+import { redactedContents, structuredTexts } from '../jobs/answers.ts';
 import type { Seen } from '../jobs/pipeline.ts';
 import { redactor } from '../redaction/redaction.ts';
 import type { Redactor } from '../redaction/redaction.ts';
@@ -151,21 +148,20 @@ export type ServerRuntime = {
 /**
  * Builds the runtime every session shares (`ServerRuntime`), each part from `options` when given, else from `config`:
  * the redactor from `config.apiKey`, the gate from `config.concurrency`, the rate limit from `config.ratePerMinute`,
- * the audit writer from `config.auditLog`, and the contract service `inProcessContract` over `options.documents`
- * (default: a document source for `config.openapiDoc`) on this thread; the entry passes the check worker instead.
+ * the audit writer from `config.auditLog`; `options.contract` runs every step that needs the document: the check
+ * worker, as the entry passes it, or in-process.ts `inProcessRuntime`'s on this thread (tests, the `check` command).
  */
 export function createServerRuntime(
   config: Config,
   options: {
     fetch?: typeof fetch;
-    documents?: DocumentSource;
     logger?: Logger;
     redact?: Redactor;
     gate?: Gate;
     rate?: RateLimit;
     requestId?: () => string;
-    contract?: ContractService;
-  } = {},
+    contract: ContractService;
+  },
 ): ServerRuntime {
   const redact = options.redact ?? redactor(config.apiKey);
   const logger = options.logger ?? SILENT;
@@ -173,15 +169,7 @@ export function createServerRuntime(
     config,
     redact,
     logger,
-    contract:
-      options.contract ??
-      inProcessContract({
-        config,
-        redact,
-        documents:
-          options.documents ??
-          (config.openapiDoc ? createDocumentSource(config.openapiDoc, { ttlMs: config.documentTtlMs }) : undefined),
-      }),
+    contract: options.contract,
     gate: options.gate ?? createGate(config.concurrency ?? 4),
     rate: options.rate ?? createRateLimit(config.ratePerMinute ?? 60),
     requestId: options.requestId ?? newRequestId,
@@ -190,17 +178,6 @@ export function createServerRuntime(
       : {}),
     ...(options.fetch ? { fetch: options.fetch } : {}),
   };
-}
-
-/**
- * One runtime and one session over it (`createServerRuntime`, then `createSession`): what a single-session caller
- * such as a test needs. Options as those two take them.
- */
-export function createHandler(
-  config: Config,
-  options: Parameters<typeof createServerRuntime>[1] & { memory?: MemoryLimits } = {},
-): Session {
-  return createSession(createServerRuntime(config, options), { memory: options.memory });
 }
 
 /** Marks an abort that comes from `shutdown`, not from the client's `notifications/cancelled`. */
@@ -233,8 +210,7 @@ const SHUTDOWN = Symbol('shutdown');
  * @param options.sharedMemory A body budget this session's memory shares with others (the HTTP transport's); its
  *   bodies are given back when the session closes.
  * @param options.contract Runs every step that needs the document (src/jobs/jobs.ts): the check worker
- *   (check-worker.ts `createCheckWorker`, as `main` does) or, by default, `inProcessContract` on this thread
- *   with `documents`.
+ *   (check-worker.ts `createCheckWorker`, as `main` does) or `inProcessContract` on this thread (in-process.ts).
  */
 export function createSession(
   runtime: ServerRuntime,

@@ -3,11 +3,11 @@
  * description, `inputSchema`, annotations, handler), and the helpers that make results and failures.
  */
 import type { ContractService, Destination, JobAnswer, RecordText } from '../jobs/jobs.ts';
-import { redactedContents, structuredTexts } from '../jobs/pipeline.ts';
+import { redactedContents, structuredTexts } from '../jobs/answers.ts';
 import type { Seen } from '../jobs/pipeline.ts';
 import type { Redactor } from '../redaction/redaction.ts';
 import type { Config } from '../runtime/config.ts';
-import type { DocumentExamples } from '../document/examples.ts';
+import type { DocumentExamples } from '../document/demo-examples.ts';
 import type { RateLimit } from '../runtime/limits.ts';
 import { ERROR_CODES, RpcError } from './codes.ts';
 import { ProbeLog } from './memory.ts';

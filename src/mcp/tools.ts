@@ -9,7 +9,7 @@ import { probeSampleTool } from './tools/probe-sample.ts';
 import { describeOperationTool } from './tools/describe-operation.ts';
 import { draftRequestTool } from './tools/draft-request.ts';
 import { findOperationTool } from './tools/find-operation.ts';
-import type { DocumentExamples } from '../document/examples.ts';
+import type { DocumentExamples } from '../document/demo-examples.ts';
 import type { Tool } from './tool.ts';
 
 /** The tools, in the order `tools/list` gives them, in the wording that names no example (before a document loads). */

@@ -7,13 +7,13 @@
  */
 import { MAX_BODY_DEPTH } from '../shared/json-text.ts';
 import type { MemberSpan } from '../shared/json-text.ts';
-import { redactedContents, structuredTexts } from '../jobs/pipeline.ts';
+import { redactedContents, structuredTexts } from '../jobs/answers.ts';
 import type { Redactor } from '../redaction/redaction.ts';
 import { measureJsonText } from '../shared/json-text.ts';
 import { ERROR_CODES, errorResponse } from './codes.ts';
 import type { JsonRpcResponse, RequestId } from './codes.ts';
 import { createIdScanner, JSON_NUMBER, OVERSIZED_ID_PREFIX } from '../shared/json-text.ts';
-import { MAX_ANSWER } from '../jobs/jobs.ts';
+import { MAX_ANSWER } from '../jobs/answers.ts';
 import { boundedText } from '../shared/text.ts';
 /** The one argument of a tool that may be large (a JSON body, up to the line limit), by tool name. */
 export const LARGE_ARGUMENTS: Readonly<Record<string, string>> = { compare_fixture: 'fixture', draft_request: 'body' };

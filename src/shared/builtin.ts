@@ -15,12 +15,14 @@ type Builtins = {
   'node:v8': typeof import('node:v8');
   'node:fs/promises': typeof import('node:fs/promises');
   'node:crypto': typeof import('node:crypto');
+  'node:worker_threads': typeof import('node:worker_threads');
 };
 
 // `process.getBuiltinModule` is Node >= 20.16 and 22.3; `require` through `createRequire` everywhere else.
 const getBuiltin: (name: string) => unknown =
   (process as { getBuiltinModule?: (name: string) => unknown }).getBuiltinModule?.bind(process) ??
-  createRequire(import.meta.url);
+  // A `data:` module (the single-file build's deferred part, src/runtime/deferred.ts) is no base for `require`.
+  createRequire(import.meta.url.startsWith('file:') ? import.meta.url : process.execPath);
 
 /**
  * A getter of the built-in module `name`, which loads it the first time it is called and returns the same module

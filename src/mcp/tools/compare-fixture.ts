@@ -4,7 +4,7 @@
  */
 import { MAX_BODY_DEPTH } from '../../shared/json-text.ts';
 import { buildProbeUrl } from '../../api/url-policy.ts';
-import { REMEMBER_MAX_BYTES } from '../../jobs/pipeline.ts';
+import { REMEMBER_MAX_BYTES } from '../../jobs/answers.ts';
 import { nestingDepth } from '../../shared/json-text.ts';
 import { answered, failure, resultAfter } from '../tool.ts';
 import type { Tool, ToolContext, ToolResult } from '../tool.ts';

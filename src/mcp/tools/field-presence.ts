@@ -2,7 +2,7 @@
  * The `field_presence` tool: for an operation probed this session, how often each field was present across the
  * bodies kept, which the document requires, and what a shape inferred from the first body gets wrong. Sends nothing.
  */
-import { REMEMBER_MAX_BYTES } from '../../jobs/pipeline.ts';
+import { REMEMBER_MAX_BYTES } from '../../jobs/answers.ts';
 import { failure, recordTexts, result, settleOperation } from '../tool.ts';
 import type { Tool, ToolContext, ToolResult } from '../tool.ts';
 async function fieldPresenceCall(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {

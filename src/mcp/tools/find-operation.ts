@@ -1,7 +1,7 @@
 /**
  * The `find_operation` tool: the operations behind an intent, a path or URL, an operationId or a docs anchor.
  */
-import { SEARCH_LIMITS } from '../../contract/search.ts';
+import { SEARCH_LIMITS } from '../../contract/search-limits.ts';
 import { answered, failure } from '../tool.ts';
 import type { Tool, ToolContext, ToolResult } from '../tool.ts';
 async function findOperationCall(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {

@@ -1,0 +1,104 @@
+/**
+ * The code the main thread loads only when it needs it (issue 20): the check worker's loop with the jobs, the contract
+ * and the document, and the `check` and `doctor` commands. In the single-file build (`scripts/build.ts`) they are
+ * bundled apart and carried at the end of the file as base64 in a comment (`DEFERRED_MARK`), which the main thread's
+ * parse skips at the cost of a scan: the module it compiles on its way to `initialize` is the server's part alone.
+ *
+ * To load it, the part is written out as a module file (`materialize`) and imported from there: Node loads a 570 KB
+ * `data:` module about 30 ms slower than the same file, and only a file gets V8's compile cache. With the compile
+ * cache's folder (src/runtime/compile-cache.ts: this user's own, nobody else may write to it) the file is kept there
+ * under its content's hash, so later starts reuse it and its cached code; else it goes to a fresh private folder
+ * (`mkdtemp`, mode 0700) that is removed once the module is loaded. The check worker does this itself, from a small
+ * `eval` script (`deferredWorker`), so not a byte of the part crosses the main thread. Run from source, the deferred
+ * code is the modules themselves.
+ */
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+// Set to true by the single-file build (esbuild `define`); undeclared from source, where `typeof` reads it as undefined.
+declare const PROBE_SINGLE_FILE: boolean | undefined;
+
+/** What opens the deferred part's comment in the single-file build; the base64 text follows, then the comment's end. */
+export const DEFERRED_MARK = '/* openapi-probe deferred part, base64: ';
+
+/** Whether this is the single-file build, which carries the deferred part. */
+function singleFile(): boolean {
+  return typeof PROBE_SINGLE_FILE === 'boolean' && PROBE_SINGLE_FILE;
+}
+
+/**
+ * Writes the deferred part that the single file `file` carries (its last comment: `mark`, base64) as a module file, and returns
+ * its path and whether to remove it (`remove()`) once imported. In `folder` (the compile cache's, already checked) as
+ * `deferred-<sha256 prefix>.mjs`, written only when missing or different (through a temporary name and a rename, so
+ * two servers starting at once never read half a file); without `folder`, in a new private temporary folder.
+ * Self-contained (it is also sent as text to the check worker, `deferredWorker`): it reaches Node's modules only
+ * through `load`, a `require`.
+ * @throws Error naming `file` when it carries no deferred part; what the file system throws.
+ */
+function materialize(
+  load: (name: string) => unknown,
+  file: string,
+  mark: string,
+  folder: string | undefined,
+): { path: string; remove: () => void } {
+  const fs = load('node:fs') as typeof import('node:fs');
+  const { join } = load('node:path') as typeof import('node:path');
+  const text = fs.readFileSync(file, 'latin1');
+  // The part closes the file: the last comment, of base64 alone (the mark's text also stands in the code, quoted).
+  const end = text.lastIndexOf(' *' + '/');
+  const at = end < 0 ? -1 : text.lastIndexOf(mark, end);
+  const part = at < 0 ? '' : text.slice(at + mark.length, end);
+  if (!part || text.slice(end + 3).trim() !== '' || !/^[A-Za-z0-9+/]+=*$/.test(part))
+    throw new Error(`${file} carries no deferred part; build it with npm run build`);
+  const code = Buffer.from(part, 'base64');
+  if (folder === undefined) {
+    const os = load('node:os') as typeof import('node:os');
+    const own = fs.mkdtempSync(join(os.tmpdir(), 'openapi-probe-'));
+    const path = join(own, 'deferred.mjs');
+    fs.writeFileSync(path, code, { mode: 0o600 });
+    return { path, remove: () => fs.rmSync(own, { recursive: true, force: true }) };
+  }
+  const { createHash } = load('node:crypto') as typeof import('node:crypto');
+  const path = join(folder, `deferred-${createHash('sha256').update(code).digest('hex').slice(0, 32)}.mjs`);
+  let same = false;
+  try {
+    same = fs.readFileSync(path).equals(code);
+  } catch {
+    // not written yet
+  }
+  if (!same) {
+    const partial = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.part`;
+    fs.writeFileSync(partial, code, { mode: 0o600 });
+    fs.renameSync(partial, path);
+  }
+  return { path, remove: () => {} };
+}
+
+/**
+ * The deferred code as a module namespace on this thread: from source `fromSource` imported (e.g.
+ * `new URL('./deferred.ts', import.meta.url)` of src/cli/); in the single-file build the part it carries, written out
+ * (`materialize`, in a private temporary folder) and imported.
+ * @throws Error when the single file carries no deferred part, or the part cannot be written or loaded.
+ */
+export async function importDeferred(fromSource: URL): Promise<unknown> {
+  if (!singleFile()) return import(fromSource.href);
+  const written = materialize(createRequire(import.meta.url), fileURLToPath(import.meta.url), DEFERRED_MARK, undefined);
+  try {
+    return await import(pathToFileURL(written.path).href);
+  } finally {
+    written.remove();
+  }
+}
+
+/**
+ * How to start the check worker in the single-file build: the script of an `eval` worker that writes out this file's
+ * deferred part (`materialize`, in `folder`, the compile cache's, when given) and imports it, which starts
+ * worker-thread.ts's loop; undefined from source, where the worker runs worker-thread.ts itself. A file without the
+ * part, or a part that cannot be written, makes the worker fail with the reason.
+ */
+export function deferredWorker(folder: string | undefined): string | undefined {
+  if (!singleFile()) return undefined;
+  const written = `(${materialize.toString()})(require, ${JSON.stringify(fileURLToPath(import.meta.url))}, ${JSON.stringify(DEFERRED_MARK)}, ${JSON.stringify(folder)})`;
+  return `const written = ${written};
+import(require('node:url').pathToFileURL(written.path).href).finally(() => written.remove());`;
+}
