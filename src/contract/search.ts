@@ -57,11 +57,15 @@ const STOP_WORDS = new Set(
   (
     'a an the of to for in on at by with from and or is are be been do does did can could would should will ' +
     'i we you it its this that these those what which who how there here please need want way some any just ' +
-    'via into using use so if than then as not no yes about get has have had was were am'
+    'via into using use so if than then as not no yes about get has have had was were am ' +
+    'one more all each every both multiple many several'
   ).split(' '),
 );
 // `get` is a stop word for free text only because every read summary starts with it; the HTTP method
-// still counts through METHOD_WORDS below.
+// still counts through METHOD_WORDS below. Quantifiers (`one or more`, `all`, `each`, `multiple`) say how
+// many, never which operation: CLI help strings are full of them ("Restart one or more containers"), and
+// as content words they thinned the top hit's coverage, so the flag fired on right answers (issue 16).
+// Possessives (`my`, `your`) are kept: they lowered recall where they stand for `/me`, `account`.
 
 /**
  * Splits text and identifiers into lower-case words: on case changes (`listForRepo`, `HTTPServer`),
