@@ -238,7 +238,7 @@ function answer(data: RowData, fusion: Fusion, flag: Flag): Answer {
 
 type SetName = keyof typeof DISCOVERY_SETS;
 const DEV_SETS: SetName[] = ['dev', 'devSplit'];
-const FROZEN_SETS: SetName[] = ['frozen', 'frozen2', 'frozen3', 'frozen4'];
+const FROZEN_SETS: SetName[] = ['frozen', 'frozen2', 'frozen3', 'frozen4', 'frozen5'];
 
 async function rowData(
   model: Model,

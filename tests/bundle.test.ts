@@ -190,6 +190,22 @@ describe('dist/probe-server.mjs, the single-file build', () => {
     rmSync(cut, { recursive: true, force: true });
   });
 
+  test('checks a probe with nowhere to write its deferred part (no cache, no temporary folder)', async () => {
+    const run = await runSession(
+      copied,
+      runDir,
+      {
+        API_BASE_URL: standIn.url,
+        API_KEY: KEY,
+        OPENAPI_DOC: DOCUMENT,
+        PROBE_CACHE_DIR: 'off',
+        TMPDIR: join(runDir, 'no-such-folder'),
+      },
+      { name: 'probe', arguments: { path: '/meters/mtr_3' } },
+    );
+    assert.equal((run.messages[1] as Record<string, any>).result.structuredContent.validated, true);
+  });
+
   test('two copies started at once on one cache folder both check a probe, and leave no temporary file', async () => {
     const cache = mkdtempSync(join(tmpdir(), 'openapi-probe-cache-'));
     try {

@@ -13,7 +13,7 @@
  * code is the modules themselves.
  */
 import { createRequire } from 'node:module';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 
 // Set to true by the single-file build (esbuild `define`); undeclared from source, where `typeof` reads it as undefined.
 declare const PROBE_SINGLE_FILE: boolean | undefined;
@@ -27,20 +27,20 @@ function singleFile(): boolean {
 }
 
 /**
- * Writes the deferred part that the single file `file` carries (its last comment: `mark`, base64) as a module file, and returns
- * its path and whether to remove it (`remove()`) once imported. In `folder` (the compile cache's, already checked) as
- * `deferred-<sha256 prefix>.mjs`, written only when missing or different (through a temporary name and a rename, so
- * two servers starting at once never read half a file); without `folder`, in a new private temporary folder.
- * Self-contained (it is also sent as text to the check worker, `deferredWorker`): it reaches Node's modules only
- * through `load`, a `require`.
- * @throws Error naming `file` when it carries no deferred part; what the file system throws.
+ * Writes the deferred part that the single file `file` carries (its last comment: `mark`, base64) as a module file,
+ * and returns its URL and what to do once it is imported (`remove()`: the temporary folder goes). In `folder` (the
+ * compile cache's, already checked) as `deferred-<sha256 prefix>.mjs`, written only when missing or different (through
+ * a temporary name and a rename, so two servers starting at once never read half a file); without `folder`, in a new
+ * private temporary folder; where neither can be written, as a `data:` URL. Self-contained (it is also sent as text to
+ * the check worker, `deferredWorker`): it reaches Node's modules only through `load`, a `require`.
+ * @throws Error naming `file` when it carries no deferred part, or when `file` cannot be read.
  */
 function materialize(
   load: (name: string) => unknown,
   file: string,
   mark: string,
   folder: string | undefined,
-): { path: string; remove: () => void } {
+): { url: string; remove: () => void } {
   const fs = load('node:fs') as typeof import('node:fs');
   const { join } = load('node:path') as typeof import('node:path');
   const text = fs.readFileSync(file, 'latin1');
@@ -51,27 +51,33 @@ function materialize(
   if (!part || text.slice(end + 3).trim() !== '' || !/^[A-Za-z0-9+/]+=*$/.test(part))
     throw new Error(`${file} carries no deferred part; build it with npm run build`);
   const code = Buffer.from(part, 'base64');
-  if (folder === undefined) {
-    const os = load('node:os') as typeof import('node:os');
-    const own = fs.mkdtempSync(join(os.tmpdir(), 'openapi-probe-'));
-    const path = join(own, 'deferred.mjs');
-    fs.writeFileSync(path, code, { mode: 0o600 });
-    return { path, remove: () => fs.rmSync(own, { recursive: true, force: true }) };
-  }
-  const { createHash } = load('node:crypto') as typeof import('node:crypto');
-  const path = join(folder, `deferred-${createHash('sha256').update(code).digest('hex').slice(0, 32)}.mjs`);
-  let same = false;
+  const { pathToFileURL } = load('node:url') as typeof import('node:url');
   try {
-    same = fs.readFileSync(path).equals(code);
+    if (folder === undefined) {
+      const os = load('node:os') as typeof import('node:os');
+      const own = fs.mkdtempSync(join(os.tmpdir(), 'openapi-probe-'));
+      const path = join(own, 'deferred.mjs');
+      fs.writeFileSync(path, code, { mode: 0o600 });
+      return { url: pathToFileURL(path).href, remove: () => fs.rmSync(own, { recursive: true, force: true }) };
+    }
+    const { createHash } = load('node:crypto') as typeof import('node:crypto');
+    const path = join(folder, `deferred-${createHash('sha256').update(code).digest('hex').slice(0, 32)}.mjs`);
+    let same = false;
+    try {
+      same = fs.readFileSync(path).equals(code);
+    } catch {
+      // not written yet
+    }
+    if (!same) {
+      const partial = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.part`;
+      fs.writeFileSync(partial, code, { mode: 0o600 });
+      fs.renameSync(partial, path);
+    }
+    return { url: pathToFileURL(path).href, remove: () => {} };
   } catch {
-    // not written yet
+    // Nowhere to write (a read-only file system): the part as a `data:` module, slower to load but the same code.
+    return { url: `data:text/javascript;base64,${part}`, remove: () => {} };
   }
-  if (!same) {
-    const partial = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.part`;
-    fs.writeFileSync(partial, code, { mode: 0o600 });
-    fs.renameSync(partial, path);
-  }
-  return { path, remove: () => {} };
 }
 
 /**
@@ -84,7 +90,7 @@ export async function importDeferred(fromSource: URL): Promise<unknown> {
   if (!singleFile()) return import(fromSource.href);
   const written = materialize(createRequire(import.meta.url), fileURLToPath(import.meta.url), DEFERRED_MARK, undefined);
   try {
-    return await import(pathToFileURL(written.path).href);
+    return await import(written.url);
   } finally {
     written.remove();
   }
@@ -100,5 +106,5 @@ export function deferredWorker(folder: string | undefined): string | undefined {
   if (!singleFile()) return undefined;
   const written = `(${materialize.toString()})(require, ${JSON.stringify(fileURLToPath(import.meta.url))}, ${JSON.stringify(DEFERRED_MARK)}, ${JSON.stringify(folder)})`;
   return `const written = ${written};
-import(require('node:url').pathToFileURL(written.path).href).finally(() => written.remove());`;
+import(written.url).finally(() => written.remove());`;
 }
