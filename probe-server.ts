@@ -103,33 +103,40 @@ export async function main(): Promise<void> {
   // One runtime for the process (gate, rate limit, audit, worker, redactor); the stdio transport carries one session.
   const runtime = createServerRuntime(config, { logger, redact, contract });
   const base = `${config.baseUrl.origin}${trimSlash(config.baseUrl.pathname)}`;
-  logger.info('server.start', {
-    summary: `serving ${base} (GET only) on ${http ? 'Streamable HTTP' : 'stdio'}`,
-    version: SERVER_INFO.version,
-    base,
-    // Names only: a base query value may be a tenant id or a token.
-    base_query: [...config.baseUrl.searchParams.keys()].join(',') || undefined,
-    document: publicSource(config.openapiDoc),
-    key: config.apiKey ? (config.apiKeyHeader ?? 'authorization') : 'none',
-    max_bytes: config.maxBytes,
-    check_max_bytes: config.checkMaxBytes,
-    timeout_ms: config.timeoutMs,
-    document_ttl_s: config.documentTtlMs / 1000,
-    concurrency: config.concurrency,
-    queue: QUEUE_SIZE,
-    rate_per_min: config.ratePerMinute,
-    log_level: config.logLevel,
-    audit: config.auditLog ?? 'none',
-    worker_memory_mb: workerMemory,
-  });
-  // No document at all is said at start-up too, where the host's log shows it (doctor says the same).
-  if (!config.openapiDoc)
-    logger.error('document.load.error', {
-      reason: `document not loaded, probes go unchecked: OPENAPI_DOC is not set and there is no openapi.json in the working directory ${process.cwd()}; set OPENAPI_DOC to the absolute path or URL of the OpenAPI document`,
+  // The start-up record, once the way to the first answer is clear on stdio (its first write makes stderr's stream).
+  let announced = false;
+  const announce = () => {
+    if (announced) return;
+    announced = true;
+    logger.info('server.start', {
+      summary: `serving ${base} (GET only) on ${http ? 'Streamable HTTP' : 'stdio'}`,
+      version: SERVER_INFO.version,
+      base,
+      // Names only: a base query value may be a tenant id or a token.
+      base_query: [...config.baseUrl.searchParams.keys()].join(',') || undefined,
+      document: publicSource(config.openapiDoc),
+      key: config.apiKey ? (config.apiKeyHeader ?? 'authorization') : 'none',
+      max_bytes: config.maxBytes,
+      check_max_bytes: config.checkMaxBytes,
+      timeout_ms: config.timeoutMs,
+      document_ttl_s: config.documentTtlMs / 1000,
+      concurrency: config.concurrency,
+      queue: QUEUE_SIZE,
+      rate_per_min: config.ratePerMinute,
+      log_level: config.logLevel,
+      audit: config.auditLog ?? 'none',
+      worker_memory_mb: workerMemory,
     });
+    // No document at all is said at start-up too, where the host's log shows it (doctor says the same).
+    if (!config.openapiDoc)
+      logger.error('document.load.error', {
+        reason: `document not loaded, probes go unchecked: OPENAPI_DOC is not set and there is no openapi.json in the working directory ${process.cwd()}; set OPENAPI_DOC to the absolute path or URL of the OpenAPI document`,
+      });
+  };
   const stop = new AbortController();
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort(signal));
   if (http) {
+    announce();
     // A server for a team: the worker starts now, so /readyz says ready before the first caller comes.
     contract.warm();
     let transport: Awaited<ReturnType<typeof startHttpTransport>>;
@@ -154,6 +161,7 @@ export async function main(): Promise<void> {
     logger.info('server.stop', { reason, uptime_ms: Math.round(performance.now() - began) });
     process.exit(0);
   }
+  setImmediate(announce);
   const reason = await serve(warmAfterFirstAnswer(createSession(runtime), contract), {
     redact,
     logger,
@@ -161,6 +169,7 @@ export async function main(): Promise<void> {
   });
   // A document cache entry being written is finished first (bounded), so the next server on this document reads it.
   await contract.flush?.();
+  announce();
   logger.info('server.stop', { reason, uptime_ms: Math.round(performance.now() - began) });
   // Exit even if a keep-alive socket or timer is still open (MCP stdio shutdown).
   process.exit(0);
@@ -213,25 +222,42 @@ function tenantRuntimes(
 }
 
 /**
- * The session, with the check worker started (`warm`: it begins loading the document) once the first message has been
- * answered and its answer written, rather than before: starting the worker (a thread that evaluates this whole module)
- * on the way to `initialize` doubled the time to answer it (issue 20). A first job starts the worker itself anyway.
+ * The session, with the check worker started (`warm`: it begins loading the document) once the way to the tool list
+ * is clear: right after the answer to the first request that is not `initialize` has been written (usually
+ * `tools/list`), or `WARM_AFTER_INITIALIZE_MS` after `initialize`'s, whichever comes first. Starting a worker blocks
+ * this thread for a few ms (it makes the thread's isolate), which the answers on the way to `tools/list` need not
+ * wait for (issue 20). A first job starts the worker itself anyway.
  * @returns A session that answers as `session` does.
  */
 function warmAfterFirstAnswer(session: Session, contract: BodyChecker): Session {
   let warming = false;
+  let timer: NodeJS.Timeout | undefined;
+  const warm = () => {
+    if (warming) return;
+    warming = true;
+    clearTimeout(timer);
+    contract.warm();
+  };
   return {
     ...session,
     handle(message, inbound) {
       const answer = session.handle(message, inbound);
-      if (!warming) {
-        warming = true;
-        // After the transport's write of the answer, which runs when `answer` settles, before the next turn.
-        void answer.finally(() => setImmediate(() => contract.warm()));
+      const fields = message as { method?: unknown; id?: unknown } | null;
+      // A notification (no id) is answered with nothing and says nothing of what comes next.
+      if (!warming && (Array.isArray(message) || (fields !== null && typeof fields === 'object' && 'id' in fields))) {
+        const initialize = fields?.method === 'initialize';
+        // After the transport's write of the answer, which runs when `answer` settles.
+        void answer.finally(() => {
+          if (!initialize) setImmediate(warm);
+          else timer ??= setTimeout(warm, WARM_AFTER_INITIALIZE_MS);
+        });
       }
       return answer;
     },
   };
 }
+
+/** How long after answering `initialize` the check worker starts when no other request has come, in ms. */
+const WARM_AFTER_INITIALIZE_MS = 25;
 
 if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) main();

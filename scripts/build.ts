@@ -6,8 +6,10 @@
  * - the server, `probe-server.ts`, with the deferred part appended as base64 in a comment (src/runtime/deferred.ts
  *   `DEFERRED_MARK`), which the check worker and those commands read from the file and load as a `data:` module, so
  *   the main thread compiles only the server's own code on its way to `initialize` (issue 20).
- * Both get `PROBE_SERVER_VERSION`, package.json's version, so a copy on its own states it (src/runtime/server-info.ts).
+ * Both get `PROBE_SERVER_VERSION`, package.json's version, so a copy on its own states it (src/runtime/server-info.ts);
+ * the server gets `PROBE_DEFERRED_SHA256`, so it never loads the part of another build (a file replaced while it runs).
  */
+import { createHash } from 'node:crypto';
 import { appendFileSync, chmodSync, readFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
@@ -38,7 +40,14 @@ export async function buildSingleFile(
   };
   const deferred = await build({ ...common, entryPoints: [`${ROOT}src/cli/deferred.ts`], write: false });
   const text = deferred.outputFiles![0]!.text;
-  const server = await build({ ...common, entryPoints: [`${ROOT}probe-server.ts`], outfile, metafile: true });
+  const digest = createHash('sha256').update(text).digest('hex');
+  const server = await build({
+    ...common,
+    entryPoints: [`${ROOT}probe-server.ts`],
+    outfile,
+    metafile: true,
+    define: { ...common.define, PROBE_DEFERRED_SHA256: JSON.stringify(digest) },
+  });
   appendFileSync(outfile, `\n${DEFERRED_MARK}${Buffer.from(text).toString('base64')} */\n`);
   chmodSync(outfile, 0o755);
   const output = Object.values(server.metafile!.outputs)[0]!;

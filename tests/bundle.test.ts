@@ -190,6 +190,29 @@ describe('dist/probe-server.mjs, the single-file build', () => {
     rmSync(cut, { recursive: true, force: true });
   });
 
+  test("a copy whose deferred part is another build's (replaced while it ran) answers a probe unchecked, naming the restart", async () => {
+    const other = join(runDir, 'other');
+    mkdirSync(other);
+    const text = readFileSync(bundle, 'latin1');
+    const at = text.lastIndexOf(DEFERRED_MARK) + DEFERRED_MARK.length;
+    const code = Buffer.from(text.slice(at, text.indexOf(' *' + '/', at)), 'base64').toString();
+    const swapped = `${text.slice(0, at)}${Buffer.from(`${code}\n// another build\n`).toString('base64')} *` + '/\n';
+    writeFileSync(join(other, 'probe-server.mjs'), swapped, 'latin1');
+    const run = await runSession(
+      join(other, 'probe-server.mjs'),
+      other,
+      { API_BASE_URL: standIn.url, API_KEY: KEY, OPENAPI_DOC: DOCUMENT },
+      { name: 'probe', arguments: { path: '/meters/mtr_3' } },
+    );
+    const structured = (run.messages[1] as Record<string, any>).result.structuredContent;
+    assert.equal(structured.validated, false);
+    assert.match(
+      structured.note,
+      /changed since this server started \(its deferred part is another build's\); restart the server/,
+    );
+    rmSync(other, { recursive: true, force: true });
+  });
+
   test('checks a probe with nowhere to write its deferred part (no cache, no temporary folder)', async () => {
     const run = await runSession(
       copied,
@@ -232,7 +255,7 @@ describe('dist/probe-server.mjs, the single-file build', () => {
 
   test('sits alone in its directory', () => {
     assert.deepEqual(
-      readdirSync(runDir).filter((name) => name !== 'cut'),
+      readdirSync(runDir).filter((name) => name !== 'cut' && name !== 'other'),
       ['probe-server.mjs'],
     );
   });

@@ -63,8 +63,9 @@ export async function commandLine(
   output: Output = processOutput(),
 ): Promise<{ env: Environment } | { exitCode: number }> {
   const parsed = parseArguments(args, env);
-  // A key typed where a flag or an operand goes is never repeated (issue 18).
-  const redact = redactor(env.API_KEY?.trim() || undefined);
+  // A key typed where a flag or an operand goes is never repeated (issue 18). Built only to print a refusal: serving, the
+  // entry builds its own, and a key's redactor takes milliseconds to build on the way to `initialize` (issue 20).
+  const redact = { text: (text: string) => redactor(env.API_KEY?.trim() || undefined).text(text) };
   if ('problem' in parsed) {
     output.err(redact.text(`openapi-probe: ${parsed.problem}\n\n${USAGE}`));
     return { exitCode: 2 };
@@ -184,7 +185,10 @@ function processOutput(): Output {
   return {
     out: (text) => process.stdout.write(text),
     err: (text) => process.stderr.write(text),
-    stderrIsTerminal: process.stderr.isTTY === true,
+    // Read when a command asks: touching process.stderr makes its stream, which serving does not need before it logs.
+    get stderrIsTerminal() {
+      return process.stderr.isTTY === true;
+    },
   };
 }
 

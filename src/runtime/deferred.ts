@@ -15,8 +15,15 @@
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
-// Set to true by the single-file build (esbuild `define`); undeclared from source, where `typeof` reads it as undefined.
+// Set by the single-file build (esbuild `define`): true, and the SHA-256 (hex) of the deferred part it carries;
+// undeclared from source, where `typeof` reads them as undefined.
 declare const PROBE_SINGLE_FILE: boolean | undefined;
+declare const PROBE_DEFERRED_SHA256: string | undefined;
+
+/** The SHA-256 the single-file build gave its deferred part, or '' from source. */
+function expectedDigest(): string {
+  return typeof PROBE_DEFERRED_SHA256 === 'string' ? PROBE_DEFERRED_SHA256 : '';
+}
 
 /** What opens the deferred part's comment in the single-file build; the base64 text follows, then the comment's end. */
 export const DEFERRED_MARK = '/* openapi-probe deferred part, base64: ';
@@ -33,12 +40,14 @@ function singleFile(): boolean {
  * a temporary name and a rename, so two servers starting at once never read half a file); without `folder`, in a new
  * private temporary folder; where neither can be written, as a `data:` URL. Self-contained (it is also sent as text to
  * the check worker, `deferredWorker`): it reaches Node's modules only through `load`, a `require`.
- * @throws Error naming `file` when it carries no deferred part, or when `file` cannot be read.
+ * @throws Error naming `file` when it carries no deferred part, or not the part whose SHA-256 is `digest` (the file was
+ *   replaced since the server started), or when `file` cannot be read.
  */
 function materialize(
   load: (name: string) => unknown,
   file: string,
   mark: string,
+  digest: string,
   folder: string | undefined,
 ): { url: string; remove: () => void } {
   const fs = load('node:fs') as typeof import('node:fs');
@@ -51,6 +60,13 @@ function materialize(
   if (!part || text.slice(end + 3).trim() !== '' || !/^[A-Za-z0-9+/]+=*$/.test(part))
     throw new Error(`${file} carries no deferred part; build it with npm run build`);
   const code = Buffer.from(part, 'base64');
+  const { createHash } = load('node:crypto') as typeof import('node:crypto');
+  const hash = createHash('sha256').update(code).digest('hex');
+  // The file replaced while the server ran (an upgrade): its part would not speak this server's messages.
+  if (hash !== digest)
+    throw new Error(
+      `${file} changed since this server started (its deferred part is another build's); restart the server`,
+    );
   const { pathToFileURL } = load('node:url') as typeof import('node:url');
   try {
     if (folder === undefined) {
@@ -60,8 +76,7 @@ function materialize(
       fs.writeFileSync(path, code, { mode: 0o600 });
       return { url: pathToFileURL(path).href, remove: () => fs.rmSync(own, { recursive: true, force: true }) };
     }
-    const { createHash } = load('node:crypto') as typeof import('node:crypto');
-    const path = join(folder, `deferred-${createHash('sha256').update(code).digest('hex').slice(0, 32)}.mjs`);
+    const path = join(folder, `deferred-${hash.slice(0, 32)}.mjs`);
     let same = false;
     try {
       same = fs.readFileSync(path).equals(code);
@@ -88,7 +103,13 @@ function materialize(
  */
 export async function importDeferred(fromSource: URL): Promise<unknown> {
   if (!singleFile()) return import(fromSource.href);
-  const written = materialize(createRequire(import.meta.url), fileURLToPath(import.meta.url), DEFERRED_MARK, undefined);
+  const written = materialize(
+    createRequire(import.meta.url),
+    fileURLToPath(import.meta.url),
+    DEFERRED_MARK,
+    expectedDigest(),
+    undefined,
+  );
   try {
     return await import(written.url);
   } finally {
@@ -104,7 +125,7 @@ export async function importDeferred(fromSource: URL): Promise<unknown> {
  */
 export function deferredWorker(folder: string | undefined): string | undefined {
   if (!singleFile()) return undefined;
-  const written = `(${materialize.toString()})(require, ${JSON.stringify(fileURLToPath(import.meta.url))}, ${JSON.stringify(DEFERRED_MARK)}, ${JSON.stringify(folder)})`;
+  const written = `(${materialize.toString()})(require, ${JSON.stringify(fileURLToPath(import.meta.url))}, ${JSON.stringify(DEFERRED_MARK)}, ${JSON.stringify(expectedDigest())}, ${JSON.stringify(folder)})`;
   return `const written = ${written};
 import(written.url).finally(() => written.remove());`;
 }
