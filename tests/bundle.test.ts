@@ -346,26 +346,35 @@ describe('dist/probe-server.mjs, the single-file build', () => {
   });
 });
 
-describe('npm run build in a clone without npm install', () => {
-  test('prebuild stops with "run npm install first" where esbuild cannot be found', async () => {
-    const scripts = (JSON.parse(readFileSync(`${HERE}package.json`, 'utf8')) as { scripts: Record<string, string> })
-      .scripts;
+describe('npm run build and npm run demo in a clone without npm install', () => {
+  const scripts = (JSON.parse(readFileSync(`${HERE}package.json`, 'utf8')) as { scripts: Record<string, string> })
+    .scripts;
+  /** Runs a package.json script's command in an empty folder: its exit code and stderr. */
+  async function runEmpty(command: string): Promise<{ code: number | null; stderr: string }> {
     const empty = mkdtempSync(join(tmpdir(), 'openapi-probe-no-install-'));
     try {
-      const child = spawn(scripts.prebuild!, { cwd: empty, shell: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(command, { cwd: empty, shell: true, stdio: ['ignore', 'pipe', 'pipe'] });
       let stderr = '';
       child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
       const code = await new Promise<number | null>((done) => child.on('close', done));
-      assert.deepEqual(
-        { code, stderr: stderr.trim() },
-        {
-          code: 1,
-          stderr:
-            'openapi-probe: esbuild is not installed here; run npm install first, then npm run build (or npm pack).',
-        },
-      );
+      return { code, stderr: stderr.trim() };
     } finally {
       rmSync(empty, { recursive: true, force: true });
     }
+  }
+
+  test('prebuild stops with "run npm install first" where esbuild cannot be found', async () => {
+    assert.deepEqual(await runEmpty(scripts.prebuild!), {
+      code: 1,
+      stderr: 'openapi-probe: esbuild is not installed here; run npm install first, then npm run build (or npm pack).',
+    });
+  });
+
+  test('predemo stops with "run npm install first" where tsx cannot be found', async () => {
+    assert.deepEqual(await runEmpty(scripts.predemo!), {
+      code: 1,
+      stderr:
+        'openapi-probe: tsx is not installed here; run npm install first, then npm run demo (on Node 22.18 or later, node demo.ts needs no install).',
+    });
   });
 });

@@ -184,7 +184,14 @@ describe('Streamable HTTP transport, in process, with a fake authorizer', () => 
     const answer = await send(url, { headers: auth({ host: 'evil.example.com' }), body: initializeBody() });
     assert.deepEqual(
       [answer.status, answer.json],
-      [403, { error: 'forbidden', error_description: 'Host not allowed (DNS rebinding check).' }],
+      [
+        403,
+        {
+          error: 'forbidden',
+          error_description:
+            'Host not allowed (DNS rebinding check); the server allows more names with PROBE_HTTP_ALLOWED_HOSTS (host:port as sent).',
+        },
+      ],
     );
   });
 
@@ -193,7 +200,14 @@ describe('Streamable HTTP transport, in process, with a fake authorizer', () => 
     const listed = await send(url, { headers: auth({ origin: 'https://app.example.com' }), body: initializeBody() });
     assert.deepEqual(
       [wrong.status, wrong.json, listed.status],
-      [403, { error: 'forbidden', error_description: 'Origin not allowed.' }, 200],
+      [
+        403,
+        {
+          error: 'forbidden',
+          error_description: 'Origin not allowed; the server allows more origins with PROBE_HTTP_ALLOWED_ORIGINS.',
+        },
+        200,
+      ],
     );
   });
 

@@ -218,6 +218,39 @@ describe('the stateless era (MCP 2026-07-28) beside the initialize era, in one s
     const ping = await handler.handle({ jsonrpc: '2.0', id: 7, method: 'ping' });
     assert.deepEqual([initialized.result.protocolVersion, ping], ['2025-11-25', { jsonrpc: '2.0', id: 7, result: {} }]);
   });
+
+  it('refuses initialize whose protocolVersion is not a string, or missing, with -32602 naming what it needs', async () => {
+    const answers = await Promise.all(
+      [{ protocolVersion: 20251125 }, {}].map((params, i) =>
+        handler.handle({
+          jsonrpc: '2.0',
+          id: 30 + i,
+          method: 'initialize',
+          params: { ...params, capabilities: {}, clientInfo: { name: 't', version: '0' } },
+        }),
+      ),
+    );
+    assert.deepEqual(answers, [
+      {
+        jsonrpc: '2.0',
+        id: 30,
+        error: {
+          code: -32602,
+          message:
+            'initialize needs params.protocolVersion, the revision the client speaks as a string (e.g. "2025-11-25"), got a number.',
+        },
+      },
+      {
+        jsonrpc: '2.0',
+        id: 31,
+        error: {
+          code: -32602,
+          message:
+            'initialize needs params.protocolVersion, the revision the client speaks as a string (e.g. "2025-11-25"), got none.',
+        },
+      },
+    ]);
+  });
 });
 
 describe('the official 2.x client over stdio, in each negotiation mode (spawned probe-server.ts, stand-in API)', () => {

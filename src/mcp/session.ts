@@ -503,10 +503,13 @@ export function createSession(
     switch (method) {
       case 'initialize': {
         const requested = params.protocolVersion;
-        negotiated =
-          typeof requested === 'string' && (PROTOCOL_VERSIONS as readonly string[]).includes(requested)
-            ? requested
-            : PROTOCOL_VERSIONS[0];
+        // The revision a client asks for is a string (MCP 2025-11-25, Lifecycle, Initialization; the schema requires it).
+        if (typeof requested !== 'string')
+          throw new RpcError(
+            ERROR_CODES.invalidParams,
+            `initialize needs params.protocolVersion, the revision the client speaks as a string (e.g. "${PROTOCOL_VERSIONS[0]}"), got ${requested === undefined ? 'none' : describeType(requested)}.`,
+          );
+        negotiated = (PROTOCOL_VERSIONS as readonly string[]).includes(requested) ? requested : PROTOCOL_VERSIONS[0];
         // `title` is defined from 2025-06-18 on.
         const { title, ...untitled } = SERVER_IDENTITY;
         const serverInfo = olderThan(negotiated, '2025-06-18') ? untitled : { ...untitled, title };

@@ -36,6 +36,16 @@ import { lazyBuiltin } from '../shared/builtin.ts';
 const crypto = lazyBuiltin('node:crypto');
 const http = lazyBuiltin('node:http');
 
+/**
+ * The refusal of a Host outside the allow list: it names the setting an operator lists more names in, not the Host
+ * sent (a caller learns nothing of what passes).
+ */
+const HOST_REFUSED =
+  'Host not allowed (DNS rebinding check); the server allows more names with PROBE_HTTP_ALLOWED_HOSTS (host:port as sent).';
+
+/** The refusal of an Origin outside the allow list, naming its setting likewise. */
+const ORIGIN_REFUSED = 'Origin not allowed; the server allows more origins with PROBE_HTTP_ALLOWED_ORIGINS.';
+
 /** The one MCP endpoint (MCP Transports, Streamable HTTP: a single path for POST, GET and DELETE). */
 export const MCP_PATH = '/mcp';
 
@@ -459,11 +469,10 @@ export async function startHttpTransport(options: {
         },
       };
     const host = authorityOf(request).toLowerCase();
-    if (!hosts.has(host))
-      return { status: 403, raw: { error: 'forbidden', error_description: 'Host not allowed (DNS rebinding check).' } };
+    if (!hosts.has(host)) return { status: 403, raw: { error: 'forbidden', error_description: HOST_REFUSED } };
     const origin = request.headers.origin;
     if (origin !== undefined && !origins.has(origin.toLowerCase()))
-      return { status: 403, raw: { error: 'forbidden', error_description: 'Origin not allowed.' } };
+      return { status: 403, raw: { error: 'forbidden', error_description: ORIGIN_REFUSED } };
     if (url.pathname === '/healthz') return { status: 200, text: 'ok' };
     if (url.pathname === '/readyz') {
       // Ready: the check worker takes jobs and the document did not fail to load.
