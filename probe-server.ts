@@ -35,7 +35,6 @@ import { createLogger, publicSource } from './src/runtime/log.ts';
 import { QUEUE_SIZE } from './src/runtime/limits.ts';
 import { redactor } from './src/redaction/redaction.ts';
 import { createCheckWorker } from './src/jobs/check-worker.ts';
-import type { BodyChecker } from './src/jobs/check-worker.ts';
 import { createServerRuntime, createSession } from './src/mcp/session.ts';
 import type { Session } from './src/mcp/session.ts';
 import { serve } from './src/transports/stdio.ts';
@@ -50,6 +49,7 @@ import type { TenantCredential } from './src/auth/tenants.ts';
 import type { ServerRuntime } from './src/mcp/session.ts';
 import type { Redactor } from './src/redaction/redaction.ts';
 import { trimSlash } from './src/shared/url-path.ts';
+import { prepareGet } from './src/api/http-get.ts';
 
 /**
  * Entry point: reads flags (`src/cli/command-line.ts` `commandLine`: `--help`, `--version` and `check` end there) and the
@@ -162,11 +162,17 @@ export async function main(): Promise<void> {
     process.exit(0);
   }
   setImmediate(announce);
-  const reason = await serve(warmAfterFirstAnswer(createSession(runtime), contract), {
-    redact,
-    logger,
-    stop: stop.signal,
-  });
+  const reason = await serve(
+    warmAfterFirstAnswer(createSession(runtime), () => {
+      contract.warm();
+      prepareGet(config.baseUrl);
+    }),
+    {
+      redact,
+      logger,
+      stop: stop.signal,
+    },
+  );
   // A document cache entry being written is finished first (bounded), so the next server on this document reads it.
   await contract.flush?.();
   announce();
@@ -222,21 +228,22 @@ function tenantRuntimes(
 }
 
 /**
- * The session, with the check worker started (`warm`: it begins loading the document) once the way to the tool list
- * is clear: right after the answer to the first request that is not `initialize` has been written (usually
- * `tools/list`), or `WARM_AFTER_INITIALIZE_MS` after `initialize`'s, whichever comes first. Starting a worker blocks
- * this thread for a few ms (it makes the thread's isolate), which the answers on the way to `tools/list` need not
- * wait for (issue 20). A first job starts the worker itself anyway.
+ * The session, with `prepare` run (the entry's: the check worker started, which begins loading the document, and the
+ * GET's built-in modules loaded) once the way to the tool list is clear: right after the answer to the first request
+ * that is not `initialize` has been written (usually `tools/list`), or `WARM_AFTER_INITIALIZE_MS` after
+ * `initialize`'s, whichever comes first. Starting a worker blocks this thread for a few ms (it makes the thread's
+ * isolate), which the answers on the way to `tools/list` need not wait for (issue 20). A first job starts the worker
+ * itself anyway.
  * @returns A session that answers as `session` does.
  */
-function warmAfterFirstAnswer(session: Session, contract: BodyChecker): Session {
+function warmAfterFirstAnswer(session: Session, prepare: () => void): Session {
   let warming = false;
   let timer: NodeJS.Timeout | undefined;
   const warm = () => {
     if (warming) return;
     warming = true;
     clearTimeout(timer);
-    contract.warm();
+    prepare();
   };
   return {
     ...session,

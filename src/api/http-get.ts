@@ -63,6 +63,16 @@ function agentOptions(): { keepAlive: true; proxyEnv?: NodeJS.ProcessEnv } {
 }
 
 /**
+ * Loads the built-in modules a GET to `base` needs (`node:http`, with `node:https` for an `https:` base), so the first
+ * probe does not wait for them; the entry calls it once the way to `tools/list` is clear (issue 20). Never throws.
+ */
+export function prepareGet(base: URL): void {
+  http();
+  stream();
+  if (base.protocol === 'https:') https();
+}
+
+/**
  * Sends one GET (RFC 9110, 9.3.1) with `headers` plus `Accept-Encoding: gzip, deflate, br`, over a kept-alive
  * connection, and resolves at the status line and header fields; redirects are returned, never followed.
  * `node:https` is loaded on the first `https:` URL, with Node's default certificate checks.
