@@ -380,11 +380,12 @@ export function createCheckWorker(
 }
 
 /**
- * A worker running worker-thread.ts (from source) or the single-file build's deferred part (`deferredWorker`). Under tsx (Node 20: a `.ts` module and no type stripping), the worker
- * is a small bootstrap that imports the parent's `--import` modules first, which installs tsx there.
+ * A worker running worker-thread.ts (from source) or the single-file build's deferred part (`deferredWorker`). Under
+ * tsx (Node 20: a `.ts` module and no type stripping), the worker is a small bootstrap that imports the parent's
+ * `--import` modules first, which installs tsx there.
  * @param compileCache A folder for V8's compile cache (`compileCacheFolder`), given to the worker as
- *   `NODE_COMPILE_CACHE`: a worker does not inherit `module.enableCompileCache`, and by the time its code runs, the
- *   module that would call it has been compiled.
+ *   `NODE_COMPILE_CACHE` (a worker does not inherit `module.enableCompileCache`, and by the time its code runs, the
+ *   module that would call it has been compiled); in the single-file build the deferred part's file is kept there too.
  */
 function spawnWorker(
   data: { role: string; config: SentConfig; keys: string[] },
