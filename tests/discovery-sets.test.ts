@@ -1,8 +1,8 @@
 /**
  * The discovery sets of `npm run eval:find` against their documents: every expected answer is an operation of the
  * row's document, read from the document's own `paths` (parsed with `JSON.parse`, not by our loader), every
- * unanswerable row expects nothing, and the third, fourth and fifth frozen splits' documents are used by no other set
- * (issue 16: a frozen split measures intents and APIs never tuned on).
+ * unanswerable row expects nothing, and the third, fourth, fifth and sixth frozen splits' documents are used by no other
+ * set (issue 16: a frozen split measures intents and APIs never tuned on).
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -113,6 +113,31 @@ describe('discovery sets', () => {
       'netbox operationId': 5,
       'netbox anchor': 5,
       'netbox none': 10,
+    });
+  });
+
+  it('scores the sixth frozen split on 110 rows of documents no other set uses', () => {
+    const sixth = readRows(DISCOVERY_SETS.frozen6);
+    const others = new Set(
+      sets.filter(([name]) => name !== 'frozen6').flatMap(([, rows]) => rows.map((row) => row.api)),
+    );
+    const counts: Record<string, number> = {};
+    for (const row of sixth) counts[`${row.api} ${row.kind}`] = (counts[`${row.api} ${row.kind}`] ?? 0) + 1;
+    assert.deepStrictEqual(
+      [...new Set(sixth.map((row) => row.api))].filter((api) => others.has(api)),
+      [],
+    );
+    assert.deepStrictEqual(counts, {
+      'zoom paraphrase': 29,
+      'zoom path': 8,
+      'zoom operationId': 6,
+      'zoom anchor': 8,
+      'zoom none': 7,
+      'discourse paraphrase': 27,
+      'discourse path': 7,
+      'discourse operationId': 4,
+      'discourse anchor': 6,
+      'discourse none': 8,
     });
   });
 });
