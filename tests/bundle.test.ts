@@ -6,7 +6,8 @@
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import {
   copyFileSync,
   existsSync,
@@ -24,6 +25,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildSingleFile } from '../scripts/build.ts';
 import { DEFERRED_MARK } from '../src/runtime/deferred.ts';
+import { compileCacheAvailable } from '../src/runtime/compile-cache.ts';
 import { start, METERS } from '../stand-in-api.ts';
 import type { StandIn } from '../stand-in-api.ts';
 
@@ -250,6 +252,35 @@ describe('dist/probe-server.mjs, the single-file build', () => {
       );
     } finally {
       rmSync(cache, { recursive: true, force: true });
+    }
+  });
+
+  test("a FIFO or a folder planted at the cache folder's deferred file name neither stalls the worker nor leaves a partial file", async (t) => {
+    if (!compileCacheAvailable()) return t.skip('no compile cache on this Node, so no cache folder for the part');
+    const text = readFileSync(copied, 'latin1');
+    const end = text.lastIndexOf(' */');
+    const part = text.slice(text.lastIndexOf(DEFERRED_MARK, end) + DEFERRED_MARK.length, end);
+    const hash = createHash('sha256').update(Buffer.from(part, 'base64')).digest('hex').slice(0, 32);
+    for (const plant of ['fifo', 'folder'] as const) {
+      const cache = mkdtempSync(join(tmpdir(), 'openapi-probe-cache-'));
+      try {
+        mkdirSync(join(cache, 'compile'), { mode: 0o700 });
+        const name = join(cache, 'compile', `deferred-${hash}.mjs`);
+        if (plant === 'fifo') execFileSync('mkfifo', [name]);
+        else mkdirSync(join(name, 'inside'), { recursive: true });
+        const run = await runSession(
+          copied,
+          runDir,
+          { API_BASE_URL: standIn.url, API_KEY: KEY, OPENAPI_DOC: DOCUMENT, PROBE_CACHE_DIR: cache },
+          { name: 'probe', arguments: { path: '/meters/mtr_3' } },
+        );
+        assert.equal((run.messages[1] as Record<string, any>).result.structuredContent.validated, true, plant);
+        assert.deepEqual(run.exit, { code: 0, signal: null }, plant);
+        const left = readdirSync(join(cache, 'compile')).filter((file) => file.endsWith('.part'));
+        assert.deepEqual(left, [], plant);
+      } finally {
+        rmSync(cache, { recursive: true, force: true });
+      }
     }
   });
 

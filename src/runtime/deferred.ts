@@ -79,14 +79,23 @@ function materialize(
     const path = join(folder, `deferred-${hash.slice(0, 32)}.mjs`);
     let same = false;
     try {
-      same = fs.readFileSync(path).equals(code);
+      // Read only a regular file of the part's size: a FIFO planted at the name would block this thread in read(2)
+      // for good (and with it the process's exit, which waits for the thread), /dev/zero behind a link would not end.
+      const stats = fs.lstatSync(path);
+      same = stats.isFile() && stats.size === code.length && fs.readFileSync(path).equals(code);
     } catch {
       // not written yet
     }
     if (!same) {
       const partial = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.part`;
-      fs.writeFileSync(partial, code, { mode: 0o600 });
-      fs.renameSync(partial, path);
+      try {
+        fs.writeFileSync(partial, code, { mode: 0o600 });
+        fs.renameSync(partial, path);
+      } catch (error) {
+        // E.g. a folder at the name: no 570 KB partial file left behind at every start.
+        fs.rmSync(partial, { force: true });
+        throw error;
+      }
     }
     return { url: pathToFileURL(path).href, remove: () => {} };
   } catch {
