@@ -231,6 +231,41 @@ describe('dist/probe-server.mjs, the single-file build', () => {
     assert.equal((run.messages[1] as Record<string, any>).result.structuredContent.validated, true);
   });
 
+  test('leaves no temporary folder when stopped while its worker loads, at any moment after tools/list', async () => {
+    const temporary = mkdtempSync(join(tmpdir(), 'openapi-probe-tmpdir-'));
+    try {
+      for (const delayMs of [0, 20, 40, 60, 80]) {
+        const child = spawn(process.execPath, [copied], {
+          cwd: runDir,
+          env: {
+            API_BASE_URL: standIn.url,
+            API_KEY: KEY,
+            OPENAPI_DOC: DOCUMENT,
+            PROBE_CACHE_DIR: 'off',
+            TMPDIR: temporary,
+          },
+          stdio: ['pipe', 'pipe', 'ignore'],
+        });
+        const exited = new Promise((done) => child.on('exit', done));
+        let listed = false;
+        child.stdout.setEncoding('utf8');
+        child.stdout.on('data', (chunk: string) => {
+          if (!listed && chunk.includes('"id":2')) {
+            listed = true;
+            setTimeout(() => child.kill('SIGTERM'), delayMs);
+          }
+        });
+        child.stdin.write(
+          `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '0' } } })}\n${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' })}\n`,
+        );
+        await exited;
+      }
+      assert.deepEqual(readdirSync(temporary), []);
+    } finally {
+      rmSync(temporary, { recursive: true, force: true });
+    }
+  });
+
   test('two copies started at once on one cache folder both check a probe, and leave no temporary file', async () => {
     const cache = mkdtempSync(join(tmpdir(), 'openapi-probe-cache-'));
     try {

@@ -396,7 +396,13 @@ function spawnWorker(
   const env = compileCache === undefined ? {} : { env: { ...process.env, NODE_COMPILE_CACHE: compileCache } };
   const { Worker } = workerThreads();
   const carried = deferredWorker(compileCache);
-  if (carried !== undefined) return new Worker(carried, { eval: true, workerData: data, resourceLimits, ...env });
+  if (carried !== undefined) {
+    const worker = new Worker(carried.script, { eval: true, workerData: data, resourceLimits, ...env });
+    // Its temporary folder goes once the part is loaded (the first message is `ready`) or the worker is gone.
+    worker.once('message', carried.done);
+    worker.once('exit', carried.done);
+    return worker;
+  }
   const self = new URL('./worker-thread.ts', import.meta.url);
   const stripsTypes = Boolean((process.features as { typescript?: unknown }).typescript);
   if (!self.pathname.endsWith('.ts') || stripsTypes)

@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compileCacheAvailable, compileCacheFolder } from './compile-cache.ts';
@@ -31,6 +31,8 @@ describe('compileCacheFolder (issue 20)', () => {
     mkdirSync(cacheDir);
     chmodSync(cacheDir, 0o777);
     assert.deepEqual(compileCacheFolder(cacheDir), { skipped: `others may write to ${cacheDir} (mode 777)` });
+    // Nothing was made in it.
+    assert.deepEqual(readdirSync(cacheDir), []);
   });
 
   test('refuses a compile folder that is a link', { skip: !compileCacheAvailable() && 'no compile cache' }, () => {

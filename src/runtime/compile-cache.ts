@@ -27,17 +27,23 @@ export function compileCacheFolder(cacheDir: string | undefined): { dir: string 
   if (cacheDir === undefined) return { skipped: 'PROBE_CACHE_DIR is off' };
   if (!compileCacheAvailable()) return { skipped: `Node ${process.version} has no compile cache` };
   const dir = join(cacheDir, 'compile');
+  // Why a folder may not hold V8 code, or undefined when it may.
+  const unsafe = (folder: string): string | undefined => {
+    const stats = lstatSync(folder);
+    if (!stats.isDirectory()) return `${folder} is not a folder`;
+    const uid = process.getuid?.();
+    if (uid !== undefined && stats.uid !== uid) return `${folder} belongs to user ${stats.uid}`;
+    if ((stats.mode & 0o022) !== 0) return `others may write to ${folder} (mode ${(stats.mode & 0o777).toString(8)})`;
+    return undefined;
+  };
   try {
+    // The cache folder is checked before `compile/` is made in it: nothing is written into another user's folder.
+    mkdirSync(cacheDir, { recursive: true, mode: 0o700 });
+    const above = unsafe(cacheDir);
+    if (above !== undefined) return { skipped: above };
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    for (const folder of [cacheDir, dir]) {
-      const stats = lstatSync(folder);
-      if (!stats.isDirectory()) return { skipped: `${folder} is not a folder` };
-      const uid = process.getuid?.();
-      if (uid !== undefined && stats.uid !== uid) return { skipped: `${folder} belongs to user ${stats.uid}` };
-      if ((stats.mode & 0o022) !== 0)
-        return { skipped: `others may write to ${folder} (mode ${(stats.mode & 0o777).toString(8)})` };
-    }
-    return { dir };
+    const own = unsafe(dir);
+    return own === undefined ? { dir } : { skipped: own };
   } catch (error) {
     return { skipped: `not made: ${(error as { code?: string }).code ?? (error as Error).message}` };
   }

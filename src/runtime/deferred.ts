@@ -12,8 +12,14 @@
  * `eval` script (`deferredWorker`), so not a byte of the part crosses the main thread. Run from source, the deferred
  * code is the modules themselves.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { lazyBuiltin } from '../shared/builtin.ts';
+
+// Loaded when a worker first needs a temporary folder, not on the way to `initialize`.
+const os = lazyBuiltin('node:os');
 
 // Set by the single-file build (esbuild `define`): true, and the SHA-256 (hex) of the deferred part it carries;
 // undeclared from source, where `typeof` reads them as undefined.
@@ -35,11 +41,12 @@ function singleFile(): boolean {
 
 /**
  * Writes the deferred part that the single file `file` carries (its last comment: `mark`, base64) as a module file,
- * and returns its URL and what to do once it is imported (`remove()`: the temporary folder goes). In `folder` (the
- * compile cache's, already checked) as `deferred-<sha256 prefix>.mjs`, written only when missing or different (through
- * a temporary name and a rename, so two servers starting at once never read half a file); without `folder`, in a new
- * private temporary folder; where neither can be written, as a `data:` URL. Self-contained (it is also sent as text to
- * the check worker, `deferredWorker`): it reaches Node's modules only through `load`, a `require`.
+ * and returns its URL and what to do once it is imported (`remove()`: a temporary folder goes). With `place.cache` (the
+ * compile cache's folder, already checked) as `deferred-<sha256 prefix>.mjs` there, written only when no regular file
+ * of the part's bytes is there (through a temporary name and a rename, so two servers starting at once never read half
+ * a file); with `place.temporary` (a private folder the caller made and removes) as `deferred.mjs` in it; without a
+ * place, in a new private temporary folder; where it cannot be written, as a `data:` URL. Self-contained (it is also
+ * sent as text to the check worker, `deferredWorker`): it reaches Node's modules only through `load`, a `require`.
  * @throws Error naming `file` when it carries no deferred part, or not the part whose SHA-256 is `digest` (the file was
  *   replaced since the server started), or when `file` cannot be read.
  */
@@ -48,7 +55,7 @@ function materialize(
   file: string,
   mark: string,
   digest: string,
-  folder: string | undefined,
+  place: { cache: string } | { temporary: string } | undefined,
 ): { url: string; remove: () => void } {
   const fs = load('node:fs') as typeof import('node:fs');
   const { join } = load('node:path') as typeof import('node:path');
@@ -69,14 +76,14 @@ function materialize(
     );
   const { pathToFileURL } = load('node:url') as typeof import('node:url');
   try {
-    if (folder === undefined) {
+    if (place === undefined || 'temporary' in place) {
       const os = load('node:os') as typeof import('node:os');
-      const own = fs.mkdtempSync(join(os.tmpdir(), 'openapi-probe-'));
+      const own = place?.temporary ?? fs.mkdtempSync(join(os.tmpdir(), 'openapi-probe-'));
       const path = join(own, 'deferred.mjs');
-      fs.writeFileSync(path, code, { mode: 0o600 });
+      fs.writeFileSync(path, code, { mode: 0o600, flag: 'wx' });
       return { url: pathToFileURL(path).href, remove: () => fs.rmSync(own, { recursive: true, force: true }) };
     }
-    const path = join(folder, `deferred-${hash.slice(0, 32)}.mjs`);
+    const path = join(place.cache, `deferred-${hash.slice(0, 32)}.mjs`);
     let same = false;
     try {
       // Read only a regular file of the part's size: a FIFO planted at the name would block this thread in read(2)
@@ -126,15 +133,46 @@ export async function importDeferred(fromSource: URL): Promise<unknown> {
   }
 }
 
+/** Temporary folders made for workers and not yet removed: the process's exit removes what is left. */
+const temporaryFolders = new Set<string>();
+let exitHooked = false;
+
 /**
  * How to start the check worker in the single-file build: the script of an `eval` worker that writes out this file's
- * deferred part (`materialize`, in `folder`, the compile cache's, when given) and imports it, which starts
- * worker-thread.ts's loop; undefined from source, where the worker runs worker-thread.ts itself. A file without the
+ * deferred part (`materialize`) and imports it, which starts worker-thread.ts's loop, and `done`, to call once the
+ * worker is ready or gone. The part goes to `cacheFolder` (the compile cache's) when given; else to a private folder
+ * made here (`mkdtemp` in `TMPDIR`), which `done` removes, and so does the process's exit: a worker terminated while it
+ * loads never removes it itself. Undefined from source, where the worker runs worker-thread.ts. A file without the
  * part, or a part that cannot be written, makes the worker fail with the reason.
  */
-export function deferredWorker(folder: string | undefined): string | undefined {
+export function deferredWorker(cacheFolder: string | undefined): { script: string; done: () => void } | undefined {
   if (!singleFile()) return undefined;
-  const written = `(${materialize.toString()})(require, ${JSON.stringify(fileURLToPath(import.meta.url))}, ${JSON.stringify(DEFERRED_MARK)}, ${JSON.stringify(expectedDigest())}, ${JSON.stringify(folder)})`;
-  return `const written = ${written};
-import(written.url).finally(() => written.remove());`;
+  let place: { cache: string } | { temporary: string } | undefined;
+  if (cacheFolder !== undefined) place = { cache: cacheFolder };
+  else {
+    try {
+      const folder = mkdtempSync(join(os().tmpdir(), 'openapi-probe-'));
+      if (!exitHooked) process.once('exit', removeTemporaryFolders);
+      exitHooked = true;
+      temporaryFolders.add(folder);
+      place = { temporary: folder };
+    } catch {
+      // No temporary folder: the worker tries its own, then a `data:` URL.
+    }
+  }
+  const folder = place && 'temporary' in place ? place.temporary : undefined;
+  const written = `(${materialize.toString()})(require, ${JSON.stringify(fileURLToPath(import.meta.url))}, ${JSON.stringify(DEFERRED_MARK)}, ${JSON.stringify(expectedDigest())}, ${JSON.stringify(place)})`;
+  return {
+    script: `const written = ${written};\nimport(written.url).finally(() => written.remove());`,
+    done: () => {
+      if (folder === undefined || !temporaryFolders.delete(folder)) return;
+      rmSync(folder, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Removes every temporary folder still listed (at the process's exit). Never throws. */
+function removeTemporaryFolders(): void {
+  for (const folder of temporaryFolders) rmSync(folder, { recursive: true, force: true });
+  temporaryFolders.clear();
 }

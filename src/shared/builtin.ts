@@ -16,6 +16,7 @@ type Builtins = {
   'node:fs/promises': typeof import('node:fs/promises');
   'node:crypto': typeof import('node:crypto');
   'node:worker_threads': typeof import('node:worker_threads');
+  'node:os': typeof import('node:os');
 };
 
 // `process.getBuiltinModule` is Node >= 20.16 and 22.3; `require` through `createRequire` everywhere else.
