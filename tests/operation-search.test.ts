@@ -1044,3 +1044,35 @@ describe('free text on a document without summaries (issue 16, fixtures/document
     ]);
   });
 });
+
+describe('channel words of an intent (issue 16, fixtures/documents/channel.json)', () => {
+  let forge: LoadedDocument;
+  before(async () => {
+    forge = await loadDocument(`${HERE}fixtures/documents/channel.json`);
+  });
+  const shown = (query: string) =>
+    findOperations(forge, query).hits.map(
+      (hit) => `${hit.method} ${hit.path} ${hit.score} ${hit.confidence} ${hit.matched}`,
+    );
+
+  it('reads api, endpoint, rest, json and http as the channel, not the operation', () => {
+    // Before, `api` and `endpoint` were content words: GET /settings/api came first (0.699, low) and POST /orgs second.
+    assert.deepEqual(shown('API endpoint for organization creation'), [
+      'POST /orgs 0.872 low words: organization',
+      'GET /orgs 0.832 low words: organization',
+      'POST /endpoints 0.816 low words: endpoint',
+    ]);
+  });
+
+  it('keeps a channel word that the document uses as a resource (3 operations or more under /endpoints)', () => {
+    assert.deepEqual(shown('delete an endpoint'), [
+      'DELETE /endpoints/{id} 0.927 high words: delete, endpoint',
+      'GET /endpoints 0.35 low words: endpoint',
+      'POST /endpoints 0.347 low words: endpoint',
+    ]);
+  });
+
+  it('keeps the channel words when nothing else is left to rank by', () => {
+    assert.deepEqual(shown('the api'), ['GET /settings/api 0.733 high words: api']);
+  });
+});

@@ -1838,6 +1838,44 @@ function findByPath(
   };
 }
 
+// Words that name the channel of an intent, not its operation (issue 16): "merge a PR via the API", "API
+// endpoint for organization creation", "Transfer ownership via json api". As content words they ranked an
+// operation whose path or summary happens to hold one (Gitea's `GET /settings/api`) above the one asked for.
+// `call`, `request` and `route` measured the same with and without (and name resources: Twilio's calls, GitHub's
+// pull requests, Hetzner's routes), so they are content words. The words of `info.title` (the product's own
+// name: "within NetBox") were tried too: they lowered the unanswerable rows caught on GitHub and NetBox.
+const CHANNEL_WORDS = 'api apis endpoint endpoints rest restful json http https'
+  .split(' ')
+  .map((word) => stemWord(word));
+// A channel word that names the literal path segments of this many operations or more is a resource of the API
+// (Kubernetes' `/apis`, an `/endpoints` collection), not a channel word, and is kept.
+const CHANNEL_RESOURCE_OPERATIONS = 3;
+
+const channels = new WeakMap<SearchIndex, Set<string>>();
+
+/** The stems free text drops as channel words on this document: `CHANNEL_WORDS` less the document's resources. */
+function channelWords(index: SearchIndex): Set<string> {
+  let set = channels.get(index);
+  if (set) return set;
+  const uses = new Map<string, number>();
+  for (const route of index.routes) {
+    const own = new Set<string>();
+    for (const segment of route.segments) if (segment) for (const term of terms(segment)) own.add(term);
+    for (const term of own)
+      if (CHANNEL_WORDS.includes(term)) uses.set(term, (uses.get(term) ?? 0) + route.methods.length);
+  }
+  set = new Set(CHANNEL_WORDS.filter((term) => (uses.get(term) ?? 0) < CHANNEL_RESOURCE_OPERATIONS));
+  channels.set(index, set);
+  return set;
+}
+
+/** Free text without its channel words (`channelWords`), unless nothing else of it would be left to rank by. */
+function withoutChannelWords(text: string, channel: Set<string>): string {
+  const words = splitWords(text);
+  const kept = words.filter((word) => !channel.has(stemWord(word)));
+  return kept.length < words.length && kept.some((word) => !STOP_WORDS.has(word)) ? kept.join(' ') : text;
+}
+
 // Candidates of the second stage, and the weight of the verb's method (chosen on the development set).
 const RERANK_CANDIDATES = 20;
 const VERB_WEIGHT = 0.2;
@@ -1927,7 +1965,10 @@ export function findOperations(
   const shape = readPathQuery(text);
   // A docs URL or anchor that matched nothing exactly is read as words, not as an API path.
   if (shape && !text.includes('#')) return findByPath(loaded, index, text, shape, method, limit);
-  const cleaned = sdkMemberWords(text) ?? text.replace(/https?:\/\/[^/\s]+/gi, ' ');
+  const cleaned = withoutChannelWords(
+    sdkMemberWords(text) ?? text.replace(/https?:\/\/[^/\s]+/gi, ' '),
+    channelWords(index),
+  );
   const reranked = rerank(index, cleaned, rankText(index, cleaned, method, Math.max(limit, RERANK_CANDIDATES)));
   const ranked = reranked.slice(0, limit);
   if (ranked.length === 0) {
