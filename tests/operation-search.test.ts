@@ -1072,6 +1072,22 @@ describe('channel words of an intent (issue 16, fixtures/documents/channel.json)
     ]);
   });
 
+  it("spells out an acronym written in capitals as the phrase the document's summaries and paths use", () => {
+    // `PR` -> `pull request` (3 summaries say it, 1 says PR). Before, the one summary with `PR's` came first and
+    // the merge second, low: 'POST /repos/{owner}/{repo}/pulls/{index}/update 0.68 high words: merge, pr'.
+    assert.deepEqual(shown("Can't merge PR with API"), [
+      'POST /repos/{owner}/{repo}/pulls/{index}/merge 0.91 high words: merge, pull, requests',
+      'POST /repos/{owner}/{repo}/pulls/{index}/update 0.627 high words: merge, pull, requests',
+      'GET /repos/{owner}/{repo}/pulls 0.556 high words: pull, requests',
+    ]);
+    assert.deepEqual(shown('list my PRs')[0], 'GET /repos/{owner}/{repo}/pulls 0.886 high words: list, pull, requests');
+    // Lower case is a word, not an acronym: left as it is.
+    assert.deepEqual(shown("Can't merge pr with API"), [
+      'POST /repos/{owner}/{repo}/pulls/{index}/update 0.686 high words: merge, pr',
+      'POST /repos/{owner}/{repo}/pulls/{index}/merge 0.445 low words: merge',
+    ]);
+  });
+
   it('keeps the channel words when nothing else is left to rank by', () => {
     assert.deepEqual(shown('the api'), ['GET /settings/api 0.733 high words: api']);
   });

@@ -7,7 +7,8 @@
  * matcher (literal beats template, strict segment count), then free text ranked by BM25F over one
  * document per operation (summary, operationId, path, tags, description, parameter names, the fields of
  * its 2xx response), with identifier splitting, light stemming, a WordNet synonym table and
- * near-spelling expansion; the best 20 are re-ranked by the literal path segments the query does not name and by
+ * near-spelling expansion (channel words such as `api` and `endpoint` dropped, acronyms in capitals spelled out as
+ * the document's own phrases); the best 20 are re-ranked by the literal path segments the query does not name and by
  * the method the intent's verb asks for, and a
  * hit is `low` when a logistic model of the chance that the API lacks what the intent asks for says so
  * (`ABSTAIN_MODEL`: coverage, strong coverage, score, margin, verb and method, known words; issue 16). The
@@ -1869,6 +1870,72 @@ function channelWords(index: SearchIndex): Set<string> {
   return set;
 }
 
+// An acronym the intent uses for a phrase the document spells out (issue 16): "PR" for pull request, "VMs" for
+// virtual machines. Learned per document from adjacent words of the summaries and path segments: the 2- or 3-word
+// phrase whose initials spell the word, in at least `ACRONYM_OPERATIONS` operations and in more of them than use the
+// word itself (so `ip` of NetBox's ip-addresses, a word of its own, is never expanded).
+const ACRONYM_OPERATIONS = 3;
+
+const acronymTables = new WeakMap<SearchIndex, Map<string, string>>();
+
+/** The document's acronyms: lower-case initials -> the phrase's words, as `splitWords` gives them. */
+function acronymsOf(index: SearchIndex): Map<string, string> {
+  let table = acronymTables.get(index);
+  if (table) return table;
+  const counts = new Map<string, Map<string, { spelled: string; count: number }>>();
+  for (const entry of index.entries) {
+    const operation = entry.operation;
+    const seen = new Set<string>();
+    for (const text of [summaryOf(operation), operation.pathTemplate.replace(/\{[^{}]*\}/g, ' / ')]) {
+      for (const part of text.split(/[/.,;:()]+/)) {
+        const words = splitWords(part);
+        for (let i = 0; i < words.length; i++) {
+          for (const size of [2, 3]) {
+            if (i + size > words.length) continue;
+            const phrase = words.slice(i, i + size);
+            if (phrase.some((word) => STOP_WORDS.has(word) || VERB_METHODS[stemWord(word)] || /^[0-9]/.test(word)))
+              continue;
+            const initials = phrase.map((word) => word[0]).join('');
+            const stems = phrase.map((word) => stemWord(word)).join(' ');
+            if (seen.has(stems)) continue;
+            seen.add(stems);
+            let row = counts.get(initials);
+            if (!row) counts.set(initials, (row = new Map()));
+            const known = row.get(stems);
+            if (known) known.count++;
+            else row.set(stems, { spelled: phrase.join(' '), count: 1 });
+          }
+        }
+      }
+    }
+  }
+  table = new Map();
+  for (const [initials, row] of counts) {
+    const { spelled, count } = [...row.values()].sort(
+      (a, b) => b.count - a.count || (a.spelled < b.spelled ? -1 : 1),
+    )[0]!;
+    if (count < ACRONYM_OPERATIONS) continue;
+    const term = index.aliases.get(initials) ?? initials;
+    let own = 0;
+    for (const entry of index.entries) if (entry.strong.has(term)) own++;
+    if (count > own) table.set(initials, spelled);
+  }
+  acronymTables.set(index, table);
+  return table;
+}
+
+/**
+ * Free text with the document's acronyms (`acronymsOf`) spelled out where the intent writes them in capitals, as
+ * acronyms are ("merge a PR" -> "merge a pull request", "Get all VMs"); an HTTP method name is left as it is.
+ */
+function withAcronymsSpelled(text: string, index: SearchIndex): string {
+  if (!/[A-Z]{2}/.test(text)) return text;
+  const table = acronymsOf(index);
+  return text.replace(/\b([A-Z]{2,4})s?\b/g, (written, letters: string) =>
+    HTTP_METHODS.includes(letters) ? written : (table.get(letters.toLowerCase()) ?? written),
+  );
+}
+
 /** Free text without its channel words (`channelWords`), unless nothing else of it would be left to rank by. */
 function withoutChannelWords(text: string, channel: Set<string>): string {
   const words = splitWords(text);
@@ -1965,10 +2032,8 @@ export function findOperations(
   const shape = readPathQuery(text);
   // A docs URL or anchor that matched nothing exactly is read as words, not as an API path.
   if (shape && !text.includes('#')) return findByPath(loaded, index, text, shape, method, limit);
-  const cleaned = withoutChannelWords(
-    sdkMemberWords(text) ?? text.replace(/https?:\/\/[^/\s]+/gi, ' '),
-    channelWords(index),
-  );
+  const words = sdkMemberWords(text) ?? text.replace(/https?:\/\/[^/\s]+/gi, ' ');
+  const cleaned = withoutChannelWords(withAcronymsSpelled(words, index), channelWords(index));
   const reranked = rerank(index, cleaned, rankText(index, cleaned, method, Math.max(limit, RERANK_CANDIDATES)));
   const ranked = reranked.slice(0, limit);
   if (ranked.length === 0) {
