@@ -1889,36 +1889,46 @@ function acronymsOf(index: SearchIndex): Map<string, string> {
     for (const text of [summaryOf(operation), operation.pathTemplate.replace(/\{[^{}]*\}/g, ' / ')]) {
       for (const part of text.split(/[/.,;:()]+/)) {
         const words = splitWords(part);
+        const stems = words.map((word) => stemWord(word));
+        // A phrase of an acronym names a thing: no stop word, verb or number in it.
+        const usable = words.map(
+          (word, n) => !STOP_WORDS.has(word) && !VERB_METHODS[stems[n]!] && !/^[0-9]/.test(word),
+        );
         for (let i = 0; i < words.length; i++) {
-          for (const size of [2, 3]) {
-            if (i + size > words.length) continue;
-            const phrase = words.slice(i, i + size);
-            if (phrase.some((word) => STOP_WORDS.has(word) || VERB_METHODS[stemWord(word)] || /^[0-9]/.test(word)))
-              continue;
-            const initials = phrase.map((word) => word[0]).join('');
-            const stems = phrase.map((word) => stemWord(word)).join(' ');
-            if (seen.has(stems)) continue;
-            seen.add(stems);
+          for (let size = 2; size <= 3 && i + size <= words.length && usable[i + size - 1]; size++) {
+            if (!usable[i]) break;
+            const key = stems.slice(i, i + size).join(' ');
+            if (seen.has(key)) continue;
+            seen.add(key);
+            let initials = '';
+            for (let n = i; n < i + size; n++) initials += words[n]![0];
             let row = counts.get(initials);
             if (!row) counts.set(initials, (row = new Map()));
-            const known = row.get(stems);
+            const known = row.get(key);
             if (known) known.count++;
-            else row.set(stems, { spelled: phrase.join(' '), count: 1 });
+            else row.set(key, { spelled: words.slice(i, i + size).join(' '), count: 1 });
           }
         }
       }
     }
   }
-  table = new Map();
+  // The most frequent phrase of each initials, seen in enough operations.
+  const best = new Map<string, { spelled: string; count: number }>();
   for (const [initials, row] of counts) {
-    const { spelled, count } = [...row.values()].sort(
-      (a, b) => b.count - a.count || (a.spelled < b.spelled ? -1 : 1),
-    )[0]!;
-    if (count < ACRONYM_OPERATIONS) continue;
+    let top: { spelled: string; count: number } | undefined;
+    for (const item of row.values())
+      if (!top || item.count > top.count || (item.count === top.count && item.spelled < top.spelled)) top = item;
+    if (top && top.count >= ACRONYM_OPERATIONS) best.set(index.aliases.get(initials) ?? initials, top);
+  }
+  // The operations that use the acronym itself in their summary, operationId or path: one pass over them.
+  const own = new Map<string, number>();
+  for (const entry of index.entries)
+    for (const term of entry.strong) if (best.has(term)) own.set(term, (own.get(term) ?? 0) + 1);
+  table = new Map();
+  for (const initials of counts.keys()) {
     const term = index.aliases.get(initials) ?? initials;
-    let own = 0;
-    for (const entry of index.entries) if (entry.strong.has(term)) own++;
-    if (count > own) table.set(initials, spelled);
+    const top = best.get(term);
+    if (top && top.count > (own.get(term) ?? 0)) table.set(initials, top.spelled);
   }
   acronymTables.set(index, table);
   return table;
