@@ -84,7 +84,7 @@ export function splitWords(text: string): string[] {
 const DOUBLED = /([bdgmnprt])\1$/;
 
 /**
- * Light English stemming for ranking: plural `-ies`/`-es`/`-s`, `-ing` and `-ed`, a doubled final
+ * Light English stemming for ranking: plural `-ies`/`-es`/`-s`, `-ing` and `-ed`, a doubled final (past 3 letters: `adding` -> `add`)
  * consonant, then a final `e`; so `repositories` -> `repository`, `starred` and `starring` -> `star`,
  * `create`, `created` and `creating` -> `creat`. Words of 3 letters or fewer are kept as they are.
  * @returns The stem (lower case input expected). Never throws.
@@ -98,10 +98,10 @@ export function stemWord(word: string): string {
   else if (w.endsWith('s') && !/(ss|us|is)$/.test(w)) w = w.slice(0, -1);
   if (w.length > 5 && w.endsWith('ing')) {
     w = w.slice(0, -3);
-    if (DOUBLED.test(w)) w = w.slice(0, -1);
+    if (w.length > 3 && DOUBLED.test(w)) w = w.slice(0, -1);
   } else if (w.length > 4 && w.endsWith('ed') && !w.endsWith('eed')) {
     w = w.slice(0, -2);
-    if (DOUBLED.test(w)) w = w.slice(0, -1);
+    if (w.length > 3 && DOUBLED.test(w)) w = w.slice(0, -1);
   }
   if (w.length > 3 && w.endsWith('e')) w = w.slice(0, -1);
   return w;
