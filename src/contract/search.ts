@@ -84,8 +84,8 @@ export function splitWords(text: string): string[] {
 const DOUBLED = /([bdgmnprt])\1$/;
 
 /**
- * Light English stemming for ranking: plural `-ies`/`-es`/`-s`, `-ing` and `-ed`, a doubled final (past 3 letters: `adding` -> `add`)
- * consonant, then a final `e`; so `repositories` -> `repository`, `starred` and `starring` -> `star`,
+ * Light English stemming for ranking: plural `-ies`/`-es`/`-s`, `-ing` and `-ed`, a doubled final
+ * consonant (of a stem past 3 letters: `adding` -> `add`), then a final `e`; so `repositories` -> `repository`, `starred` and `starring` -> `star`,
  * `create`, `created` and `creating` -> `creat`. Words of 3 letters or fewer are kept as they are.
  * @returns The stem (lower case input expected). Never throws.
  */
