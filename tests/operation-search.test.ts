@@ -51,6 +51,10 @@ describe('stemWord', () => {
       ['issues', 'issu'],
       ['access', 'access'],
       ['pin', 'pin'],
+      ['add', 'add'],
+      ['adding', 'add'],
+      ['added', 'add'],
+      ['pinned', 'pin'],
     ];
     assert.deepEqual(
       rows.map(([word]) => [word, stemWord(word)]),
@@ -724,6 +728,21 @@ describe("findOperations on GitHub's description", () => {
     assert.deepEqual(Math.min(...times) < 100, true, `${times.map((ms) => ms.toFixed(1)).join(', ')} ms`);
   });
 
+  it('joins adding and added with add (a doubled consonant of a 3-letter stem stays)', () => {
+    // Before, `adding` stemmed to `ad` and missed `add` of the summaries: the right hit scored 0.779, then
+    // 'PATCH /repos/{owner}/{repo}/labels/{name} 0.762 high words: adding, labels, issue' on `ad`-words.
+    assert.deepEqual(
+      findOperations(github, 'adding labels to an issue').hits.map(
+        (hit) => `${hit.method} ${hit.path} ${hit.score} ${hit.confidence} ${hit.matched}`,
+      ),
+      [
+        'POST /repos/{owner}/{repo}/issues/{issue_number}/labels 0.895 high words: adding, labels, issue',
+        'POST /repos/{owner}/{repo}/issues/{issue_number}/sub_issues 0.676 high words: adding, labels, issue',
+        'POST /repos/{owner}/{repo}/labels 0.672 high words: adding, labels, issue',
+      ],
+    );
+  });
+
   it('builds the index once per document', () => {
     const first = searchIndexStats(github);
     findOperations(github, 'list issues');
@@ -1042,5 +1061,53 @@ describe('free text on a document without summaries (issue 16, fixtures/document
       'POST /calls/{sid}/streams 0.788 high words: create, call',
       'POST /containers 0.224 low words: create',
     ]);
+  });
+});
+
+describe('channel words of an intent (issue 16, fixtures/documents/channel.json)', () => {
+  let forge: LoadedDocument;
+  before(async () => {
+    forge = await loadDocument(`${HERE}fixtures/documents/channel.json`);
+  });
+  const shown = (query: string) =>
+    findOperations(forge, query).hits.map(
+      (hit) => `${hit.method} ${hit.path} ${hit.score} ${hit.confidence} ${hit.matched}`,
+    );
+
+  it('reads api, endpoint, rest, json and http as the channel, not the operation', () => {
+    // Before, `api` and `endpoint` were content words: GET /settings/api came first (0.699, low) and POST /orgs second.
+    assert.deepEqual(shown('API endpoint for organization creation'), [
+      'POST /orgs 0.872 low words: organization',
+      'GET /orgs 0.832 low words: organization',
+      'POST /endpoints 0.816 low words: endpoint',
+    ]);
+  });
+
+  it('keeps a channel word that the document uses as a resource (3 operations or more under /endpoints)', () => {
+    assert.deepEqual(shown('delete an endpoint'), [
+      'DELETE /endpoints/{id} 0.927 high words: delete, endpoint',
+      'GET /endpoints 0.35 low words: endpoint',
+      'POST /endpoints 0.347 low words: endpoint',
+    ]);
+  });
+
+  it("spells out an acronym written in capitals as the phrase the document's summaries and paths use", () => {
+    // `PR` -> `pull request` (3 summaries say it, 1 says PR). Before, the one summary with `PR's` came first and
+    // the merge second, low: 'POST /repos/{owner}/{repo}/pulls/{index}/update 0.68 high words: merge, pr'.
+    assert.deepEqual(shown("Can't merge PR with API"), [
+      'POST /repos/{owner}/{repo}/pulls/{index}/merge 0.91 high words: merge, pull, requests',
+      'POST /repos/{owner}/{repo}/pulls/{index}/update 0.627 high words: merge, pull, requests',
+      'GET /repos/{owner}/{repo}/pulls 0.556 high words: pull, requests',
+    ]);
+    assert.deepEqual(shown('list my PRs')[0], 'GET /repos/{owner}/{repo}/pulls 0.886 high words: list, pull, requests');
+    // Lower case is a word, not an acronym: left as it is.
+    assert.deepEqual(shown("Can't merge pr with API"), [
+      'POST /repos/{owner}/{repo}/pulls/{index}/update 0.686 high words: merge, pr',
+      'POST /repos/{owner}/{repo}/pulls/{index}/merge 0.445 low words: merge',
+    ]);
+  });
+
+  it('keeps the channel words when nothing else is left to rank by', () => {
+    assert.deepEqual(shown('the api'), ['GET /settings/api 0.733 high words: api']);
   });
 });

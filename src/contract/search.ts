@@ -7,7 +7,8 @@
  * matcher (literal beats template, strict segment count), then free text ranked by BM25F over one
  * document per operation (summary, operationId, path, tags, description, parameter names, the fields of
  * its 2xx response), with identifier splitting, light stemming, a WordNet synonym table and
- * near-spelling expansion; the best 20 are re-ranked by the literal path segments the query does not name and by
+ * near-spelling expansion (channel words such as `api` and `endpoint` dropped, acronyms in capitals spelled out as
+ * the document's own phrases); the best 20 are re-ranked by the literal path segments the query does not name and by
  * the method the intent's verb asks for, and a
  * hit is `low` when a logistic model of the chance that the API lacks what the intent asks for says so
  * (`ABSTAIN_MODEL`: coverage, strong coverage, score, margin, verb and method, known words; issue 16). The
@@ -84,7 +85,7 @@ const DOUBLED = /([bdgmnprt])\1$/;
 
 /**
  * Light English stemming for ranking: plural `-ies`/`-es`/`-s`, `-ing` and `-ed`, a doubled final
- * consonant, then a final `e`; so `repositories` -> `repository`, `starred` and `starring` -> `star`,
+ * consonant (of a stem past 3 letters: `adding` -> `add`), then a final `e`; so `repositories` -> `repository`, `starred` and `starring` -> `star`,
  * `create`, `created` and `creating` -> `creat`. Words of 3 letters or fewer are kept as they are.
  * @returns The stem (lower case input expected). Never throws.
  */
@@ -97,10 +98,10 @@ export function stemWord(word: string): string {
   else if (w.endsWith('s') && !/(ss|us|is)$/.test(w)) w = w.slice(0, -1);
   if (w.length > 5 && w.endsWith('ing')) {
     w = w.slice(0, -3);
-    if (DOUBLED.test(w)) w = w.slice(0, -1);
+    if (w.length > 3 && DOUBLED.test(w)) w = w.slice(0, -1);
   } else if (w.length > 4 && w.endsWith('ed') && !w.endsWith('eed')) {
     w = w.slice(0, -2);
-    if (DOUBLED.test(w)) w = w.slice(0, -1);
+    if (w.length > 3 && DOUBLED.test(w)) w = w.slice(0, -1);
   }
   if (w.length > 3 && w.endsWith('e')) w = w.slice(0, -1);
   return w;
@@ -1838,6 +1839,120 @@ function findByPath(
   };
 }
 
+// Words that name the channel of an intent, not its operation (issue 16): "merge a PR via the API", "API
+// endpoint for organization creation", "Transfer ownership via json api". As content words they ranked an
+// operation whose path or summary happens to hold one (Gitea's `GET /settings/api`) above the one asked for.
+// `call`, `request` and `route` measured the same with and without (and name resources: Twilio's calls, GitHub's
+// pull requests, Hetzner's routes), so they are content words. The words of `info.title` (the product's own
+// name: "within NetBox") were tried too: they lowered the unanswerable rows caught on GitHub and NetBox.
+const CHANNEL_WORDS = 'api apis endpoint endpoints rest restful json http https'
+  .split(' ')
+  .map((word) => stemWord(word));
+// A channel word that names the literal path segments of this many operations or more is a resource of the API
+// (Kubernetes' `/apis`, an `/endpoints` collection), not a channel word, and is kept.
+const CHANNEL_RESOURCE_OPERATIONS = 3;
+
+const channels = new WeakMap<SearchIndex, Set<string>>();
+
+/** The stems free text drops as channel words on this document: `CHANNEL_WORDS` less the document's resources. */
+function channelWords(index: SearchIndex): Set<string> {
+  let set = channels.get(index);
+  if (set) return set;
+  const uses = new Map<string, number>();
+  for (const route of index.routes) {
+    const own = new Set<string>();
+    for (const segment of route.segments) if (segment) for (const term of terms(segment)) own.add(term);
+    for (const term of own)
+      if (CHANNEL_WORDS.includes(term)) uses.set(term, (uses.get(term) ?? 0) + route.methods.length);
+  }
+  set = new Set(CHANNEL_WORDS.filter((term) => (uses.get(term) ?? 0) < CHANNEL_RESOURCE_OPERATIONS));
+  channels.set(index, set);
+  return set;
+}
+
+// An acronym the intent uses for a phrase the document spells out (issue 16): "PR" for pull request, "VMs" for
+// virtual machines. Learned per document from adjacent words of the summaries and path segments: the 2- or 3-word
+// phrase whose initials spell the word, in at least `ACRONYM_OPERATIONS` operations and in more of them than use the
+// word itself (so `ip` of NetBox's ip-addresses, a word of its own, is never expanded).
+const ACRONYM_OPERATIONS = 3;
+
+const acronymTables = new WeakMap<SearchIndex, Map<string, string>>();
+
+/** The document's acronyms: lower-case initials -> the phrase's words, as `splitWords` gives them. */
+function acronymsOf(index: SearchIndex): Map<string, string> {
+  let table = acronymTables.get(index);
+  if (table) return table;
+  const counts = new Map<string, Map<string, { spelled: string; count: number }>>();
+  for (const entry of index.entries) {
+    const operation = entry.operation;
+    const seen = new Set<string>();
+    for (const text of [summaryOf(operation), operation.pathTemplate.replace(/\{[^{}]*\}/g, ' / ')]) {
+      for (const part of text.split(/[/.,;:()]+/)) {
+        const words = splitWords(part);
+        const stems = words.map((word) => stemWord(word));
+        // A phrase of an acronym names a thing: no stop word, verb or number in it.
+        const usable = words.map(
+          (word, n) => !STOP_WORDS.has(word) && !VERB_METHODS[stems[n]!] && !/^[0-9]/.test(word),
+        );
+        for (let i = 0; i < words.length; i++) {
+          for (let size = 2; size <= 3 && i + size <= words.length && usable[i + size - 1]; size++) {
+            if (!usable[i]) break;
+            const key = stems.slice(i, i + size).join(' ');
+            if (seen.has(key)) continue;
+            seen.add(key);
+            let initials = '';
+            for (let n = i; n < i + size; n++) initials += words[n]![0];
+            let row = counts.get(initials);
+            if (!row) counts.set(initials, (row = new Map()));
+            const known = row.get(key);
+            if (known) known.count++;
+            else row.set(key, { spelled: words.slice(i, i + size).join(' '), count: 1 });
+          }
+        }
+      }
+    }
+  }
+  // The most frequent phrase of each initials, seen in enough operations.
+  const best = new Map<string, { spelled: string; count: number }>();
+  for (const [initials, row] of counts) {
+    let top: { spelled: string; count: number } | undefined;
+    for (const item of row.values())
+      if (!top || item.count > top.count || (item.count === top.count && item.spelled < top.spelled)) top = item;
+    if (top && top.count >= ACRONYM_OPERATIONS) best.set(index.aliases.get(initials) ?? initials, top);
+  }
+  // The operations that use the acronym itself in their summary, operationId or path: one pass over them.
+  const own = new Map<string, number>();
+  for (const entry of index.entries)
+    for (const term of entry.strong) if (best.has(term)) own.set(term, (own.get(term) ?? 0) + 1);
+  table = new Map();
+  for (const initials of counts.keys()) {
+    const term = index.aliases.get(initials) ?? initials;
+    const top = best.get(term);
+    if (top && top.count > (own.get(term) ?? 0)) table.set(initials, top.spelled);
+  }
+  acronymTables.set(index, table);
+  return table;
+}
+
+/**
+ * Free text with the document's acronyms (`acronymsOf`) spelled out where the intent writes them in capitals, as
+ * acronyms are ("merge a PR" -> "merge a pull request", "Get all VMs"); an HTTP method name is left as it is.
+ */
+function withAcronymsSpelled(text: string, index: SearchIndex): string {
+  if (!/[A-Z]{2}/.test(text)) return text;
+  const table = acronymsOf(index);
+  return text.replace(/\b([A-Z]{2,4})s?\b/g, (written, letters: string) =>
+    HTTP_METHODS.includes(letters) ? written : (table.get(letters.toLowerCase()) ?? written),
+  );
+}
+
+/** Free text without its channel words (`channelWords`), unless nothing else of it would be left to rank by. */
+function withoutChannelWords(text: string, channel: Set<string>): string {
+  const words = splitWords(text);
+  const kept = words.filter((word) => !channel.has(stemWord(word)));
+  return kept.length < words.length && kept.some((word) => !STOP_WORDS.has(word)) ? kept.join(' ') : text;
+}
+
 // Candidates of the second stage, and the weight of the verb's method (chosen on the development set).
 const RERANK_CANDIDATES = 20;
 const VERB_WEIGHT = 0.2;
@@ -1927,7 +2042,8 @@ export function findOperations(
   const shape = readPathQuery(text);
   // A docs URL or anchor that matched nothing exactly is read as words, not as an API path.
   if (shape && !text.includes('#')) return findByPath(loaded, index, text, shape, method, limit);
-  const cleaned = sdkMemberWords(text) ?? text.replace(/https?:\/\/[^/\s]+/gi, ' ');
+  const words = sdkMemberWords(text) ?? text.replace(/https?:\/\/[^/\s]+/gi, ' ');
+  const cleaned = withoutChannelWords(withAcronymsSpelled(words, index), channelWords(index));
   const reranked = rerank(index, cleaned, rankText(index, cleaned, method, Math.max(limit, RERANK_CANDIDATES)));
   const ranked = reranked.slice(0, limit);
   if (ranked.length === 0) {
