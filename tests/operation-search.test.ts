@@ -1111,3 +1111,79 @@ describe('channel words of an intent (issue 16, fixtures/documents/channel.json)
     assert.deepEqual(shown('the api'), ['GET /settings/api 0.733 high words: api']);
   });
 });
+
+describe('concrete paths pasted the way people paste them (issue 16, fixtures/documents/suffixes.json)', () => {
+  let forum: LoadedDocument;
+  before(async () => {
+    forum = await loadDocument(`${HERE}fixtures/documents/suffixes.json`);
+  });
+  const shown = (query: string) =>
+    findOperations(forum, query).hits.map(
+      (hit) => `${hit.method} ${hit.path} ${hit.score} ${hit.confidence} ${hit.matched}`,
+    );
+
+  it("adds the document's format suffix to a last segment given without it, below an exact match", () => {
+    // Before: no template matched `/t/123`, and the query had no word to rank by (no hit at all).
+    assert.deepEqual(shown('DELETE /t/123'), [
+      "DELETE /t/{id}.json 0.9 high path /t/123 matches /t/{id}.json with the document's .json suffix added",
+    ]);
+    assert.deepEqual(shown('/v2/t/9/'), [
+      "GET /t/{id}.json 0.9 high path /v2/t/9/ matches /t/{id}.json with the document's .json suffix added; base path /v2 stripped",
+      "DELETE /t/{id}.json 0.9 high path /v2/t/9/ matches /t/{id}.json with the document's .json suffix added; base path /v2 stripped",
+    ]);
+    // A template that matches as written wins over one that needs the suffix, and the other way round.
+    assert.deepEqual(shown('/c/news'), ['GET /c/{slug} 1 high path /c/news matches /c/{slug}']);
+    assert.deepEqual(shown('/c/news.json'), ['GET /c/{slug}.json 1 high path /c/news.json matches /c/{slug}.json']);
+  });
+
+  it("drops a format suffix the template lacks, or puts the document's in its place", () => {
+    assert.deepEqual(shown('GET /t/5/posts.xml'), [
+      'GET /t/{id}/posts.json 0.9 high path /t/5/posts.xml matches /t/{id}/posts.json with .json for its .xml suffix',
+    ]);
+    assert.deepEqual(shown('/reports.json'), [
+      'GET /reports 0.9 high path /reports.json matches /reports without its .json suffix',
+    ]);
+  });
+
+  it('keeps a path that matches nothing, with or without the suffix, flagged', () => {
+    assert.deepEqual(shown('/t/123/nothing'), []);
+    // The suffix finds `/admin/users/{id}/suspend.json`, but it documents no DELETE: no confident hit.
+    assert.deepEqual(shown('DELETE /admin/users/5/suspend'), []);
+    assert.ok(findOperations(forum, '/admin/users/5/suspend/nothing').hits.every((hit) => hit.confidence === 'low'));
+  });
+
+  it("reads the path of a call written in code: its first path literal, the method from the callee's last word", () => {
+    // Before, these were free text: `self._put(...)` ranked by the word `put` alone.
+    assert.deepEqual(shown('self._put(f"/admin/users/{userid}/suspend", reason=reason)'), [
+      "PUT /admin/users/{id}/suspend.json 0.9 high path /admin/users/{userid}/suspend matches /admin/users/{id}/suspend.json with the document's .json suffix added",
+    ]);
+    assert.deepEqual(shown('self._get(f"/t/{topic_id}/posts.json", **kwargs)'), [
+      'GET /t/{id}/posts.json 1 high path /t/{topic_id}/posts.json matches /t/{id}/posts.json',
+    ]);
+    // A leading `${BASE}` holds the server URL.
+    assert.deepEqual(shown('axios.post(`${API_BASE}/users`, { name })'), ['POST /users 1 high path template /users']);
+    // The method as a literal argument in capitals.
+    assert.deepEqual(shown('loHttp.QuickRequestParams("GET","https://api.example.com/v2/t/5/posts.json",q)'), [
+      'GET /t/{id}/posts.json 1 high path /v2/t/5/posts.json matches /t/{id}/posts.json; base path /v2 stripped',
+    ]);
+  });
+
+  it("matches a URL written without the server URL's base path, or with white space after its scheme", () => {
+    assert.deepEqual(shown("curl --request POST 'https://api.example.com/users/{userid}/meetings'"), [
+      'POST /users/{userId}/meetings 1 high path /users/{userid}/meetings matches /users/{userId}/meetings',
+    ]);
+    // RFC 3986 Appendix C: white space in a transcribed URI is ignored. Before, it was read as words.
+    assert.deepEqual(shown('https:// api.example.com/v2/t/7/posts.json'), [
+      'GET /t/{id}/posts.json 1 high path /v2/t/7/posts.json matches /t/{id}/posts.json; base path /v2 stripped',
+    ]);
+  });
+
+  it('reads localhost, an IPv4 address or a host with a port as the authority of a URL without its scheme', () => {
+    assert.deepEqual(shown('http --auth u:p localhost:3000/v2/reports'), [
+      'GET /reports 1 high path /v2/reports matches /reports; base path /v2 stripped',
+    ]);
+    assert.deepEqual(shown('GET 127.0.0.1:8080/v2/reports'), [
+      'GET /reports 1 high path /v2/reports matches /reports; base path /v2 stripped',
+    ]);
+  });
+});

@@ -1277,8 +1277,42 @@ function shellWords(line: string): string[] {
   return words;
 }
 
-// A first segment that is a host name (`api.spotify.com/v1/me`): a URL pasted without its scheme.
-const HOST_SEGMENT = /^([a-z0-9-]+\.)+[a-z]{2,}(:[0-9]{1,5})?$/i;
+// A first segment that is an authority (RFC 3986 section 3.2.2): a host name (`api.spotify.com/v1/me`),
+// `localhost`, an IPv4 address or a bracketed IPv6 one, each with an optional port: a URL pasted without its scheme.
+const HOST_SEGMENT =
+  /^(?:(?:[a-z0-9-]+\.)+[a-z]{2,}|localhost|[0-9]{1,3}(?:\.[0-9]{1,3}){3}|\[[0-9a-f:.]{2,45}\])(:[0-9]{1,5})?$/i;
+
+// A string literal of code (`self._get(f"/t/{id}.json")`, `axios.post(`${BASE}/users`, ...)`, `"https://..."`), with
+// an optional Python prefix (f, r, b, u): no quote, backtick or white space inside, at most 1,000 characters.
+const CODE_LITERAL = /(?:\b[fFrRbBuU]{1,2})?(["'`])([^"'`\s]{1,1000})\1/g;
+// A literal that is a path or URL: `/...`, `http(s)://...`, or a leading `${BASE}` or `{{BASE}}` then `/`.
+const PATH_LITERAL = /^(?:\/|https?:\/\/[^/\s]|(?:\$\{[A-Za-z_][\w.]{0,100}\}|\{\{[A-Za-z_][\w.]{0,100}\}\})\/)/i;
+
+/**
+ * The path of a call written in code, when no word of the query is one: the first string literal that is a path or
+ * URL (`self._get(f"/t/{topic_id}/posts.json", **kwargs)`), its leading `${BASE}` (a variable holding the server URL)
+ * dropped, and the method named by the called function's last word (`_put`, `axios.post`, `httpPut`) or by a literal
+ * that is a method in capitals (`QuickRequestParams("GET", "https://...")`).
+ */
+function codeCallPath(line: string): { method?: string; path: string } | undefined {
+  let method: string | undefined;
+  let path: string | undefined;
+  for (const literal of line.matchAll(CODE_LITERAL)) {
+    const text = literal[2]!;
+    if (HTTP_METHODS.includes(text)) {
+      method ??= text;
+      continue;
+    }
+    if (path !== undefined || !PATH_LITERAL.test(text)) continue;
+    path = text.replace(/^(?:\$\{[^{}]*\}|\{\{[^{}]*\}\})(?=\/)/, '');
+    const callee = /([A-Za-z_$][\w$]{0,100})\s{0,20}\(\s{0,20}$/.exec(
+      line.slice(Math.max(0, literal.index! - 130), literal.index),
+    );
+    const last = callee ? splitWords(callee[1]!).pop()?.toUpperCase() : undefined;
+    if (last && HTTP_METHODS.includes(last)) method = last;
+  }
+  return path === undefined ? undefined : { method, path };
+}
 
 /**
  * Reads a path-shaped query: `GET /pets/42`, a full URL or one without its scheme, a `gh api` or curl
@@ -1293,6 +1327,8 @@ function readPathQuery(query: string): PathQuery | undefined {
   // other `{{ expression }}` (`{{ item | int }}`) stands for one segment.
   const line = query
     .trim()
+    // White space inside a transcribed URI is to be ignored (RFC 3986 Appendix C): `https:// api.zoom.us/v2/...`.
+    .replace(/\b(https?:\/\/)\s{1,20}(?=[A-Za-z0-9[])/gi, '$1')
     .replace(/\$\{\{[^{}]{0,200}\}\}/g, '$CI')
     .replace(/\{\{\s{0,20}([A-Za-z_][A-Za-z0-9_.-]{0,100})\s{0,20}\}\}/g, '{{$1}}')
     .replace(/\{\{[^{}]{0,200}\}\}(?=\/|$|["'\s])/g, (expression) => (/\s/.test(expression) ? '$CI' : expression));
@@ -1350,6 +1386,13 @@ function readPathQuery(query: string): PathQuery | undefined {
       /^[A-Za-z0-9_.$:{}<>-]+(\/[^\s/]*)+$/.test(token) &&
       (tokens.length === 1 || method !== undefined || /^(gh|curl|http|https|wget)$/i.test(tokens[0]!));
     if (/^https?:\/\/[^\s/]+/i.test(token) || token.startsWith('/') || bare) path = token;
+  }
+  if (path === undefined && !command) {
+    const call = codeCallPath(line);
+    if (call) {
+      path = call.path;
+      method ??= call.method;
+    }
   }
   if (path === undefined) return undefined;
   if (!method && bodyFlag) method = 'POST';
@@ -1700,6 +1743,60 @@ function sdkMemberWords(query: string): string | undefined {
     .join(' ');
 }
 
+// The score of a path matched only with its format suffix added or dropped: below an exact match's 1.
+const SUFFIX_SCORE = 0.9;
+// A format suffix of a last segment (`.json`, `.xml`): a letter, then up to 9 letters or digits.
+const FORMAT_SUFFIX = /^(.+)\.([A-Za-z][A-Za-z0-9]{0,9})$/;
+// Suffixes fewer templates end in than this are names (`/rate_limit.v2`), not the document's format suffix.
+const SUFFIX_TEMPLATES = 2;
+
+const suffixes = new WeakMap<SearchIndex, string[]>();
+
+/** The format suffixes the document's templates end in (`{id}.json`, `Accounts.json`), most used first, at most 3. */
+function documentSuffixes(index: SearchIndex): string[] {
+  let list = suffixes.get(index);
+  if (list) return list;
+  const counts = new Map<string, number>();
+  for (const template of index.templates) {
+    const last = template.slice(template.lastIndexOf('/') + 1);
+    const suffix = FORMAT_SUFFIX.exec(last)?.[2];
+    if (suffix && !suffix.includes('}')) counts.set(suffix, (counts.get(suffix) ?? 0) + 1);
+  }
+  list = [...counts]
+    .filter(([, n]) => n >= SUFFIX_TEMPLATES)
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .slice(0, 3)
+    .map(([suffix]) => suffix);
+  suffixes.set(index, list);
+  return list;
+}
+
+/**
+ * A path with its last segment's format suffix toggled, the way a client pastes it: a Rails-style API's templates
+ * end in `.json` (`/t/{id}.json`) but its calls are written without it (`/t/123`), or a path carries a suffix the
+ * template lacks or another one. A last segment without a suffix gets each of the document's (`documentSuffixes`); one
+ * with a suffix loses it, else takes each of the document's instead. A trailing slash is dropped first; a shell variable as the last segment is left alone.
+ */
+function suffixVariants(index: SearchIndex, path: string): Array<{ path: string; how: string }> {
+  const trimmed = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+  const cut = trimmed.lastIndexOf('/');
+  const head = trimmed.slice(0, cut + 1);
+  const last = trimmed.slice(cut + 1);
+  if (!last || last.includes('\u0000')) return [];
+  const own = FORMAT_SUFFIX.exec(last);
+  if (own)
+    return [
+      { path: head + own[1], how: `without its .${own[2]} suffix` },
+      ...documentSuffixes(index)
+        .filter((suffix) => suffix !== own[2])
+        .map((suffix) => ({ path: `${head}${own[1]}.${suffix}`, how: `with .${suffix} for its .${own[2]} suffix` })),
+    ];
+  return documentSuffixes(index).map((suffix) => ({
+    path: `${head}${last}.${suffix}`,
+    how: `with the document's .${suffix} suffix added`,
+  }));
+}
+
 /** A path-shaped query through the path matcher; misses become suggestions and low-confidence hits. */
 function findByPath(
   loaded: LoadedDocument,
@@ -1750,6 +1847,31 @@ function findByPath(
     }
     if (match.note && !methodMiss) methodMiss = { nearest: match.nearest, note: match.note };
     if (!nearest.length) nearest = match.nearest;
+  }
+  // The last segment with the document's format suffix added, or without its own (`/t/123` for `/t/{id}.json`):
+  // tried only when the path as written matches no operation, so an exact match always ranks first.
+  for (const { path: variant, how } of suffixVariants(index, shape.path)) {
+    for (const candidate of expandWildcards(variant, shape.wildcards)) {
+      if (!mightMatch(index, candidate)) continue;
+      const match = matchOperation(loaded, wanted ?? '*', candidate);
+      if (!match.operation) continue;
+      const found = match.operation;
+      const note = match.note ? `; ${match.note}` : '';
+      const positions = [positionOf(index, found)];
+      if (!wanted)
+        index.entries.forEach(
+          (entry, position) =>
+            entry.operation.pathTemplate === found.pathTemplate &&
+            entry.operation !== found &&
+            positions.push(position),
+        );
+      const hits = positions
+        .slice(0, limit)
+        .map((position) =>
+          hitOf(index, position, `path ${shown} matches ${found.pathTemplate} ${how}${note}`, SUFFIX_SCORE, 'high'),
+        );
+      return { query, kind: 'path', hits, suggestions: [] };
+    }
   }
   if (methodMiss) {
     if (!wanted) {
