@@ -54,10 +54,10 @@ import { prepareGet } from './src/api/http-get.ts';
 /**
  * Entry point: reads flags (`src/cli/command-line.ts` `commandLine`: `--help`, `--version` and `check` end there) and the
  * configuration, logs `key=value` records to stderr (start-up line with the settings, never a secret),
- * serves stdio, and exits 0 when stdin closes, on SIGINT or SIGTERM, or when stdin or stdout fails
+ * serves stdio, and exits 0 when stdin closes, on SIGINT, SIGTERM or SIGHUP, or when stdin or stdout fails
  * (2 on bad configuration or flags). With `serve --http HOST:PORT` (PROBE_HTTP_LISTEN) it serves Streamable HTTP
- * instead (`src/transports/http.ts`), logs `event=http.listen url=... port=...` once bound, and exits 0 on SIGINT or
- * SIGTERM (2 when the address cannot be bound).
+ * instead (`src/transports/http.ts`), logs `event=http.listen url=... port=...` once bound, and exits 0 on SIGINT,
+ * SIGTERM or SIGHUP (2 when the address cannot be bound).
  */
 export async function main(): Promise<void> {
   // Flags, --help, --version and the `check` command: src/cli/. It returns the environment to serve with, or an exit code.
@@ -134,7 +134,8 @@ export async function main(): Promise<void> {
       });
   };
   const stop = new AbortController();
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort(signal));
+  // SIGHUP too: the terminal or the host that started the server went away; it stops as cleanly as on SIGTERM.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => stop.abort(signal));
   if (http) {
     announce();
     // A server for a team: the worker starts now, so /readyz says ready before the first caller comes.

@@ -231,10 +231,12 @@ describe('dist/probe-server.mjs, the single-file build', () => {
     assert.equal((run.messages[1] as Record<string, any>).result.structuredContent.validated, true);
   });
 
-  test('leaves no temporary folder when stopped while its worker loads, at any moment after tools/list', async () => {
+  test('leaves no temporary folder when stopped (SIGTERM, SIGHUP) while its worker loads, at any moment after tools/list', async () => {
     const temporary = mkdtempSync(join(tmpdir(), 'openapi-probe-tmpdir-'));
     try {
-      for (const delayMs of [0, 20, 40, 60, 80]) {
+      for (const [signal, delayMs] of (['SIGTERM', 'SIGHUP'] as const).flatMap((signal) =>
+        [0, 20, 40, 60, 80].map((delayMs) => [signal, delayMs] as const),
+      )) {
         const child = spawn(process.execPath, [copied], {
           cwd: runDir,
           env: {
@@ -252,7 +254,7 @@ describe('dist/probe-server.mjs, the single-file build', () => {
         child.stdout.on('data', (chunk: string) => {
           if (!listed && chunk.includes('"id":2')) {
             listed = true;
-            setTimeout(() => child.kill('SIGTERM'), delayMs);
+            setTimeout(() => child.kill(signal), delayMs);
           }
         });
         child.stdin.write(
