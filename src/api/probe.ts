@@ -60,6 +60,21 @@ export type RawResponse = {
 };
 
 /**
+ * What a probe's answer says of a response before its body is read: URL, status, Content-Type, byte count, whether it
+ * was cut, and `body: null` (`decodeProbe` fills the body in; an unfinished check answers with this much).
+ */
+export function responseHead(raw: RawResponse): ProbeResult {
+  return {
+    url: raw.url,
+    status: raw.status,
+    contentType: raw.contentType,
+    bytes: raw.bytes,
+    truncated: raw.truncated,
+    body: null,
+  };
+}
+
+/**
  * Turns a response read off the wire into a `ProbeResult`: the body decoded by `decodeBody`
  * (src/api/body.ts: charset, JSON always UTF-8, warnings about the JSON text), or, when reading broke,
  * `body: null` and the failure note. Synchronous; CPU time grows with `held` (about linear).
@@ -71,14 +86,7 @@ export function decodeProbe(
   raw: RawResponse,
   options: { maxBytes: number; cutNote?: string; redact?: Redactor },
 ): ProbeResult {
-  const result: ProbeResult = {
-    url: raw.url,
-    status: raw.status,
-    contentType: raw.contentType,
-    bytes: raw.bytes,
-    truncated: raw.truncated,
-    body: null,
-  };
+  const result: ProbeResult = responseHead(raw);
   if (raw.location !== undefined) result.location = raw.location;
   if (raw.failureNote !== undefined) {
     result.note = raw.failureNote;

@@ -1815,6 +1815,20 @@ function findByPath(
     const hits = exactHits(index, positions, `path template ${shape.path}`, wanted, limit);
     if (hits.length) return { query, kind: 'path', hits, suggestions: [] };
   }
+  // The answer for a path that matched `found`: with no method asked for, the template's GET first (if it has one),
+  // then its other methods; `said` follows the template in each hit's reason.
+  const pathAnswer = (found: Operation, said: string, score: number): OperationSearch => {
+    const positions = [positionOf(index, found)];
+    if (!wanted)
+      index.entries.forEach(
+        (entry, position) =>
+          entry.operation.pathTemplate === found.pathTemplate && entry.operation !== found && positions.push(position),
+      );
+    const hits = positions
+      .slice(0, limit)
+      .map((position) => hitOf(index, position, `path ${shown} matches ${found.pathTemplate}${said}`, score, 'high'));
+    return { query, kind: 'path', hits, suggestions: [] };
+  };
   let methodMiss: { nearest: string[]; note?: string } | undefined;
   let nearest: string[] = [];
   const expansions = expandWildcards(shape.path, shape.wildcards);
@@ -1827,23 +1841,7 @@ function findByPath(
     const match = matchOperation(loaded, wanted ?? '*', candidate);
     if (match.operation) {
       const how = shape.wildcards ? ` (shell variables as segments)` : '';
-      const note = match.note ? `; ${match.note}` : '';
-      const found = match.operation;
-      // No method asked for: the template's GET first (if it has one), then its other methods.
-      const positions = [positionOf(index, found)];
-      if (!wanted)
-        index.entries.forEach(
-          (entry, position) =>
-            entry.operation.pathTemplate === found.pathTemplate &&
-            entry.operation !== found &&
-            positions.push(position),
-        );
-      const hits = positions
-        .slice(0, limit)
-        .map((position) =>
-          hitOf(index, position, `path ${shown} matches ${found.pathTemplate}${how}${note}`, 1, 'high'),
-        );
-      return { query, kind: 'path', hits, suggestions: [] };
+      return pathAnswer(match.operation, `${how}${match.note ? `; ${match.note}` : ''}`, 1);
     }
     if (match.note && !methodMiss) methodMiss = { nearest: match.nearest, note: match.note };
     if (!nearest.length) nearest = match.nearest;
@@ -1854,23 +1852,8 @@ function findByPath(
     for (const candidate of expandWildcards(variant, shape.wildcards)) {
       if (!mightMatch(index, candidate)) continue;
       const match = matchOperation(loaded, wanted ?? '*', candidate);
-      if (!match.operation) continue;
-      const found = match.operation;
-      const note = match.note ? `; ${match.note}` : '';
-      const positions = [positionOf(index, found)];
-      if (!wanted)
-        index.entries.forEach(
-          (entry, position) =>
-            entry.operation.pathTemplate === found.pathTemplate &&
-            entry.operation !== found &&
-            positions.push(position),
-        );
-      const hits = positions
-        .slice(0, limit)
-        .map((position) =>
-          hitOf(index, position, `path ${shown} matches ${found.pathTemplate} ${how}${note}`, SUFFIX_SCORE, 'high'),
-        );
-      return { query, kind: 'path', hits, suggestions: [] };
+      if (match.operation)
+        return pathAnswer(match.operation, ` ${how}${match.note ? `; ${match.note}` : ''}`, SUFFIX_SCORE);
     }
   }
   if (methodMiss) {

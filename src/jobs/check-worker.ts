@@ -24,6 +24,7 @@ import type { DocumentExamples } from '../document/demo-examples.ts';
 import { redactorForKeys } from '../redaction/redaction.ts';
 import type { Redactor } from '../redaction/redaction.ts';
 import type { CheckedProbe } from './pipeline.ts';
+import { responseHead } from '../api/probe.ts';
 import type { RawResponse } from '../api/probe.ts';
 import type { Selector } from '../api/body-view.ts';
 import type { Config } from '../runtime/config.ts';
@@ -440,14 +441,7 @@ export function unfinishedJob<Name extends JobName>(
  * the reason. Cheap: touches no body byte, so it never stalls the thread.
  */
 export function uncheckedProbe(raw: RawResponse, redact: Redactor, reason: string): CheckedProbe {
-  const structured: Record<string, unknown> = {
-    url: raw.url,
-    status: raw.status,
-    contentType: raw.contentType,
-    bytes: raw.bytes,
-    truncated: raw.truncated,
-    body: null,
-  };
+  const structured: Record<string, unknown> = responseHead(raw);
   if (raw.location !== undefined) structured.location = redact.text(raw.location);
   structured.note = reason;
   structured.validated = false;
