@@ -9,7 +9,7 @@
  * `fixtures/discovery-frozen-6.jsonl`, Zoom and Discourse, measured once at the end of the sixth round and tuned on
  * for pasted paths since: scored only with `--frozen-6`, which the default run and `--tune` never read, score nor
  * print; and `fixtures/discovery-frozen-7.jsonl`,
- * Slack and Square, kept unseen for a later round: scored only with `--frozen-7`, which the default run, `--tune` and
+ * Slack and Square, measured once unseen at the start of the seventh round, development data since: scored only with `--frozen-7`, which the default run, `--tune` and
  * `--no-frozen` never read, score nor print) through
  * `findOperations` and through a plain BM25 over the same per-operation documents, and prints them side by side per kind: recall@1,
  * recall@3 and MRR (top 3), and the share of rows flagged (no hit, or every hit `low`): for unanswerable rows
@@ -95,7 +95,7 @@ export type Figures = { rows: number; recallAt1: number; recallAt3: number; mrr:
  * Asana's and Twilio's documents, written without reading the search code or running it on its rows; `frozen5`, on
  * Gitea's and NetBox 2.8's documents, written the same way; `frozen6`, on Zoom's and Discourse's documents, written the
  * same way, measured once at the end of the sixth round: `main` reads it only with `--frozen-6`; `frozen7`, on Slack's and
- * Square's documents, written the same way and kept unseen for a later round: `main` reads it only with `--frozen-7`).
+ * Square's documents, written the same way and measured once unseen at the start of the seventh round: `main` reads it only with `--frozen-7`).
  */
 export const DISCOVERY_SETS = {
   dev: fileURLToPath(new URL('../fixtures/discovery-dev.jsonl', import.meta.url)),
@@ -390,7 +390,7 @@ async function main(): Promise<void> {
   // The sixth frozen split (Zoom, Discourse), measured once at the end of the sixth round: only `--frozen-6` (never with
   // `--tune` or `--no-frozen`) reads it and loads its documents; without it nothing of it is read, scored or printed.
   const sixth = process.argv.includes('--frozen-6') && !tune && !process.argv.includes('--no-frozen');
-  // The seventh frozen split (Slack, Square) is kept unseen for a later round, the same way: only `--frozen-7` (never
+  // The seventh frozen split (Slack, Square), measured once unseen at the start of the seventh round: only `--frozen-7` (never
   // with `--tune` or `--no-frozen`) reads it and loads its documents.
   const seventh = process.argv.includes('--frozen-7') && !tune && !process.argv.includes('--no-frozen');
   const sets = {
@@ -505,7 +505,7 @@ async function main(): Promise<void> {
       console.log();
       console.log(
         sideBySide(
-          [`seventh frozen split, kept unseen for a later round (${count(sets.frozen7)})`],
+          [`seventh frozen split, measured once unseen (2 Dec 2026), development data since (${count(sets.frozen7)})`],
           figures('frozen7'),
         ),
       );

@@ -3,7 +3,7 @@
  * row's document, read from the document's own `paths` (parsed with `JSON.parse`, not by our loader), every
  * unanswerable row expects nothing, and the third, fourth, fifth, sixth and seventh frozen splits' documents are used by
  * no other set (issue 16: a frozen split measures intents and APIs never tuned on; the seventh, on Slack and Square, is
- * kept unseen for a later round).
+ * measured once unseen at the start of the seventh round).
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
