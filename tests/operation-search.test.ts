@@ -1187,3 +1187,45 @@ describe('concrete paths pasted the way people paste them (issue 16, fixtures/do
     ]);
   });
 });
+
+describe('docs anchors with a prefix word and RPC methods passed as strings (issue 16, fixtures/documents/anchors.json)', () => {
+  let payments: LoadedDocument;
+  before(async () => {
+    payments = await loadDocument(`${HERE}fixtures/documents/anchors.json`);
+  });
+  const shown = (query: string) => {
+    const found = findOperations(payments, query);
+    return [found.kind, ...found.hits.map((hit) => `${hit.method} ${hit.path} ${hit.confidence} ${hit.matched}`)];
+  };
+
+  it('reads the word after the prefix as a whole operationId, in any case', () => {
+    // Before: `endpoint-createrefund` left one word after its prefix, too little for the anchor rule, and the hit was
+    // another operation's, flagged low.
+    assert.deepEqual(shown('docs.connect.squareup.com/api/connect/v2#endpoint-createrefund'), [
+      'operationId',
+      'POST /v2/refunds high operationId CreateRefund',
+    ]);
+    assert.deepEqual(shown('https://docs.example.com/reference/#endpoint-ListLocations'), [
+      'operationId',
+      'GET /v2/locations high operationId ListLocations',
+    ]);
+  });
+
+  it('leaves a fragment whose last word names no operationId to the ranking', () => {
+    assert.notEqual(shown('https://docs.example.com/reference/#endpoint-refundpolicy')[0], 'operationId');
+  });
+
+  it('reads a quoted dotted name whose words are an operationId', () => {
+    // Before: the literal is not path-shaped, and the words `api` and `call` ranked other operations.
+    const found = findOperations(payments, 'sc.api_call("conversations.history", channel ="XXXXXXX")');
+    assert.deepEqual(
+      [found.kind, ...found.hits.map((hit) => `${hit.method} ${hit.path} ${hit.confidence} ${hit.matched}`)],
+      ['operationId', 'GET /conversations.history high conversations.history has the words of conversations_history'],
+    );
+  });
+
+  it('leaves an unquoted dotted name and a quoted one naming no operationId to the ranking', () => {
+    assert.notEqual(findOperations(payments, 'sc.api_call("refunds.policy")').kind, 'operationId');
+    assert.notEqual(findOperations(payments, 'what does conversations.history return').kind, 'operationId');
+  });
+});

@@ -1543,6 +1543,9 @@ function findExact(
   for (const token of trimmed.split(/[\s,;()]+/)) {
     const bare = token.replace(/^['"`]+|['"`:]+$/g, '');
     if (/^[A-Za-z0-9]+([-_]+[A-Za-z0-9]+)+$/.test(token)) slugs.push(token);
+    // A quoted dotted name is an RPC method passed as a string (`client.api_call("conversations.history")`, Slack's
+    // `/conversations.history` with operationId `conversations_history`): its words must name an operationId whole.
+    else if (bare !== token && /^[A-Za-z][A-Za-z0-9]*(?:\.[A-Za-z][A-Za-z0-9]*)+$/.test(bare)) slugs.push(bare);
     else if (/^[A-Za-z][a-z0-9]*(?:[A-Z][a-z0-9]+)+$/.test(bare)) camelTokens.push(bare);
   }
   // A renderer's prefix before the operation's own slug (`#endpoint-add-to-queue`, Spotify's 2020
@@ -1560,6 +1563,13 @@ function findExact(
       if (hits.length) return { query, kind: 'docs', hits, suggestions: [] };
     }
     const hits = operationIdHits(index, slug, method, limit);
+    if (hits.length) return { query, kind: 'operationId', hits, suggestions: [] };
+  }
+  // The same prefix before an operationId written as one word (`#endpoint-createrefund`, Square's reference, for
+  // `CreateRefund`): one word is too little for an anchor or a word set, so it counts only as a whole operationId.
+  const fragmentWords = hash >= 0 ? (slugs[0] ?? '').split(/[-_]+/).filter(Boolean) : [];
+  if (fragmentWords.length === 2 || fragmentWords.length === 3) {
+    const hits = operationIdHits(index, fragmentWords[fragmentWords.length - 1]!, method, limit);
     if (hits.length) return { query, kind: 'operationId', hits, suggestions: [] };
   }
   for (const token of camelTokens) {
