@@ -139,6 +139,29 @@ describe('openapi-probe doctor', () => {
   });
 });
 
+describe('doctor with nothing set', () => {
+  it('names both the missing base URL and the missing document, exit 1', async () => {
+    // Before: only the base URL, so a first run found the document missing on its second try.
+    let out = '';
+    const exitCode = await runDoctor(
+      {},
+      { out: (text) => void (out += text), err: () => {} },
+      {
+        cwd: `${HERE}fixtures/doctor`,
+      },
+    );
+    assert.deepEqual(
+      { exitCode, out },
+      {
+        exitCode: 1,
+        out:
+          "problem configuration: API_BASE_URL is not set. Set it to the API's base URL, e.g. API_BASE_URL=https://api.example.com/v2\n" +
+          'problem document: OPENAPI_DOC is not set and there is no openapi.json in the working directory; probes will not be checked. Set OPENAPI_DOC to the absolute path or URL of the OpenAPI document.\n',
+      },
+    );
+  });
+});
+
 describe("doctor's base-path check (issue 17)", () => {
   let api: StandIn;
   let nested: StandIn;

@@ -9,7 +9,7 @@ import type { LoadedDocument } from '../document/model.ts';
 import { loadDocument } from '../document/openapi-document.ts';
 import { keyNote } from '../jobs/pipeline.ts';
 import { redactor, redactorForKeys } from '../redaction/redaction.ts';
-import { readConfig } from '../runtime/config.ts';
+import { configuredDocument, readConfig } from '../runtime/config.ts';
 import { pathAfterBase, trimSlash } from '../shared/url-path.ts';
 import { InputError, checkFixture, liveFailures, readFixtures } from './fixtures.ts';
 import type { CheckedFixture, Fixture, LeftOut, Scope } from './fixtures.ts';
@@ -18,7 +18,7 @@ import { applyBaseline, baselineEntries, baselineText, readBaseline } from './ba
 import type { BaselineEntry, BaselineOutcome } from './baseline.ts';
 import { formatSarif } from './sarif.ts';
 import { existsSync, writeFileSync } from 'node:fs';
-import { isAbsolute, relative, resolve } from 'node:path';
+import { isAbsolute, relative } from 'node:path';
 import { documentExamples } from '../document/examples.ts';
 import type { DocumentExamples } from '../document/demo-examples.ts';
 import type { Environment, Format, Output } from './output.ts';
@@ -64,7 +64,7 @@ export async function runCheck(
     return 2;
   };
   // As for the server (readConfig): `openapi.json` in the working folder when neither --doc nor OPENAPI_DOC names one.
-  const docPath = options.env.OPENAPI_DOC?.trim() || (existsSync('openapi.json') ? resolve('openapi.json') : undefined);
+  const docPath = configuredDocument(options.env);
   if (!docPath)
     return bad(
       'no OpenAPI document: give --doc (or OPENAPI_DOC), a path or an http(s) URL, or run where openapi.json is',

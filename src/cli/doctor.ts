@@ -10,7 +10,7 @@ import { loadDocument } from '../document/openapi-document.ts';
 import type { LoadedDocument, Operation } from '../document/model.ts';
 import { probe, probeHeaders, ProbeError } from '../api/probe.ts';
 import { buildProbeUrl } from '../api/url-policy.ts';
-import { apiKeySlip, readConfig, relativeSourceHint } from '../runtime/config.ts';
+import { apiKeySlip, configuredDocument, readConfig, relativeSourceHint } from '../runtime/config.ts';
 import type { Config } from '../runtime/config.ts';
 import { publicSource, publicUrl } from '../runtime/log.ts';
 import { redactor } from '../redaction/redaction.ts';
@@ -20,6 +20,10 @@ import type { Environment, Output } from './output.ts';
 
 /** Bytes of the base URL's body read by the one GET: its status and type are what matter here. */
 const DOCTOR_READ_BYTES = 4096;
+
+/** Doctor's line for a configuration with no document to read. */
+const NO_DOCUMENT =
+  'document: OPENAPI_DOC is not set and there is no openapi.json in the working directory; probes will not be checked. Set OPENAPI_DOC to the absolute path or URL of the OpenAPI document.';
 
 /**
  * Runs the checks and prints them to `output.out`, a line each: `ok      <what>`, `problem <what and the fix>`, or
@@ -51,7 +55,9 @@ export async function runDoctor(
   try {
     config = readConfig(env, cwd);
   } catch (error) {
-    output.out(redact.text(`problem configuration: ${(error as Error).message}\n`));
+    // Name a missing document too, so that a first run with nothing set lists both things to set, not one at a time.
+    const document = configuredDocument(env, cwd) ? '' : `problem ${NO_DOCUMENT}\n`;
+    output.out(redact.text(`problem configuration: ${(error as Error).message}\n${document}`));
     return 1;
   }
   const base = `${config.baseUrl.origin}${trimSlash(config.baseUrl.pathname)}`;
@@ -59,9 +65,7 @@ export async function runDoctor(
 
   let loaded: LoadedDocument | undefined;
   if (!config.openapiDoc) {
-    problem(
-      'document: OPENAPI_DOC is not set and there is no openapi.json in the working directory; probes will not be checked. Set OPENAPI_DOC to the absolute path or URL of the OpenAPI document.',
-    );
+    problem(NO_DOCUMENT);
     failed = true;
   } else {
     const source = /^[A-Za-z][A-Za-z0-9+.-]*:/.test(config.openapiDoc)

@@ -46,6 +46,16 @@ export type Config = {
 };
 
 /**
+ * The OpenAPI document the server reads: `OPENAPI_DOC` as given (trimmed), else `openapi.json` in `cwd` when that file
+ * exists (its absolute path), else `undefined`: without a document probes still work, unchecked.
+ */
+export function configuredDocument(env: Record<string, string | undefined>, cwd = process.cwd()): string | undefined {
+  const given = env.OPENAPI_DOC?.trim() || undefined;
+  if (given !== undefined) return given;
+  return existsSync(join(cwd, 'openapi.json')) ? join(cwd, 'openapi.json') : undefined;
+}
+
+/**
  * Reads the configuration from environment variables: `API_BASE_URL` (required, absolute http(s)
  * URL, may carry a path prefix), `API_KEY`, `API_KEY_HEADER`, `OPENAPI_DOC` (default `openapi.json`
  * in `cwd` when that file exists), `PROBE_MAX_BYTES` (bytes returned to the agent, default 16384,
@@ -87,11 +97,7 @@ export function readConfig(env: Record<string, string | undefined>, cwd = proces
   if (header !== undefined && !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(header)) {
     throw new Error(headerNameProblem(header));
   }
-  let openapiDoc = env.OPENAPI_DOC?.trim() || undefined;
-  if (openapiDoc === undefined) {
-    // Without a document probes still work, unchecked.
-    if (existsSync(join(cwd, 'openapi.json'))) openapiDoc = join(cwd, 'openapi.json');
-  }
+  const openapiDoc = configuredDocument(env, cwd);
   const maxBytes = readInteger(env, 'PROBE_MAX_BYTES', 16384, 1, MAX_BODY_BUDGET);
   const checkMaxBytes = readInteger(
     env,
