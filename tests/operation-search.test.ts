@@ -1,10 +1,20 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
+import { deserialize, serialize } from 'node:v8';
 import { loadDocument } from '../src/document/openapi-document.ts';
 import { matchOperation } from '../src/document/match.ts';
 import type { LoadedDocument } from '../src/document/model.ts';
-import { findOperations, prepareSearchIndex, searchIndexStats, splitWords, stemWord } from '../src/contract/search.ts';
+import fc from 'fast-check';
+import {
+  adoptSearchIndex,
+  findOperations,
+  prepareSearchIndex,
+  searchIndexSnapshot,
+  searchIndexStats,
+  splitWords,
+  stemWord,
+} from '../src/contract/search.ts';
 import { githubDescriptionPath, spotifyDescriptionPath } from '../harness/fixture-documents.ts';
 import { spawnServer } from '../harness/stdio-client.ts';
 import type { StdioClient } from '../harness/stdio-client.ts';
@@ -32,6 +42,27 @@ describe('splitWords', () => {
 
   it('drops one-letter words and keeps digits', () => {
     assert.deepEqual(splitWords("user's v3 a"), ['user', 'v3']);
+  });
+
+  it('splits where the regular expressions of its definition split, on any text', () => {
+    // The definition, by regular expressions: the oracle of the one-pass scanner that ASCII text takes.
+    const defined = (text: string) =>
+      text
+        .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+        .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+        .toLowerCase()
+        .split(/[^a-z0-9]+/)
+        .filter((word) => word.length > 1);
+    const symbols = fc.constantFrom(...'aAbBzZ09 _-./{}#'.split(''), 'x', 'Q', '\u212a', '\u0130', 'é', '\t');
+    fc.assert(
+      fc.property(fc.array(symbols, { maxLength: 40 }), (parts) => {
+        const text = parts.join('');
+        assert.deepEqual(splitWords(text), defined(text));
+      }),
+      { numRuns: 3000, seed: 16 },
+    );
+    assert.deepEqual(splitWords('ABcDEfGHIjK'), defined('ABcDEfGHIjK'));
+    assert.deepEqual(splitWords('\u212aelvin sign'), ['kelvin', 'sign']);
   });
 });
 
@@ -748,6 +779,23 @@ describe("findOperations on GitHub's description", () => {
     findOperations(github, 'list issues');
     assert.deepEqual(searchIndexStats(github), first);
     assert.deepEqual([first.operations], [1223]);
+  });
+
+  it('builds the acronym and channel-word tables with the index, so they travel in its cache snapshot and no query builds them', () => {
+    searchIndexStats(github);
+    // As the document cache keeps it: the document and the index serialized together, read back as untrusted.
+    const copy = () => deserialize(serialize({ loaded: github, search: searchIndexSnapshot(github) }));
+    const read = copy();
+    assert.deepEqual(
+      [read.search.acronyms.get('pr'), read.search.acronyms.size, [...read.search.channel]],
+      ['pull request', 221, ['apis', 'endpoint', 'rest', 'restful', 'json', 'http']],
+    );
+    assert.equal(adoptSearchIndex(read.loaded, read.search), true);
+    assert.equal(findOperations(read.loaded, 'merge a PR').hits[0]!.operationId, 'pulls/merge');
+    // A snapshot whose acronym table is not a Map of strings is refused, and the index is built anew.
+    const bad = copy();
+    assert.equal(adoptSearchIndex(bad.loaded, { ...bad.search, acronyms: { pr: 'pull request' } }), false);
+    assert.equal(adoptSearchIndex(bad.loaded, { ...bad.search, channel: new Set([1]) }), false);
   });
 });
 

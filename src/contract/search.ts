@@ -67,12 +67,45 @@ const STOP_WORDS = new Set(
 // as content words they thinned the top hit's coverage, so the flag fired on right answers (issue 16).
 // Possessives (`my`, `your`) are kept: they lowered recall where they stand for `/me`, `account`.
 
+const NOT_ASCII = /[^\x00-\x7f]/;
+
 /**
  * Splits text and identifiers into lower-case words: on case changes (`listForRepo`, `HTTPServer`),
  * `_`, `-`, `/`, `.`, and every other non-alphanumeric character. Words of one letter are dropped.
  * @returns Words in order, e.g. `pulls/list-files` -> `['pulls', 'list', 'files']`. Never throws.
  */
 export function splitWords(text: string): string[] {
+  // Text outside ASCII takes the general path: `toLowerCase` turns some of it into ASCII letters (the Kelvin sign into `k`).
+  if (NOT_ASCII.test(text)) return splitWordsGeneral(text);
+  // One pass over ASCII text, with the general path's boundaries: a capital after a small letter or digit, and the last
+  // capital of a run before a small letter (`HTTPServer` -> `HTTP Server`). The index build splits every field of every
+  // operation, so this is most of its work on a large document (issue 20).
+  const words: string[] = [];
+  let start = -1;
+  for (let i = 0; i <= text.length; i++) {
+    const code = i < text.length ? text.charCodeAt(i) : 0;
+    const upper = code >= 65 && code <= 90;
+    if (upper || (code >= 97 && code <= 122) || (code >= 48 && code <= 57)) {
+      if (start < 0) start = i;
+      else if (upper) {
+        const before = text.charCodeAt(i - 1);
+        const after = i + 1 < text.length ? text.charCodeAt(i + 1) : 0;
+        const beforeUpper = before >= 65 && before <= 90;
+        if (!beforeUpper || (after >= 97 && after <= 122)) {
+          if (i - start > 1) words.push(text.slice(start, i).toLowerCase());
+          start = i;
+        }
+      }
+    } else if (start >= 0) {
+      if (i - start > 1) words.push(text.slice(start, i).toLowerCase());
+      start = -1;
+    }
+  }
+  return words;
+}
+
+/** `splitWords` by regular expressions, for any text: the case changes marked with spaces, lower-cased, split. */
+function splitWordsGeneral(text: string): string[] {
   return text
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
     .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
@@ -107,11 +140,25 @@ export function stemWord(word: string): string {
   return w;
 }
 
+/** Stems already computed (`stemWord` is pure), emptied when full: the index build stems the same words thousands of times. */
+const knownStems = new Map<string, string>();
+const KNOWN_STEMS = 65536;
+
+/** `stemWord` of a word, from `knownStems` when it is there. */
+function stemOf(word: string): string {
+  let stem = knownStems.get(word);
+  if (stem === undefined) {
+    if (knownStems.size >= KNOWN_STEMS) knownStems.clear();
+    knownStems.set(word, (stem = stemWord(word)));
+  }
+  return stem;
+}
+
 /** Words of free text to rank by: split, stop words dropped, stemmed. */
 function terms(text: string): string[] {
-  return splitWords(text)
-    .filter((word) => !STOP_WORDS.has(word))
-    .map(stemWord);
+  const out: string[] = [];
+  for (const word of splitWords(text)) if (!STOP_WORDS.has(word)) out.push(stemOf(word));
+  return out;
 }
 
 // What each HTTP method does to a resource (RFC 9110 section 9.3), as the verbs people use for it.
@@ -204,6 +251,10 @@ type SearchIndex = {
   multiRoutes: number[];
   /** Base paths' segments (every `servers[].url`, 2.0 `basePath`), lower case, `undefined` for a variable; `[]` first. */
   basePrefixes: Array<Array<string | undefined>>;
+  /** The document's acronyms (`acronymsOf`): lower-case initials -> the phrase's words. */
+  acronyms: Map<string, string>;
+  /** The stems free text drops as channel words on this document (`channelWords`). */
+  channel: Set<string>;
   buildMs: number;
 };
 
@@ -553,7 +604,13 @@ function* buildIndexSteps(loaded: LoadedDocument): Generator<void, SearchIndex, 
   }
   // The document core builds its path matcher on first use: here, with the index, so no query pays for it.
   matchOperation(loaded, 'GET', '/');
+  yield;
+  // Likewise the tables free text is read with: a query in capitals or with `API` in it paid 40 ms for them on GitHub's.
+  const acronyms = acronymsOf(entries, aliases);
+  yield;
   return {
+    acronyms,
+    channel: channelWords(routes),
     entries,
     postings,
     aliases,
@@ -785,6 +842,10 @@ function isSearchIndex(value: unknown, loaded: LoadedDocument): value is SearchI
   const vocabulary = index.vocabulary;
   return (
     index.aliases instanceof Map &&
+    index.acronyms instanceof Map &&
+    [...index.acronyms].every(([key, value]) => typeof key === 'string' && typeof value === 'string') &&
+    index.channel instanceof Set &&
+    [...index.channel].every((term) => typeof term === 'string') &&
     typeof index.averageLength === 'number' &&
     typeof index.buildMs === 'number' &&
     Array.isArray(vocabulary) &&
@@ -1048,13 +1109,21 @@ function rankText(index: SearchIndex, text: string, method: string | undefined, 
     const gatherCut = Math.min(limitCut, leaderCut);
     const candidates: number[] = [];
     for (let i = 0; i < eligible.length; i++) if (scores[eligible[i]!]! >= gatherCut) candidates.push(eligible[i]!);
+    // Each candidate's fused score is computed once: the leaders' are looked up again below.
+    const fused = new Map<number, number>();
     const leaders: number[] = [];
-    for (const position of candidates) if (scores[position]! >= leaderCut) leaders.push(fuse(position));
+    for (const position of candidates) {
+      if (scores[position]! < leaderCut) continue;
+      const score = fuse(position);
+      fused.set(position, score);
+      leaders.push(score);
+    }
     leaders.sort((a, b) => b - a);
     const floor = leaders.length < keep ? -Infinity : leaders[keep - 1]!;
     const cut = Math.max(((floor - TRIGRAM_SHARE) / (1 - TRIGRAM_SHARE)) * best, limitCut);
     const ranked: Array<{ position: number; score: number }> = [];
-    for (const position of candidates) if (scores[position]! >= cut) ranked.push({ position, score: fuse(position) });
+    for (const position of candidates)
+      if (scores[position]! >= cut) ranked.push({ position, score: fused.get(position) ?? fuse(position) });
     ranked.sort((a, b) => b.score - a.score || a.position - b.position);
     return ranked.slice(0, keep).map(({ position, score }) => {
       const own = index.entries[position]!.weights;
@@ -1967,22 +2036,16 @@ const CHANNEL_WORDS = 'api apis endpoint endpoints rest restful json http https'
 // (Kubernetes' `/apis`, an `/endpoints` collection), not a channel word, and is kept.
 const CHANNEL_RESOURCE_OPERATIONS = 3;
 
-const channels = new WeakMap<SearchIndex, Set<string>>();
-
-/** The stems free text drops as channel words on this document: `CHANNEL_WORDS` less the document's resources. */
-function channelWords(index: SearchIndex): Set<string> {
-  let set = channels.get(index);
-  if (set) return set;
+/** The stems free text drops as channel words on a document of these routes: `CHANNEL_WORDS` less the document's resources. */
+function channelWords(routes: SearchIndex['routes']): Set<string> {
   const uses = new Map<string, number>();
-  for (const route of index.routes) {
+  for (const route of routes) {
     const own = new Set<string>();
     for (const segment of route.segments) if (segment) for (const term of terms(segment)) own.add(term);
     for (const term of own)
       if (CHANNEL_WORDS.includes(term)) uses.set(term, (uses.get(term) ?? 0) + route.methods.length);
   }
-  set = new Set(CHANNEL_WORDS.filter((term) => (uses.get(term) ?? 0) < CHANNEL_RESOURCE_OPERATIONS));
-  channels.set(index, set);
-  return set;
+  return new Set(CHANNEL_WORDS.filter((term) => (uses.get(term) ?? 0) < CHANNEL_RESOURCE_OPERATIONS));
 }
 
 // An acronym the intent uses for a phrase the document spells out (issue 16): "PR" for pull request, "VMs" for
@@ -1991,20 +2054,19 @@ function channelWords(index: SearchIndex): Set<string> {
 // word itself (so `ip` of NetBox's ip-addresses, a word of its own, is never expanded).
 const ACRONYM_OPERATIONS = 3;
 
-const acronymTables = new WeakMap<SearchIndex, Map<string, string>>();
-
-/** The document's acronyms: lower-case initials -> the phrase's words, as `splitWords` gives them. */
-function acronymsOf(index: SearchIndex): Map<string, string> {
-  let table = acronymTables.get(index);
-  if (table) return table;
+/**
+ * The acronyms of a document of these operations, the abbreviations of `learnAbbreviations` applied: lower-case
+ * initials -> the phrase's words, as `splitWords` gives them.
+ */
+function acronymsOf(entries: IndexedOperation[], aliases: Map<string, string>): Map<string, string> {
   const counts = new Map<string, Map<string, { spelled: string; count: number }>>();
-  for (const entry of index.entries) {
+  for (const entry of entries) {
     const operation = entry.operation;
     const seen = new Set<string>();
     for (const text of [summaryOf(operation), operation.pathTemplate.replace(/\{[^{}]*\}/g, ' / ')]) {
       for (const part of text.split(/[/.,;:()]+/)) {
         const words = splitWords(part);
-        const stems = words.map((word) => stemWord(word));
+        const stems = words.map(stemOf);
         // A phrase of an acronym names a thing: no stop word, verb or number in it.
         const usable = words.map(
           (word, n) => !STOP_WORDS.has(word) && !VERB_METHODS[stems[n]!] && !/^[0-9]/.test(word),
@@ -2033,19 +2095,18 @@ function acronymsOf(index: SearchIndex): Map<string, string> {
     let top: { spelled: string; count: number } | undefined;
     for (const item of row.values())
       if (!top || item.count > top.count || (item.count === top.count && item.spelled < top.spelled)) top = item;
-    if (top && top.count >= ACRONYM_OPERATIONS) best.set(index.aliases.get(initials) ?? initials, top);
+    if (top && top.count >= ACRONYM_OPERATIONS) best.set(aliases.get(initials) ?? initials, top);
   }
   // The operations that use the acronym itself in their summary, operationId or path: one pass over them.
   const own = new Map<string, number>();
-  for (const entry of index.entries)
+  for (const entry of entries)
     for (const term of entry.strong) if (best.has(term)) own.set(term, (own.get(term) ?? 0) + 1);
-  table = new Map();
+  const table = new Map<string, string>();
   for (const initials of counts.keys()) {
-    const term = index.aliases.get(initials) ?? initials;
+    const term = aliases.get(initials) ?? initials;
     const top = best.get(term);
     if (top && top.count > (own.get(term) ?? 0)) table.set(initials, top.spelled);
   }
-  acronymTables.set(index, table);
   return table;
 }
 
@@ -2055,7 +2116,7 @@ function acronymsOf(index: SearchIndex): Map<string, string> {
  */
 function withAcronymsSpelled(text: string, index: SearchIndex): string {
   if (!/[A-Z]{2}/.test(text)) return text;
-  const table = acronymsOf(index);
+  const table = index.acronyms;
   return text.replace(/\b([A-Z]{2,4})s?\b/g, (written, letters: string) =>
     HTTP_METHODS.includes(letters) ? written : (table.get(letters.toLowerCase()) ?? written),
   );
@@ -2064,7 +2125,7 @@ function withAcronymsSpelled(text: string, index: SearchIndex): string {
 /** Free text without its channel words (`channelWords`), unless nothing else of it would be left to rank by. */
 function withoutChannelWords(text: string, channel: Set<string>): string {
   const words = splitWords(text);
-  const kept = words.filter((word) => !channel.has(stemWord(word)));
+  const kept = words.filter((word) => !channel.has(stemOf(word)));
   return kept.length < words.length && kept.some((word) => !STOP_WORDS.has(word)) ? kept.join(' ') : text;
 }
 
@@ -2158,7 +2219,7 @@ export function findOperations(
   // A docs URL or anchor that matched nothing exactly is read as words, not as an API path.
   if (shape && !text.includes('#')) return findByPath(loaded, index, text, shape, method, limit);
   const words = sdkMemberWords(text) ?? text.replace(/https?:\/\/[^/\s]+/gi, ' ');
-  const cleaned = withoutChannelWords(withAcronymsSpelled(words, index), channelWords(index));
+  const cleaned = withoutChannelWords(withAcronymsSpelled(words, index), index.channel);
   const reranked = rerank(index, cleaned, rankText(index, cleaned, method, Math.max(limit, RERANK_CANDIDATES)));
   const ranked = reranked.slice(0, limit);
   if (ranked.length === 0) {

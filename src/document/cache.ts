@@ -33,7 +33,7 @@ export const MAX_CACHE_ENTRIES = 4;
 export const MIN_CACHED_DOCUMENT_BYTES = 1024 * 1024;
 
 /** The mark every cache file begins with; its last digit is the format, changed whenever the payload's shape is. */
-const MARK = 'openapi-probe document cache 1\n';
+const MARK = 'openapi-probe document cache 2\n';
 
 /** Longest header read, in bytes. */
 const MAX_HEADER_BYTES = 1024 * 1024;
