@@ -829,14 +829,27 @@ describe("findOperations on Spotify's Web API", () => {
   });
 
   it('keeps a path under a base path the document does not have, and suggests templates from its end', () => {
-    const found = findOperations(spotify, '/v2/me/tracks/contains');
+    const found = findOperations(spotify, '/api/me/tracks/contains');
     assert.deepEqual(
       [found.hits[0]?.path, found.hits[0]?.confidence, found.suggestions, found.note],
       [
         '/me/tracks/contains',
         'low',
         ['GET /me/tracks/contains', 'GET /me/albums/contains', 'GET /me/audiobooks/contains'],
-        'No operation template matches /v2/me/tracks/contains (any method).',
+        'No operation template matches /api/me/tracks/contains (any method).',
+      ],
+    );
+  });
+
+  it("answers a path under another version of the server URL's path with the document's version, saying so", () => {
+    const found = findOperations(spotify, '/v2/me/tracks/contains');
+    assert.deepEqual(
+      [found.hits[0]?.path, found.hits[0]?.confidence, found.hits[0]?.matched, found.suggestions],
+      [
+        '/me/tracks/contains',
+        'high',
+        "path /v2/me/tracks/contains matches /me/tracks/contains with the document's version v1 for v2; base path /v1 stripped",
+        [],
       ],
     );
   });
@@ -1157,6 +1170,59 @@ describe('channel words of an intent (issue 16, fixtures/documents/channel.json)
 
   it('keeps the channel words when nothing else is left to rank by', () => {
     assert.deepEqual(shown('the api'), ['GET /settings/api 0.733 high words: api']);
+  });
+});
+
+describe("a URL of another version's docs (issue 16, fixtures/documents/versions-in-paths.json, versions-in-server.json)", () => {
+  let paths: LoadedDocument;
+  let server: LoadedDocument;
+  before(async () => {
+    paths = await loadDocument(`${HERE}fixtures/documents/versions-in-paths.json`);
+    server = await loadDocument(`${HERE}fixtures/documents/versions-in-server.json`);
+  });
+  const first = (loaded: LoadedDocument, query: string) => {
+    const hit = findOperations(loaded, query).hits[0]!;
+    return `${hit.method} ${hit.path} ${hit.score} ${hit.confidence}: ${hit.matched}`;
+  };
+
+  it("answers a path of another version with the operation under the document's version segment", () => {
+    assert.deepEqual(
+      [first(paths, '/rest/api/2/issue/10001'), first(paths, '/rest/api/2/search?jql=project=KEY')],
+      [
+        "GET /rest/api/3/issue/{issueIdOrKey} 0.9 high: path /rest/api/2/issue/10001 matches /rest/api/3/issue/{issueIdOrKey} with the document's version 3 for 2",
+        "GET /rest/api/3/search 0.9 high: path /rest/api/2/search matches /rest/api/3/search with the document's version 3 for 2",
+      ],
+    );
+  });
+
+  it('reads `latest` and dotted versions as versions, and keeps the most specific template', () => {
+    assert.deepEqual(
+      [
+        first(paths, 'GET /rest/api/latest/issue/PROJ-1/comment'),
+        first(paths, 'https://example.atlassian.net/rest/agile/1.1/board?startAt=0'),
+      ],
+      [
+        "GET /rest/api/3/issue/{issueIdOrKey}/comment 0.9 high: path /rest/api/latest/issue/PROJ-1/comment matches /rest/api/3/issue/{issueIdOrKey}/comment with the document's version 3 for latest",
+        "GET /rest/agile/1.0/board 0.9 high: path /rest/agile/1.1/board matches /rest/agile/1.0/board with the document's version 1.0 for 1.1",
+      ],
+    );
+  });
+
+  it("tries the document's version only when the path as written matches nothing: an id of two digits stays an id", () => {
+    assert.deepEqual(
+      first(paths, '/rest/api/3/issue/12'),
+      'GET /rest/api/3/issue/{issueIdOrKey} 1 high: path /rest/api/3/issue/12 matches /rest/api/3/issue/{issueIdOrKey}',
+    );
+  });
+
+  it("takes the version of a server URL's path for the version of the pasted URL", () => {
+    assert.deepEqual(
+      [first(server, 'curl https://api.example.com/v1/users/42'), first(server, '/v2/users/42')],
+      [
+        "GET /users/{id} 0.9 high: path /v1/users/42 matches /users/{id} with the document's version v2 for v1; base path /v2 stripped",
+        'GET /users/{id} 1 high: path /v2/users/42 matches /users/{id}; base path /v2 stripped',
+      ],
+    );
   });
 });
 

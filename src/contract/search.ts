@@ -1829,6 +1829,15 @@ const FORMAT_SUFFIX = /^(.+)\.([A-Za-z][A-Za-z0-9]{0,9})$/;
 // Suffixes fewer templates end in than this are names (`/rate_limit.v2`), not the document's format suffix.
 const SUFFIX_TEMPLATES = 2;
 
+/** The keys of `counts` counted `least` times or more, most counted first (ties in code-unit order), at most `limit`. */
+function mostUsed(counts: Map<string, number>, least: number, limit: number): string[] {
+  return [...counts]
+    .filter(([, n]) => n >= least)
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .slice(0, limit)
+    .map(([key]) => key);
+}
+
 const suffixes = new WeakMap<SearchIndex, string[]>();
 
 /** The format suffixes the document's templates end in (`{id}.json`, `Accounts.json`), most used first, at most 3. */
@@ -1841,11 +1850,7 @@ function documentSuffixes(index: SearchIndex): string[] {
     const suffix = FORMAT_SUFFIX.exec(last)?.[2];
     if (suffix && !suffix.includes('}')) counts.set(suffix, (counts.get(suffix) ?? 0) + 1);
   }
-  list = [...counts]
-    .filter(([, n]) => n >= SUFFIX_TEMPLATES)
-    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
-    .slice(0, 3)
-    .map(([suffix]) => suffix);
+  list = mostUsed(counts, SUFFIX_TEMPLATES, 3);
   suffixes.set(index, list);
   return list;
 }
@@ -1874,6 +1879,59 @@ function suffixVariants(index: SearchIndex, path: string): Array<{ path: string;
     path: `${head}${last}.${suffix}`,
     how: `with the document's .${suffix} suffix added`,
   }));
+}
+
+// An API version as a path segment: `v2`, `v1.1`, `2`, `1.0`, `v1beta1`, or `latest` (Jira's `/rest/api/latest/`).
+// Numbers of more than two digits before a dot are ids, not versions.
+const VERSION_SEGMENT = /^(?:v\d{1,3}(?:\.\d{1,3}){0,2}(?:(?:alpha|beta)\d{0,3})?|\d{1,2}(?:\.\d{1,3}){0,2}|latest)$/i;
+// Versions of the document tried for one of the path, at most; and version segments of the path tried, at most.
+const VERSIONS_TRIED = 4;
+
+const versions = new WeakMap<SearchIndex, string[]>();
+
+/**
+ * The version segments the document's templates hold as literals (`/rest/api/3/...`, `/v1/...`) and its server URLs'
+ * paths (`/v2`), most used first, at most `VERSIONS_TRIED`.
+ */
+function documentVersions(index: SearchIndex): string[] {
+  let list = versions.get(index);
+  if (list) return list;
+  const counts = new Map<string, number>();
+  const count = (segment: string | undefined, uses: number) => {
+    if (segment !== undefined && segment !== 'latest' && VERSION_SEGMENT.test(segment))
+      counts.set(segment, (counts.get(segment) ?? 0) + uses);
+  };
+  for (const route of index.routes) for (const segment of new Set(route.segments)) count(segment, route.methods.length);
+  // A version in a server URL's path (`https://api.example.com/v2`) stands before every template.
+  for (const prefix of index.basePrefixes) for (const segment of prefix) count(segment, index.entries.length);
+  list = mostUsed(counts, 1, VERSIONS_TRIED);
+  versions.set(index, list);
+  return list;
+}
+
+/**
+ * A path with a version segment the document does not use replaced by each version segment it does, the way a URL of
+ * another version's docs is pasted (`/rest/api/2/issue/10001` or `/rest/api/latest/...` on a document of
+ * `/rest/api/3/...`): the same resource under the version the document describes. Only the first `VERSIONS_TRIED`
+ * segments that read as versions are tried.
+ */
+function versionVariants(index: SearchIndex, path: string): Array<{ path: string; how: string }> {
+  const own = documentVersions(index);
+  if (own.length === 0) return [];
+  const segments = path.split('/');
+  const variants: Array<{ path: string; how: string }> = [];
+  let tried = 0;
+  for (let i = 1; i < segments.length && tried < VERSIONS_TRIED; i++) {
+    const segment = segments[i]!;
+    if (!VERSION_SEGMENT.test(segment) || own.includes(segment.toLowerCase())) continue;
+    tried++;
+    for (const version of own) {
+      const changed = [...segments];
+      changed[i] = version;
+      variants.push({ path: changed.join('/'), how: `with the document's version ${version} for ${segment}` });
+    }
+  }
+  return variants;
 }
 
 /** A path-shaped query through the path matcher; misses become suggestions and low-confidence hits. */
@@ -1927,7 +1985,8 @@ function findByPath(
   }
   // The last segment with the document's format suffix added, or without its own (`/t/123` for `/t/{id}.json`):
   // tried only when the path as written matches no operation, so an exact match always ranks first.
-  for (const { path: variant, how } of suffixVariants(index, shape.path)) {
+  // Then a version segment the document does not use for one it does (`/rest/api/2/...` for `/rest/api/3/...`).
+  for (const { path: variant, how } of [...suffixVariants(index, shape.path), ...versionVariants(index, shape.path)]) {
     for (const candidate of expandWildcards(variant, shape.wildcards)) {
       if (!mightMatch(index, candidate)) continue;
       const match = matchOperation(loaded, wanted ?? '*', candidate);
