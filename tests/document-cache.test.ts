@@ -91,12 +91,12 @@ describe('document cache across servers (issue 20)', () => {
   test('an entry read back is not written again when the call adds nothing to it', async () => {
     cacheDir = join(scratch, 'read-back');
     const logs: string[] = [];
-    for (let run = 0; run < 2; run++) {
+    for (const call of ['find_operation', 'describe_operation']) {
       const client = server();
       await client.request('initialize', INITIALIZE);
       await client.request('tools/call', {
-        name: 'describe_operation',
-        arguments: { operation: 'GET /meters/{meterId}' },
+        name: call,
+        arguments: call === 'find_operation' ? { query: 'meter note' } : { operation: 'GET /meters/{meterId}' },
       });
       assert.equal(await client.close(), 0);
       logs.push(client.stderr());

@@ -797,6 +797,22 @@ describe("findOperations on GitHub's description", () => {
     assert.equal(adoptSearchIndex(bad.loaded, { ...bad.search, acronyms: { pr: 'pull request' } }), false);
     assert.equal(adoptSearchIndex(bad.loaded, { ...bad.search, channel: new Set([1]) }), false);
   });
+
+  it("takes a snapshot read back apart from the document only for that document's operations, in their order", async () => {
+    searchIndexStats(github);
+    const snapshot = deserialize(serialize(searchIndexSnapshot(github)));
+    const spotify = await loadDocument(spotifyDescriptionPath());
+    assert.equal(adoptSearchIndex(spotify, snapshot), false);
+    const reordered = await loadDocument(githubDescriptionPath());
+    reordered.operations.reverse();
+    assert.equal(adoptSearchIndex(reordered, snapshot), false);
+    const same = await loadDocument(githubDescriptionPath());
+    assert.equal(adoptSearchIndex(same, snapshot), true);
+    assert.deepEqual(
+      matchedOf(same, ['list the stargazers of a repository']),
+      matchedOf(github, ['list the stargazers of a repository']),
+    );
+  });
 });
 
 describe("findOperations on Spotify's Web API", () => {

@@ -778,48 +778,69 @@ function indexFor(loaded: LoadedDocument): SearchIndex {
   return index;
 }
 
+/** The key an index entry is kept under in a snapshot, in place of its operation: method and path template. */
+function entryKey(operation: Operation): string {
+  return `${operation.method} ${operation.pathTemplate}`;
+}
+
 /**
- * The search index of `loaded` as the document cache keeps it (without its scratch space), or undefined when it has
- * not been built. The value is for `v8.serialize` beside `loaded` itself (its entries refer to `loaded.operations`).
+ * The search index of `loaded` as the document cache keeps it, or undefined when it has not been built: without its
+ * scratch space, and each entry with its operation's method and path template (`key`) in place of the operation, so
+ * the value serializes apart from the document (`v8.serialize`) and is read back beside a fresh load of it (an index
+ * costs several times more to build than to read back; a document does not: issue 20).
  */
 export function searchIndexSnapshot(loaded: LoadedDocument): unknown {
   const index = indexes.get(loaded);
   if (!index) return undefined;
-  const { scratch: _scratch, ...kept } = index;
-  return kept;
+  const { scratch: _scratch, entries, ...kept } = index;
+  return { ...kept, entries: entries.map(({ operation, ...rest }) => ({ ...rest, key: entryKey(operation) })) };
 }
 
 /**
  * Takes `value`, read back from the document cache (untrusted), as the search index of `loaded` when it has the shape
- * `searchIndexSnapshot` gives: every field of its type, each entry one of `loaded.operations` (the same object, as
- * `v8.deserialize` of both together keeps it), each posting's positions within the entries.
+ * `searchIndexSnapshot` gives: every field of its type, one entry per operation of `loaded` in its order with that
+ * operation's `key`, each posting's positions within the entries.
  * @returns True when taken; false (and nothing changed) for any other value. Never throws.
  */
 export function adoptSearchIndex(loaded: LoadedDocument, value: unknown): boolean {
-  if (indexes.has(loaded) || !isSearchIndex(value, loaded)) return false;
-  indexes.set(loaded, value);
+  if (indexes.has(loaded) || !isSearchIndexSnapshot(value, loaded)) return false;
+  const entries = (value.entries as Array<Omit<IndexedOperation, 'operation'> & { key: string }>).map(
+    ({ key: _key, ...rest }, i) => ({ ...rest, operation: loaded.operations[i]! }),
+  );
+  indexes.set(loaded, { ...(value as unknown as SearchIndex), entries });
   return true;
 }
 
-function isSearchIndex(value: unknown, loaded: LoadedDocument): value is SearchIndex {
+const strings = (value: unknown): boolean => Array.isArray(value) && value.every((item) => typeof item === 'string');
+
+function isSearchIndexSnapshot(value: unknown, loaded: LoadedDocument): value is Record<string, unknown> {
   if (value === null || typeof value !== 'object') return false;
   const index = value as Record<string, unknown>;
-  const numberLists = (map: unknown) =>
-    map instanceof Map && [...map.values()].every((list) => Array.isArray(list) && list.every(Number.isInteger));
-  const operations = new Set(loaded.operations);
+  // Lists of numbers under string keys, each number below `bound` (the entries', or the routes', count).
+  const numberLists = (map: unknown, bound: number) =>
+    map instanceof Map &&
+    [...map].every(
+      ([key, list]) =>
+        typeof key === 'string' &&
+        Array.isArray(list) &&
+        list.every((number) => Number.isInteger(number) && number >= 0 && number < bound),
+    );
+  const operations = loaded.operations;
   const entries = index.entries;
   if (
     !Array.isArray(entries) ||
+    entries.length !== operations.length ||
     !entries.every(
-      (entry) =>
+      (entry, i) =>
         entry !== null &&
         typeof entry === 'object' &&
-        operations.has(entry.operation) &&
+        entry.key === entryKey(operations[i]!) &&
         typeof entry.length === 'number' &&
         typeof entry.norm === 'number' &&
         entry.weights instanceof Map &&
         entry.grams instanceof Uint16Array &&
-        entry.strong instanceof Set,
+        entry.strong instanceof Set &&
+        (entry.idWords === undefined || strings(entry.idWords)),
     )
   )
     return false;
@@ -856,15 +877,36 @@ function isSearchIndex(value: unknown, loaded: LoadedDocument): value is SearchI
     index.vocabularyByLength.every((list) => list instanceof Int32Array) &&
     index.vocabularyByHead instanceof Map &&
     [...index.vocabularyByHead.values()].every((list) => list instanceof Int32Array) &&
-    ['byOperationId', 'byAnchor', 'byDocsUrl', 'byWordSet', 'byLastIdWord', 'routesByStart', 'routesByLiteral'].every(
-      (name) => numberLists(index[name]),
+    ['byOperationId', 'byAnchor', 'byDocsUrl', 'byWordSet', 'byLastIdWord'].every((name) =>
+      numberLists(index[name], entries.length),
+    ) &&
+    Array.isArray(index.routes) &&
+    index.routes.every(
+      (route) =>
+        route !== null &&
+        typeof route === 'object' &&
+        typeof route.template === 'string' &&
+        Array.isArray(route.segments) &&
+        route.segments.every((segment: unknown) => segment === undefined || typeof segment === 'string') &&
+        strings(route.methods) &&
+        Number.isInteger(route.multiAt),
+    ) &&
+    ['routesByStart', 'routesByLiteral'].every((name) =>
+      numberLists(index[name], (index.routes as unknown[]).length),
+    ) &&
+    Array.isArray(index.multiRoutes) &&
+    index.multiRoutes.every(
+      (number) => Number.isInteger(number) && number >= 0 && number < (index.routes as unknown[]).length,
     ) &&
     index.templates instanceof Set &&
+    [...index.templates].every((template) => typeof template === 'string') &&
     index.literalSegments instanceof Set &&
     index.segmentCounts instanceof Set &&
-    Array.isArray(index.routes) &&
-    Array.isArray(index.multiRoutes) &&
-    Array.isArray(index.basePrefixes)
+    Array.isArray(index.basePrefixes) &&
+    index.basePrefixes.every(
+      (prefix) =>
+        Array.isArray(prefix) && prefix.every((segment) => segment === undefined || typeof segment === 'string'),
+    )
   );
 }
 

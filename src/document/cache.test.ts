@@ -20,6 +20,9 @@ function sourceOf(file: string, cache: DocumentCache) {
   return { source, events };
 }
 
+/** What the jobs layer would derive from a document and keep with it (the search index, in the server). */
+const derived = () => ({ search: { terms: ['meter', 'reading'] } });
+
 /** The one cache entry in `dir` (its path), failing when there is not exactly one. */
 async function onlyEntry(dir: string): Promise<string> {
   const names = await readdir(dir);
@@ -52,19 +55,32 @@ describe('document cache (issue 20)', () => {
   const filled = async () => {
     const first = sourceOf(file, cache);
     await first.source.get();
-    assert.equal(await first.source.persist!(), undefined);
+    assert.equal(await first.source.persist!(derived), undefined);
     return first;
   };
 
-  test('writes the entry after a load and reads it back in a new source, equal to a fresh load', async () => {
+  test('writes what was derived after a load and gives it back with the document loaded again in a new source', async () => {
     await fresh('hit');
     const first = await filled();
     assert.deepEqual(first.events, [{ outcome: 'miss', reason: 'absent' }, { outcome: 'written' }]);
     const second = sourceOf(file, cache);
     const read = await second.source.get();
     assert.deepEqual(second.events, [{ outcome: 'hit' }]);
+    assert.deepEqual(second.source.cachedExtras!(read), derived());
     const loaded = await loadDocument(file);
     assert.deepEqual({ ...read, loadedAt: '' }, { ...loaded, loadedAt: '' });
+    // The entry holds what it was asked to: written again only for something it lacks.
+    assert.equal(await second.source.persist!(derived), undefined);
+    assert.deepEqual(second.events, [{ outcome: 'hit' }]);
+  });
+
+  test('writes nothing when nothing was derived: the entry would hold no more than the document itself', async () => {
+    await fresh('nothing');
+    const first = sourceOf(file, cache);
+    await first.source.get();
+    assert.equal(await first.source.persist!(() => ({ search: undefined })), undefined);
+    assert.deepEqual(first.events, [{ outcome: 'miss', reason: 'absent' }]);
+    await assert.rejects(readdir(dir), { code: 'ENOENT' });
   });
 
   test('writes the entry with mode 0600 in a folder made with mode 0700', async () => {
@@ -82,7 +98,7 @@ describe('document cache (issue 20)', () => {
     await writeFile(file, JSON.stringify(text));
     const second = sourceOf(file, cache);
     assert.equal((await second.source.get()).title, 'Changed title');
-    await second.source.persist!();
+    await second.source.persist!(derived);
     assert.deepEqual(second.events, [{ outcome: 'miss', reason: 'absent' }, { outcome: 'written' }]);
     assert.equal((await readdir(dir)).length, 2);
   });
@@ -92,10 +108,10 @@ describe('document cache (issue 20)', () => {
     await filled();
     const entry = await onlyEntry(dir);
     const bytes = await readFile(entry);
-    await writeFile(entry, bytes.subarray(0, bytes.length - 100), { mode: 0o600 });
+    await writeFile(entry, bytes.subarray(0, bytes.length - 10), { mode: 0o600 });
     const second = sourceOf(file, cache);
     await second.source.get();
-    await second.source.persist!();
+    await second.source.persist!(derived);
     assert.deepEqual(second.events, [{ outcome: 'miss', reason: 'truncated payload' }, { outcome: 'written' }]);
     const third = sourceOf(file, cache);
     await third.source.get();
@@ -119,7 +135,7 @@ describe('document cache (issue 20)', () => {
     const mark = bytes.indexOf('\n') + 1;
     const headerBytes = bytes.readUInt32LE(mark);
     const header = JSON.parse(bytes.toString('utf8', mark + 4, mark + 4 + headerBytes));
-    const payload = serialize({ loaded: { source: file, doc: {}, operations: 'all of them' }, extras: {} });
+    const payload = serialize({ extras: 'all of them' });
     const newHeader = Buffer.from(JSON.stringify({ ...header, payloadBytes: payload.length }));
     const length = Buffer.alloc(4);
     length.writeUInt32LE(newHeader.length);
@@ -158,7 +174,7 @@ describe('document cache (issue 20)', () => {
     const blocked = createDocumentCache({ dir: join(blocker, 'cache'), version: '0.1.0' });
     const first = sourceOf(file, blocked);
     assert.equal((await first.source.get()).title, (await loadDocument(file)).title);
-    const failed = await first.source.persist!();
+    const failed = await first.source.persist!(derived);
     assert.match(failed ?? '', /^not written: ENOTDIR/);
     assert.deepEqual(first.events[0], { outcome: 'miss', reason: 'not opened: ENOTDIR' });
     assert.equal(first.events[1]?.outcome, 'unwritten');
@@ -176,7 +192,7 @@ describe('document cache (issue 20)', () => {
     });
     const first = sourceOf(file, full);
     await first.source.get();
-    assert.equal(await first.source.persist!(), 'not written: ENOSPC: no space left on device, write');
+    assert.equal(await first.source.persist!(derived), 'not written: ENOSPC: no space left on device, write');
     assert.deepEqual(await readdir(dir), []);
   });
 
@@ -196,7 +212,7 @@ describe('document cache (issue 20)', () => {
       await writeFile(file, JSON.stringify(text));
       const { source } = sourceOf(file, cache);
       await source.get();
-      await source.persist!();
+      await source.persist!(derived);
     }
     assert.equal((await readdir(dir)).length, MAX_CACHE_ENTRIES);
   });
@@ -206,7 +222,7 @@ describe('document cache (issue 20)', () => {
     const events: CacheEvent[] = [];
     const source = createDocumentSource(file, { cache, onCache: (event) => events.push(event) });
     await source.get();
-    assert.equal(await source.persist!(), undefined);
+    assert.equal(await source.persist!(derived), undefined);
     assert.deepEqual(events, []);
     await assert.rejects(readdir(dir), { code: 'ENOENT' });
   });

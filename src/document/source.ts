@@ -8,7 +8,6 @@ import {
   RACY_MARGIN_MS,
   loadInternal,
   readCapped,
-  indexSchemas,
   readSource,
   sourceKind,
 } from './openapi-document.ts';
@@ -35,13 +34,13 @@ const fileSystem = lazyBuiltin('node:fs/promises');
  */
 export type DocumentSource = {
   get(): Promise<LoadedDocument>;
-  /** What the cache entry `loaded` came from held besides the document (e.g. the search index), or undefined. */
+  /** What the cache entry read with `loaded` held (the search index), or undefined. */
   cachedExtras?(loaded: LoadedDocument): Record<string, unknown> | undefined;
   /**
    * Writes the cache entry of the document last loaded, with `extras(loaded)` (values `v8.serialize` takes; undefined
-   * ones left out), unless the entry
-   * it came from or an earlier write already held extras of these names. Resolves with undefined when written or not
-   * needed, else with the reason it was not written; never rejects. Without a cache, does nothing.
+   * ones left out), unless there are none or the entry read with it or an earlier write already held extras of these
+   * names. Resolves with undefined when written or not needed, else with the reason it was not written; never rejects.
+   * Without a cache, does nothing.
    */
   persist?(extras?: (loaded: LoadedDocument) => Record<string, unknown>): Promise<string | undefined>;
 };
@@ -136,7 +135,10 @@ export function createDocumentSource(
     return result.loaded;
   }
 
-  /** The document from its cache entry when one matches its text and its bundled files, else loaded (and noted for `persist`). */
+  /**
+   * The document loaded, with what its cache entry holds (`cachedExtras`) when one matches its text and its bundled
+   * files; noted for `persist` either way.
+   */
   async function loadThroughCache(documentCache: DocumentCache): Promise<LoadResult> {
     const read = await readSource(source, options);
     cachable = undefined;
@@ -144,21 +146,23 @@ export function createDocumentSource(
       return loadInternal(source, options, read);
     const identity = { source, digest: textDigest(read.text) };
     const found = await documentCache.read(identity);
+    const result = await loadInternal(source, options, read);
     if ('entry' in found) {
       const changed = await changedFile(found.entry.files);
       if (changed === undefined) {
-        const loaded = { ...found.entry.loaded, loadedAt: new Date().toISOString() };
-        extrasOf.set(loaded, found.entry.extras);
-        const files = found.entry.files.map((file) => file.path);
-        indexSchemas(loaded.doc, loaded.version, files, read);
-        // The entry holds the document ('') and its extras: a call that adds nothing writes nothing.
-        cachable = { loaded, identity, files, held: new Set(['', ...Object.keys(found.entry.extras)]) };
+        extrasOf.set(result.loaded, found.entry.extras);
+        // The entry holds these extras: a call that adds nothing to them writes nothing.
+        cachable = {
+          loaded: result.loaded,
+          identity,
+          files: result.files,
+          held: new Set(Object.keys(found.entry.extras)),
+        };
         options.onCache?.({ outcome: 'hit' });
-        return { loaded, files };
+        return result;
       }
       options.onCache?.({ outcome: 'miss', reason: `bundled file ${changed} changed` });
     } else options.onCache?.({ outcome: 'miss', reason: found.miss });
-    const result = await loadInternal(source, options, read);
     cachable = { loaded: result.loaded, identity, files: result.files, held: new Set() };
     return result;
   }
@@ -183,8 +187,9 @@ export function createDocumentSource(
       Object.entries(extrasFor(entry.loaded)).filter(([, value]) => value !== undefined),
     );
     const names = Object.keys(extras);
-    if (entry.held.size > 0 && names.every((name) => entry.held.has(name))) return undefined;
-    for (const name of ['', ...names]) entry.held.add(name);
+    // Nothing derived yet, or nothing the entry does not hold already: nothing worth writing.
+    if (names.every((name) => entry.held.has(name))) return undefined;
+    for (const name of names) entry.held.add(name);
     const files: { path: string; sha256: string }[] = [];
     for (const path of entry.files) {
       const text = await readCapped(path, options.maxBytes ?? MAX_DOCUMENT_BYTES, options.timeoutMs).catch(
@@ -194,7 +199,7 @@ export function createDocumentSource(
       if (text === undefined) return `bundled file ${path} unreadable`;
       files.push({ path, sha256: textDigest(text) });
     }
-    const failed = await cache.write(entry.identity, { loaded: entry.loaded, files, extras });
+    const failed = await cache.write(entry.identity, { files, extras });
     options.onCache?.(failed === undefined ? { outcome: 'written' } : { outcome: 'unwritten', reason: failed });
     return failed;
   }
