@@ -15,6 +15,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import type { BuildOptions } from 'esbuild';
 import { DEFERRED_MARK } from '../src/runtime/deferred.ts';
+import { sourceDigest } from '../src/runtime/server-info.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
@@ -36,7 +37,11 @@ export async function buildSingleFile(
     format: 'esm',
     target: 'node20',
     logLevel: options.logLevel ?? 'warning',
-    define: { PROBE_SERVER_VERSION: JSON.stringify(version), PROBE_SINGLE_FILE: 'true' },
+    define: {
+      PROBE_SERVER_VERSION: JSON.stringify(version),
+      PROBE_SOURCE_SHA256: JSON.stringify(sourceDigest(ROOT)),
+      PROBE_SINGLE_FILE: 'true',
+    },
   };
   const deferred = await build({ ...common, entryPoints: [`${ROOT}src/cli/deferred.ts`], write: false });
   const text = deferred.outputFiles![0]!.text;

@@ -1,12 +1,13 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnServer } from '../harness/stdio-client.ts';
 import type { StdioClient } from '../harness/stdio-client.ts';
 import { readCacheDir } from '../src/runtime/config.ts';
 import { compileCacheAvailable } from '../src/runtime/compile-cache.ts';
+import { codeIdentity, SERVER_INFO, sourceDigest } from '../src/runtime/server-info.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const INITIALIZE = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'test', version: '0' } };
@@ -138,7 +139,9 @@ describe('PROBE_CACHE_DIR (issue 20)', () => {
       { cacheDir: '/var/cache/p' },
     ],
     ['a relative path is taken from the working directory', { PROBE_CACHE_DIR: 'c' }, { cacheDir: '/work/c' }],
-    ['unset: no cache', { XDG_CACHE_HOME: '/x', HOME: '/home/a' }, {}],
+    ['unset: on, XDG_CACHE_HOME first', { XDG_CACHE_HOME: '/x', HOME: '/home/a' }, { cacheDir: '/x/openapi-probe' }],
+    ['empty: on, ~/.cache', { PROBE_CACHE_DIR: ' ', HOME: '/home/a' }, { cacheDir: '/home/a/.cache/openapi-probe' }],
+    ['unset without HOME: no cache', {}, {}],
     [
       'on: XDG_CACHE_HOME first',
       { PROBE_CACHE_DIR: 'on', XDG_CACHE_HOME: '/x', HOME: '/home/a' },
@@ -154,4 +157,26 @@ describe('PROBE_CACHE_DIR (issue 20)', () => {
   ];
   for (const [behaviour, env, expected] of rows)
     test(behaviour, () => assert.deepEqual(readCacheDir(env, '/work'), expected));
+});
+
+describe('the code a cache entry was derived by (issue 20)', () => {
+  test("keys entries by the sources' digest beside the version, which any change to a source file changes", async () => {
+    const root = await mkdtemp(join(tmpdir(), 'openapi-probe-sources-'));
+    try {
+      await mkdir(join(root, 'src', 'contract'), { recursive: true });
+      await writeFile(join(root, 'probe-server.ts'), 'export {};\n');
+      await writeFile(join(root, 'src', 'contract', 'search.ts'), 'export const weight = 2;\n');
+      await writeFile(join(root, 'README.md'), 'not a source\n');
+      const first = sourceDigest(root);
+      await writeFile(join(root, 'README.md'), 'still not a source\n');
+      assert.equal(sourceDigest(root), first);
+      await writeFile(join(root, 'src', 'contract', 'search.ts'), 'export const weight = 3;\n');
+      assert.notEqual(sourceDigest(root), first);
+      assert.match(first, /^[0-9a-f]{64}$/);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+    // Run from the sources, the identity is this checkout's.
+    assert.equal(codeIdentity(), `${SERVER_INFO.version}+${sourceDigest(ROOT)}`);
+  });
 });

@@ -10,7 +10,7 @@ import type { DocumentSource } from '../document/source.ts';
 import { createDocumentCache } from '../document/cache.ts';
 import { adoptSearchIndex, searchIndexSnapshot } from '../contract/search.ts';
 import type { LoadedDocument } from '../document/model.ts';
-import { SERVER_INFO } from '../runtime/server-info.ts';
+import { codeIdentity } from '../runtime/server-info.ts';
 import { hideSourceSecrets, redactorForKeys } from '../redaction/redaction.ts';
 import type { Redactor } from '../redaction/redaction.ts';
 import { relativeSourceHint } from '../runtime/config.ts';
@@ -128,9 +128,7 @@ function runWorker(sent: SentConfig, keys: readonly string[]): void {
  * search index along when the entry held one (`adoptSearchIndex` checks it first).
  */
 function cachedDocuments(config: Config, source: string, post: (message: unknown) => void): DocumentSource {
-  const cache = config.cacheDir
-    ? createDocumentCache({ dir: config.cacheDir, version: SERVER_INFO.version })
-    : undefined;
+  const cache = config.cacheDir ? createDocumentCache({ dir: config.cacheDir, version: codeIdentity() }) : undefined;
   const inner = createDocumentSource(source, {
     ttlMs: config.documentTtlMs,
     ...(cache ? { cache } : {}),
