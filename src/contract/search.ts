@@ -2285,6 +2285,60 @@ function subresourcePrior(index: SearchIndex, text: string, ranked: Ranked[]): R
     .sort((a, b) => b.score - a.score || a.position - b.position);
 }
 
+/** Free text ranked: the SDK receiver, a host, channel words dropped and acronyms spelled out, then BM25F and the re-rank. */
+function rankFreeText(
+  index: SearchIndex,
+  text: string,
+  method: string | undefined,
+  limit: number,
+): { cleaned: string; reranked: Ranked[] } {
+  const words = sdkMemberWords(text) ?? text.replace(/https?:\/\/[^/\s]+/gi, ' ');
+  const cleaned = withoutChannelWords(withAcronymsSpelled(words, index), index.channel);
+  return {
+    cleaned,
+    reranked: rerank(index, cleaned, rankText(index, cleaned, method, Math.max(limit, RERANK_CANDIDATES))),
+  };
+}
+
+/**
+ * What the low-confidence flag of a free-text answer weighs, for fitting it (eval/flag.ts): the signals of
+ * `unanswerable` for the top hit and the chance the model gives. Undefined when `findOperations` would answer the
+ * query exactly or as a path, or find no hit.
+ */
+export function textFlagSignals(
+  loaded: LoadedDocument,
+  query: string,
+):
+  | {
+      coverage: number;
+      strongCoverage: number;
+      score: number;
+      margin: number;
+      verbAgrees: number;
+      knownShare: number;
+      chance: number;
+    }
+  | undefined {
+  const text = query.slice(0, SEARCH_LIMITS.maxQueryChars);
+  const index = indexFor(loaded);
+  if (!text.trim() || findExact(index, text, undefined, SEARCH_LIMITS.defaultLimit)) return undefined;
+  const shape = readPathQuery(text);
+  if (shape && !text.includes('#')) return undefined;
+  const { cleaned, reranked } = rankFreeText(index, text, undefined, SEARCH_LIMITS.defaultLimit);
+  const top = reranked[0];
+  if (!top) return undefined;
+  const signals = answerSignals(index, cleaned, reranked);
+  return {
+    coverage: top.coverage,
+    strongCoverage: top.strongCoverage,
+    score: top.score,
+    margin: signals.margin,
+    verbAgrees: signals.verbMethods?.includes(index.entries[top.position]!.operation.method) ? 1 : 0,
+    knownShare: signals.knownShare,
+    chance: unanswerable(index, top, signals),
+  };
+}
+
 /**
  * Finds the operations that serve a query (MCP tool `find_operation`; OpenAPI 3.x Paths, Operation
  * and External Documentation Objects).
@@ -2319,9 +2373,7 @@ export function findOperations(
   const shape = readPathQuery(text);
   // A docs URL or anchor that matched nothing exactly is read as words, not as an API path.
   if (shape && !text.includes('#')) return findByPath(loaded, index, text, shape, method, limit);
-  const words = sdkMemberWords(text) ?? text.replace(/https?:\/\/[^/\s]+/gi, ' ');
-  const cleaned = withoutChannelWords(withAcronymsSpelled(words, index), index.channel);
-  const reranked = rerank(index, cleaned, rankText(index, cleaned, method, Math.max(limit, RERANK_CANDIDATES)));
+  const { cleaned, reranked } = rankFreeText(index, text, method, limit);
   const ranked = reranked.slice(0, limit);
   if (ranked.length === 0) {
     return {
